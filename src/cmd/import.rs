@@ -1,0 +1,191 @@
+//! `compactor import FILE...`
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::Ui;
+use crate::cli::{FormatArg, ImportArgs};
+use crate::engine::toolrules::ToolRules;
+use crate::exit::Outcome;
+use crate::ingest::{FileReport, IngestOptions, ingest_file};
+use crate::model::Format;
+use crate::store::Store;
+
+/// Files at least this large get a progress bar (on a terminal, without --quiet).
+const PROGRESS_MIN_BYTES: u64 = 4 << 20;
+
+pub fn run(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome> {
+    let opts = IngestOptions {
+        format: format_of(args.format),
+        task: args.task.clone(),
+        skip_invalid: args.skip_invalid,
+        rules: load_rules(args.tool_rules.as_deref())?,
+    };
+    if args.task.is_some() && args.files.len() > 1 {
+        ui.note("note: --task names every file's task the same; files are appended to it in order");
+    }
+    if let [path] = args.files.as_slice() {
+        let report = import_one(store, ui, path, &opts)?;
+        print_report(ui, &report, args.json)?;
+        return Ok(Outcome::Ok);
+    }
+    let mut failed = Vec::new();
+    for path in &args.files {
+        match import_one(store, ui, path, &opts) {
+            Ok(report) => print_report(ui, &report, args.json)?,
+            Err(e) => {
+                // Each file is atomic: report and go on with the next one.
+                ui.error(&e);
+                failed.push(path.display().to_string());
+            }
+        }
+    }
+    if failed.is_empty() {
+        Ok(Outcome::Ok)
+    } else {
+        anyhow::bail!(
+            "{} of {} files not imported (nothing of them was stored): {}",
+            failed.len(),
+            args.files.len(),
+            failed.join(", ")
+        )
+    }
+}
+
+pub fn format_of(f: FormatArg) -> Option<Format> {
+    match f {
+        FormatArg::Auto => None,
+        FormatArg::ClaudeCode => Some(Format::ClaudeCode),
+        FormatArg::Codex => Some(Format::Codex),
+        FormatArg::OpenaiChat => Some(Format::OpenaiChat),
+        FormatArg::Anthropic => Some(Format::Anthropic),
+    }
+}
+
+pub fn load_rules(path: Option<&Path>) -> Result<ToolRules> {
+    let Some(path) = path else {
+        return Ok(ToolRules::default());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the tool rules file {}", path.display()))?;
+    ToolRules::with_overrides(&text).map_err(|e| {
+        anyhow::anyhow!(
+            "{}:{}:{}: {}; expected {{\"rules\":[{{\"tools\":[NAME...],\"rule\":\"head_tail_lines|top_entries|head_tail_chars|drop|keep\",...}}]}}",
+            path.display(),
+            e.line(),
+            e.column(),
+            e
+        )
+    })
+}
+
+/// Import one file, with a progress bar for large files on a terminal.
+pub fn import_one(
+    store: &mut Store,
+    ui: &mut Ui,
+    path: &Path,
+    opts: &IngestOptions,
+) -> Result<FileReport> {
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let bar = (ui.stderr_terminal && !ui.quiet && size >= PROGRESS_MIN_BYTES).then(|| {
+        let bar = ProgressBar::with_draw_target(Some(size), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{msg} {wide_bar} {bytes}/{total_bytes} {bytes_per_sec}")
+                .expect("valid template"),
+        );
+        bar.set_message(format!("importing {}", path.display()));
+        bar
+    });
+    let result = ingest_file(store, path, opts, &mut |n| {
+        if let Some(b) = &bar {
+            b.set_position(n);
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok(result?)
+}
+
+fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
+    for w in &r.warnings {
+        ui.warn(format!(
+            "{}:{}: {} (task {})",
+            r.path, w.line, w.message, w.task
+        ));
+    }
+    for s in &r.skipped_lines {
+        ui.warn(format!(
+            "{}:{}:{}: skipped: {}",
+            r.path, s.line, s.column, s.message
+        ));
+    }
+    if json {
+        return ui.json(r);
+    }
+    if r.status == "unchanged" {
+        writeln!(
+            ui.out,
+            "{}: unchanged since the last import, nothing added",
+            r.path
+        )?;
+        return Ok(());
+    }
+    writeln!(
+        ui.out,
+        "{} ({}): {} lines, {} added to {} task{}",
+        r.path,
+        r.format,
+        r.lines,
+        r.added(),
+        r.tasks.len(),
+        if r.tasks.len() == 1 { "" } else { "s" }
+    )?;
+    for t in &r.tasks {
+        let mut line = format!(
+            "  {}: +{} messages ({} already stored), {} turns, {} steps",
+            t.id, t.added, t.already, t.turns, t.steps
+        );
+        if t.tool_forms_minted > 0 {
+            line.push_str(&format!(", {} tool forms minted", t.tool_forms_minted));
+        }
+        if let Some(p) = &t.parent {
+            line.push_str(&format!(", parent {p}"));
+        }
+        writeln!(ui.out, "{line}")?;
+        if !t.interrupted_tool_calls.is_empty() {
+            let lines: Vec<String> = t
+                .interrupted_tool_calls
+                .iter()
+                .map(|c| format!("{} {} (line {})", c.name, c.id, c.line))
+                .collect();
+            writeln!(
+                ui.out,
+                "    {} tool call{} without a result (interrupted): {}",
+                lines.len(),
+                if lines.len() == 1 { "" } else { "s" },
+                lines.join(", ")
+            )?;
+        }
+    }
+    let mut skipped = Vec::new();
+    if r.not_conversation_lines > 0 {
+        skipped.push(format!("{} not conversation", r.not_conversation_lines));
+    }
+    if r.duplicate_lines > 0 {
+        skipped.push(format!("{} duplicates", r.duplicate_lines));
+    }
+    for (t, n) in &r.unknown_line_types {
+        skipped.push(format!("{n} of unknown type {t:?}"));
+    }
+    if !r.skipped_lines.is_empty() {
+        skipped.push(format!("{} invalid", r.skipped_lines.len()));
+    }
+    if !skipped.is_empty() {
+        writeln!(ui.out, "  lines skipped: {}", skipped.join(", "))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,473 @@
+//! Per-tool compaction rules: a data table, not code paths.
+//!
+//! A rule turns a tool call's raw input and output into its deterministic
+//! compacted form (the seed's R1/R3 "stored compacted form"), or declares the
+//! tool disposable (R2, the legal empty shell). The built-in table knows
+//! Claude Code and Codex tool names; a JSON file can override it:
+//!
+//! ```json
+//! {"precompact_threshold_tokens": 500,
+//!  "rules": [{"tools": ["Read", "mcp__fs__*"], "rule": "head_tail_lines", "head": 20, "tail": 10},
+//!            {"tools": ["reflect"], "rule": "drop"}],
+//!  "default": {"rule": "head_tail_chars", "head": 1500, "tail": 500}}
+//! ```
+//! User rules are consulted before the built-in ones.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::estimate::{Estimator, tool_content_tokens};
+use crate::model::{Block, ToolContent};
+
+/// What a rule does with a tool call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "snake_case")]
+pub enum Rule {
+    /// Keep the first `head` and last `tail` lines; the middle is elided with a count.
+    HeadTailLines { head: usize, tail: usize },
+    /// Keep the first `n` entries (lines) of a listing.
+    TopEntries { n: usize },
+    /// Keep the first `head` and last `tail` characters.
+    HeadTailChars { head: usize, tail: usize },
+    /// The tool declares its output disposable: the part becomes an empty shell.
+    Drop,
+    /// Never compact this tool.
+    Keep,
+}
+
+impl Rule {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Rule::HeadTailLines { .. } => "head_tail_lines",
+            Rule::TopEntries { .. } => "top_entries",
+            Rule::HeadTailChars { .. } => "head_tail_chars",
+            Rule::Drop => "drop",
+            Rule::Keep => "keep",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolRule {
+    /// Tool names; a trailing `*` matches a prefix (`mcp__github__*`).
+    pub tools: Vec<String>,
+    #[serde(flatten)]
+    pub rule: Rule,
+}
+
+/// The rules table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolRules {
+    /// Tool calls estimated below this are never compacted (they ride into the floor summary).
+    #[serde(default = "default_threshold")]
+    pub precompact_threshold_tokens: u64,
+    #[serde(default)]
+    pub rules: Vec<ToolRule>,
+    #[serde(default = "default_rule")]
+    pub default: Rule,
+}
+
+fn default_threshold() -> u64 {
+    500
+}
+
+fn default_rule() -> Rule {
+    Rule::HeadTailChars {
+        head: 1500,
+        tail: 500,
+    }
+}
+
+/// String fields of an input longer than this are compacted too (a Write's content).
+const INPUT_FIELD_KEEP_CHARS: usize = 400;
+
+impl Default for ToolRules {
+    fn default() -> Self {
+        let r = |tools: &[&str], rule: Rule| ToolRule {
+            tools: tools.iter().map(|s| s.to_string()).collect(),
+            rule,
+        };
+        let lines = Rule::HeadTailLines { head: 20, tail: 10 };
+        ToolRules {
+            precompact_threshold_tokens: default_threshold(),
+            rules: vec![
+                // Claude Code file tools, Codex's patch tool and viewers.
+                r(
+                    &[
+                        "Read",
+                        "Write",
+                        "Edit",
+                        "MultiEdit",
+                        "NotebookRead",
+                        "NotebookEdit",
+                        "apply_patch",
+                        "view",
+                        "read_file",
+                        "write_file",
+                        "edit_file",
+                    ],
+                    lines,
+                ),
+                // Listings: the first entries carry the gist.
+                r(
+                    &[
+                        "Grep",
+                        "Glob",
+                        "LS",
+                        "grep",
+                        "glob",
+                        "ls",
+                        "list_dir",
+                        "list_files",
+                        "find",
+                        "search_files",
+                    ],
+                    Rule::TopEntries { n: 25 },
+                ),
+                // Used-once tools whose output is declared disposable.
+                r(&["reflect", "think"], Rule::Drop),
+            ],
+            default: default_rule(),
+        }
+    }
+}
+
+impl ToolRules {
+    /// Parse a user rules file and put its rules ahead of the built-in ones.
+    pub fn with_overrides(json: &str) -> Result<ToolRules, serde_json::Error> {
+        let user: ToolRules = serde_json::from_str(json)?;
+        let mut rules = user.rules;
+        rules.extend(ToolRules::default().rules);
+        Ok(ToolRules {
+            precompact_threshold_tokens: user.precompact_threshold_tokens,
+            rules,
+            default: user.default,
+        })
+    }
+
+    /// The rule for a tool name.
+    pub fn rule_for(&self, tool: &str) -> &Rule {
+        self.rules
+            .iter()
+            .find(|r| r.tools.iter().any(|p| name_matches(p, tool)))
+            .map(|r| &r.rule)
+            .unwrap_or(&self.default)
+    }
+
+    /// Mint the compacted form of a tool call, or `None` on a miss (below the
+    /// threshold, a `keep` rule, or nothing to save).
+    pub fn compact(
+        &self,
+        est: &dyn Estimator,
+        tool_call_id: &str,
+        name: &str,
+        input: &Value,
+        content: &ToolContent,
+    ) -> Option<MintedForm> {
+        let raw_tokens = call_tokens(est, name, input, content);
+        if raw_tokens < self.precompact_threshold_tokens {
+            return None;
+        }
+        let rule = self.rule_for(name);
+        let pointer = format!("tool:{tool_call_id}");
+        let (new_input, new_content) = match rule {
+            Rule::Keep => return None,
+            Rule::Drop => (None, ToolContent::Text(String::new())),
+            _ => (
+                compact_input(rule, input, &pointer),
+                compact_content(rule, content, &pointer),
+            ),
+        };
+        let form_tokens = call_tokens(est, name, new_input.as_ref().unwrap_or(input), &new_content);
+        if form_tokens >= raw_tokens && *rule != Rule::Drop {
+            return None;
+        }
+        let mut form = Map::new();
+        if let Some(i) = new_input {
+            form.insert("input".to_string(), i);
+        }
+        form.insert(
+            "content".to_string(),
+            serde_json::to_value(&new_content).expect("content serialises"),
+        );
+        Some(MintedForm {
+            rule: rule.name().to_string(),
+            form: Value::Object(form),
+            raw_tokens,
+            form_tokens,
+            pointer,
+        })
+    }
+}
+
+/// A freshly minted form (the store adds the task and tool identity).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MintedForm {
+    pub rule: String,
+    pub form: Value,
+    pub raw_tokens: u64,
+    pub form_tokens: u64,
+    pub pointer: String,
+}
+
+/// Estimated tokens of a tool call: its name, input JSON and result content.
+pub fn call_tokens(est: &dyn Estimator, name: &str, input: &Value, content: &ToolContent) -> u64 {
+    est.text(name)
+        + est.text(&serde_json::to_string(input).unwrap_or_default())
+        + tool_content_tokens(est, content)
+}
+
+fn name_matches(pattern: &str, name: &str) -> bool {
+    match pattern.strip_suffix('*') {
+        Some(prefix) => name.starts_with(prefix),
+        None => pattern == name,
+    }
+}
+
+/// Compact long string fields of an input, keeping its shape. `None` if unchanged.
+fn compact_input(rule: &Rule, input: &Value, pointer: &str) -> Option<Value> {
+    fn walk(rule: &Rule, v: &Value, pointer: &str, changed: &mut bool) -> Value {
+        match v {
+            Value::String(s) if s.chars().count() > INPUT_FIELD_KEEP_CHARS => {
+                let small = match rule {
+                    Rule::HeadTailLines { head, tail } => {
+                        head_tail_lines(s, (*head).min(8), (*tail).min(4), pointer)
+                    }
+                    _ => head_tail_chars(
+                        s,
+                        INPUT_FIELD_KEEP_CHARS * 3 / 4,
+                        INPUT_FIELD_KEEP_CHARS / 4,
+                        pointer,
+                    ),
+                };
+                if small.len() < s.len() {
+                    *changed = true;
+                    Value::String(small)
+                } else {
+                    v.clone()
+                }
+            }
+            Value::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|i| walk(rule, i, pointer, changed))
+                    .collect(),
+            ),
+            Value::Object(m) => Value::Object(
+                m.iter()
+                    .map(|(k, v)| (k.clone(), walk(rule, v, pointer, changed)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+    if matches!(rule, Rule::TopEntries { .. }) {
+        return None;
+    }
+    let mut changed = false;
+    let out = walk(rule, input, pointer, &mut changed);
+    changed.then_some(out)
+}
+
+fn compact_content(rule: &Rule, content: &ToolContent, pointer: &str) -> ToolContent {
+    let text = |s: &str| match rule {
+        Rule::HeadTailLines { head, tail } => head_tail_lines(s, *head, *tail, pointer),
+        Rule::TopEntries { n } => top_entries(s, *n, pointer),
+        Rule::HeadTailChars { head, tail } => head_tail_chars(s, *head, *tail, pointer),
+        Rule::Drop | Rule::Keep => s.to_string(),
+    };
+    match content {
+        ToolContent::Text(s) => ToolContent::Text(text(s)),
+        ToolContent::Blocks(blocks) => ToolContent::Blocks(
+            blocks
+                .iter()
+                .map(|b| match b {
+                    Block::Text { text: t } => Block::Text { text: text(t) },
+                    Block::Image { .. } => Block::Text {
+                        text: format!("[image elided; full output: {pointer}]"),
+                    },
+                    other => other.clone(),
+                })
+                .collect(),
+        ),
+    }
+}
+
+/// First `head` and last `tail` lines, with the elided count and the pointer.
+pub fn head_tail_lines(s: &str, head: usize, tail: usize, pointer: &str) -> String {
+    let lines: Vec<&str> = s.split('\n').collect();
+    if lines.len() <= head + tail + 1 {
+        // Few long lines: fall back to characters so the form still shrinks.
+        return head_tail_chars(s, 1500, 500, pointer);
+    }
+    let elided = lines.len() - head - tail;
+    let mut out = lines[..head].join("\n");
+    out.push_str(&format!(
+        "\n[… {elided} of {} lines elided; full text: {pointer}]\n",
+        lines.len()
+    ));
+    out.push_str(&lines[lines.len() - tail..].join("\n"));
+    out
+}
+
+/// The first `n` entries (non-empty lines) of a listing.
+pub fn top_entries(s: &str, n: usize, pointer: &str) -> String {
+    let entries: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
+    if entries.len() <= n {
+        return head_tail_chars(s, 1500, 500, pointer);
+    }
+    let mut out = entries[..n].join("\n");
+    out.push_str(&format!(
+        "\n[… {} more of {} entries; full list: {pointer}]",
+        entries.len() - n,
+        entries.len()
+    ));
+    out
+}
+
+/// First `head` and last `tail` characters (never splitting a character).
+pub fn head_tail_chars(s: &str, head: usize, tail: usize, pointer: &str) -> String {
+    let total = s.chars().count();
+    if total <= head + tail + 80 {
+        return s.to_string();
+    }
+    let head_end = s.char_indices().nth(head).map_or(s.len(), |(i, _)| i);
+    let tail_start = s
+        .char_indices()
+        .nth(total - tail)
+        .map_or(s.len(), |(i, _)| i);
+    format!(
+        "{}\n[… {} of {total} characters elided; full text: {pointer}]\n{}",
+        &s[..head_end],
+        total - head - tail,
+        &s[tail_start..]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::estimate::CharsPerToken;
+    use serde_json::json;
+
+    fn numbered(n: usize) -> String {
+        (1..=n)
+            .map(|i| format!("{i:>5}\tline number {i} of the file"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn read_keeps_head_and_tail_lines_with_count_and_pointer() {
+        let rules = ToolRules::default();
+        let out = numbered(300);
+        let f = rules
+            .compact(
+                &CharsPerToken::default(),
+                "toolu_1",
+                "Read",
+                &json!({"file_path":"/a.rs"}),
+                &ToolContent::Text(out),
+            )
+            .expect("a 300-line read is compacted");
+        assert_eq!(f.rule, "head_tail_lines");
+        let c = f.form["content"].as_str().unwrap();
+        assert!(c.starts_with("    1\tline number 1 "));
+        assert!(c.contains("[… 270 of 300 lines elided; full text: tool:toolu_1]"));
+        assert!(c.ends_with("  300\tline number 300 of the file"));
+        assert!(f.form.get("input").is_none(), "a small input is kept as is");
+        assert!(f.form_tokens < f.raw_tokens / 5);
+    }
+
+    #[test]
+    fn grep_keeps_top_entries() {
+        let rules = ToolRules::default();
+        let out: String = (0..200)
+            .map(|i| format!("src/file_{i}.rs:{i}: match here with some text\n"))
+            .collect();
+        let f = rules
+            .compact(
+                &CharsPerToken::default(),
+                "t",
+                "Grep",
+                &json!({"pattern":"x"}),
+                &ToolContent::Text(out),
+            )
+            .unwrap();
+        let c = f.form["content"].as_str().unwrap();
+        assert_eq!(c.lines().count(), 26);
+        assert!(c.ends_with("[… 175 more of 200 entries; full list: tool:t]"));
+    }
+
+    #[test]
+    fn write_input_content_is_compacted_too() {
+        let rules = ToolRules::default();
+        let f = rules
+            .compact(
+                &CharsPerToken::default(),
+                "w",
+                "Write",
+                &json!({"file_path":"/x.py","content": numbered(400)}),
+                &ToolContent::Text("File created successfully".into()),
+            )
+            .unwrap();
+        let input = f.form["input"].as_object().unwrap();
+        assert_eq!(input["file_path"], "/x.py");
+        assert!(input["content"].as_str().unwrap().contains("lines elided"));
+    }
+
+    #[test]
+    fn small_outputs_and_keep_rules_miss() {
+        let rules = ToolRules::default();
+        let est = CharsPerToken::default();
+        assert!(
+            rules
+                .compact(
+                    &est,
+                    "a",
+                    "Read",
+                    &json!({}),
+                    &ToolContent::Text("short".into())
+                )
+                .is_none()
+        );
+        let keep =
+            ToolRules::with_overrides(r#"{"rules":[{"tools":["Read"],"rule":"keep"}]}"#).unwrap();
+        assert!(
+            keep.compact(
+                &est,
+                "a",
+                "Read",
+                &json!({}),
+                &ToolContent::Text(numbered(500))
+            )
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn overrides_come_first_and_prefix_patterns_match() {
+        let r = ToolRules::with_overrides(
+            r#"{"precompact_threshold_tokens": 10, "rules":[{"tools":["mcp__fs__*"],"rule":"top_entries","n":3}]}"#,
+        )
+        .unwrap();
+        assert_eq!(r.precompact_threshold_tokens, 10);
+        assert_eq!(r.rule_for("mcp__fs__list"), &Rule::TopEntries { n: 3 });
+        assert_eq!(
+            r.rule_for("Read"),
+            &Rule::HeadTailLines { head: 20, tail: 10 }
+        );
+        assert_eq!(r.rule_for("reflect"), &Rule::Drop);
+        assert!(
+            ToolRules::with_overrides(r#"{"rules":[{"tools":["x"],"rule":"shred"}]}"#).is_err()
+        );
+    }
+
+    #[test]
+    fn head_tail_chars_never_splits_a_character() {
+        let s = "é".repeat(5000);
+        let out = head_tail_chars(&s, 100, 50, "tool:x");
+        assert!(out.starts_with(&"é".repeat(100)));
+        assert!(out.contains("4850 of 5000 characters elided"));
+    }
+}

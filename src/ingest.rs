@@ -1,0 +1,365 @@
+//! Importing a transcript file into the store: parse, name tasks, append rows,
+//! mint eager tool forms, all in one transaction per file.
+//!
+//! Used by `compactor import` and by every command that accepts a FILE in place
+//! of `--task` (the file is imported first, which is a no-op when unchanged).
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::engine::estimate::CharsPerToken;
+use crate::engine::toolrules::ToolRules;
+use crate::model::{Block, Format};
+use crate::store::{Store, StoreError, TaskRecord, ToolForm};
+use crate::transcript::{self, LineError, OpenToolCall, ParseOptions, Warning};
+
+#[derive(Debug, Clone, Default)]
+pub struct IngestOptions {
+    pub format: Option<Format>,
+    /// Overrides the task name found in the file.
+    pub task: Option<String>,
+    pub skip_invalid: bool,
+    pub rules: ToolRules,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{error}")]
+    Parse { path: String, error: LineError },
+    #[error("{path}: {source}")]
+    Store {
+        path: String,
+        #[source]
+        source: StoreError,
+    },
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TaskReport {
+    pub id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// Rows added by this import.
+    pub added: u64,
+    /// Rows that were already stored.
+    pub already: u64,
+    pub turns: u32,
+    pub steps: u32,
+    pub tool_forms_minted: u64,
+    pub interrupted_tool_calls: Vec<InterruptedCall>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct InterruptedCall {
+    pub id: String,
+    pub name: String,
+    pub line: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LocatedWarning {
+    pub task: String,
+    pub line: u64,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SkippedReport {
+    pub line: u64,
+    pub column: u64,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FileReport {
+    pub path: String,
+    pub format: String,
+    /// `imported`, or `unchanged` when the file is byte-identical to its last import.
+    pub status: &'static str,
+    pub lines: u64,
+    pub bytes: u64,
+    pub tasks: Vec<TaskReport>,
+    pub not_conversation_lines: u64,
+    pub duplicate_lines: u64,
+    pub unknown_line_types: BTreeMap<String, u64>,
+    pub skipped_lines: Vec<SkippedReport>,
+    pub warnings: Vec<LocatedWarning>,
+}
+
+impl FileReport {
+    pub fn added(&self) -> u64 {
+        self.tasks.iter().map(|t| t.added).sum()
+    }
+}
+
+/// The path recorded for a source: canonical when it exists, as given otherwise.
+pub fn source_path(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// Import one file. Nothing of the file is stored unless all of it is.
+pub fn ingest_file(
+    store: &mut Store,
+    path: &Path,
+    opts: &IngestOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<FileReport, IngestError> {
+    let shown = path.display().to_string();
+    let io_err = |source| IngestError::Io {
+        path: shown.clone(),
+        source,
+    };
+    let canonical = source_path(path).display().to_string();
+    let size = std::fs::metadata(path).map_err(io_err)?.len();
+
+    // Unchanged since the last import: nothing to parse.
+    if opts.task.is_none() {
+        let known = store
+            .reader()
+            .source(&canonical)
+            .map_err(|source| IngestError::Store {
+                path: shown.clone(),
+                source,
+            })?;
+        if let Some((bytes, hash)) = known
+            && bytes == size
+            && hash_file(path).map_err(io_err)?.as_bytes()[..] == hash[..]
+        {
+            return Ok(FileReport {
+                path: shown,
+                format: String::new(),
+                status: "unchanged",
+                lines: 0,
+                bytes: size,
+                tasks: Vec::new(),
+                not_conversation_lines: 0,
+                duplicate_lines: 0,
+                unknown_line_types: BTreeMap::new(),
+                skipped_lines: Vec::new(),
+                warnings: Vec::new(),
+            });
+        }
+    }
+
+    let file = File::open(path).map_err(io_err)?;
+    let parse_opts = ParseOptions {
+        format: opts.format,
+        skip_invalid: opts.skip_invalid,
+    };
+    let parsed = transcript::parse_reader(
+        BufReader::with_capacity(1 << 20, file),
+        &parse_opts,
+        progress,
+    )
+    .map_err(|error| match error.line {
+        0 => IngestError::Io {
+            path: shown.clone(),
+            source: std::io::Error::other(error.message.clone()),
+        },
+        _ => IngestError::Parse {
+            path: shown.clone(),
+            error,
+        },
+    })?;
+
+    let base = opts
+        .task
+        .clone()
+        .or_else(|| {
+            parsed
+                .tasks
+                .iter()
+                .find(|t| t.key.is_empty())
+                .and_then(|t| t.meta.session_id.clone())
+        })
+        .or_else(|| {
+            parsed
+                .tasks
+                .iter()
+                .find_map(|t| t.meta.parent_session.clone().or(t.meta.session_id.clone()))
+        })
+        .unwrap_or_else(|| {
+            let h = parsed
+                .first_line_hash
+                .map(|h| h.to_hex().to_string())
+                .unwrap_or_default();
+            format!("{}-{}", parsed.format.as_str(), &h[..h.len().min(12)])
+        });
+    let task_id = |key: &str| {
+        if key.is_empty() {
+            base.clone()
+        } else {
+            format!("{base}/{key}")
+        }
+    };
+
+    let est = CharsPerToken::default();
+    let mut report = FileReport {
+        path: shown.clone(),
+        format: parsed.format.as_str().to_string(),
+        status: "imported",
+        lines: parsed.lines,
+        bytes: parsed.bytes,
+        tasks: Vec::new(),
+        not_conversation_lines: parsed.not_conversation,
+        duplicate_lines: parsed.duplicates,
+        unknown_line_types: parsed.unknown.clone(),
+        skipped_lines: parsed
+            .skipped
+            .iter()
+            .map(|e| SkippedReport {
+                line: e.line,
+                column: e.column,
+                message: e.message.clone(),
+            })
+            .collect(),
+        warnings: Vec::new(),
+    };
+    let format = parsed.format;
+    let hash = *parsed.hash.as_bytes();
+    let (bytes, lines) = (parsed.bytes, parsed.lines);
+    let store_err = |source| IngestError::Store {
+        path: shown.clone(),
+        source,
+    };
+    let tasks = parsed.tasks;
+    store
+        .transaction(|tx| -> Result<(), StoreError> {
+            let source_id = tx.upsert_source(&canonical, format, bytes, lines, &hash)?;
+            for t in &tasks {
+                if t.messages.is_empty() {
+                    continue;
+                }
+                let id = task_id(&t.key);
+                let parent = if t.key.is_empty() {
+                    t.meta.parent_session.clone()
+                } else {
+                    Some(base.clone())
+                };
+                tx.upsert_task(&TaskRecord {
+                    id: id.clone(),
+                    format: format.as_str().to_string(),
+                    parent_id: parent.clone(),
+                    session_id: t.meta.session_id.clone(),
+                    agent_id: t.meta.agent_id.clone(),
+                    cwd: t.meta.cwd.clone(),
+                    model: t.meta.model.clone(),
+                    cli_version: t.meta.cli_version.clone(),
+                    title: t.meta.title.clone(),
+                })?;
+                let outcome = tx.append_messages(&id, Some(source_id), &t.messages)?;
+                let minted = mint_tool_forms(
+                    tx,
+                    &id,
+                    &t.messages,
+                    outcome.already as usize,
+                    &opts.rules,
+                    &est,
+                )?;
+                report.tasks.push(TaskReport {
+                    id: id.clone(),
+                    parent,
+                    added: outcome.added,
+                    already: outcome.already,
+                    turns: t.messages.last().map_or(0, |m| m.turn),
+                    steps: t.steps(),
+                    tool_forms_minted: minted,
+                    interrupted_tool_calls: t
+                        .open_tool_calls()
+                        .into_iter()
+                        .map(|OpenToolCall { id, name, line }| InterruptedCall { id, name, line })
+                        .collect(),
+                });
+                report
+                    .warnings
+                    .extend(
+                        t.warnings
+                            .iter()
+                            .map(|Warning { line, message }| LocatedWarning {
+                                task: id.clone(),
+                                line: *line,
+                                message: message.clone(),
+                            }),
+                    );
+            }
+            Ok(())
+        })
+        .map_err(store_err)?;
+    Ok(report)
+}
+
+/// Mint compacted forms for the tool results among `msgs[from..]`.
+fn mint_tool_forms(
+    tx: &crate::store::Tx<'_>,
+    task_id: &str,
+    msgs: &[crate::model::Message],
+    from: usize,
+    rules: &ToolRules,
+    est: &CharsPerToken,
+) -> Result<u64, StoreError> {
+    let mut calls: HashMap<&str, (&str, &Value)> = HashMap::new();
+    for m in msgs {
+        for b in &m.content {
+            if let Block::ToolUse { id, name, input } = b {
+                calls.entry(id.as_str()).or_insert((name.as_str(), input));
+            }
+        }
+    }
+    let mut minted = 0;
+    for m in &msgs[from.min(msgs.len())..] {
+        for b in &m.content {
+            let Block::ToolResult {
+                tool_use_id,
+                content,
+                ..
+            } = b
+            else {
+                continue;
+            };
+            let Some((name, input)) = calls.get(tool_use_id.as_str()) else {
+                continue;
+            };
+            if let Some(f) = rules.compact(est, tool_use_id, name, input, content) {
+                let stored = tx.put_tool_form(
+                    task_id,
+                    &ToolForm {
+                        tool_call_id: tool_use_id.clone(),
+                        tool_name: name.to_string(),
+                        rule: f.rule,
+                        form: f.form,
+                        raw_tokens: f.raw_tokens,
+                        form_tokens: f.form_tokens,
+                        pointer: f.pointer,
+                    },
+                )?;
+                minted += u64::from(stored);
+            }
+        }
+    }
+    Ok(minted)
+}
+
+fn hash_file(path: &Path) -> std::io::Result<blake3::Hash> {
+    let mut h = blake3::Hasher::new();
+    let mut f = File::open(path)?;
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    Ok(h.finalize())
+}

@@ -1,0 +1,346 @@
+//! The normalised message model shared by importers, the store and the engine.
+//!
+//! Every importer turns its source format into [`Message`]s whose content is a
+//! list of Anthropic-style [`Block`]s. One source line usually becomes one
+//! message; an API response split over several lines stays split (its rows
+//! share a `gen_id`), so that a file that grows is imported by appending rows,
+//! never by rewriting one.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Who a row speaks for. `Meta` rows are part of the record but never of a view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    User,
+    Assistant,
+    Meta,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Meta => "meta",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Role> {
+        Some(match s {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "meta" => Role::Meta,
+            _ => return None,
+        })
+    }
+}
+
+/// What a row is. The kind decides turn boundaries and whether a row reaches a view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A real user ask: starts a turn.
+    Ask,
+    /// Tool results answering the previous generation.
+    ToolResult,
+    /// Text the model saw but nobody typed: injected meta text, environment and
+    /// developer context, command output.
+    Context,
+    /// "[Request interrupted by user]" and the like.
+    Interrupt,
+    /// One block (or, for formats without streaming, all blocks) of a model generation.
+    Generation,
+    /// The agent's own compaction summary (Claude Code `isCompactSummary`, Codex `compacted`).
+    /// Kept in the record; compactor folds with its own summaries instead.
+    CompactSummary,
+    /// A synthetic assistant line: an API error or a client-side placeholder. Not a model call.
+    Synthetic,
+    /// A session title (`summary` line).
+    Title,
+    /// The agent's compaction boundary marker.
+    CompactBoundary,
+    /// Recorded provider usage that arrived on its own line (Codex `token_count`).
+    Usage,
+    /// A system prompt (OpenAI `system` messages, an Anthropic request's `system`).
+    /// Views carry no system prompt: its size is part of the measured overhead.
+    System,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Ask => "ask",
+            Kind::ToolResult => "tool_result",
+            Kind::Context => "context",
+            Kind::Interrupt => "interrupt",
+            Kind::Generation => "generation",
+            Kind::CompactSummary => "compact_summary",
+            Kind::Synthetic => "synthetic",
+            Kind::Title => "title",
+            Kind::CompactBoundary => "compact_boundary",
+            Kind::Usage => "usage",
+            Kind::System => "system",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Kind> {
+        Some(match s {
+            "ask" => Kind::Ask,
+            "tool_result" => Kind::ToolResult,
+            "context" => Kind::Context,
+            "interrupt" => Kind::Interrupt,
+            "generation" => Kind::Generation,
+            "compact_summary" => Kind::CompactSummary,
+            "synthetic" => Kind::Synthetic,
+            "title" => Kind::Title,
+            "compact_boundary" => Kind::CompactBoundary,
+            "usage" => Kind::Usage,
+            "system" => Kind::System,
+            _ => return None,
+        })
+    }
+
+    /// Whether rows of this kind are conversation the model was sent.
+    pub fn reaches_view(self) -> bool {
+        matches!(
+            self,
+            Kind::Ask | Kind::ToolResult | Kind::Context | Kind::Interrupt | Kind::Generation
+        )
+    }
+}
+
+/// An Anthropic-style content block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Block {
+    Text {
+        text: String,
+    },
+    Thinking {
+        thinking: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
+    },
+    RedactedThinking {
+        data: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+    },
+    ToolResult {
+        tool_use_id: String,
+        content: ToolContent,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+    Image {
+        source: ImageSource,
+    },
+    /// A block type this version does not model (a document, a server tool block...).
+    /// Kept verbatim in the record; rendered as text in a view.
+    #[serde(untagged)]
+    Other(Value),
+}
+
+/// A tool result's content: a plain string or a list of text/image blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ToolContent {
+    Text(String),
+    Blocks(Vec<Block>),
+}
+
+impl ToolContent {
+    /// The text of the content, images left out, blocks joined by newlines.
+    pub fn text(&self) -> String {
+        match self {
+            ToolContent::Text(s) => s.clone(),
+            ToolContent::Blocks(blocks) => {
+                let mut out = String::new();
+                for b in blocks {
+                    if let Block::Text { text } = b {
+                        if !out.is_empty() {
+                            out.push('\n');
+                        }
+                        out.push_str(text);
+                    }
+                }
+                out
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ImageSource {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// Recorded provider usage for one generation, in Anthropic's terms.
+/// `input_tokens` excludes cached tokens, as Anthropic reports it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    #[serde(default)]
+    pub input_tokens: u64,
+    #[serde(default)]
+    pub output_tokens: u64,
+    #[serde(default)]
+    pub cache_read_input_tokens: u64,
+    #[serde(default)]
+    pub cache_creation_input_tokens: u64,
+}
+
+impl Usage {
+    /// The whole prompt the provider counted: fresh + cache read + cache write.
+    pub fn prompt_tokens(&self) -> u64 {
+        self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
+    }
+
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_input_tokens += other.cache_read_input_tokens;
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
+    }
+
+    pub fn is_zero(&self) -> bool {
+        *self == Usage::default()
+    }
+}
+
+/// One normalised row of the record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Message {
+    pub role: Role,
+    pub kind: Kind,
+    pub content: Vec<Block>,
+    /// Identity of the generation (API response) an assistant row belongs to;
+    /// on a `Usage` row, the generation the usage belongs to.
+    pub gen_id: Option<String>,
+    pub usage: Option<Usage>,
+    /// 1-based line in the source file where the row starts.
+    pub line: u64,
+    /// The source's own id for the line (Claude Code `uuid`), when it has one.
+    pub source_uuid: Option<String>,
+    pub timestamp: Option<String>,
+    /// Turn index: 0 before the first ask, then 1, 2, ... (assigned by the task builder).
+    pub turn: u32,
+    /// Step index: the ordinal of the generation the row belongs to or follows (0 before any).
+    pub step: u32,
+}
+
+impl Message {
+    pub fn new(role: Role, kind: Kind, content: Vec<Block>, line: u64) -> Message {
+        Message {
+            role,
+            kind,
+            content,
+            gen_id: None,
+            usage: None,
+            line,
+            source_uuid: None,
+            timestamp: None,
+            turn: 0,
+            step: 0,
+        }
+    }
+
+    /// The content as compact JSON (the form stored in `task_message.content`).
+    pub fn content_json(&self) -> String {
+        serde_json::to_string(&self.content).expect("blocks always serialise")
+    }
+}
+
+/// The source format of a transcript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    ClaudeCode,
+    Codex,
+    OpenaiChat,
+    Anthropic,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
+            Format::OpenaiChat => "openai-chat",
+            Format::Anthropic => "anthropic",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Format> {
+        Some(match s {
+            "claude-code" => Format::ClaudeCode,
+            "codex" => Format::Codex,
+            "openai-chat" => Format::OpenaiChat,
+            "anthropic" => Format::Anthropic,
+            _ => return None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_round_trip_in_anthropic_shape() {
+        let json = r#"[{"type":"text","text":"hi"},{"type":"thinking","thinking":"hm","signature":"sig"},{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a"}},{"type":"tool_result","tool_use_id":"t1","content":"x","is_error":true},{"type":"tool_result","tool_use_id":"t2","content":[{"type":"text","text":"y"}]},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}},{"type":"document","source":{"type":"text","data":"d"}}]"#;
+        let blocks: Vec<Block> = serde_json::from_str(json).unwrap();
+        assert!(matches!(blocks[6], Block::Other(_)));
+        // Modelled blocks keep their field order; unknown ones come back with
+        // sorted keys (serde_json's map is ordered, never insertion or hash order).
+        let expected = json.replace(
+            r#"{"type":"document","source":{"type":"text","data":"d"}}"#,
+            r#"{"source":{"data":"d","type":"text"},"type":"document"}"#,
+        );
+        assert_eq!(serde_json::to_string(&blocks).unwrap(), expected);
+    }
+
+    #[test]
+    fn usage_prompt_tokens_sums_cache() {
+        let u = Usage {
+            input_tokens: 3,
+            output_tokens: 9,
+            cache_read_input_tokens: 11442,
+            cache_creation_input_tokens: 15005,
+        };
+        assert_eq!(u.prompt_tokens(), 26450);
+    }
+
+    #[test]
+    fn kinds_and_roles_parse_back() {
+        for k in [
+            Kind::Ask,
+            Kind::ToolResult,
+            Kind::Context,
+            Kind::Interrupt,
+            Kind::Generation,
+            Kind::CompactSummary,
+            Kind::Synthetic,
+            Kind::Title,
+            Kind::CompactBoundary,
+            Kind::Usage,
+            Kind::System,
+        ] {
+            assert_eq!(Kind::parse(k.as_str()), Some(k));
+        }
+        for r in [Role::User, Role::Assistant, Role::Meta] {
+            assert_eq!(Role::parse(r.as_str()), Some(r));
+        }
+    }
+}

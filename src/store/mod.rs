@@ -1,0 +1,256 @@
+//! The SQLite store: the append-only raw record (`task_message`), the
+//! content-addressed compaction store (`task_compaction_snapshot`), the eager
+//! tool store (`task_tool_compaction`) and import bookkeeping.
+//!
+//! The schema is versioned with `PRAGMA user_version`; numbered migrations are
+//! embedded in the binary and applied on open. A file written by a newer
+//! compactor is refused rather than guessed at.
+
+mod raw;
+mod snapshot;
+mod tools;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::Connection;
+
+pub use raw::{AppendOutcome, StoredMessage, TaskRecord, TaskStats, row_hash};
+pub use snapshot::SnapshotEntry;
+pub use tools::ToolForm;
+
+/// Migrations in order; migration i brings the store to version i+1.
+const MIGRATIONS: &[&str] = &[include_str!("migrations/0001_init.sql")];
+
+/// The store format version this build reads and writes.
+pub const STORE_VERSION: u32 = MIGRATIONS.len() as u32;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(
+        "the store {path} has format version {found}, newer than this compactor understands (version {supported}); upgrade compactor or use another --db"
+    )]
+    TooNew {
+        path: String,
+        found: u32,
+        supported: u32,
+    },
+    #[error("cannot open the store {path}: {source}")]
+    Open {
+        path: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("cannot create the store's directory {path}: {source}")]
+    CreateDir {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Sql(#[from] rusqlite::Error),
+    #[error("corrupt entry in the store: {0}")]
+    Corrupt(String),
+    #[error(
+        "task {task}: the transcript no longer starts with what was imported before (row {row} differs); the record is append-only, so import the changed file under another --task"
+    )]
+    Diverged { task: String, row: u64 },
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Where the store lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DbLocation {
+    Memory,
+    File(PathBuf),
+}
+
+impl DbLocation {
+    pub fn parse(s: &str) -> DbLocation {
+        if s == ":memory:" {
+            DbLocation::Memory
+        } else {
+            DbLocation::File(PathBuf::from(s))
+        }
+    }
+
+    pub fn display(&self) -> String {
+        match self {
+            DbLocation::Memory => ":memory:".to_string(),
+            DbLocation::File(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// The default store: `$XDG_DATA_HOME/compactor/compactor.db`, else the
+/// platform's user data directory.
+pub fn default_db_path() -> Option<PathBuf> {
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let base = if cfg!(windows) {
+        env("LOCALAPPDATA").or_else(|| env("APPDATA"))
+    } else if cfg!(target_os = "macos") {
+        env("XDG_DATA_HOME").or_else(|| env("HOME").map(|h| h.join("Library/Application Support")))
+    } else {
+        env("XDG_DATA_HOME").or_else(|| env("HOME").map(|h| h.join(".local/share")))
+    }?;
+    Some(base.join("compactor").join("compactor.db"))
+}
+
+pub struct Store {
+    conn: Connection,
+    location: DbLocation,
+}
+
+impl Store {
+    /// Open (creating if needed) and migrate the store.
+    pub fn open(location: &DbLocation) -> Result<Store> {
+        let path_str = location.display();
+        let conn = match location {
+            DbLocation::Memory => Connection::open_in_memory(),
+            DbLocation::File(p) => {
+                if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                        path: dir.display().to_string(),
+                        source,
+                    })?;
+                }
+                Connection::open(p)
+            }
+        }
+        .map_err(|source| StoreError::Open {
+            path: path_str.clone(),
+            source,
+        })?;
+        conn.busy_timeout(Duration::from_secs(10))?;
+        if matches!(location, DbLocation::File(_)) {
+            // WAL: readers never block the writer; NORMAL sync is durable across
+            // process crashes, which is what interruption tests exercise.
+            conn.pragma_update(None, "journal_mode", "WAL")
+                .map_err(|source| StoreError::Open {
+                    path: path_str.clone(),
+                    source,
+                })?;
+            conn.pragma_update(None, "synchronous", "NORMAL")?;
+        }
+        let mut store = Store {
+            conn,
+            location: location.clone(),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    pub fn open_memory() -> Result<Store> {
+        Store::open(&DbLocation::Memory)
+    }
+
+    pub fn location(&self) -> &DbLocation {
+        &self.location
+    }
+
+    pub fn path(&self) -> Option<&Path> {
+        match &self.location {
+            DbLocation::File(p) => Some(p),
+            DbLocation::Memory => None,
+        }
+    }
+
+    pub fn version(&self) -> Result<u32> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get::<_, u32>(0))?)
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        let found = self.version()?;
+        if found > STORE_VERSION {
+            return Err(StoreError::TooNew {
+                path: self.location.display(),
+                found,
+                supported: STORE_VERSION,
+            });
+        }
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+            let tx = self.conn.transaction()?;
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", (i + 1) as u32)?;
+            tx.commit()?;
+        }
+        Ok(())
+    }
+
+    /// Run `f` in one transaction: all of it is stored, or none of it.
+    pub fn transaction<T, E>(&mut self, f: impl FnOnce(&Tx<'_>) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<StoreError>,
+    {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(StoreError::from)?;
+        let out = f(&Tx { tx: &tx })?;
+        tx.commit().map_err(StoreError::from)?;
+        Ok(out)
+    }
+
+    /// Read-only access outside an explicit transaction.
+    pub fn reader(&self) -> Reader<'_> {
+        Reader { conn: &self.conn }
+    }
+}
+
+/// Read access, usable on a plain connection or inside a transaction.
+pub struct Reader<'a> {
+    conn: &'a Connection,
+}
+
+/// Write access inside one transaction.
+pub struct Tx<'a> {
+    tx: &'a rusqlite::Transaction<'a>,
+}
+
+impl Tx<'_> {
+    pub fn reader(&self) -> Reader<'_> {
+        Reader { conn: self.tx }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fresh_store_has_current_version() {
+        let s = Store::open_memory().unwrap();
+        assert_eq!(s.version().unwrap(), STORE_VERSION);
+    }
+
+    #[test]
+    fn newer_store_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        {
+            let s = Store::open(&DbLocation::File(path.clone())).unwrap();
+            s.conn
+                .pragma_update(None, "user_version", STORE_VERSION + 1)
+                .unwrap();
+        }
+        let err = Store::open(&DbLocation::File(path)).err().unwrap();
+        assert!(matches!(err, StoreError::TooNew { found, .. } if found == STORE_VERSION + 1));
+        assert!(err.to_string().contains("newer than this compactor"));
+    }
+
+    #[test]
+    fn reopening_does_not_migrate_twice() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = DbLocation::File(dir.path().join("nested/dir/s.db"));
+        Store::open(&path).unwrap();
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.version().unwrap(), STORE_VERSION);
+    }
+}

@@ -1,0 +1,447 @@
+//! `task_message` (the raw record), `task` and `import_source`.
+
+use std::collections::HashMap;
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{Reader, Result, StoreError, Tx};
+use crate::model::{Block, Format, Kind, Message, Role, Usage};
+
+/// One task's descriptive row.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TaskRecord {
+    pub id: String,
+    pub format: String,
+    pub parent_id: Option<String>,
+    pub session_id: Option<String>,
+    pub agent_id: Option<String>,
+    pub cwd: Option<String>,
+    pub model: Option<String>,
+    pub cli_version: Option<String>,
+    pub title: Option<String>,
+}
+
+/// A row read back from `task_message`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredMessage {
+    pub seq: u64,
+    pub source_path: Option<String>,
+    pub message: Message,
+}
+
+/// What appending a task's parsed rows did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AppendOutcome {
+    /// Rows already in the store (identical to the parsed prefix).
+    pub already: u64,
+    pub added: u64,
+}
+
+/// Figures `compactor tasks` reports, computed from the record.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TaskStats {
+    /// Conversation rows (user and assistant; meta rows excluded).
+    pub messages: u64,
+    pub turns: u64,
+    /// Model calls: distinct generations.
+    pub steps: u64,
+    pub tool_calls: u64,
+    /// Tool calls without a recorded result.
+    pub interrupted_tool_calls: u64,
+    /// Tool results without a matching call.
+    pub orphan_tool_results: u64,
+    /// Recorded usage summed over generations, each generation counted once.
+    pub usage: Usage,
+    pub first_timestamp: Option<String>,
+    pub last_timestamp: Option<String>,
+}
+
+/// The chain hash of a row: blake3 over the previous row's hash and the row's
+/// identity (role, kind, generation, content, usage, uuid, timestamp). Source
+/// line numbers are left out: identity comes from content, not location.
+pub fn row_hash(
+    prev: &[u8; 32],
+    m: &Message,
+    content_json: &str,
+    usage_json: Option<&str>,
+) -> [u8; 32] {
+    let mut h = blake3::Hasher::new();
+    h.update(prev);
+    let mut field = |s: &str| {
+        h.update(&(s.len() as u64).to_le_bytes());
+        h.update(s.as_bytes());
+    };
+    field(m.role.as_str());
+    field(m.kind.as_str());
+    field(m.gen_id.as_deref().unwrap_or("\u{0}"));
+    field(content_json);
+    field(usage_json.unwrap_or("\u{0}"));
+    field(m.source_uuid.as_deref().unwrap_or("\u{0}"));
+    field(m.timestamp.as_deref().unwrap_or("\u{0}"));
+    *h.finalize().as_bytes()
+}
+
+fn usage_json(u: &Option<Usage>) -> Option<String> {
+    u.as_ref()
+        .map(|u| serde_json::to_string(u).expect("usage serialises"))
+}
+
+impl Tx<'_> {
+    /// Insert or refresh a task's descriptive row (known fields are never blanked).
+    pub fn upsert_task(&self, t: &TaskRecord) -> Result<()> {
+        self.tx.execute(
+            "INSERT INTO task (id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+             ON CONFLICT(id) DO UPDATE SET
+               parent_id = coalesce(excluded.parent_id, parent_id),
+               session_id = coalesce(excluded.session_id, session_id),
+               agent_id = coalesce(excluded.agent_id, agent_id),
+               cwd = coalesce(excluded.cwd, cwd),
+               model = coalesce(excluded.model, model),
+               cli_version = coalesce(excluded.cli_version, cli_version),
+               title = coalesce(excluded.title, title)",
+            params![
+                t.id,
+                t.format,
+                t.parent_id,
+                t.session_id,
+                t.agent_id,
+                t.cwd,
+                t.model,
+                t.cli_version,
+                t.title
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Record a source file and what of it was consumed; returns its id.
+    pub fn upsert_source(
+        &self,
+        path: &str,
+        format: Format,
+        bytes: u64,
+        lines: u64,
+        hash: &[u8; 32],
+    ) -> Result<i64> {
+        self.tx.execute(
+            "INSERT INTO import_source (path, format, bytes, lines, hash) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT(path) DO UPDATE SET format = excluded.format, bytes = excluded.bytes,
+               lines = excluded.lines, hash = excluded.hash",
+            params![path, format.as_str(), bytes as i64, lines as i64, &hash[..]],
+        )?;
+        Ok(self.tx.query_row(
+            "SELECT id FROM import_source WHERE path = ?1",
+            [path],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// Append a task's parsed rows. The rows must extend what is stored: the
+    /// stored rows are compared with the parsed prefix by their chain hash, the
+    /// rest is appended. Re-importing the same file adds nothing; a grown file
+    /// adds its new rows; a rewritten one is refused.
+    pub fn append_messages(
+        &self,
+        task_id: &str,
+        source_id: Option<i64>,
+        msgs: &[Message],
+    ) -> Result<AppendOutcome> {
+        let (stored, last_hash): (u64, Option<Vec<u8>>) = self.tx.query_row(
+            "SELECT count(*), (SELECT row_hash FROM task_message WHERE task_id = ?1 ORDER BY seq DESC LIMIT 1)
+             FROM task_message WHERE task_id = ?1",
+            [task_id],
+            |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)),
+        )?;
+        let mut prev = [0u8; 32];
+        let mut encoded = Vec::with_capacity(msgs.len());
+        let mut chain = Vec::with_capacity(msgs.len());
+        for m in msgs {
+            let content = m.content_json();
+            let usage = usage_json(&m.usage);
+            prev = row_hash(&prev, m, &content, usage.as_deref());
+            chain.push(prev);
+            encoded.push((content, usage));
+        }
+        let n = msgs.len() as u64;
+        if stored > 0 {
+            let check_at = stored.min(n);
+            if check_at == 0 {
+                return Ok(AppendOutcome {
+                    already: 0,
+                    added: 0,
+                });
+            }
+            let expected: Vec<u8> = if check_at == stored {
+                last_hash.unwrap_or_default()
+            } else {
+                self.tx.query_row(
+                    "SELECT row_hash FROM task_message WHERE task_id = ?1 AND seq = ?2",
+                    params![task_id, (check_at - 1) as i64],
+                    |r| r.get(0),
+                )?
+            };
+            if expected.as_slice() != chain[(check_at - 1) as usize] {
+                return Err(StoreError::Diverged {
+                    task: task_id.to_string(),
+                    row: self.first_divergence(task_id, &chain)?,
+                });
+            }
+            if n <= stored {
+                return Ok(AppendOutcome {
+                    already: n,
+                    added: 0,
+                });
+            }
+        }
+        let mut stmt = self.tx.prepare_cached(
+            "INSERT INTO task_message (task_id, seq, role, kind, turn, step, gen_id, content, usage,
+               source_id, source_line, source_uuid, timestamp, row_hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+        )?;
+        for i in stored as usize..msgs.len() {
+            let m = &msgs[i];
+            let (content, usage) = &encoded[i];
+            stmt.execute(params![
+                task_id,
+                i as i64,
+                m.role.as_str(),
+                m.kind.as_str(),
+                m.turn,
+                m.step,
+                m.gen_id,
+                content,
+                usage,
+                source_id,
+                m.line as i64,
+                m.source_uuid,
+                m.timestamp,
+                &chain[i][..],
+            ])?;
+        }
+        Ok(AppendOutcome {
+            already: stored,
+            added: n - stored,
+        })
+    }
+
+    fn first_divergence(&self, task_id: &str, chain: &[[u8; 32]]) -> Result<u64> {
+        let mut stmt = self
+            .tx
+            .prepare("SELECT seq, row_hash FROM task_message WHERE task_id = ?1 ORDER BY seq")?;
+        let rows = stmt.query_map([task_id], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
+        })?;
+        for row in rows {
+            let (seq, h) = row?;
+            match chain.get(seq as usize) {
+                Some(c) if c[..] == h[..] => continue,
+                _ => return Ok(seq as u64),
+            }
+        }
+        Ok(chain.len() as u64)
+    }
+}
+
+impl Reader<'_> {
+    pub fn task(&self, id: &str) -> Result<Option<TaskRecord>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title
+                 FROM task WHERE id = ?1",
+                [id],
+                task_from_row,
+            )
+            .optional()?)
+    }
+
+    /// All tasks, ordered by id.
+    pub fn tasks(&self) -> Result<Vec<TaskRecord>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title
+             FROM task ORDER BY id",
+        )?;
+        let rows = stmt.query_map([], task_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Number of rows stored for a task.
+    pub fn message_count(&self, task_id: &str) -> Result<u64> {
+        Ok(self.conn.query_row(
+            "SELECT count(*) FROM task_message WHERE task_id = ?1",
+            [task_id],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
+    /// Rows with `from <= seq < to`, in order.
+    pub fn messages(&self, task_id: &str, from: u64, to: u64) -> Result<Vec<StoredMessage>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT m.seq, m.role, m.kind, m.turn, m.step, m.gen_id, m.content, m.content_encoding, m.usage,
+                    s.path, m.source_line, m.source_uuid, m.timestamp
+             FROM task_message m LEFT JOIN import_source s ON s.id = m.source_id
+             WHERE m.task_id = ?1 AND m.seq >= ?2 AND m.seq < ?3 ORDER BY m.seq",
+        )?;
+        let to = to.min(i64::MAX as u64);
+        let rows = stmt.query_map(params![task_id, from as i64, to as i64], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, u32>(3)?,
+                r.get::<_, u32>(4)?,
+                r.get::<_, Option<String>>(5)?,
+                r.get::<_, String>(6)?,
+                r.get::<_, String>(7)?,
+                r.get::<_, Option<String>>(8)?,
+                r.get::<_, Option<String>>(9)?,
+                r.get::<_, i64>(10)?,
+                r.get::<_, Option<String>>(11)?,
+                r.get::<_, Option<String>>(12)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (seq, role, kind, turn, step, gen_id, content, enc, usage, path, line, uuid, ts) =
+                row?;
+            let corrupt =
+                |what: &str| StoreError::Corrupt(format!("task {task_id} row {seq}: {what}"));
+            if enc != "json" {
+                return Err(corrupt(&format!("unknown content encoding {enc:?}")));
+            }
+            let role =
+                Role::parse(&role).ok_or_else(|| corrupt(&format!("unknown role {role:?}")))?;
+            let kind =
+                Kind::parse(&kind).ok_or_else(|| corrupt(&format!("unknown kind {kind:?}")))?;
+            let content: Vec<Block> =
+                serde_json::from_str(&content).map_err(|e| corrupt(&format!("content: {e}")))?;
+            let usage: Option<Usage> = match usage {
+                Some(u) => {
+                    Some(serde_json::from_str(&u).map_err(|e| corrupt(&format!("usage: {e}")))?)
+                }
+                None => None,
+            };
+            out.push(StoredMessage {
+                seq: seq as u64,
+                source_path: path,
+                message: Message {
+                    role,
+                    kind,
+                    content,
+                    gen_id,
+                    usage,
+                    line: line as u64,
+                    source_uuid: uuid,
+                    timestamp: ts,
+                    turn,
+                    step,
+                },
+            });
+        }
+        Ok(out)
+    }
+
+    /// The whole record of a task.
+    pub fn all_messages(&self, task_id: &str) -> Result<Vec<StoredMessage>> {
+        self.messages(task_id, 0, u64::MAX)
+    }
+
+    /// The last import of a source path: (bytes consumed, hash).
+    pub fn source(&self, path: &str) -> Result<Option<(u64, Vec<u8>)>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT bytes, hash FROM import_source WHERE path = ?1",
+                [path],
+                |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, Vec<u8>>(1)?)),
+            )
+            .optional()?)
+    }
+
+    /// Figures for `compactor tasks`, computed from the record.
+    pub fn task_stats(&self, task_id: &str) -> Result<TaskStats> {
+        Ok(stats_of(
+            self.all_messages(task_id)?.iter().map(|s| &s.message),
+        ))
+    }
+
+    /// Row counts of the three contract tables, for reports and tests.
+    pub fn table_counts(&self) -> Result<(u64, u64, u64)> {
+        let count = |t: &str| -> Result<u64> {
+            Ok(self
+                .conn
+                .query_row(&format!("SELECT count(*) FROM {t}"), [], |r| {
+                    r.get::<_, i64>(0)
+                })? as u64)
+        };
+        Ok((
+            count("task_message")?,
+            count("task_compaction_snapshot")?,
+            count("task_tool_compaction")?,
+        ))
+    }
+}
+
+/// Compute a task's figures from its messages (in order).
+pub fn stats_of<'a>(msgs: impl Iterator<Item = &'a Message>) -> TaskStats {
+    let mut st = TaskStats::default();
+    let mut usage_by_gen: HashMap<&str, Usage> = HashMap::new();
+    let mut calls: HashMap<&str, bool> = HashMap::new();
+    for m in msgs {
+        if m.role != Role::Meta {
+            st.messages += 1;
+        }
+        st.turns = st.turns.max(u64::from(m.turn));
+        if m.kind == Kind::Generation {
+            // Steps are numbered 1.. per generation by the task builder.
+            st.steps = st.steps.max(u64::from(m.step));
+        }
+        if let (Some(u), Some(g)) = (&m.usage, m.gen_id.as_deref()) {
+            // The last usage written for a generation is its final one.
+            usage_by_gen.insert(g, *u);
+        }
+        for b in &m.content {
+            match b {
+                Block::ToolUse { id, .. } if m.kind == Kind::Generation => {
+                    st.tool_calls += 1;
+                    calls.entry(id).or_insert(false);
+                }
+                Block::ToolResult { tool_use_id, .. } => {
+                    match calls.get_mut(tool_use_id.as_str()) {
+                        Some(answered) if !*answered => *answered = true,
+                        _ => st.orphan_tool_results += 1,
+                    }
+                }
+                _ => {}
+            }
+        }
+        if let Some(ts) = &m.timestamp {
+            if st.first_timestamp.as_ref().is_none_or(|f| ts < f) {
+                st.first_timestamp = Some(ts.clone());
+            }
+            if st.last_timestamp.as_ref().is_none_or(|l| ts > l) {
+                st.last_timestamp = Some(ts.clone());
+            }
+        }
+    }
+    st.interrupted_tool_calls = calls.values().filter(|a| !**a).count() as u64;
+    for u in usage_by_gen.values() {
+        st.usage.add(u);
+    }
+    st
+}
+
+fn task_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TaskRecord> {
+    Ok(TaskRecord {
+        id: r.get(0)?,
+        format: r.get(1)?,
+        parent_id: r.get(2)?,
+        session_id: r.get(3)?,
+        agent_id: r.get(4)?,
+        cwd: r.get(5)?,
+        model: r.get(6)?,
+        cli_version: r.get(7)?,
+        title: r.get(8)?,
+    })
+}

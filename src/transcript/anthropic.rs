@@ -1,0 +1,161 @@
+//! Anthropic Messages JSON: one message (or one response object) per line, or
+//! one request body `{"model","system","messages":[...]}` as a whole document.
+
+use serde_json::{Map, Value};
+
+use super::common::{anthropic_content, anthropic_usage, opt_str, shape, type_name};
+use super::{Importer, LineError, LineOutcome, TaskSet};
+use crate::model::{Block, Format, Kind, Message, Role};
+
+#[derive(Default)]
+pub struct AnthropicImporter {
+    generations: u32,
+}
+
+const EXPECTED: &str =
+    "one Anthropic message object per line ({\"role\":\"user\"|\"assistant\",\"content\"})";
+
+impl Importer for AnthropicImporter {
+    fn format(&self) -> Format {
+        Format::Anthropic
+    }
+
+    fn line(
+        &mut self,
+        line: u64,
+        text: &str,
+        tasks: &mut TaskSet,
+    ) -> Result<LineOutcome, LineError> {
+        let obj = super::common::parse_object(line, text, EXPECTED)?;
+        if obj.contains_key("messages") {
+            // A request body on one line.
+            self.body(line, &obj, tasks)?;
+            return Ok(LineOutcome::Imported);
+        }
+        self.message(line, &obj, tasks)
+    }
+
+    fn accepts_document(&self) -> bool {
+        true
+    }
+
+    fn document(&mut self, value: Value, tasks: &mut TaskSet) -> Result<(), LineError> {
+        match &value {
+            Value::Object(o) if o.contains_key("messages") => self.body(1, o, tasks),
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let n = i as u64 + 1;
+                    let obj = item.as_object().ok_or_else(|| {
+                        shape(
+                            n,
+                            format!("message {n} is {}; expected an object", type_name(item)),
+                        )
+                    })?;
+                    self.message(n, obj, tasks)?;
+                }
+                Ok(())
+            }
+            other => Err(shape(
+                1,
+                format!(
+                    "the document is {}; expected a request body with \"messages\" or a list of messages",
+                    type_name(other)
+                ),
+            )),
+        }
+    }
+}
+
+impl AnthropicImporter {
+    fn body(
+        &mut self,
+        line: u64,
+        body: &Map<String, Value>,
+        tasks: &mut TaskSet,
+    ) -> Result<(), LineError> {
+        if let Some(model) = opt_str(body, "model") {
+            tasks.main().meta.model.get_or_insert(model);
+        }
+        match body.get("system") {
+            None | Some(Value::Null) => {}
+            Some(sys) => {
+                let content = anthropic_content(line, sys)?;
+                if !content.is_empty() {
+                    tasks
+                        .main()
+                        .push(Message::new(Role::Meta, Kind::System, content, line));
+                }
+            }
+        }
+        let messages = body
+            .get("messages")
+            .and_then(Value::as_array)
+            .ok_or_else(|| {
+                shape(
+                    line,
+                    "\"messages\" is not a list; expected a list of messages",
+                )
+            })?;
+        for (i, m) in messages.iter().enumerate() {
+            let obj = m.as_object().ok_or_else(|| {
+                shape(
+                    line,
+                    format!("messages[{i}] is {}; expected an object", type_name(m)),
+                )
+            })?;
+            // Messages inside one body share its line; keep the body's location.
+            self.message(line, obj, tasks)?;
+        }
+        Ok(())
+    }
+
+    fn message(
+        &mut self,
+        line: u64,
+        obj: &Map<String, Value>,
+        tasks: &mut TaskSet,
+    ) -> Result<LineOutcome, LineError> {
+        let role = obj.get("role").and_then(Value::as_str).ok_or_else(|| {
+            shape(
+                line,
+                "message without a \"role\"; expected \"user\" or \"assistant\"",
+            )
+        })?;
+        let content = anthropic_content(line, obj.get("content").unwrap_or(&Value::Null))?;
+        let msg = match role {
+            "user" => {
+                let kind = if content
+                    .iter()
+                    .any(|b| matches!(b, Block::ToolResult { .. }))
+                {
+                    Kind::ToolResult
+                } else if content.is_empty() {
+                    Kind::Context
+                } else {
+                    Kind::Ask
+                };
+                Message::new(Role::User, kind, content, line)
+            }
+            "assistant" => {
+                self.generations += 1;
+                let mut m = Message::new(Role::Assistant, Kind::Generation, content, line);
+                // A response object carries its id; a bare message gets an ordinal.
+                m.gen_id =
+                    Some(opt_str(obj, "id").unwrap_or_else(|| format!("gen-{}", self.generations)));
+                m.usage = obj.get("usage").and_then(anthropic_usage);
+                if let Some(model) = opt_str(obj, "model") {
+                    tasks.main().meta.model.get_or_insert(model);
+                }
+                m
+            }
+            other => {
+                return Err(shape(
+                    line,
+                    format!("message role \"{other}\"; expected \"user\" or \"assistant\""),
+                ));
+            }
+        };
+        tasks.main().push(msg);
+        Ok(LineOutcome::Imported)
+    }
+}

@@ -1,0 +1,207 @@
+//! Helpers shared by the importers: Anthropic-vocabulary block parsing and usage.
+
+use serde_json::{Map, Value};
+
+use super::LineError;
+use crate::model::{Block, ImageSource, ToolContent, Usage};
+
+/// Parse a `content` field that is a string or a list of Anthropic blocks.
+pub fn anthropic_content(line: u64, content: &Value) -> Result<Vec<Block>, LineError> {
+    match content {
+        Value::String(s) => Ok(vec![Block::Text { text: s.clone() }]),
+        Value::Array(items) => items.iter().map(|b| anthropic_block(line, b)).collect(),
+        Value::Null => Ok(Vec::new()),
+        other => Err(shape(
+            line,
+            format!(
+                "message content is {}; expected a string or a list of content blocks",
+                type_name(other)
+            ),
+        )),
+    }
+}
+
+/// Parse one Anthropic content block. Unknown block types are kept verbatim.
+pub fn anthropic_block(line: u64, b: &Value) -> Result<Block, LineError> {
+    let obj = b.as_object().ok_or_else(|| {
+        shape(
+            line,
+            format!(
+                "a content block is {}; expected an object with a \"type\"",
+                type_name(b)
+            ),
+        )
+    })?;
+    let ty = obj.get("type").and_then(Value::as_str).unwrap_or("");
+    Ok(match ty {
+        "text" => Block::Text {
+            text: req_str(line, obj, "text", "text block")?,
+        },
+        "thinking" => Block::Thinking {
+            thinking: req_str(line, obj, "thinking", "thinking block")?,
+            signature: opt_str(obj, "signature"),
+        },
+        "redacted_thinking" => Block::RedactedThinking {
+            data: req_str(line, obj, "data", "redacted_thinking block")?,
+        },
+        "tool_use" => Block::ToolUse {
+            id: req_str(line, obj, "id", "tool_use block")?,
+            name: req_str(line, obj, "name", "tool_use block")?,
+            input: match obj.get("input") {
+                None | Some(Value::Null) => Value::Object(Map::new()),
+                Some(v) => v.clone(),
+            },
+        },
+        "tool_result" => Block::ToolResult {
+            tool_use_id: req_str(line, obj, "tool_use_id", "tool_result block")?,
+            content: tool_content(line, obj.get("content"))?,
+            is_error: obj
+                .get("is_error")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        },
+        "image" => Block::Image {
+            source: image_source(line, obj.get("source"))?,
+        },
+        _ => Block::Other(b.clone()),
+    })
+}
+
+/// A tool_result's content: a string, a list of blocks, or nothing.
+pub fn tool_content(line: u64, v: Option<&Value>) -> Result<ToolContent, LineError> {
+    match v {
+        None | Some(Value::Null) => Ok(ToolContent::Text(String::new())),
+        Some(Value::String(s)) => Ok(ToolContent::Text(s.clone())),
+        Some(Value::Array(items)) => Ok(ToolContent::Blocks(
+            items
+                .iter()
+                .map(|b| anthropic_block(line, b))
+                .collect::<Result<_, _>>()?,
+        )),
+        Some(other) => Err(shape(
+            line,
+            format!(
+                "tool_result content is {}; expected a string or a list of blocks",
+                type_name(other)
+            ),
+        )),
+    }
+}
+
+fn image_source(line: u64, v: Option<&Value>) -> Result<ImageSource, LineError> {
+    let obj = v.and_then(Value::as_object).ok_or_else(|| {
+        shape(
+            line,
+            "image block without a \"source\" object; expected {\"type\":\"base64\",\"media_type\",\"data\"}",
+        )
+    })?;
+    Ok(ImageSource {
+        kind: opt_str(obj, "type").unwrap_or_else(|| "base64".to_string()),
+        media_type: opt_str(obj, "media_type"),
+        data: opt_str(obj, "data"),
+        url: opt_str(obj, "url"),
+    })
+}
+
+/// An image from a data URL (`data:image/png;base64,...`) or a plain URL.
+pub fn image_from_url(url: &str) -> Block {
+    if let Some(rest) = url.strip_prefix("data:")
+        && let Some((meta, data)) = rest.split_once(',')
+    {
+        let media = meta.strip_suffix(";base64").unwrap_or(meta);
+        return Block::Image {
+            source: ImageSource {
+                kind: "base64".to_string(),
+                media_type: Some(media.to_string()),
+                data: Some(data.to_string()),
+                url: None,
+            },
+        };
+    }
+    Block::Image {
+        source: ImageSource {
+            kind: "url".to_string(),
+            media_type: None,
+            data: None,
+            url: Some(url.to_string()),
+        },
+    }
+}
+
+/// Anthropic usage (`input_tokens`, `cache_*`, `output_tokens`); absent fields count 0.
+pub fn anthropic_usage(v: &Value) -> Option<Usage> {
+    let obj = v.as_object()?;
+    let n = |k: &str| obj.get(k).and_then(Value::as_u64).unwrap_or(0);
+    Some(Usage {
+        input_tokens: n("input_tokens"),
+        output_tokens: n("output_tokens"),
+        cache_read_input_tokens: n("cache_read_input_tokens"),
+        cache_creation_input_tokens: n("cache_creation_input_tokens"),
+    })
+}
+
+pub fn req_str(
+    line: u64,
+    obj: &Map<String, Value>,
+    key: &str,
+    what: &str,
+) -> Result<String, LineError> {
+    match obj.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(other) => Err(shape(
+            line,
+            format!(
+                "{what} has \"{key}\" as {}; expected a string",
+                type_name(other)
+            ),
+        )),
+        None => Err(shape(
+            line,
+            format!("{what} has no \"{key}\"; expected a string field \"{key}\""),
+        )),
+    }
+}
+
+pub fn opt_str(obj: &Map<String, Value>, key: &str) -> Option<String> {
+    obj.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// A shape error: the JSON is valid but not what the format says.
+pub fn shape(line: u64, message: impl Into<String>) -> LineError {
+    LineError::new(line, 1, message)
+}
+
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Parse a line that must be a JSON object.
+pub fn parse_object(
+    line: u64,
+    text: &str,
+    expected: &str,
+) -> Result<Map<String, Value>, LineError> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => Ok(m),
+        Ok(other) => Err(shape(
+            line,
+            format!("the line is {}; expected {expected}", type_name(&other)),
+        )),
+        Err(e) => Err(LineError::from_json(line, &e, expected)),
+    }
+}
+
+/// Text of the first text block (or the string content), for classification.
+pub fn first_text(blocks: &[crate::model::Block]) -> Option<&str> {
+    blocks.iter().find_map(|b| match b {
+        Block::Text { text } => Some(text.as_str()),
+        _ => None,
+    })
+}

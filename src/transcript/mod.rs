@@ -1,0 +1,345 @@
+//! Transcript formats: detection and one importer per format behind [`Importer`].
+//!
+//! An importer sees a file line by line (or, for whole-document JSON formats,
+//! as one value) and pushes normalised [`Message`]s into a [`TaskSet`]. The
+//! [`TaskBuilder`] assigns turn and step indices and pairs tool calls with
+//! their results the same way for every format, so the engine never needs to
+//! know where a message came from.
+
+pub mod anthropic;
+pub mod claude_code;
+pub mod codex;
+mod common;
+pub mod detect;
+pub mod openai_chat;
+pub mod reader;
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::Value;
+
+use crate::model::{Block, Format, Kind, Message, Role};
+
+pub use reader::{ParseOptions, ParsedFile, SkippedLine, parse_bytes, parse_reader};
+
+/// A problem with one line of input, located by 1-based line and byte column.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{line}:{column}: {message}")]
+pub struct LineError {
+    pub line: u64,
+    pub column: u64,
+    pub message: String,
+}
+
+impl LineError {
+    pub fn new(line: u64, column: u64, message: impl Into<String>) -> LineError {
+        LineError {
+            line,
+            column,
+            message: message.into(),
+        }
+    }
+
+    /// Turn a serde_json error on one line into a located, explained error.
+    pub fn from_json(line: u64, err: &serde_json::Error, expected: &str) -> LineError {
+        use serde_json::error::Category;
+        let what = match err.classify() {
+            Category::Eof => "truncated JSON (the line ends before the value does)".to_string(),
+            Category::Syntax => format!("invalid JSON: {}", strip_location(err)),
+            Category::Data => format!("unexpected shape: {}", strip_location(err)),
+            Category::Io => format!("read error: {err}"),
+        };
+        LineError::new(
+            line,
+            err.column().max(1) as u64,
+            format!("{what}; expected {expected}"),
+        )
+    }
+}
+
+/// serde_json appends " at line L column C"; we print our own location instead.
+fn strip_location(err: &serde_json::Error) -> String {
+    let s = err.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+/// What an importer did with a line it did not turn into a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineOutcome {
+    /// One or more messages were pushed.
+    Imported,
+    /// A known line type that is not conversation (progress, snapshots, telemetry...).
+    NotConversation,
+    /// A copy of something already imported (a duplicated line or an event stream copy).
+    Duplicate,
+    /// A line type this version does not know: skipped and counted.
+    Unknown(String),
+}
+
+/// One importer per format. Importers keep whatever cross-line state their
+/// format needs (open generations, uuid maps); the builder keeps the rest.
+pub trait Importer {
+    fn format(&self) -> Format;
+
+    /// Handle one non-blank line of a JSONL file.
+    fn line(
+        &mut self,
+        line: u64,
+        text: &str,
+        tasks: &mut TaskSet,
+    ) -> Result<LineOutcome, LineError>;
+
+    /// Handle a whole-file JSON document (formats that allow one). `value` was
+    /// parsed from the whole file; errors should point at line 1 if no better
+    /// location is known.
+    fn document(&mut self, value: Value, tasks: &mut TaskSet) -> Result<(), LineError> {
+        let _ = (value, tasks);
+        Err(LineError::new(
+            1,
+            1,
+            format!(
+                "a single JSON document is not a {} transcript; expected one JSON object per line",
+                self.format().as_str()
+            ),
+        ))
+    }
+
+    /// Whether this format accepts a whole-file JSON document.
+    fn accepts_document(&self) -> bool {
+        false
+    }
+}
+
+/// Make the importer for a format.
+pub fn importer_for(format: Format) -> Box<dyn Importer> {
+    match format {
+        Format::ClaudeCode => Box::new(claude_code::ClaudeCodeImporter::default()),
+        Format::Codex => Box::new(codex::CodexImporter::default()),
+        Format::OpenaiChat => Box::new(openai_chat::OpenAiChatImporter::default()),
+        Format::Anthropic => Box::new(anthropic::AnthropicImporter::default()),
+    }
+}
+
+/// Facts about a task that the file states (all optional).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TaskMeta {
+    pub session_id: Option<String>,
+    pub agent_id: Option<String>,
+    /// Session id of the parent session when the file says so (subagents, forks).
+    pub parent_session: Option<String>,
+    pub cwd: Option<String>,
+    pub model: Option<String>,
+    pub cli_version: Option<String>,
+    pub title: Option<String>,
+}
+
+/// A problem worth telling the user that does not stop the import.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub line: u64,
+    pub message: String,
+}
+
+/// A tool call with no recorded result (interrupted, or the file ends before it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenToolCall {
+    pub id: String,
+    pub name: String,
+    pub line: u64,
+}
+
+struct ToolCallInfo {
+    step: u32,
+    line: u64,
+    answered: bool,
+}
+
+/// Accumulates one task's messages and assigns turn and step indices.
+pub struct TaskBuilder {
+    /// "" for the file's main task, else a suffix such as `agent-a2898e3`.
+    pub key: String,
+    pub meta: TaskMeta,
+    pub messages: Vec<Message>,
+    pub warnings: Vec<Warning>,
+    turn: u32,
+    step: u32,
+    gen_steps: HashMap<String, u32>,
+    tool_calls: HashMap<String, ToolCallInfo>,
+    /// Tool calls in first-seen order, for a deterministic interrupted list.
+    tool_order: Vec<(String, String)>,
+}
+
+impl TaskBuilder {
+    fn new(key: &str) -> TaskBuilder {
+        TaskBuilder {
+            key: key.to_string(),
+            meta: TaskMeta::default(),
+            messages: Vec::new(),
+            warnings: Vec::new(),
+            turn: 0,
+            step: 0,
+            gen_steps: HashMap::new(),
+            tool_calls: HashMap::new(),
+            tool_order: Vec::new(),
+        }
+    }
+
+    /// The step a generation id has, or the one it will get if it comes next.
+    pub fn step_of_generation(&self, gen_id: &str) -> Option<u32> {
+        self.gen_steps.get(gen_id).copied()
+    }
+
+    pub fn steps(&self) -> u32 {
+        self.step
+    }
+
+    /// Append a message, assigning its turn and step.
+    pub fn push(&mut self, mut msg: Message) {
+        match msg.kind {
+            Kind::Ask => self.turn += 1,
+            Kind::Generation => {
+                let step = match &msg.gen_id {
+                    Some(id) => match self.gen_steps.get(id) {
+                        Some(s) => *s,
+                        None => {
+                            self.step += 1;
+                            self.gen_steps.insert(id.clone(), self.step);
+                            self.step
+                        }
+                    },
+                    None => {
+                        self.step += 1;
+                        self.step
+                    }
+                };
+                msg.step = step;
+                for b in &msg.content {
+                    if let Block::ToolUse { id, name, .. } = b {
+                        if self.tool_calls.contains_key(id) {
+                            self.warnings.push(Warning {
+                                line: msg.line,
+                                message: format!(
+                                    "tool_use {id} appears twice; the second one is kept in the record but answers nothing"
+                                ),
+                            });
+                            continue;
+                        }
+                        self.tool_calls.insert(
+                            id.clone(),
+                            ToolCallInfo {
+                                step,
+                                line: msg.line,
+                                answered: false,
+                            },
+                        );
+                        self.tool_order.push((id.clone(), name.clone()));
+                    }
+                }
+            }
+            _ => {}
+        }
+        if msg.kind != Kind::Generation {
+            msg.step = self.step;
+        }
+        if msg.kind == Kind::ToolResult {
+            let mut step = None;
+            for b in &msg.content {
+                if let Block::ToolResult { tool_use_id, .. } = b {
+                    match self.tool_calls.get_mut(tool_use_id) {
+                        Some(info) if !info.answered => {
+                            info.answered = true;
+                            step = Some(step.map_or(info.step, |s: u32| s.max(info.step)));
+                        }
+                        Some(info) => self.warnings.push(Warning {
+                            line: msg.line,
+                            message: format!(
+                                "tool_result for {tool_use_id} answers a call already answered at or after line {}; kept, shown as text in views",
+                                info.line
+                            ),
+                        }),
+                        None => self.warnings.push(Warning {
+                            line: msg.line,
+                            message: format!(
+                                "tool_result for {tool_use_id} has no matching tool_use in this task; kept, shown as text in views"
+                            ),
+                        }),
+                    }
+                }
+            }
+            if let Some(s) = step {
+                msg.step = s;
+            }
+        }
+        msg.turn = self.turn;
+        self.messages.push(msg);
+    }
+
+    /// Tool calls that never got a result, in the order they were made.
+    pub fn open_tool_calls(&self) -> Vec<OpenToolCall> {
+        self.tool_order
+            .iter()
+            .filter_map(|(id, name)| {
+                let info = &self.tool_calls[id];
+                (!info.answered).then(|| OpenToolCall {
+                    id: id.clone(),
+                    name: name.clone(),
+                    line: info.line,
+                })
+            })
+            .collect()
+    }
+
+    /// Counts of messages per kind, for reports.
+    pub fn kind_counts(&self) -> BTreeMap<&'static str, usize> {
+        let mut m = BTreeMap::new();
+        for msg in &self.messages {
+            *m.entry(msg.kind.as_str()).or_insert(0) += 1;
+        }
+        m
+    }
+
+    pub fn has_conversation(&self) -> bool {
+        self.messages.iter().any(|m| m.role != Role::Meta)
+    }
+}
+
+/// The tasks one file produces, in first-seen order.
+#[derive(Default)]
+pub struct TaskSet {
+    tasks: Vec<TaskBuilder>,
+    index: HashMap<String, usize>,
+}
+
+impl TaskSet {
+    /// The task with this key, created on first use. "" is the main task.
+    pub fn task(&mut self, key: &str) -> &mut TaskBuilder {
+        let i = match self.index.get(key) {
+            Some(i) => *i,
+            None => {
+                self.tasks.push(TaskBuilder::new(key));
+                self.index.insert(key.to_string(), self.tasks.len() - 1);
+                self.tasks.len() - 1
+            }
+        };
+        &mut self.tasks[i]
+    }
+
+    pub fn main(&mut self) -> &mut TaskBuilder {
+        self.task("")
+    }
+
+    pub fn get(&self, key: &str) -> Option<&TaskBuilder> {
+        self.index.get(key).map(|i| &self.tasks[*i])
+    }
+
+    pub fn into_tasks(self) -> Vec<TaskBuilder> {
+        self.tasks
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &TaskBuilder> {
+        self.tasks.iter()
+    }
+}

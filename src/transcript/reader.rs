@@ -1,0 +1,413 @@
+//! The parse driver: reads a file as a stream of lines, detects the format,
+//! validates UTF-8, feeds the importer and collects what it skipped.
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+
+use serde_json::Value;
+
+use super::{Importer, LineError, LineOutcome, TaskBuilder, TaskSet, detect, importer_for};
+use crate::model::Format;
+
+#[derive(Debug, Clone, Default)]
+pub struct ParseOptions {
+    /// `None` detects the format from the first lines.
+    pub format: Option<Format>,
+    /// Keep the valid lines of a file with invalid ones (each reported).
+    pub skip_invalid: bool,
+}
+
+/// A line left out under `--skip-invalid`.
+pub type SkippedLine = LineError;
+
+/// Everything one file produced.
+pub struct ParsedFile {
+    pub format: Format,
+    pub tasks: Vec<TaskBuilder>,
+    /// Lines read (blank ones included).
+    pub lines: u64,
+    pub bytes: u64,
+    /// blake3 of every byte read.
+    pub hash: blake3::Hash,
+    /// blake3 of the first non-blank line: a name for the task that survives appends.
+    pub first_line_hash: Option<blake3::Hash>,
+    pub skipped: Vec<SkippedLine>,
+    pub not_conversation: u64,
+    pub duplicates: u64,
+    pub unknown: BTreeMap<String, u64>,
+}
+
+/// How many non-blank lines are read ahead to detect the format.
+const LOOKAHEAD_LINES: usize = 24;
+const PROGRESS_EVERY: u64 = 1 << 20;
+
+/// Parse a whole transcript from a reader. `progress` is called with the
+/// number of bytes read so far, about once per MiB.
+pub fn parse_reader<R: BufRead>(
+    mut reader: R,
+    opts: &ParseOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<ParsedFile, LineError> {
+    let mut hasher = blake3::Hasher::new();
+    let mut bytes = 0u64;
+    let mut next_progress = PROGRESS_EVERY;
+    let mut read_line = |buf: &mut Vec<u8>| -> Result<bool, LineError> {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', buf)
+            .map_err(|e| LineError::new(0, 0, format!("read error: {e}")))?;
+        hasher.update(buf);
+        bytes += n as u64;
+        if bytes >= next_progress {
+            progress(bytes);
+            next_progress = bytes + PROGRESS_EVERY;
+        }
+        Ok(n > 0)
+    };
+
+    // Read ahead: raw lines kept for replay into the importer.
+    let mut ahead: Vec<Vec<u8>> = Vec::new();
+    let mut non_blank = 0;
+    let mut eof = false;
+    while non_blank < LOOKAHEAD_LINES {
+        let mut buf = Vec::new();
+        if !read_line(&mut buf)? {
+            eof = true;
+            break;
+        }
+        if !is_blank(&buf) {
+            non_blank += 1;
+        }
+        ahead.push(buf);
+    }
+
+    let first = ahead.iter().position(|l| !is_blank(l));
+    if first.is_none() && opts.format.is_none() {
+        return Err(LineError::new(
+            1,
+            1,
+            "the file is empty (no JSON lines); expected a transcript",
+        ));
+    }
+    let first_line_hash = first.map(|i| blake3::hash(trim_eol(&ahead[i])));
+    let samples: Vec<Result<Value, serde_json::Error>> = ahead
+        .iter()
+        .filter(|l| !is_blank(l))
+        .map(|l| serde_json::from_slice::<Value>(trim_eol(l)))
+        .collect();
+
+    let document_candidate = match samples.first() {
+        None => false,
+        Some(Ok(Value::Array(_))) => true,
+        Some(Ok(Value::Object(o))) => {
+            samples.len() == 1
+                && eof
+                && (o.get("messages").is_some_and(Value::is_array)
+                    || o.get("history").is_some_and(Value::is_array))
+                && !o.contains_key("role")
+        }
+        Some(Ok(_)) => false,
+        // A first line that is not JSON by itself: a pretty-printed document,
+        // unless the next line is a JSON object (then it is a broken JSONL line).
+        Some(Err(_)) => !matches!(samples.get(1), Some(Ok(Value::Object(_)))),
+    };
+
+    if document_candidate && opts.format.is_none_or(accepts_document) {
+        let mut all: Vec<u8> = ahead.concat();
+        let mut buf = Vec::new();
+        while read_line(&mut buf)? {
+            all.extend_from_slice(&buf);
+        }
+        let text = std::str::from_utf8(&all).map_err(|e| utf8_error_in_document(&all, e))?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let value: Value = serde_json::from_str(text).map_err(|e| {
+            LineError::new(
+                e.line().max(1) as u64,
+                e.column().max(1) as u64,
+                format!(
+                    "{}; expected a JSON document (a list of messages or a request body) or one JSON object per line",
+                    describe_json_error(&e)
+                ),
+            )
+        })?;
+        let format = match opts.format {
+            Some(f) => f,
+            None => detect::detect(std::slice::from_ref(&value)).ok_or_else(undetectable)?,
+        };
+        let mut importer = importer_for(format);
+        let mut tasks = TaskSet::default();
+        importer.document(value, &mut tasks)?;
+        let lines = all.iter().filter(|b| **b == b'\n').count() as u64
+            + u64::from(!all.is_empty() && all.last() != Some(&b'\n'));
+        return Ok(ParsedFile {
+            format,
+            tasks: tasks.into_tasks(),
+            lines,
+            bytes,
+            hash: hasher.finalize(),
+            first_line_hash,
+            skipped: Vec::new(),
+            not_conversation: 0,
+            duplicates: 0,
+            unknown: BTreeMap::new(),
+        });
+    }
+
+    let format = match opts.format {
+        Some(f) => f,
+        None => {
+            let values: Vec<Value> = samples
+                .iter()
+                .filter_map(|s| s.as_ref().ok())
+                .cloned()
+                .collect();
+            match detect::detect(&values) {
+                Some(f) => f,
+                None => {
+                    // Report the first unparsable line if that is why detection failed.
+                    for (i, l) in ahead.iter().enumerate() {
+                        if is_blank(l) {
+                            continue;
+                        }
+                        parse_check(i as u64 + 1, l)?;
+                    }
+                    return Err(undetectable());
+                }
+            }
+        }
+    };
+
+    let mut importer = importer_for(format);
+    let mut tasks = TaskSet::default();
+    let mut state = Counts::default();
+    let mut line_no = 0u64;
+    for buf in &ahead {
+        line_no += 1;
+        feed(
+            importer.as_mut(),
+            line_no,
+            buf,
+            &mut tasks,
+            opts,
+            &mut state,
+        )?;
+    }
+    drop(ahead);
+    let mut buf = Vec::new();
+    while read_line(&mut buf)? {
+        line_no += 1;
+        feed(
+            importer.as_mut(),
+            line_no,
+            &buf,
+            &mut tasks,
+            opts,
+            &mut state,
+        )?;
+    }
+    Ok(ParsedFile {
+        format,
+        tasks: tasks.into_tasks(),
+        lines: line_no,
+        bytes,
+        hash: hasher.finalize(),
+        first_line_hash,
+        skipped: state.skipped,
+        not_conversation: state.not_conversation,
+        duplicates: state.duplicates,
+        unknown: state.unknown,
+    })
+}
+
+/// Parse an in-memory transcript (tests, fuzzing, small inputs).
+pub fn parse_bytes(bytes: &[u8], opts: &ParseOptions) -> Result<ParsedFile, LineError> {
+    parse_reader(bytes, opts, &mut |_| {})
+}
+
+fn accepts_document(f: Format) -> bool {
+    matches!(f, Format::OpenaiChat | Format::Anthropic)
+}
+
+fn undetectable() -> LineError {
+    LineError::new(
+        1,
+        1,
+        "could not tell the format: expected Claude Code or Codex JSONL, OpenAI chat messages or Anthropic Messages JSON; pass --format to say which",
+    )
+}
+
+#[derive(Default)]
+struct Counts {
+    skipped: Vec<SkippedLine>,
+    not_conversation: u64,
+    duplicates: u64,
+    unknown: BTreeMap<String, u64>,
+}
+
+fn feed(
+    importer: &mut dyn Importer,
+    line: u64,
+    raw: &[u8],
+    tasks: &mut TaskSet,
+    opts: &ParseOptions,
+    counts: &mut Counts,
+) -> Result<(), LineError> {
+    if is_blank(raw) {
+        return Ok(());
+    }
+    let result = std::str::from_utf8(trim_eol(raw))
+        .map_err(|e| utf8_error(line, raw, e))
+        .and_then(|text| {
+            let text = if line == 1 {
+                text.strip_prefix('\u{feff}').unwrap_or(text)
+            } else {
+                text
+            };
+            importer.line(line, text, tasks)
+        });
+    match result {
+        Ok(LineOutcome::Imported) => {}
+        Ok(LineOutcome::NotConversation) => counts.not_conversation += 1,
+        Ok(LineOutcome::Duplicate) => counts.duplicates += 1,
+        Ok(LineOutcome::Unknown(t)) => *counts.unknown.entry(t).or_insert(0) += 1,
+        Err(e) if opts.skip_invalid => counts.skipped.push(e),
+        Err(e) => return Err(e),
+    }
+    Ok(())
+}
+
+fn parse_check(line: u64, raw: &[u8]) -> Result<(), LineError> {
+    let text = std::str::from_utf8(trim_eol(raw)).map_err(|e| utf8_error(line, raw, e))?;
+    serde_json::from_str::<serde::de::IgnoredAny>(text)
+        .map(|_| ())
+        .map_err(|e| LineError::from_json(line, &e, "one JSON object per line"))
+}
+
+fn utf8_error(line: u64, raw: &[u8], e: std::str::Utf8Error) -> LineError {
+    let at = e.valid_up_to();
+    LineError::new(
+        line,
+        at as u64 + 1,
+        format!(
+            "invalid UTF-8 (byte 0x{:02x}); expected UTF-8 text",
+            raw.get(at).copied().unwrap_or(0)
+        ),
+    )
+}
+
+fn utf8_error_in_document(all: &[u8], e: std::str::Utf8Error) -> LineError {
+    let at = e.valid_up_to();
+    let line = all[..at].iter().filter(|b| **b == b'\n').count() as u64 + 1;
+    let col = at
+        - all[..at]
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |p| p + 1);
+    LineError::new(
+        line,
+        col as u64 + 1,
+        format!(
+            "invalid UTF-8 (byte 0x{:02x}); expected UTF-8 text",
+            all.get(at).copied().unwrap_or(0)
+        ),
+    )
+}
+
+fn describe_json_error(e: &serde_json::Error) -> String {
+    let s = e.to_string();
+    let s = match s.rfind(" at line ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    };
+    if e.is_eof() {
+        "truncated JSON (the file ends before the value does)".to_string()
+    } else {
+        format!("invalid JSON: {s}")
+    }
+}
+
+fn trim_eol(l: &[u8]) -> &[u8] {
+    let l = l.strip_suffix(b"\n").unwrap_or(l);
+    l.strip_suffix(b"\r").unwrap_or(l)
+}
+
+fn is_blank(l: &[u8]) -> bool {
+    l.iter().all(|b| b.is_ascii_whitespace())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> ParseOptions {
+        ParseOptions::default()
+    }
+
+    #[test]
+    fn truncated_line_is_located() {
+        let data =
+            b"{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"assistant\",\"content\":\"he\n";
+        let err = parse_bytes(data, &opts()).err().expect("must fail");
+        assert_eq!(err.line, 2);
+        assert!(err.message.contains("truncated JSON"), "{}", err.message);
+    }
+
+    #[test]
+    fn skip_invalid_keeps_the_rest() {
+        let data = b"{\"role\":\"user\",\"content\":\"hi\"}\n{oops\n{\"role\":\"assistant\",\"content\":\"yo\"}\n";
+        let o = ParseOptions {
+            skip_invalid: true,
+            ..opts()
+        };
+        let p = parse_bytes(data, &o).unwrap();
+        assert_eq!(p.skipped.len(), 1);
+        assert_eq!(p.skipped[0].line, 2);
+        assert_eq!(p.tasks[0].messages.len(), 2);
+    }
+
+    #[test]
+    fn bad_utf8_names_line_and_column() {
+        let mut data =
+            b"{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"user\",\"content\":\"".to_vec();
+        data.push(0xff);
+        data.extend_from_slice(b"\"}\n");
+        let err = parse_bytes(&data, &opts()).err().unwrap();
+        assert_eq!((err.line, err.column), (2, 27));
+        assert!(err.message.contains("UTF-8"));
+    }
+
+    #[test]
+    fn pretty_printed_request_body_is_a_document() {
+        let data = b"{\n  \"model\": \"m\",\n  \"system\": \"be terse\",\n  \"messages\": [\n    {\"role\": \"user\", \"content\": \"hi\"},\n    {\"role\": \"assistant\", \"content\": \"hello\"}\n  ]\n}\n";
+        let p = parse_bytes(data, &opts()).unwrap();
+        assert_eq!(p.format, Format::Anthropic);
+        assert_eq!(p.tasks[0].messages.len(), 3);
+    }
+
+    #[test]
+    fn document_errors_point_into_the_document() {
+        let data = b"[\n  {\"role\": \"system\", \"content\": \"x\"},\n  {\"role\": \"user\", \"content\": }\n]\n";
+        let err = parse_bytes(data, &opts()).err().unwrap();
+        assert_eq!(err.line, 3);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        // A few nasty inputs; the proptest in tests covers random ones.
+        for data in [
+            &b""[..],
+            b"\n\n",
+            b"\xff\xfe",
+            b"[",
+            b"{\"type\":\"user\"}",
+            b"{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"tool_use\"}]},\"uuid\":\"u\"}",
+            b"null\nnull",
+        ] {
+            let _ = parse_bytes(data, &opts());
+        }
+        let empty = parse_bytes(b"\n", &opts())
+            .err()
+            .expect("an empty file is refused");
+        assert!(empty.message.contains("empty"), "{}", empty.message);
+    }
+}
