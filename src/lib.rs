@@ -14,4 +14,5 @@ pub mod model;
 pub mod render;
 pub mod store;
 pub mod style;
+pub mod summarize;
 pub mod transcript;
