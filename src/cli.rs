@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::engine::budget::Ratio;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "compactor",
@@ -47,6 +49,12 @@ pub enum Command {
     Tasks(TasksArgs),
     /// Print a task's messages, one message, or a tool call's raw input and output.
     Show(ShowArgs),
+    /// Restore the bounded checkpoint at a turn start (no reduction) and report it.
+    Preflight(ProjectArgs),
+    /// Run the full operation at one model call and report which tiers fired.
+    Step(ProjectArgs),
+    /// Render a view file for other tools or people.
+    Export(ExportArgs),
     /// Print shell completions for SHELL.
     Completions(CompletionsArgs),
     /// Print the man page (roff).
@@ -113,6 +121,138 @@ pub struct ShowArgs {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Which task to work on: a transcript FILE (imported first) or `--task`.
+#[derive(Debug, Args)]
+pub struct TaskSource {
+    /// A transcript file: imported first (a no-op when unchanged), then its main task is used.
+    #[arg(value_name = "FILE", required_unless_present = "task")]
+    pub file: Option<PathBuf>,
+
+    /// The task (`compactor tasks` lists them). With FILE, the name to import it as.
+    #[arg(long, value_name = "TASK")]
+    pub task: Option<String>,
+
+    /// FILE's format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    pub format: FormatArg,
+}
+
+/// The compaction budget. Env vars are named as in the engine specification.
+#[derive(Debug, Args)]
+pub struct BudgetArgs {
+    /// The model's context window, in tokens.
+    #[arg(
+        long,
+        env = "COMPACTION_CONTEXT_WINDOW",
+        default_value_t = 200_000,
+        value_name = "TOKENS"
+    )]
+    pub window: u64,
+
+    /// Tokens reserved for the model's output: w_eff = window − output_reserved.
+    #[arg(
+        long,
+        env = "OUTPUT_RESERVED_TOKENS",
+        default_value_t = 20_000,
+        value_name = "TOKENS"
+    )]
+    pub output_reserved: u64,
+
+    /// Compaction starts above w_eff × this ratio.
+    #[arg(
+        long,
+        env = "COMPACTION_TRIGGER_RATIO",
+        default_value = "0.65",
+        value_name = "RATIO"
+    )]
+    pub trigger_ratio: Ratio,
+
+    /// Shrinking aims at w_eff × this ratio (must be below the trigger ratio).
+    #[arg(
+        long,
+        env = "COMPACTION_STOP_RATIO",
+        default_value = "0.5",
+        value_name = "RATIO"
+    )]
+    pub stop_ratio: Ratio,
+
+    /// Model steps at the end of the history that ordinary compaction never touches.
+    #[arg(
+        long,
+        env = "COMPACTION_PROTECT_RECENT_STEPS",
+        default_value_t = 5,
+        value_name = "N"
+    )]
+    pub protect_recent_steps: u32,
+
+    /// Token cap of the floor summary.
+    #[arg(
+        long,
+        env = "ROLLING_SUMMARY_BUDGET_TOKENS",
+        default_value_t = 2_500,
+        value_name = "TOKENS"
+    )]
+    pub summary_budget: u64,
+
+    /// How floor summaries are written.
+    #[arg(long, value_enum, default_value_t = SummarizerArg::Extractive)]
+    pub summarizer: SummarizerArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SummarizerArg {
+    /// Deterministic, offline: the constitution's sections filled by rules.
+    Extractive,
+    /// The last ask and an action count.
+    Static,
+}
+
+#[derive(Debug, Args)]
+pub struct ProjectArgs {
+    #[command(flatten)]
+    pub source: TaskSource,
+
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+
+    /// The model call to project (1 = the first). Default: the next call after
+    /// the last recorded message.
+    #[arg(long, value_name = "STEP")]
+    pub at: Option<u32>,
+
+    /// Write the view's canonical bytes to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub view: Option<PathBuf>,
+
+    /// Print the report as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormatArg {
+    /// The canonical Anthropic Messages body.
+    Anthropic,
+    /// OpenAI Chat Completions messages.
+    Openai,
+    /// A readable transcript.
+    Markdown,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// A view file (as written by --view).
+    #[arg(value_name = "VIEW")]
+    pub view: PathBuf,
+
+    #[arg(long, value_enum, default_value_t = ExportFormatArg::Markdown)]
+    pub format: ExportFormatArg,
+
+    /// Write to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

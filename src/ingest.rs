@@ -101,6 +101,15 @@ impl FileReport {
     pub fn added(&self) -> u64 {
         self.tasks.iter().map(|t| t.added).sum()
     }
+
+    /// The file's main task: the first one that is not a subagent (`a/b`).
+    pub fn main_task(&self) -> Option<&str> {
+        self.tasks
+            .iter()
+            .find(|t| !t.id.contains('/'))
+            .or(self.tasks.first())
+            .map(|t| t.id.as_str())
+    }
 }
 
 /// The path recorded for a source: canonical when it exists, as given otherwise.
@@ -136,13 +145,32 @@ pub fn ingest_file(
             && bytes == size
             && hash_file(path).map_err(io_err)?.as_bytes()[..] == hash[..]
         {
+            let tasks = store
+                .reader()
+                .tasks_of_source(&canonical)
+                .map_err(|source| IngestError::Store {
+                    path: shown.clone(),
+                    source,
+                })?
+                .into_iter()
+                .map(|(id, rows)| TaskReport {
+                    parent: None,
+                    added: 0,
+                    already: rows,
+                    turns: 0,
+                    steps: 0,
+                    tool_forms_minted: 0,
+                    interrupted_tool_calls: Vec::new(),
+                    id,
+                })
+                .collect();
             return Ok(FileReport {
                 path: shown,
                 format: String::new(),
                 status: "unchanged",
                 lines: 0,
                 bytes: size,
-                tasks: Vec::new(),
+                tasks,
                 not_conversation_lines: 0,
                 duplicate_lines: 0,
                 unknown_line_types: BTreeMap::new(),

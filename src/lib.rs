@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod driver;
 pub mod engine;
 pub mod exit;
 pub mod ingest;
@@ -16,3 +17,4 @@ pub mod store;
 pub mod style;
 pub mod summarize;
 pub mod transcript;
+pub mod view;

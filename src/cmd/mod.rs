@@ -1,7 +1,10 @@
 //! One module per subcommand; this one parses, opens the store once and dispatches.
 
 pub mod completions;
+mod export;
 mod import;
+mod project;
+mod report;
 mod show;
 mod tasks;
 
@@ -12,6 +15,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 
 use crate::cli::{Cli, ColorChoice, Command};
+use crate::engine::Mode;
 use crate::exit::{self, Outcome};
 use crate::store::{DbLocation, Store, default_db_path};
 
@@ -46,6 +50,9 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Import(args) => import::run(&mut open_store(cli)?, ui, args),
         Command::Tasks(args) => tasks::run(&open_store(cli)?, ui, args),
         Command::Show(args) => show::run(&open_store(cli)?, ui, args),
+        Command::Preflight(args) => project::run(&mut open_store(cli)?, ui, args, Mode::Preflight),
+        Command::Step(args) => project::run(&mut open_store(cli)?, ui, args, Mode::Step),
+        Command::Export(args) => export::run(ui, args),
         Command::Completions(args) => completions::run(ui, args.shell),
         Command::Man => completions::man(ui),
     }

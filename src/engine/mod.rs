@@ -1,4 +1,346 @@
 //! The projection engine: pure logic, no IO, no clock, no randomness.
+//!
+//! One operation runs at every model call (seed: "One operation, run at every
+//! model call"): reconstruct parts, restore what is stored, measure, and only
+//! over trigger reduce along the ladder; then project the parts back into a
+//! legal request. Preflight (turn start, full raw history) restores without
+//! reducing; step (every call, checkpoint + growth) runs it all. The caller
+//! loads the store entries and writes back the new ones the call returns.
 
+pub mod budget;
+pub mod entries;
 pub mod estimate;
+pub mod ladder;
+pub mod parts;
+pub mod project;
+pub mod restore;
 pub mod toolrules;
+
+#[cfg(test)]
+mod tests;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use budget::Budget;
+use entries::{Entry, GATE_KEY};
+use estimate::Estimator;
+use ladder::{Pass, TierReport, floor, shrink};
+use parts::{Part, PartBody, Side};
+use restore::{RestoreReport, StoreView, restore};
+
+use crate::summarize::Summarizer;
+use crate::view::View;
+
+/// The rungs of the ladder, named as in reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    #[default]
+    Shrink,
+    Floor,
+    BreakthroughShrink,
+    BreakthroughFloor,
+}
+
+impl Tier {
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Shrink => "shrink",
+            Tier::Floor => "floor",
+            Tier::BreakthroughShrink => "breakthrough_shrink",
+            Tier::BreakthroughFloor => "breakthrough_floor",
+        }
+    }
+}
+
+/// Which boundary is running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Turn start over the full raw history: restore a bounded checkpoint, no reduction.
+    Preflight,
+    /// A model call over checkpoint + growth: the full operation.
+    Step,
+}
+
+/// How the call ended against the budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// At or under trigger.
+    Ok,
+    /// Over trigger but within the window: the ladder was exhausted, held by
+    /// anti-thrash, or (preflight) not run. The call proceeds.
+    OverTrigger,
+    /// Over the effective window even after the last tier: the true ceiling.
+    OverWindow,
+}
+
+/// Where the prediction's bulk came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    /// The previous call's recorded real tokens plus an estimated increment.
+    Recorded,
+    /// Measured overhead (or 0 on a cold start) plus the estimate of the view.
+    Estimate,
+}
+
+/// The real-token calibration inputs for one call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Calibration {
+    /// Overhead (system prompt, tool definitions): the first recorded call's
+    /// prompt tokens minus the estimate of the messages it was sent.
+    pub overhead: Option<u64>,
+    /// The previous call's step and its recorded real total (prompt + output).
+    pub previous_call: Option<(u32, u64)>,
+    /// The original agent compacted its own context before this call, so its
+    /// recorded usage no longer measures a raw view.
+    pub agent_compacted: bool,
+}
+
+/// Everything a call needs besides the parts and the store entries.
+pub struct CallContext<'a> {
+    pub budget: Budget,
+    /// The current turn (1-based; 0 before any ask).
+    pub turn: u32,
+    /// The model call being prepared: the step index of the generation about to be made.
+    pub call: u32,
+    pub mode: Mode,
+    pub estimator: &'a dyn Estimator,
+    pub summarizer: &'a dyn Summarizer,
+    pub calibration: Calibration,
+}
+
+/// What a call reports (`--json` prints this object).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub mode: Mode,
+    pub turn: u32,
+    pub call: u32,
+    pub status: Status,
+    pub tiers_fired: Vec<&'static str>,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub trigger: u64,
+    pub stop: u64,
+    pub w_eff: u64,
+    pub basis: Basis,
+    /// The estimate of the view's messages alone (no overhead).
+    pub estimated_messages: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub overhead: Option<u64>,
+    pub restored: RestoreReport,
+    pub tiers: Vec<TierReport>,
+    /// Anti-thrash held the ladder this call.
+    pub gated: bool,
+    pub synthetic_results: u32,
+    pub protected_from_step: u32,
+    pub parts: usize,
+    pub messages: usize,
+    pub view_hash: String,
+}
+
+/// The result of one call: the view, its parts (the next call's checkpoint),
+/// the report, and the store entries to write.
+pub struct CallOutput {
+    pub parts: Vec<Part>,
+    pub view: View,
+    pub report: Report,
+    /// `(key, entry)` upserts for `task_compaction_snapshot`, in minting order.
+    pub new_entries: Vec<(String, Value)>,
+}
+
+/// Run the operation on reconstructed parts.
+pub fn run_call(parts: Vec<Part>, ctx: &CallContext<'_>, store: StoreView<'_>) -> CallOutput {
+    let budget = ctx.budget;
+    let (trigger, stop, w_eff) = (budget.trigger(), budget.stop(), budget.w_eff());
+    let (mut parts, restored) = restore(parts, ctx.turn, store, ctx.estimator);
+
+    let last_step = parts.iter().filter_map(|p| p.generation).max().unwrap_or(0);
+    let protect_from = (last_step + 1).saturating_sub(budget.protect_recent_steps);
+    let pristine = restored.is_pristine() && !ctx.calibration.agent_compacted;
+    let estimate: u64 = parts.iter().map(|p| p.tokens).sum();
+    let (predicted, basis) = match ctx.calibration.previous_call {
+        Some((step, real)) if pristine && step == last_step && step > 0 => (
+            real + increment_since(&parts, step, ctx.estimator),
+            Basis::Recorded,
+        ),
+        _ => (
+            ctx.calibration.overhead.unwrap_or(0) + estimate,
+            Basis::Estimate,
+        ),
+    };
+    let tokens_before = predicted;
+
+    let mut pass = Pass {
+        ctx,
+        store,
+        predicted,
+        new_entries: Vec::new(),
+    };
+    let mut tiers = Vec::new();
+    let mut gated = false;
+    if ctx.mode == Mode::Step && predicted > trigger {
+        let (streak, rerun) = gate_streak(store, ctx);
+        if streak >= 2 {
+            gated = true;
+        } else {
+            tiers = ladder(&mut pass, &mut parts, protect_from);
+            let effective =
+                tokens_before.saturating_sub(pass.predicted) >= budget.min_effective_saving();
+            if !rerun {
+                let gate = Entry::Gate {
+                    turn: ctx.turn,
+                    call: ctx.call,
+                    streak_before: streak,
+                    streak_after: if effective { 0 } else { streak + 1 },
+                };
+                pass.new_entries
+                    .push((GATE_KEY.to_string(), gate.to_value()));
+            }
+        }
+    }
+    let predicted = pass.predicted;
+    let new_entries = pass.new_entries;
+
+    let (view, stats) = project::project(&parts);
+    let status = if predicted <= trigger {
+        Status::Ok
+    } else if predicted > w_eff {
+        Status::OverWindow
+    } else {
+        Status::OverTrigger
+    };
+    let report = Report {
+        mode: ctx.mode,
+        turn: ctx.turn,
+        call: ctx.call,
+        status,
+        tiers_fired: tiers.iter().map(|t: &TierReport| t.tier.name()).collect(),
+        tokens_before,
+        tokens_after: predicted,
+        trigger,
+        stop,
+        w_eff,
+        basis,
+        estimated_messages: parts.iter().map(|p| p.tokens).sum(),
+        overhead: ctx.calibration.overhead,
+        restored,
+        tiers,
+        gated,
+        synthetic_results: stats.synthetic_results,
+        protected_from_step: protect_from,
+        parts: parts.len(),
+        messages: view.messages.len(),
+        view_hash: view.hash(),
+    };
+    CallOutput {
+        parts,
+        view,
+        report,
+        new_entries,
+    }
+}
+
+/// The ladder, escalating only while the prediction is over trigger.
+fn ladder(pass: &mut Pass<'_>, parts: &mut Vec<Part>, protect_from: u32) -> Vec<TierReport> {
+    let ctx = pass.ctx;
+    let (trigger, stop) = (ctx.budget.trigger(), ctx.budget.stop());
+    let mut fired = Vec::new();
+    let outside = |p: &Part| p.step < protect_from;
+
+    // ① shrink old tools outside the protected window, toward stop.
+    let r = shrink(pass, Tier::Shrink, parts, outside, stop);
+    if r.parts_shrunk + r.parts_dropped > 0 {
+        fired.push(r);
+    }
+    if pass.predicted <= trigger {
+        return fired;
+    }
+
+    // ② floor: fold the oldest prefix, the boundary held outside the window.
+    // A summary minted by this very call (a re-run) counts as this pass's fold.
+    let mut folded_this_call = parts
+        .first()
+        .and_then(Part::summary)
+        .is_some_and(|h| h.minted_at == (ctx.turn, ctx.call));
+    if !folded_this_call {
+        let cap = parts
+            .iter()
+            .position(|p| p.step >= protect_from)
+            .unwrap_or(parts.len());
+        if let Some(r) = floor(pass, Tier::Floor, parts, cap, stop) {
+            fired.push(r);
+            folded_this_call = true;
+        }
+    }
+    if pass.predicted <= trigger {
+        return fired;
+    }
+
+    // ③ breakthrough shrink: the whole array, protected window included.
+    let r = shrink(pass, Tier::BreakthroughShrink, parts, |_| true, stop);
+    if r.parts_shrunk + r.parts_dropped > 0 {
+        fired.push(r);
+    }
+    if pass.predicted <= trigger || folded_this_call {
+        return fired;
+    }
+
+    // ④ breakthrough floor: fold with no protection, keeping the last step.
+    let keep_from = last_generation(parts).max(1);
+    let cap = parts
+        .iter()
+        .position(|p| p.step >= keep_from)
+        .unwrap_or(parts.len());
+    if let Some(r) = floor(pass, Tier::BreakthroughFloor, parts, cap, stop) {
+        fired.push(r);
+    }
+    fired
+}
+
+fn last_generation(parts: &[Part]) -> u32 {
+    parts.iter().filter_map(|p| p.generation).max().unwrap_or(0)
+}
+
+/// Tokens added since the previous call was sent: its tool results and the
+/// user input after it (its own output is in the recorded total).
+fn increment_since(parts: &[Part], step: u32, est: &dyn Estimator) -> u64 {
+    parts
+        .iter()
+        .filter(|p| p.step >= step)
+        .map(|p| match &p.body {
+            PartBody::Tool { output, .. } if p.generation == Some(step) => output
+                .as_ref()
+                .map_or(0, |o| estimate::tool_content_tokens(est, &o.content)),
+            PartBody::Tool { .. } => p.tokens,
+            PartBody::Block {
+                side: Side::User, ..
+            } => p.tokens,
+            PartBody::Block { .. } if p.generation == Some(step) => 0,
+            _ => p.tokens,
+        })
+        .sum()
+}
+
+/// The anti-thrash streak this call starts from, and whether this call is a
+/// re-run of the call that last wrote the gate (a re-run never rewrites it).
+fn gate_streak(store: StoreView<'_>, ctx: &CallContext<'_>) -> (u32, bool) {
+    match store.snapshot.get(GATE_KEY).and_then(Entry::from_value) {
+        Some(Entry::Gate {
+            turn,
+            call,
+            streak_before,
+            streak_after,
+        }) if turn == ctx.turn => {
+            if call == ctx.call {
+                (streak_before, true)
+            } else {
+                (streak_after, false)
+            }
+        }
+        _ => (0, false),
+    }
+}

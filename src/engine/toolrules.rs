@@ -200,6 +200,22 @@ impl ToolRules {
     }
 }
 
+/// A tool call's stored compacted form and its recovery pointer (a row of
+/// `task_tool_compaction`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolForm {
+    pub tool_call_id: String,
+    pub tool_name: String,
+    /// The rule that minted it (e.g. `head_tail_lines`).
+    pub rule: String,
+    /// `{"input": <compacted input>?, "content": <compacted result content>}`.
+    pub form: Value,
+    pub raw_tokens: u64,
+    pub form_tokens: u64,
+    /// Where the raw input and output can be read back: `tool:<id>`.
+    pub pointer: String,
+}
+
 /// A freshly minted form (the store adds the task and tool identity).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MintedForm {

@@ -359,6 +359,19 @@ impl Reader<'_> {
             .optional()?)
     }
 
+    /// The tasks that have rows from a source path, in first-row order.
+    pub fn tasks_of_source(&self, path: &str) -> Result<Vec<(String, u64)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT m.task_id, count(*), min(m.rowid) AS first FROM task_message m
+             JOIN import_source s ON s.id = m.source_id WHERE s.path = ?1
+             GROUP BY m.task_id ORDER BY first",
+        )?;
+        let rows = stmt.query_map([path], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Figures for `compactor tasks`, computed from the record.
     pub fn task_stats(&self, task_id: &str) -> Result<TaskStats> {
         Ok(stats_of(

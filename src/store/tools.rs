@@ -3,24 +3,10 @@
 use std::collections::HashMap;
 
 use rusqlite::{OptionalExtension, params};
-use serde_json::Value;
 
 use super::{Reader, Result, StoreError, Tx};
 
-/// A tool call's compacted form and its recovery pointer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolForm {
-    pub tool_call_id: String,
-    pub tool_name: String,
-    /// The rule that minted it (e.g. `head_tail_lines`).
-    pub rule: String,
-    /// `{"input": <compacted input>?, "content": <compacted result content>}`.
-    pub form: Value,
-    pub raw_tokens: u64,
-    pub form_tokens: u64,
-    /// Where the raw input and output can be read back: `tool:<id>`.
-    pub pointer: String,
-}
+pub use crate::engine::toolrules::ToolForm;
 
 impl Tx<'_> {
     /// Store a form unless one is already stored (forms are minted once).

@@ -1,0 +1,155 @@
+//! The human and JSON reports of a projecting call (preflight, step, compact).
+
+use std::io::Write;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::Ui;
+use crate::engine::budget::Budget;
+use crate::engine::{Report, Status};
+use crate::style::{self, paint};
+
+/// `--json` output: the engine's report plus what the record says.
+#[derive(Serialize)]
+pub struct CallJson<'a> {
+    pub task: &'a str,
+    #[serde(flatten)]
+    pub report: &'a Report,
+    /// What the original agent's provider counted for this call, when recorded.
+    pub recorded_prompt_tokens: Option<u64>,
+    pub budget: &'a Budget,
+}
+
+pub fn print_call(
+    ui: &mut Ui,
+    task: &str,
+    report: &Report,
+    budget: &Budget,
+    recorded: Option<u64>,
+    json: bool,
+) -> Result<()> {
+    if json {
+        return ui.json(&CallJson {
+            task,
+            report,
+            recorded_prompt_tokens: recorded,
+            budget,
+        });
+    }
+    let mode = match report.mode {
+        crate::engine::Mode::Preflight => "preflight",
+        crate::engine::Mode::Step => "step",
+    };
+    let title = format!(
+        "{mode} · task {task} · call {} (turn {})",
+        report.call, report.turn
+    );
+    writeln!(ui.out, "{}", paint(ui.color, style::BOLD, &title))?;
+    writeln!(
+        ui.out,
+        "budget: window {} − reserve {} = w_eff {} · trigger {} ({}) · stop {} ({}) · protect {} steps",
+        budget.window,
+        budget.output_reserved,
+        report.w_eff,
+        report.trigger,
+        budget.trigger_ratio,
+        report.stop,
+        budget.stop_ratio,
+        budget.protect_recent_steps
+    )?;
+    let mut tokens = format!(
+        "tokens: {} → {} (trigger {}, stop {}) · basis {}",
+        report.tokens_before,
+        report.tokens_after,
+        report.trigger,
+        report.stop,
+        match report.basis {
+            crate::engine::Basis::Recorded => "recorded usage + increment",
+            crate::engine::Basis::Estimate => "overhead + estimate",
+        }
+    );
+    if let Some(r) = recorded {
+        tokens.push_str(&format!(" · recorded {r}"));
+    }
+    writeln!(ui.out, "{tokens}")?;
+    let r = &report.restored;
+    let mut restored = Vec::new();
+    if let Some(key) = &r.summary {
+        restored.push(format!(
+            "summary of {} parts ({})",
+            r.folded_parts,
+            short_key(key)
+        ));
+    }
+    restored.push(format!("{} forms", r.forms_applied));
+    restored.push(format!("{} shells", r.shells_applied));
+    if r.images_placeheld > 0 {
+        restored.push(format!("{} images placeheld", r.images_placeheld));
+    }
+    writeln!(ui.out, "restored: {}", restored.join(" · "))?;
+    if report.tiers.is_empty() {
+        let why = if report.gated {
+            "none (anti-thrash holds after two ineffective compactions this turn)"
+        } else if report.mode == crate::engine::Mode::Preflight {
+            "none (preflight restores, it does not reduce)"
+        } else if report.tokens_before <= report.trigger {
+            "none (at or under trigger)"
+        } else {
+            "none could reduce further"
+        };
+        writeln!(ui.out, "tiers: {why}")?;
+    }
+    for (i, t) in report.tiers.iter().enumerate() {
+        let label = if i == 0 { "tiers:" } else { "      " };
+        let what = if t.parts_folded > 0 {
+            format!(
+                "{} parts folded into {} ({}{}), −{} tokens",
+                t.parts_folded,
+                t.coverage.as_deref().map(short_key).unwrap_or_default(),
+                t.summarizer.as_deref().unwrap_or("?"),
+                if t.summarizer_fallback {
+                    ", fallback"
+                } else {
+                    ""
+                },
+                t.tokens_saved
+            )
+        } else {
+            format!(
+                "{} parts shrunk, {} shells dropped, {} misses, −{} tokens",
+                t.parts_shrunk, t.parts_dropped, t.misses, t.tokens_saved
+            )
+        };
+        writeln!(
+            ui.out,
+            "{label} {} — {what}",
+            paint(ui.color, style::CYAN, t.tier.name())
+        )?;
+    }
+    let status = match report.status {
+        Status::Ok => paint(ui.color, style::GREEN, "ok"),
+        Status::OverTrigger => paint(ui.color, style::YELLOW, "over_trigger"),
+        Status::OverWindow => paint(ui.color, style::RED, "over_window"),
+    };
+    let mut tail = format!(
+        "status: {status} · {} messages · {} parts",
+        report.messages, report.parts
+    );
+    if report.synthetic_results > 0 {
+        tail.push_str(&format!(
+            " · {} synthetic results for interrupted calls",
+            report.synthetic_results
+        ));
+    }
+    tail.push_str(&format!(" · view {}", &report.view_hash[..16]));
+    writeln!(ui.out, "{tail}")?;
+    Ok(())
+}
+
+fn short_key(key: &str) -> String {
+    match key.split_once(':') {
+        Some((kind, h)) => format!("{kind}:{}", &h[..h.len().min(12)]),
+        None => key.to_string(),
+    }
+}

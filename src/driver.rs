@@ -1,0 +1,292 @@
+//! Runs the engine over a stored task the way a live runtime would: preflight
+//! at each turn start over the raw history, a step at every model call over
+//! the checkpoint plus the turn's growth, the store read before and written
+//! after every call.
+//!
+//! The driver loads the task's record once. Per call it only turns the rows
+//! added since the previous call into parts (or, after a restart, the rows
+//! since the turn start): no whole-history walk on the per-call path.
+
+use std::collections::HashMap;
+
+use crate::engine::budget::Budget;
+use crate::engine::entries::{ANCHOR_KEY, Entry};
+use crate::engine::estimate::Estimator;
+use crate::engine::parts::{Part, PartsBuilder, reconstruct};
+use crate::engine::restore::StoreView;
+use crate::engine::toolrules::ToolForm;
+use crate::engine::{Calibration, CallContext, CallOutput, Mode, run_call};
+use crate::model::{Kind, Message, Usage};
+use crate::store::{Store, StoreError};
+use crate::summarize::Summarizer;
+
+/// A task's record, indexed by model call.
+pub struct TaskRecordIndex {
+    pub task: String,
+    pub rows: Vec<Message>,
+    /// `first_row[s - 1]`: index of the first row of generation `s`.
+    first_row: Vec<usize>,
+    /// Recorded usage per generation (the last one written), by step.
+    usage: Vec<Option<Usage>>,
+    /// Whether the agent compacted its own context before generation `s`.
+    agent_compacted_before: Vec<bool>,
+}
+
+impl TaskRecordIndex {
+    pub fn load(store: &Store, task: &str) -> Result<TaskRecordIndex, StoreError> {
+        let rows: Vec<Message> = store
+            .reader()
+            .all_messages(task)?
+            .into_iter()
+            .map(|s| s.message)
+            .collect();
+        Ok(TaskRecordIndex::new(task, rows))
+    }
+
+    pub fn new(task: &str, rows: Vec<Message>) -> TaskRecordIndex {
+        let mut first_row = Vec::new();
+        let mut step_of_gen: HashMap<&str, u32> = HashMap::new();
+        for (i, m) in rows.iter().enumerate() {
+            if m.kind == Kind::Generation && m.step as usize > first_row.len() {
+                first_row.push(i);
+                if let Some(g) = &m.gen_id {
+                    step_of_gen.insert(g, m.step);
+                }
+            }
+        }
+        let calls = first_row.len();
+        let mut usage = vec![None; calls];
+        for m in &rows {
+            let (Some(u), Some(g)) = (&m.usage, &m.gen_id) else {
+                continue;
+            };
+            if let Some(&s) = step_of_gen.get(g.as_str()) {
+                usage[s as usize - 1] = Some(*u);
+            }
+        }
+        let mut agent_compacted_before = vec![false; calls];
+        let mut compacted = false;
+        let mut next = 0;
+        for (i, m) in rows.iter().enumerate() {
+            while next < calls && first_row[next] == i {
+                agent_compacted_before[next] = compacted;
+                next += 1;
+            }
+            if matches!(m.kind, Kind::CompactSummary | Kind::CompactBoundary) {
+                compacted = true;
+            }
+        }
+        TaskRecordIndex {
+            task: task.to_string(),
+            rows,
+            first_row,
+            usage,
+            agent_compacted_before,
+        }
+    }
+
+    /// The number of model calls (generations) recorded.
+    pub fn calls(&self) -> u32 {
+        self.first_row.len() as u32
+    }
+
+    /// Rows before model call `k` (call `calls()+1` is the next, unrecorded one).
+    pub fn history_end(&self, k: u32) -> usize {
+        match k
+            .checked_sub(1)
+            .and_then(|i| self.first_row.get(i as usize))
+        {
+            Some(&i) => i,
+            None => self.rows.len(),
+        }
+    }
+
+    /// The turn call `k` belongs to.
+    pub fn turn_of(&self, k: u32) -> u32 {
+        let end = self.history_end(k);
+        self.rows[..end].last().map_or(0, |m| m.turn)
+    }
+
+    /// The first call of the turn call `k` belongs to.
+    pub fn turn_first_call(&self, k: u32) -> u32 {
+        let t = self.turn_of(k);
+        let mut first = k;
+        while first > 1 && self.turn_of(first - 1) == t {
+            first -= 1;
+        }
+        first
+    }
+
+    /// Whether call `k` is the last of its turn in the record.
+    pub fn ends_turn(&self, k: u32) -> bool {
+        k >= self.calls() || self.turn_of(k + 1) != self.turn_of(k)
+    }
+
+    /// Recorded usage of call `k`, if the transcript has it.
+    pub fn usage(&self, k: u32) -> Option<Usage> {
+        k.checked_sub(1)
+            .and_then(|i| self.usage.get(i as usize).copied().flatten())
+    }
+
+    /// Recorded prompt tokens sent at call `k`.
+    pub fn recorded_prompt(&self, k: u32) -> Option<u64> {
+        self.usage(k).map(|u| u.prompt_tokens())
+    }
+
+    /// Overhead: the first recorded call's prompt minus the estimate of the
+    /// messages it was sent (clamped at 0).
+    pub fn overhead(&self, est: &dyn Estimator) -> Option<u64> {
+        let k = (1..=self.calls()).find(|k| self.usage(*k).is_some())?;
+        let parts = reconstruct(&self.rows[..self.history_end(k)], est);
+        let estimate: u64 = parts.iter().map(|p| p.tokens).sum();
+        Some(self.recorded_prompt(k)?.saturating_sub(estimate))
+    }
+}
+
+/// Engine settings for a run.
+pub struct RunSettings<'a> {
+    pub budget: Budget,
+    pub estimator: &'a dyn Estimator,
+    pub summarizer: &'a dyn Summarizer,
+}
+
+/// Drives calls over one task, keeping the previous call's parts in memory.
+pub struct Driver<'a> {
+    pub index: &'a TaskRecordIndex,
+    settings: RunSettings<'a>,
+    overhead: Option<u64>,
+    tool_forms: HashMap<String, ToolForm>,
+    /// The previous call's number, its parts and the rows they cover.
+    last: Option<(u32, Vec<Part>, usize)>,
+}
+
+impl<'a> Driver<'a> {
+    pub fn new(
+        store: &Store,
+        index: &'a TaskRecordIndex,
+        settings: RunSettings<'a>,
+    ) -> Result<Driver<'a>, StoreError> {
+        let mut overhead = index.overhead(settings.estimator);
+        if overhead.is_none()
+            && let Some(Entry::Anchor { overhead: o, .. }) = store
+                .reader()
+                .entry(&index.task, ANCHOR_KEY)?
+                .as_ref()
+                .and_then(Entry::from_value)
+        {
+            overhead = o;
+        }
+        Ok(Driver {
+            tool_forms: store.reader().tool_forms(&index.task)?,
+            index,
+            settings,
+            overhead,
+            last: None,
+        })
+    }
+
+    fn context(&self, k: u32, mode: Mode) -> CallContext<'a> {
+        let idx = self.index;
+        let previous_call = k.checked_sub(1).filter(|p| *p >= 1).and_then(|p| {
+            idx.usage(p)
+                .map(|u| (p, u.prompt_tokens() + u.output_tokens))
+        });
+        let agent_compacted = match k.checked_sub(1) {
+            Some(i) if (i as usize) < idx.agent_compacted_before.len() => {
+                idx.agent_compacted_before[i as usize]
+            }
+            _ => idx
+                .rows
+                .iter()
+                .any(|m| matches!(m.kind, Kind::CompactSummary | Kind::CompactBoundary)),
+        };
+        CallContext {
+            budget: self.settings.budget,
+            turn: idx.turn_of(k),
+            call: k,
+            mode,
+            estimator: self.settings.estimator,
+            summarizer: self.settings.summarizer,
+            calibration: Calibration {
+                overhead: self.overhead,
+                previous_call,
+                agent_compacted,
+            },
+        }
+    }
+
+    /// Preflight for the turn of call `k`: restore over the full raw history
+    /// up to the turn's first call. Mints nothing.
+    pub fn preflight(&mut self, store: &Store, k: u32) -> Result<CallOutput, StoreError> {
+        let first = self.index.turn_first_call(k);
+        let end = self.index.history_end(first);
+        let parts = reconstruct(&self.index.rows[..end], self.settings.estimator);
+        let snapshot = store.reader().entries(&self.index.task)?;
+        let ctx = self.context(first, Mode::Preflight);
+        let out = run_call(
+            parts,
+            &ctx,
+            StoreView {
+                snapshot: &snapshot,
+                tool_forms: &self.tool_forms,
+            },
+        );
+        Ok(out)
+    }
+
+    /// Step at call `k`: the full operation over checkpoint + growth. The new
+    /// entries are written in one transaction before this returns.
+    pub fn step(&mut self, store: &mut Store, k: u32) -> Result<CallOutput, StoreError> {
+        let end = self.index.history_end(k);
+        let (base, from) = match self.last.take() {
+            // The previous call's parts are this turn's checkpoint so far.
+            Some((prev, parts, covered)) if prev + 1 == k && covered <= end => (parts, covered),
+            _ => {
+                let first = self.index.turn_first_call(k);
+                let pre = self.preflight(store, k)?;
+                (pre.parts, self.index.history_end(first))
+            }
+        };
+        let mut builder = PartsBuilder::continuing(base);
+        for m in &self.index.rows[from..end] {
+            builder.push(m, self.settings.estimator);
+        }
+        let snapshot = store.reader().entries(&self.index.task)?;
+        let ctx = self.context(k, Mode::Step);
+        let out = run_call(
+            builder.parts,
+            &ctx,
+            StoreView {
+                snapshot: &snapshot,
+                tool_forms: &self.tool_forms,
+            },
+        );
+        let mut writes = out.new_entries.clone();
+        if self.index.ends_turn(k) && k <= self.index.calls() {
+            // Turn end: persist the calibration anchor for the next turn's preflight.
+            let real = self.index.usage(k).map_or(out.report.tokens_after, |u| {
+                u.prompt_tokens() + u.output_tokens
+            });
+            let anchor = Entry::Anchor {
+                turn: ctx.turn,
+                real_tokens: real,
+                overhead: self.overhead,
+            };
+            writes.push((ANCHOR_KEY.to_string(), anchor.to_value()));
+        }
+        let task = self.index.task.clone();
+        store.transaction(|tx| -> Result<(), StoreError> {
+            for (key, v) in &writes {
+                tx.put_entry(&task, key, v)?;
+            }
+            Ok(())
+        })?;
+        self.last = Some((k, out.parts.clone(), end));
+        Ok(out)
+    }
+
+    /// Forget the in-memory checkpoint (the next step re-derives it from the store).
+    pub fn forget(&mut self) {
+        self.last = None;
+    }
+}

@@ -1,0 +1,218 @@
+//! The budget: `w_eff = window − output_reserved`, `trigger = w_eff × trigger_ratio`,
+//! `stop = w_eff × stop_ratio`. Ratios are exact decimals (parts per million),
+//! never floats, so a budget computes the same everywhere.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Serialize, Serializer};
+
+/// A ratio in (0, 1] with up to six decimals, held as parts per million.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ratio(u32);
+
+const MILLION: u64 = 1_000_000;
+
+impl Ratio {
+    pub const fn from_ppm(ppm: u32) -> Ratio {
+        Ratio(ppm)
+    }
+
+    pub fn ppm(self) -> u32 {
+        self.0
+    }
+
+    /// `floor(n × ratio)`.
+    pub fn of(self, n: u64) -> u64 {
+        (u128::from(n) * u128::from(self.0) / u128::from(MILLION)) as u64
+    }
+}
+
+impl FromStr for Ratio {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Ratio, String> {
+        let bad = || format!("{s:?} is not a ratio; expected a decimal in (0, 1] such as 0.65");
+        let t = s.trim();
+        let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+        if (int.is_empty() && frac.is_empty())
+            || !int.chars().all(|c| c.is_ascii_digit())
+            || !frac.chars().all(|c| c.is_ascii_digit())
+        {
+            return Err(bad());
+        }
+        if frac.len() > 6 {
+            return Err(format!("{s:?} has more than six decimals"));
+        }
+        let int: u64 = if int.is_empty() {
+            0
+        } else {
+            int.parse().map_err(|_| bad())?
+        };
+        let frac_ppm: u64 = format!("{frac:0<6}").parse().map_err(|_| bad())?;
+        let ppm = int
+            .checked_mul(MILLION)
+            .and_then(|v| v.checked_add(frac_ppm))
+            .ok_or_else(bad)?;
+        if ppm == 0 || ppm > MILLION {
+            return Err(format!("{s:?} is outside (0, 1]"));
+        }
+        Ok(Ratio(ppm as u32))
+    }
+}
+
+impl fmt::Display for Ratio {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let int = self.0 / MILLION as u32;
+        let frac = self.0 % MILLION as u32;
+        if frac == 0 {
+            return write!(f, "{int}");
+        }
+        let digits = format!("{frac:06}");
+        write!(f, "{int}.{}", digits.trim_end_matches('0'))
+    }
+}
+
+impl Serialize for Ratio {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+/// The compaction budget of one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Budget {
+    pub window: u64,
+    pub output_reserved: u64,
+    pub trigger_ratio: Ratio,
+    pub stop_ratio: Ratio,
+    pub protect_recent_steps: u32,
+    /// ROLLING_SUMMARY_BUDGET_TOKENS: the floor summary's cap.
+    pub summary_budget_tokens: u64,
+}
+
+pub const DEFAULT_WINDOW: u64 = 200_000;
+pub const DEFAULT_OUTPUT_RESERVED: u64 = 20_000;
+pub const DEFAULT_TRIGGER_RATIO: Ratio = Ratio(650_000);
+pub const DEFAULT_STOP_RATIO: Ratio = Ratio(500_000);
+pub const DEFAULT_PROTECT_RECENT_STEPS: u32 = 5;
+pub const DEFAULT_SUMMARY_BUDGET_TOKENS: u64 = 2_500;
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            window: DEFAULT_WINDOW,
+            output_reserved: DEFAULT_OUTPUT_RESERVED,
+            trigger_ratio: DEFAULT_TRIGGER_RATIO,
+            stop_ratio: DEFAULT_STOP_RATIO,
+            protect_recent_steps: DEFAULT_PROTECT_RECENT_STEPS,
+            summary_budget_tokens: DEFAULT_SUMMARY_BUDGET_TOKENS,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BudgetError {
+    #[error(
+        "the window ({window}) must be larger than the output reservation ({reserved}); lower --output-reserved or raise --window"
+    )]
+    WindowTooSmall { window: u64, reserved: u64 },
+    #[error(
+        "the stop ratio ({stop}) must be below the trigger ratio ({trigger}): stop is where a compaction aims, trigger is where it starts"
+    )]
+    StopNotBelowTrigger { stop: Ratio, trigger: Ratio },
+    #[error("the summary budget must be at least 1 token")]
+    NoSummaryBudget,
+}
+
+impl Budget {
+    pub fn validate(&self) -> Result<(), BudgetError> {
+        if self.window <= self.output_reserved {
+            return Err(BudgetError::WindowTooSmall {
+                window: self.window,
+                reserved: self.output_reserved,
+            });
+        }
+        if self.stop_ratio >= self.trigger_ratio {
+            return Err(BudgetError::StopNotBelowTrigger {
+                stop: self.stop_ratio,
+                trigger: self.trigger_ratio,
+            });
+        }
+        if self.summary_budget_tokens == 0 {
+            return Err(BudgetError::NoSummaryBudget);
+        }
+        Ok(())
+    }
+
+    pub fn w_eff(&self) -> u64 {
+        self.window.saturating_sub(self.output_reserved)
+    }
+
+    pub fn trigger(&self) -> u64 {
+        self.trigger_ratio.of(self.w_eff())
+    }
+
+    pub fn stop(&self) -> u64 {
+        self.stop_ratio.of(self.w_eff())
+    }
+
+    /// A compaction that reclaims less than a tenth of the hysteresis band
+    /// (trigger − stop) is ineffective for anti-thrash purposes.
+    pub fn min_effective_saving(&self) -> u64 {
+        ((self.trigger() - self.stop()) / 10).max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ratios_parse_exactly() {
+        assert_eq!("0.65".parse::<Ratio>().unwrap().ppm(), 650_000);
+        assert_eq!(".5".parse::<Ratio>().unwrap().ppm(), 500_000);
+        assert_eq!("1".parse::<Ratio>().unwrap().ppm(), 1_000_000);
+        assert_eq!("0.000001".parse::<Ratio>().unwrap().ppm(), 1);
+        for bad in ["0", "1.5", "-0.2", "abc", "", ".", "0.1234567", "1e-1"] {
+            assert!(bad.parse::<Ratio>().is_err(), "{bad} should be refused");
+        }
+        assert_eq!("0.650".parse::<Ratio>().unwrap().to_string(), "0.65");
+        assert_eq!("1.0".parse::<Ratio>().unwrap().to_string(), "1");
+    }
+
+    #[test]
+    fn the_worked_example_budget() {
+        let b = Budget {
+            window: 32_000,
+            output_reserved: 4_000,
+            ..Budget::default()
+        };
+        assert_eq!(b.w_eff(), 28_000);
+        assert_eq!(b.trigger(), 18_200);
+        assert_eq!(b.stop(), 14_000);
+        assert_eq!(Budget::default().trigger(), 117_000);
+    }
+
+    #[test]
+    fn bad_budgets_are_refused() {
+        let b = Budget {
+            window: 4_000,
+            output_reserved: 4_000,
+            ..Budget::default()
+        };
+        assert!(matches!(
+            b.validate(),
+            Err(BudgetError::WindowTooSmall { .. })
+        ));
+        let b = Budget {
+            stop_ratio: DEFAULT_TRIGGER_RATIO,
+            ..Budget::default()
+        };
+        assert!(matches!(
+            b.validate(),
+            Err(BudgetError::StopNotBelowTrigger { .. })
+        ));
+        assert!(Budget::default().validate().is_ok());
+    }
+}

@@ -1,0 +1,253 @@
+//! The reduction ladder: ① shrink outside the protected window, ② floor,
+//! ③ breakthrough shrink, ④ breakthrough floor. Each tier runs only while the
+//! prediction is over trigger; shrinking aims at stop.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::entries::Entry;
+use super::parts::{
+    NO_RESULT_TEXT, Part, PartBody, PartState, SummaryHead, coverage_key, coverage_next,
+    coverage_start,
+};
+use super::restore::{StoreView, apply_form, apply_shell, summary_part};
+use super::{CallContext, Tier};
+use crate::model::{Block, Kind};
+use crate::render::tool_content_text;
+use crate::summarize::{SpanEntry, StaticCheckpoint, Summarizer, SummaryRequest};
+
+/// What one tier did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TierReport {
+    pub tier: Tier,
+    pub parts_shrunk: u32,
+    pub parts_dropped: u32,
+    /// Tool parts considered with no stored form (skipped, never dropped).
+    pub misses: u32,
+    pub tokens_saved: u64,
+    /// Raw parts newly folded into the summary.
+    pub parts_folded: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summarizer: Option<String>,
+    /// The configured summarizer failed and the static checkpoint stood in.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub summarizer_fallback: bool,
+}
+
+/// The state one reduction pass threads through the tiers.
+pub struct Pass<'a> {
+    pub ctx: &'a CallContext<'a>,
+    pub store: StoreView<'a>,
+    /// The running prediction: each tier subtracts what it saves.
+    pub predicted: u64,
+    /// Entries minted so far, in order.
+    pub new_entries: Vec<(String, Value)>,
+}
+
+/// Shrink tool parts for which `eligible` holds, oldest first, toward `target`.
+/// The target is checked only between generations, so a generation is never
+/// bisected. A part with no stored form is a miss: skipped, never dropped.
+pub fn shrink(
+    pass: &mut Pass<'_>,
+    tier: Tier,
+    parts: &mut [Part],
+    eligible: impl Fn(&Part) -> bool,
+    target: u64,
+) -> TierReport {
+    let ctx = pass.ctx;
+    let mut r = TierReport {
+        tier,
+        ..TierReport::default()
+    };
+    let mut current_generation = None;
+    for p in parts.iter_mut() {
+        if p.state != PartState::Raw || !p.is_tool() || !eligible(p) {
+            continue;
+        }
+        if p.generation != current_generation {
+            if pass.predicted <= target {
+                break;
+            }
+            current_generation = p.generation;
+        }
+        let Some(id) = p.tool_id() else { continue };
+        let Some(form) = pass.store.tool_forms.get(id) else {
+            r.misses += 1;
+            continue;
+        };
+        let before = p.tokens;
+        let entry = if form.rule == "drop" {
+            apply_shell(p, ctx.estimator);
+            r.parts_dropped += 1;
+            Entry::Drop
+        } else {
+            apply_form(p, &form.rule, &form.form, ctx.estimator);
+            r.parts_shrunk += 1;
+            Entry::Shrink {
+                rule: form.rule.clone(),
+                form: form.form.clone(),
+            }
+        };
+        let saved = before.saturating_sub(p.tokens);
+        r.tokens_saved += saved;
+        pass.predicted = pass.predicted.saturating_sub(saved);
+        pass.new_entries.push((p.address.clone(), entry.to_value()));
+    }
+    r
+}
+
+/// Positions where the parts may be cut: no generation has parts on both sides.
+pub fn legal_boundaries(parts: &[Part]) -> Vec<bool> {
+    let n = parts.len();
+    let mut prefix_max = vec![0u32; n + 1];
+    for (i, p) in parts.iter().enumerate() {
+        prefix_max[i + 1] = prefix_max[i].max(p.generation.unwrap_or(0));
+    }
+    let mut suffix_min = vec![u32::MAX; n + 1];
+    for i in (0..n).rev() {
+        suffix_min[i] = suffix_min[i + 1].min(parts[i].generation.unwrap_or(u32::MAX));
+    }
+    (0..=n)
+        .map(|b| b == 0 || b == n || prefix_max[b] < suffix_min[b])
+        .collect()
+}
+
+/// Fold the oldest prefix, ending at a legal boundary no later than `cap`, as
+/// little as reaches `target` (the raw tail kept is the larger of what fits
+/// and the protected window). Returns `None` when there is nothing to fold.
+pub fn floor(
+    pass: &mut Pass<'_>,
+    tier: Tier,
+    parts: &mut Vec<Part>,
+    cap: usize,
+    target: u64,
+) -> Option<TierReport> {
+    let ctx = pass.ctx;
+    let start = usize::from(parts.first().is_some_and(|p| p.summary().is_some()));
+    let legal = legal_boundaries(parts);
+    let cap = cap.min(parts.len());
+    let head_tokens = if start == 1 { parts[0].tokens } else { 0 };
+    // The new head's size is not known before summarizing: assume the cap.
+    let summary_guess = ctx.budget.summary_budget_tokens.max(head_tokens);
+    let mut folded_tokens = 0u64;
+    let mut boundary = None;
+    for b in start + 1..=cap {
+        folded_tokens += parts[b - 1].tokens;
+        if !legal[b] {
+            continue;
+        }
+        boundary = Some(b);
+        let after = pass
+            .predicted
+            .saturating_sub(folded_tokens + head_tokens)
+            .saturating_add(summary_guess);
+        if after <= target {
+            break;
+        }
+    }
+    let b = boundary?;
+    let span: Vec<SpanEntry> = parts[start..b].iter().filter_map(span_entry).collect();
+    let prior = parts.first().and_then(Part::summary).cloned();
+    let request = SummaryRequest {
+        prior: prior.as_ref().map(|h| h.text.as_str()),
+        span: &span,
+        budget_tokens: ctx.budget.summary_budget_tokens,
+        estimator: ctx.estimator,
+    };
+    let (summary, fallback) = match ctx.summarizer.summarize(&request) {
+        Ok(s) => (s, false),
+        // The floor must always produce something.
+        Err(_) => (
+            StaticCheckpoint
+                .summarize(&request)
+                .expect("the static checkpoint cannot fail"),
+            true,
+        ),
+    };
+    let mut h = prior.as_ref().map_or_else(coverage_start, |p| p.coverage);
+    for p in &parts[start..b] {
+        h = coverage_next(&h, &p.address);
+    }
+    let covers = prior.as_ref().map_or(0, |p| p.covers) + (b - start) as u64;
+    let key = coverage_key(&h);
+    let entry = Entry::Summary {
+        text: summary.text.clone(),
+        covers,
+        summarizer: summary.summarizer.clone(),
+        extends: prior.as_ref().map(|p| coverage_key(&p.coverage)),
+        minted_turn: ctx.turn,
+        minted_call: ctx.call,
+    };
+    pass.new_entries.push((key.clone(), entry.to_value()));
+    let removed: u64 = parts[..b].iter().map(|p| p.tokens).sum();
+    let head = summary_part(
+        &parts[b - 1],
+        SummaryHead {
+            text: summary.text,
+            coverage: h,
+            covers,
+            summarizer: summary.summarizer.clone(),
+            minted_at: (ctx.turn, ctx.call),
+        },
+        ctx.estimator,
+    );
+    let added = head.tokens;
+    parts.splice(..b, std::iter::once(head));
+    let saved = removed.saturating_sub(added);
+    pass.predicted = pass.predicted.saturating_sub(removed).saturating_add(added);
+    Some(TierReport {
+        tier,
+        tokens_saved: saved,
+        parts_folded: (b - start) as u64,
+        coverage: Some(key),
+        summarizer: Some(summary.summarizer),
+        summarizer_fallback: fallback,
+        ..TierReport::default()
+    })
+}
+
+/// What the summarizer is shown of a part.
+pub fn span_entry(p: &Part) -> Option<SpanEntry> {
+    Some(match &p.body {
+        PartBody::Summary(_) => return None,
+        PartBody::Tool {
+            id,
+            name,
+            input,
+            output,
+        } => SpanEntry::ToolCall {
+            step: p.step,
+            id: id.clone(),
+            name: name.clone(),
+            input: input.clone(),
+            output: output.as_ref().map_or_else(
+                || NO_RESULT_TEXT.to_string(),
+                |o| tool_content_text(&o.content),
+            ),
+            is_error: output.as_ref().is_some_and(|o| o.is_error),
+            interrupted: output.is_none(),
+        },
+        PartBody::Block { block, .. } => {
+            let text = match block {
+                Block::Text { text } => text.clone(),
+                Block::Thinking { thinking, .. } => {
+                    return Some(SpanEntry::Reasoning {
+                        step: p.step,
+                        text: thinking.clone(),
+                    });
+                }
+                Block::RedactedThinking { .. } | Block::Image { .. } => return None,
+                other => crate::render::block_text(other),
+            };
+            match p.kind {
+                Kind::Ask => SpanEntry::Ask { turn: p.turn, text },
+                Kind::Interrupt => SpanEntry::Interrupt { text },
+                Kind::Generation => SpanEntry::AssistantText { step: p.step, text },
+                Kind::CompactSummary => SpanEntry::AgentSummary { text },
+                _ => SpanEntry::Context { text },
+            }
+        }
+    })
+}

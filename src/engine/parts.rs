@@ -1,0 +1,445 @@
+//! Parts: the unit of compaction. One tool call (tool_use + its result), one
+//! text block, one reasoning block or one image each, addressed by what it is:
+//! `tool:<toolCallId>`, or `text:`/`reasoning:`/`image:` plus a blake3 of a
+//! canonical encoding of the content. No message ids anywhere.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::estimate::{Estimator, block_tokens, tool_content_tokens};
+use crate::model::{Block, Kind, Message, Role, ToolContent};
+use crate::render::tool_content_text;
+
+/// Which message side a plain block sits on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    User,
+    Assistant,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub content: ToolContent,
+    pub is_error: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PartBody {
+    /// A text, reasoning, image or other block.
+    Block { side: Side, block: Block },
+    /// A tool call and its result (`None`: no result was recorded).
+    Tool {
+        id: String,
+        name: String,
+        input: Value,
+        output: Option<ToolOutput>,
+    },
+    /// The folded prefix: one `## Task Context` summary.
+    Summary(SummaryHead),
+}
+
+/// What a folded prefix carries forward.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SummaryHead {
+    pub text: String,
+    /// The coverage hash of the raw parts it folds.
+    pub coverage: [u8; 32],
+    /// How many raw parts it folds.
+    pub covers: u64,
+    pub summarizer: String,
+    /// The call that minted it (turn, call).
+    pub minted_at: (u32, u32),
+}
+
+/// What has been done to a part in this view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartState {
+    Raw,
+    /// A stored compacted form is swapped in.
+    Shrunk {
+        rule: String,
+    },
+    /// Disposable: only the legal empty shell is left.
+    Dropped,
+    /// A historical image replaced by a text placeholder.
+    Placeholder,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    pub address: String,
+    pub turn: u32,
+    pub step: u32,
+    /// The generation an assistant-side part belongs to (its step); `None` on the user side.
+    pub generation: Option<u32>,
+    /// The kind of the row the part came from.
+    pub kind: Kind,
+    pub body: PartBody,
+    pub state: PartState,
+    /// Estimated tokens as the part stands now.
+    pub tokens: u64,
+}
+
+impl Part {
+    pub fn is_tool(&self) -> bool {
+        matches!(self.body, PartBody::Tool { .. })
+    }
+
+    pub fn summary(&self) -> Option<&SummaryHead> {
+        match &self.body {
+            PartBody::Summary(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    pub fn tool_id(&self) -> Option<&str> {
+        match &self.body {
+            PartBody::Tool { id, .. } => Some(id),
+            _ => None,
+        }
+    }
+
+    /// Recompute `tokens` after the body changed.
+    pub fn measure(&mut self, est: &dyn Estimator) {
+        self.tokens = part_tokens(est, &self.body);
+    }
+}
+
+/// The text a tool call without a recorded result shows in a view.
+pub const NO_RESULT_TEXT: &str =
+    "[compactor: no result was recorded for this tool call; it was interrupted]";
+
+pub fn part_tokens(est: &dyn Estimator, body: &PartBody) -> u64 {
+    match body {
+        PartBody::Block { block, .. } => block_tokens(est, block),
+        PartBody::Tool {
+            name,
+            input,
+            output,
+            ..
+        } => {
+            est.text(name)
+                + est.text(&serde_json::to_string(input).unwrap_or_default())
+                + output.as_ref().map_or_else(
+                    || est.text(NO_RESULT_TEXT),
+                    |o| tool_content_tokens(est, &o.content),
+                )
+        }
+        PartBody::Summary(h) => est.text(&summary_block_text(&h.text)),
+    }
+}
+
+/// The text of the summary part as the model sees it.
+pub fn summary_block_text(sections: &str) -> String {
+    format!("## Task Context\n\n{}", sections.trim_end())
+}
+
+fn short_hash(parts: &[&[u8]]) -> String {
+    let mut h = blake3::Hasher::new();
+    for p in parts {
+        h.update(&(p.len() as u64).to_le_bytes());
+        h.update(p);
+    }
+    h.finalize().to_hex()[..32].to_string()
+}
+
+/// The address of a plain block part.
+pub fn block_address(side: Side, block: &Block) -> String {
+    let side_tag: &[u8] = match side {
+        Side::User => b"user",
+        Side::Assistant => b"assistant",
+    };
+    match block {
+        Block::Text { text } => format!("text:{}", short_hash(&[side_tag, text.as_bytes()])),
+        Block::Thinking {
+            thinking,
+            signature,
+        } => format!(
+            "reasoning:{}",
+            short_hash(&[
+                thinking.as_bytes(),
+                signature.as_deref().unwrap_or("").as_bytes()
+            ])
+        ),
+        Block::RedactedThinking { data } => {
+            format!("reasoning:{}", short_hash(&[b"redacted", data.as_bytes()]))
+        }
+        Block::Image { source } => format!(
+            "image:{}",
+            short_hash(&[
+                source.data.as_deref().unwrap_or("").as_bytes(),
+                source.url.as_deref().unwrap_or("").as_bytes()
+            ])
+        ),
+        other => format!(
+            "other:{}",
+            short_hash(&[
+                side_tag,
+                serde_json::to_string(other).unwrap_or_default().as_bytes()
+            ])
+        ),
+    }
+}
+
+/// Coverage hashing: a chain over the addresses of the folded raw parts, so a
+/// stored summary is found again whatever the message source.
+pub fn coverage_start() -> [u8; 32] {
+    *blake3::hash(b"compactor/coverage/v1").as_bytes()
+}
+
+pub fn coverage_next(h: &[u8; 32], address: &str) -> [u8; 32] {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(h);
+    hasher.update(address.as_bytes());
+    *hasher.finalize().as_bytes()
+}
+
+/// The snapshot-store key of a summary covering up to a chain hash.
+pub fn coverage_key(h: &[u8; 32]) -> String {
+    format!("cov:{}", blake3::Hash::from_bytes(*h).to_hex())
+}
+
+/// Rebuild parts from record rows (in order). Rows that never reach a view
+/// (meta, titles, the agent's own summaries, usage) are skipped; tool results
+/// join their call; results with no call become user text.
+pub fn reconstruct<'a>(
+    msgs: impl IntoIterator<Item = &'a Message>,
+    est: &dyn Estimator,
+) -> Vec<Part> {
+    let mut b = PartsBuilder::default();
+    for m in msgs {
+        b.push(m, est);
+    }
+    b.parts
+}
+
+/// Incremental reconstruction: feed rows one by one (growth after a checkpoint).
+#[derive(Default)]
+pub struct PartsBuilder {
+    pub parts: Vec<Part>,
+    tool_index: HashMap<String, usize>,
+}
+
+impl PartsBuilder {
+    /// Continue after existing parts (a checkpoint): their tool calls can still
+    /// receive results.
+    pub fn continuing(parts: Vec<Part>) -> PartsBuilder {
+        let tool_index = parts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| p.tool_id().map(|id| (id.to_string(), i)))
+            .collect();
+        PartsBuilder { parts, tool_index }
+    }
+
+    pub fn push(&mut self, m: &Message, est: &dyn Estimator) {
+        if m.role == Role::Meta || !m.kind.reaches_view() {
+            return;
+        }
+        let side = match m.role {
+            Role::Assistant => Side::Assistant,
+            _ => Side::User,
+        };
+        let generation = (side == Side::Assistant).then_some(m.step);
+        for block in &m.content {
+            let body = match block {
+                Block::Text { text } if text.trim().is_empty() => continue,
+                Block::Thinking {
+                    thinking,
+                    signature,
+                } if thinking.is_empty() && signature.is_none() => continue,
+                Block::ToolUse { id, name, input } if side == Side::Assistant => {
+                    if self.tool_index.contains_key(id) {
+                        // A reused id cannot be paired twice; keep it visible as text.
+                        self.plain(
+                            m,
+                            Side::Assistant,
+                            generation,
+                            Block::Text {
+                                text: format!(
+                                    "[tool call {name} reused id {id}; input: {}]",
+                                    serde_json::to_string(input).unwrap_or_default()
+                                ),
+                            },
+                            est,
+                        );
+                        continue;
+                    }
+                    self.tool_index.insert(id.clone(), self.parts.len());
+                    PartBody::Tool {
+                        id: id.clone(),
+                        name: name.clone(),
+                        input: input.clone(),
+                        output: None,
+                    }
+                }
+                Block::ToolResult {
+                    tool_use_id,
+                    content,
+                    is_error,
+                } => {
+                    if let Some(&i) = self.tool_index.get(tool_use_id)
+                        && let PartBody::Tool { output, .. } = &mut self.parts[i].body
+                        && output.is_none()
+                    {
+                        *output = Some(ToolOutput {
+                            content: content.clone(),
+                            is_error: *is_error,
+                        });
+                        let body = self.parts[i].body.clone();
+                        self.parts[i].tokens = part_tokens(est, &body);
+                        continue;
+                    }
+                    // No call to answer in this view: keep the text, as user text.
+                    let text = format!(
+                        "[tool result for {tool_use_id}, whose call is not in this history]\n{}",
+                        tool_content_text(content)
+                    );
+                    self.plain(m, Side::User, None, Block::Text { text }, est);
+                    continue;
+                }
+                other => {
+                    self.plain(m, side, generation, other.clone(), est);
+                    continue;
+                }
+            };
+            let address = match &body {
+                PartBody::Tool { id, .. } => format!("tool:{id}"),
+                _ => unreachable!("only tool bodies reach here"),
+            };
+            let tokens = part_tokens(est, &body);
+            self.parts.push(Part {
+                address,
+                turn: m.turn,
+                step: m.step,
+                generation,
+                kind: m.kind,
+                body,
+                state: PartState::Raw,
+                tokens,
+            });
+        }
+    }
+
+    fn plain(
+        &mut self,
+        m: &Message,
+        side: Side,
+        generation: Option<u32>,
+        block: Block,
+        est: &dyn Estimator,
+    ) {
+        let body = PartBody::Block { side, block };
+        let address = match &body {
+            PartBody::Block { side, block } => block_address(*side, block),
+            _ => unreachable!(),
+        };
+        let tokens = part_tokens(est, &body);
+        self.parts.push(Part {
+            address,
+            turn: m.turn,
+            step: m.step,
+            generation,
+            kind: m.kind,
+            body,
+            state: PartState::Raw,
+            tokens,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::estimate::CharsPerToken;
+    use serde_json::json;
+
+    fn msg(role: Role, kind: Kind, content: Vec<Block>, step: u32) -> Message {
+        let mut m = Message::new(role, kind, content, 1);
+        m.step = step;
+        m.turn = 1;
+        m
+    }
+
+    #[test]
+    fn tool_calls_pair_with_results_and_addresses_are_content_based() {
+        let est = CharsPerToken::default();
+        let msgs = vec![
+            msg(
+                Role::User,
+                Kind::Ask,
+                vec![Block::Text {
+                    text: "read it".into(),
+                }],
+                0,
+            ),
+            msg(
+                Role::Assistant,
+                Kind::Generation,
+                vec![
+                    Block::Text {
+                        text: "\n\n".into(),
+                    },
+                    Block::ToolUse {
+                        id: "t1".into(),
+                        name: "Read".into(),
+                        input: json!({"file_path":"a"}),
+                    },
+                ],
+                1,
+            ),
+            msg(
+                Role::User,
+                Kind::ToolResult,
+                vec![Block::ToolResult {
+                    tool_use_id: "t1".into(),
+                    content: ToolContent::Text("contents".into()),
+                    is_error: false,
+                }],
+                1,
+            ),
+            msg(
+                Role::User,
+                Kind::ToolResult,
+                vec![Block::ToolResult {
+                    tool_use_id: "ghost".into(),
+                    content: ToolContent::Text("lost".into()),
+                    is_error: false,
+                }],
+                1,
+            ),
+        ];
+        let parts = reconstruct(&msgs, &est);
+        assert_eq!(parts.len(), 3, "whitespace text is not a part");
+        assert!(parts[0].address.starts_with("text:"));
+        assert_eq!(parts[1].address, "tool:t1");
+        assert!(matches!(
+            &parts[1].body,
+            PartBody::Tool {
+                output: Some(_),
+                ..
+            }
+        ));
+        assert!(
+            matches!(&parts[2].body, PartBody::Block { side: Side::User, block: Block::Text { text } } if text.contains("ghost"))
+        );
+        // The same content has the same address; a different side does not.
+        let again = reconstruct(&msgs, &est);
+        assert_eq!(again[0].address, parts[0].address);
+        assert_ne!(
+            block_address(Side::User, &Block::Text { text: "x".into() }),
+            block_address(Side::Assistant, &Block::Text { text: "x".into() })
+        );
+    }
+
+    #[test]
+    fn coverage_chain_depends_on_order() {
+        let s = coverage_start();
+        let ab = coverage_next(&coverage_next(&s, "a"), "b");
+        let ba = coverage_next(&coverage_next(&s, "b"), "a");
+        assert_ne!(ab, ba);
+        assert!(coverage_key(&ab).starts_with("cov:"));
+        assert_eq!(coverage_key(&ab).len(), 4 + 64);
+    }
+}

@@ -1,0 +1,171 @@
+//! Project parts back into messages: always a legal Messages request.
+
+use super::parts::{NO_RESULT_TEXT, Part, PartBody, Side, summary_block_text};
+use crate::model::{Block, ToolContent};
+use crate::render::block_text;
+use crate::view::{View, ViewMessage, ViewRole};
+
+/// What projection had to add to keep the view legal.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProjectStats {
+    /// Tool calls without a recorded result, answered by a marked synthetic result.
+    pub synthetic_results: u32,
+}
+
+/// Stands first when a history would otherwise open with the assistant.
+pub const OPENING_TEXT: &str = "[compactor: the history starts with an assistant message]";
+
+pub fn project(parts: &[Part]) -> (View, ProjectStats) {
+    let mut p = Projector::default();
+    for part in parts {
+        match &part.body {
+            PartBody::Summary(head) => p.user(Block::Text {
+                text: summary_block_text(&head.text),
+            }),
+            PartBody::Block {
+                side: Side::User,
+                block,
+            } => p.user(view_block(block)),
+            PartBody::Block {
+                side: Side::Assistant,
+                block,
+            } => p.assistant(part.generation, view_block(block)),
+            PartBody::Tool {
+                id,
+                name,
+                input,
+                output,
+            } => {
+                p.assistant(
+                    part.generation,
+                    Block::ToolUse {
+                        id: id.clone(),
+                        name: name.clone(),
+                        input: input.clone(),
+                    },
+                );
+                let result = match output {
+                    Some(o) => Block::ToolResult {
+                        tool_use_id: id.clone(),
+                        content: non_empty(&o.content),
+                        is_error: o.is_error,
+                    },
+                    None => {
+                        p.stats.synthetic_results += 1;
+                        Block::ToolResult {
+                            tool_use_id: id.clone(),
+                            content: ToolContent::Text(NO_RESULT_TEXT.to_string()),
+                            is_error: true,
+                        }
+                    }
+                };
+                p.pending.push(result);
+            }
+        }
+    }
+    p.flush();
+    (View { messages: p.msgs }, p.stats)
+}
+
+#[derive(Default)]
+struct Projector {
+    msgs: Vec<ViewMessage>,
+    /// Results owed by the last assistant message; they open the next user message.
+    pending: Vec<Block>,
+    last_generation: Option<u32>,
+    stats: ProjectStats,
+}
+
+impl Projector {
+    fn last_role(&self) -> Option<ViewRole> {
+        self.msgs.last().map(|m| m.role)
+    }
+
+    fn user(&mut self, b: Block) {
+        if self.last_role() == Some(ViewRole::User) {
+            self.msgs.last_mut().expect("checked").content.push(b);
+        } else {
+            let mut content = std::mem::take(&mut self.pending);
+            content.push(b);
+            self.msgs.push(ViewMessage {
+                role: ViewRole::User,
+                content,
+            });
+        }
+    }
+
+    fn assistant(&mut self, generation: Option<u32>, b: Block) {
+        match self.last_role() {
+            Some(ViewRole::Assistant)
+                if self.pending.is_empty() || self.last_generation == generation =>
+            {
+                // Same generation, or two generations with nothing between them:
+                // one assistant message either way keeps roles alternating.
+                self.msgs.last_mut().expect("checked").content.push(b);
+            }
+            Some(ViewRole::Assistant) => {
+                self.flush();
+                self.push_assistant(b);
+            }
+            Some(ViewRole::User) => self.push_assistant(b),
+            None => {
+                self.msgs.push(ViewMessage {
+                    role: ViewRole::User,
+                    content: vec![Block::Text {
+                        text: OPENING_TEXT.to_string(),
+                    }],
+                });
+                self.push_assistant(b);
+            }
+        }
+        self.last_generation = generation;
+    }
+
+    fn push_assistant(&mut self, b: Block) {
+        self.msgs.push(ViewMessage {
+            role: ViewRole::Assistant,
+            content: vec![b],
+        });
+    }
+
+    /// Owed results become their own user message.
+    fn flush(&mut self) {
+        if !self.pending.is_empty() {
+            let content = std::mem::take(&mut self.pending);
+            self.msgs.push(ViewMessage {
+                role: ViewRole::User,
+                content,
+            });
+        }
+    }
+}
+
+/// Blocks a view may carry; anything else is shown as text.
+fn view_block(b: &Block) -> Block {
+    match b {
+        Block::Other(_) => Block::Text {
+            text: block_text(b),
+        },
+        other => other.clone(),
+    }
+}
+
+fn non_empty(c: &ToolContent) -> ToolContent {
+    match c {
+        ToolContent::Text(s) if s.trim().is_empty() => ToolContent::Text("(no output)".to_string()),
+        ToolContent::Blocks(bs) if bs.is_empty() => ToolContent::Text("(no output)".to_string()),
+        ToolContent::Blocks(bs) => {
+            let kept: Vec<Block> = bs
+                .iter()
+                .filter(|b| !matches!(b, Block::Text { text } if text.trim().is_empty()))
+                .map(view_block)
+                .collect();
+            if kept.is_empty() {
+                ToolContent::Text("(no output)".to_string())
+            } else {
+                ToolContent::Blocks(kept)
+            }
+        }
+        other => other.clone(),
+    }
+}

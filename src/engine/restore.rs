@@ -1,0 +1,250 @@
+//! Restore: unconditional and free. Re-apply everything already minted, so
+//! the measured size is the true size: placeholders for historical images,
+//! the longest stored summary whose coverage is a prefix of the parts, and
+//! every stored per-part form.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::entries::Entry;
+use super::estimate::Estimator;
+use super::parts::{
+    Part, PartBody, PartState, SummaryHead, ToolOutput, coverage_key, coverage_next, coverage_start,
+};
+use super::toolrules::ToolForm;
+use crate::model::{Block, Kind, ToolContent};
+use crate::render::image_label;
+
+/// The store entries one call reads, loaded by the caller.
+#[derive(Clone, Copy)]
+pub struct StoreView<'a> {
+    /// `task_compaction_snapshot` entries of the task, by key.
+    pub snapshot: &'a BTreeMap<String, Value>,
+    /// `task_tool_compaction` forms of the task, by tool call id.
+    pub tool_forms: &'a HashMap<String, ToolForm>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RestoreReport {
+    /// Raw parts folded into the `## Task Context` head.
+    pub folded_parts: u64,
+    /// The coverage key of the head, if a stored summary applied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// Stored compacted forms swapped in.
+    pub forms_applied: u32,
+    /// Disposable tool parts restored as empty shells.
+    pub shells_applied: u32,
+    /// Historical images replaced by placeholders.
+    pub images_placeheld: u32,
+}
+
+impl RestoreReport {
+    /// Whether restore changed nothing (the view is the raw history).
+    pub fn is_pristine(&self) -> bool {
+        self.summary.is_none()
+            && self.forms_applied == 0
+            && self.shells_applied == 0
+            && self.images_placeheld == 0
+    }
+}
+
+/// The text an empty shell's result carries.
+pub const SHELL_TEXT: &str =
+    "[compactor: output dropped; this tool declares its output disposable]";
+
+pub fn restore(
+    mut parts: Vec<Part>,
+    current_turn: u32,
+    store: StoreView<'_>,
+    est: &dyn Estimator,
+) -> (Vec<Part>, RestoreReport) {
+    let mut report = RestoreReport::default();
+    placeholder_images(&mut parts, current_turn, est, &mut report);
+    parts = fold_stored(parts, store, est, &mut report);
+    for p in parts.iter_mut() {
+        if p.state != PartState::Raw || !p.is_tool() {
+            continue;
+        }
+        match store.snapshot.get(&p.address).and_then(Entry::from_value) {
+            Some(Entry::Shrink { rule, form }) => {
+                apply_form(p, &rule, &form, est);
+                report.forms_applied += 1;
+            }
+            Some(Entry::Drop) => {
+                apply_shell(p, est);
+                report.shells_applied += 1;
+            }
+            _ => {}
+        }
+    }
+    (parts, report)
+}
+
+/// Images in earlier turns were sent before; they are not re-sent.
+fn placeholder_images(
+    parts: &mut [Part],
+    current_turn: u32,
+    est: &dyn Estimator,
+    report: &mut RestoreReport,
+) {
+    for p in parts.iter_mut() {
+        if p.turn >= current_turn {
+            continue;
+        }
+        let changed = match &mut p.body {
+            PartBody::Block { block, .. } => match block {
+                Block::Image { source } => {
+                    *block = Block::Text {
+                        text: format!(
+                            "[compactor: historical image omitted] {}",
+                            image_label(source)
+                        ),
+                    };
+                    true
+                }
+                _ => false,
+            },
+            PartBody::Tool {
+                output:
+                    Some(ToolOutput {
+                        content: ToolContent::Blocks(blocks),
+                        ..
+                    }),
+                ..
+            } => {
+                let mut any = false;
+                for b in blocks.iter_mut() {
+                    if let Block::Image { source } = b {
+                        *b = Block::Text {
+                            text: format!(
+                                "[compactor: historical image omitted] {}",
+                                image_label(source)
+                            ),
+                        };
+                        any = true;
+                    }
+                }
+                any
+            }
+            _ => false,
+        };
+        if changed {
+            if p.state == PartState::Raw && !p.is_tool() {
+                p.state = PartState::Placeholder;
+            }
+            p.measure(est);
+            report.images_placeheld += 1;
+        }
+    }
+}
+
+/// Fold the longest stored coverage that is a prefix of the parts.
+fn fold_stored(
+    parts: Vec<Part>,
+    store: StoreView<'_>,
+    est: &dyn Estimator,
+    report: &mut RestoreReport,
+) -> Vec<Part> {
+    let (start, mut h) = match parts.first().and_then(Part::summary) {
+        Some(head) => (1, head.coverage),
+        None => (0, coverage_start()),
+    };
+    let mut best: Option<(usize, [u8; 32])> = None;
+    for (i, p) in parts.iter().enumerate().skip(start) {
+        h = coverage_next(&h, &p.address);
+        if store.snapshot.contains_key(&coverage_key(&h)) {
+            best = Some((i + 1, h));
+        }
+    }
+    let Some((end, coverage)) = best else {
+        if let Some(head) = parts.first().and_then(Part::summary) {
+            report.folded_parts = head.covers;
+            report.summary = Some(coverage_key(&head.coverage));
+        }
+        return parts;
+    };
+    let key = coverage_key(&coverage);
+    let Some(Entry::Summary {
+        text,
+        covers,
+        summarizer,
+        minted_turn,
+        minted_call,
+        ..
+    }) = store.snapshot.get(&key).and_then(Entry::from_value)
+    else {
+        return parts; // a corrupt entry is skipped, never trusted
+    };
+    report.folded_parts = covers;
+    report.summary = Some(key);
+    let head = summary_part(
+        &parts[end - 1],
+        SummaryHead {
+            text,
+            coverage,
+            covers,
+            summarizer,
+            minted_at: (minted_turn, minted_call),
+        },
+        est,
+    );
+    let mut out = Vec::with_capacity(parts.len() - end + 1);
+    out.push(head);
+    out.extend(parts.into_iter().skip(end));
+    out
+}
+
+/// A summary part standing where `last` (the last folded part) was.
+pub fn summary_part(last: &Part, head: SummaryHead, est: &dyn Estimator) -> Part {
+    let address = format!(
+        "summary:{}",
+        &blake3::Hash::from_bytes(head.coverage).to_hex()[..32]
+    );
+    let mut p = Part {
+        address,
+        turn: last.turn,
+        step: last.step,
+        generation: None,
+        kind: Kind::Context,
+        body: PartBody::Summary(head),
+        state: PartState::Raw,
+        tokens: 0,
+    };
+    p.measure(est);
+    p
+}
+
+/// Swap a stored compacted form into a tool part.
+pub fn apply_form(p: &mut Part, rule: &str, form: &Value, est: &dyn Estimator) {
+    if let PartBody::Tool { input, output, .. } = &mut p.body {
+        if let Some(i) = form.get("input") {
+            *input = i.clone();
+        }
+        if let Some(c) = form.get("content")
+            && let Ok(content) = serde_json::from_value::<ToolContent>(c.clone())
+        {
+            let is_error = output.as_ref().is_some_and(|o| o.is_error);
+            *output = Some(ToolOutput { content, is_error });
+        }
+        p.state = PartState::Shrunk {
+            rule: rule.to_string(),
+        };
+        p.measure(est);
+    }
+}
+
+/// Reduce a tool part to its legal empty shell: id and name kept, content elided.
+pub fn apply_shell(p: &mut Part, est: &dyn Estimator) {
+    if let PartBody::Tool { input, output, .. } = &mut p.body {
+        *input = Value::Object(Map::new());
+        *output = Some(ToolOutput {
+            content: ToolContent::Text(SHELL_TEXT.to_string()),
+            is_error: false,
+        });
+        p.state = PartState::Dropped;
+        p.measure(est);
+    }
+}

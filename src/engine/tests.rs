@@ -1,0 +1,611 @@
+//! Engine tests on small hand-built transcripts: each tier fires exactly when
+//! the seed says, and not otherwise.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::{Value, json};
+
+use super::budget::Budget;
+use super::entries::{Entry, GATE_KEY};
+use super::estimate::CharsPerToken;
+use super::parts::{PartBody, PartState, reconstruct};
+use super::restore::{SHELL_TEXT, StoreView};
+use super::toolrules::{ToolForm, ToolRules};
+use super::*;
+use crate::model::{Block, Kind, Message, Role, ToolContent};
+use crate::summarize::StaticCheckpoint;
+use crate::transcript::TaskSet;
+use crate::view::validate;
+
+/// A transcript under construction plus an in-memory store, replayed call by call.
+pub(crate) struct Sim {
+    tasks: TaskSet,
+    line: u64,
+    generations: u32,
+    pub snapshot: BTreeMap<String, Value>,
+    pub forms: HashMap<String, ToolForm>,
+    pub rules: ToolRules,
+}
+
+impl Sim {
+    pub fn new() -> Sim {
+        Sim::with_rules(ToolRules::default())
+    }
+
+    pub fn with_rules(rules: ToolRules) -> Sim {
+        Sim {
+            tasks: TaskSet::default(),
+            line: 0,
+            generations: 0,
+            snapshot: BTreeMap::new(),
+            forms: HashMap::new(),
+            rules,
+        }
+    }
+
+    fn push(&mut self, role: Role, kind: Kind, content: Vec<Block>, gen_id: Option<String>) {
+        self.line += 1;
+        let mut m = Message::new(role, kind, content, self.line);
+        m.gen_id = gen_id;
+        self.tasks.main().push(m);
+    }
+
+    pub fn ask(&mut self, text: &str) {
+        self.push(
+            Role::User,
+            Kind::Ask,
+            vec![Block::Text { text: text.into() }],
+            None,
+        );
+    }
+
+    /// One generation calling `tool`, answered by `output`; forms minted as import does.
+    pub fn tool_step(&mut self, tool: &str, output: &str) {
+        self.generations += 1;
+        let id = format!("toolu_{:03}", self.generations);
+        let input = json!({"file_path": format!("/src/file_{}.rs", self.generations)});
+        self.push(
+            Role::Assistant,
+            Kind::Generation,
+            vec![
+                Block::Text {
+                    text: format!("Looking at file {}.", self.generations),
+                },
+                Block::ToolUse {
+                    id: id.clone(),
+                    name: tool.into(),
+                    input: input.clone(),
+                },
+            ],
+            Some(format!("msg_{}", self.generations)),
+        );
+        let content = ToolContent::Text(output.to_string());
+        self.push(
+            Role::User,
+            Kind::ToolResult,
+            vec![Block::ToolResult {
+                tool_use_id: id.clone(),
+                content: content.clone(),
+                is_error: false,
+            }],
+            None,
+        );
+        if let Some(f) = self
+            .rules
+            .compact(&CharsPerToken::default(), &id, tool, &input, &content)
+        {
+            self.forms.insert(
+                id.clone(),
+                ToolForm {
+                    tool_call_id: id,
+                    tool_name: tool.into(),
+                    rule: f.rule,
+                    form: f.form,
+                    raw_tokens: f.raw_tokens,
+                    form_tokens: f.form_tokens,
+                    pointer: f.pointer,
+                },
+            );
+        }
+    }
+
+    pub fn reply(&mut self, text: &str) {
+        self.generations += 1;
+        self.push(
+            Role::Assistant,
+            Kind::Generation,
+            vec![Block::Text { text: text.into() }],
+            Some(format!("msg_{}", self.generations)),
+        );
+    }
+
+    pub fn messages(&self) -> &[Message] {
+        &self.tasks.get("").expect("main task").messages
+    }
+
+    /// The record before model call `k` (the k-th generation).
+    pub fn history(&self, k: u32) -> &[Message] {
+        let msgs = self.messages();
+        let end = msgs
+            .iter()
+            .position(|m| m.kind == Kind::Generation && m.step == k)
+            .unwrap_or(msgs.len());
+        &msgs[..end]
+    }
+
+    /// Run model call `k` as a step, then store what it minted.
+    pub fn call(&mut self, k: u32, budget: Budget) -> CallOutput {
+        let out = self.peek(k, budget, Mode::Step);
+        for (key, v) in &out.new_entries {
+            self.snapshot.insert(key.clone(), v.clone());
+        }
+        out
+    }
+
+    /// Run call `k` without storing anything.
+    pub fn peek(&self, k: u32, budget: Budget, mode: Mode) -> CallOutput {
+        let est = CharsPerToken::default();
+        let history = self.history(k);
+        let turn = history.last().map_or(0, |m| m.turn);
+        let parts = reconstruct(history, &est);
+        let ctx = CallContext {
+            budget,
+            turn,
+            call: k,
+            mode,
+            estimator: &est,
+            summarizer: &StaticCheckpoint,
+            calibration: Calibration::default(),
+        };
+        run_call(
+            parts,
+            &ctx,
+            StoreView {
+                snapshot: &self.snapshot,
+                tool_forms: &self.forms,
+            },
+        )
+    }
+}
+
+/// A file read of about `tokens` estimated tokens (40 chars a line).
+pub(crate) fn file_text(tokens: usize) -> String {
+    let lines = tokens * 4 / 40;
+    (1..=lines)
+        .map(|i| format!("{i:>5}\tlet value_{i:<6} = compute({i:<5});  //"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn small_budget() -> Budget {
+    // The worked example: w_eff 28000, trigger 18200, stop 14000, protect 5.
+    Budget {
+        window: 32_000,
+        output_reserved: 4_000,
+        ..Budget::default()
+    }
+}
+
+fn assert_legal(out: &CallOutput) {
+    let v = validate(&out.view);
+    assert!(v.is_empty(), "illegal view: {v:?}");
+}
+
+#[test]
+fn under_trigger_nothing_fires_and_the_view_is_the_raw_history() {
+    let mut sim = Sim::new();
+    sim.ask("read the files");
+    for _ in 0..5 {
+        sim.tool_step("Read", &file_text(2_000));
+    }
+    let out = sim.call(6, small_budget());
+    assert!(out.report.tokens_before <= out.report.trigger);
+    assert!(out.report.tiers_fired.is_empty());
+    assert_eq!(out.report.status, Status::Ok);
+    assert!(
+        out.new_entries.is_empty(),
+        "nothing is minted under trigger"
+    );
+    let raw = project::project(&reconstruct(sim.history(6), &CharsPerToken::default())).0;
+    assert_eq!(out.view, raw);
+    assert_legal(&out);
+}
+
+#[test]
+fn shrink_fires_over_trigger_outside_the_protected_window_toward_stop() {
+    let mut sim = Sim::new();
+    sim.ask("read the files");
+    for _ in 0..14 {
+        sim.tool_step("Read", &file_text(2_000));
+    }
+    let b = small_budget();
+    let mut first = None;
+    for k in 1..=15 {
+        let out = sim.call(k, b);
+        assert_legal(&out);
+        if out.report.tokens_before > b.trigger() && first.is_none() {
+            first = Some((k, out));
+        }
+    }
+    let (k, out) = first.expect("the reads push the view over trigger");
+    assert_eq!(out.report.tiers_fired, vec!["shrink"]);
+    assert!(
+        out.report.tokens_after <= b.stop(),
+        "shrink aims at stop: {}",
+        out.report.tokens_after
+    );
+    let protect_from = k - b.protect_recent_steps;
+    assert_eq!(out.report.protected_from_step, protect_from);
+    for p in &out.parts {
+        if p.step >= protect_from {
+            assert_eq!(
+                p.state,
+                PartState::Raw,
+                "protected part {} touched",
+                p.address
+            );
+        }
+    }
+    let shrunk: Vec<u32> = out
+        .parts
+        .iter()
+        .filter(|p| matches!(p.state, PartState::Shrunk { .. }))
+        .map(|p| p.step)
+        .collect();
+    assert!(!shrunk.is_empty());
+    assert_eq!(shrunk[0], 1, "oldest first");
+    // Forms are stored under the part's address.
+    assert!(
+        out.new_entries
+            .iter()
+            .any(|(k, v)| k == "tool:toolu_001" && v["kind"] == "shrink")
+    );
+}
+
+#[test]
+fn the_dead_zone_holds_and_restore_keeps_the_prefix_stable() {
+    let mut sim = Sim::new();
+    sim.ask("read the files");
+    for _ in 0..20 {
+        sim.tool_step("Read", &file_text(2_000));
+    }
+    let b = small_budget();
+    let mut prev: Option<CallOutput> = None;
+    let mut dead_zone_calls = 0;
+    for k in 1..=21 {
+        let out = sim.call(k, b);
+        assert_legal(&out);
+        let before = out.report.tokens_before;
+        if before > b.stop() && before <= b.trigger() {
+            assert!(
+                out.report.tiers_fired.is_empty(),
+                "call {k} fired inside the dead zone"
+            );
+            dead_zone_calls += 1;
+            // Restore re-applied the earlier forms: the previous view is a prefix.
+            if let Some(p) = &prev {
+                let n = p.view.messages.len();
+                assert_eq!(&out.view.messages[..n - 1], &p.view.messages[..n - 1]);
+            }
+        }
+        if out.report.tokens_before <= b.trigger() {
+            assert!(out.report.tiers_fired.is_empty());
+        }
+        prev = Some(out);
+    }
+    assert!(
+        dead_zone_calls >= 2,
+        "the scenario passes through the dead zone"
+    );
+}
+
+#[test]
+fn a_shrink_miss_is_skipped_never_dropped_and_the_floor_absorbs_it() {
+    // Outputs below the precompact threshold have no form: shrink misses them.
+    let mut sim = Sim::new();
+    sim.ask("do not touch the tenant_registry table; list the modules");
+    for _ in 0..40 {
+        sim.tool_step("Bash", &file_text(450));
+    }
+    let b = Budget {
+        window: 16_000,
+        output_reserved: 2_000,
+        ..Budget::default()
+    };
+    let mut floor_seen = false;
+    for k in 1..=41 {
+        let out = sim.call(k, b);
+        assert_legal(&out);
+        for p in &out.parts {
+            assert_ne!(p.state, PartState::Dropped, "a miss must never drop");
+            if let PartBody::Tool {
+                output: Some(o), ..
+            } = &p.body
+            {
+                assert_ne!(o.content, ToolContent::Text(SHELL_TEXT.into()));
+            }
+        }
+        if out.report.tokens_before > b.trigger() {
+            assert!(
+                !out.report.tiers_fired.contains(&"shrink"),
+                "nothing to shrink"
+            );
+            if out.report.tiers_fired.contains(&"floor") {
+                floor_seen = true;
+                let shrink_misses: u32 = out.report.tiers.iter().map(|t| t.misses).sum();
+                assert_eq!(
+                    shrink_misses, 0,
+                    "misses are counted only on tiers that fired"
+                );
+                assert!(out.parts[0].summary().is_some(), "the fold stands first");
+                // The protected window is kept raw, every one of its steps.
+                let protect_from = out.report.protected_from_step;
+                for step in protect_from..k {
+                    assert!(
+                        out.parts
+                            .iter()
+                            .any(|p| p.step == step && p.is_tool() && p.state == PartState::Raw),
+                        "call {k}: protected step {step} was folded"
+                    );
+                }
+                assert!(out.parts.iter().skip(1).all(|p| p.summary().is_none()));
+                assert!(out.report.tokens_after <= out.report.trigger);
+            }
+        }
+    }
+    assert!(floor_seen, "the floor fired");
+}
+
+#[test]
+fn breakthrough_shrink_breaches_the_window_only_when_needed() {
+    let mut sim = Sim::new();
+    sim.ask("read everything");
+    for _ in 0..12 {
+        sim.tool_step("Read", &file_text(2_000));
+    }
+    // w_eff 10000, trigger 6500: the five protected reads alone are ~10000.
+    let b = Budget {
+        window: 12_000,
+        output_reserved: 2_000,
+        ..Budget::default()
+    };
+    let mut seen = false;
+    for k in 1..=13 {
+        let out = sim.call(k, b);
+        assert_legal(&out);
+        let breached = out.parts.iter().any(|p| {
+            p.step >= out.report.protected_from_step && p.state != PartState::Raw && p.is_tool()
+        });
+        let reported = out
+            .report
+            .tiers_fired
+            .iter()
+            .any(|t| t.starts_with("breakthrough"));
+        // Restored forms minted by an earlier breakthrough may sit in the window.
+        if breached && out.report.restored.forms_applied == 0 {
+            assert!(
+                reported,
+                "call {k}: the protected window was touched without a breakthrough"
+            );
+        }
+        if out.report.tiers_fired.contains(&"breakthrough_shrink") {
+            seen = true;
+            assert!(
+                out.report.tokens_after <= out.report.trigger || out.report.status != Status::Ok
+            );
+        }
+    }
+    assert!(seen, "③ fired");
+}
+
+#[test]
+fn breakthrough_floor_fires_when_nothing_else_can_and_over_window_is_reported() {
+    let rules =
+        ToolRules::with_overrides(r#"{"rules":[{"tools":["Bash"],"rule":"keep"}]}"#).unwrap();
+    let mut sim = Sim::with_rules(rules);
+    sim.ask("run the suite");
+    for _ in 0..4 {
+        sim.tool_step("Bash", &file_text(2_500));
+    }
+    let b = Budget {
+        window: 12_000,
+        output_reserved: 2_000,
+        ..Budget::default()
+    };
+    // Call 5: every step is protected, nothing has a form: ① ② ③ cannot act.
+    let out = sim.call(5, b);
+    assert_legal(&out);
+    assert_eq!(out.report.tiers_fired, vec!["breakthrough_floor"]);
+    assert!(out.parts[0].summary().is_some());
+    // The last step is never folded.
+    assert!(out.parts.iter().any(|p| p.step == 4 && p.is_tool()));
+
+    // One step larger than the whole window: even ④ cannot fit.
+    let mut sim = Sim::with_rules(
+        ToolRules::with_overrides(r#"{"rules":[{"tools":["Bash"],"rule":"keep"}]}"#).unwrap(),
+    );
+    sim.ask("dump the database");
+    sim.tool_step("Bash", &file_text(15_000));
+    let out = sim.call(2, b);
+    assert_legal(&out);
+    assert_eq!(out.report.status, Status::OverWindow);
+    assert!(out.report.tokens_after > out.report.w_eff);
+}
+
+#[test]
+fn disposable_tools_become_the_legal_empty_shell() {
+    let mut sim = Sim::new();
+    sim.ask("think it through");
+    for _ in 0..10 {
+        sim.tool_step("reflect", &file_text(2_500));
+    }
+    let out = sim.call(11, small_budget());
+    assert_legal(&out);
+    assert!(out.report.tiers_fired.contains(&"shrink"));
+    let dropped: Vec<_> = out
+        .parts
+        .iter()
+        .filter(|p| p.state == PartState::Dropped)
+        .collect();
+    assert!(!dropped.is_empty());
+    for p in dropped {
+        let PartBody::Tool {
+            id, input, output, ..
+        } = &p.body
+        else {
+            panic!("a tool part")
+        };
+        assert!(id.starts_with("toolu_"), "the call id is kept");
+        assert_eq!(input, &json!({}));
+        assert_eq!(
+            output.as_ref().unwrap().content,
+            ToolContent::Text(SHELL_TEXT.into())
+        );
+    }
+    assert!(
+        out.new_entries
+            .iter()
+            .any(|(_, v)| v == &Entry::Drop.to_value())
+    );
+}
+
+#[test]
+fn a_rerun_restores_the_same_view_and_mints_nothing() {
+    let mut sim = Sim::new();
+    sim.ask("read everything");
+    for _ in 0..14 {
+        sim.tool_step("Read", &file_text(2_000));
+    }
+    let b = Budget {
+        window: 12_000,
+        output_reserved: 2_000,
+        ..Budget::default()
+    };
+    for k in 1..=15 {
+        let first = sim.call(k, b);
+        let second = sim.call(k, b);
+        assert_eq!(
+            first.view, second.view,
+            "call {k}: a re-run changed the view"
+        );
+        assert!(
+            second.new_entries.is_empty(),
+            "call {k}: a re-run minted {:?}",
+            second.new_entries.iter().map(|e| &e.0).collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn anti_thrash_holds_after_two_ineffective_compactions_in_a_turn() {
+    let rules =
+        ToolRules::with_overrides(r#"{"rules":[{"tools":["Bash"],"rule":"keep"}]}"#).unwrap();
+    let mut sim = Sim::with_rules(rules);
+    sim.ask("go");
+    sim.tool_step("Bash", &file_text(12_000));
+    sim.tool_step("Bash", &file_text(100));
+    let b = Budget {
+        window: 12_000,
+        output_reserved: 2_000,
+        ..Budget::default()
+    };
+    // Seed the gate as if two ineffective compactions already happened this turn.
+    sim.snapshot.insert(
+        GATE_KEY.into(),
+        Entry::Gate {
+            turn: 1,
+            call: 1,
+            streak_before: 1,
+            streak_after: 2,
+        }
+        .to_value(),
+    );
+    let out = sim.peek(3, b, Mode::Step);
+    assert!(out.report.gated);
+    assert!(out.report.tiers_fired.is_empty());
+    assert_eq!(out.report.status, Status::OverWindow);
+    assert!(out.new_entries.is_empty());
+    // A new turn resets the streak.
+    sim.snapshot.insert(
+        GATE_KEY.into(),
+        Entry::Gate {
+            turn: 0,
+            call: 1,
+            streak_before: 1,
+            streak_after: 2,
+        }
+        .to_value(),
+    );
+    let out = sim.peek(3, b, Mode::Step);
+    assert!(!out.report.gated);
+    assert!(!out.report.tiers_fired.is_empty());
+    // An effective compaction writes a zero streak; an ineffective one counts up.
+    let gate = out
+        .new_entries
+        .iter()
+        .find(|(k, _)| k == GATE_KEY)
+        .expect("gate written");
+    let Some(Entry::Gate { streak_after, .. }) = Entry::from_value(&gate.1) else {
+        panic!()
+    };
+    let saved = out.report.tokens_before - out.report.tokens_after;
+    assert_eq!(streak_after == 0, saved >= b.min_effective_saving());
+}
+
+#[test]
+fn preflight_restores_without_reducing() {
+    let mut sim = Sim::new();
+    sim.ask("read the files");
+    for _ in 0..14 {
+        sim.tool_step("Read", &file_text(2_000));
+    }
+    let b = small_budget();
+    for k in 1..=15 {
+        sim.call(k, b);
+    }
+    let step = sim.peek(15, b, Mode::Step);
+    sim.ask("now summarise");
+    let pre = sim.peek(16, b, Mode::Preflight);
+    assert!(pre.report.tiers_fired.is_empty());
+    assert!(pre.new_entries.is_empty());
+    assert!(
+        pre.report.restored.forms_applied > 0,
+        "stored forms are restored"
+    );
+    // The checkpoint starts with the same bytes the last step sent.
+    let n = step.view.messages.len();
+    assert_eq!(&pre.view.messages[..n - 1], &step.view.messages[..n - 1]);
+}
+
+#[test]
+fn interrupted_calls_get_a_marked_synthetic_result() {
+    let mut sim = Sim::new();
+    sim.ask("run it");
+    sim.tool_step("Bash", "ok");
+    sim.generations += 1;
+    sim.push(
+        Role::Assistant,
+        Kind::Generation,
+        vec![Block::ToolUse {
+            id: "toolu_lost".into(),
+            name: "Bash".into(),
+            input: json!({"command": "sleep 100"}),
+        }],
+        Some("msg_lost".into()),
+    );
+    sim.push(
+        Role::User,
+        Kind::Interrupt,
+        vec![Block::Text {
+            text: "[Request interrupted by user for tool use]".into(),
+        }],
+        None,
+    );
+    sim.ask("try again");
+    sim.reply("Retrying with a shorter timeout.");
+    let out = sim.peek(99, Budget::default(), Mode::Preflight);
+    assert_legal(&out);
+    assert_eq!(out.report.synthetic_results, 1);
+    let json = String::from_utf8(out.view.canonical_bytes()).unwrap();
+    assert!(json.contains("no result was recorded"));
+}

@@ -1,0 +1,453 @@
+//! Views: what is sent to the model, as canonical bytes, plus the legality
+//! check every view must pass and renderings for other tools.
+//!
+//! The canonical form is compact JSON `{"messages":[...]}` in Anthropic
+//! Messages shape, fields in a fixed order (struct order; maps sorted), one
+//! trailing newline. `view_hash` is the blake3 of exactly those bytes.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::model::{Block, ToolContent};
+use crate::render::{block_text, image_label};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ViewMessage {
+    pub role: ViewRole,
+    pub content: Vec<Block>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ViewRole {
+    User,
+    Assistant,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct View {
+    pub messages: Vec<ViewMessage>,
+}
+
+impl View {
+    /// The canonical bytes: compact JSON and a trailing newline.
+    pub fn canonical_bytes(&self) -> Vec<u8> {
+        let mut out = serde_json::to_vec(self).expect("views serialise");
+        out.push(b'\n');
+        out
+    }
+
+    /// blake3 of the canonical bytes, hex.
+    pub fn hash(&self) -> String {
+        blake3::hash(&self.canonical_bytes()).to_hex().to_string()
+    }
+
+    /// Parse canonical (or any equivalent) view JSON.
+    pub fn from_json(bytes: &[u8]) -> Result<View, serde_json::Error> {
+        serde_json::from_slice(bytes)
+    }
+}
+
+/// One way a view breaks the Messages API's rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// Index of the offending message.
+    pub message: usize,
+    pub what: String,
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "message {}: {}", self.message, self.what)
+    }
+}
+
+/// Check that a view is a legal Anthropic Messages request body: it starts
+/// with a user message, roles alternate, no content or text block is empty,
+/// every tool_result comes first in its user message and answers a tool_use
+/// of the previous assistant message, every tool_use is answered by the next
+/// message, and tool_use ids are unique.
+pub fn validate(view: &View) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let mut v = |message: usize, what: String| out.push(Violation { message, what });
+    if view.messages.is_empty() {
+        v(0, "the view has no messages".into());
+        return out;
+    }
+    if view.messages[0].role != ViewRole::User {
+        v(0, "the first message is not from the user".into());
+    }
+    let mut seen_ids = HashSet::new();
+    for (i, m) in view.messages.iter().enumerate() {
+        if i > 0 && view.messages[i - 1].role == m.role {
+            v(i, format!("two {:?} messages in a row", m.role));
+        }
+        if m.content.is_empty() {
+            v(i, "empty content".into());
+        }
+        let mut past_results = false;
+        for b in &m.content {
+            match b {
+                Block::Text { text } if text.trim().is_empty() => {
+                    v(i, "an empty or whitespace-only text block".into())
+                }
+                Block::Thinking { thinking, .. } if thinking.is_empty() => {
+                    v(i, "an empty thinking block".into())
+                }
+                Block::ToolUse { id, .. } => {
+                    if m.role != ViewRole::Assistant {
+                        v(i, format!("tool_use {id} in a user message"));
+                    }
+                    if !seen_ids.insert(id.clone()) {
+                        v(i, format!("tool_use id {id} is used twice"));
+                    }
+                }
+                Block::ToolResult {
+                    tool_use_id,
+                    content,
+                    ..
+                } => {
+                    if m.role != ViewRole::User {
+                        v(
+                            i,
+                            format!("tool_result {tool_use_id} in an assistant message"),
+                        );
+                    }
+                    if past_results {
+                        v(
+                            i,
+                            format!("tool_result {tool_use_id} comes after other content"),
+                        );
+                    }
+                    if tool_content_empty(content) {
+                        v(i, format!("tool_result {tool_use_id} has empty content"));
+                    }
+                }
+                Block::Other(_) => v(i, "a block type the view does not allow".into()),
+                _ => {}
+            }
+            if !matches!(b, Block::ToolResult { .. }) {
+                past_results = true;
+            }
+        }
+        // Pairing with the neighbours.
+        if m.role == ViewRole::User {
+            let asked: Vec<&str> = match i.checked_sub(1).map(|p| &view.messages[p]) {
+                Some(prev) if prev.role == ViewRole::Assistant => tool_use_ids(prev),
+                _ => Vec::new(),
+            };
+            for b in &m.content {
+                if let Block::ToolResult { tool_use_id, .. } = b
+                    && !asked.contains(&tool_use_id.as_str())
+                {
+                    v(
+                        i,
+                        format!(
+                            "tool_result {tool_use_id} answers no tool_use of the previous message"
+                        ),
+                    );
+                }
+            }
+        } else {
+            let ids = tool_use_ids(m);
+            let answered: Vec<&str> = view
+                .messages
+                .get(i + 1)
+                .map(|next| {
+                    next.content
+                        .iter()
+                        .filter_map(|b| match b {
+                            Block::ToolResult { tool_use_id, .. } => Some(tool_use_id.as_str()),
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            for id in ids {
+                if !answered.contains(&id) {
+                    v(
+                        i,
+                        format!("tool_use {id} is not answered by the next message"),
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+fn tool_use_ids(m: &ViewMessage) -> Vec<&str> {
+    m.content
+        .iter()
+        .filter_map(|b| match b {
+            Block::ToolUse { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn tool_content_empty(c: &ToolContent) -> bool {
+    match c {
+        ToolContent::Text(s) => s.trim().is_empty(),
+        ToolContent::Blocks(bs) => bs.is_empty(),
+    }
+}
+
+/// Export formats for other tools and for people.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    Anthropic,
+    Openai,
+    Markdown,
+}
+
+/// Render a view in an export format (always ends with a newline).
+pub fn export(view: &View, format: ExportFormat) -> Vec<u8> {
+    match format {
+        ExportFormat::Anthropic => view.canonical_bytes(),
+        ExportFormat::Openai => {
+            let mut out = serde_json::to_vec(&json!({ "messages": to_openai(view) }))
+                .expect("values serialise");
+            out.push(b'\n');
+            out
+        }
+        ExportFormat::Markdown => to_markdown(view).into_bytes(),
+    }
+}
+
+/// OpenAI Chat Completions messages: tool_use → `tool_calls`, tool_result →
+/// `role: tool` messages, thinking → `reasoning_content`, images → `image_url`.
+pub fn to_openai(view: &View) -> Vec<Value> {
+    let mut out = Vec::new();
+    for m in &view.messages {
+        match m.role {
+            ViewRole::Assistant => {
+                let mut text = Vec::new();
+                let mut reasoning = Vec::new();
+                let mut calls = Vec::new();
+                for b in &m.content {
+                    match b {
+                        Block::Text { text: t } => text.push(t.clone()),
+                        Block::Thinking { thinking, .. } => reasoning.push(thinking.clone()),
+                        Block::ToolUse { id, name, input } => calls.push(json!({
+                            "id": id,
+                            "type": "function",
+                            "function": {"name": name, "arguments": serde_json::to_string(input).expect("values serialise")},
+                        })),
+                        Block::RedactedThinking { .. } => {}
+                        other => text.push(block_text(other)),
+                    }
+                }
+                let mut msg = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { Value::String(text.join("\n\n")) }});
+                if !reasoning.is_empty() {
+                    msg["reasoning_content"] = Value::String(reasoning.join("\n\n"));
+                }
+                if !calls.is_empty() {
+                    msg["tool_calls"] = Value::Array(calls);
+                }
+                out.push(msg);
+            }
+            ViewRole::User => {
+                let mut parts = Vec::new();
+                for b in &m.content {
+                    match b {
+                        Block::ToolResult {
+                            tool_use_id,
+                            content,
+                            ..
+                        } => out.push(json!({
+                            "role": "tool",
+                            "tool_call_id": tool_use_id,
+                            "content": crate::render::tool_content_text(content),
+                        })),
+                        Block::Text { text } => parts.push(json!({"type": "text", "text": text})),
+                        Block::Image { source } => match (&source.data, &source.url) {
+                            (Some(d), _) => parts.push(json!({"type": "image_url", "image_url": {"url": format!("data:{};base64,{d}", source.media_type.as_deref().unwrap_or("image/png"))}})),
+                            (None, Some(u)) => parts.push(json!({"type": "image_url", "image_url": {"url": u}})),
+                            _ => parts.push(json!({"type": "text", "text": image_label(source)})),
+                        },
+                        other => parts.push(json!({"type": "text", "text": block_text(other)})),
+                    }
+                }
+                if !parts.is_empty() {
+                    out.push(json!({"role": "user", "content": parts}));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A readable transcript of the view.
+pub fn to_markdown(view: &View) -> String {
+    let mut out = String::new();
+    for (i, m) in view.messages.iter().enumerate() {
+        let role = match m.role {
+            ViewRole::User => "user",
+            ViewRole::Assistant => "assistant",
+        };
+        out.push_str(&format!("### {} · {role}\n\n", i + 1));
+        for b in &m.content {
+            let text = match b {
+                Block::ToolUse { .. } | Block::ToolResult { .. } | Block::Thinking { .. } => {
+                    format!("```\n{}\n```", block_text(b))
+                }
+                _ => block_text(b),
+            };
+            out.push_str(&text);
+            out.push_str("\n\n");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(content: Vec<Block>) -> ViewMessage {
+        ViewMessage {
+            role: ViewRole::User,
+            content,
+        }
+    }
+    fn assistant(content: Vec<Block>) -> ViewMessage {
+        ViewMessage {
+            role: ViewRole::Assistant,
+            content,
+        }
+    }
+    fn text(t: &str) -> Block {
+        Block::Text { text: t.into() }
+    }
+    fn call(id: &str) -> Block {
+        Block::ToolUse {
+            id: id.into(),
+            name: "Read".into(),
+            input: json!({"file_path": "a"}),
+        }
+    }
+    fn result(id: &str) -> Block {
+        Block::ToolResult {
+            tool_use_id: id.into(),
+            content: ToolContent::Text("ok".into()),
+            is_error: false,
+        }
+    }
+
+    #[test]
+    fn canonical_bytes_are_compact_ordered_and_newline_terminated() {
+        let v = View {
+            messages: vec![user(vec![text("hi")])],
+        };
+        assert_eq!(
+            v.canonical_bytes(),
+            b"{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}]}\n"
+        );
+        assert_eq!(View::from_json(&v.canonical_bytes()).unwrap(), v);
+        assert_eq!(v.hash().len(), 64);
+    }
+
+    #[test]
+    fn a_legal_tool_exchange_validates() {
+        let v = View {
+            messages: vec![
+                user(vec![text("read a")]),
+                assistant(vec![text("sure"), call("t1"), call("t2")]),
+                user(vec![result("t1"), result("t2"), text("thanks")]),
+            ],
+        };
+        assert_eq!(validate(&v), vec![]);
+    }
+
+    #[test]
+    fn each_rule_is_enforced() {
+        let cases: Vec<(View, &str)> = vec![
+            (View::default(), "no messages"),
+            (
+                View {
+                    messages: vec![assistant(vec![text("x")])],
+                },
+                "first message",
+            ),
+            (
+                View {
+                    messages: vec![user(vec![text("a")]), user(vec![text("b")])],
+                },
+                "in a row",
+            ),
+            (
+                View {
+                    messages: vec![user(vec![text("  ")])],
+                },
+                "whitespace-only",
+            ),
+            (
+                View {
+                    messages: vec![user(vec![text("a")]), assistant(vec![call("t1")])],
+                },
+                "not answered",
+            ),
+            (
+                View {
+                    messages: vec![
+                        user(vec![text("a")]),
+                        assistant(vec![call("t1")]),
+                        user(vec![text("x"), result("t1")]),
+                    ],
+                },
+                "comes after other content",
+            ),
+            (
+                View {
+                    messages: vec![user(vec![result("t9")])],
+                },
+                "answers no tool_use",
+            ),
+            (
+                View {
+                    messages: vec![
+                        user(vec![text("a")]),
+                        assistant(vec![call("t1")]),
+                        user(vec![result("t1")]),
+                        assistant(vec![call("t1")]),
+                        user(vec![result("t1")]),
+                    ],
+                },
+                "used twice",
+            ),
+        ];
+        for (view, expected) in cases {
+            let errs = validate(&view);
+            assert!(
+                errs.iter().any(|e| e.what.contains(expected)),
+                "expected {expected:?} in {errs:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn openai_export_maps_tools_and_roles() {
+        let v = View {
+            messages: vec![
+                user(vec![text("read a")]),
+                assistant(vec![call("t1")]),
+                user(vec![result("t1")]),
+            ],
+        };
+        let msgs = to_openai(&v);
+        assert_eq!(msgs.len(), 3);
+        assert_eq!(msgs[1]["tool_calls"][0]["function"]["name"], "Read");
+        assert_eq!(
+            msgs[1]["tool_calls"][0]["function"]["arguments"],
+            "{\"file_path\":\"a\"}"
+        );
+        assert_eq!(msgs[2]["role"], "tool");
+        assert_eq!(msgs[2]["tool_call_id"], "t1");
+        let md = to_markdown(&v);
+        assert!(md.contains("### 2 · assistant"));
+        assert!(md.contains("[tool_use Read t1]"));
+    }
+}
