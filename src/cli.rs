@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::engine::budget::Ratio;
+use crate::replay::Micros;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -55,6 +56,16 @@ pub enum Command {
     Step(ProjectArgs),
     /// Render a view file for other tools or people.
     Export(ExportArgs),
+    /// Walk a task call by call as a live engine would have, and print a timeline.
+    Replay(ReplayArgs),
+    /// Compact a saved session offline: replay it, then write the final view.
+    Compact(CompactArgs),
+    /// List saved replay runs.
+    Runs(RunsArgs),
+    /// Compare two views (files or saved runs): exit 0 identical, 1 different.
+    Diff(DiffArgs),
+    /// Prove on fixture transcripts that projection is deterministic (for CI).
+    Check(CheckArgs),
     /// Print shell completions for SHELL.
     Completions(CompletionsArgs),
     /// Print the man page (roff).
@@ -227,6 +238,134 @@ pub struct ProjectArgs {
     pub view: Option<PathBuf>,
 
     /// Print the report as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Per-million-token prices for the cache and cost columns.
+#[derive(Debug, Args)]
+pub struct PriceArgs {
+    /// USD per million uncached input tokens.
+    #[arg(long, default_value = "3.00", value_name = "USD")]
+    pub price_input: Micros,
+
+    /// USD per million tokens written to the prompt cache.
+    #[arg(long, default_value = "3.75", value_name = "USD")]
+    pub price_cache_write: Micros,
+
+    /// USD per million tokens read from the prompt cache.
+    #[arg(long, default_value = "0.30", value_name = "USD")]
+    pub price_cache_read: Micros,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    pub source: TaskSource,
+
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+
+    #[command(flatten)]
+    pub prices: PriceArgs,
+
+    /// First call to show (earlier calls still run, unless --resume).
+    #[arg(long, value_name = "STEP")]
+    pub from: Option<u32>,
+
+    /// Last call to run and show.
+    #[arg(long, value_name = "STEP")]
+    pub to: Option<u32>,
+
+    /// Calls before --from already ran on this store: start at --from,
+    /// re-deriving the checkpoint as a restarted engine would.
+    #[arg(long, requires = "from")]
+    pub resume: bool,
+
+    /// Write every call's view to DIR/call-NNNN.json.
+    #[arg(long, value_name = "DIR")]
+    pub views: Option<PathBuf>,
+
+    /// Save the run's reports and views in the store under NAME.
+    #[arg(long, value_name = "NAME")]
+    pub save: Option<String>,
+
+    /// With --save, replace an existing run of that name.
+    #[arg(long, requires = "save")]
+    pub force: bool,
+
+    /// Print one JSON object: {"steps":[...],"totals":{...}}.
+    #[arg(long, conflicts_with = "jsonl")]
+    pub json: bool,
+
+    /// Print one JSON object per call as soon as it completes.
+    #[arg(long)]
+    pub jsonl: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompactArgs {
+    #[command(flatten)]
+    pub source: TaskSource,
+
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+
+    /// Write the final view to FILE (default: standard output).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// The final view's format.
+    #[arg(long, value_enum, default_value_t = ExportFormatArg::Anthropic)]
+    pub format: ExportFormatArg,
+
+    /// Print the final call's report as JSON (on stderr when the view goes to stdout).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// Print a JSON array.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// A view file, or `run:NAME` / `run:NAME@STEP` (a saved run; without @STEP
+    /// two runs are compared call by call).
+    #[arg(value_name = "A")]
+    pub a: String,
+
+    /// The other side.
+    #[arg(value_name = "B")]
+    pub b: String,
+
+    /// Print only counts.
+    #[arg(long)]
+    pub stat: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Fixture transcripts.
+    #[arg(required = true, value_name = "FIXTURE")]
+    pub fixtures: Vec<PathBuf>,
+
+    /// Compare every view with the golden files under DIR.
+    #[arg(long, value_name = "DIR")]
+    pub golden: Option<PathBuf>,
+
+    /// Rewrite the golden files from this run.
+    #[arg(long, requires = "golden")]
+    pub bless: bool,
+
+    /// Seed of the pseudo-random call at which the interrupted run is killed.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seed: u64,
+
+    /// Print a JSON summary.
     #[arg(long)]
     pub json: bool,
 }

@@ -238,9 +238,13 @@ impl<'a> Driver<'a> {
     /// entries are written in one transaction before this returns.
     pub fn step(&mut self, store: &mut Store, k: u32) -> Result<CallOutput, StoreError> {
         let end = self.index.history_end(k);
+        let turn_start = self.index.turn_first_call(k) == k;
         let (base, from) = match self.last.take() {
-            // The previous call's parts are this turn's checkpoint so far.
-            Some((prev, parts, covered)) if prev + 1 == k && covered <= end => (parts, covered),
+            // Within a turn the previous call's parts are the checkpoint so far;
+            // a turn start re-folds from the pristine raw history (preflight).
+            Some((prev, parts, covered)) if prev + 1 == k && covered <= end && !turn_start => {
+                (parts, covered)
+            }
             _ => {
                 let first = self.index.turn_first_call(k);
                 let pre = self.preflight(store, k)?;
@@ -288,5 +292,77 @@ impl<'a> Driver<'a> {
     /// Forget the in-memory checkpoint (the next step re-derives it from the store).
     pub fn forget(&mut self) {
         self.last = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::engine::estimate::CharsPerToken;
+    use crate::engine::props::{budget, build, transcript};
+    use crate::store::{DbLocation, Store};
+    use crate::summarize::StaticCheckpoint;
+
+    /// Put a simulated transcript into a store the way import does.
+    fn stored(events: &[crate::engine::props::Ev], store: &mut Store) -> TaskRecordIndex {
+        let sim = build(events);
+        store
+            .transaction(|tx| -> Result<(), StoreError> {
+                tx.upsert_task(&crate::store::TaskRecord {
+                    id: "t".into(),
+                    format: "anthropic".into(),
+                    ..Default::default()
+                })?;
+                tx.append_messages("t", None, sim.messages())?;
+                for f in sim.forms.values() {
+                    tx.put_tool_form("t", f)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        TaskRecordIndex::load(store, "t").unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+        /// Keeping the previous call's parts in memory, re-deriving the
+        /// checkpoint before every call, and reopening a file store between
+        /// calls all give byte-identical views.
+        #[test]
+        fn continuous_rederived_and_reopened_runs_agree(events in transcript(), b in budget()) {
+            let est = CharsPerToken::default();
+            let settings = || RunSettings { budget: b, estimator: &est, summarizer: &StaticCheckpoint };
+            let mut mem = Store::open_memory().unwrap();
+            let index = stored(&events, &mut mem);
+            let mut continuous = Driver::new(&mem, &index, settings()).unwrap();
+            let mut views = Vec::new();
+            for k in 1..=index.calls() + 1 {
+                views.push(String::from_utf8(continuous.step(&mut mem, k).unwrap().view.canonical_bytes()).unwrap());
+            }
+
+            let mut mem2 = Store::open_memory().unwrap();
+            let index2 = stored(&events, &mut mem2);
+            let mut forgetful = Driver::new(&mem2, &index2, settings()).unwrap();
+            for k in 1..=index2.calls() + 1 {
+                forgetful.forget();
+                let v = String::from_utf8(forgetful.step(&mut mem2, k).unwrap().view.canonical_bytes()).unwrap();
+                prop_assert_eq!(&v, &views[k as usize - 1], "call {} differs when re-derived", k);
+            }
+
+            let dir = tempfile::tempdir().unwrap();
+            let loc = DbLocation::File(dir.path().join("s.db"));
+            let mut file = Store::open(&loc).unwrap();
+            let index3 = stored(&events, &mut file);
+            drop(file);
+            for k in 1..=index3.calls() + 1 {
+                let mut store = Store::open(&loc).unwrap();
+                let mut d = Driver::new(&store, &index3, settings()).unwrap();
+                let v = String::from_utf8(d.step(&mut store, k).unwrap().view.canonical_bytes()).unwrap();
+                prop_assert_eq!(&v, &views[k as usize - 1], "call {} differs after reopening", k);
+            }
+        }
     }
 }

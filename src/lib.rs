@@ -13,6 +13,7 @@ pub mod exit;
 pub mod ingest;
 pub mod model;
 pub mod render;
+pub mod replay;
 pub mod store;
 pub mod style;
 pub mod summarize;

@@ -1,10 +1,15 @@
 //! One module per subcommand; this one parses, opens the store once and dispatches.
 
+mod check;
+mod compact;
 pub mod completions;
+mod diff;
 mod export;
 mod import;
 mod project;
+mod replay;
 mod report;
+mod runs;
 mod show;
 mod tasks;
 
@@ -53,19 +58,27 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Preflight(args) => project::run(&mut open_store(cli)?, ui, args, Mode::Preflight),
         Command::Step(args) => project::run(&mut open_store(cli)?, ui, args, Mode::Step),
         Command::Export(args) => export::run(ui, args),
+        Command::Replay(args) => replay::run(&mut open_store(cli)?, ui, args),
+        Command::Compact(args) => compact::run(&mut open_store(cli)?, ui, args),
+        Command::Runs(args) => runs::run(&open_store(cli)?, ui, args),
+        Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
+        Command::Check(args) => check::run(ui, args),
         Command::Completions(args) => completions::run(ui, args.shell),
         Command::Man => completions::man(ui),
     }
 }
 
-fn open_store(cli: &Cli) -> Result<Store> {
-    let location = match &cli.db {
+fn db_location(cli: &Cli) -> Result<DbLocation> {
+    Ok(match &cli.db {
         Some(db) => DbLocation::parse(db),
         None => DbLocation::File(default_db_path().context(
             "cannot find a user data directory (HOME is not set); pass --db PATH or set COMPACTOR_DB",
         )?),
-    };
-    Ok(Store::open(&location)?)
+    })
+}
+
+fn open_store(cli: &Cli) -> Result<Store> {
+    Ok(Store::open(&db_location(cli)?)?)
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -130,6 +130,7 @@ pub fn print_call(
     let status = match report.status {
         Status::Ok => paint(ui.color, style::GREEN, "ok"),
         Status::OverTrigger => paint(ui.color, style::YELLOW, "over_trigger"),
+        Status::Breakthrough => paint(ui.color, style::YELLOW, "breakthrough"),
         Status::OverWindow => paint(ui.color, style::RED, "over_window"),
     };
     let mut tail = format!(

@@ -17,7 +17,9 @@ pub mod restore;
 pub mod toolrules;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod props;
+#[cfg(test)]
+pub(crate) mod tests;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -70,10 +72,14 @@ pub enum Mode {
 pub enum Status {
     /// At or under trigger.
     Ok,
-    /// Over trigger but within the window: the ladder was exhausted, held by
-    /// anti-thrash, or (preflight) not run. The call proceeds.
+    /// Over trigger and not reduced this call: preflight (the first step
+    /// reduces), or anti-thrash holding. Within the window, so the call proceeds.
     OverTrigger,
-    /// Over the effective window even after the last tier: the true ceiling.
+    /// Over trigger after the whole ladder ran: what remains is the summary
+    /// plus a window the breakthrough tiers breached or could not reduce
+    /// further. Within the window, so the call proceeds.
+    Breakthrough,
+    /// Over the effective window after everything: the true ceiling.
     OverWindow,
 }
 
@@ -160,7 +166,12 @@ pub fn run_call(parts: Vec<Part>, ctx: &CallContext<'_>, store: StoreView<'_>) -
 
     let last_step = parts.iter().filter_map(|p| p.generation).max().unwrap_or(0);
     let protect_from = (last_step + 1).saturating_sub(budget.protect_recent_steps);
-    let pristine = restored.is_pristine() && !ctx.calibration.agent_compacted;
+    // The recorded usage measures this view only while it is still the raw
+    // history: nothing restored, reduced or folded, whichever path built it.
+    let pristine = !ctx.calibration.agent_compacted
+        && parts
+            .iter()
+            .all(|p| p.state == parts::PartState::Raw && p.summary().is_none());
     let estimate: u64 = parts.iter().map(|p| p.tokens).sum();
     let (predicted, basis) = match ctx.calibration.previous_call {
         Some((step, real)) if pristine && step == last_step && step > 0 => (
@@ -206,10 +217,13 @@ pub fn run_call(parts: Vec<Part>, ctx: &CallContext<'_>, store: StoreView<'_>) -
     let new_entries = pass.new_entries;
 
     let (view, stats) = project::project(&parts);
+    let ladder_ran = ctx.mode == Mode::Step && tokens_before > trigger && !gated;
     let status = if predicted <= trigger {
         Status::Ok
     } else if predicted > w_eff {
         Status::OverWindow
+    } else if ladder_ran {
+        Status::Breakthrough
     } else {
         Status::OverTrigger
     };

@@ -12,6 +12,9 @@ pub struct ProjectStats {
     pub synthetic_results: u32,
 }
 
+/// The whole view when the history has nothing a request can carry.
+pub const EMPTY_TEXT: &str = "[compactor: the history has no content yet]";
+
 /// Stands first when a history would otherwise open with the assistant.
 pub const OPENING_TEXT: &str = "[compactor: the history starts with an assistant message]";
 
@@ -64,6 +67,12 @@ pub fn project(parts: &[Part]) -> (View, ProjectStats) {
         }
     }
     p.flush();
+    if p.msgs.is_empty() {
+        // A request needs a message even when the history has no content yet.
+        p.user(Block::Text {
+            text: EMPTY_TEXT.to_string(),
+        });
+    }
     (View { messages: p.msgs }, p.stats)
 }
 

@@ -19,6 +19,8 @@ use crate::view::validate;
 
 /// A transcript under construction plus an in-memory store, replayed call by call.
 pub(crate) struct Sim {
+    /// Record provider usage on generations (prompt = overhead + estimate).
+    pub usage: bool,
     tasks: TaskSet,
     line: u64,
     generations: u32,
@@ -34,6 +36,7 @@ impl Sim {
 
     pub fn with_rules(rules: ToolRules) -> Sim {
         Sim {
+            usage: false,
             tasks: TaskSet::default(),
             line: 0,
             generations: 0,
@@ -46,8 +49,32 @@ impl Sim {
     fn push(&mut self, role: Role, kind: Kind, content: Vec<Block>, gen_id: Option<String>) {
         self.line += 1;
         let mut m = Message::new(role, kind, content, self.line);
+        if self.usage && kind == Kind::Generation {
+            // What a provider would have counted: a fixed overhead, the
+            // history (a little more than the estimate) and the output.
+            let est = CharsPerToken::default();
+            let history: u64 = reconstruct(self.messages_so_far(), &est)
+                .iter()
+                .map(|p| p.tokens)
+                .sum();
+            let output: u64 = m
+                .content
+                .iter()
+                .map(|b| super::estimate::block_tokens(&est, b))
+                .sum();
+            m.usage = Some(crate::model::Usage {
+                input_tokens: 3,
+                cache_read_input_tokens: 1_000 + history * 11 / 10,
+                cache_creation_input_tokens: 0,
+                output_tokens: output,
+            });
+        }
         m.gen_id = gen_id;
         self.tasks.main().push(m);
+    }
+
+    fn messages_so_far(&self) -> &[Message] {
+        self.tasks.get("").map_or(&[], |t| &t.messages)
     }
 
     pub fn ask(&mut self, text: &str) {
@@ -109,6 +136,18 @@ impl Sim {
         }
     }
 
+    /// A generation with the given blocks.
+    pub fn push_generation(&mut self, content: Vec<Block>) {
+        self.generations += 1;
+        let id = Some(format!("msg_{}", self.generations));
+        self.push(Role::Assistant, Kind::Generation, content, id);
+    }
+
+    /// A row outside any generation.
+    pub fn push_row(&mut self, role: Role, kind: Kind, content: Vec<Block>) {
+        self.push(role, kind, content, None);
+    }
+
     pub fn reply(&mut self, text: &str) {
         self.generations += 1;
         self.push(
@@ -146,6 +185,12 @@ impl Sim {
     pub fn peek(&self, k: u32, budget: Budget, mode: Mode) -> CallOutput {
         let est = CharsPerToken::default();
         let history = self.history(k);
+        let index = crate::driver::TaskRecordIndex::new("sim", self.messages().to_vec());
+        let previous_call = k.checked_sub(1).and_then(|p| {
+            index
+                .usage(p)
+                .map(|u| (p, u.prompt_tokens() + u.output_tokens))
+        });
         let turn = history.last().map_or(0, |m| m.turn);
         let parts = reconstruct(history, &est);
         let ctx = CallContext {
@@ -155,7 +200,11 @@ impl Sim {
             mode,
             estimator: &est,
             summarizer: &StaticCheckpoint,
-            calibration: Calibration::default(),
+            calibration: Calibration {
+                overhead: index.overhead(&est),
+                previous_call,
+                agent_compacted: false,
+            },
         };
         run_call(
             parts,

@@ -7,6 +7,7 @@
 //! compactor is refused rather than guessed at.
 
 mod raw;
+mod runs;
 mod snapshot;
 mod tools;
 
@@ -16,11 +17,15 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 pub use raw::{AppendOutcome, StoredMessage, TaskRecord, TaskStats, row_hash};
+pub use runs::{RunInfo, RunStep};
 pub use snapshot::SnapshotEntry;
 pub use tools::ToolForm;
 
 /// Migrations in order; migration i brings the store to version i+1.
-const MIGRATIONS: &[&str] = &[include_str!("migrations/0001_init.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("migrations/0001_init.sql"),
+    include_str!("migrations/0002_runs.sql"),
+];
 
 /// The store format version this build reads and writes.
 pub const STORE_VERSION: u32 = MIGRATIONS.len() as u32;

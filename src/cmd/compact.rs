@@ -1,0 +1,101 @@
+//! `compactor compact`: compact a saved session offline. Import if needed,
+//! replay every recorded call keeping the store (so forms and summaries are
+//! minted as a live engine would have minted them), then run the next call
+//! and write its view: the bounded checkpoint to resume the session with.
+//! Running it again re-derives the same view and mints nothing.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::Ui;
+use super::project::{budget_of, outcome_of, resolve_task, summarizer_of};
+use super::report::CallJson;
+use crate::cli::{CompactArgs, ExportFormatArg};
+use crate::driver::{Driver, RunSettings, TaskRecordIndex};
+use crate::engine::estimate::CharsPerToken;
+use crate::exit::Outcome;
+use crate::replay::{Prices, ReplayOptions, replay};
+use crate::store::Store;
+use crate::view::{ExportFormat, export};
+
+pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome> {
+    let budget = budget_of(&args.budget)?;
+    let task = resolve_task(store, ui, &args.source)?;
+    let index = TaskRecordIndex::load(store, &task)?;
+    let est = CharsPerToken::default();
+    let summarizer = summarizer_of(args.budget.summarizer);
+    let settings = || RunSettings {
+        budget,
+        estimator: &est,
+        summarizer: summarizer.as_ref(),
+    };
+    let calls = index.calls();
+    if calls > 0 {
+        let bar = (ui.stderr_terminal && !ui.quiet && calls >= 20).then(|| {
+            let bar =
+                ProgressBar::with_draw_target(Some(u64::from(calls)), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("compacting {wide_bar} {pos}/{len} calls")
+                    .expect("valid template"),
+            );
+            bar
+        });
+        let opts = ReplayOptions {
+            from: 1,
+            to: calls,
+            resume: false,
+            prices: Prices::default(),
+        };
+        replay(store, &index, settings(), opts, |_, _| -> Result<()> {
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+            Ok(())
+        })?;
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+    }
+    let mut driver = Driver::new(store, &index, settings())?;
+    let out = driver.step(store, calls + 1)?;
+    let format = match args.format {
+        ExportFormatArg::Anthropic => ExportFormat::Anthropic,
+        ExportFormatArg::Openai => ExportFormat::Openai,
+        ExportFormatArg::Markdown => ExportFormat::Markdown,
+    };
+    let bytes = export(&out.view, format);
+    let recorded = index.recorded_prompt(calls + 1);
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, &bytes)
+                .with_context(|| format!("cannot write the view to {}", path.display()))?;
+            super::report::print_call(ui, &task, &out.report, &budget, recorded, args.json)?;
+        }
+        None => {
+            ui.out.write_all(&bytes)?;
+            // The view owns stdout; the report goes to stderr.
+            if args.json {
+                let line = serde_json::to_string(&CallJson {
+                    task: &task,
+                    report: &out.report,
+                    recorded_prompt_tokens: recorded,
+                    budget: &budget,
+                })?;
+                ui.note(line);
+            } else {
+                ui.note(format!(
+                    "compacted {task}: {} calls replayed; final view {} → {} tokens, tiers {}, status {:?}, view {}",
+                    calls,
+                    out.report.tokens_before,
+                    out.report.tokens_after,
+                    if out.report.tiers_fired.is_empty() { "-".to_string() } else { out.report.tiers_fired.join(",") },
+                    out.report.status,
+                    &out.report.view_hash[..16]
+                ));
+            }
+        }
+    }
+    Ok(outcome_of(out.report.status))
+}

@@ -1,0 +1,282 @@
+//! `compactor diff A B`: views side by side, as a unified diff per message
+//! and part. A and B are view files or saved runs (`run:NAME[@STEP]`).
+//! Exit 0 when identical, 1 when different, 2 on error.
+
+use std::io::Write;
+
+use anyhow::{Context, Result, bail};
+use similar::{ChangeTag, TextDiff};
+
+use super::Ui;
+use crate::cli::DiffArgs;
+use crate::exit::Outcome;
+use crate::render::block_text;
+use crate::store::{DbLocation, RunStep, Store};
+use crate::style::{self, paint};
+use crate::view::{View, ViewRole};
+
+/// One side of a diff.
+enum Side {
+    /// A parsed view (from a file or a run step).
+    View {
+        label: String,
+        view: View,
+        bytes: Vec<u8>,
+    },
+    /// A file that is not a view: compared as text.
+    Text { label: String, bytes: Vec<u8> },
+    /// A whole saved run.
+    Run { name: String, steps: Vec<RunStep> },
+}
+
+pub fn run(db: Option<&DbLocation>, ui: &mut Ui, args: &DiffArgs) -> Result<Outcome> {
+    let mut store = None;
+    let mut load = |spec: &str| -> Result<Side> {
+        if let Some(run) = spec.strip_prefix("run:") {
+            if store.is_none() {
+                let loc = db.context("run: needs a store; pass --db or set COMPACTOR_DB")?;
+                store = Some(Store::open(loc)?);
+            }
+            load_run(store.as_ref().expect("opened above"), run)
+        } else {
+            load_file(spec)
+        }
+    };
+    let a = load(&args.a)?;
+    let b = load(&args.b)?;
+    let differs = match (a, b) {
+        (
+            Side::Run {
+                name: na,
+                steps: sa,
+            },
+            Side::Run {
+                name: nb,
+                steps: sb,
+            },
+        ) => compare_runs(ui, &na, &sa, &nb, &sb, args.stat)?,
+        (a, b) => {
+            let (a, b) = (final_view(a), final_view(b));
+            compare_sides(ui, &a, &b, args.stat)?
+        }
+    };
+    Ok(if differs {
+        Outcome::Differs
+    } else {
+        Outcome::Ok
+    })
+}
+
+fn load_file(path: &str) -> Result<Side> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {path}"))?;
+    Ok(match View::from_json(&bytes) {
+        Ok(view) => Side::View {
+            label: path.to_string(),
+            view,
+            bytes,
+        },
+        Err(_) => Side::Text {
+            label: path.to_string(),
+            bytes,
+        },
+    })
+}
+
+fn load_run(store: &Store, spec: &str) -> Result<Side> {
+    let (name, step) = match spec.split_once('@') {
+        Some((n, s)) => (
+            n,
+            Some(s.parse::<u32>().with_context(|| {
+                format!("run:{spec}: {s:?} is not a call number; expected run:NAME@STEP")
+            })?),
+        ),
+        None => (spec, None),
+    };
+    if store.reader().run(name)?.is_none() {
+        bail!("no saved run named {name:?}; `compactor runs` lists them");
+    }
+    let steps = store.reader().run_steps(name)?;
+    match step {
+        None => Ok(Side::Run {
+            name: name.to_string(),
+            steps,
+        }),
+        Some(k) => {
+            let s = steps
+                .into_iter()
+                .find(|s| s.step == k)
+                .with_context(|| format!("run {name:?} has no call {k}"))?;
+            let bytes = s.view.canonical_bytes();
+            Ok(Side::View {
+                label: format!("run:{name}@{k}"),
+                view: s.view,
+                bytes,
+            })
+        }
+    }
+}
+
+/// A run compared with a single view stands for its last call.
+fn final_view(side: Side) -> Side {
+    match side {
+        Side::Run { name, mut steps } => match steps.pop() {
+            Some(s) => {
+                let bytes = s.view.canonical_bytes();
+                Side::View {
+                    label: format!("run:{name}@{}", s.step),
+                    view: s.view,
+                    bytes,
+                }
+            }
+            None => Side::Text {
+                label: format!("run:{name}"),
+                bytes: Vec::new(),
+            },
+        },
+        other => other,
+    }
+}
+
+fn compare_runs(
+    ui: &mut Ui,
+    na: &str,
+    sa: &[RunStep],
+    nb: &str,
+    sb: &[RunStep],
+    stat: bool,
+) -> Result<bool> {
+    let common = sa.len().min(sb.len());
+    let first = (0..common).find(|&i| sa[i].view != sb[i].view || sa[i].step != sb[i].step);
+    let differing = (0..common).filter(|&i| sa[i].view != sb[i].view).count();
+    match first {
+        None if sa.len() == sb.len() => {
+            writeln!(
+                ui.out,
+                "runs {na} and {nb} are identical over {} calls",
+                sa.len()
+            )?;
+            Ok(false)
+        }
+        None => {
+            writeln!(
+                ui.out,
+                "runs agree over their first {common} calls; {na} has {} calls, {nb} has {}",
+                sa.len(),
+                sb.len()
+            )?;
+            Ok(true)
+        }
+        Some(i) => {
+            writeln!(
+                ui.out,
+                "runs {na} and {nb} first diverge at call {} (turn {}); {differing} of {common} common calls differ",
+                sa[i].step, sa[i].turn
+            )?;
+            let side = |name: &str, s: &RunStep| Side::View {
+                label: format!("run:{name}@{}", s.step),
+                view: s.view.clone(),
+                bytes: s.view.canonical_bytes(),
+            };
+            compare_sides(ui, &side(na, &sa[i]), &side(nb, &sb[i]), stat)?;
+            Ok(true)
+        }
+    }
+}
+
+fn compare_sides(ui: &mut Ui, a: &Side, b: &Side, stat: bool) -> Result<bool> {
+    let (la, ba, ta) = rendered(a);
+    let (lb, bb, tb) = rendered(b);
+    if ba == bb {
+        if !stat {
+            writeln!(ui.out, "{la} and {lb} are identical")?;
+        } else {
+            writeln!(ui.out, "0 messages differ, +0 −0 lines")?;
+        }
+        return Ok(false);
+    }
+    let first_byte = ba
+        .iter()
+        .zip(&bb)
+        .position(|(x, y)| x != y)
+        .unwrap_or(ba.len().min(bb.len()));
+    let diff = TextDiff::from_lines(&ta, &tb);
+    if stat {
+        let (mut plus, mut minus) = (0, 0);
+        for c in diff.iter_all_changes() {
+            match c.tag() {
+                ChangeTag::Insert => plus += 1,
+                ChangeTag::Delete => minus += 1,
+                ChangeTag::Equal => {}
+            }
+        }
+        let messages = match (a, b) {
+            (Side::View { view: va, .. }, Side::View { view: vb, .. }) => {
+                let n = va.messages.len().max(vb.messages.len());
+                let d = (0..n)
+                    .filter(|&i| va.messages.get(i) != vb.messages.get(i))
+                    .count();
+                format!("{d} of {n} messages differ")
+            }
+            _ => "compared as text".to_string(),
+        };
+        writeln!(
+            ui.out,
+            "{messages}, +{plus} −{minus} lines, first difference at byte {first_byte}"
+        )?;
+        return Ok(true);
+    }
+    if !matches!((a, b), (Side::View { .. }, Side::View { .. })) {
+        writeln!(ui.out, "(not both views: compared as text)")?;
+    }
+    writeln!(ui.out, "first difference at byte {first_byte}")?;
+    let text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&la, &lb)
+        .to_string();
+    for line in text.lines() {
+        let styled = if line.starts_with("+++") || line.starts_with("---") {
+            paint(ui.color, style::BOLD, line)
+        } else if line.starts_with('+') {
+            paint(ui.color, style::GREEN, line)
+        } else if line.starts_with('-') {
+            paint(ui.color, style::RED, line)
+        } else if line.starts_with("@@") {
+            paint(ui.color, style::CYAN, line)
+        } else {
+            line.to_string()
+        };
+        writeln!(ui.out, "{styled}")?;
+    }
+    Ok(true)
+}
+
+/// A side's label, bytes, and text rendering (one section per message, one per part).
+fn rendered(s: &Side) -> (String, Vec<u8>, String) {
+    match s {
+        Side::View { label, view, bytes } => (label.clone(), bytes.clone(), render_view(view)),
+        Side::Text { label, bytes } => (
+            label.clone(),
+            bytes.clone(),
+            String::from_utf8_lossy(bytes).into_owned(),
+        ),
+        Side::Run { name, .. } => (format!("run:{name}"), Vec::new(), String::new()),
+    }
+}
+
+fn render_view(v: &View) -> String {
+    let mut out = String::new();
+    for (i, m) in v.messages.iter().enumerate() {
+        let role = match m.role {
+            ViewRole::User => "user",
+            ViewRole::Assistant => "assistant",
+        };
+        out.push_str(&format!("=== message {i} · {role}\n"));
+        for (j, b) in m.content.iter().enumerate() {
+            out.push_str(&format!("--- part {i}.{j}\n"));
+            out.push_str(&block_text(b));
+            out.push('\n');
+        }
+    }
+    out
+}

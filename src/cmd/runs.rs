@@ -1,0 +1,51 @@
+//! `compactor runs`: saved replay runs.
+
+use std::io::Write;
+
+use anyhow::Result;
+use serde_json::json;
+
+use super::Ui;
+use crate::cli::RunsArgs;
+use crate::exit::Outcome;
+use crate::store::Store;
+
+pub fn run(store: &Store, ui: &mut Ui, args: &RunsArgs) -> Result<Outcome> {
+    let runs = store.reader().runs()?;
+    if args.json {
+        let v: Vec<_> = runs
+            .iter()
+            .map(|r| {
+                json!({"name": r.name, "task": r.task_id, "steps": r.steps,
+                       "final_view_hash": r.final_view_hash, "settings": r.settings, "totals": r.totals})
+            })
+            .collect();
+        serde_json::to_writer_pretty(&mut ui.out, &v)?;
+        writeln!(ui.out)?;
+        return Ok(Outcome::Ok);
+    }
+    if runs.is_empty() {
+        ui.note("no saved runs: `compactor replay --save NAME` saves one");
+        return Ok(Outcome::Ok);
+    }
+    for r in &runs {
+        let b = &r.settings["budget"];
+        writeln!(
+            ui.out,
+            "{}  task {} · {} calls · window {} reserve {} trigger {} stop {} protect {} · {} · final view {}",
+            r.name,
+            r.task_id,
+            r.steps,
+            b["window"],
+            b["output_reserved"],
+            b["trigger_ratio"].as_str().unwrap_or("?"),
+            b["stop_ratio"].as_str().unwrap_or("?"),
+            b["protect_recent_steps"],
+            r.settings["summarizer"].as_str().unwrap_or("?"),
+            r.final_view_hash
+                .as_deref()
+                .map_or("-", |h| &h[..16.min(h.len())])
+        )?;
+    }
+    Ok(Outcome::Ok)
+}

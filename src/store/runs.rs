@@ -1,0 +1,217 @@
+//! Saved replay runs (`replay --save NAME`): reports, view hashes and views
+//! stored as deltas. Bookkeeping for people and `diff`; the engine never reads it.
+
+use rusqlite::{OptionalExtension, params};
+use serde_json::Value;
+
+use super::{Reader, Result, StoreError, Tx};
+use crate::view::{View, ViewMessage};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunInfo {
+    pub name: String,
+    pub task_id: String,
+    pub settings: Value,
+    pub steps: u64,
+    pub final_view_hash: Option<String>,
+    pub totals: Value,
+}
+
+/// One saved call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunStep {
+    pub step: u32,
+    pub turn: u32,
+    pub report: Value,
+    pub view: View,
+}
+
+impl Tx<'_> {
+    /// Replace a run (its steps included).
+    pub fn save_run(&self, info: &RunInfo, steps: &[RunStep]) -> Result<()> {
+        self.tx
+            .execute("DELETE FROM run_step WHERE run = ?1", [&info.name])?;
+        self.tx.execute(
+            "INSERT OR REPLACE INTO run (name, task_id, settings, steps, final_view_hash, totals)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                info.name,
+                info.task_id,
+                info.settings.to_string(),
+                info.steps as i64,
+                info.final_view_hash,
+                info.totals.to_string()
+            ],
+        )?;
+        let mut stmt = self.tx.prepare_cached(
+            "INSERT INTO run_step (run, step, turn, report, view_hash, prefix_messages, suffix)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        let mut prev: &[ViewMessage] = &[];
+        for s in steps {
+            let shared = prev
+                .iter()
+                .zip(&s.view.messages)
+                .take_while(|(a, b)| a == b)
+                .count();
+            let suffix =
+                serde_json::to_string(&s.view.messages[shared..]).expect("views serialise");
+            stmt.execute(params![
+                info.name,
+                s.step,
+                s.turn,
+                s.report.to_string(),
+                s.view.hash(),
+                shared as i64,
+                suffix
+            ])?;
+            prev = &s.view.messages;
+        }
+        Ok(())
+    }
+}
+
+impl Reader<'_> {
+    pub fn runs(&self) -> Result<Vec<RunInfo>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT name, task_id, settings, steps, final_view_hash, totals FROM run ORDER BY name",
+        )?;
+        let rows = stmt.query_map([], run_from_row)?;
+        rows.map(|r| r?.map_err(StoreError::Corrupt)).collect()
+    }
+
+    pub fn run(&self, name: &str) -> Result<Option<RunInfo>> {
+        let row = self
+            .conn
+            .query_row(
+                "SELECT name, task_id, settings, steps, final_view_hash, totals FROM run WHERE name = ?1",
+                [name],
+                run_from_row,
+            )
+            .optional()?;
+        row.transpose().map_err(StoreError::Corrupt)
+    }
+
+    /// Every step of a run with its view rebuilt from the deltas.
+    pub fn run_steps(&self, name: &str) -> Result<Vec<RunStep>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT step, turn, report, view_hash, prefix_messages, suffix FROM run_step
+             WHERE run = ?1 ORDER BY step",
+        )?;
+        let rows = stmt.query_map([name], |r| {
+            Ok((
+                r.get::<_, u32>(0)?,
+                r.get::<_, u32>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, i64>(4)?,
+                r.get::<_, String>(5)?,
+            ))
+        })?;
+        let mut out: Vec<RunStep> = Vec::new();
+        for row in rows {
+            let (step, turn, report, hash, prefix, suffix) = row?;
+            let corrupt =
+                |what: String| StoreError::Corrupt(format!("run {name} step {step}: {what}"));
+            let mut messages: Vec<ViewMessage> = match out.last() {
+                Some(p) => p
+                    .view
+                    .messages
+                    .iter()
+                    .take(prefix as usize)
+                    .cloned()
+                    .collect(),
+                None => Vec::new(),
+            };
+            let tail: Vec<ViewMessage> =
+                serde_json::from_str(&suffix).map_err(|e| corrupt(format!("view: {e}")))?;
+            messages.extend(tail);
+            let view = View { messages };
+            if view.hash() != hash {
+                return Err(corrupt("the rebuilt view does not match its hash".into()));
+            }
+            out.push(RunStep {
+                step,
+                turn,
+                report: serde_json::from_str(&report)
+                    .map_err(|e| corrupt(format!("report: {e}")))?,
+                view,
+            });
+        }
+        Ok(out)
+    }
+}
+
+type RunRow = std::result::Result<RunInfo, String>;
+
+fn run_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
+    let name: String = r.get(0)?;
+    let settings: String = r.get(2)?;
+    let totals: String = r.get(5)?;
+    let parse = |what: &str, s: &str| -> std::result::Result<Value, String> {
+        serde_json::from_str(s).map_err(|e| format!("run {name} {what}: {e}"))
+    };
+    Ok((|| {
+        Ok(RunInfo {
+            name: name.clone(),
+            task_id: r.get(1).map_err(|e| e.to_string())?,
+            settings: parse("settings", &settings)?,
+            steps: r.get::<_, i64>(3).map_err(|e| e.to_string())? as u64,
+            final_view_hash: r.get(4).map_err(|e| e.to_string())?,
+            totals: parse("totals", &totals)?,
+        })
+    })())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Block;
+    use crate::store::Store;
+    use crate::view::ViewRole;
+    use serde_json::json;
+
+    fn msg(role: ViewRole, t: &str) -> ViewMessage {
+        ViewMessage {
+            role,
+            content: vec![Block::Text { text: t.into() }],
+        }
+    }
+
+    #[test]
+    fn runs_round_trip_their_views_through_deltas() {
+        let mut store = Store::open_memory().unwrap();
+        let v1 = View {
+            messages: vec![msg(ViewRole::User, "a")],
+        };
+        let v2 = View {
+            messages: vec![msg(ViewRole::User, "a"), msg(ViewRole::Assistant, "b")],
+        };
+        let v3 = View {
+            messages: vec![msg(ViewRole::User, "summary")],
+        };
+        let steps: Vec<RunStep> = [v1, v2, v3]
+            .into_iter()
+            .enumerate()
+            .map(|(i, view)| RunStep {
+                step: i as u32 + 1,
+                turn: 1,
+                report: json!({"step": i + 1}),
+                view,
+            })
+            .collect();
+        let info = RunInfo {
+            name: "r".into(),
+            task_id: "t".into(),
+            settings: json!({}),
+            steps: 3,
+            final_view_hash: Some(steps[2].view.hash()),
+            totals: json!({}),
+        };
+        store.transaction(|tx| tx.save_run(&info, &steps)).unwrap();
+        let back = store.reader().run_steps("r").unwrap();
+        assert_eq!(back, steps);
+        assert_eq!(store.reader().runs().unwrap(), vec![info]);
+        assert!(store.reader().run("nope").unwrap().is_none());
+    }
+}
