@@ -66,7 +66,7 @@ pub(crate) fn build(events: &[Ev]) -> Sim {
         .expect("valid rules");
     let mut sim = Sim::with_rules(rules);
     // Half the transcripts carry recorded usage, half are cold starts.
-    sim.usage = events.len() % 2 == 0;
+    sim.usage = events.len().is_multiple_of(2);
     for e in events {
         match e {
             Ev::Ask(t) => sim.ask(t),
