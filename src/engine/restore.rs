@@ -41,16 +41,6 @@ pub struct RestoreReport {
     pub images_placeheld: u32,
 }
 
-impl RestoreReport {
-    /// Whether restore changed nothing (the view is the raw history).
-    pub fn is_pristine(&self) -> bool {
-        self.summary.is_none()
-            && self.forms_applied == 0
-            && self.shells_applied == 0
-            && self.images_placeheld == 0
-    }
-}
-
 /// The text an empty shell's result carries.
 pub const SHELL_TEXT: &str =
     "[compactor: output dropped; this tool declares its output disposable]";
