@@ -6,6 +6,7 @@
 //! returns is stored content-addressed by the fold's coverage, so a second run
 //! re-reads it instead of summarizing again.
 
+pub mod extractive;
 pub mod static_checkpoint;
 
 use serde_json::Value;
@@ -76,4 +77,5 @@ pub trait Summarizer {
     fn summarize(&self, req: &SummaryRequest<'_>) -> Result<Summary, SummarizeError>;
 }
 
+pub use extractive::Extractive;
 pub use static_checkpoint::StaticCheckpoint;

@@ -1,0 +1,373 @@
+//! Prose rules: sentences, marker words, slug keys, and small verbatim-safe
+//! text cuts. Everything here works on `char`s, never bytes, when cutting.
+
+use std::ops::Range;
+
+/// Markers of a user rule. Matched as whole-word sequences.
+const ASK_CONSTRAINT_MARKERS: &[&[&str]] = &[
+    &["do", "not"],
+    &["don't"],
+    &["dont"],
+    &["never"],
+    &["must"],
+    &["mustn't"],
+    &["should", "not"],
+    &["shouldn't"],
+    &["cannot"],
+    &["can't"],
+    &["avoid"],
+    &["without"],
+    &["only"],
+    &["always"],
+    &["make", "sure"],
+    &["ensure"],
+    &["careful"],
+    &["not", "allowed"],
+    &["forbidden"],
+    &["prohibited"],
+    &["under", "no", "circumstances"],
+    &["refrain"],
+    &["secret"],
+    &["secrets"],
+    &["password"],
+    &["passwords"],
+    &["credential"],
+    &["credentials"],
+    &["api", "key"],
+    &["api", "keys"],
+    &["private"],
+    &["confidential"],
+    &["pii"],
+];
+
+/// The rules worth keeping from text we did not get from the user directly.
+const STRONG_NEGATIVE_MARKERS: &[&[&str]] = &[
+    &["do", "not"],
+    &["don't"],
+    &["dont"],
+    &["never"],
+    &["must", "not"],
+    &["mustn't"],
+    &["should", "not"],
+    &["shouldn't"],
+    &["not", "allowed"],
+    &["forbidden"],
+    &["prohibited"],
+    &["under", "no", "circumstances"],
+];
+
+/// Markers of a choice made; a sentence with one is a decision.
+pub(super) const DECISION_MARKERS: &[&[&str]] = &[
+    &["i'll", "use"],
+    &["i", "will", "use"],
+    &["i'm", "going", "to", "use"],
+    &["let's", "use"],
+    &["let's", "go", "with"],
+    &["i'll", "go", "with"],
+    &["going", "with"],
+    &["decided"],
+    &["decide", "to"],
+    &["chose"],
+    &["opted"],
+    &["instead", "of"],
+    &["rather", "than"],
+    &["switching", "to"],
+    &["switch", "to"],
+    &["the", "approach"],
+    &["we'll"],
+    &["we", "will"],
+];
+
+/// Markers of a discovered truth; checked only when no decision marker hit.
+pub(super) const FINDING_MARKERS: &[&[&str]] = &[
+    &["the", "issue", "is"],
+    &["the", "problem", "is"],
+    &["the", "bug", "is"],
+    &["root", "cause"],
+    &["turns", "out"],
+    &["found", "that"],
+    &["because"],
+    &["caused", "by"],
+    &["the", "reason"],
+    &["the", "culprit"],
+    &["confirmed"],
+    &["discovered"],
+    &["this", "means"],
+];
+
+/// Words that make a finding's value go stale.
+const TIME_BOUND_WORDS: [&str; 7] = [
+    "latest",
+    "currently",
+    "current",
+    "now",
+    "today",
+    "status",
+    "newest",
+];
+
+/// Words too common to name a topic in a key.
+const STOPWORDS: [&str; 34] = [
+    "a", "an", "the", "i", "ill", "im", "ive", "id", "we", "well", "lets", "let", "to", "of",
+    "for", "and", "or", "in", "on", "at", "it", "its", "is", "be", "this", "that", "so", "will",
+    "just", "then", "me", "you", "please", "our",
+];
+
+/// A lowercase word and where it starts in the source (bytes).
+struct Word {
+    start: usize,
+    text: String,
+}
+
+/// Words: runs of letters and digits, with inner apostrophes (’ read as ').
+fn words(s: &str) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut current: Option<Word> = None;
+    for (i, c) in s.char_indices() {
+        let c = if c == '\u{2019}' { '\'' } else { c };
+        if c.is_alphanumeric() || (c == '\'' && current.is_some()) {
+            current
+                .get_or_insert_with(|| Word {
+                    start: i,
+                    text: String::new(),
+                })
+                .text
+                .extend(c.to_lowercase());
+        } else if let Some(w) = current.take() {
+            out.push(w);
+        }
+    }
+    out.extend(current);
+    for w in &mut out {
+        // A trailing apostrophe is a closing quote, not part of the word.
+        while w.text.ends_with('\'') {
+            w.text.pop();
+        }
+    }
+    out
+}
+
+/// Where a user rule's marker starts (bytes), if the sentence carries one.
+/// A sentence opening with "No" (`No DDL against X`) is a rule too.
+pub(super) fn ask_rule_marker(sentence: &str) -> Option<usize> {
+    let ws = words(sentence);
+    match ws.first() {
+        Some(w) if w.text == "no" => Some(w.start),
+        _ => find_marker(&ws, ASK_CONSTRAINT_MARKERS),
+    }
+}
+
+/// Where a strong negative rule's marker starts (bytes), if any.
+pub(super) fn strong_negative_marker(sentence: &str) -> Option<usize> {
+    find_marker(&words(sentence), STRONG_NEGATIVE_MARKERS)
+}
+
+/// Whether the sentence carries one of `markers`.
+pub(super) fn has_marker(sentence: &str, markers: &[&[&str]]) -> bool {
+    find_marker(&words(sentence), markers).is_some()
+}
+
+/// Where the first marker starts (bytes).
+fn find_marker(ws: &[Word], markers: &[&[&str]]) -> Option<usize> {
+    (0..ws.len()).find_map(|i| {
+        let hit = markers
+            .iter()
+            .any(|m| m.len() <= ws.len() - i && m.iter().zip(&ws[i..]).all(|(a, w)| *a == w.text));
+        hit.then_some(ws[i].start)
+    })
+}
+
+/// The key of text with no word in it.
+pub(super) const EMPTY_SLUG: &str = "note";
+
+/// A kebab key from the first content words.
+pub(super) fn slug(s: &str, max_words: usize) -> String {
+    let parts: Vec<String> = words(s)
+        .into_iter()
+        .map(|w| {
+            w.text
+                .replace('\'', "")
+                .chars()
+                .take(20)
+                .collect::<String>()
+        })
+        .filter(|w| !w.is_empty() && !STOPWORDS.contains(&w.as_str()))
+        .take(max_words)
+        .collect();
+    if parts.is_empty() {
+        EMPTY_SLUG.to_string()
+    } else {
+        parts.join("-")
+    }
+}
+
+/// Prose sentences, verbatim and trimmed. Fenced code is skipped; a blank
+/// line, list item or heading starts a new block (a single line break inside
+/// a paragraph does not end a sentence); a block splits after `.`, `!` or
+/// `?` followed by whitespace, and after CJK full stops.
+pub(super) fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut block: Option<Range<usize>> = None;
+    let mut in_fence = false;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let range = offset..offset + line.len();
+        offset = range.end;
+        let body = line.trim();
+        let is_fence = body.starts_with("```") || body.starts_with("~~~");
+        let breaks_block = is_fence || in_fence || body.is_empty() || starts_block(body);
+        if breaks_block && let Some(b) = block.take() {
+            split_block(text, b, &mut out);
+        }
+        if is_fence {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence || body.is_empty() {
+            continue;
+        }
+        block = Some(block.map_or(range.clone(), |b| b.start..range.end));
+    }
+    if let Some(b) = block {
+        split_block(text, b, &mut out);
+    }
+    out
+}
+
+/// A list item, quote, heading or table row starts its own paragraph.
+fn starts_block(line: &str) -> bool {
+    let list = ["- ", "* ", "+ ", "• ", "> ", "#", "|"]
+        .iter()
+        .any(|p| line.starts_with(p));
+    list || numbered_marker_len(line).is_some()
+}
+
+/// `12. ` or `3) ` at the start of a line: the marker's byte length.
+fn numbered_marker_len(line: &str) -> Option<usize> {
+    let digits = line.chars().take_while(char::is_ascii_digit).count();
+    let rest = &line[digits..];
+    (digits > 0 && (rest.starts_with(". ") || rest.starts_with(") "))).then_some(digits + 2)
+}
+
+/// Splits one paragraph into its sentences.
+fn split_block<'t>(text: &'t str, block: Range<usize>, out: &mut Vec<&'t str>) {
+    let s = &text[block];
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let after = i + c.len_utf8();
+        let ends = match c {
+            '。' | '！' | '？' => true,
+            '.' | '!' | '?' => s[after..].chars().next().is_none_or(char::is_whitespace),
+            _ => false,
+        };
+        if ends && !(c == '.' && ends_with_abbreviation(&s[start..i])) {
+            push_sentence(&s[start..after], out);
+            start = after;
+        }
+    }
+    push_sentence(&s[start..], out);
+}
+
+/// `e.g.` and friends do not end a sentence.
+fn ends_with_abbreviation(before_dot: &str) -> bool {
+    let last = before_dot
+        .rsplit(char::is_whitespace)
+        .next()
+        .unwrap_or_default();
+    ["e.g", "i.e", "vs", "cf", "approx", "incl"]
+        .iter()
+        .any(|a| last.eq_ignore_ascii_case(a))
+}
+
+/// Keeps a sentence that has a word in it, minus any list marker.
+fn push_sentence<'t>(s: &'t str, out: &mut Vec<&'t str>) {
+    let s = strip_list_marker(s.trim()).trim();
+    if s.chars().any(char::is_alphanumeric) {
+        out.push(s);
+    }
+}
+
+fn strip_list_marker(s: &str) -> &str {
+    for p in ["- ", "* ", "+ ", "• ", "> "] {
+        if let Some(rest) = s.strip_prefix(p) {
+            return rest;
+        }
+    }
+    if s.starts_with('#') {
+        return s.trim_start_matches('#');
+    }
+    match numbered_marker_len(s) {
+        Some(n) => &s[n..],
+        None => s,
+    }
+}
+
+/// Byte offset of `inner` within `outer`; `inner` must be a slice of `outer`.
+pub(super) fn offset_in(outer: &str, inner: &str) -> usize {
+    inner.as_ptr() as usize - outer.as_ptr() as usize
+}
+
+/// Whitespace runs (line breaks included) become one space.
+pub(super) fn flatten(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// At most `max` characters, with `…` when cut.
+pub(super) fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s.to_string(),
+    }
+}
+
+/// A verbatim window of `max` characters around the marker at byte `at`,
+/// with `…` on each cut side. Short sentences come back whole.
+pub(super) fn clip_around(s: &str, at: usize, max: usize) -> String {
+    let total = s.chars().count();
+    if total <= max {
+        return s.to_string();
+    }
+    let marker_char = s[..at].chars().count();
+    let from = marker_char.saturating_sub(max / 3).min(total - max);
+    let window: String = s.chars().skip(from).take(max).collect();
+    let before = if from > 0 { "…" } else { "" };
+    let after = if from + max < total { "…" } else { "" };
+    format!("{before}{window}{after}")
+}
+
+/// A time-bound finding gets `(as of <date>)` when its text carries a date
+/// and the sentence itself does not (no clock is ever consulted).
+pub(super) fn anchor_date(statement: String, sentence: &str, date: Option<&str>) -> String {
+    let time_bound = words(sentence)
+        .iter()
+        .any(|w| TIME_BOUND_WORDS.contains(&w.text.as_str()));
+    match date {
+        Some(d) if time_bound && find_iso_date(sentence).is_none() => {
+            format!("{statement} (as of {d})")
+        }
+        _ => statement,
+    }
+}
+
+/// The first `YYYY-MM-DD` not embedded in a longer run of digits.
+pub(super) fn find_iso_date(text: &str) -> Option<&str> {
+    let b = text.as_bytes();
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    (0..b.len().saturating_sub(9)).find_map(|i| {
+        let shape = (0..10).all(|k| {
+            if k == 4 || k == 7 {
+                b[i + k] == b'-'
+            } else {
+                digit(i + k)
+            }
+        });
+        let bounded = (i == 0 || !digit(i - 1)) && !digit(i + 10);
+        if !shape || !bounded {
+            return None;
+        }
+        let date = &text[i..i + 10];
+        let month: u32 = date[5..7].parse().ok()?;
+        let day: u32 = date[8..10].parse().ok()?;
+        ((1..=12).contains(&month) && (1..=31).contains(&day)).then_some(date)
+    })
+}
