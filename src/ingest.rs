@@ -29,7 +29,8 @@ pub struct IngestOptions {
 
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
-    #[error("{path}: {source}")]
+    // The source is printed by the error chain (`{:#}`), not repeated here.
+    #[error("{path}")]
     Io {
         path: String,
         #[source]
@@ -37,7 +38,7 @@ pub enum IngestError {
     },
     #[error("{path}:{error}")]
     Parse { path: String, error: LineError },
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Store {
         path: String,
         #[source]
@@ -266,7 +267,10 @@ pub fn ingest_file(
         .transaction(|tx| -> Result<(), StoreError> {
             let source_id = tx.upsert_source(&canonical, format, bytes, lines, &hash)?;
             for t in &tasks {
-                if t.messages.is_empty() {
+                // Titles or a system prompt alone are no conversation yet (a Claude Code
+                // file that so far holds only `summary` lines): storing them would make
+                // a task named after the first line, orphaned once the session id appears.
+                if !t.has_conversation() {
                     continue;
                 }
                 let id = task_id(&t.key);

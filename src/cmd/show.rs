@@ -95,8 +95,9 @@ pub fn run(store: &Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
     }
     if args.json {
         let v: Vec<Value> = rows.iter().map(row_json).collect();
-        serde_json::to_writer_pretty(&mut ui.out, &v)?;
-        writeln!(ui.out)?;
+        // Serialise first: a closed pipe must surface as an io::Error (exit 0).
+        let text = serde_json::to_string_pretty(&v)?;
+        writeln!(ui.out, "{text}")?;
         return Ok(Outcome::Ok);
     }
     for r in &rows {
@@ -203,8 +204,9 @@ fn show_tool(store: &Store, ui: &mut Ui, task: &str, id: &str, json_out: bool) -
             "interrupted": result.is_none(),
             "compacted_form": form.as_ref().map(|f| json!({"rule": f.rule, "raw_tokens": f.raw_tokens, "form_tokens": f.form_tokens, "form": f.form})),
         });
-        serde_json::to_writer_pretty(&mut ui.out, &v)?;
-        writeln!(ui.out)?;
+        // Serialise first: a closed pipe must surface as an io::Error (exit 0).
+        let text = serde_json::to_string_pretty(&v)?;
+        writeln!(ui.out, "{text}")?;
         return Ok(Outcome::Ok);
     }
     writeln!(

@@ -52,8 +52,9 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
         });
     }
     if args.json {
-        serde_json::to_writer_pretty(&mut ui.out, &rows)?;
-        writeln!(ui.out)?;
+        // Serialise first: a closed pipe must surface as an io::Error (exit 0), not a serde one.
+        let text = serde_json::to_string_pretty(&rows)?;
+        writeln!(ui.out, "{text}")?;
         return Ok(Outcome::Ok);
     }
     if rows.is_empty() {
@@ -84,11 +85,11 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
     writeln!(
         ui.out,
         "{}",
-        crate::style::paint(ui.color, crate::style::BOLD, &header)
+        crate::style::paint(ui.color, crate::style::BOLD, header.trim_end())
     )?;
     for r in &rows {
-        writeln!(
-            ui.out,
+        // The last column is padded too: trim so lines carry no trailing blanks.
+        let line = format!(
             "{:<width$}  {:<11}  {:>5}  {:>5}  {:>5}  {:>5}  {:>10}  {:>9}  {:>11}  {:>11}  {:<24}  {:<24}",
             r.id,
             r.format,
@@ -102,7 +103,8 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
             r.usage.cache_creation_input_tokens,
             r.first_timestamp.as_deref().unwrap_or("-"),
             r.last_timestamp.as_deref().unwrap_or("-"),
-        )?;
+        );
+        writeln!(ui.out, "{}", line.trim_end())?;
     }
     Ok(Outcome::Ok)
 }

@@ -30,6 +30,7 @@ pub struct ParsedFile {
     /// blake3 of every byte read.
     pub hash: blake3::Hash,
     /// blake3 of the first non-blank line: a name for the task that survives appends.
+    /// For a whole JSON document, blake3 of the document (its first line is only `{` or `[`).
     pub first_line_hash: Option<blake3::Hash>,
     pub skipped: Vec<SkippedLine>,
     pub not_conversation: u64,
@@ -121,9 +122,10 @@ pub fn parse_reader<R: BufRead>(
         let text = std::str::from_utf8(&all).map_err(|e| utf8_error_in_document(&all, e))?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let value: Value = serde_json::from_str(text).map_err(|e| {
+            let (line, column) = clamp_to_text(text, e.line(), e.column());
             LineError::new(
-                e.line().max(1) as u64,
-                e.column().max(1) as u64,
+                line,
+                column,
                 format!(
                     "{}; expected a JSON document (a list of messages or a request body) or one JSON object per line",
                     describe_json_error(&e)
@@ -145,7 +147,7 @@ pub fn parse_reader<R: BufRead>(
             lines,
             bytes,
             hash: hasher.finalize(),
-            first_line_hash,
+            first_line_hash: Some(blake3::hash(&all)),
             skipped: Vec::new(),
             not_conversation: 0,
             duplicates: 0,
@@ -205,6 +207,25 @@ pub fn parse_reader<R: BufRead>(
             &mut state,
         )?;
     }
+    // Every line of a type this format does not know: the file is in another
+    // format (an explicit --format that does not match). Importing nothing with
+    // success would also mark the file as imported and hide it from a later,
+    // correct import.
+    if let Some(first) = state.first_unknown
+        && state.recognised == 0
+    {
+        let total: u64 = state.unknown.values().sum();
+        let types: Vec<&str> = state.unknown.keys().map(String::as_str).take(4).collect();
+        return Err(LineError::new(
+            first,
+            1,
+            format!(
+                "{total} lines, all of types a {f} transcript does not have ({}); expected a {f} transcript: is --format right?",
+                types.join(", "),
+                f = format.as_str()
+            ),
+        ));
+    }
     Ok(ParsedFile {
         format,
         tasks: tasks.into_tasks(),
@@ -242,6 +263,9 @@ struct Counts {
     not_conversation: u64,
     duplicates: u64,
     unknown: BTreeMap<String, u64>,
+    /// Lines of a type the importer knows (imported, not conversation or duplicates).
+    recognised: u64,
+    first_unknown: Option<u64>,
 }
 
 fn feed(
@@ -266,10 +290,19 @@ fn feed(
             importer.line(line, text, tasks)
         });
     match result {
-        Ok(LineOutcome::Imported) => {}
-        Ok(LineOutcome::NotConversation) => counts.not_conversation += 1,
-        Ok(LineOutcome::Duplicate) => counts.duplicates += 1,
-        Ok(LineOutcome::Unknown(t)) => *counts.unknown.entry(t).or_insert(0) += 1,
+        Ok(LineOutcome::Imported) => counts.recognised += 1,
+        Ok(LineOutcome::NotConversation) => {
+            counts.recognised += 1;
+            counts.not_conversation += 1
+        }
+        Ok(LineOutcome::Duplicate) => {
+            counts.recognised += 1;
+            counts.duplicates += 1
+        }
+        Ok(LineOutcome::Unknown(t)) => {
+            counts.first_unknown.get_or_insert(line);
+            *counts.unknown.entry(t).or_insert(0) += 1
+        }
         Err(e) if opts.skip_invalid => counts.skipped.push(e),
         Err(e) => return Err(e),
     }
@@ -311,6 +344,17 @@ fn utf8_error_in_document(all: &[u8], e: std::str::Utf8Error) -> LineError {
             all.get(at).copied().unwrap_or(0)
         ),
     )
+}
+
+/// serde_json reports the end of a document that ends with a newline as
+/// column 0 of the line after it; point at the last line's last byte instead
+/// (as a truncated JSONL line is reported), so the location names a line that exists.
+fn clamp_to_text(text: &str, line: usize, column: usize) -> (u64, u64) {
+    let lines: Vec<&str> = text.lines().collect();
+    match lines.last() {
+        Some(last) if line > lines.len() => (lines.len() as u64, last.len().max(1) as u64),
+        _ => (line.max(1) as u64, column.max(1) as u64),
+    }
 }
 
 fn describe_json_error(e: &serde_json::Error) -> String {
@@ -382,6 +426,14 @@ mod tests {
         let p = parse_bytes(data, &opts()).unwrap();
         assert_eq!(p.format, Format::Anthropic);
         assert_eq!(p.tasks[0].messages.len(), 3);
+    }
+
+    #[test]
+    fn a_truncated_document_error_names_its_last_line() {
+        let data = b"[\n  {\"role\": \"user\", \"content\": \"hi\"},\n";
+        let err = parse_bytes(data, &opts()).err().unwrap();
+        assert_eq!((err.line, err.column), (2, 36), "{err}");
+        assert!(err.message.contains("truncated JSON"), "{err}");
     }
 
     #[test]

@@ -1,0 +1,609 @@
+//! `compactor import`: every format from the fixtures, idempotence and
+//! appends, atomicity, and each error path.
+
+use insta::assert_snapshot;
+use serde_json::Value;
+
+use crate::util::{Run, TestEnv, json_lines, testdata};
+
+pub const CLAUDE_TASK: &str = "7f3c9a2e-5b1d-4e8f-a6c4-2d9e1b7f0a53";
+pub const CODEX_TASK: &str = "019c9e3a-6b27-7d41-9f0c-3a5e8b1d2c74";
+
+/// The valid fixtures and the format each must be detected as.
+pub const FIXTURES: [(&str, &str); 8] = [
+    ("claude-code/small-session.jsonl", "claude-code"),
+    ("claude-code/inline-sidechain.jsonl", "claude-code"),
+    ("codex/small-rollout.jsonl", "codex"),
+    ("openai-chat/conversation.jsonl", "openai-chat"),
+    ("openai-chat/conversation.json", "openai-chat"),
+    ("anthropic/request.json", "anthropic"),
+    ("anthropic/messages.jsonl", "anthropic"),
+    (
+        "claude-code/with-subagent/c2e8d4a1-9f3b-4c7e-b5a2-6e1d0f8c3b94.jsonl",
+        "claude-code",
+    ),
+];
+
+#[test]
+fn claude_code_session_report() {
+    let env = TestEnv::new();
+    let path = env.fixture("claude-code/small-session.jsonl");
+    let run = env.run(&["import", &path]);
+    assert_snapshot!(run.snapshot());
+    let t = env.task(CLAUDE_TASK);
+    assert_eq!(t["format"], "claude-code");
+    assert_eq!(
+        t["title"],
+        "Fix TALLY_MAX_ROWS env override in config loader"
+    );
+    assert_eq!(t["model"], "claude-opus-4-6");
+    // 18 user/assistant lines; the title row is a meta row and not counted.
+    assert_eq!(t["messages"], 18);
+    assert_eq!(t["turns"], 2);
+    assert_eq!(t["tool_calls"], 5);
+}
+
+#[test]
+fn codex_rollout_report() {
+    let env = TestEnv::new();
+    let path = env.fixture("codex/small-rollout.jsonl");
+    let run = env.run(&["import", &path]);
+    assert_snapshot!(run.snapshot());
+    let t = env.task(CODEX_TASK);
+    assert_eq!(t["format"], "codex");
+    assert_eq!(t["model"], "gpt-5.3-codex");
+    assert_eq!(t["tool_calls"], 3);
+    assert_eq!(t["interrupted_tool_calls"], 0);
+}
+
+#[test]
+fn openai_chat_lines_and_document() {
+    let env = TestEnv::new();
+    let lines = env.fixture("openai-chat/conversation.jsonl");
+    let doc = env.fixture("openai-chat/conversation.json");
+    let run = env.run(&["import", &lines, &doc]);
+    assert_snapshot!(run.snapshot());
+    let tasks = env.tasks();
+    assert_eq!(tasks.len(), 2, "two files, two tasks: {tasks:#?}");
+    for t in &tasks {
+        assert_eq!(t["format"], "openai-chat");
+        assert_eq!(t["orphan_tool_results"], 0);
+        assert_eq!(t["interrupted_tool_calls"], 0);
+    }
+    // The system messages are recorded but are not conversation.
+    let doc_task = tasks.iter().find(|t| t["steps"] == 2).unwrap();
+    assert_eq!(doc_task["messages"], 4);
+    assert_eq!(doc_task["tool_calls"], 1);
+}
+
+#[test]
+fn anthropic_request_body_and_message_lines() {
+    let env = TestEnv::new();
+    let body = env.fixture("anthropic/request.json");
+    let lines = env.fixture("anthropic/messages.jsonl");
+    let run = env.run(&["import", &body, &lines]);
+    assert_snapshot!(run.snapshot());
+    let body_task = env.task("anthropic-2a9138353ab0");
+    assert_eq!(body_task["model"], "claude-sonnet-4-5-20250929");
+    // system (meta) + 5 messages
+    assert_eq!(body_task["messages"], 5);
+    assert_eq!(body_task["tool_calls"], 1);
+    // Response objects carry usage; each counts once.
+    let lines_task = env.task("anthropic-61fb0fc98070");
+    assert_eq!(lines_task["usage"]["input_tokens"], 1843 + 2011);
+    assert_eq!(lines_task["usage"]["output_tokens"], 96 + 61);
+}
+
+#[test]
+fn two_documents_of_one_format_are_two_tasks() {
+    // A pretty-printed document's first line is only `{`: the task must be
+    // named after the document, not after that line.
+    let env = TestEnv::new();
+    let body = std::fs::read_to_string(testdata("anthropic/request.json")).unwrap();
+    let a = env.write("a/request.json", &body);
+    let b = env.write(
+        "b/request.json",
+        body.replace(
+            "How many orders were placed last week?",
+            "How many refunds were issued last week?",
+        ),
+    );
+    env.run(&["import", &a, &b]).success();
+    let tasks = env.tasks();
+    assert_eq!(tasks.len(), 2, "{tasks:#?}");
+    assert!(tasks.iter().all(|t| t["messages"] == 5));
+}
+
+#[test]
+fn explicit_format_gives_the_same_tasks_as_detection() {
+    for (rel, format) in FIXTURES {
+        let auto = TestEnv::new();
+        auto.import_fixture(rel);
+        let explicit = TestEnv::new();
+        let path = explicit.fixture(rel);
+        explicit
+            .run(&["import", "--format", format, &path])
+            .success();
+        assert_eq!(
+            auto.tasks(),
+            explicit.tasks(),
+            "{rel} with --format {format}"
+        );
+        assert!(
+            auto.tasks().iter().all(|t| t["format"] == format),
+            "{rel} detected as {format}"
+        );
+    }
+}
+
+#[test]
+fn a_format_that_does_not_match_is_refused() {
+    let env = TestEnv::new();
+    let claude = env.fixture("claude-code/small-session.jsonl");
+    let codex = env.fixture("codex/small-rollout.jsonl");
+    let run = env.run(&["import", "--format", "codex", &claude]);
+    run.failure(2);
+    assert!(
+        run.stderr.contains(
+            "claude-code/small-session.jsonl:1:1: 24 lines, all of types a codex transcript does not have"
+        ),
+        "{}",
+        run.stderr
+    );
+    env.run(&["import", "--format", "claude-code", &codex])
+        .failure(2);
+    env.run(&["import", "--format", "openai-chat", &codex])
+        .failure(2);
+    env.run(&["import", "--format", "anthropic", &claude])
+        .failure(2);
+    assert_eq!(env.counts(), [0, 0, 0]);
+    // The refused attempt must not mark the file as imported.
+    let run = env.run(&["import", &claude]);
+    run.success();
+    assert!(run.stdout.contains("19 added"), "{}", run.stdout);
+}
+
+#[test]
+fn reimporting_adds_nothing() {
+    let env = TestEnv::new();
+    for (rel, _) in FIXTURES {
+        env.import_fixture(rel);
+    }
+    let before = env.counts();
+    assert!(before[0] > 0 && before[2] > 0, "{before:?}");
+    let tasks = env.tasks();
+    for (rel, _) in FIXTURES {
+        let run = env.run(&["import", rel]);
+        run.success();
+        assert_eq!(
+            run.stdout,
+            format!("{rel}: unchanged since the last import, nothing added\n")
+        );
+    }
+    assert_eq!(env.counts(), before);
+    assert_eq!(env.tasks(), tasks);
+}
+
+#[test]
+fn a_copy_elsewhere_is_recognised_by_content() {
+    let env = TestEnv::new();
+    for (rel, _) in FIXTURES {
+        env.import_fixture(rel);
+    }
+    let before = env.counts();
+    for (rel, _) in FIXTURES {
+        let copy = env.write(
+            &format!("elsewhere/{}", rel.replace('/', "-")),
+            std::fs::read(testdata(rel)).unwrap(),
+        );
+        let run = env.run(&["import", "--json", &copy]);
+        run.success();
+        let report = &run.json_lines()[0];
+        assert_eq!(report["status"], "imported", "{rel}");
+        for t in report["tasks"].as_array().unwrap() {
+            assert_eq!(t["added"], 0, "{rel}: {t}");
+            assert!(t["already"].as_u64().unwrap() > 0, "{rel}: {t}");
+        }
+    }
+    assert_eq!(env.counts(), before);
+}
+
+/// All rows of the record with everything that identifies them (not the source row id).
+fn record(env: &TestEnv) -> Vec<Vec<String>> {
+    let conn = env.conn();
+    let mut stmt = conn
+        .prepare(
+            "SELECT task_id, seq, role, kind, turn, step, gen_id, content, usage, source_line,
+                    source_uuid, timestamp, hex(row_hash)
+             FROM task_message ORDER BY task_id, seq",
+        )
+        .unwrap();
+    stmt.query_map([], |r| {
+        (0..13)
+            .map(|i| {
+                r.get::<_, rusqlite::types::Value>(i)
+                    .map(|v| format!("{v:?}"))
+            })
+            .collect()
+    })
+    .unwrap()
+    .collect::<rusqlite::Result<_>>()
+    .unwrap()
+}
+
+#[test]
+fn appended_lines_add_exactly_those_rows() {
+    for rel in [
+        "claude-code/small-session.jsonl",
+        "claude-code/inline-sidechain.jsonl",
+        "codex/small-rollout.jsonl",
+        "openai-chat/conversation.jsonl",
+        "anthropic/messages.jsonl",
+    ] {
+        let full = TestEnv::new();
+        full.import_fixture(rel);
+        let total = full.counts()[0];
+
+        let grown = TestEnv::new();
+        let text = std::fs::read_to_string(testdata(rel)).unwrap();
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        for cut in [1, lines.len() / 3, lines.len() * 2 / 3] {
+            let prefix: String = lines[..cut].concat();
+            let path = grown.write("growing.jsonl", &prefix);
+            grown.run(&["import", &path]).success();
+        }
+        let before = grown.counts()[0];
+        assert!(before < total, "{rel}: the prefix already has every row");
+        grown.write("growing.jsonl", &text);
+        let run = grown.run(&["import", "--json", "growing.jsonl"]);
+        run.success();
+        let added: u64 = run.json_lines()[0]["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["added"].as_u64().unwrap())
+            .sum();
+        assert_eq!(added, total - before, "{rel}");
+        assert_eq!(grown.counts()[0], total, "{rel}");
+        assert_eq!(
+            record(&grown),
+            record(&full),
+            "{rel}: appended record differs"
+        );
+    }
+}
+
+#[test]
+fn a_rewritten_file_is_refused() {
+    let env = TestEnv::new();
+    let text = std::fs::read_to_string(testdata("openai-chat/conversation.jsonl")).unwrap();
+    let path = env.write("chat.jsonl", &text);
+    env.run(&["import", &path]).success();
+    let before = env.counts();
+    // Same first line (so the same task), but an earlier message changed.
+    let edited = text.replace("Bump it to 2.32.3.", "Bump it to 2.32.4.");
+    env.write("chat.jsonl", edited);
+    let run = env.run(&["import", &path]);
+    run.failure(2);
+    assert!(
+        run.stderr
+            .contains("no longer starts with what was imported before (row 5 differs)"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.counts(), before);
+}
+
+#[test]
+fn the_record_is_append_only() {
+    let env = TestEnv::new();
+    env.import_fixture("claude-code/small-session.jsonl");
+    let before = env.counts();
+    let conn = env.conn();
+    let err = conn
+        .execute("DELETE FROM task_message", [])
+        .expect_err("DELETE must fail");
+    assert!(err.to_string().contains("append-only"), "{err}");
+    let err = conn
+        .execute("UPDATE task_message SET content = '[]' WHERE seq = 1", [])
+        .expect_err("UPDATE must fail");
+    assert!(err.to_string().contains("append-only"), "{err}");
+    let err = conn
+        .execute("UPDATE task_message SET turn = turn + 1", [])
+        .expect_err("UPDATE of bookkeeping columns must fail too");
+    assert!(err.to_string().contains("append-only"), "{err}");
+    drop(conn);
+    assert_eq!(env.counts(), before);
+}
+
+#[test]
+fn tool_forms_are_minted_at_import() {
+    let env = TestEnv::new();
+    env.import_fixture("claude-code/small-session.jsonl");
+    env.import_fixture("codex/small-rollout.jsonl");
+    let conn = env.conn();
+    let mut stmt = conn
+        .prepare(
+            "SELECT task_id, tool_call_id, tool_name, rule, pointer FROM task_tool_compaction ORDER BY task_id",
+        )
+        .unwrap();
+    let rows: Vec<[String; 5]> = stmt
+        .query_map([], |r| {
+            Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?])
+        })
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    // Only the two big file reads are over the precompact threshold.
+    assert_eq!(
+        rows,
+        [
+            [
+                CODEX_TASK.to_string(),
+                "call_n3pJif7nYCBXsSqtKboPcjrs".to_string(),
+                "exec_command".to_string(),
+                "head_tail_chars".to_string(),
+                "tool:call_n3pJif7nYCBXsSqtKboPcjrs".to_string(),
+            ],
+            [
+                CLAUDE_TASK.to_string(),
+                "toolu_01xpBq4VGKbSJmnS9uocCbty".to_string(),
+                "Read".to_string(),
+                "head_tail_lines".to_string(),
+                "tool:toolu_01xpBq4VGKbSJmnS9uocCbty".to_string(),
+            ],
+        ]
+    );
+}
+
+#[test]
+fn import_json_reports_each_file() {
+    let env = TestEnv::new();
+    let path = env.fixture("codex/small-rollout.jsonl");
+    let run = env.run(&["import", "--json", &path]);
+    run.success();
+    let reports = run.json_lines();
+    assert_eq!(reports.len(), 1);
+    let r = &reports[0];
+    assert_eq!(r["path"], "codex/small-rollout.jsonl");
+    assert_eq!(r["format"], "codex");
+    assert_eq!(r["status"], "imported");
+    assert_eq!(r["lines"], 36);
+    assert_eq!(
+        r["bytes"],
+        std::fs::metadata(testdata("codex/small-rollout.jsonl"))
+            .unwrap()
+            .len()
+    );
+    assert_eq!(r["duplicate_lines"], 9);
+    assert_eq!(r["skipped_lines"], Value::Array(vec![]));
+    let t = &r["tasks"][0];
+    assert_eq!(t["id"], CODEX_TASK);
+    assert_eq!(t["added"], env.counts()[0]);
+    assert_eq!(t["steps"], 4);
+    assert_eq!(t["tool_forms_minted"], 1);
+}
+
+// ---------------------------------------------------------------- errors
+
+/// Import a broken fixture into a store that already holds a task, and check
+/// that it fails with status 2 and leaves the store as it was.
+fn refused(env: &TestEnv, rel: &str) -> Run {
+    env.import_fixture("openai-chat/conversation.jsonl");
+    let before = env.counts();
+    let tasks = env.tasks();
+    let path = env.fixture(rel);
+    let run = env.run(&["import", &path]);
+    run.failure(2);
+    assert_eq!(env.counts(), before, "{rel} changed the store");
+    assert_eq!(env.tasks(), tasks, "{rel} changed the task list");
+    run
+}
+
+#[test]
+fn a_truncated_line_aborts_the_whole_file() {
+    let env = TestEnv::new();
+    let run = refused(&env, "invalid/truncated-line.jsonl");
+    // FILE:LINE:COLUMN, the column being where the line ends.
+    let line3 = std::fs::read_to_string(testdata("invalid/truncated-line.jsonl"))
+        .unwrap()
+        .lines()
+        .nth(2)
+        .unwrap()
+        .len();
+    assert!(
+        run.stderr.contains(&format!(
+            "error: invalid/truncated-line.jsonl:3:{line3}: truncated JSON"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert_snapshot!(run.snapshot());
+}
+
+#[test]
+fn skip_invalid_imports_the_rest_and_lists_what_it_skipped() {
+    let env = TestEnv::new();
+    let path = env.fixture("invalid/truncated-line.jsonl");
+    let run = env.run(&["import", "--skip-invalid", &path]);
+    assert_snapshot!(run.snapshot());
+    assert_eq!(env.counts()[0], 3);
+    // With --json the skipped lines are listed with their location too.
+    let env = TestEnv::new();
+    let path = env.fixture("invalid/truncated-line.jsonl");
+    let run = env.run(&["import", "--skip-invalid", "--json", &path]);
+    run.success();
+    let skipped = &run.json_lines()[0]["skipped_lines"];
+    assert_eq!(skipped.as_array().unwrap().len(), 1);
+    assert_eq!(skipped[0]["line"], 3);
+    assert_eq!(skipped[0]["column"], 360);
+}
+
+#[test]
+fn bad_utf8_is_located_by_line_and_byte_column() {
+    let env = TestEnv::new();
+    let run = refused(&env, "invalid/bad-utf8.jsonl");
+    let bytes = std::fs::read(testdata("invalid/bad-utf8.jsonl")).unwrap();
+    let line4 = bytes.split(|b| *b == b'\n').nth(3).unwrap();
+    let column = line4.iter().position(|b| *b == 0xe9).unwrap() + 1;
+    assert!(
+        run.stderr.contains(&format!(
+            "error: invalid/bad-utf8.jsonl:4:{column}: invalid UTF-8 (byte 0xe9); expected UTF-8 text"
+        )),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_tool_use_without_id_is_a_shape_error() {
+    let env = TestEnv::new();
+    let run = refused(&env, "invalid/tool-use-without-id.jsonl");
+    assert_snapshot!(run.snapshot());
+}
+
+#[test]
+fn an_undetectable_file_asks_for_format() {
+    let env = TestEnv::new();
+    let run = refused(&env, "invalid/undetectable.jsonl");
+    assert_snapshot!(run.snapshot());
+}
+
+#[test]
+fn an_empty_file_is_refused() {
+    let env = TestEnv::new();
+    let path = env.write("empty.jsonl", "\n\n");
+    let run = env.run(&["import", &path]);
+    run.failure(2);
+    assert!(
+        run.stderr
+            .contains("error: empty.jsonl:1:1: the file is empty (no JSON lines)"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(env.counts(), [0, 0, 0]);
+}
+
+#[test]
+fn an_unknown_format_value_is_a_usage_error() {
+    let env = TestEnv::new();
+    let path = env.fixture("claude-code/small-session.jsonl");
+    let run = env.run(&["import", "--format", "yaml", &path]);
+    assert_snapshot!(run.snapshot());
+    assert!(
+        !env.db().exists(),
+        "a usage error must not create the store"
+    );
+}
+
+#[test]
+fn a_missing_file_is_named_once() {
+    let env = TestEnv::new();
+    let run = env.run(&["import", "no-such-session.jsonl"]);
+    run.failure(2);
+    let first = run.stderr.lines().next().unwrap_or("");
+    assert!(
+        first.starts_with("error: no-such-session.jsonl: "),
+        "{}",
+        run.stderr
+    );
+    // The OS error text is printed once, not once per layer of the error chain.
+    assert_eq!(run.stderr.matches("os error").count(), 1, "{}", run.stderr);
+    assert_eq!(env.counts(), [0, 0, 0]);
+}
+
+#[test]
+fn with_several_files_the_good_ones_are_kept() {
+    let env = TestEnv::new();
+    let good = env.fixture("anthropic/messages.jsonl");
+    let bad = env.fixture("invalid/truncated-line.jsonl");
+    let run = env.run(&["import", &bad, &good]);
+    run.failure(2);
+    assert!(
+        run.stderr
+            .contains("error: invalid/truncated-line.jsonl:3:360: truncated JSON"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(
+            "error: 1 of 2 files not imported (nothing of them was stored): invalid/truncated-line.jsonl"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.contains("anthropic/messages.jsonl (anthropic)"));
+    assert_eq!(env.counts()[0], 4);
+    assert_eq!(env.tasks().len(), 1);
+}
+
+#[test]
+fn a_store_from_a_newer_compactor_is_refused() {
+    let env = TestEnv::new();
+    env.import_fixture("anthropic/messages.jsonl");
+    let before = env.counts();
+    let newer = compactor::store::STORE_VERSION + 1;
+    env.conn()
+        .pragma_update(None, "user_version", newer)
+        .unwrap();
+    let path = env.fixture("openai-chat/conversation.jsonl");
+    for args in [vec!["import", path.as_str()], vec!["tasks"]] {
+        let run = env.run(&args);
+        run.failure(2);
+        assert!(
+            run.stderr.contains(&format!(
+                "error: the store [TMP]/store.db has format version {newer}, newer than this compactor understands (version {})",
+                compactor::store::STORE_VERSION
+            )),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("upgrade compactor"), "{}", run.stderr);
+    }
+    let version: u32 = env
+        .conn()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, newer, "the store must not be migrated down");
+    assert_eq!(env.counts(), before);
+}
+
+#[test]
+fn an_orphan_tool_result_is_a_located_warning() {
+    let env = TestEnv::new();
+    let path = env.fixture("invalid/orphan-tool-result.jsonl");
+    let run = env.run(&["import", &path]);
+    assert_snapshot!(run.snapshot());
+    let t = env.task("e4b7c1d9-0a2f-4d63-8e5b-9c1f7a3d2e60");
+    assert_eq!(t["orphan_tool_results"], 1);
+    assert_eq!(t["interrupted_tool_calls"], 0);
+    // The orphan is kept in the record.
+    assert_eq!(t["messages"], 5);
+
+    // --quiet drops the warning but not the error status or the result.
+    let env = TestEnv::new();
+    let path = env.fixture("invalid/orphan-tool-result.jsonl");
+    let run = env.run(&["--quiet", "import", &path]);
+    run.success();
+    assert_eq!(run.stderr, "");
+    assert_eq!(env.counts()[0], 5);
+}
+
+#[test]
+fn the_orphan_fixture_really_has_one_orphan() {
+    // Guard the fixture itself: exactly one tool_result answers no tool_use.
+    let lines = json_lines(&testdata("invalid/orphan-tool-result.jsonl"));
+    let mut uses = Vec::new();
+    let mut results = Vec::new();
+    for (_, l) in &lines {
+        for b in l["message"]["content"].as_array().into_iter().flatten() {
+            match b["type"].as_str() {
+                Some("tool_use") => uses.push(b["id"].as_str().unwrap().to_string()),
+                Some("tool_result") => results.push(b["tool_use_id"].as_str().unwrap().to_string()),
+                _ => {}
+            }
+        }
+    }
+    let orphans: Vec<_> = results.iter().filter(|r| !uses.contains(r)).collect();
+    assert_eq!(orphans, ["toolu_01Fz8RkT3nQw6YbLc2VmXp9D"]);
+}

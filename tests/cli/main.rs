@@ -1,0 +1,19 @@
+//! Integration tests: one binary, one module per command.
+//!
+//! Every test runs the real `compactor` binary in a hermetic environment
+//! (see `util`): a temporary HOME/XDG_DATA_HOME, its own store, no
+//! COMPACTOR_*/NO_COLOR leftovers. Human reports are snapshotted with insta
+//! (stdout, stderr and exit status together, temporary paths redacted).
+//! Snapshots live in `tests/cli/snapshots/`; update them with
+//! `INSTA_UPDATE=always cargo test` and review the diff.
+//!
+//! Corpus tests read `$COMPACTOR_CORPUS` (default `../shared/corpus`) and
+//! say so and return early when it is absent.
+
+mod completions;
+mod corpus;
+mod import;
+mod parse_props;
+mod show;
+mod tasks;
+mod util;

@@ -1,0 +1,320 @@
+//! `compactor show`: whole tasks, addresses, tool calls with their raw
+//! output and compacted form, and the error paths.
+
+use insta::assert_snapshot;
+use serde_json::Value;
+
+use crate::import::{CLAUDE_TASK, CODEX_TASK};
+use crate::util::{TestEnv, json_lines, testdata};
+
+const READ_ID: &str = "toolu_01xpBq4VGKbSJmnS9uocCbty";
+const BASH_ID: &str = "toolu_01B5mCl1PaZllNspiiPf3hXP";
+const SED_ID: &str = "call_n3pJif7nYCBXsSqtKboPcjrs";
+const MESSAGES_TASK: &str = "anthropic-61fb0fc98070";
+
+fn claude_env() -> TestEnv {
+    let env = TestEnv::new();
+    env.import_fixture("claude-code/small-session.jsonl");
+    env
+}
+
+/// The content of the tool_result for `id` in a fixture, as written there.
+fn fixture_tool_result(rel: &str, id: &str) -> Value {
+    for (_, l) in json_lines(&testdata(rel)) {
+        for b in l["message"]["content"].as_array().into_iter().flatten() {
+            if b["type"] == "tool_result" && b["tool_use_id"] == id {
+                return b["content"].clone();
+            }
+        }
+        let p = &l["payload"];
+        if p["type"] == "function_call_output" && p["call_id"] == id {
+            return p["output"].clone();
+        }
+    }
+    panic!("no result for {id} in {rel}");
+}
+
+#[test]
+fn a_whole_task() {
+    let env = TestEnv::new();
+    env.import_fixture("anthropic/messages.jsonl");
+    let run = env.run(&["show", "--task", MESSAGES_TASK]);
+    assert_snapshot!(run.snapshot());
+}
+
+#[test]
+fn a_tool_call_with_its_raw_output() {
+    let env = claude_env();
+    let run = env.run(&["show", "--task", CLAUDE_TASK, &format!("tool:{BASH_ID}")]);
+    assert_snapshot!(run.snapshot());
+}
+
+#[test]
+fn a_big_tool_output_has_a_compacted_form_and_its_raw_text() {
+    let env = claude_env();
+    let run = env.run(&[
+        "show",
+        "--task",
+        CLAUDE_TASK,
+        &format!("tool:{READ_ID}"),
+        "--json",
+    ]);
+    run.success();
+    let v = run.json();
+    assert_eq!(v["id"], READ_ID);
+    assert_eq!(v["name"], "Read");
+    assert_eq!(v["interrupted"], false);
+    assert_eq!(v["turn"], 1);
+    assert_eq!(v["step"], 1);
+    assert_eq!(
+        v["input"]["file_path"],
+        "/home/dev/projects/tally/src/config.rs"
+    );
+    // The recovery pointer gives back the raw output byte for byte.
+    let raw = fixture_tool_result("claude-code/small-session.jsonl", READ_ID);
+    assert_eq!(v["result"]["content"], raw);
+    assert_eq!(v["result"]["is_error"], false);
+    let form = &v["compacted_form"];
+    assert_eq!(form["rule"], "head_tail_lines");
+    let (raw_tokens, form_tokens) = (
+        form["raw_tokens"].as_u64().unwrap(),
+        form["form_tokens"].as_u64().unwrap(),
+    );
+    assert!(
+        raw_tokens >= 500,
+        "over the precompact threshold: {raw_tokens}"
+    );
+    assert!(
+        form_tokens * 4 < raw_tokens,
+        "{form_tokens} vs {raw_tokens}"
+    );
+    let text = form["form"]["content"].as_str().unwrap();
+    assert!(
+        text.contains(&format!("lines elided; full text: tool:{READ_ID}]")),
+        "{text}"
+    );
+    assert!(
+        text.starts_with("     1\u{2192}//! Configuration"),
+        "{text}"
+    );
+
+    // The human form ends with the compacted form's figures.
+    let run = env.run(&["show", "--task", CLAUDE_TASK, &format!("tool:{READ_ID}")]);
+    run.success();
+    assert!(
+        run.stdout.ends_with(&format!(
+            "compacted form: head_tail_lines · {raw_tokens} → {form_tokens} tokens\n"
+        )),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_small_tool_output_has_no_compacted_form() {
+    let env = claude_env();
+    let run = env.run(&[
+        "show",
+        "--task",
+        CLAUDE_TASK,
+        &format!("tool:{BASH_ID}"),
+        "--json",
+    ]);
+    run.success();
+    let v = run.json();
+    assert_eq!(v["compacted_form"], Value::Null);
+    assert_eq!(
+        v["result"]["content"],
+        fixture_tool_result("claude-code/small-session.jsonl", BASH_ID)
+    );
+}
+
+#[test]
+fn codex_tool_calls_keep_their_arguments_and_output() {
+    let env = TestEnv::new();
+    env.import_fixture("codex/small-rollout.jsonl");
+    let run = env.run(&[
+        "show",
+        "--task",
+        CODEX_TASK,
+        &format!("tool:{SED_ID}"),
+        "--json",
+    ]);
+    run.success();
+    let v = run.json();
+    assert_eq!(v["name"], "exec_command");
+    // `arguments` is a JSON string in the rollout; the input is the parsed object.
+    let lines = json_lines(&testdata("codex/small-rollout.jsonl"));
+    let args = lines
+        .iter()
+        .find(|(_, l)| l["payload"]["call_id"] == SED_ID && l["payload"]["type"] == "function_call")
+        .map(|(_, l)| l["payload"]["arguments"].as_str().unwrap().to_string())
+        .unwrap();
+    assert_eq!(v["input"], serde_json::from_str::<Value>(&args).unwrap());
+    assert_eq!(
+        v["result"]["content"],
+        fixture_tool_result("codex/small-rollout.jsonl", SED_ID)
+    );
+    assert_eq!(v["compacted_form"]["rule"], "head_tail_chars");
+    assert!(
+        v["compacted_form"]["form_tokens"].as_u64().unwrap()
+            < v["compacted_form"]["raw_tokens"].as_u64().unwrap()
+    );
+    // apply_patch is a custom tool call whose input is raw patch text.
+    let patch = lines
+        .iter()
+        .find(|(_, l)| l["payload"]["type"] == "custom_tool_call")
+        .map(|(_, l)| l["payload"].clone())
+        .unwrap();
+    let run = env.run(&[
+        "show",
+        "--task",
+        CODEX_TASK,
+        &format!("tool:{}", patch["call_id"].as_str().unwrap()),
+        "--json",
+    ]);
+    run.success();
+    let v = run.json();
+    assert_eq!(v["name"], "apply_patch");
+    assert_eq!(v["input"]["input"], patch["input"]);
+    assert_eq!(v["result"]["is_error"], false);
+}
+
+#[test]
+fn an_interrupted_tool_call_says_so() {
+    let env = TestEnv::new();
+    let path = env.fixture("invalid/truncated-line.jsonl");
+    env.run(&["import", "--skip-invalid", &path]).success();
+    let task = "e4b7c1d9-0a2f-4d63-8e5b-9c1f7a3d2e60";
+    // Line 3 (the Bash result) is skipped, so the Bash call on line 2 has no result.
+    let run = env.run(&["show", "--task", task, "--json"]);
+    let rows = run.json();
+    let call = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["content"].as_array().unwrap().iter())
+        .find(|b| b["type"] == "tool_use")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let run = env.run(&["show", "--task", task, &format!("tool:{call}"), "--json"]);
+    run.success();
+    assert_eq!(run.json()["interrupted"], true);
+    assert_eq!(run.json()["result"], Value::Null);
+    let run = env.run(&["show", "--task", task, &format!("tool:{call}")]);
+    assert!(
+        run.stdout
+            .contains("output: none recorded (the call was interrupted)"),
+        "{}",
+        run.stdout
+    );
+}
+
+fn seqs(env: &TestEnv, address: &str) -> Vec<u64> {
+    let run = env.run(&["show", "--task", CLAUDE_TASK, address, "--json"]);
+    run.success();
+    run.json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["seq"].as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn addresses_select_rows() {
+    let env = claude_env();
+    let all = env.run(&["show", "--task", CLAUDE_TASK, "--json"]).json();
+    let all = all.as_array().unwrap();
+    assert_eq!(all.len(), 19);
+    let by = |key: &str, n: u64| -> Vec<u64> {
+        all.iter()
+            .filter(|r| r[key] == n)
+            .map(|r| r["seq"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(seqs(&env, "3"), [3]);
+    assert_eq!(seqs(&env, "2..5"), [2, 3, 4]);
+    assert_eq!(seqs(&env, "17.."), [17, 18]);
+    assert_eq!(seqs(&env, "..2"), [0, 1]);
+    // Turn 2 starts at the second ask and runs to the end.
+    let turn2 = seqs(&env, "turn:2");
+    assert_eq!(turn2, by("turn", 2));
+    assert_eq!(turn2, (12..19).collect::<Vec<_>>());
+    // Step 1: the three lines of the first response and the Read result.
+    let step1 = seqs(&env, "step:1");
+    assert_eq!(step1, by("step", 1));
+    assert_eq!(step1, [2, 3, 4, 5]);
+    for r in all {
+        if (2..5).contains(&r["seq"].as_u64().unwrap()) {
+            assert_eq!(r["gen_id"], all[2]["gen_id"], "one response, one gen_id");
+            assert_eq!(r["kind"], "generation");
+        }
+    }
+}
+
+#[test]
+fn json_rows_locate_their_source() {
+    let env = claude_env();
+    let run = env.run(&["show", "--task", CLAUDE_TASK, "4", "--json"]);
+    run.success();
+    let row = &run.json()[0];
+    assert_eq!(row["source"], "[TMP]/cwd/claude-code/small-session.jsonl");
+    assert_eq!(row["line"], 7);
+    assert_eq!(row["role"], "assistant");
+    assert_eq!(row["kind"], "generation");
+    assert_eq!(row["content"][0]["type"], "tool_use");
+    assert_eq!(row["content"][0]["id"], READ_ID);
+    // The line's own uuid and usage are kept.
+    let line7 = &json_lines(&testdata("claude-code/small-session.jsonl"))[6].1;
+    assert_eq!(row["uuid"], line7["uuid"]);
+    assert_eq!(row["timestamp"], line7["timestamp"]);
+    assert_eq!(
+        row["usage"]["output_tokens"],
+        line7["message"]["usage"]["output_tokens"]
+    );
+}
+
+#[test]
+fn an_unknown_task_is_an_error() {
+    let env = claude_env();
+    let run = env.run(&["show", "--task", "no-such-task"]);
+    assert_snapshot!(run.snapshot());
+}
+
+#[test]
+fn a_bad_address_is_an_error() {
+    let env = claude_env();
+    let run = env.run(&["show", "--task", CLAUDE_TASK, "banana"]);
+    assert_snapshot!(run.snapshot());
+    for bad in ["tool:", "turn:x", "step:-1", "1..b", "x..3", "4x"] {
+        let run = env.run(&["show", "--task", CLAUDE_TASK, bad]);
+        run.failure(2);
+        assert!(
+            run.stderr
+                .contains(&format!("error: unknown address {bad:?}; expected tool:ID")),
+            "{bad}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn an_address_with_nothing_there_is_an_error() {
+    let env = claude_env();
+    let run = env.run(&["show", "--task", CLAUDE_TASK, "999"]);
+    run.failure(2);
+    assert_eq!(
+        run.stderr,
+        format!("error: nothing at 999 in task {CLAUDE_TASK} (19 messages stored)\n")
+    );
+    let run = env.run(&["show", "--task", CLAUDE_TASK, "tool:toolu_nope"]);
+    run.failure(2);
+    assert_eq!(
+        run.stderr,
+        format!("error: no tool call toolu_nope in task {CLAUDE_TASK}\n")
+    );
+    assert_eq!(run.stdout, "");
+}

@@ -1,0 +1,324 @@
+//! `compactor tasks`: the table, the JSON contract, usage and step counts
+//! computed independently from the fixtures, subagent links, store location.
+
+use std::collections::BTreeSet;
+
+use insta::assert_snapshot;
+use serde_json::Value;
+
+use crate::import::{CLAUDE_TASK, CODEX_TASK};
+use crate::util::{
+    TestEnv, USAGE_KEYS, claude_usage, codex_model_calls, codex_usage, json_lines,
+    pairing_problems, testdata, usage_of,
+};
+
+const SUBAGENT_SESSION: &str = "c2e8d4a1-9f3b-4c7e-b5a2-6e1d0f8c3b94";
+const SUBAGENT_MAIN: &str = "claude-code/with-subagent/c2e8d4a1-9f3b-4c7e-b5a2-6e1d0f8c3b94.jsonl";
+const SUBAGENT_FILE: &str =
+    "claude-code/with-subagent/c2e8d4a1-9f3b-4c7e-b5a2-6e1d0f8c3b94/subagents/agent-a5c31d7.jsonl";
+const INLINE_SESSION: &str = "3d7a1f90-2c4b-4e61-9b8d-5f0e2a6c1d47";
+
+#[test]
+fn an_empty_store_says_how_to_start() {
+    let env = TestEnv::new();
+    let run = env.run(&["tasks"]);
+    assert_snapshot!(run.snapshot());
+    let run = env.run(&["tasks", "--json"]);
+    run.success();
+    assert_eq!(run.stdout, "[]\n");
+}
+
+#[test]
+fn table_of_the_fixture_tasks() {
+    let env = TestEnv::new();
+    for rel in [
+        "claude-code/small-session.jsonl",
+        "codex/small-rollout.jsonl",
+        "openai-chat/conversation.jsonl",
+        "anthropic/request.json",
+    ] {
+        env.import_fixture(rel);
+    }
+    let run = env.run(&["tasks"]);
+    assert_snapshot!(run.snapshot());
+}
+
+#[test]
+fn json_rows_have_the_contract_fields() {
+    let env = TestEnv::new();
+    for (rel, _) in crate::import::FIXTURES {
+        env.import_fixture(rel);
+    }
+    let tasks = env.tasks();
+    assert_eq!(tasks.len(), 9, "{tasks:#?}");
+    let ids: Vec<&str> = tasks.iter().map(|t| t["id"].as_str().unwrap()).collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(ids, sorted, "tasks are listed by id");
+    for t in &tasks {
+        assert!(t["id"].is_string(), "{t}");
+        assert!(
+            ["claude-code", "codex", "openai-chat", "anthropic"]
+                .contains(&t["format"].as_str().unwrap()),
+            "{t}"
+        );
+        assert!(t["parent"].is_null() || t["parent"].is_string(), "{t}");
+        assert!(t["messages"].as_u64().unwrap() > 0, "{t}");
+        assert!(t["steps"].as_u64().unwrap() > 0, "{t}");
+        assert!(t["turns"].is_u64(), "{t}");
+        let usage = t["usage"].as_object().expect("usage object");
+        let keys: BTreeSet<&str> = usage.keys().map(String::as_str).collect();
+        assert_eq!(keys, BTreeSet::from(USAGE_KEYS), "{t}");
+        assert!(usage.values().all(Value::is_u64), "{t}");
+        assert_eq!(t["orphan_tool_results"], 0, "{t}");
+    }
+    assert_eq!(pairing_problems(&env.conn()), Vec::<String>::new());
+}
+
+#[test]
+fn claude_code_usage_counts_each_response_once() {
+    let env = TestEnv::new();
+    env.import_fixture("claude-code/small-session.jsonl");
+    let lines = json_lines(&testdata("claude-code/small-session.jsonl"));
+    let expected = claude_usage(&lines, None);
+    assert_eq!(usage_of(&env.task(CLAUDE_TASK)), expected);
+
+    // The fixture must tell the right sum from the wrong ones: summing every
+    // line's usage, or the first line's of each response, gives other totals.
+    let mut every_line = [0u64; 4];
+    let mut first_per_response = [0u64; 4];
+    let mut seen = BTreeSet::new();
+    for (_, l) in &lines {
+        if l["type"] != "assistant" {
+            continue;
+        }
+        let u = &l["message"]["usage"];
+        let first = seen.insert(l["message"]["id"].as_str().unwrap().to_string());
+        for (i, k) in USAGE_KEYS.iter().enumerate() {
+            every_line[i] += u[k].as_u64().unwrap();
+            if first {
+                first_per_response[i] += u[k].as_u64().unwrap();
+            }
+        }
+    }
+    assert_ne!(every_line, expected);
+    assert_ne!(first_per_response, expected);
+    assert_eq!(expected, [11, 839, 160_571, 11_401]);
+}
+
+#[test]
+fn claude_code_steps_are_distinct_responses() {
+    let env = TestEnv::new();
+    env.import_fixture("claude-code/small-session.jsonl");
+    let lines = json_lines(&testdata("claude-code/small-session.jsonl"));
+    let responses: BTreeSet<&str> = lines
+        .iter()
+        .filter(|(_, l)| l["type"] == "assistant")
+        .map(|(_, l)| l["message"]["id"].as_str().unwrap())
+        .collect();
+    let asks = lines
+        .iter()
+        .filter(|(_, l)| l["type"] == "user" && l["message"]["content"].is_string())
+        .count();
+    let t = env.task(CLAUDE_TASK);
+    assert_eq!(t["steps"], responses.len());
+    assert_eq!(t["turns"], asks);
+    assert_eq!(t["parent"], Value::Null);
+}
+
+#[test]
+fn codex_steps_are_model_calls_and_usage_is_deduplicated() {
+    let env = TestEnv::new();
+    env.import_fixture("codex/small-rollout.jsonl");
+    let lines = json_lines(&testdata("codex/small-rollout.jsonl"));
+    let calls = codex_model_calls(&lines);
+    let (events, usage) = codex_usage(&lines);
+    assert_eq!(calls, 4);
+    assert_eq!(events, calls, "one new usage event per model call");
+    let t = env.task(CODEX_TASK);
+    assert_eq!(t["steps"], calls);
+    assert_eq!(usage_of(&t), usage);
+    // Codex reports no cache writes.
+    assert_eq!(t["usage"]["cache_creation_input_tokens"], 0);
+}
+
+#[test]
+fn a_subagent_file_is_a_task_of_its_parent() {
+    for order in [
+        [SUBAGENT_MAIN, SUBAGENT_FILE],
+        [SUBAGENT_FILE, SUBAGENT_MAIN],
+    ] {
+        let env = TestEnv::new();
+        env.fixture("claude-code/with-subagent");
+        for rel in order {
+            env.run(&["import", rel]).success();
+        }
+        let tasks = env.tasks();
+        let ids: Vec<&str> = tasks.iter().map(|t| t["id"].as_str().unwrap()).collect();
+        let sub_id = format!("{SUBAGENT_SESSION}/agent-a5c31d7");
+        assert_eq!(ids, [SUBAGENT_SESSION, sub_id.as_str()], "{order:?}");
+        let main = &tasks[0];
+        let sub = &tasks[1];
+        assert_eq!(main["parent"], Value::Null);
+        assert_eq!(sub["parent"], SUBAGENT_SESSION);
+        assert_eq!(sub["model"], "claude-haiku-4-5-20251001");
+        assert_eq!(sub["messages"], 4);
+        assert_eq!(sub["steps"], 2);
+        // The main file has 4 user/assistant lines; its agent_progress lines
+        // (copies of the subagent's messages) are not conversation.
+        assert_eq!(main["messages"], 4);
+        assert_eq!(main["steps"], 2);
+        assert_eq!(main["tool_calls"], 1);
+        assert_eq!(main["interrupted_tool_calls"], 0);
+    }
+}
+
+#[test]
+fn agent_progress_lines_are_not_imported() {
+    let env = TestEnv::new();
+    env.fixture("claude-code/with-subagent");
+    env.run(&["import", SUBAGENT_MAIN]).success();
+    let progress: BTreeSet<u64> = json_lines(&testdata(SUBAGENT_MAIN))
+        .into_iter()
+        .filter(|(_, l)| l["type"] == "progress" && l["data"]["type"] == "agent_progress")
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(
+        progress.len(),
+        3,
+        "the fixture has three agent_progress lines"
+    );
+    let conn = env.conn();
+    let mut stmt = conn
+        .prepare("SELECT source_line FROM task_message WHERE task_id = ?1")
+        .unwrap();
+    let stored: BTreeSet<u64> = stmt
+        .query_map([SUBAGENT_SESSION], |r| r.get::<_, i64>(0))
+        .unwrap()
+        .map(|r| r.unwrap() as u64)
+        .collect();
+    assert_eq!(stored.len(), 4);
+    assert!(stored.is_disjoint(&progress), "{stored:?} vs {progress:?}");
+    // And no task was made from them.
+    assert_eq!(env.tasks().len(), 1);
+}
+
+#[test]
+fn an_inline_sidechain_is_a_task_of_its_parent() {
+    let env = TestEnv::new();
+    env.import_fixture("claude-code/inline-sidechain.jsonl");
+    let lines = json_lines(&testdata("claude-code/inline-sidechain.jsonl"));
+    let sidechain_lines = lines
+        .iter()
+        .filter(|(_, l)| l["isSidechain"] == true)
+        .count();
+    let root = lines
+        .iter()
+        .find(|(_, l)| l["isSidechain"] == true && l["parentUuid"].is_null())
+        .map(|(_, l)| l["uuid"].as_str().unwrap().to_string())
+        .unwrap();
+    let tasks = env.tasks();
+    assert_eq!(tasks.len(), 2);
+    let side = tasks
+        .iter()
+        .find(|t| t["parent"] == INLINE_SESSION)
+        .expect("a sidechain task");
+    assert_eq!(
+        side["id"],
+        format!("{INLINE_SESSION}/sidechain-{}", &root[..8])
+    );
+    assert_eq!(side["messages"], sidechain_lines);
+    let main = env.task(INLINE_SESSION);
+    assert_eq!(main["parent"], Value::Null);
+    assert_eq!(main["messages"], lines.len() - sidechain_lines);
+    // The subagent's prompt is an ask of the sidechain, not of the main task.
+    assert_eq!(main["turns"], 1);
+    assert_eq!(side["turns"], 1);
+    assert_eq!(pairing_problems(&env.conn()), Vec::<String>::new());
+}
+
+#[test]
+fn the_store_can_be_named_by_compactor_db() {
+    let env = TestEnv::new();
+    let path = env.fixture("anthropic/messages.jsonl");
+    let db = env.root().join("from-env.db");
+    let mut cmd = env.bare_command();
+    cmd.env("COMPACTOR_DB", &db).args(["import", &path]);
+    env.finish(cmd).success();
+    assert!(db.exists());
+    let run = env.finish({
+        let mut c = env.bare_command();
+        c.arg("--db").arg(&db).args(["tasks", "--json"]);
+        c
+    });
+    run.success();
+    assert_eq!(run.json().as_array().unwrap().len(), 1);
+    assert!(!env.db().exists(), "nothing went to the --db store");
+}
+
+#[test]
+fn the_default_store_is_under_the_data_directory() {
+    let env = TestEnv::new();
+    let path = env.fixture("anthropic/messages.jsonl");
+    let mut cmd = env.bare_command();
+    cmd.args(["import", &path]);
+    env.finish(cmd).success();
+    let default = env.data_home().join("compactor").join("compactor.db");
+    assert!(default.exists(), "{} missing", default.display());
+    let mut cmd = env.bare_command();
+    cmd.args(["tasks", "--json"]);
+    let run = env.finish(cmd);
+    assert_eq!(run.json().as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_memory_store_keeps_nothing() {
+    let env = TestEnv::new();
+    let path = env.fixture("anthropic/messages.jsonl");
+    let mut cmd = env.bare_command();
+    cmd.args(["--db", ":memory:", "import", &path]);
+    let run = env.finish(cmd);
+    run.success();
+    assert!(run.stdout.contains("4 added"), "{}", run.stdout);
+    let mut cmd = env.bare_command();
+    cmd.args(["--db", ":memory:", "tasks", "--json"]);
+    assert_eq!(env.finish(cmd).stdout, "[]\n");
+    let leftovers: Vec<_> = std::fs::read_dir(env.work())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().contains("memory"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    assert!(!env.data_home().join("compactor").exists());
+}
+
+#[test]
+fn a_closed_output_pipe_is_not_an_error() {
+    let env = TestEnv::new();
+    env.import_fixture("claude-code/small-session.jsonl");
+    for args in [
+        vec!["tasks", "--json"],
+        vec!["tasks"],
+        vec!["show", "--task", CLAUDE_TASK, "--json"],
+        vec!["show", "--task", CLAUDE_TASK],
+    ] {
+        let mut cmd = env.std_command();
+        cmd.arg("--db")
+            .arg(env.db())
+            .args(&args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        // Close the reading end before the command writes (`compactor ... | head -0`).
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+    }
+}

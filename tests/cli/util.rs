@@ -1,0 +1,485 @@
+//! The hermetic harness every test goes through.
+//!
+//! Each [`TestEnv`] owns a temporary directory whose subdirectories are HOME and
+//! XDG_DATA_HOME, holds the store (`--db`), and a `cwd/` directory the
+//! binary runs in. Fixtures are copied into `cwd/` and named by relative
+//! paths, so reports print the same paths on every machine; anything that
+//! still mentions the temporary directory is redacted to `[TMP]`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use rusqlite::Connection;
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// The crate root (where Cargo.toml, `testdata/` and `completions/` live).
+pub fn crate_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A committed fixture under `testdata/`.
+pub fn testdata(rel: &str) -> PathBuf {
+    crate_dir().join("testdata").join(rel)
+}
+
+/// Variables that would leak the developer's setup into a test run.
+fn is_leaky_var(name: &str) -> bool {
+    name.starts_with("COMPACTOR_")
+        || name.starts_with("COMPACTION_")
+        || matches!(
+            name,
+            "NO_COLOR" | "CLICOLOR" | "CLICOLOR_FORCE" | "COLUMNS" | "LINES" | "RUST_LOG"
+        )
+}
+
+pub struct TestEnv {
+    _dir: TempDir,
+    /// The temporary directory as created.
+    raw_root: PathBuf,
+    /// The same directory with symlinks resolved (what canonicalize() reports).
+    root: PathBuf,
+}
+
+/// What one run of the binary did; stdout and stderr are already redacted.
+#[derive(Debug)]
+pub struct Run {
+    pub status: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// stdout, stderr and the exit status in one string, for insta.
+    pub fn snapshot(&self) -> String {
+        format!(
+            "{}------- stderr -------\n{}[exit status: {}]\n",
+            self.stdout, self.stderr, self.status
+        )
+    }
+
+    #[track_caller]
+    pub fn success(&self) -> &Run {
+        assert_eq!(self.status, 0, "expected success:\n{}", self.snapshot());
+        self
+    }
+
+    #[track_caller]
+    pub fn failure(&self, code: i32) -> &Run {
+        assert_eq!(self.status, code, "unexpected status:\n{}", self.snapshot());
+        self
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
+    }
+
+    /// The import report of `import --json` (one JSON object per line).
+    pub fn json_lines(&self) -> Vec<Value> {
+        self.stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect()
+    }
+}
+
+impl TestEnv {
+    pub fn new() -> TestEnv {
+        let dir = tempfile::Builder::new()
+            .prefix("compactor-test-")
+            .tempdir()
+            .expect("temp dir");
+        let raw_root = dir.path().to_path_buf();
+        let root = fs::canonicalize(&raw_root).expect("canonical temp dir");
+        for sub in ["home", "data", "cwd"] {
+            fs::create_dir_all(root.join(sub)).unwrap();
+        }
+        TestEnv {
+            _dir: dir,
+            raw_root,
+            root,
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.root.join("home")
+    }
+
+    pub fn data_home(&self) -> PathBuf {
+        self.root.join("data")
+    }
+
+    /// The directory commands run in; fixtures are copied here.
+    pub fn work(&self) -> PathBuf {
+        self.root.join("cwd")
+    }
+
+    /// The store every `run` passes with `--db`.
+    pub fn db(&self) -> PathBuf {
+        self.root.join("store.db")
+    }
+
+    /// The binary with a hermetic environment and no `--db`.
+    pub fn bare_command(&self) -> Command {
+        Command::from(self.std_command())
+    }
+
+    /// The same as a `std::process::Command`, for tests that manage the child.
+    pub fn std_command(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_compactor"));
+        for (name, _) in std::env::vars_os() {
+            if let Some(n) = name.to_str()
+                && is_leaky_var(n)
+            {
+                cmd.env_remove(n);
+            }
+        }
+        cmd.env("HOME", self.home())
+            .env("XDG_DATA_HOME", self.data_home())
+            .env("XDG_CONFIG_HOME", self.root.join("config"))
+            .env("XDG_CACHE_HOME", self.root.join("cache"))
+            .env("LOCALAPPDATA", self.data_home())
+            .env("APPDATA", self.data_home())
+            .current_dir(self.work());
+        cmd
+    }
+
+    /// The binary with `--db <store>` and `args`.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = self.bare_command();
+        cmd.arg("--db").arg(self.db()).args(args);
+        cmd
+    }
+
+    /// Run with `--db <store>`.
+    pub fn run(&self, args: &[&str]) -> Run {
+        self.finish(self.command(args))
+    }
+
+    /// Run a prepared command and capture what it did.
+    pub fn finish(&self, mut cmd: Command) -> Run {
+        let out = cmd.output().expect("run compactor");
+        Run {
+            status: out.status.code().unwrap_or(-1),
+            stdout: self.redact(&String::from_utf8_lossy(&out.stdout)),
+            stderr: self.redact(&String::from_utf8_lossy(&out.stderr)),
+        }
+    }
+
+    /// Replace every spelling of the temporary directory with `[TMP]`.
+    pub fn redact(&self, s: &str) -> String {
+        let mut roots = vec![self.root.display().to_string()];
+        let raw = self.raw_root.display().to_string();
+        if !roots.contains(&raw) {
+            roots.push(raw);
+        }
+        roots.sort_by_key(|r| std::cmp::Reverse(r.len()));
+        let mut s = s.to_string();
+        for r in roots {
+            s = s.replace(&r, "[TMP]");
+        }
+        s
+    }
+
+    /// Copy `testdata/<rel>` (a file or a directory) into the working
+    /// directory at the same relative path, and return that path.
+    pub fn fixture(&self, rel: &str) -> String {
+        copy_tree(&testdata(rel), &self.work().join(rel));
+        rel.to_string()
+    }
+
+    /// Write `bytes` to `<working directory>/<rel>` and return `rel`.
+    pub fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) -> String {
+        let path = self.work().join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, bytes).unwrap();
+        rel.to_string()
+    }
+
+    /// Import fixtures, asserting success.
+    pub fn import_fixture(&self, rel: &str) -> Run {
+        let path = self.fixture(rel);
+        let run = self.run(&["import", &path]);
+        run.success();
+        run
+    }
+
+    /// `tasks --json`, parsed.
+    pub fn tasks(&self) -> Vec<Value> {
+        let run = self.run(&["tasks", "--json"]);
+        run.success();
+        match run.json() {
+            Value::Array(a) => a,
+            other => panic!("tasks --json is not an array: {other}"),
+        }
+    }
+
+    /// One task of `tasks --json` by id.
+    #[track_caller]
+    pub fn task(&self, id: &str) -> Value {
+        let tasks = self.tasks();
+        tasks
+            .iter()
+            .find(|t| t["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("no task {id} in {tasks:#?}"))
+    }
+
+    /// A direct connection to the store, for checks the CLI does not expose.
+    pub fn conn(&self) -> Connection {
+        Connection::open(self.db()).expect("open the store")
+    }
+
+    /// Row counts of the three contract tables (0s when there is no store yet).
+    pub fn counts(&self) -> [u64; 3] {
+        if !self.db().exists() {
+            return [0; 3];
+        }
+        let conn = self.conn();
+        [
+            "task_message",
+            "task_compaction_snapshot",
+            "task_tool_compaction",
+        ]
+        .map(|t| {
+            conn.query_row(&format!("SELECT count(*) FROM {t}"), [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .unwrap_or(0) as u64
+        })
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    if from.is_dir() {
+        fs::create_dir_all(to).unwrap();
+        for entry in fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            copy_tree(&entry.path(), &to.join(entry.file_name()));
+        }
+    } else {
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        fs::copy(from, to).unwrap_or_else(|e| panic!("copy {}: {e}", from.display()));
+    }
+}
+
+/// Where the shared corpus lives: `$COMPACTOR_CORPUS`, else `<crate>/../shared/corpus`.
+/// Returns `None` (after saying so on stderr) when it is absent, so that corpus
+/// tests can return early on machines without it.
+pub fn corpus(test: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("COMPACTOR_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| crate_dir().join("..").join("shared").join("corpus"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "SKIPPED {test}: the corpus is absent ({} is not a directory; set COMPACTOR_CORPUS to point at it)",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// Every `.jsonl` file under `dir`, sorted.
+pub fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out.sort();
+    out
+}
+
+/// The JSON objects of a JSONL file, with their 1-based line numbers.
+pub fn json_lines(path: &Path) -> Vec<(u64, Value)> {
+    let text = fs::read_to_string(path).unwrap();
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            (
+                i as u64 + 1,
+                serde_json::from_str(l)
+                    .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), i + 1)),
+            )
+        })
+        .collect()
+}
+
+/// Anthropic-style usage summed the way a bill counts it: each API response
+/// (Claude Code `message.id`) once, with the usage of its last line.
+pub fn claude_usage(lines: &[(u64, Value)], sidechain: Option<bool>) -> [u64; 4] {
+    let mut per_message: Vec<(String, Value)> = Vec::new();
+    for (_, l) in lines {
+        if l["type"] != "assistant" {
+            continue;
+        }
+        if let Some(want) = sidechain
+            && l["isSidechain"].as_bool().unwrap_or(false) != want
+        {
+            continue;
+        }
+        let m = &l["message"];
+        if m["model"] == "<synthetic>" || l["isApiErrorMessage"] == true || m["usage"].is_null() {
+            continue;
+        }
+        let id = m["id"]
+            .as_str()
+            .expect("assistant lines have message.id")
+            .to_string();
+        match per_message.iter_mut().find(|(i, _)| *i == id) {
+            Some(slot) => slot.1 = m["usage"].clone(),
+            None => per_message.push((id, m["usage"].clone())),
+        }
+    }
+    let mut sum = [0u64; 4];
+    for (_, u) in &per_message {
+        for (i, k) in USAGE_KEYS.iter().enumerate() {
+            sum[i] += u[k].as_u64().unwrap_or(0);
+        }
+    }
+    sum
+}
+
+pub const USAGE_KEYS: [&str; 4] = [
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+];
+
+/// The `usage` object of a `tasks --json` row as an array in [`USAGE_KEYS`] order.
+pub fn usage_of(task: &Value) -> [u64; 4] {
+    USAGE_KEYS.map(|k| {
+        task["usage"][k]
+            .as_u64()
+            .unwrap_or_else(|| panic!("usage.{k} missing in {task}"))
+    })
+}
+
+/// Codex model calls: `turn_context`-delimited spans with at least one
+/// assistant-side response item.
+pub fn codex_model_calls(lines: &[(u64, Value)]) -> u64 {
+    let mut calls = 0;
+    let mut open = false;
+    let mut answered = false;
+    for (_, l) in lines {
+        let p = &l["payload"];
+        match l["type"].as_str() {
+            Some("turn_context") => {
+                if open && answered {
+                    calls += 1;
+                }
+                open = true;
+                answered = false;
+            }
+            Some("response_item") => {
+                let ty = p["type"].as_str().unwrap_or("");
+                if matches!(
+                    ty,
+                    "reasoning"
+                        | "function_call"
+                        | "custom_tool_call"
+                        | "local_shell_call"
+                        | "web_search_call"
+                ) || (ty == "message" && p["role"] == "assistant")
+                {
+                    answered = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    if open && answered {
+        calls += 1;
+    }
+    calls
+}
+
+/// Codex `token_count` events that report new usage (a repeated running total is a copy),
+/// and the sum of their `last_token_usage` in Anthropic terms (input excludes cached).
+pub fn codex_usage(lines: &[(u64, Value)]) -> (u64, [u64; 4]) {
+    let mut last_total: Option<Value> = None;
+    let mut events = 0;
+    let mut sum = [0u64; 4];
+    for (_, l) in lines {
+        let p = &l["payload"];
+        if l["type"] != "event_msg" || p["type"] != "token_count" || p["info"].is_null() {
+            continue;
+        }
+        let total = p["info"]["total_token_usage"].clone();
+        if last_total.as_ref() == Some(&total) {
+            continue;
+        }
+        last_total = Some(total);
+        events += 1;
+        let u = &p["info"]["last_token_usage"];
+        let n = |k: &str| u[k].as_u64().unwrap_or(0);
+        sum[0] += n("input_tokens") - n("cached_input_tokens");
+        sum[1] += n("output_tokens");
+        sum[2] += n("cached_input_tokens");
+    }
+    (events, sum)
+}
+
+/// Tool pairing in the stored record: for every task, each tool_result must
+/// answer exactly one tool_use of the same task. Returns the problems found.
+pub fn pairing_problems(conn: &Connection) -> Vec<String> {
+    let mut stmt = conn
+        .prepare("SELECT task_id, seq, content FROM task_message ORDER BY task_id, seq")
+        .unwrap();
+    let rows: Vec<(String, i64, String)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    let mut problems = Vec::new();
+    let mut by_task: std::collections::BTreeMap<&str, Vec<(i64, Value)>> = Default::default();
+    for (task, seq, content) in &rows {
+        let v: Value = serde_json::from_str(content)
+            .unwrap_or_else(|e| panic!("task {task} row {seq}: content is not JSON: {e}"));
+        by_task.entry(task).or_default().push((*seq, v));
+    }
+    for (task, msgs) in by_task {
+        let blocks = || {
+            msgs.iter()
+                .flat_map(|(seq, v)| v.as_array().into_iter().flatten().map(move |b| (*seq, b)))
+        };
+        for (seq, b) in blocks() {
+            if b["type"] != "tool_result" {
+                continue;
+            }
+            let id = &b["tool_use_id"];
+            let uses: Vec<i64> = blocks()
+                .filter(|(_, u)| u["type"] == "tool_use" && &u["id"] == id)
+                .map(|(s, _)| s)
+                .collect();
+            match uses.as_slice() {
+                [u] if *u < seq => {}
+                [u] => problems.push(format!(
+                    "{task}: tool_result {id} (row {seq}) comes before its tool_use (row {u})"
+                )),
+                other => problems.push(format!(
+                    "{task}: tool_result {id} (row {seq}) matches {} tool_use blocks",
+                    other.len()
+                )),
+            }
+        }
+    }
+    problems
+}
