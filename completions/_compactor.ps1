@@ -32,6 +32,14 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import transcript files into the store (idempotent, incremental, atomic per file)')
             [CompletionResult]::new('tasks', 'tasks', [CompletionResultType]::ParameterValue, 'List imported tasks with their sizes and recorded usage')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a task''s messages, one message, or a tool call''s raw input and output')
+            [CompletionResult]::new('preflight', 'preflight', [CompletionResultType]::ParameterValue, 'Restore the bounded checkpoint at a turn start (no reduction) and report it')
+            [CompletionResult]::new('step', 'step', [CompletionResultType]::ParameterValue, 'Run the full operation at one model call and report which tiers fired')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Render a view file for other tools or people')
+            [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Walk a task call by call as a live engine would have, and print a timeline')
+            [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact a saved session offline: replay it, then write the final view')
+            [CompletionResult]::new('runs', 'runs', [CompletionResultType]::ParameterValue, 'List saved replay runs')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two views (files or saved runs): exit 0 identical, 1 different')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Prove on fixture transcripts that projection is deterministic (for CI)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions for SHELL')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -78,6 +86,160 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'compactor;preflight' {
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task (`compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens')
+            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved')
+            [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Compaction starts above w_eff × this ratio')
+            [CompletionResult]::new('--stop-ratio', '--stop-ratio', [CompletionResultType]::ParameterName, 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)')
+            [CompletionResult]::new('--protect-recent-steps', '--protect-recent-steps', [CompletionResultType]::ParameterName, 'Model steps at the end of the history that ordinary compaction never touches')
+            [CompletionResult]::new('--summary-budget', '--summary-budget', [CompletionResultType]::ParameterName, 'Token cap of the floor summary')
+            [CompletionResult]::new('--summarizer', '--summarizer', [CompletionResultType]::ParameterName, 'How floor summaries are written')
+            [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'The model call to project (1 = the first). Default: the next call after the last recorded message')
+            [CompletionResult]::new('--view', '--view', [CompletionResultType]::ParameterName, 'Write the view''s canonical bytes to FILE')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the report as one JSON object')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'compactor;step' {
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task (`compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens')
+            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved')
+            [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Compaction starts above w_eff × this ratio')
+            [CompletionResult]::new('--stop-ratio', '--stop-ratio', [CompletionResultType]::ParameterName, 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)')
+            [CompletionResult]::new('--protect-recent-steps', '--protect-recent-steps', [CompletionResultType]::ParameterName, 'Model steps at the end of the history that ordinary compaction never touches')
+            [CompletionResult]::new('--summary-budget', '--summary-budget', [CompletionResultType]::ParameterName, 'Token cap of the floor summary')
+            [CompletionResult]::new('--summarizer', '--summarizer', [CompletionResultType]::ParameterName, 'How floor summaries are written')
+            [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'The model call to project (1 = the first). Default: the next call after the last recorded message')
+            [CompletionResult]::new('--view', '--view', [CompletionResultType]::ParameterName, 'Write the view''s canonical bytes to FILE')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the report as one JSON object')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'compactor;export' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'format')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to FILE instead of standard output')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to FILE instead of standard output')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'compactor;replay' {
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task (`compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens')
+            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved')
+            [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Compaction starts above w_eff × this ratio')
+            [CompletionResult]::new('--stop-ratio', '--stop-ratio', [CompletionResultType]::ParameterName, 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)')
+            [CompletionResult]::new('--protect-recent-steps', '--protect-recent-steps', [CompletionResultType]::ParameterName, 'Model steps at the end of the history that ordinary compaction never touches')
+            [CompletionResult]::new('--summary-budget', '--summary-budget', [CompletionResultType]::ParameterName, 'Token cap of the floor summary')
+            [CompletionResult]::new('--summarizer', '--summarizer', [CompletionResultType]::ParameterName, 'How floor summaries are written')
+            [CompletionResult]::new('--price-input', '--price-input', [CompletionResultType]::ParameterName, 'USD per million uncached input tokens')
+            [CompletionResult]::new('--price-cache-write', '--price-cache-write', [CompletionResultType]::ParameterName, 'USD per million tokens written to the prompt cache')
+            [CompletionResult]::new('--price-cache-read', '--price-cache-read', [CompletionResultType]::ParameterName, 'USD per million tokens read from the prompt cache')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'First call to show (earlier calls still run, unless --resume)')
+            [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Last call to run and show')
+            [CompletionResult]::new('--views', '--views', [CompletionResultType]::ParameterName, 'Write every call''s view to DIR/call-NNNN.json')
+            [CompletionResult]::new('--save', '--save', [CompletionResultType]::ParameterName, 'Save the run''s reports and views in the store under NAME')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'Calls before --from already ran on this store: start at --from, re-deriving the checkpoint as a restarted engine would')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --save, replace an existing run of that name')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object: {"steps":[...],"totals":{...}}')
+            [CompletionResult]::new('--jsonl', '--jsonl', [CompletionResultType]::ParameterName, 'Print one JSON object per call as soon as it completes')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'compactor;compact' {
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task (`compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens')
+            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved')
+            [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Compaction starts above w_eff × this ratio')
+            [CompletionResult]::new('--stop-ratio', '--stop-ratio', [CompletionResultType]::ParameterName, 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)')
+            [CompletionResult]::new('--protect-recent-steps', '--protect-recent-steps', [CompletionResultType]::ParameterName, 'Model steps at the end of the history that ordinary compaction never touches')
+            [CompletionResult]::new('--summary-budget', '--summary-budget', [CompletionResultType]::ParameterName, 'Token cap of the floor summary')
+            [CompletionResult]::new('--summarizer', '--summarizer', [CompletionResultType]::ParameterName, 'How floor summaries are written')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the final view to FILE (default: standard output)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the final view to FILE (default: standard output)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'The final view''s format')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the final call''s report as JSON (on stderr when the view goes to stdout)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'compactor;runs' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON array')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'compactor;diff' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--stat', '--stat', [CompletionResultType]::ParameterName, 'Print only counts')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'compactor;check' {
+            [CompletionResult]::new('--golden', '--golden', [CompletionResultType]::ParameterName, 'Compare every view with the golden files under DIR')
+            [CompletionResult]::new('--seed', '--seed', [CompletionResultType]::ParameterName, 'Seed of the pseudo-random call at which the interrupted run is killed')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--bless', '--bless', [CompletionResultType]::ParameterName, 'Rewrite the golden files from this run')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON summary')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'compactor;completions' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
@@ -104,6 +266,14 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Import transcript files into the store (idempotent, incremental, atomic per file)')
             [CompletionResult]::new('tasks', 'tasks', [CompletionResultType]::ParameterValue, 'List imported tasks with their sizes and recorded usage')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a task''s messages, one message, or a tool call''s raw input and output')
+            [CompletionResult]::new('preflight', 'preflight', [CompletionResultType]::ParameterValue, 'Restore the bounded checkpoint at a turn start (no reduction) and report it')
+            [CompletionResult]::new('step', 'step', [CompletionResultType]::ParameterValue, 'Run the full operation at one model call and report which tiers fired')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Render a view file for other tools or people')
+            [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Walk a task call by call as a live engine would have, and print a timeline')
+            [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact a saved session offline: replay it, then write the final view')
+            [CompletionResult]::new('runs', 'runs', [CompletionResultType]::ParameterValue, 'List saved replay runs')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two views (files or saved runs): exit 0 identical, 1 different')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Prove on fixture transcripts that projection is deterministic (for CI)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions for SHELL')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -116,6 +286,30 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;help;show' {
+            break
+        }
+        'compactor;help;preflight' {
+            break
+        }
+        'compactor;help;step' {
+            break
+        }
+        'compactor;help;export' {
+            break
+        }
+        'compactor;help;replay' {
+            break
+        }
+        'compactor;help;compact' {
+            break
+        }
+        'compactor;help;runs' {
+            break
+        }
+        'compactor;help;diff' {
+            break
+        }
+        'compactor;help;check' {
             break
         }
         'compactor;help;completions' {

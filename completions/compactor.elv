@@ -29,6 +29,14 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand import 'Import transcript files into the store (idempotent, incremental, atomic per file)'
             cand tasks 'List imported tasks with their sizes and recorded usage'
             cand show 'Print a task''s messages, one message, or a tool call''s raw input and output'
+            cand preflight 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
+            cand step 'Run the full operation at one model call and report which tiers fired'
+            cand export 'Render a view file for other tools or people'
+            cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
+            cand compact 'Compact a saved session offline: replay it, then write the final view'
+            cand runs 'List saved replay runs'
+            cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
+            cand check 'Prove on fixture transcripts that projection is deterministic (for CI)'
             cand completions 'Print shell completions for SHELL'
             cand man 'Print the man page (roff)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -71,6 +79,152 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'compactor;preflight'= {
+            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --input-format 'FILE''s transcript format'
+            cand --window 'The model''s context window, in tokens'
+            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
+            cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
+            cand --stop-ratio 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)'
+            cand --protect-recent-steps 'Model steps at the end of the history that ordinary compaction never touches'
+            cand --summary-budget 'Token cap of the floor summary'
+            cand --summarizer 'How floor summaries are written'
+            cand --at 'The model call to project (1 = the first). Default: the next call after the last recorded message'
+            cand --view 'Write the view''s canonical bytes to FILE'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --json 'Print the report as one JSON object'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;step'= {
+            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --input-format 'FILE''s transcript format'
+            cand --window 'The model''s context window, in tokens'
+            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
+            cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
+            cand --stop-ratio 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)'
+            cand --protect-recent-steps 'Model steps at the end of the history that ordinary compaction never touches'
+            cand --summary-budget 'Token cap of the floor summary'
+            cand --summarizer 'How floor summaries are written'
+            cand --at 'The model call to project (1 = the first). Default: the next call after the last recorded message'
+            cand --view 'Write the view''s canonical bytes to FILE'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --json 'Print the report as one JSON object'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;export'= {
+            cand --format 'format'
+            cand -o 'Write to FILE instead of standard output'
+            cand --output 'Write to FILE instead of standard output'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;replay'= {
+            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --input-format 'FILE''s transcript format'
+            cand --window 'The model''s context window, in tokens'
+            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
+            cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
+            cand --stop-ratio 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)'
+            cand --protect-recent-steps 'Model steps at the end of the history that ordinary compaction never touches'
+            cand --summary-budget 'Token cap of the floor summary'
+            cand --summarizer 'How floor summaries are written'
+            cand --price-input 'USD per million uncached input tokens'
+            cand --price-cache-write 'USD per million tokens written to the prompt cache'
+            cand --price-cache-read 'USD per million tokens read from the prompt cache'
+            cand --from 'First call to show (earlier calls still run, unless --resume)'
+            cand --to 'Last call to run and show'
+            cand --views 'Write every call''s view to DIR/call-NNNN.json'
+            cand --save 'Save the run''s reports and views in the store under NAME'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --resume 'Calls before --from already ran on this store: start at --from, re-deriving the checkpoint as a restarted engine would'
+            cand --force 'With --save, replace an existing run of that name'
+            cand --json 'Print one JSON object: {"steps":[...],"totals":{...}}'
+            cand --jsonl 'Print one JSON object per call as soon as it completes'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;compact'= {
+            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --input-format 'FILE''s transcript format'
+            cand --window 'The model''s context window, in tokens'
+            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
+            cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
+            cand --stop-ratio 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)'
+            cand --protect-recent-steps 'Model steps at the end of the history that ordinary compaction never touches'
+            cand --summary-budget 'Token cap of the floor summary'
+            cand --summarizer 'How floor summaries are written'
+            cand -o 'Write the final view to FILE (default: standard output)'
+            cand --output 'Write the final view to FILE (default: standard output)'
+            cand --format 'The final view''s format'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --json 'Print the final call''s report as JSON (on stderr when the view goes to stdout)'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;runs'= {
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --json 'Print a JSON array'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;diff'= {
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --stat 'Print only counts'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;check'= {
+            cand --golden 'Compare every view with the golden files under DIR'
+            cand --seed 'Seed of the pseudo-random call at which the interrupted run is killed'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --bless 'Rewrite the golden files from this run'
+            cand --json 'Print a JSON summary'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'compactor;completions'= {
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
@@ -95,6 +249,14 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand import 'Import transcript files into the store (idempotent, incremental, atomic per file)'
             cand tasks 'List imported tasks with their sizes and recorded usage'
             cand show 'Print a task''s messages, one message, or a tool call''s raw input and output'
+            cand preflight 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
+            cand step 'Run the full operation at one model call and report which tiers fired'
+            cand export 'Render a view file for other tools or people'
+            cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
+            cand compact 'Compact a saved session offline: replay it, then write the final view'
+            cand runs 'List saved replay runs'
+            cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
+            cand check 'Prove on fixture transcripts that projection is deterministic (for CI)'
             cand completions 'Print shell completions for SHELL'
             cand man 'Print the man page (roff)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -104,6 +266,22 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;help;tasks'= {
         }
         &'compactor;help;show'= {
+        }
+        &'compactor;help;preflight'= {
+        }
+        &'compactor;help;step'= {
+        }
+        &'compactor;help;export'= {
+        }
+        &'compactor;help;replay'= {
+        }
+        &'compactor;help;compact'= {
+        }
+        &'compactor;help;runs'= {
+        }
+        &'compactor;help;diff'= {
+        }
+        &'compactor;help;check'= {
         }
         &'compactor;help;completions'= {
         }

@@ -34,6 +34,14 @@ complete -c compactor -n "__fish_compactor_needs_command" -s V -l version -d 'Pr
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "import" -d 'Import transcript files into the store (idempotent, incremental, atomic per file)'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "tasks" -d 'List imported tasks with their sizes and recorded usage'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "show" -d 'Print a task\'s messages, one message, or a tool call\'s raw input and output'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "preflight" -d 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "step" -d 'Run the full operation at one model call and report which tiers fired'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "export" -d 'Render a view file for other tools or people'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "compact" -d 'Compact a saved session offline: replay it, then write the final view'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "runs" -d 'List saved replay runs'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "diff" -d 'Compare two views (files or saved runs): exit 0 identical, 1 different'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "check" -d 'Prove on fixture transcripts that projection is deterministic (for CI)'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "completions" -d 'Print shell completions for SHELL'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -70,6 +78,150 @@ complete -c compactor -n "__fish_compactor_using_subcommand show" -l json -d 'Pr
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l task -d 'The task (`compactor tasks` lists them). With FILE, the name to import it as' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
+claude-code\t''
+codex\t''
+openai-chat\t''
+anthropic\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l window -d 'The model\'s context window, in tokens' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l summarizer -d 'How floor summaries are written' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+static\t'The last ask and an action count'"
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l at -d 'The model call to project (1 = the first). Default: the next call after the last recorded message' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l view -d 'Write the view\'s canonical bytes to FILE' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l json -d 'Print the report as one JSON object'
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l task -d 'The task (`compactor tasks` lists them). With FILE, the name to import it as' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
+claude-code\t''
+codex\t''
+openai-chat\t''
+anthropic\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l window -d 'The model\'s context window, in tokens' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l summarizer -d 'How floor summaries are written' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+static\t'The last ask and an action count'"
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l at -d 'The model call to project (1 = the first). Default: the next call after the last recorded message' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l view -d 'Write the view\'s canonical bytes to FILE' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l json -d 'Print the report as one JSON object'
+complete -c compactor -n "__fish_compactor_using_subcommand step" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand step" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c compactor -n "__fish_compactor_using_subcommand step" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand export" -l format -r -f -a "anthropic\t'The canonical Anthropic Messages body'
+openai\t'OpenAI Chat Completions messages'
+markdown\t'A readable transcript'"
+complete -c compactor -n "__fish_compactor_using_subcommand export" -s o -l output -d 'Write to FILE instead of standard output' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand export" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand export" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand export" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c compactor -n "__fish_compactor_using_subcommand export" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l task -d 'The task (`compactor tasks` lists them). With FILE, the name to import it as' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
+claude-code\t''
+codex\t''
+openai-chat\t''
+anthropic\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l window -d 'The model\'s context window, in tokens' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l summarizer -d 'How floor summaries are written' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+static\t'The last ask and an action count'"
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-input -d 'USD per million uncached input tokens' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-cache-write -d 'USD per million tokens written to the prompt cache' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-cache-read -d 'USD per million tokens read from the prompt cache' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l from -d 'First call to show (earlier calls still run, unless --resume)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l to -d 'Last call to run and show' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l views -d 'Write every call\'s view to DIR/call-NNNN.json' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l save -d 'Save the run\'s reports and views in the store under NAME' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l resume -d 'Calls before --from already ran on this store: start at --from, re-deriving the checkpoint as a restarted engine would'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l force -d 'With --save, replace an existing run of that name'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l json -d 'Print one JSON object: {"steps":[...],"totals":{...}}'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l jsonl -d 'Print one JSON object per call as soon as it completes'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l task -d 'The task (`compactor tasks` lists them). With FILE, the name to import it as' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
+claude-code\t''
+codex\t''
+openai-chat\t''
+anthropic\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l window -d 'The model\'s context window, in tokens' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l summarizer -d 'How floor summaries are written' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+static\t'The last ask and an action count'"
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -s o -l output -d 'Write the final view to FILE (default: standard output)' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l format -d 'The final view\'s format' -r -f -a "anthropic\t'The canonical Anthropic Messages body'
+openai\t'OpenAI Chat Completions messages'
+markdown\t'A readable transcript'"
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l json -d 'Print the final call\'s report as JSON (on stderr when the view goes to stdout)'
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand runs" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand runs" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand runs" -l json -d 'Print a JSON array'
+complete -c compactor -n "__fish_compactor_using_subcommand runs" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand runs" -s h -l help -d 'Print help'
+complete -c compactor -n "__fish_compactor_using_subcommand runs" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand diff" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand diff" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand diff" -l stat -d 'Print only counts'
+complete -c compactor -n "__fish_compactor_using_subcommand diff" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand diff" -s h -l help -d 'Print help'
+complete -c compactor -n "__fish_compactor_using_subcommand diff" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand check" -l golden -d 'Compare every view with the golden files under DIR' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand check" -l seed -d 'Seed of the pseudo-random call at which the interrupted run is killed' -r
+complete -c compactor -n "__fish_compactor_using_subcommand check" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand check" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand check" -l bless -d 'Rewrite the golden files from this run'
+complete -c compactor -n "__fish_compactor_using_subcommand check" -l json -d 'Print a JSON summary'
+complete -c compactor -n "__fish_compactor_using_subcommand check" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand check" -s h -l help -d 'Print help'
+complete -c compactor -n "__fish_compactor_using_subcommand check" -s V -l version -d 'Print version'
 complete -c compactor -n "__fish_compactor_using_subcommand completions" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand completions" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -84,9 +236,17 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand man" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand man" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand man" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show completions man help" -f -a "import" -d 'Import transcript files into the store (idempotent, incremental, atomic per file)'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show completions man help" -f -a "tasks" -d 'List imported tasks with their sizes and recorded usage'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show completions man help" -f -a "show" -d 'Print a task\'s messages, one message, or a tool call\'s raw input and output'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show completions man help" -f -a "completions" -d 'Print shell completions for SHELL'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "import" -d 'Import transcript files into the store (idempotent, incremental, atomic per file)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "tasks" -d 'List imported tasks with their sizes and recorded usage'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "show" -d 'Print a task\'s messages, one message, or a tool call\'s raw input and output'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "preflight" -d 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "step" -d 'Run the full operation at one model call and report which tiers fired'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "export" -d 'Render a view file for other tools or people'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "compact" -d 'Compact a saved session offline: replay it, then write the final view'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "runs" -d 'List saved replay runs'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "diff" -d 'Compare two views (files or saved runs): exit 0 identical, 1 different'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "check" -d 'Prove on fixture transcripts that projection is deterministic (for CI)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "completions" -d 'Print shell completions for SHELL'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

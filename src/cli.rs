@@ -145,9 +145,9 @@ pub struct TaskSource {
     #[arg(long, value_name = "TASK")]
     pub task: Option<String>,
 
-    /// FILE's format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-    pub format: FormatArg,
+    /// FILE's transcript format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT")]
+    pub input_format: FormatArg,
 }
 
 /// The compaction budget. Env vars are named as in the engine specification.
@@ -404,5 +404,16 @@ impl Cli {
     /// The clap command, for completions and the man page.
     pub fn command() -> clap::Command {
         <Cli as clap::CommandFactory>::command()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cli_definition_is_consistent() {
+        // clap's own checks: unique names, valid defaults, sound requirements.
+        Cli::command().debug_assert();
     }
 }

@@ -15,7 +15,7 @@ use crate::engine::{Mode, Status};
 use crate::exit::Outcome;
 use crate::ingest::IngestOptions;
 use crate::store::Store;
-use crate::summarize::{StaticCheckpoint, Summarizer};
+use crate::summarize::{Extractive, StaticCheckpoint, Summarizer};
 use crate::view::View;
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Result<Outcome> {
@@ -75,7 +75,8 @@ pub fn budget_of(a: &BudgetArgs) -> Result<Budget> {
 
 pub fn summarizer_of(s: SummarizerArg) -> Box<dyn Summarizer> {
     match s {
-        SummarizerArg::Extractive | SummarizerArg::Static => Box::new(StaticCheckpoint),
+        SummarizerArg::Extractive => Box::new(Extractive),
+        SummarizerArg::Static => Box::new(StaticCheckpoint),
     }
 }
 
@@ -98,7 +99,7 @@ pub fn resolve_task(store: &mut Store, ui: &mut Ui, src: &TaskSource) -> Result<
     match &src.file {
         Some(file) => {
             let opts = IngestOptions {
-                format: format_of(src.format),
+                format: format_of(src.input_format),
                 task: src.task.clone(),
                 ..IngestOptions::default()
             };
