@@ -146,11 +146,15 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
     )?;
     for t in &r.tasks {
         let mut line = format!(
-            "  {}: +{} messages ({} already stored), {} turns, {} steps",
-            t.id, t.added, t.already, t.turns, t.steps
+            "  {}: +{} ({} already stored), {}, {}",
+            t.id,
+            plural(t.added, "message"),
+            t.already,
+            plural(t.turns.into(), "turn"),
+            plural(t.steps.into(), "step")
         );
         if t.tool_forms_minted > 0 {
-            line.push_str(&format!(", {} tool forms minted", t.tool_forms_minted));
+            line.push_str(&format!(", {} minted", plural(t.tool_forms_minted, "tool form")));
         }
         if let Some(p) = &t.parent {
             line.push_str(&format!(", parent {p}"));
@@ -188,4 +192,13 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
         writeln!(ui.out, "  lines skipped: {}", skipped.join(", "))?;
     }
     Ok(())
+}
+
+/// `1 turn`, `2 turns`.
+fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("{n} {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }

@@ -81,10 +81,13 @@ fn open_store(cli: &Cli) -> Result<Store> {
     Ok(Store::open(&db_location(cli)?)?)
 }
 
+/// A closed output pipe (`compactor tasks | head`), however it was wrapped.
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<io::Error>()
             .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(io::ErrorKind::BrokenPipe))
     })
 }
 

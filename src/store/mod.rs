@@ -40,13 +40,13 @@ pub enum StoreError {
         found: u32,
         supported: u32,
     },
-    #[error("cannot open the store {path}: {source}")]
+    #[error("cannot open the store {path}")]
     Open {
         path: String,
         #[source]
         source: rusqlite::Error,
     },
-    #[error("cannot create the store's directory {path}: {source}")]
+    #[error("cannot create the store's directory {path}")]
     CreateDir {
         path: String,
         #[source]
