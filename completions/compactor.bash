@@ -639,7 +639,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__replay)
-            opts="-q -h -V --task --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --price-input --price-cache-write --price-cache-read --from --to --resume --views --save --force --json --jsonl --db --quiet --color --help --version"
+            opts="-q -h -V --task --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --price-input --price-cache-write --price-cache-read --from --to --in-place --resume --views --save --force --json --jsonl --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

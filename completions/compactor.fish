@@ -162,7 +162,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand replay" -l db -d 'Th
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l resume -d 'Calls before --from already ran on this store: start at --from, re-deriving the checkpoint as a restarted engine would'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l in-place -d 'Replay on the store itself, keeping what the replay mints (as `compact` does). By default a replay runs on a scratch copy of the task with no compaction state, so it shows what a live engine would have done and repeats exactly'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l resume -d 'Continue an interrupted in-place replay (implies --in-place): start at the last call it committed (or at --from), re-deriving the checkpoint as a restarted engine would'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l force -d 'With --save, replace an existing run of that name'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l json -d 'Print one JSON object: {"steps":[...],"totals":{...}}'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l jsonl -d 'Print one JSON object per call as soon as it completes'

@@ -277,9 +277,17 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "STEP")]
     pub to: Option<u32>,
 
-    /// Calls before --from already ran on this store: start at --from,
-    /// re-deriving the checkpoint as a restarted engine would.
-    #[arg(long, requires = "from")]
+    /// Replay on the store itself, keeping what the replay mints (as `compact`
+    /// does). By default a replay runs on a scratch copy of the task with no
+    /// compaction state, so it shows what a live engine would have done and
+    /// repeats exactly.
+    #[arg(long)]
+    pub in_place: bool,
+
+    /// Continue an interrupted in-place replay (implies --in-place): start at
+    /// the last call it committed (or at --from), re-deriving the checkpoint
+    /// as a restarted engine would.
+    #[arg(long)]
     pub resume: bool,
 
     /// Write every call's view to DIR/call-NNNN.json.

@@ -158,6 +158,8 @@ pub struct Driver<'a> {
     tool_forms: HashMap<String, ToolForm>,
     /// The previous call's number, its parts and the rows they cover.
     last: Option<(u32, Vec<Part>, usize)>,
+    /// Record each committed call as replay progress (in-place replays).
+    progress: Option<serde_json::Value>,
 }
 
 impl<'a> Driver<'a> {
@@ -182,7 +184,14 @@ impl<'a> Driver<'a> {
             settings,
             overhead,
             last: None,
+            progress: None,
         })
+    }
+
+    /// Record every committed call as this task's replay progress, with the
+    /// settings it ran under, in the same transaction as the call's entries.
+    pub fn record_progress(&mut self, settings: serde_json::Value) {
+        self.progress = Some(settings);
     }
 
     fn context(&self, k: u32, mode: Mode) -> CallContext<'a> {
@@ -279,9 +288,13 @@ impl<'a> Driver<'a> {
             writes.push((ANCHOR_KEY.to_string(), anchor.to_value()));
         }
         let task = self.index.task.clone();
+        let progress = self.progress.as_ref();
         store.transaction(|tx| -> Result<(), StoreError> {
             for (key, v) in &writes {
                 tx.put_entry(&task, key, v)?;
+            }
+            if let Some(settings) = progress {
+                tx.set_replay_progress(&task, settings, k)?;
             }
             Ok(())
         })?;

@@ -146,7 +146,7 @@ pub struct Totals {
     pub raw: CostTotals,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ReplayOptions {
     /// First call to report (and, with `resume`, to run).
     pub from: u32,
@@ -156,6 +156,8 @@ pub struct ReplayOptions {
     /// (what a restarted engine does; the checkpoint is re-derived).
     pub resume: bool,
     pub prices: Prices,
+    /// Record progress after every call (in-place replays), under these settings.
+    pub progress: Option<serde_json::Value>,
 }
 
 /// Replay `opts.from..=opts.to`, calling `on_call` after each reported call
@@ -170,6 +172,9 @@ pub fn replay<E: From<StoreError>>(
     let est = settings.estimator;
     let overhead = index.overhead(est).unwrap_or(0);
     let mut driver = Driver::new(store, index, settings)?;
+    if let Some(p) = &opts.progress {
+        driver.record_progress(p.clone());
+    }
     let mut raw = PartsBuilder::default();
     let mut raw_fed = 0usize;
     let mut raw_prev: Option<u64> = None;

@@ -46,7 +46,12 @@ pub fn matrix() -> Vec<(&'static str, Budget)> {
 struct BudgetResult {
     budget: &'static str,
     calls: u32,
+    /// The call after whose report the child replay was sent SIGKILL.
     interrupted_at: Option<u32>,
+    /// Whether the child died of the signal (false: it had already finished).
+    child_killed: Option<bool>,
+    /// The call the new process resumed at: the last one the child committed.
+    resumed_from: Option<u32>,
     tiers_seen: Vec<&'static str>,
     /// `None` when all agree; else where the first drift is.
     drift: Option<String>,
@@ -138,6 +143,7 @@ fn check_fixture(
             to: calls,
             resume: false,
             prices: Default::default(),
+            progress: None,
         };
         if calls > 0 {
             replay(&mut mem, &index, settings(), opts, |_, out| -> Result<()> {
@@ -165,25 +171,38 @@ fn check_fixture(
 
         // (c) a replay killed at a pseudo-random call and resumed by a new process.
         let interrupted_at = (calls > 0).then(|| pick_call(args.seed, &name, bname, calls));
-        let resumed = match interrupted_at {
-            Some(at) => interrupted_run(exe, fixture, &task, &budget, at, calls, dir.path())?,
-            None => Vec::new(),
+        let interrupted = match interrupted_at {
+            Some(at) => Some(interrupted_run(
+                exe,
+                fixture,
+                &task,
+                &budget,
+                at,
+                calls,
+                dir.path(),
+            )?),
+            None => None,
         };
+        let resumed = interrupted
+            .as_ref()
+            .map_or_else(Vec::new, |i| i.views.clone());
 
         let mut drift = first_drift(&fresh, &reopened, "fresh", "reopened")
             .or_else(|| first_drift(&fresh, &resumed, "fresh", "resumed after the kill"));
         if let Some(golden) = &args.golden {
-            let gdir = golden.join(&name).join(bname);
+            let path = golden_path(golden, &name, bname);
             if args.bless {
-                bless(&gdir, &fresh)?;
+                bless(&path, &fresh)?;
             } else if drift.is_none() {
-                drift = golden_drift(&gdir, &fresh)?;
+                drift = golden_drift(&path, &fresh)?;
             }
         }
         budgets.push(BudgetResult {
             budget: bname,
             calls,
             interrupted_at,
+            child_killed: interrupted.as_ref().map(|i| i.killed),
+            resumed_from: interrupted.as_ref().map(|i| i.resumed_from),
             tiers_seen,
             drift,
         });
@@ -220,7 +239,7 @@ fn interrupted_run(
     at: u32,
     calls: u32,
     dir: &Path,
-) -> Result<Vec<Vec<u8>>> {
+) -> Result<Interrupted> {
     let db = dir.join("interrupted.db");
     let views = dir.join("views");
     import(&mut Store::open(&DbLocation::File(db.clone()))?, fixture)?;
@@ -237,6 +256,7 @@ fn interrupted_run(
             .arg("--views")
             .arg(&views)
             .arg("--jsonl")
+            .arg("--in-place")
             .args(extra)
             .env_remove("COMPACTOR_DB")
             .stdin(Stdio::null())
@@ -258,6 +278,7 @@ fn interrupted_run(
         }
     }
     let status = child.wait()?;
+    let killed = killed_by_signal(&status);
     if !reached {
         let mut err = String::new();
         if let Some(mut e) = child.stderr.take() {
@@ -265,14 +286,16 @@ fn interrupted_run(
         }
         bail!("the child replay ended ({status}) before call {at}: {err}");
     }
-    if at < calls {
-        let out = base(&[
-            "--from".to_string(),
-            (at + 1).to_string(),
-            "--resume".to_string(),
-        ])
-        .output()
-        .context("cannot start the resumed replay")?;
+    // The killed child may have committed calls past the one it reported:
+    // the new process resumes where the store says the replay got to.
+    let resumed_from = Store::open(&DbLocation::File(db.clone()))?
+        .reader()
+        .replay_progress(task)?
+        .map_or(1, |(k, _)| k);
+    {
+        let out = base(&["--resume".to_string()])
+            .output()
+            .context("cannot start the resumed replay")?;
         if !out.status.success() {
             bail!(
                 "the resumed replay failed ({}): {}",
@@ -281,13 +304,38 @@ fn interrupted_run(
             );
         }
     }
-    (1..=calls)
+    let views = (1..=calls)
         .map(|k| {
             let p = views.join(format!("call-{k:04}.json"));
             std::fs::read(&p)
                 .with_context(|| format!("the interrupted run wrote no view for call {k}"))
         })
-        .collect()
+        .collect::<Result<_>>()?;
+    Ok(Interrupted {
+        views,
+        killed,
+        resumed_from,
+    })
+}
+
+/// What the interrupted run did.
+struct Interrupted {
+    views: Vec<Vec<u8>>,
+    /// The child died of the signal (it had not finished on its own).
+    killed: bool,
+    /// The call the new process started at (the last one the child committed).
+    resumed_from: u32,
+}
+
+#[cfg(unix)]
+fn killed_by_signal(status: &std::process::ExitStatus) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal().is_some()
+}
+
+#[cfg(not(unix))]
+fn killed_by_signal(status: &std::process::ExitStatus) -> bool {
+    !status.success()
 }
 
 pub fn budget_flags(b: &Budget) -> Vec<String> {
@@ -338,47 +386,108 @@ fn where_differs(x: &[u8], y: &[u8]) -> String {
     format!("at byte {byte}{part}")
 }
 
-fn bless(dir: &Path, views: &[Vec<u8>]) -> Result<()> {
-    if dir.exists() {
-        std::fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
-    }
+/// One line of a golden file: a call's view as a delta against the previous
+/// call's (its first `prefix_messages` messages, then `suffix`), with its hash.
+#[derive(Serialize, serde::Deserialize)]
+struct GoldenLine {
+    call: u32,
+    view_hash: String,
+    prefix_messages: usize,
+    suffix: Vec<crate::view::ViewMessage>,
+}
+
+fn golden_path(golden: &Path, fixture: &str, budget: &str) -> PathBuf {
+    golden.join(fixture).join(format!("{budget}.jsonl"))
+}
+
+fn bless(path: &Path, views: &[Vec<u8>]) -> Result<()> {
+    let dir = path
+        .parent()
+        .expect("golden files live in a fixture directory");
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    for (i, v) in views.iter().enumerate() {
-        std::fs::write(golden_path(dir, i as u32 + 1), v)?;
-    }
-    Ok(())
-}
-
-fn golden_path(dir: &Path, k: u32) -> PathBuf {
-    dir.join(format!("call-{k:04}.json"))
-}
-
-fn golden_drift(dir: &Path, views: &[Vec<u8>]) -> Result<Option<String>> {
-    if !dir.is_dir() {
-        return Ok(Some(format!(
-            "no golden files in {}; run with --bless to write them",
-            dir.display()
-        )));
-    }
-    for (i, v) in views.iter().enumerate() {
-        let k = i as u32 + 1;
-        let path = golden_path(dir, k);
-        let Ok(golden) = std::fs::read(&path) else {
-            return Ok(Some(format!("call {k}: no golden file {}", path.display())));
+    let mut out = Vec::new();
+    let mut prev: Vec<crate::view::ViewMessage> = Vec::new();
+    for (i, bytes) in views.iter().enumerate() {
+        let view = View::from_json(bytes).context("a replayed view does not parse back")?;
+        let shared = prev
+            .iter()
+            .zip(&view.messages)
+            .take_while(|(a, b)| a == b)
+            .count();
+        let line = GoldenLine {
+            call: i as u32 + 1,
+            view_hash: view.hash(),
+            prefix_messages: shared,
+            suffix: view.messages[shared..].to_vec(),
         };
-        if &golden != v {
+        serde_json::to_writer(&mut out, &line)?;
+        out.push(b'\n');
+        prev = view.messages;
+    }
+    std::fs::write(path, out).with_context(|| format!("cannot write {}", path.display()))
+}
+
+fn golden_drift(path: &Path, views: &[Vec<u8>]) -> Result<Option<String>> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(Some(format!(
+            "no golden file {}; run with --bless to write it",
+            path.display()
+        )));
+    };
+    let mut prev: Vec<crate::view::ViewMessage> = Vec::new();
+    let mut calls = 0usize;
+    for (n, line) in text.lines().enumerate() {
+        let at = || format!("{}:{}", path.display(), n + 1);
+        let g: GoldenLine = match serde_json::from_str(line) {
+            Ok(g) => g,
+            Err(e) => {
+                return Ok(Some(format!(
+                    "{}: the golden line does not parse ({e})",
+                    at()
+                )));
+            }
+        };
+        if g.prefix_messages > prev.len() {
             return Ok(Some(format!(
-                "call {k}: the view differs from the golden file {} {}",
-                path.display(),
-                where_differs(&golden, v)
+                "{}: prefix_messages {} exceeds the previous view",
+                at(),
+                g.prefix_messages
             )));
         }
+        let mut messages: Vec<_> = prev[..g.prefix_messages].to_vec();
+        messages.extend(g.suffix);
+        let golden = View { messages };
+        let bytes = golden.canonical_bytes();
+        if golden.hash() != g.view_hash {
+            return Ok(Some(format!(
+                "{}: call {}: the golden view does not match its own hash",
+                at(),
+                g.call
+            )));
+        }
+        let Some(fresh) = views.get(n) else {
+            return Ok(Some(format!(
+                "{}: the golden file has more calls than the replay ({})",
+                at(),
+                views.len()
+            )));
+        };
+        if &bytes != fresh {
+            return Ok(Some(format!(
+                "call {}: the view differs from the golden file {} {}",
+                g.call,
+                at(),
+                where_differs(&bytes, fresh)
+            )));
+        }
+        prev = golden.messages;
+        calls += 1;
     }
-    let extra = golden_path(dir, views.len() as u32 + 1);
-    if extra.exists() {
+    if calls < views.len() {
         return Ok(Some(format!(
-            "the golden files have more calls than the replay ({} exists)",
-            extra.display()
+            "the golden file {} has {calls} calls, the replay {}",
+            path.display(),
+            views.len()
         )));
     }
     Ok(None)
@@ -397,9 +506,15 @@ fn print_fixture(ui: &mut Ui, r: &FixtureResult, seed: u64) -> Result<()> {
         } else {
             b.tiers_seen.join(",")
         };
-        let kill = b.interrupted_at.map_or(String::new(), |k| {
-            format!(", killed at call {k} (seed {seed}) and resumed")
-        });
+        let kill = match (b.interrupted_at, b.child_killed, b.resumed_from) {
+            (Some(k), Some(true), Some(r)) => {
+                format!(", SIGKILL after call {k} (seed {seed}), resumed at call {r}")
+            }
+            (Some(k), _, Some(r)) => format!(
+                ", child done before the kill after call {k} (seed {seed}), resumed at call {r}"
+            ),
+            _ => String::new(),
+        };
         match &b.drift {
             None => writeln!(
                 ui.out,

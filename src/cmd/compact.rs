@@ -47,6 +47,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             to: calls,
             resume: false,
             prices: Prices::default(),
+            progress: None,
         };
         replay(store, &index, settings(), opts, |_, _| -> Result<()> {
             if let Some(b) = &bar {

@@ -154,7 +154,10 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
             plural(t.steps.into(), "step")
         );
         if t.tool_forms_minted > 0 {
-            line.push_str(&format!(", {} minted", plural(t.tool_forms_minted, "tool form")));
+            line.push_str(&format!(
+                ", {} minted",
+                plural(t.tool_forms_minted, "tool form")
+            ));
         }
         if let Some(p) = &t.parent {
             line.push_str(&format!(", parent {p}"));

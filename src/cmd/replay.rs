@@ -27,7 +27,21 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         bail!("task {task} has no model calls to replay");
     }
     let to = args.to.unwrap_or(calls);
-    let from = args.from.unwrap_or(1);
+    let est = CharsPerToken::default();
+    let summarizer = summarizer_of(args.budget.summarizer);
+    let run_settings = json!({"budget": budget, "summarizer": summarizer.name()});
+    let from = match (args.from, args.resume) {
+        (Some(k), _) => k,
+        (None, false) => 1,
+        // Re-run the last committed call (idempotent), then go on.
+        (None, true) => match store.reader().replay_progress(&task)? {
+            Some((k, settings)) if settings == run_settings => k,
+            Some((_, settings)) => bail!(
+                "the interrupted replay of {task} ran with other settings ({settings}); resume it with those, or replay from the start"
+            ),
+            None => 1,
+        },
+    };
     if !(1..=calls).contains(&to) || !(1..=to).contains(&from) {
         bail!("--from {from} --to {to} is out of range: task {task} has calls 1..={calls}");
     }
@@ -42,8 +56,6 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     if let Some(dir) = &args.views {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let est = CharsPerToken::default();
-    let summarizer = summarizer_of(args.budget.summarizer);
     let settings = RunSettings {
         budget,
         estimator: &est,
@@ -54,6 +66,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         to,
         resume: args.resume,
         prices: prices_of(&args.prices),
+        progress: (args.in_place || args.resume).then(|| run_settings.clone()),
     };
     let bar = (ui.stderr_terminal && !ui.quiet && !args.jsonl && to - from >= 20).then(|| {
         let bar = ProgressBar::with_draw_target(
@@ -70,7 +83,14 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         header(ui, &task, &budget, calls)?;
     }
     let mut saved: Vec<RunStep> = Vec::new();
-    let (rows, totals) = replay(store, &index, settings, opts, |row, out| -> Result<()> {
+    let mut scratch = if args.in_place || args.resume {
+        None
+    } else {
+        Some(store.scratch_copy(&task)?)
+    };
+    let target: &mut Store = scratch.as_mut().unwrap_or(store);
+    let prices = opts.prices;
+    let (rows, totals) = replay(target, &index, settings, opts, |row, out| -> Result<()> {
         if let Some(b) = &bar {
             b.inc(1);
         }
@@ -100,8 +120,9 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     if args.json {
         ui.json(&json!({"task": task, "budget": budget, "steps": rows, "totals": totals}))?;
     } else if !args.jsonl {
-        print_totals(ui, &totals, &opts.prices)?;
+        print_totals(ui, &totals, &prices)?;
     }
+    drop(scratch);
     if let Some(name) = &args.save {
         let info = RunInfo {
             name: name.clone(),
@@ -125,9 +146,15 @@ pub fn prices_of(p: &PriceArgs) -> Prices {
     }
 }
 
+/// Written atomically: a killed replay leaves whole views or none.
 fn write_view(dir: &Path, step: u32, bytes: &[u8]) -> Result<()> {
     let path = dir.join(format!("call-{step:04}.json"));
-    std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.write_all(bytes)?;
+    tmp.persist(&path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
 }
 
 fn header(ui: &mut Ui, task: &str, b: &Budget, calls: u32) -> Result<()> {

@@ -180,7 +180,6 @@ pub fn floor(
         minted_turn: ctx.turn,
         minted_call: ctx.call,
     };
-    pass.new_entries.push((key.clone(), entry.to_value()));
     let removed: u64 = parts[..b].iter().map(|p| p.tokens).sum();
     let head = summary_part(
         &parts[b - 1],
@@ -194,6 +193,11 @@ pub fn floor(
         ctx.estimator,
     );
     let added = head.tokens;
+    if added >= removed {
+        // A fold that saves nothing only loses detail: decline it, store nothing.
+        return None;
+    }
+    pass.new_entries.push((key.clone(), entry.to_value()));
     parts.splice(..b, std::iter::once(head));
     let saved = removed.saturating_sub(added);
     pass.predicted = pass.predicted.saturating_sub(removed).saturating_add(added);
@@ -206,6 +210,18 @@ pub fn floor(
         summarizer_fallback: fallback,
         ..TierReport::default()
     })
+}
+
+/// Codex 0.40 wraps shell output as `{"output": ..., "metadata": {...}}`; the
+/// record keeps it verbatim, the summarizer is shown the output itself.
+fn unwrap_envelope(text: String) -> String {
+    if text.starts_with("{\"output\"")
+        && let Ok(serde_json::Value::Object(env)) = serde_json::from_str(&text)
+        && let Some(serde_json::Value::String(inner)) = env.get("output")
+    {
+        return inner.clone();
+    }
+    text
 }
 
 /// What the summarizer is shown of a part.
@@ -224,7 +240,7 @@ pub fn span_entry(p: &Part) -> Option<SpanEntry> {
             input: input.clone(),
             output: output.as_ref().map_or_else(
                 || NO_RESULT_TEXT.to_string(),
-                |o| tool_content_text(&o.content),
+                |o| unwrap_envelope(tool_content_text(&o.content)),
             ),
             is_error: output.as_ref().is_some_and(|o| o.is_error),
             interrupted: output.is_none(),

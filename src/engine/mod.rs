@@ -195,7 +195,9 @@ pub fn run_call(parts: Vec<Part>, ctx: &CallContext<'_>, store: StoreView<'_>) -
     let mut gated = false;
     if ctx.mode == Mode::Step && predicted > trigger {
         let (streak, rerun) = gate_streak(store, ctx);
-        if streak >= 2 {
+        // The gate holds only under the window: a live over-window call would be
+        // rejected by the provider and re-enter compaction, so offline it always does.
+        if streak >= 2 && predicted <= w_eff {
             gated = true;
         } else {
             tiers = ladder(&mut pass, &mut parts, protect_from);

@@ -569,10 +569,23 @@ fn anti_thrash_holds_after_two_ineffective_compactions_in_a_turn() {
         }
         .to_value(),
     );
+    // Over the window the gate never holds: the provider would reject the call.
     let out = sim.peek(3, b, Mode::Step);
+    assert!(!out.report.gated);
+    assert!(out.report.tokens_before > b.w_eff());
+    // Over trigger but within the window, it holds.
+    let roomy = Budget {
+        window: 20_000,
+        output_reserved: 2_000,
+        ..Budget::default()
+    };
+    let out = sim.peek(3, roomy, Mode::Step);
+    assert!(
+        out.report.tokens_before > roomy.trigger() && out.report.tokens_before <= roomy.w_eff()
+    );
     assert!(out.report.gated);
     assert!(out.report.tiers_fired.is_empty());
-    assert_eq!(out.report.status, Status::OverWindow);
+    assert_eq!(out.report.status, Status::OverTrigger);
     assert!(out.new_entries.is_empty());
     // A new turn resets the streak.
     sim.snapshot.insert(

@@ -25,6 +25,7 @@ pub use tools::ToolForm;
 const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_runs.sql"),
+    include_str!("migrations/0003_replay_progress.sql"),
 ];
 
 /// The store format version this build reads and writes.
@@ -201,6 +202,32 @@ impl Store {
         let out = f(&Tx { tx: &tx })?;
         tx.commit().map_err(StoreError::from)?;
         Ok(out)
+    }
+
+    /// An in-memory store holding one task's record and its import-time tool
+    /// forms, with no compaction state: what a live engine started from.
+    pub fn scratch_copy(&self, task: &str) -> Result<Store> {
+        let reader = self.reader();
+        let record = reader
+            .task(task)?
+            .ok_or_else(|| StoreError::Corrupt(format!("no task {task}")))?;
+        let rows: Vec<crate::model::Message> = reader
+            .all_messages(task)?
+            .into_iter()
+            .map(|m| m.message)
+            .collect();
+        let mut forms: Vec<ToolForm> = reader.tool_forms(task)?.into_values().collect();
+        forms.sort_by(|a, b| a.tool_call_id.cmp(&b.tool_call_id));
+        let mut scratch = Store::open_memory()?;
+        scratch.transaction(|tx| -> Result<()> {
+            tx.upsert_task(&record)?;
+            tx.append_messages(task, None, &rows)?;
+            for f in &forms {
+                tx.put_tool_form(task, f)?;
+            }
+            Ok(())
+        })?;
+        Ok(scratch)
     }
 
     /// Read-only access outside an explicit transaction.

@@ -71,7 +71,38 @@ impl Tx<'_> {
     }
 }
 
+impl Tx<'_> {
+    /// Record that an in-place replay of `task` committed `call`.
+    pub fn set_replay_progress(&self, task: &str, settings: &Value, call: u32) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO replay_progress (task_id, settings, last_call) VALUES (?1, ?2, ?3)
+                 ON CONFLICT(task_id) DO UPDATE SET settings = excluded.settings, last_call = excluded.last_call",
+            )?
+            .execute(params![task, settings.to_string(), call])?;
+        Ok(())
+    }
+}
+
 impl Reader<'_> {
+    /// The last call an in-place replay of `task` committed, and its settings.
+    pub fn replay_progress(&self, task: &str) -> Result<Option<(u32, Value)>> {
+        let row: Option<(u32, String)> = self
+            .conn
+            .query_row(
+                "SELECT last_call, settings FROM replay_progress WHERE task_id = ?1",
+                [task],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        row.map(|(k, s)| {
+            serde_json::from_str(&s)
+                .map(|v| (k, v))
+                .map_err(|e| StoreError::Corrupt(format!("replay progress of {task}: {e}")))
+        })
+        .transpose()
+    }
+
     pub fn runs(&self) -> Result<Vec<RunInfo>> {
         let mut stmt = self.conn.prepare(
             "SELECT name, task_id, settings, steps, final_view_hash, totals FROM run ORDER BY name",

@@ -195,7 +195,10 @@ pub(super) fn error_excerpt(output: &str) -> String {
     let Some(first) = lines.first() else {
         return "(no error text)".to_string();
     };
-    let second = if has_error_word(first) {
+    let second = if first.starts_with("Traceback") {
+        // A Python traceback names its error on its last line.
+        lines.iter().skip(1).rev().find(|l| names_exception(l))
+    } else if has_error_word(first) {
         lines.get(1)
     } else {
         lines[1..].iter().find(|l| has_error_word(l))
@@ -207,6 +210,12 @@ pub(super) fn error_excerpt(output: &str) -> String {
         .join("\n")
 }
 
+/// `TimeoutError: export exceeded 30s`, `ValueError`, `my.pkg.Oops: ...`.
+fn names_exception(line: &str) -> bool {
+    let head = line.split(':').next().unwrap_or("");
+    !head.contains(' ') && (head.ends_with("Error") || head.ends_with("Exception"))
+}
+
 /// The excerpt line that names the error (`Exit code 1` rarely does).
 pub(super) fn naming_line(excerpt: &str) -> &str {
     excerpt
@@ -214,4 +223,16 @@ pub(super) fn naming_line(excerpt: &str) -> &str {
         .find(|l| has_error_word(l))
         .or_else(|| excerpt.lines().next())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_traceback_is_named_by_its_last_line() {
+        let out = "Traceback (most recent call last):\n  File \"run.py\", line 88, in run\nTimeoutError: export of tenant 4411 exceeded 30s";
+        assert_eq!(
+            super::error_excerpt(out),
+            "Traceback (most recent call last):\nTimeoutError: export of tenant 4411 exceeded 30s"
+        );
+    }
 }
