@@ -32,6 +32,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         summarizer: summarizer.as_ref(),
     };
     let calls = index.calls();
+    // Tier name → how many replayed calls fired it, in first-fired order.
+    let mut fired: Vec<(&'static str, u32)> = Vec::new();
     if calls > 0 {
         let bar = (ui.stderr_terminal && !ui.quiet && calls >= 20).then(|| {
             let bar =
@@ -49,9 +51,15 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             prices: Prices::default(),
             progress: None,
         };
-        replay(store, &index, settings(), opts, |_, _| -> Result<()> {
+        replay(store, &index, settings(), opts, |row, _| -> Result<()> {
             if let Some(b) = &bar {
                 b.inc(1);
+            }
+            for t in &row.tiers_fired {
+                match fired.iter_mut().find(|(name, _)| name == t) {
+                    Some((_, n)) => *n += 1,
+                    None => fired.push((t, 1)),
+                }
             }
             Ok(())
         })?;
@@ -68,8 +76,17 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
     };
     let bytes = export(&out.view, format);
     let recorded = index.recorded_prompt(calls + 1);
+    let summary = if fired.is_empty() {
+        format!("replayed {calls} recorded calls: no tier fired")
+    } else {
+        let list: Vec<String> = fired.iter().map(|(t, n)| format!("{t} at {n}")).collect();
+        format!("replayed {calls} recorded calls: {} calls", list.join(", "))
+    };
     match &args.output {
         Some(path) => {
+            if !args.json {
+                writeln!(ui.out, "{summary}")?;
+            }
             std::fs::write(path, &bytes)
                 .with_context(|| format!("cannot write the view to {}", path.display()))?;
             super::report::print_call(ui, &task, &out.report, &budget, recorded, args.json)?;
@@ -87,12 +104,11 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
                 ui.note(line);
             } else {
                 ui.note(format!(
-                    "compacted {task}: {} calls replayed; final view {} → {} tokens, tiers {}, status {:?}, view {}",
-                    calls,
+                    "compacted {task}: {summary}; final view {} → {} tokens, tiers {}, status {}, view {}",
                     out.report.tokens_before,
                     out.report.tokens_after,
                     if out.report.tiers_fired.is_empty() { "-".to_string() } else { out.report.tiers_fired.join(",") },
-                    out.report.status,
+                    out.report.status.name(),
                     &out.report.view_hash[..16]
                 ));
             }

@@ -83,6 +83,17 @@ pub enum Status {
     OverWindow,
 }
 
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::OverTrigger => "over_trigger",
+            Status::Breakthrough => "breakthrough",
+            Status::OverWindow => "over_window",
+        }
+    }
+}
+
 /// Where the prediction's bulk came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
