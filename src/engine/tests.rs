@@ -671,3 +671,65 @@ fn interrupted_calls_get_a_marked_synthetic_result() {
     let json = String::from_utf8(out.view.canonical_bytes()).unwrap();
     assert!(json.contains("no result was recorded"));
 }
+
+#[test]
+fn an_early_negative_constraint_survives_two_folds_verbatim() {
+    use crate::summarize::Extractive;
+    const RULE: &str = "do not touch the tenant_registry table";
+    let mut sim = Sim::with_rules(
+        ToolRules::with_overrides(r#"{"rules":[{"tools":["Bash"],"rule":"keep"}]}"#).unwrap(),
+    );
+    sim.ask(&format!("Speed up the nightly export; {RULE}."));
+    for _ in 0..40 {
+        sim.tool_step("Bash", &file_text(700));
+    }
+    let b = Budget {
+        window: 16_000,
+        output_reserved: 2_000,
+        ..Budget::default()
+    };
+    let est = CharsPerToken::default();
+    let mut folds = 0;
+    let mut last = None;
+    for k in 1..=41 {
+        let history = sim.history(k);
+        let ctx = CallContext {
+            budget: b,
+            turn: history.last().map_or(0, |m| m.turn),
+            call: k,
+            mode: Mode::Step,
+            estimator: &est,
+            summarizer: &Extractive,
+            calibration: Calibration::default(),
+        };
+        let out = run_call(
+            reconstruct(history, &est),
+            &ctx,
+            StoreView {
+                snapshot: &sim.snapshot,
+                tool_forms: &sim.forms,
+            },
+        );
+        for (key, v) in &out.new_entries {
+            sim.snapshot.insert(key.clone(), v.clone());
+        }
+        folds += out
+            .report
+            .tiers_fired
+            .iter()
+            .filter(|t| t.ends_with("floor"))
+            .count();
+        last = Some(out);
+    }
+    assert!(folds >= 2, "the floor folded {folds} times");
+    let out = last.unwrap();
+    let head = out.parts[0].summary().expect("the history is folded");
+    assert!(head.summarizer == "extractive");
+    // The ask itself is long gone from the raw tail; the summary keeps the rule.
+    assert!(!out.parts[1..].iter().any(|p| p.kind == Kind::Ask));
+    let json = String::from_utf8(out.view.canonical_bytes()).unwrap();
+    assert!(json.contains(RULE), "the rule is in the view verbatim");
+    assert!(head.text.contains("## Constraints"));
+    let constraints = &head.text[head.text.find("## Constraints").unwrap()..];
+    assert!(constraints.contains(RULE));
+}
