@@ -124,8 +124,10 @@ pub struct ShowArgs {
     pub task: String,
 
     /// What to show: `tool:ID` (a tool call's raw input and output), `N` (one
-    /// message by seq), `A..B` (seq A up to, not including, B), `turn:N`, `step:N`.
-    /// Default: the whole task.
+    /// message by seq), `A..B` (seq A up to, not including, B), `turn:N`,
+    /// `step:N`, a part address (`text:HASH`, `reasoning:HASH`), a stored
+    /// summary (`cov:HASH`, a prefix is enough), or `compacted` (what the
+    /// compaction store holds). Default: the whole task.
     #[arg(value_name = "ADDRESS")]
     pub address: Option<String>,
 

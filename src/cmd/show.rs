@@ -8,6 +8,9 @@ use serde_json::{Value, json};
 
 use super::Ui;
 use crate::cli::ShowArgs;
+use crate::engine::entries::Entry;
+use crate::engine::estimate::CharsPerToken;
+use crate::engine::parts::{PartBody, reconstruct};
 use crate::exit::Outcome;
 use crate::model::{Block, Kind};
 use crate::render::{block_text, tool_content_text};
@@ -23,12 +26,38 @@ enum Address {
     Turn(u32),
     Step(u32),
     Tool(String),
+    /// A text, reasoning or image part by its content address.
+    Part(String),
+    /// A stored summary by its coverage key.
+    Coverage(String),
+    /// Everything the store holds for the task: forms, shells, summaries, metadata.
+    Compacted,
 }
 
 fn parse_address(s: Option<&str>) -> Result<Address> {
     let Some(s) = s else { return Ok(Address::All) };
-    let bad =
-        || anyhow::anyhow!("unknown address {s:?}; expected tool:ID, N, A..B, turn:N or step:N");
+    let bad = || {
+        anyhow::anyhow!(
+            "unknown address {s:?}; expected tool:ID, N, A..B, turn:N, step:N, text:HASH, reasoning:HASH, cov:HASH or compacted"
+        )
+    };
+    if s == "compacted" {
+        return Ok(Address::Compacted);
+    }
+    if let Some(h) = s.strip_prefix("cov:") {
+        if h.is_empty() {
+            return Err(bad());
+        }
+        return Ok(Address::Coverage(s.to_string()));
+    }
+    for prefix in ["text:", "reasoning:", "image:", "other:"] {
+        if let Some(h) = s.strip_prefix(prefix) {
+            if h.is_empty() {
+                return Err(bad());
+            }
+            return Ok(Address::Part(s.to_string()));
+        }
+    }
     if let Some(id) = s.strip_prefix("tool:") {
         if id.is_empty() {
             return Err(bad());
@@ -66,8 +95,12 @@ pub fn run(store: &Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
         );
     }
     let address = parse_address(args.address.as_deref())?;
-    if let Address::Tool(id) = &address {
-        return show_tool(store, ui, &args.task, id, args.json);
+    match &address {
+        Address::Tool(id) => return show_tool(store, ui, &args.task, id, args.json),
+        Address::Part(a) => return show_part(store, ui, &args.task, a, args.json),
+        Address::Coverage(key) => return show_summary(store, ui, &args.task, key, args.json),
+        Address::Compacted => return show_compacted(store, ui, &args.task, args.json),
+        _ => {}
     }
     let rows: Vec<StoredMessage> = match address {
         Address::All => reader.all_messages(&args.task)?,
@@ -83,7 +116,9 @@ pub fn run(store: &Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
             .into_iter()
             .filter(|m| m.message.step == s)
             .collect(),
-        Address::Tool(_) => unreachable!("handled above"),
+        Address::Tool(_) | Address::Part(_) | Address::Coverage(_) | Address::Compacted => {
+            unreachable!("handled above")
+        }
     };
     if rows.is_empty() {
         bail!(
@@ -142,6 +177,154 @@ pub fn run(store: &Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
         for b in &m.content {
             writeln!(ui.out, "{}", block_text(b))?;
         }
+    }
+    Ok(Outcome::Ok)
+}
+
+/// One part, found by its address among the parts rebuilt from the record.
+fn show_part(
+    store: &Store,
+    ui: &mut Ui,
+    task: &str,
+    address: &str,
+    json_out: bool,
+) -> Result<Outcome> {
+    let rows: Vec<_> = store
+        .reader()
+        .all_messages(task)?
+        .into_iter()
+        .map(|r| r.message)
+        .collect();
+    let parts = reconstruct(&rows, &CharsPerToken::default());
+    let Some(p) = parts.iter().find(|p| p.address == address) else {
+        bail!("no part {address} in task {task}");
+    };
+    let PartBody::Block { block, .. } = &p.body else {
+        bail!("{address} is not a text, reasoning or image part");
+    };
+    if json_out {
+        let v = json!({"address": p.address, "turn": p.turn, "step": p.step, "kind": p.kind, "tokens": p.tokens, "block": block});
+        serde_json::to_writer_pretty(&mut ui.out, &v)?;
+        writeln!(ui.out)?;
+        return Ok(Outcome::Ok);
+    }
+    let header = format!(
+        "── part {} · turn {} · step {} · {} · {} tokens",
+        p.address,
+        p.turn,
+        p.step,
+        p.kind.as_str(),
+        p.tokens
+    );
+    writeln!(ui.out, "{}", paint(ui.color, style::CYAN, &header))?;
+    writeln!(ui.out, "{}", block_text(block))?;
+    Ok(Outcome::Ok)
+}
+
+/// A stored floor summary, in full.
+fn show_summary(
+    store: &Store,
+    ui: &mut Ui,
+    task: &str,
+    key: &str,
+    json_out: bool,
+) -> Result<Outcome> {
+    let entries = store.reader().entries(task)?;
+    let matches: Vec<_> = entries.iter().filter(|(k, _)| k.starts_with(key)).collect();
+    let (key, v) = match matches.as_slice() {
+        [one] => *one,
+        [] => bail!(
+            "no stored summary {key} in task {task}; `show --task {task} compacted` lists them"
+        ),
+        _ => bail!(
+            "{key} matches {} summaries; give more of the hash",
+            matches.len()
+        ),
+    };
+    let Some(Entry::Summary {
+        text,
+        covers,
+        summarizer,
+        extends,
+        minted_turn,
+        minted_call,
+    }) = Entry::from_value(v)
+    else {
+        bail!("{key} is not a summary");
+    };
+    if json_out {
+        serde_json::to_writer_pretty(&mut ui.out, &json!({"key": key, "entry": v}))?;
+        writeln!(ui.out)?;
+        return Ok(Outcome::Ok);
+    }
+    let mut header = format!(
+        "── summary {key} · folds {covers} parts · {summarizer} · minted at call {minted_call} (turn {minted_turn})"
+    );
+    if let Some(e) = extends {
+        header.push_str(&format!(" · extends {e}"));
+    }
+    writeln!(ui.out, "{}", paint(ui.color, style::CYAN, &header))?;
+    writeln!(ui.out, "{}", text.trim_end())?;
+    Ok(Outcome::Ok)
+}
+
+/// What the store holds for the task: the reduced forms and summaries every
+/// later call restores, and the metadata entries.
+fn show_compacted(store: &Store, ui: &mut Ui, task: &str, json_out: bool) -> Result<Outcome> {
+    let reader = store.reader();
+    let entries = reader.entries(task)?;
+    let forms = reader.tool_forms(task)?;
+    if json_out {
+        let list: Vec<Value> = entries
+            .iter()
+            .map(|(k, v)| json!({"key": k, "entry": v}))
+            .collect();
+        serde_json::to_writer_pretty(
+            &mut ui.out,
+            &json!({"entries": list, "tool_forms_minted": forms.len()}),
+        )?;
+        writeln!(ui.out)?;
+        return Ok(Outcome::Ok);
+    }
+    writeln!(
+        ui.out,
+        "{} tool forms minted at import; {} entries in the compaction store",
+        forms.len(),
+        entries.len()
+    )?;
+    for (key, v) in &entries {
+        let what = match Entry::from_value(v) {
+            Some(Entry::Shrink { rule, .. }) => {
+                let id = key.strip_prefix("tool:").unwrap_or(key);
+                match forms.get(id) {
+                    Some(f) => format!(
+                        "shrunk by {rule}: {} → {} tokens",
+                        f.raw_tokens, f.form_tokens
+                    ),
+                    None => format!("shrunk by {rule}"),
+                }
+            }
+            Some(Entry::Drop) => "dropped to its empty shell (disposable)".to_string(),
+            Some(Entry::Summary {
+                covers,
+                summarizer,
+                minted_call,
+                ..
+            }) => format!("summary of {covers} parts ({summarizer}), minted at call {minted_call}"),
+            Some(Entry::Anchor {
+                turn, real_tokens, ..
+            }) => format!("calibration anchor: {real_tokens} tokens at the end of turn {turn}"),
+            Some(Entry::Gate {
+                turn,
+                call,
+                streak_after,
+                ..
+            }) => format!(
+                "anti-thrash: {streak_after} ineffective in a row at call {call} (turn {turn})"
+            ),
+            None => "(unrecognised entry)".to_string(),
+        };
+        writeln!(ui.out, "{key}  {what}")?;
     }
     Ok(Outcome::Ok)
 }
@@ -268,6 +451,19 @@ mod tests {
             Address::Tool("toolu_1".into())
         );
         assert!(parse_address(Some("tool:")).is_err());
+        assert_eq!(
+            parse_address(Some("compacted")).unwrap(),
+            Address::Compacted
+        );
+        assert_eq!(
+            parse_address(Some("cov:ab12")).unwrap(),
+            Address::Coverage("cov:ab12".into())
+        );
+        assert_eq!(
+            parse_address(Some("text:ff00")).unwrap(),
+            Address::Part("text:ff00".into())
+        );
+        assert!(parse_address(Some("cov:")).is_err());
         assert!(parse_address(Some("banana")).is_err());
     }
 }

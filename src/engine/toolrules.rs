@@ -51,6 +51,10 @@ impl Rule {
 pub struct ToolRule {
     /// Tool names; a trailing `*` matches a prefix (`mcp__github__*`).
     pub tools: Vec<String>,
+    /// For shell tools: the programs the command must start with (`sed`,
+    /// `rg`...). Empty: any call of the tool.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub commands: Vec<String>,
     #[serde(flatten)]
     pub rule: Rule,
 }
@@ -83,8 +87,15 @@ const INPUT_FIELD_KEEP_CHARS: usize = 400;
 
 impl Default for ToolRules {
     fn default() -> Self {
+        let strings = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let r = |tools: &[&str], rule: Rule| ToolRule {
-            tools: tools.iter().map(|s| s.to_string()).collect(),
+            tools: strings(tools),
+            commands: Vec::new(),
+            rule,
+        };
+        let shell = |commands: &[&str], rule: Rule| ToolRule {
+            tools: strings(SHELL_TOOLS),
+            commands: strings(commands),
             rule,
         };
         let lines = Rule::HeadTailLines { head: 20, tail: 10 };
@@ -106,7 +117,7 @@ impl Default for ToolRules {
                         "write_file",
                         "edit_file",
                     ],
-                    lines,
+                    lines.clone(),
                 ),
                 // Listings: the first entries carry the gist.
                 r(
@@ -126,6 +137,12 @@ impl Default for ToolRules {
                 ),
                 // Used-once tools whose output is declared disposable.
                 r(&["reflect", "think"], Rule::Drop),
+                // Shell calls that read files or list entries (most Codex calls).
+                shell(&["sed", "cat", "head", "tail", "nl", "less", "bat"], lines),
+                shell(
+                    &["rg", "grep", "ls", "find", "fd", "tree", "git"],
+                    Rule::TopEntries { n: 25 },
+                ),
             ],
             default: default_rule(),
         }
@@ -145,11 +162,19 @@ impl ToolRules {
         })
     }
 
-    /// The rule for a tool name.
-    pub fn rule_for(&self, tool: &str) -> &Rule {
+    /// The rule for a tool call: the first whose tool name (and, if it lists
+    /// programs, shell command) matches.
+    pub fn rule_for(&self, tool: &str, input: &Value) -> &Rule {
+        let program = shell_program(input);
         self.rules
             .iter()
-            .find(|r| r.tools.iter().any(|p| name_matches(p, tool)))
+            .find(|r| {
+                r.tools.iter().any(|p| name_matches(p, tool))
+                    && (r.commands.is_empty()
+                        || program
+                            .as_deref()
+                            .is_some_and(|prog| r.commands.iter().any(|c| c == prog)))
+            })
             .map(|r| &r.rule)
             .unwrap_or(&self.default)
     }
@@ -168,7 +193,7 @@ impl ToolRules {
         if raw_tokens < self.precompact_threshold_tokens {
             return None;
         }
-        let rule = self.rule_for(name);
+        let rule = self.rule_for(name, input);
         let pointer = format!("tool:{tool_call_id}");
         let (new_input, new_content) = match rule {
             Rule::Keep => return None,
@@ -233,6 +258,31 @@ pub fn call_tokens(est: &dyn Estimator, name: &str, input: &Value, content: &Too
         + tool_content_tokens(est, content)
 }
 
+/// Tools whose input is a shell command (Claude Code, Codex).
+const SHELL_TOOLS: &[&str] = &["Bash", "shell", "exec_command", "local_shell"];
+
+/// The program a shell call runs: the first word of the last `&&` segment of
+/// its command (`cd repo && rg foo` runs `rg`), unwrapping `bash -lc "..."`.
+pub fn shell_program(input: &Value) -> Option<String> {
+    let command = input.get("command").or_else(|| input.get("cmd"))?;
+    let text = match command {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => {
+            let words: Vec<&str> = parts.iter().filter_map(Value::as_str).collect();
+            match words.as_slice() {
+                [shell, flag, script] if shell.ends_with("sh") && flag.starts_with('-') => {
+                    script.to_string()
+                }
+                _ => words.join(" "),
+            }
+        }
+        _ => return None,
+    };
+    let last = text.rsplit("&&").next()?.trim();
+    let word = last.split_whitespace().next()?;
+    Some(word.rsplit('/').next().unwrap_or(word).to_string())
+}
+
 fn name_matches(pattern: &str, name: &str) -> bool {
     match pattern.strip_suffix('*') {
         Some(prefix) => name.starts_with(prefix),
@@ -286,12 +336,7 @@ fn compact_input(rule: &Rule, input: &Value, pointer: &str) -> Option<Value> {
 }
 
 fn compact_content(rule: &Rule, content: &ToolContent, pointer: &str) -> ToolContent {
-    let text = |s: &str| match rule {
-        Rule::HeadTailLines { head, tail } => head_tail_lines(s, *head, *tail, pointer),
-        Rule::TopEntries { n } => top_entries(s, *n, pointer),
-        Rule::HeadTailChars { head, tail } => head_tail_chars(s, *head, *tail, pointer),
-        Rule::Drop | Rule::Keep => s.to_string(),
-    };
+    let text = |s: &str| compact_text(rule, s, pointer);
     match content {
         ToolContent::Text(s) => ToolContent::Text(text(s)),
         ToolContent::Blocks(blocks) => ToolContent::Blocks(
@@ -306,6 +351,37 @@ fn compact_content(rule: &Rule, content: &ToolContent, pointer: &str) -> ToolCon
                 })
                 .collect(),
         ),
+    }
+}
+
+/// Apply a rule to an output's text. An output that is a JSON object keeps
+/// its shape: only its long string fields are compacted (Codex 0.40 wraps
+/// shell output as `{"output": "...", "metadata": {...}}`, MCP tools return
+/// JSON), so the form is still the same kind of document.
+fn compact_text(rule: &Rule, s: &str, pointer: &str) -> String {
+    if s.starts_with('{')
+        && let Ok(Value::Object(doc)) = serde_json::from_str::<Value>(s)
+    {
+        let fields = doc
+            .into_iter()
+            .map(|(k, v)| match v {
+                Value::String(inner) if inner.chars().count() > INPUT_FIELD_KEEP_CHARS => {
+                    (k, Value::String(compact_plain(rule, &inner, pointer)))
+                }
+                other => (k, other),
+            })
+            .collect();
+        return serde_json::to_string(&Value::Object(fields)).expect("JSON values serialise");
+    }
+    compact_plain(rule, s, pointer)
+}
+
+fn compact_plain(rule: &Rule, s: &str, pointer: &str) -> String {
+    match rule {
+        Rule::HeadTailLines { head, tail } => head_tail_lines(s, *head, *tail, pointer),
+        Rule::TopEntries { n } => top_entries(s, *n, pointer),
+        Rule::HeadTailChars { head, tail } => head_tail_chars(s, *head, *tail, pointer),
+        Rule::Drop | Rule::Keep => s.to_string(),
     }
 }
 
@@ -468,15 +544,80 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.precompact_threshold_tokens, 10);
-        assert_eq!(r.rule_for("mcp__fs__list"), &Rule::TopEntries { n: 3 });
         assert_eq!(
-            r.rule_for("Read"),
+            r.rule_for("mcp__fs__list", &json!({})),
+            &Rule::TopEntries { n: 3 }
+        );
+        assert_eq!(
+            r.rule_for("Read", &json!({})),
             &Rule::HeadTailLines { head: 20, tail: 10 }
         );
-        assert_eq!(r.rule_for("reflect"), &Rule::Drop);
+        assert_eq!(r.rule_for("reflect", &json!({})), &Rule::Drop);
         assert!(
             ToolRules::with_overrides(r#"{"rules":[{"tools":["x"],"rule":"shred"}]}"#).is_err()
         );
+    }
+
+    #[test]
+    fn a_json_output_keeps_its_shape() {
+        let rules = ToolRules::default();
+        let inner = numbered(300);
+        let envelope =
+            serde_json::to_string(&json!({"output": inner, "metadata": {"exit_code": 0}})).unwrap();
+        let f = rules
+            .compact(
+                &CharsPerToken::default(),
+                "call_1",
+                "shell",
+                &json!({"command": ["bash", "-lc", "sed -n '1,300p' a.rs"]}),
+                &ToolContent::Text(envelope),
+            )
+            .unwrap();
+        let doc: Value = serde_json::from_str(f.form["content"].as_str().unwrap()).unwrap();
+        assert_eq!(
+            doc["metadata"]["exit_code"], 0,
+            "the envelope is still the envelope"
+        );
+        let out = doc["output"].as_str().unwrap();
+        assert!(
+            out.contains("[… 270 of 300 lines elided; full text: tool:call_1]"),
+            "{out}"
+        );
+        assert!(out.starts_with("    1\tline number 1"));
+    }
+
+    #[test]
+    fn shell_calls_are_ruled_by_the_program_they_run() {
+        let r = ToolRules::default();
+        let codex = |script: &str| json!({"command": ["bash", "-lc", script], "workdir": "/w"});
+        assert_eq!(
+            r.rule_for("shell", &codex("sed -n '1,200p' src/lib.rs")),
+            &Rule::HeadTailLines { head: 20, tail: 10 }
+        );
+        assert_eq!(
+            r.rule_for("shell", &codex("cd app && rg -n tenant")),
+            &Rule::TopEntries { n: 25 }
+        );
+        assert_eq!(
+            r.rule_for("Bash", &json!({"command": "/usr/bin/cat a.txt"}))
+                .name(),
+            "head_tail_lines"
+        );
+        assert_eq!(
+            r.rule_for("exec_command", &json!({"cmd": "ls -la"})).name(),
+            "top_entries"
+        );
+        // Anything else a shell runs keeps head and tail characters.
+        assert_eq!(
+            r.rule_for("Bash", &json!({"command": "cargo test"})).name(),
+            "head_tail_chars"
+        );
+        assert_eq!(r.rule_for("Read", &json!({})).name(), "head_tail_lines");
+        assert_eq!(
+            shell_program(&json!({"command": ["python3", "x.py"]})).as_deref(),
+            Some("python3")
+        );
+        assert_eq!(shell_program(&json!({"file_path": "x"})), None);
     }
 
     #[test]

@@ -342,7 +342,7 @@ fn tool_forms_are_minted_at_import() {
                 CODEX_TASK.to_string(),
                 "call_n3pJif7nYCBXsSqtKboPcjrs".to_string(),
                 "exec_command".to_string(),
-                "head_tail_chars".to_string(),
+                "head_tail_lines".to_string(),
                 "tool:call_n3pJif7nYCBXsSqtKboPcjrs".to_string(),
             ],
             [

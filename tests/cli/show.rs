@@ -155,7 +155,8 @@ fn codex_tool_calls_keep_their_arguments_and_output() {
         v["result"]["content"],
         fixture_tool_result("codex/small-rollout.jsonl", SED_ID)
     );
-    assert_eq!(v["compacted_form"]["rule"], "head_tail_chars");
+    // A shell call running `sed` reads a file: head and tail lines.
+    assert_eq!(v["compacted_form"]["rule"], "head_tail_lines");
     assert!(
         v["compacted_form"]["form_tokens"].as_u64().unwrap()
             < v["compacted_form"]["raw_tokens"].as_u64().unwrap()
