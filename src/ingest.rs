@@ -217,14 +217,18 @@ pub fn ingest_file(
                 .tasks
                 .iter()
                 .find_map(|t| t.meta.parent_session.clone().or(t.meta.session_id.clone()))
-        })
-        .unwrap_or_else(|| {
-            let h = parsed
-                .first_line_hash
-                .map(|h| h.to_hex().to_string())
-                .unwrap_or_default();
-            format!("{}-{}", parsed.format.as_str(), &h[..h.len().min(12)])
         });
+    let base = match base {
+        Some(b) => b,
+        None => {
+            content_name(store, &canonical, parsed.format, &parsed.tasks).map_err(|source| {
+                IngestError::Store {
+                    path: shown.clone(),
+                    source,
+                }
+            })?
+        }
+    };
     let task_id = |key: &str| {
         if key.is_empty() {
             base.clone()
@@ -329,6 +333,46 @@ pub fn ingest_file(
         })
         .map_err(store_err)?;
     Ok(report)
+}
+
+/// A name for a task whose file names no session: the format and a hash of
+/// the conversation's first message, which survives the file growing. When a
+/// task of that name holds a different conversation (two logs that share a
+/// system prompt), the hash takes in more messages until the name is free or
+/// names this same conversation. A file imported before from the same path
+/// keeps its task, so a rewrite of it is refused rather than imported anew.
+fn content_name(
+    store: &Store,
+    source: &str,
+    format: Format,
+    tasks: &[crate::transcript::TaskBuilder],
+) -> Result<String, StoreError> {
+    let prefix = format!("{}-", format.as_str());
+    if let Some((task, _)) = store
+        .reader()
+        .tasks_of_source(source)?
+        .into_iter()
+        .find(|(t, _)| t.starts_with(&prefix) && !t.contains('/'))
+    {
+        return Ok(task);
+    }
+    let msgs: &[crate::model::Message] = tasks
+        .iter()
+        .find(|t| t.key.is_empty())
+        .map_or(&[], |t| &t.messages);
+    let mut h = blake3::Hasher::new();
+    let mut name = format!("{}-{}", format.as_str(), &h.finalize().to_hex()[..12]);
+    for (i, m) in msgs.iter().enumerate() {
+        h.update(m.role.as_str().as_bytes());
+        h.update(b"\0");
+        h.update(m.content_json().as_bytes());
+        h.update(b"\0");
+        name = format!("{}-{}", format.as_str(), &h.finalize().to_hex()[..12]);
+        if store.reader().consistent_with(&name, msgs)? || i + 1 == msgs.len() {
+            break;
+        }
+    }
+    Ok(name)
 }
 
 /// Mint compacted forms for the tool results among `msgs[from..]`.

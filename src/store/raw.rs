@@ -81,6 +81,18 @@ pub fn row_hash(
     *h.finalize().as_bytes()
 }
 
+/// The chain hashes a task's rows would get, in order.
+pub fn chain_of(msgs: &[Message]) -> Vec<[u8; 32]> {
+    let mut prev = [0u8; 32];
+    msgs.iter()
+        .map(|m| {
+            let usage = usage_json(&m.usage);
+            prev = row_hash(&prev, m, &m.content_json(), usage.as_deref());
+            prev
+        })
+        .collect()
+}
+
 fn usage_json(u: &Option<Usage>) -> Option<String> {
     u.as_ref()
         .map(|u| serde_json::to_string(u).expect("usage serialises"))
@@ -264,6 +276,24 @@ impl Reader<'_> {
         )?;
         let rows = stmt.query_map([], task_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Whether `msgs` would extend (or be a prefix of) what is stored for the
+    /// task: true when the task is absent or agrees with them row for row.
+    pub fn consistent_with(&self, task_id: &str, msgs: &[Message]) -> Result<bool> {
+        let stored = self.message_count(task_id)?;
+        let n = stored.min(msgs.len() as u64);
+        if n == 0 {
+            return Ok(true);
+        }
+        let h: Vec<u8> = self.conn.query_row(
+            "SELECT row_hash FROM task_message WHERE task_id = ?1 AND seq = ?2",
+            params![task_id, (n - 1) as i64],
+            |r| r.get(0),
+        )?;
+        Ok(chain_of(&msgs[..n as usize])
+            .last()
+            .is_some_and(|c| c[..] == h[..]))
     }
 
     /// Number of rows stored for a task.

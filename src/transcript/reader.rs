@@ -29,9 +29,6 @@ pub struct ParsedFile {
     pub bytes: u64,
     /// blake3 of every byte read.
     pub hash: blake3::Hash,
-    /// blake3 of the first non-blank line: a name for the task that survives appends.
-    /// For a whole JSON document, blake3 of the document (its first line is only `{` or `[`).
-    pub first_line_hash: Option<blake3::Hash>,
     pub skipped: Vec<SkippedLine>,
     pub not_conversation: u64,
     pub duplicates: u64,
@@ -90,7 +87,6 @@ pub fn parse_reader<R: BufRead>(
             "the file is empty (no JSON lines); expected a transcript",
         ));
     }
-    let first_line_hash = first.map(|i| blake3::hash(trim_eol(&ahead[i])));
     let samples: Vec<Result<Value, serde_json::Error>> = ahead
         .iter()
         .filter(|l| !is_blank(l))
@@ -147,7 +143,6 @@ pub fn parse_reader<R: BufRead>(
             lines,
             bytes,
             hash: hasher.finalize(),
-            first_line_hash: Some(blake3::hash(&all)),
             skipped: Vec::new(),
             not_conversation: 0,
             duplicates: 0,
@@ -232,7 +227,6 @@ pub fn parse_reader<R: BufRead>(
         lines: line_no,
         bytes,
         hash: hasher.finalize(),
-        first_line_hash,
         skipped: state.skipped,
         not_conversation: state.not_conversation,
         duplicates: state.duplicates,

@@ -83,13 +83,13 @@ fn anthropic_request_body_and_message_lines() {
     let lines = env.fixture("anthropic/messages.jsonl");
     let run = env.run(&["import", &body, &lines]);
     assert_snapshot!(run.snapshot());
-    let body_task = env.task("anthropic-2a9138353ab0");
+    let body_task = env.task("anthropic-f06e860f4518");
     assert_eq!(body_task["model"], "claude-sonnet-4-5-20250929");
     // system (meta) + 5 messages
     assert_eq!(body_task["messages"], 5);
     assert_eq!(body_task["tool_calls"], 1);
     // Response objects carry usage; each counts once.
-    let lines_task = env.task("anthropic-61fb0fc98070");
+    let lines_task = env.task("anthropic-3d806257e413");
     assert_eq!(lines_task["usage"]["input_tokens"], 1843 + 2011);
     assert_eq!(lines_task["usage"]["output_tokens"], 96 + 61);
 }
@@ -606,4 +606,45 @@ fn the_orphan_fixture_really_has_one_orphan() {
     }
     let orphans: Vec<_> = results.iter().filter(|r| !uses.contains(r)).collect();
     assert_eq!(orphans, ["toolu_01Fz8RkT3nQw6YbLc2VmXp9D"]);
+}
+
+#[test]
+fn conversations_sharing_a_system_prompt_are_separate_tasks() {
+    let env = TestEnv::new();
+    let system = r#"{"role":"system","content":"You are a careful assistant."}"#;
+    let a = format!(
+        "{system}\n{}\n",
+        r#"{"role":"user","content":"Rename the config loader."}"#
+    );
+    let b = format!(
+        "{system}\n{}\n",
+        r#"{"role":"user","content":"Why is CI red?"}"#
+    );
+    let pa = env.write("a.jsonl", &a);
+    let pb = env.write("b.jsonl", &b);
+    env.run(&["import", &pa]).success();
+    env.run(&["import", &pb]).success();
+    let tasks = env.run(&["tasks", "--json"]);
+    tasks.success();
+    let ids: Vec<String> = tasks
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 2, "two conversations, two tasks: {ids:?}");
+    // A copy of the first at another path is the same conversation: nothing added.
+    let copy = env.write("copy-of-a.jsonl", &a);
+    let run = env.run(&["import", "--json", &copy]);
+    run.success();
+    assert_eq!(run.json_lines()[0]["tasks"][0]["added"], 0);
+    assert_eq!(
+        env.run(&["tasks", "--json"])
+            .json()
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
 }

@@ -10,7 +10,7 @@ use crate::util::{TestEnv, json_lines, testdata};
 const READ_ID: &str = "toolu_01xpBq4VGKbSJmnS9uocCbty";
 const BASH_ID: &str = "toolu_01B5mCl1PaZllNspiiPf3hXP";
 const SED_ID: &str = "call_n3pJif7nYCBXsSqtKboPcjrs";
-const MESSAGES_TASK: &str = "anthropic-61fb0fc98070";
+const MESSAGES_TASK: &str = "anthropic-3d806257e413";
 
 fn claude_env() -> TestEnv {
     let env = TestEnv::new();
