@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod decimal;
 pub mod driver;
 pub mod engine;
 pub mod exit;

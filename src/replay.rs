@@ -12,6 +12,8 @@ use std::str::FromStr;
 
 use serde::{Serialize, Serializer};
 
+use crate::decimal::{DecimalError, parse_millionths};
+
 use crate::driver::{Driver, RunSettings, TaskRecordIndex};
 use crate::engine::estimate::{Estimator, block_tokens};
 use crate::engine::parts::PartsBuilder;
@@ -27,28 +29,12 @@ impl FromStr for Micros {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Micros, String> {
-        let bad = || format!("{s:?} is not a price; expected a decimal such as 3.75");
-        let t = s.trim().trim_start_matches('$');
-        let (int, frac) = t.split_once('.').unwrap_or((t, ""));
-        if int.is_empty() && frac.is_empty() {
-            return Err(bad());
-        }
-        if !int.chars().all(|c| c.is_ascii_digit()) || !frac.chars().all(|c| c.is_ascii_digit()) {
-            return Err(bad());
-        }
-        if frac.len() > 6 {
-            return Err(format!("{s:?} has more than six decimals"));
-        }
-        let int: u64 = if int.is_empty() {
-            0
-        } else {
-            int.parse().map_err(|_| bad())?
-        };
-        let frac: u64 = format!("{frac:0<6}").parse().map_err(|_| bad())?;
-        int.checked_mul(1_000_000)
-            .and_then(|v| v.checked_add(frac))
+        parse_millionths(s.trim().trim_start_matches('$'))
             .map(Micros)
-            .ok_or_else(bad)
+            .map_err(|e| match e {
+                DecimalError::TooPrecise => format!("{s:?} has more than six decimals"),
+                _ => format!("{s:?} is not a price; expected a decimal such as 3.75"),
+            })
     }
 }
 

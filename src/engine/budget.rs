@@ -7,6 +7,8 @@ use std::str::FromStr;
 
 use serde::{Serialize, Serializer};
 
+use crate::decimal::{DecimalError, parse_millionths};
+
 /// A ratio in (0, 1] with up to six decimals, held as parts per million.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Ratio(u32);
@@ -32,28 +34,10 @@ impl FromStr for Ratio {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Ratio, String> {
-        let bad = || format!("{s:?} is not a ratio; expected a decimal in (0, 1] such as 0.65");
-        let t = s.trim();
-        let (int, frac) = t.split_once('.').unwrap_or((t, ""));
-        if (int.is_empty() && frac.is_empty())
-            || !int.chars().all(|c| c.is_ascii_digit())
-            || !frac.chars().all(|c| c.is_ascii_digit())
-        {
-            return Err(bad());
-        }
-        if frac.len() > 6 {
-            return Err(format!("{s:?} has more than six decimals"));
-        }
-        let int: u64 = if int.is_empty() {
-            0
-        } else {
-            int.parse().map_err(|_| bad())?
-        };
-        let frac_ppm: u64 = format!("{frac:0<6}").parse().map_err(|_| bad())?;
-        let ppm = int
-            .checked_mul(MILLION)
-            .and_then(|v| v.checked_add(frac_ppm))
-            .ok_or_else(bad)?;
+        let ppm = parse_millionths(s.trim()).map_err(|e| match e {
+            DecimalError::TooPrecise => format!("{s:?} has more than six decimals"),
+            _ => format!("{s:?} is not a ratio; expected a decimal in (0, 1] such as 0.65"),
+        })?;
         if ppm == 0 || ppm > MILLION {
             return Err(format!("{s:?} is outside (0, 1]"));
         }

@@ -119,42 +119,20 @@ impl Importer for ClaudeCodeImporter {
         match ty {
             "user" | "assistant" => self.conversation(line, ty, &l, tasks),
             "summary" => {
-                let Some(title) = l.summary.clone() else {
+                let Some(title) = &l.summary else {
                     return Err(shape(
                         line,
                         "summary line without \"summary\"; expected a title string",
                     ));
                 };
-                let mut m = Message::new(
-                    Role::Meta,
-                    Kind::Title,
-                    vec![Block::Text {
-                        text: title.clone(),
-                    }],
-                    line,
-                );
-                m.timestamp = l.timestamp.clone();
-                let task = tasks.main();
-                if task.meta.title.is_none() {
-                    task.meta.title = Some(title);
-                }
-                task.push(m);
+                // Auto titles come early and often: the first one names the task.
+                push_title(tasks, line, &l, title, false);
                 Ok(LineOutcome::Imported)
             }
             "custom-title" => match &l.custom_title {
+                // A title the user set replaces any other.
                 Some(title) => {
-                    let mut m = Message::new(
-                        Role::Meta,
-                        Kind::Title,
-                        vec![Block::Text {
-                            text: title.clone(),
-                        }],
-                        line,
-                    );
-                    m.timestamp = l.timestamp.clone();
-                    let task = tasks.main();
-                    task.meta.title = Some(title.clone());
-                    task.push(m);
+                    push_title(tasks, line, &l, title, true);
                     Ok(LineOutcome::Imported)
                 }
                 None => Ok(LineOutcome::NotConversation),
@@ -311,6 +289,24 @@ impl ClaudeCodeImporter {
         task.push(m);
         Ok(LineOutcome::Imported)
     }
+}
+
+/// Record a session title as a meta row of the main task.
+fn push_title(tasks: &mut TaskSet, line: u64, l: &Line, title: &str, replace: bool) {
+    let mut m = Message::new(
+        Role::Meta,
+        Kind::Title,
+        vec![Block::Text {
+            text: title.to_string(),
+        }],
+        line,
+    );
+    m.timestamp = l.timestamp.clone();
+    let task = tasks.main();
+    if replace || task.meta.title.is_none() {
+        task.meta.title = Some(title.to_string());
+    }
+    task.push(m);
 }
 
 /// Decide what a user line is: an ask, tool results, injected context, an interrupt
