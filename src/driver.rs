@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use crate::engine::budget::Budget;
-use crate::engine::entries::{ANCHOR_KEY, Entry};
+use crate::engine::entries::{ANCHOR_KEY, Entry, PROGRESS_KEY};
 use crate::engine::estimate::Estimator;
 use crate::engine::parts::{Part, PartsBuilder, reconstruct};
 use crate::engine::restore::StoreView;
@@ -150,6 +150,44 @@ pub struct RunSettings<'a> {
     pub summarizer: &'a dyn Summarizer,
 }
 
+impl RunSettings<'_> {
+    /// What the stored state of a run depends on besides the record: the
+    /// budget and the summarizer. Progress is only trusted for equal settings.
+    pub fn fingerprint(&self) -> String {
+        let b = &self.budget;
+        format!(
+            "window={} output_reserved={} trigger_ratio={} stop_ratio={} protect_recent_steps={} summary_budget={} summarizer={}",
+            b.window,
+            b.output_reserved,
+            b.trigger_ratio,
+            b.stop_ratio,
+            b.protect_recent_steps,
+            b.summary_budget_tokens,
+            self.summarizer.name()
+        )
+    }
+}
+
+/// The last call run on this store in order from call 1 under `settings`
+/// (`meta:progress`), if any.
+pub fn stored_progress(
+    store: &Store,
+    task: &str,
+    settings: &RunSettings<'_>,
+) -> Result<Option<u32>, StoreError> {
+    Ok(progress_in(
+        store.reader().entry(task, PROGRESS_KEY)?.as_ref(),
+        &settings.fingerprint(),
+    ))
+}
+
+fn progress_in(v: Option<&serde_json::Value>, fingerprint: &str) -> Option<u32> {
+    match v.and_then(Entry::from_value) {
+        Some(Entry::Progress { call, settings }) if settings == fingerprint => Some(call),
+        _ => None,
+    }
+}
+
 /// Drives calls over one task, keeping the previous call's parts in memory.
 pub struct Driver<'a> {
     pub index: &'a TaskRecordIndex,
@@ -277,6 +315,17 @@ impl<'a> Driver<'a> {
                 overhead: self.overhead,
             };
             writes.push((ANCHOR_KEY.to_string(), anchor.to_value()));
+        }
+        // Progress advances only when call k follows the last call run in
+        // order (or is the first), so it never claims calls that did not run.
+        let fingerprint = self.settings.fingerprint();
+        let done = progress_in(snapshot.get(PROGRESS_KEY), &fingerprint);
+        if done.map_or(k == 1, |p| p + 1 == k) {
+            let progress = Entry::Progress {
+                call: k,
+                settings: fingerprint,
+            };
+            writes.push((PROGRESS_KEY.to_string(), progress.to_value()));
         }
         let task = self.index.task.clone();
         store.transaction(|tx| -> Result<(), StoreError> {

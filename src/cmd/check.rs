@@ -46,7 +46,14 @@ pub fn matrix() -> Vec<(&'static str, Budget)> {
 struct BudgetResult {
     budget: &'static str,
     calls: u32,
+    /// The (seeded) call after whose report the child replay was killed.
     interrupted_at: Option<u32>,
+    /// The last call the child reported before it died (it may run ahead of the kill).
+    last_reported_before_kill: Option<u32>,
+    /// The call the new process resumed at (`None` when nothing was left).
+    resumed_from: Option<u32>,
+    /// The signal that ended the child (9: SIGKILL), if it did not exit by itself first.
+    killed_by_signal: Option<i32>,
     tiers_seen: Vec<&'static str>,
     /// `None` when all agree; else where the first drift is.
     drift: Option<String>,
@@ -165,10 +172,21 @@ fn check_fixture(
 
         // (c) a replay killed at a pseudo-random call and resumed by a new process.
         let interrupted_at = (calls > 0).then(|| pick_call(args.seed, &name, bname, calls));
-        let resumed = match interrupted_at {
-            Some(at) => interrupted_run(exe, fixture, &task, &budget, at, calls, dir.path())?,
-            None => Vec::new(),
+        let interrupted = match interrupted_at {
+            Some(at) => Some(interrupted_run(
+                exe,
+                fixture,
+                &task,
+                &budget,
+                at,
+                calls,
+                dir.path(),
+            )?),
+            None => None,
         };
+        let resumed = interrupted
+            .as_ref()
+            .map_or_else(Vec::new, |i| i.views.clone());
 
         let mut drift = first_drift(&fresh, &reopened, "fresh", "reopened")
             .or_else(|| first_drift(&fresh, &resumed, "fresh", "resumed after the kill"));
@@ -184,6 +202,9 @@ fn check_fixture(
             budget: bname,
             calls,
             interrupted_at,
+            last_reported_before_kill: interrupted.as_ref().map(|i| i.last_reported),
+            resumed_from: interrupted.as_ref().and_then(|i| i.resumed_from),
+            killed_by_signal: interrupted.as_ref().and_then(|i| i.killed_by),
             tiers_seen,
             drift,
         });
@@ -220,7 +241,7 @@ fn interrupted_run(
     at: u32,
     calls: u32,
     dir: &Path,
-) -> Result<Vec<Vec<u8>>> {
+) -> Result<Interrupted> {
     let db = dir.join("interrupted.db");
     let views = dir.join("views");
     import(&mut Store::open(&DbLocation::File(db.clone()))?, fixture)?;
@@ -246,29 +267,41 @@ fn interrupted_run(
     };
     let mut child = base(&[]).spawn().context("cannot start the child replay")?;
     let stdout = child.stdout.take().expect("piped");
-    let mut reached = false;
+    // The child runs ahead of what this process has read: by the time the
+    // kill lands it may have finished (and stored) later calls. Read what it
+    // printed up to its death; the resumed process starts after the last call
+    // it reported (re-running the one it may have stored but not reported).
+    let mut killed = false;
+    let mut last = None;
     for line in BufReader::new(stdout).lines() {
         let line = line?;
-        let v: serde_json::Value = serde_json::from_str(&line)
-            .with_context(|| format!("the child replay printed {line:?}"))?;
-        if v["step"].as_u64() == Some(u64::from(at)) {
-            reached = true;
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&line) else {
+            if killed {
+                break; // a line cut short by the kill
+            }
+            bail!("the child replay printed {line:?}");
+        };
+        let step = v["step"].as_u64().and_then(|s| u32::try_from(s).ok());
+        last = step.or(last);
+        if !killed && step == Some(at) {
             child.kill().context("cannot kill the child replay")?; // SIGKILL on Unix
-            break;
+            killed = true;
         }
     }
     let status = child.wait()?;
-    if !reached {
+    if !killed {
         let mut err = String::new();
         if let Some(mut e) = child.stderr.take() {
             std::io::Read::read_to_string(&mut e, &mut err)?;
         }
         bail!("the child replay ended ({status}) before call {at}: {err}");
     }
-    if at < calls {
+    let last = last.expect("the child reported call `at`");
+    let resumed_from = (last < calls).then_some(last + 1);
+    if let Some(from) = resumed_from {
         let out = base(&[
             "--from".to_string(),
-            (at + 1).to_string(),
+            from.to_string(),
             "--resume".to_string(),
         ])
         .output()
@@ -281,13 +314,40 @@ fn interrupted_run(
             );
         }
     }
-    (1..=calls)
+    let views = (1..=calls)
         .map(|k| {
             let p = views.join(format!("call-{k:04}.json"));
             std::fs::read(&p)
                 .with_context(|| format!("the interrupted run wrote no view for call {k}"))
         })
-        .collect()
+        .collect::<Result<_>>()?;
+    Ok(Interrupted {
+        views,
+        last_reported: last,
+        resumed_from,
+        killed_by: kill_signal(&status),
+    })
+}
+
+/// What the interrupted run did.
+struct Interrupted {
+    views: Vec<Vec<u8>>,
+    /// The last call the killed process reported.
+    last_reported: u32,
+    /// Where the new process resumed (`None`: the killed one had reported every call).
+    resumed_from: Option<u32>,
+    /// The signal that ended the killed process (`None`: it exited by itself first).
+    killed_by: Option<i32>,
+}
+
+#[cfg(unix)]
+fn kill_signal(status: &std::process::ExitStatus) -> Option<i32> {
+    std::os::unix::process::ExitStatusExt::signal(status)
+}
+
+#[cfg(not(unix))]
+fn kill_signal(status: &std::process::ExitStatus) -> Option<i32> {
+    (!status.success()).then_some(9)
 }
 
 pub fn budget_flags(b: &Budget) -> Vec<String> {
@@ -397,9 +457,24 @@ fn print_fixture(ui: &mut Ui, r: &FixtureResult, seed: u64) -> Result<()> {
         } else {
             b.tiers_seen.join(",")
         };
-        let kill = b.interrupted_at.map_or(String::new(), |k| {
-            format!(", killed at call {k} (seed {seed}) and resumed")
-        });
+        let kill = match (b.interrupted_at, b.last_reported_before_kill) {
+            (Some(k), Some(last)) => {
+                let ahead = if last > k {
+                    format!("; it had reported call {last}")
+                } else {
+                    String::new()
+                };
+                match b.resumed_from {
+                    Some(r) => {
+                        format!(", killed at call {k} (seed {seed}{ahead}) and resumed at call {r}")
+                    }
+                    None => format!(
+                        ", killed at call {k} (seed {seed}{ahead}) with no call left to resume"
+                    ),
+                }
+            }
+            _ => String::new(),
+        };
         match &b.drift {
             None => writeln!(
                 ui.out,

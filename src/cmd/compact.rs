@@ -2,7 +2,10 @@
 //! replay every recorded call keeping the store (so forms and summaries are
 //! minted as a live engine would have minted them), then run the next call
 //! and write its view: the bounded checkpoint to resume the session with.
-//! Running it again re-derives the same view and mints nothing.
+//! Calls that already ran on this store with the same settings (`meta:progress`)
+//! are not run again: compact resumes after them, as a restarted engine would.
+//! So running it again re-derives the same view and mints nothing, and
+//! compacting a session that has grown only runs its new calls.
 
 use std::io::Write;
 
@@ -13,7 +16,7 @@ use super::Ui;
 use super::project::{budget_of, outcome_of, resolve_task, summarizer_of};
 use super::report::CallJson;
 use crate::cli::{CompactArgs, ExportFormatArg};
-use crate::driver::{Driver, RunSettings, TaskRecordIndex};
+use crate::driver::{Driver, RunSettings, TaskRecordIndex, stored_progress};
 use crate::engine::estimate::CharsPerToken;
 use crate::exit::Outcome;
 use crate::replay::{Prices, ReplayOptions, replay};
@@ -32,10 +35,18 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         summarizer: summarizer.as_ref(),
     };
     let calls = index.calls();
-    if calls > 0 {
-        let bar = (ui.stderr_terminal && !ui.quiet && calls >= 20).then(|| {
+    // Re-run the last call already run (a re-run mints nothing new), then go on.
+    let from = stored_progress(store, &task, &settings())?.map_or(1, |p| p.clamp(1, calls + 1));
+    if from > 1 {
+        ui.note(format!(
+            "calls 1 to {from} of {task} already ran on this store with these settings: resuming at call {from}"
+        ));
+    }
+    if from <= calls {
+        let todo = calls - from + 1;
+        let bar = (ui.stderr_terminal && !ui.quiet && todo >= 20).then(|| {
             let bar =
-                ProgressBar::with_draw_target(Some(u64::from(calls)), ProgressDrawTarget::stderr());
+                ProgressBar::with_draw_target(Some(u64::from(todo)), ProgressDrawTarget::stderr());
             bar.set_style(
                 ProgressStyle::with_template("compacting {wide_bar} {pos}/{len} calls")
                     .expect("valid template"),
@@ -43,9 +54,9 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             bar
         });
         let opts = ReplayOptions {
-            from: 1,
+            from,
             to: calls,
-            resume: false,
+            resume: from > 1,
             prices: Prices::default(),
         };
         replay(store, &index, settings(), opts, |_, _| -> Result<()> {
@@ -86,12 +97,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
                 ui.note(line);
             } else {
                 ui.note(format!(
-                    "compacted {task}: {} calls replayed; final view {} → {} tokens, tiers {}, status {:?}, view {}",
-                    calls,
+                    "compacted {task}: {} calls replayed; final view {} → {} tokens, tiers {}, status {}, view {}",
+                    (calls + 1).saturating_sub(from),
                     out.report.tokens_before,
                     out.report.tokens_after,
                     if out.report.tiers_fired.is_empty() { "-".to_string() } else { out.report.tiers_fired.join(",") },
-                    out.report.status,
+                    serde_json::to_value(out.report.status)?.as_str().unwrap_or("?"),
                     &out.report.view_hash[..16]
                 ));
             }

@@ -10,7 +10,7 @@ use serde_json::json;
 use super::Ui;
 use super::project::{budget_of, resolve_task, summarizer_of};
 use crate::cli::{PriceArgs, ReplayArgs};
-use crate::driver::{RunSettings, TaskRecordIndex};
+use crate::driver::{RunSettings, TaskRecordIndex, stored_progress};
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
 use crate::exit::Outcome;
@@ -49,6 +49,20 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         estimator: &est,
         summarizer: summarizer.as_ref(),
     };
+    if !args.resume
+        && let Some(p) = stored_progress(store, &task, &settings)?
+    {
+        let resume = if p < calls {
+            format!(", or --from {} --resume to go on from there", p + 1)
+        } else {
+            String::new()
+        };
+        ui.note(format!(
+            "note: calls 1 to {p} of {task} already ran on this store with these settings; \
+             running them again restores what later calls stored, so their rows can differ \
+             from a first run's (a fresh --db gives the original timeline{resume})"
+        ));
+    }
     let opts = ReplayOptions {
         from,
         to,

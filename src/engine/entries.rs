@@ -10,6 +10,8 @@ use serde_json::Value;
 pub const ANCHOR_KEY: &str = "meta:anchor";
 /// The key of the anti-thrash gate.
 pub const GATE_KEY: &str = "meta:gate";
+/// The key of the run progress: the last call run, in order from call 1.
+pub const PROGRESS_KEY: &str = "meta:progress";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -50,6 +52,12 @@ pub enum Entry {
         streak_before: u32,
         streak_after: u32,
     },
+    /// How far calls have run on this store in order from call 1 (each
+    /// call's entries written before the next ran), and under which settings.
+    /// A command that would re-run those calls resumes after them instead:
+    /// re-running a call over entries minted by later calls is not what a
+    /// live engine does, and can end elsewhere.
+    Progress { call: u32, settings: String },
 }
 
 impl Entry {
