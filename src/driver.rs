@@ -150,6 +150,26 @@ pub struct RunSettings<'a> {
     pub summarizer: &'a dyn Summarizer,
 }
 
+impl RunSettings<'_> {
+    /// What stored state depends on besides the record: the budget and the
+    /// summarizer. Progress is only trusted under equal settings.
+    pub fn identity(&self) -> serde_json::Value {
+        serde_json::json!({"budget": self.budget, "summarizer": self.summarizer.name()})
+    }
+}
+
+/// The last call an in-place run of `task` committed under these settings.
+pub fn resume_point(
+    store: &Store,
+    task: &str,
+    settings: &RunSettings<'_>,
+) -> Result<Option<u32>, StoreError> {
+    Ok(match store.reader().replay_progress(task)? {
+        Some((k, s)) if s == settings.identity() => Some(k),
+        _ => None,
+    })
+}
+
 /// Drives calls over one task, keeping the previous call's parts in memory.
 pub struct Driver<'a> {
     pub index: &'a TaskRecordIndex,

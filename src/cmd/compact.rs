@@ -2,7 +2,11 @@
 //! replay every recorded call keeping the store (so forms and summaries are
 //! minted as a live engine would have minted them), then run the next call
 //! and write its view: the bounded checkpoint to resume the session with.
-//! Running it again re-derives the same view and mints nothing.
+//! Calls already run on this store under the same settings (the replay
+//! progress) are not run again: compact resumes at the last one, as a
+//! restarted engine would. So running it again re-derives the same view and
+//! mints nothing, and compacting a session that has grown runs only its new
+//! calls.
 
 use std::io::Write;
 
@@ -13,7 +17,7 @@ use super::Ui;
 use super::project::{budget_of, outcome_of, resolve_task, summarizer_of};
 use super::report::CallJson;
 use crate::cli::{CompactArgs, ExportFormatArg};
-use crate::driver::{Driver, RunSettings, TaskRecordIndex};
+use crate::driver::{Driver, RunSettings, TaskRecordIndex, resume_point};
 use crate::engine::estimate::CharsPerToken;
 use crate::exit::Outcome;
 use crate::replay::{Prices, ReplayOptions, replay};
@@ -32,12 +36,22 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         summarizer: summarizer.as_ref(),
     };
     let calls = index.calls();
+    let identity = settings().identity();
+    // Re-run the last call already committed (a re-run mints nothing new), then go on.
+    let from = resume_point(store, &task, &settings())?.map_or(1, |k| k.clamp(1, calls + 1));
+    if from > 1 {
+        ui.note(format!(
+            "calls 1 to {from} of {task} already ran on this store with these settings: resuming at call {from}"
+        ));
+    }
     // Tier name → how many replayed calls fired it, in first-fired order.
     let mut fired: Vec<(&'static str, u32)> = Vec::new();
-    if calls > 0 {
-        let bar = (ui.stderr_terminal && !ui.quiet && calls >= 20).then(|| {
+    let mut replayed = 0u32;
+    if from <= calls {
+        let todo = calls - from + 1;
+        let bar = (ui.stderr_terminal && !ui.quiet && todo >= 20).then(|| {
             let bar =
-                ProgressBar::with_draw_target(Some(u64::from(calls)), ProgressDrawTarget::stderr());
+                ProgressBar::with_draw_target(Some(u64::from(todo)), ProgressDrawTarget::stderr());
             bar.set_style(
                 ProgressStyle::with_template("compacting {wide_bar} {pos}/{len} calls")
                     .expect("valid template"),
@@ -45,16 +59,17 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             bar
         });
         let opts = ReplayOptions {
-            from: 1,
+            from,
             to: calls,
-            resume: false,
+            resume: from > 1,
             prices: Prices::default(),
-            progress: None,
+            progress: Some(identity.clone()),
         };
         replay(store, &index, settings(), opts, |row, _| -> Result<()> {
             if let Some(b) = &bar {
                 b.inc(1);
             }
+            replayed += 1;
             for t in &row.tiers_fired {
                 match fired.iter_mut().find(|(name, _)| name == t) {
                     Some((_, n)) => *n += 1,
@@ -68,6 +83,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         }
     }
     let mut driver = Driver::new(store, &index, settings())?;
+    driver.record_progress(identity);
     let out = driver.step(store, calls + 1)?;
     let format = match args.format {
         ExportFormatArg::Anthropic => ExportFormat::Anthropic,
@@ -77,10 +93,13 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
     let bytes = export(&out.view, format);
     let recorded = index.recorded_prompt(calls + 1);
     let summary = if fired.is_empty() {
-        format!("replayed {calls} recorded calls: no tier fired")
+        format!("replayed {replayed} recorded calls: no tier fired")
     } else {
         let list: Vec<String> = fired.iter().map(|(t, n)| format!("{t} at {n}")).collect();
-        format!("replayed {calls} recorded calls: {} calls", list.join(", "))
+        format!(
+            "replayed {replayed} recorded calls: {} calls",
+            list.join(", ")
+        )
     };
     match &args.output {
         Some(path) => {

@@ -184,8 +184,11 @@ fn compare_runs(
 }
 
 fn compare_sides(ui: &mut Ui, a: &Side, b: &Side, stat: bool) -> Result<bool> {
-    let (la, ba, ta) = rendered(a);
-    let (lb, bb, tb) = rendered(b);
+    let both_views = matches!((a, b), (Side::View { .. }, Side::View { .. }));
+    // Render both sides the same way: per message and part when both are
+    // views, else both as their raw text.
+    let (la, ba, ta) = rendered(a, both_views);
+    let (lb, bb, tb) = rendered(b, both_views);
     if ba == bb {
         if !stat {
             writeln!(ui.out, "{la} and {lb} are identical")?;
@@ -225,10 +228,15 @@ fn compare_sides(ui: &mut Ui, a: &Side, b: &Side, stat: bool) -> Result<bool> {
         )?;
         return Ok(true);
     }
-    if !matches!((a, b), (Side::View { .. }, Side::View { .. })) {
+    if !both_views {
         writeln!(ui.out, "(not both views: compared as text)")?;
     }
     writeln!(ui.out, "first difference at byte {first_byte}")?;
+    if !both_views {
+        // A view file is one long line: show where it changes.
+        writeln!(ui.out, "  {la}: {}", excerpt(&ba, first_byte))?;
+        writeln!(ui.out, "  {lb}: {}", excerpt(&bb, first_byte))?;
+    }
     let text = diff
         .unified_diff()
         .context_radius(3)
@@ -251,11 +259,35 @@ fn compare_sides(ui: &mut Ui, a: &Side, b: &Side, stat: bool) -> Result<bool> {
     Ok(true)
 }
 
-/// A side's label, bytes, and text rendering (one section per message, one per part).
-fn rendered(s: &Side) -> (String, Vec<u8>, String) {
+/// Up to 40 bytes either side of `at`, control characters escaped.
+fn excerpt(bytes: &[u8], at: usize) -> String {
+    let start = at.saturating_sub(40);
+    let end = (at + 40).min(bytes.len());
+    let text: String = String::from_utf8_lossy(&bytes[start.min(end)..end])
+        .chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect();
+    format!(
+        "{}{text}{}",
+        if start > 0 { "…" } else { "" },
+        if end < bytes.len() { "…" } else { "" }
+    )
+}
+
+/// A side's label, bytes, and text rendering: one section per message and
+/// part for a view (`as_view`), else the raw text.
+fn rendered(s: &Side, as_view: bool) -> (String, Vec<u8>, String) {
     match s {
-        Side::View { label, view, bytes } => (label.clone(), bytes.clone(), render_view(view)),
-        Side::Text { label, bytes } => (
+        Side::View { label, view, bytes } if as_view => {
+            (label.clone(), bytes.clone(), render_view(view))
+        }
+        Side::View { label, bytes, .. } | Side::Text { label, bytes } => (
             label.clone(),
             bytes.clone(),
             String::from_utf8_lossy(bytes).into_owned(),

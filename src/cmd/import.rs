@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::Ui;
+use super::{Ui, plural};
 use crate::cli::{FormatArg, ImportArgs};
 use crate::engine::toolrules::ToolRules;
 use crate::exit::Outcome;
@@ -195,13 +195,4 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
         writeln!(ui.out, "  lines skipped: {}", skipped.join(", "))?;
     }
     Ok(())
-}
-
-/// `1 turn`, `2 turns`.
-fn plural(n: u64, noun: &str) -> String {
-    if n == 1 {
-        format!("{n} {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
 }

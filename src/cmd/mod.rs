@@ -81,6 +81,15 @@ fn open_store(cli: &Cli) -> Result<Store> {
     Ok(Store::open(&db_location(cli)?)?)
 }
 
+/// `1 part`, `2 parts`, `3 misses`.
+pub fn plural(n: u64, noun: &str) -> String {
+    match (n, noun.ends_with('s')) {
+        (1, _) => format!("{n} {noun}"),
+        (_, true) => format!("{n} {noun}es"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
 /// A closed output pipe (`compactor tasks | head`), however it was wrapped.
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {

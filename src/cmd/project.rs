@@ -46,7 +46,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
         &task,
         &out.report,
         &budget,
-        index.recorded_prompt(k),
+        // Preflight reports the turn's first call, not `k`.
+        index.recorded_prompt(out.report.call),
         args.json,
     )?;
     Ok(outcome_of(out.report.status))

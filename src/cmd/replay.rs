@@ -29,7 +29,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     let to = args.to.unwrap_or(calls);
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(args.budget.summarizer);
-    let run_settings = json!({"budget": budget, "summarizer": summarizer.name()});
+    let run_settings = RunSettings {
+        budget,
+        estimator: &est,
+        summarizer: summarizer.as_ref(),
+    }
+    .identity();
     let from = match (args.from, args.resume) {
         (Some(k), _) => k,
         (None, false) => 1,
@@ -42,6 +47,17 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
             None => 1,
         },
     };
+    if args.in_place
+        && !args.resume
+        && let Some((p, settings)) = store.reader().replay_progress(&task)?
+        && settings == run_settings
+    {
+        ui.note(format!(
+            "note: calls 1 to {p} of {task} already ran in place on this store; running them again \
+             restores what later calls stored, so their rows can differ from a first run's \
+             (without --in-place a replay starts from a scratch copy; --resume goes on from call {p})"
+        ));
+    }
     if !(1..=calls).contains(&to) || !(1..=to).contains(&from) {
         bail!("--from {from} --to {to} is out of range: task {task} has calls 1..={calls}");
     }

@@ -5,7 +5,7 @@ use std::io::Write;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::Ui;
+use super::{Ui, plural};
 use crate::engine::budget::Budget;
 use crate::engine::{Report, Status};
 use crate::style::{self, paint};
@@ -104,8 +104,8 @@ pub fn print_call(
         let label = if i == 0 { "tiers:" } else { "      " };
         let what = if t.parts_folded > 0 {
             format!(
-                "{} parts folded into {} ({}{}), −{} tokens",
-                t.parts_folded,
+                "{} folded into {} ({}{}), −{} tokens",
+                plural(t.parts_folded, "part"),
                 t.coverage.as_deref().map(short_key).unwrap_or_default(),
                 t.summarizer.as_deref().unwrap_or("?"),
                 if t.summarizer_fallback {
@@ -117,8 +117,11 @@ pub fn print_call(
             )
         } else {
             format!(
-                "{} parts shrunk, {} shells dropped, {} misses, −{} tokens",
-                t.parts_shrunk, t.parts_dropped, t.misses, t.tokens_saved
+                "{} shrunk, {} dropped to a shell, {}, −{} tokens",
+                plural(t.parts_shrunk.into(), "part"),
+                t.parts_dropped,
+                plural(t.misses.into(), "miss"),
+                t.tokens_saved
             )
         };
         writeln!(

@@ -10,10 +10,17 @@
 //! Corpus tests read `$COMPACTOR_CORPUS` (default `../shared/corpus`) and
 //! say so and return early when it is absent.
 
+mod check;
+mod compact;
 mod completions;
+mod constraints;
 mod corpus;
+mod corpus_engine;
+mod diff;
 mod import;
 mod parse_props;
+mod project;
+mod replay;
 mod show;
 mod tasks;
 mod util;

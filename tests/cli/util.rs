@@ -483,3 +483,163 @@ pub fn pairing_problems(conn: &Connection) -> Vec<String> {
     }
     problems
 }
+
+// ---------------------------------------------------------------------------
+// Engine commands: the check fixtures, budgets, views and the snapshot store.
+
+/// The check fixtures (`testdata/fixtures/`) with their main task ids and
+/// model calls, as `tasks --json` reports them.
+pub const SHRINK_FLOOR: &str = "fixtures/claude-shrink-floor.jsonl";
+pub const SHRINK_FLOOR_TASK: &str = "5b1e2d3c-7f4a-4e2b-9c1d-2a3b4c5d6e7f";
+pub const SHRINK_FLOOR_CALLS: u64 = 20;
+pub const TENANT: &str = "fixtures/codex-tenant-registry.jsonl";
+pub const TENANT_TASK: &str = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
+pub const TENANT_CALLS: u64 = 25;
+pub const DISPOSABLE: &str = "fixtures/claude-disposable-interrupt.jsonl";
+pub const DISPOSABLE_TASK: &str = "9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a";
+pub const DISPOSABLE_CALLS: u64 = 10;
+pub const BREAKTHROUGH: &str = "fixtures/anthropic-breakthrough.json";
+
+/// The `check` budget matrix as flags: default, fold and tight.
+pub const DEFAULT_BUDGET: [&str; 4] = ["--window", "200000", "--output-reserved", "20000"];
+pub const FOLD: [&str; 4] = ["--window", "32000", "--output-reserved", "4000"];
+pub const TIGHT: [&str; 4] = ["--window", "6000", "--output-reserved", "1000"];
+pub const BUDGETS: [(&str, [&str; 4]); 3] = [
+    ("default", DEFAULT_BUDGET),
+    ("fold", FOLD),
+    ("tight", TIGHT),
+];
+
+/// `args` followed by `more`, for building argument lists from constants.
+pub fn args<'a>(args: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
+    let mut v = args.to_vec();
+    v.extend_from_slice(more);
+    v
+}
+
+/// blake3 of `bytes`, hex: how `view_hash` is defined.
+pub fn blake3_hex(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+/// Read a view file, check that it is canonical (parsing and re-serialising
+/// gives the same bytes) and a legal Anthropic Messages body; return its
+/// bytes and the view.
+#[track_caller]
+pub fn valid_view(path: &Path) -> (Vec<u8>, compactor::view::View) {
+    let bytes = fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let view = compactor::view::View::from_json(&bytes)
+        .unwrap_or_else(|e| panic!("{} is not a view: {e}", path.display()));
+    assert_eq!(
+        view.canonical_bytes(),
+        bytes,
+        "{} is not in canonical form",
+        path.display()
+    );
+    let problems = compactor::view::validate(&view);
+    assert!(
+        problems.is_empty(),
+        "{} is not a legal Messages body: {problems:?}",
+        path.display()
+    );
+    (bytes, view)
+}
+
+/// Every text of a view (text blocks, tool results' text), in order.
+pub fn view_texts(view: &compactor::view::View) -> Vec<String> {
+    use compactor::model::Block;
+    view.messages
+        .iter()
+        .flat_map(|m| m.content.iter())
+        .map(|b| match b {
+            Block::Text { text } => text.clone(),
+            other => compactor::render::block_text(other),
+        })
+        .collect()
+}
+
+/// The contract fields every projecting report has, with their JSON types.
+#[track_caller]
+pub fn assert_report_fields(r: &Value) {
+    assert!(r["tiers_fired"].is_array(), "tiers_fired: {r}");
+    for t in r["tiers_fired"].as_array().unwrap() {
+        assert!(
+            [
+                "shrink",
+                "floor",
+                "breakthrough_shrink",
+                "breakthrough_floor"
+            ]
+            .contains(&t.as_str().unwrap_or("")),
+            "unknown tier {t} in {r}"
+        );
+    }
+    for k in ["tokens_before", "tokens_after", "trigger", "stop"] {
+        assert!(r[k].is_u64(), "{k}: {r}");
+    }
+    let hash = r["view_hash"].as_str().expect("view_hash is a string");
+    assert!(
+        hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()),
+        "view_hash: {hash}"
+    );
+    assert!(
+        ["ok", "over_trigger", "breakthrough", "over_window"]
+            .contains(&r["status"].as_str().unwrap_or("")),
+        "status: {r}"
+    );
+}
+
+/// The status a report must carry given its numbers: `ok` exactly when the
+/// view is at or under trigger, `over_window` exactly when it is over the
+/// effective window; in between, `breakthrough` after the ladder ran, or
+/// `over_trigger` when nothing was reduced (preflight, or anti-thrash held).
+#[track_caller]
+pub fn assert_status_consistent(r: &Value) {
+    let after = r["tokens_after"].as_u64().unwrap();
+    let trigger = r["trigger"].as_u64().unwrap();
+    let status = r["status"].as_str().unwrap();
+    let w_eff = r["w_eff"].as_u64().unwrap_or(u64::MAX);
+    if after <= trigger {
+        assert_eq!(status, "ok", "{r}");
+    } else if after > w_eff {
+        assert_eq!(status, "over_window", "{r}");
+    } else {
+        assert!(
+            ["breakthrough", "over_trigger"].contains(&status),
+            "{status} with {after} tokens over trigger {trigger}: {r}"
+        );
+        if status == "over_trigger" && r["mode"] == "step" {
+            assert_eq!(
+                r["gated"], true,
+                "over_trigger on a step without the gate: {r}"
+            );
+        }
+    }
+}
+
+impl TestEnv {
+    /// The whole `task_compaction_snapshot` table, ordered: (task, key, entry).
+    pub fn snapshot_rows(&self) -> Vec<(String, String, String)> {
+        if !self.db().exists() {
+            return Vec::new();
+        }
+        let conn = self.conn();
+        let Ok(mut stmt) = conn.prepare(
+            "SELECT task_id, key, entry FROM task_compaction_snapshot ORDER BY task_id, key",
+        ) else {
+            return Vec::new();
+        };
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
+    /// Run and parse stdout as one JSON object, asserting the exit status.
+    #[track_caller]
+    pub fn json_of(&self, args: &[&str], status: i32) -> Value {
+        let run = self.run(args);
+        run.failure(status);
+        run.json()
+    }
+}

@@ -1,0 +1,283 @@
+//! `compactor diff A B`: view files and saved runs; exit 0 identical,
+//! 1 different (showing where), 2 error.
+
+use crate::util::{FOLD, SHRINK_FLOOR, SHRINK_FLOOR_TASK, TIGHT, TestEnv, args, valid_view};
+
+/// A store with the shrink fixture and the final view of a fold-budget
+/// compaction written to `view.json`.
+fn with_view() -> (TestEnv, Vec<u8>) {
+    let env = TestEnv::new();
+    env.import_fixture(SHRINK_FLOOR);
+    env.run(&args(
+        &["compact", "--task", SHRINK_FLOOR_TASK, "-o", "view.json"],
+        &FOLD,
+    ))
+    .success();
+    let (bytes, _) = valid_view(&env.work().join("view.json"));
+    (env, bytes)
+}
+
+#[test]
+fn a_view_and_itself_are_identical() {
+    let (env, bytes) = with_view();
+    env.write("copy.json", &bytes);
+    for (a, b) in [("view.json", "view.json"), ("view.json", "copy.json")] {
+        let run = env.run(&["diff", a, b]);
+        run.success();
+        assert_eq!(run.stdout, format!("{a} and {b} are identical\n"));
+        let run = env.run(&["diff", "--stat", a, b]);
+        run.success();
+        assert_eq!(run.stdout, "0 messages differ, +0 −0 lines\n");
+    }
+}
+
+#[test]
+fn a_one_byte_change_inside_a_text_is_shown() {
+    let (env, bytes) = with_view();
+    // "Reading module 8." → "Reading module 9.": still a valid view.
+    let at = bytes
+        .windows(16)
+        .position(|w| w == b"Reading module 8")
+        .expect("the view has call 8's text")
+        + 15;
+    let mut changed = bytes.clone();
+    changed[at] = b'9';
+    env.write("changed.json", &changed);
+    valid_view(&env.work().join("changed.json"));
+
+    let run = env.run(&["diff", "view.json", "changed.json"]);
+    run.failure(1);
+    assert!(
+        run.stdout.starts_with(&format!(
+            "first difference at byte {at}\n--- view.json\n+++ changed.json\n"
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("\n-Reading module 8.\n+Reading module 9.\n"),
+        "{}",
+        run.stdout
+    );
+    // The message and part are named in the hunk's context.
+    assert!(run.stdout.contains("--- part 1.0\n"), "{}", run.stdout);
+    let minus = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with('-') && !l.starts_with("---"))
+        .count();
+    assert_eq!(minus, 1, "{}", run.stdout);
+
+    let run = env.run(&["diff", "--stat", "view.json", "changed.json"]);
+    run.failure(1);
+    let messages = compactor::view::View::from_json(&bytes)
+        .unwrap()
+        .messages
+        .len();
+    assert_eq!(
+        run.stdout,
+        format!("1 of {messages} messages differ, +1 −1 lines, first difference at byte {at}\n")
+    );
+}
+
+#[test]
+fn a_one_byte_change_that_breaks_the_json_is_shown() {
+    let (env, bytes) = with_view();
+    // The ':' after the first "text" key becomes 'X': no longer JSON.
+    let at = bytes.windows(7).position(|w| w == b"\"text\":").unwrap() + 6;
+    let mut broken = bytes.clone();
+    broken[at] = b'X';
+    env.write("broken.json", &broken);
+    assert!(compactor::view::View::from_json(&broken).is_err());
+
+    let run = env.run(&["diff", "view.json", "broken.json"]);
+    run.failure(1);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines[0], "(not both views: compared as text)");
+    assert_eq!(lines[1], format!("first difference at byte {at}"));
+    // The excerpt shows the bytes around the change on each side.
+    assert!(
+        lines[2].starts_with("  view.json: ") && lines[2].contains("\"text\":\"## Task Context"),
+        "{}",
+        lines[2]
+    );
+    assert!(
+        lines[3].starts_with("  broken.json: ") && lines[3].contains("\"text\"X\"## Task Context"),
+        "{}",
+        lines[3]
+    );
+    // Both sides are diffed as the same kind of text (the raw bytes).
+    assert!(
+        run.stdout.contains("\n--- view.json\n+++ broken.json\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("=== message"), "{}", run.stdout);
+
+    let run = env.run(&["diff", "--stat", "view.json", "broken.json"]);
+    run.failure(1);
+    assert_eq!(
+        run.stdout,
+        format!("compared as text, +1 −1 lines, first difference at byte {at}\n")
+    );
+}
+
+#[test]
+fn a_missing_file_is_an_error() {
+    let (env, _) = with_view();
+    for (a, b) in [("view.json", "absent.json"), ("absent.json", "view.json")] {
+        let run = env.run(&["diff", a, b]);
+        run.failure(2);
+        assert!(run.stdout.is_empty());
+        assert!(
+            run.stderr.starts_with("error: cannot read absent.json"),
+            "{}",
+            run.stderr
+        );
+    }
+    let run = env.run(&["diff", "view.json"]);
+    run.failure(2);
+}
+
+/// Saved runs of the shrink fixture, each on its own copy of the task so that
+/// no run replays over what another stored: `fold` and `fold2` under the fold
+/// budget, `tight` under the tight one. Returns the store and each run's
+/// `replay --json` output.
+fn with_runs() -> (TestEnv, Vec<serde_json::Value>) {
+    let env = TestEnv::new();
+    let file = env.fixture(SHRINK_FLOOR);
+    let mut outs = Vec::new();
+    for (name, task, budget) in [
+        ("fold", SHRINK_FLOOR_TASK, FOLD),
+        ("fold2", "copy-fold", FOLD),
+        ("tight", "copy-tight", TIGHT),
+    ] {
+        if task != SHRINK_FLOOR_TASK {
+            env.run(&["import", &file, "--task", task]).success();
+        } else {
+            env.run(&["import", &file]).success();
+        }
+        let run = env.run(&args(
+            &[
+                "replay", "--task", task, "--json", "--save", name, "--views", name,
+            ],
+            &budget,
+        ));
+        run.success();
+        outs.push(run.json());
+    }
+    (env, outs)
+}
+
+fn view_hashes(r: &serde_json::Value) -> Vec<&str> {
+    r["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["view_hash"].as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn runs_with_different_budgets_report_the_first_diverging_call() {
+    let (env, outs) = with_runs();
+    let (fold, tight) = (view_hashes(&outs[0]), view_hashes(&outs[2]));
+    let first = fold.iter().zip(&tight).position(|(a, b)| a != b).unwrap() + 1;
+    let differing = fold.iter().zip(&tight).filter(|(a, b)| a != b).count();
+    let run = env.run(&["diff", "run:fold", "run:tight"]);
+    run.failure(1);
+    let mut lines = run.stdout.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        format!(
+            "runs fold and tight first diverge at call {first} (turn 1); {differing} of 20 common calls differ"
+        )
+    );
+    assert_eq!(lines.next().unwrap(), "first difference at byte 62");
+    assert!(
+        run.stdout
+            .contains(&format!("--- run:fold@{first}\n+++ run:tight@{first}\n")),
+        "{}",
+        run.stdout
+    );
+    let run = env.run(&["diff", "--stat", "run:fold", "run:tight"]);
+    run.failure(1);
+    assert!(
+        run.stdout
+            .lines()
+            .nth(1)
+            .unwrap()
+            .contains(" messages differ, +"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn identical_runs_and_single_calls_compare() {
+    let (env, outs) = with_runs();
+    assert_eq!(view_hashes(&outs[0]), view_hashes(&outs[1]));
+    let run = env.run(&["diff", "run:fold", "run:fold2"]);
+    run.success();
+    assert_eq!(
+        run.stdout,
+        "runs fold and fold2 are identical over 20 calls\n"
+    );
+    let run = env.run(&["diff", "--stat", "run:fold", "run:fold2"]);
+    run.success();
+
+    // run:NAME@STEP is that call's view: equal to the file written then.
+    let run = env.run(&["diff", "run:fold@7", "fold/call-0007.json"]);
+    run.success();
+    assert_eq!(
+        run.stdout,
+        "run:fold@7 and fold/call-0007.json are identical\n"
+    );
+    let run = env.run(&["diff", "run:fold@7", "run:fold2@7"]);
+    run.success();
+    let run = env.run(&["diff", "run:fold@7", "fold/call-0008.json"]);
+    run.failure(1);
+    assert!(
+        run.stdout.starts_with("first difference at byte "),
+        "{}",
+        run.stdout
+    );
+    let run = env.run(&["diff", "run:fold@5", "run:tight@5"]);
+    run.failure(1);
+    assert!(
+        run.stdout.contains("--- run:fold@5\n+++ run:tight@5\n"),
+        "{}",
+        run.stdout
+    );
+    // A whole run against one view stands for its last call.
+    let run = env.run(&["diff", "run:tight", "tight/call-0020.json"]);
+    run.success();
+    assert_eq!(
+        run.stdout,
+        "run:tight@20 and tight/call-0020.json are identical\n"
+    );
+}
+
+#[test]
+fn unknown_runs_and_calls_are_errors() {
+    let (env, _) = with_runs();
+    for (a, b, message) in [
+        (
+            "run:fold",
+            "run:nope",
+            "no saved run named \"nope\"; `compactor runs` lists them",
+        ),
+        ("run:nope@3", "run:fold", "no saved run named \"nope\""),
+        ("run:fold@99", "run:fold", "run \"fold\" has no call 99"),
+        (
+            "run:fold@x",
+            "run:fold",
+            "\"x\" is not a call number; expected run:NAME@STEP",
+        ),
+    ] {
+        let run = env.run(&["diff", a, b]);
+        run.failure(2);
+        assert!(run.stderr.contains(message), "{a} {b}: {}", run.stderr);
+    }
+}

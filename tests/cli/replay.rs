@@ -1,0 +1,471 @@
+//! `compactor replay`: the timeline, its JSON and JSONL forms, ranges, view
+//! files, saved runs, and a replay killed with SIGKILL and run again.
+
+use std::collections::BTreeMap;
+
+use insta::assert_snapshot;
+use serde_json::Value;
+
+use crate::util::{
+    BREAKTHROUGH, BUDGETS, DISPOSABLE, FOLD, SHRINK_FLOOR, SHRINK_FLOOR_CALLS, SHRINK_FLOOR_TASK,
+    TENANT, TENANT_CALLS, TENANT_TASK, TestEnv, args, assert_report_fields,
+    assert_status_consistent, blake3_hex, valid_view,
+};
+
+fn shrink_floor() -> TestEnv {
+    let env = TestEnv::new();
+    env.import_fixture(SHRINK_FLOOR);
+    env
+}
+
+fn replay_json(env: &TestEnv, task: &str, more: &[&str]) -> Value {
+    let run = env.run(&args(&["replay", "--task", task, "--json"], more));
+    run.success();
+    run.json()
+}
+
+fn steps(r: &Value) -> &Vec<Value> {
+    r["steps"].as_array().expect("steps is an array")
+}
+
+fn hashes(r: &Value) -> Vec<String> {
+    steps(r)
+        .iter()
+        .map(|s| s["view_hash"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn timeline_of_the_shrink_floor_fixture_under_the_fold_budget() {
+    let env = shrink_floor();
+    let run = env.run(&args(&["replay", "--task", SHRINK_FLOOR_TASK], &FOLD));
+    assert_snapshot!(run.snapshot());
+    // One row per model call, between the header lines and the totals.
+    let rows = run
+        .stdout
+        .lines()
+        .filter(|l| {
+            l.split_whitespace()
+                .next()
+                .is_some_and(|w| w.parse::<u32>().is_ok())
+        })
+        .count();
+    assert_eq!(rows as u64, SHRINK_FLOOR_CALLS);
+}
+
+#[test]
+fn json_has_one_step_object_per_call_and_totals() {
+    let env = shrink_floor();
+    let r = replay_json(&env, SHRINK_FLOOR_TASK, &FOLD);
+    assert_eq!(r["task"], SHRINK_FLOOR_TASK);
+    assert_eq!(r["budget"]["window"], 32000);
+    let steps = steps(&r);
+    assert_eq!(steps.len() as u64, SHRINK_FLOOR_CALLS);
+    for (i, s) in steps.iter().enumerate() {
+        assert_eq!(s["step"], i as u64 + 1, "{s}");
+        for k in [
+            "turn",
+            "step",
+            "tokens_before",
+            "tokens_after",
+            "raw_tokens",
+        ] {
+            assert!(s[k].is_u64(), "{k}: {s}");
+        }
+        // Rows carry the report's contract fields; the budget is the run's.
+        let mut report = s.clone();
+        report["trigger"] = 18200.into();
+        report["stop"] = 14000.into();
+        report["w_eff"] = 28000.into();
+        assert_report_fields(&report);
+        assert_status_consistent(&report);
+        let (read, write) = (
+            s["cache_read_tokens"].as_u64().unwrap(),
+            s["cache_write_tokens"].as_u64().unwrap(),
+        );
+        assert!(write > 0, "every call writes something new: {s}");
+        if i == 0 {
+            assert_eq!(read, 0, "nothing is cached before the first call");
+        }
+    }
+    // Turns: 17 calls in turn 1, 3 in turn 2.
+    let turns: Vec<u64> = steps.iter().map(|s| s["turn"].as_u64().unwrap()).collect();
+    assert_eq!(turns.iter().filter(|t| **t == 1).count(), 17);
+    assert_eq!(turns.iter().filter(|t| **t == 2).count(), 3);
+    // Some calls reduced, and the fold budget reached the floor.
+    let fired: Vec<&str> = steps
+        .iter()
+        .flat_map(|s| s["tiers_fired"].as_array().unwrap())
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert!(fired.contains(&"floor"), "{fired:?}");
+    let totals = &r["totals"];
+    assert_eq!(totals["calls"], SHRINK_FLOOR_CALLS);
+    for side in ["compacted", "raw"] {
+        for k in ["prompt_tokens", "cache_read_tokens", "cache_write_tokens"] {
+            assert!(totals[side][k].is_u64(), "{side}.{k}: {totals}");
+        }
+        for k in ["cost_cached_usd", "cost_uncached_usd"] {
+            let usd = totals[side][k].as_str().unwrap();
+            assert!(usd.parse::<f64>().is_ok() && usd.contains('.'), "{usd}");
+        }
+    }
+    let sum: u64 = steps
+        .iter()
+        .map(|s| {
+            s["cache_read_tokens"].as_u64().unwrap() + s["cache_write_tokens"].as_u64().unwrap()
+        })
+        .sum();
+    assert_eq!(totals["compacted"]["prompt_tokens"], sum);
+    // Compaction made the prompts smaller than the raw history's.
+    assert!(
+        totals["compacted"]["prompt_tokens"].as_u64() < totals["raw"]["prompt_tokens"].as_u64(),
+        "{totals}"
+    );
+}
+
+#[test]
+fn step_count_equals_the_tasks_model_calls() {
+    let env = TestEnv::new();
+    for f in [SHRINK_FLOOR, TENANT, DISPOSABLE, BREAKTHROUGH] {
+        env.import_fixture(f);
+    }
+    let tasks = env.tasks();
+    assert_eq!(tasks.len(), 4);
+    for t in &tasks {
+        let id = t["id"].as_str().unwrap();
+        for (name, budget) in BUDGETS {
+            let r = replay_json(&env, id, &budget);
+            assert_eq!(
+                steps(&r).len() as u64,
+                t["steps"].as_u64().unwrap(),
+                "{id} under {name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn from_and_to_limit_the_rows_not_the_calls_run() {
+    let env = shrink_floor();
+    let full = replay_json(&env, SHRINK_FLOOR_TASK, &FOLD);
+    let fresh = shrink_floor();
+    let part = replay_json(
+        &fresh,
+        SHRINK_FLOOR_TASK,
+        &args(&["--from", "7", "--to", "12"], &FOLD),
+    );
+    let rows: Vec<u64> = steps(&part)
+        .iter()
+        .map(|s| s["step"].as_u64().unwrap())
+        .collect();
+    assert_eq!(rows, (7..=12).collect::<Vec<_>>());
+    assert_eq!(part["totals"]["calls"], 6);
+    // Calls before --from still ran: the rows equal the full replay's.
+    assert_eq!(hashes(&part), hashes(&full)[6..12].to_vec());
+    let run = fresh.run(&args(
+        &["replay", "--task", SHRINK_FLOOR_TASK, "--to", "3"],
+        &FOLD,
+    ));
+    run.success();
+    assert!(run.stdout.contains("totals over 3 calls"), "{}", run.stdout);
+}
+
+#[test]
+fn bad_ranges_and_flags_are_refused() {
+    let env = shrink_floor();
+    let t = SHRINK_FLOOR_TASK;
+    for (extra, message) in [
+        (
+            vec!["--from", "0"],
+            "--from 0 --to 20 is out of range: task 5b1e2d3c-7f4a-4e2b-9c1d-2a3b4c5d6e7f has calls 1..=20",
+        ),
+        (vec!["--to", "21"], "--from 1 --to 21 is out of range"),
+        (
+            vec!["--from", "9", "--to", "8"],
+            "--from 9 --to 8 is out of range",
+        ),
+        (vec!["--json", "--jsonl"], "cannot be used with"),
+        (vec!["--force"], "--save <NAME>"),
+        (
+            vec!["--stop-ratio", "0.9"],
+            "must be below the trigger ratio",
+        ),
+    ] {
+        let run = env.run(&args(&["replay", "--task", t], &extra));
+        run.failure(2);
+        assert!(run.stderr.contains(message), "{extra:?}: {}", run.stderr);
+    }
+    let run = env.run(&["replay", "--task", "nope"]);
+    run.failure(2);
+    assert!(
+        run.stderr.contains("unknown task \"nope\""),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn views_dir_holds_one_file_per_call_hashing_to_its_row() {
+    let env = shrink_floor();
+    let r = replay_json(&env, SHRINK_FLOOR_TASK, &args(&["--views", "views"], &FOLD));
+    let dir = env.work().join("views");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    let expected: Vec<String> = (1..=SHRINK_FLOOR_CALLS)
+        .map(|k| format!("call-{k:04}.json"))
+        .collect();
+    assert_eq!(files, expected);
+    for s in steps(&r) {
+        let k = s["step"].as_u64().unwrap();
+        let (bytes, view) = valid_view(&dir.join(format!("call-{k:04}.json")));
+        assert_eq!(blake3_hex(&bytes), s["view_hash"], "call {k}");
+        assert_eq!(view.messages.len() as u64, s["messages"].as_u64().unwrap());
+    }
+}
+
+#[test]
+fn saved_runs_are_listed_and_not_overwritten_without_force() {
+    let env = shrink_floor();
+    let run = env.run(&["runs"]);
+    run.success();
+    assert!(run.stderr.contains("no saved runs"), "{}", run.stderr);
+
+    let r = replay_json(&env, SHRINK_FLOOR_TASK, &args(&["--save", "fold"], &FOLD));
+    let final_hash = hashes(&r).last().unwrap().clone();
+    let run = env.run(&["runs"]);
+    run.success();
+    assert!(
+        run.stdout.starts_with(&format!(
+            "fold  task {SHRINK_FLOOR_TASK} · 20 calls · window 32000 reserve 4000 trigger 0.65 stop 0.5 protect 5 · extractive · final view {}",
+            &final_hash[..16]
+        )),
+        "{}",
+        run.stdout
+    );
+    let runs = env.json_of(&["runs", "--json"], 0);
+    let runs = runs.as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["name"], "fold");
+    assert_eq!(runs[0]["task"], SHRINK_FLOOR_TASK);
+    assert_eq!(runs[0]["steps"], SHRINK_FLOOR_CALLS);
+    assert_eq!(runs[0]["final_view_hash"], final_hash.as_str());
+    assert_eq!(runs[0]["settings"]["budget"]["window"], 32000);
+    assert_eq!(runs[0]["totals"], r["totals"]);
+
+    // The name is taken: refused, and the saved run is unchanged.
+    let run = env.run(&["replay", "--task", SHRINK_FLOOR_TASK, "--save", "fold"]);
+    run.failure(2);
+    assert!(
+        run.stderr
+            .contains("a run named \"fold\" is already saved; pass --force"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        env.json_of(&["runs", "--json"], 0)[0]["settings"]["budget"]["window"],
+        32000
+    );
+    // --force replaces it.
+    let run = env.run(&[
+        "replay",
+        "--task",
+        SHRINK_FLOOR_TASK,
+        "--save",
+        "fold",
+        "--force",
+        "--to",
+        "4",
+    ]);
+    run.success();
+    assert!(
+        run.stderr.contains("saved as run \"fold\" (4 calls)"),
+        "{}",
+        run.stderr
+    );
+    let runs = env.json_of(&["runs", "--json"], 0);
+    assert_eq!(runs.as_array().unwrap().len(), 1);
+    assert_eq!(runs[0]["steps"], 4);
+    assert_eq!(runs[0]["settings"]["budget"]["window"], 200000);
+}
+
+#[test]
+fn jsonl_prints_one_object_per_call() {
+    let env = shrink_floor();
+    let full = replay_json(&env, SHRINK_FLOOR_TASK, &FOLD);
+    let fresh = shrink_floor();
+    let run = fresh.run(&args(
+        &["replay", "--task", SHRINK_FLOOR_TASK, "--jsonl"],
+        &FOLD,
+    ));
+    run.success();
+    let lines = run.json_lines();
+    assert_eq!(lines.len() as u64, SHRINK_FLOOR_CALLS);
+    assert_eq!(run.stdout.lines().count() as u64, SHRINK_FLOOR_CALLS);
+    for (line, row) in lines.iter().zip(steps(&full)) {
+        assert!(line.is_object());
+        assert_eq!(line, row, "the JSONL rows are the --json steps");
+    }
+}
+
+/// Spawn an in-place `replay --jsonl` on `env`'s store, SIGKILL it once it has
+/// reported call `at`, and return the last call it reported before it died.
+#[cfg(unix)]
+fn killed_replay(env: &TestEnv, task: &str, budget: &[&str], at: u64) -> u64 {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+
+    let mut child = env
+        .std_command()
+        .arg("--db")
+        .arg(env.db())
+        .args(args(
+            &["replay", "--task", task, "--in-place", "--jsonl"],
+            budget,
+        ))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the replay");
+    let mut last = 0;
+    let mut killed = false;
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let Ok(row) = serde_json::from_str::<Value>(&line.unwrap()) else {
+            break; // cut short by the kill
+        };
+        last = row["step"].as_u64().unwrap();
+        if !killed && last == at {
+            child.kill().unwrap();
+            killed = true;
+        }
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.signal(),
+        Some(9),
+        "the replay was not killed: {status}"
+    );
+    assert!(last >= at);
+    last
+}
+
+#[cfg(unix)]
+#[test]
+fn a_replay_killed_mid_way_and_run_again_ends_on_the_same_view() {
+    let budget = FOLD;
+    // The uninterrupted reference, on a fresh store.
+    let reference = TestEnv::new();
+    reference.import_fixture(TENANT);
+    let full = replay_json(&reference, TENANT_TASK, &budget);
+    let full_hashes = hashes(&full);
+    let run = reference.run(&args(
+        &["compact", "--task", TENANT_TASK, "--json", "-o", "v.json"],
+        &budget,
+    ));
+    run.success();
+    let compacted = run.json()["view_hash"].clone();
+
+    // Killed after call 5 of 25, then resumed by a new process at the last
+    // call the killed one committed (at or after the last it reported).
+    let env = TestEnv::new();
+    env.import_fixture(TENANT);
+    let last = killed_replay(&env, TENANT_TASK, &budget, 5);
+    assert!(
+        last < TENANT_CALLS,
+        "the replay finished before the kill landed"
+    );
+    let committed: u64 = env
+        .conn()
+        .query_row(
+            "SELECT last_call FROM replay_progress WHERE task_id = ?1",
+            [TENANT_TASK],
+            |r| r.get::<_, i64>(0),
+        )
+        .unwrap() as u64;
+    assert!(
+        committed >= last,
+        "progress {committed} is behind the reported {last}"
+    );
+    let resumed = replay_json(&env, TENANT_TASK, &args(&["--resume"], &budget));
+    assert_eq!(steps(&resumed)[0]["step"], committed);
+    assert_eq!(
+        hashes(&resumed),
+        full_hashes[committed as usize - 1..].to_vec()
+    );
+    // compact then resumes after the replay and ends on the reference's view.
+    let run = env.run(&args(
+        &["compact", "--task", TENANT_TASK, "--json", "-o", "v.json"],
+        &budget,
+    ));
+    run.success();
+    assert!(run.stderr.contains("resuming at call"), "{}", run.stderr);
+    assert_eq!(run.json()["view_hash"], compacted);
+
+    // Killed again on another store, then replayed again: a replay starts
+    // from a scratch copy, so it is the uninterrupted one, row for row.
+    let env = TestEnv::new();
+    env.import_fixture(TENANT);
+    let last = killed_replay(&env, TENANT_TASK, &budget, 9);
+    assert!(last < TENANT_CALLS);
+    let again = replay_json(&env, TENANT_TASK, &budget);
+    assert_eq!(hashes(&again), full_hashes);
+    // In place without --resume it says that it is re-running stored calls.
+    let run = env.run(&args(
+        &["replay", "--task", TENANT_TASK, "--in-place", "--json"],
+        &budget,
+    ));
+    run.success();
+    assert!(
+        run.stderr.contains("already ran in place on this store"),
+        "{}",
+        run.stderr
+    );
+
+    // A compact after a killed replay resumes and ends on the same view too.
+    let env = TestEnv::new();
+    env.import_fixture(TENANT);
+    killed_replay(&env, TENANT_TASK, &budget, 13);
+    let run = env.run(&args(
+        &["compact", "--task", TENANT_TASK, "--json", "-o", "v.json"],
+        &budget,
+    ));
+    run.success();
+    assert!(run.stderr.contains("resuming at call"), "{}", run.stderr);
+    assert_eq!(run.json()["view_hash"], compacted);
+}
+
+#[test]
+fn replays_on_fresh_stores_are_byte_identical() {
+    // The determinism contract at the CLI: same raw, same (empty) store, same
+    // budget ⇒ the same rows, hashes and totals.
+    for (name, budget) in BUDGETS {
+        let a = shrink_floor();
+        let b = shrink_floor();
+        let ra = a.run(&args(
+            &["replay", "--task", SHRINK_FLOOR_TASK, "--json"],
+            &budget,
+        ));
+        let rb = b.run(&args(
+            &["replay", "--task", SHRINK_FLOOR_TASK, "--json"],
+            &budget,
+        ));
+        assert_eq!(ra.stdout, rb.stdout, "{name}");
+        assert_eq!(a.snapshot_rows(), b.snapshot_rows(), "{name}");
+    }
+    // And every budget ends on its own view.
+    let mut finals = BTreeMap::new();
+    for (name, budget) in BUDGETS {
+        let env = shrink_floor();
+        finals.insert(
+            name,
+            hashes(&replay_json(&env, SHRINK_FLOOR_TASK, &budget)).pop(),
+        );
+    }
+    let distinct: std::collections::BTreeSet<_> = finals.values().collect();
+    assert_eq!(distinct.len(), 3, "{finals:?}");
+}
