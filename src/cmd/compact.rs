@@ -120,7 +120,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
                     recorded_prompt_tokens: recorded,
                     budget: &budget,
                 })?;
-                ui.note(line);
+                ui.requested_on_stderr(line);
             } else {
                 ui.note(format!(
                     "compacted {task}: {summary}; final view {} → {} tokens, tiers {}, status {}, view {}",

@@ -139,6 +139,12 @@ impl Ui {
         }
     }
 
+    /// Output the user asked for that goes to stderr because stdout is taken
+    /// (a report beside a view): printed even with --quiet.
+    pub fn requested_on_stderr(&mut self, msg: impl AsRef<str>) {
+        let _ = writeln!(self.err, "{}", msg.as_ref());
+    }
+
     /// A warning on stderr (suppressed by --quiet).
     pub fn warn(&mut self, msg: impl AsRef<str>) {
         if !self.quiet {

@@ -130,6 +130,13 @@ pub fn print_call(
             paint(ui.color, style::CYAN, t.tier.name())
         )?;
     }
+    if report.shrink_misses > 0 && report.tiers.iter().all(|t| t.misses == 0) {
+        writeln!(
+            ui.out,
+            "shrink: {} without a stored form (skipped, left for the floor)",
+            plural(report.shrink_misses.into(), "tool call")
+        )?;
+    }
     let status = match report.status {
         Status::Ok => paint(ui.color, style::GREEN, "ok"),
         Status::OverTrigger => paint(ui.color, style::YELLOW, "over_trigger"),

@@ -44,6 +44,8 @@ pub struct Pass<'a> {
     pub predicted: u64,
     /// Entries minted so far, in order.
     pub new_entries: Vec<(String, Value)>,
+    /// Tool parts the shrink tiers considered but found no stored form for.
+    pub misses: u32,
 }
 
 /// Shrink tool parts for which `eligible` holds, oldest first, toward `target`.
@@ -75,6 +77,7 @@ pub fn shrink(
         let Some(id) = p.tool_id() else { continue };
         let Some(form) = pass.store.tool_forms.get(id) else {
             r.misses += 1;
+            pass.misses += 1;
             continue;
         };
         let before = p.tokens;

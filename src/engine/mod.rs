@@ -150,6 +150,9 @@ pub struct Report {
     pub overhead: Option<u64>,
     pub restored: RestoreReport,
     pub tiers: Vec<TierReport>,
+    /// Tool parts the shrink tiers passed over for want of a stored form
+    /// (below the precompact threshold, or no rule): skipped, never dropped.
+    pub shrink_misses: u32,
     /// Anti-thrash held the ladder this call.
     pub gated: bool,
     pub synthetic_results: u32,
@@ -201,6 +204,7 @@ pub fn run_call(parts: Vec<Part>, ctx: &CallContext<'_>, store: StoreView<'_>) -
         store,
         predicted,
         new_entries: Vec::new(),
+        misses: 0,
     };
     let mut tiers = Vec::new();
     let mut gated = false;
@@ -227,6 +231,7 @@ pub fn run_call(parts: Vec<Part>, ctx: &CallContext<'_>, store: StoreView<'_>) -
         }
     }
     let predicted = pass.predicted;
+    let shrink_misses = pass.misses;
     let new_entries = pass.new_entries;
 
     let (view, stats) = project::project(&parts);
@@ -256,6 +261,7 @@ pub fn run_call(parts: Vec<Part>, ctx: &CallContext<'_>, store: StoreView<'_>) -
         overhead: ctx.calibration.overhead,
         restored,
         tiers,
+        shrink_misses,
         gated,
         synthetic_results: stats.synthetic_results,
         protected_from_step: protect_from,

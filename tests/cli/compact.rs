@@ -418,3 +418,16 @@ fn a_grown_session_is_compacted_incrementally_to_the_fresh_result() {
         assert_eq!(grown["view_hash"], r["view_hash"], "cut at line {cut}");
     }
 }
+
+#[test]
+fn a_requested_json_report_survives_quiet() {
+    // The view owns stdout; --json asks for the report, so --quiet keeps it on stderr.
+    let env = TestEnv::new();
+    let file = env.fixture(SHRINK_FLOOR);
+    let run = env.run(&args(&["--quiet", "compact", &file, "--json"], &FOLD));
+    run.success();
+    compactor::view::View::from_json(run.stdout.as_bytes()).expect("stdout is the view");
+    let report: Value = serde_json::from_str(run.stderr.trim()).expect("stderr is the report");
+    assert_eq!(report["call"], SHRINK_FLOOR_CALLS + 1);
+    assert_eq!(report["mode"], "step");
+}
