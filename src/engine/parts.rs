@@ -243,36 +243,30 @@ impl PartsBuilder {
         };
         let generation = (side == Side::Assistant).then_some(m.step);
         for block in &m.content {
-            let body = match block {
-                Block::Text { text } if text.trim().is_empty() => continue,
+            match block {
+                Block::Text { text } if text.trim().is_empty() => {}
                 Block::Thinking {
                     thinking,
                     signature,
-                } if thinking.is_empty() && signature.is_none() => continue,
+                } if thinking.is_empty() && signature.is_none() => {}
                 Block::ToolUse { id, name, input } if side == Side::Assistant => {
                     if self.tool_index.contains_key(id) {
                         // A reused id cannot be paired twice; keep it visible as text.
-                        self.plain(
-                            m,
-                            Side::Assistant,
-                            generation,
-                            Block::Text {
-                                text: format!(
-                                    "[tool call {name} reused id {id}; input: {}]",
-                                    serde_json::to_string(input).unwrap_or_default()
-                                ),
-                            },
-                            est,
+                        let text = format!(
+                            "[tool call {name} reused id {id}; input: {}]",
+                            serde_json::to_string(input).unwrap_or_default()
                         );
+                        self.plain(m, Side::Assistant, generation, Block::Text { text }, est);
                         continue;
                     }
                     self.tool_index.insert(id.clone(), self.parts.len());
-                    PartBody::Tool {
+                    let body = PartBody::Tool {
                         id: id.clone(),
                         name: name.clone(),
                         input: input.clone(),
                         output: None,
-                    }
+                    };
+                    self.push_part(m, generation, format!("tool:{id}"), body, est);
                 }
                 Block::ToolResult {
                     tool_use_id,
@@ -287,8 +281,7 @@ impl PartsBuilder {
                             content: content.clone(),
                             is_error: *is_error,
                         });
-                        let body = self.parts[i].body.clone();
-                        self.parts[i].tokens = part_tokens(est, &body);
+                        self.parts[i].measure(est);
                         continue;
                     }
                     // No call to answer in this view: keep the text, as user text.
@@ -297,28 +290,9 @@ impl PartsBuilder {
                         tool_content_text(content)
                     );
                     self.plain(m, Side::User, None, Block::Text { text }, est);
-                    continue;
                 }
-                other => {
-                    self.plain(m, side, generation, other.clone(), est);
-                    continue;
-                }
-            };
-            let address = match &body {
-                PartBody::Tool { id, .. } => format!("tool:{id}"),
-                _ => unreachable!("only tool bodies reach here"),
-            };
-            let tokens = part_tokens(est, &body);
-            self.parts.push(Part {
-                address,
-                turn: m.turn,
-                step: m.step,
-                generation,
-                kind: m.kind,
-                body,
-                state: PartState::Raw,
-                tokens,
-            });
+                other => self.plain(m, side, generation, other.clone(), est),
+            }
         }
     }
 
@@ -330,11 +304,18 @@ impl PartsBuilder {
         block: Block,
         est: &dyn Estimator,
     ) {
-        let body = PartBody::Block { side, block };
-        let address = match &body {
-            PartBody::Block { side, block } => block_address(*side, block),
-            _ => unreachable!(),
-        };
+        let address = block_address(side, &block);
+        self.push_part(m, generation, address, PartBody::Block { side, block }, est);
+    }
+
+    fn push_part(
+        &mut self,
+        m: &Message,
+        generation: Option<u32>,
+        address: String,
+        body: PartBody,
+        est: &dyn Estimator,
+    ) {
         let tokens = part_tokens(est, &body);
         self.parts.push(Part {
             address,
