@@ -21,6 +21,8 @@ use crate::view::validate;
 pub(crate) struct Sim {
     /// Record provider usage on generations (prompt = overhead + estimate).
     pub usage: bool,
+    /// The floor's summarizer (the static checkpoint unless a test says otherwise).
+    pub summarizer: Box<dyn crate::summarize::Summarizer>,
     tasks: TaskSet,
     line: u64,
     generations: u32,
@@ -37,6 +39,7 @@ impl Sim {
     pub fn with_rules(rules: ToolRules) -> Sim {
         Sim {
             usage: false,
+            summarizer: Box::new(StaticCheckpoint),
             tasks: TaskSet::default(),
             line: 0,
             generations: 0,
@@ -199,7 +202,7 @@ impl Sim {
             call: k,
             mode,
             estimator: &est,
-            summarizer: &StaticCheckpoint,
+            summarizer: self.summarizer.as_ref(),
             calibration: Calibration {
                 overhead: index.overhead(&est),
                 previous_call,
@@ -692,31 +695,11 @@ fn an_early_negative_constraint_survives_two_folds_verbatim() {
         output_reserved: 2_000,
         ..Budget::default()
     };
-    let est = CharsPerToken::default();
+    sim.summarizer = Box::new(Extractive);
     let mut folds = 0;
     let mut last = None;
     for k in 1..=41 {
-        let history = sim.history(k);
-        let ctx = CallContext {
-            budget: b,
-            turn: history.last().map_or(0, |m| m.turn),
-            call: k,
-            mode: Mode::Step,
-            estimator: &est,
-            summarizer: &Extractive,
-            calibration: Calibration::default(),
-        };
-        let out = run_call(
-            reconstruct(history, &est),
-            &ctx,
-            StoreView {
-                snapshot: &sim.snapshot,
-                tool_forms: &sim.forms,
-            },
-        );
-        for (key, v) in &out.new_entries {
-            sim.snapshot.insert(key.clone(), v.clone());
-        }
+        let out = sim.call(k, b);
         folds += out
             .report
             .tiers_fired
