@@ -213,10 +213,6 @@ impl Usage {
         self.cache_read_input_tokens += other.cache_read_input_tokens;
         self.cache_creation_input_tokens += other.cache_creation_input_tokens;
     }
-
-    pub fn is_zero(&self) -> bool {
-        *self == Usage::default()
-    }
 }
 
 /// One normalised row of the record.

@@ -11,14 +11,13 @@ mod runs;
 mod snapshot;
 mod tools;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use rusqlite::Connection;
 
 pub use raw::{AppendOutcome, StoredMessage, TaskRecord, TaskStats, row_hash};
 pub use runs::{RunInfo, RunStep};
-pub use snapshot::SnapshotEntry;
 pub use tools::ToolForm;
 
 /// Migrations in order; migration i brings the store to version i+1.
@@ -153,17 +152,6 @@ impl Store {
 
     pub fn open_memory() -> Result<Store> {
         Store::open(&DbLocation::Memory)
-    }
-
-    pub fn location(&self) -> &DbLocation {
-        &self.location
-    }
-
-    pub fn path(&self) -> Option<&Path> {
-        match &self.location {
-            DbLocation::File(p) => Some(p),
-            DbLocation::Memory => None,
-        }
     }
 
     pub fn version(&self) -> Result<u32> {

@@ -408,22 +408,6 @@ impl Reader<'_> {
             self.all_messages(task_id)?.iter().map(|s| &s.message),
         ))
     }
-
-    /// Row counts of the three contract tables, for reports and tests.
-    pub fn table_counts(&self) -> Result<(u64, u64, u64)> {
-        let count = |t: &str| -> Result<u64> {
-            Ok(self
-                .conn
-                .query_row(&format!("SELECT count(*) FROM {t}"), [], |r| {
-                    r.get::<_, i64>(0)
-                })? as u64)
-        };
-        Ok((
-            count("task_message")?,
-            count("task_compaction_snapshot")?,
-            count("task_tool_compaction")?,
-        ))
-    }
 }
 
 /// Compute a task's figures from its messages (in order).

@@ -8,13 +8,6 @@ use serde_json::Value;
 
 use super::{Reader, Result, StoreError, Tx};
 
-/// One stored entry: its key and JSON value.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SnapshotEntry {
-    pub key: String,
-    pub entry: Value,
-}
-
 impl Tx<'_> {
     /// Insert or overwrite the entry under `key`.
     pub fn put_entry(&self, task_id: &str, key: &str, entry: &Value) -> Result<()> {

@@ -14,7 +14,7 @@ pub mod detect;
 pub mod openai_chat;
 pub mod reader;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use serde_json::Value;
 
@@ -187,11 +187,6 @@ impl TaskBuilder {
         }
     }
 
-    /// The step a generation id has, or the one it will get if it comes next.
-    pub fn step_of_generation(&self, gen_id: &str) -> Option<u32> {
-        self.gen_steps.get(gen_id).copied()
-    }
-
     pub fn steps(&self) -> u32 {
         self.step
     }
@@ -290,15 +285,6 @@ impl TaskBuilder {
                 })
             })
             .collect()
-    }
-
-    /// Counts of messages per kind, for reports.
-    pub fn kind_counts(&self) -> BTreeMap<&'static str, usize> {
-        let mut m = BTreeMap::new();
-        for msg in &self.messages {
-            *m.entry(msg.kind.as_str()).or_insert(0) += 1;
-        }
-        m
     }
 
     pub fn has_conversation(&self) -> bool {
