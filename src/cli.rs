@@ -5,8 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::engine::budget::Ratio;
-use crate::replay::Micros;
+use crate::model::decimal::{Micros, Ratio};
 
 #[derive(Debug, Parser)]
 #[command(

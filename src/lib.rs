@@ -1,22 +1,20 @@
 //! compactor: import agent transcripts into an append-only SQLite record and
 //! project bounded, deterministic views of them for a model's context window.
 //!
-//! Layout: `transcript` parses formats into the normalised `model`; `store`
-//! keeps the record and the compaction stores; `engine` is the pure
-//! projection; `cmd` holds one module per subcommand.
+//! Layers (ARCHITECTURE.md has the table and what each may import):
+//! - core, pure: [`model`], [`view`] (canonical bytes, validation), [`engine`]
+//!   (the projection, and the summarizer seam it owns);
+//! - [`summarize`] implements that seam; [`store`] keeps the record and the
+//!   compaction stores; [`transcript`] parses formats and ingests them;
+//! - [`session`] drives the engine over a stored task call by call;
+//! - [`cmd`] (with [`cli`]) is the command line.
 
 pub mod cli;
 pub mod cmd;
-pub mod decimal;
-pub mod driver;
 pub mod engine;
-pub mod exit;
-pub mod ingest;
 pub mod model;
-pub mod render;
-pub mod replay;
+pub mod session;
 pub mod store;
-pub mod style;
 pub mod summarize;
 pub mod transcript;
 pub mod view;

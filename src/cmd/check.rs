@@ -16,15 +16,16 @@ use serde::Serialize;
 
 use super::Ui;
 use crate::cli::CheckArgs;
-use crate::driver::{Driver, RunSettings, TaskRecordIndex};
+use crate::cmd::exit::Outcome;
+use crate::cmd::style::{self, paint};
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
-use crate::exit::Outcome;
-use crate::ingest::{IngestOptions, ingest_file};
-use crate::replay::{ReplayOptions, replay};
+use crate::engine::summarizer::Summarizer;
+use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
+use crate::session::replay::{ReplayOptions, replay};
 use crate::store::{DbLocation, Store};
-use crate::style::{self, paint};
-use crate::summarize::Summarizer;
+use crate::summarize::StaticCheckpoint;
+use crate::transcript::ingest::{IngestOptions, ingest_file};
 use crate::view::View;
 
 /// The budget matrix: the default window, one that forces folding on
@@ -129,6 +130,7 @@ fn check_fixture(
             budget,
             estimator: &est,
             summarizer,
+            fallback: &StaticCheckpoint,
         };
 
         // (a) a fresh in-memory store.

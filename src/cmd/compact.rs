@@ -14,14 +14,16 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::Ui;
+use super::call_report::CallJson;
 use super::project::{budget_of, outcome_of, resolve_task, summarizer_of};
-use super::report::CallJson;
 use crate::cli::{CompactArgs, ExportFormatArg};
-use crate::driver::{Driver, RunSettings, TaskRecordIndex, resume_point};
+use crate::cmd::exit::Outcome;
 use crate::engine::estimate::CharsPerToken;
-use crate::exit::Outcome;
-use crate::replay::{Prices, ReplayOptions, replay};
+use crate::session::cost::Prices;
+use crate::session::driver::{Driver, RunSettings, TaskRecordIndex, resume_point};
+use crate::session::replay::{ReplayOptions, replay};
 use crate::store::Store;
+use crate::summarize::StaticCheckpoint;
 use crate::view::{ExportFormat, export};
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome> {
@@ -34,6 +36,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         budget,
         estimator: &est,
         summarizer: summarizer.as_ref(),
+        fallback: &StaticCheckpoint,
     };
     let calls = index.calls();
     let identity = settings().identity();
@@ -108,7 +111,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             }
             std::fs::write(path, &bytes)
                 .with_context(|| format!("cannot write the view to {}", path.display()))?;
-            super::report::print_call(ui, &task, &out.report, &budget, recorded, args.json)?;
+            super::call_report::print_call(ui, &task, &out.report, &budget, recorded, args.json)?;
         }
         None => {
             ui.out.write_all(&bytes)?;

@@ -4,7 +4,7 @@ use anyhow::Result;
 
 use super::Ui;
 use crate::cli::Cli;
-use crate::exit::Outcome;
+use crate::cmd::exit::Outcome;
 
 pub fn run(ui: &mut Ui, shell: clap_complete::Shell) -> Result<Outcome> {
     ui.out.write_all(&completion(shell))?;

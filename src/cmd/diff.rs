@@ -9,10 +9,10 @@ use similar::{ChangeTag, TextDiff};
 
 use super::Ui;
 use crate::cli::DiffArgs;
-use crate::exit::Outcome;
-use crate::render::block_text;
+use crate::cmd::exit::Outcome;
+use crate::cmd::style::{self, paint};
 use crate::store::{DbLocation, RunStep, Store};
-use crate::style::{self, paint};
+use crate::view::text::block_text;
 use crate::view::{View, ViewRole};
 
 /// One side of a diff.

@@ -4,7 +4,7 @@ use anyhow::{Context, Result};
 
 use super::Ui;
 use crate::cli::{ExportArgs, ExportFormatArg};
-use crate::exit::Outcome;
+use crate::cmd::exit::Outcome;
 use crate::view::{ExportFormat, View, export};
 
 pub fn run(ui: &mut Ui, args: &ExportArgs) -> Result<Outcome> {

@@ -8,11 +8,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::{Ui, plural};
 use crate::cli::{FormatArg, ImportArgs};
+use crate::cmd::exit::Outcome;
 use crate::engine::toolrules::ToolRules;
-use crate::exit::Outcome;
-use crate::ingest::{FileReport, IngestOptions, ingest_file};
 use crate::model::Format;
 use crate::store::Store;
+use crate::transcript::ingest::{FileReport, IngestOptions, ingest_file};
 
 /// Files at least this large get a progress bar (on a terminal, without --quiet).
 const PROGRESS_MIN_BYTES: u64 = 4 << 20;

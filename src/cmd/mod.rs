@@ -1,16 +1,19 @@
 //! One module per subcommand; this one parses, opens the store once and dispatches.
 
+mod call_report;
 mod check;
+mod common;
 mod compact;
 pub mod completions;
 mod diff;
+pub mod exit;
 mod export;
 mod import;
 mod project;
 mod replay;
-mod report;
 mod runs;
 mod show;
+pub mod style;
 mod tasks;
 
 use std::ffi::OsString;
@@ -21,8 +24,9 @@ use clap::Parser;
 
 use crate::cli::{Cli, ColorChoice, Command};
 use crate::engine::Mode;
-use crate::exit::{self, Outcome};
-use crate::store::{DbLocation, Store, default_db_path};
+use crate::store::{DbLocation, Store};
+use common::default_db_path;
+use exit::Outcome;
 
 /// Run compactor with these arguments; returns the exit status.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
@@ -148,14 +152,15 @@ impl Ui {
     /// A warning on stderr (suppressed by --quiet).
     pub fn warn(&mut self, msg: impl AsRef<str>) {
         if !self.quiet {
-            let label = crate::style::paint(self.color_err, crate::style::WARN, "warning:");
+            let label =
+                crate::cmd::style::paint(self.color_err, crate::cmd::style::WARN, "warning:");
             let _ = writeln!(self.err, "{label} {}", msg.as_ref());
         }
     }
 
     /// An error on stderr (always shown).
     pub fn error(&mut self, e: &anyhow::Error) {
-        let label = crate::style::paint(self.color_err, crate::style::ERROR, "error:");
+        let label = crate::cmd::style::paint(self.color_err, crate::cmd::style::ERROR, "error:");
         let _ = writeln!(self.err, "{label} {e:#}");
     }
 

@@ -5,17 +5,18 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 
 use super::Ui;
+use super::call_report::print_call;
 use super::import::{format_of, import_one};
-use super::report::print_call;
 use crate::cli::{BudgetArgs, ProjectArgs, SummarizerArg, TaskSource};
-use crate::driver::{Driver, RunSettings, TaskRecordIndex};
+use crate::cmd::exit::Outcome;
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
+use crate::engine::summarizer::Summarizer;
 use crate::engine::{Mode, Status};
-use crate::exit::Outcome;
-use crate::ingest::IngestOptions;
+use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
 use crate::store::Store;
-use crate::summarize::{Extractive, StaticCheckpoint, Summarizer};
+use crate::summarize::{Extractive, StaticCheckpoint};
+use crate::transcript::ingest::IngestOptions;
 use crate::view::View;
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Result<Outcome> {
@@ -32,6 +33,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
             budget,
             estimator: &est,
             summarizer: summarizer.as_ref(),
+            fallback: &StaticCheckpoint,
         },
     )?;
     let out = match mode {

@@ -10,13 +10,15 @@ use serde_json::json;
 use super::Ui;
 use super::project::{budget_of, resolve_task, summarizer_of};
 use crate::cli::{PriceArgs, ReplayArgs};
-use crate::driver::{RunSettings, TaskRecordIndex};
+use crate::cmd::exit::Outcome;
+use crate::cmd::style::{self, paint};
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
-use crate::exit::Outcome;
-use crate::replay::{Prices, ReplayOptions, StepRow, Totals, replay};
+use crate::session::cost::{Prices, Totals};
+use crate::session::driver::{RunSettings, TaskRecordIndex};
+use crate::session::replay::{ReplayOptions, StepRow, replay};
 use crate::store::{RunInfo, RunStep, Store};
-use crate::style::{self, paint};
+use crate::summarize::StaticCheckpoint;
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome> {
     let budget = budget_of(&args.budget)?;
@@ -33,6 +35,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         budget,
         estimator: &est,
         summarizer: summarizer.as_ref(),
+        fallback: &StaticCheckpoint,
     }
     .identity();
     let from = match (args.from, args.resume) {
@@ -76,6 +79,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         budget,
         estimator: &est,
         summarizer: summarizer.as_ref(),
+        fallback: &StaticCheckpoint,
     };
     let opts = ReplayOptions {
         from,

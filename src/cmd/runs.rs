@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::Ui;
 use crate::cli::RunsArgs;
-use crate::exit::Outcome;
+use crate::cmd::exit::Outcome;
 use crate::store::Store;
 
 pub fn run(store: &Store, ui: &mut Ui, args: &RunsArgs) -> Result<Outcome> {

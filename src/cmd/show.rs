@@ -8,14 +8,14 @@ use serde_json::{Value, json};
 
 use super::Ui;
 use crate::cli::ShowArgs;
+use crate::cmd::exit::Outcome;
+use crate::cmd::style::{self, paint};
 use crate::engine::entries::Entry;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::parts::{PartBody, reconstruct};
-use crate::exit::Outcome;
 use crate::model::{Block, Kind};
-use crate::render::{block_text, tool_content_text};
 use crate::store::{Store, StoredMessage};
-use crate::style::{self, paint};
+use crate::view::text::{block_text, tool_content_text};
 
 /// What an ADDRESS selects.
 #[derive(Debug, PartialEq, Eq)]

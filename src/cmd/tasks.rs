@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::Ui;
 use crate::cli::TasksArgs;
-use crate::exit::Outcome;
+use crate::cmd::exit::Outcome;
 use crate::model::Usage;
 use crate::store::Store;
 
@@ -85,7 +85,7 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
     writeln!(
         ui.out,
         "{}",
-        crate::style::paint(ui.color, crate::style::BOLD, header.trim_end())
+        crate::cmd::style::paint(ui.color, crate::cmd::style::BOLD, header.trim_end())
     )?;
     for r in &rows {
         // The last column is padded too: trim so lines carry no trailing blanks.

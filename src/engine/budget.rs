@@ -2,66 +2,9 @@
 //! `stop = w_eff × stop_ratio`. Ratios are exact decimals (parts per million),
 //! never floats, so a budget computes the same everywhere.
 
-use std::fmt;
-use std::str::FromStr;
+use serde::Serialize;
 
-use serde::{Serialize, Serializer};
-
-use crate::decimal::{DecimalError, parse_millionths};
-
-/// A ratio in (0, 1] with up to six decimals, held as parts per million.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Ratio(u32);
-
-const MILLION: u64 = 1_000_000;
-
-impl Ratio {
-    pub const fn from_ppm(ppm: u32) -> Ratio {
-        Ratio(ppm)
-    }
-
-    pub fn ppm(self) -> u32 {
-        self.0
-    }
-
-    /// `floor(n × ratio)`.
-    pub fn of(self, n: u64) -> u64 {
-        (u128::from(n) * u128::from(self.0) / u128::from(MILLION)) as u64
-    }
-}
-
-impl FromStr for Ratio {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Ratio, String> {
-        let ppm = parse_millionths(s.trim()).map_err(|e| match e {
-            DecimalError::TooPrecise => format!("{s:?} has more than six decimals"),
-            _ => format!("{s:?} is not a ratio; expected a decimal in (0, 1] such as 0.65"),
-        })?;
-        if ppm == 0 || ppm > MILLION {
-            return Err(format!("{s:?} is outside (0, 1]"));
-        }
-        Ok(Ratio(ppm as u32))
-    }
-}
-
-impl fmt::Display for Ratio {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let int = self.0 / MILLION as u32;
-        let frac = self.0 % MILLION as u32;
-        if frac == 0 {
-            return write!(f, "{int}");
-        }
-        let digits = format!("{frac:06}");
-        write!(f, "{int}.{}", digits.trim_end_matches('0'))
-    }
-}
-
-impl Serialize for Ratio {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.to_string())
-    }
-}
+use crate::model::decimal::Ratio;
 
 /// The compaction budget of one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -77,8 +20,8 @@ pub struct Budget {
 
 pub const DEFAULT_WINDOW: u64 = 200_000;
 pub const DEFAULT_OUTPUT_RESERVED: u64 = 20_000;
-pub const DEFAULT_TRIGGER_RATIO: Ratio = Ratio(650_000);
-pub const DEFAULT_STOP_RATIO: Ratio = Ratio(500_000);
+pub const DEFAULT_TRIGGER_RATIO: Ratio = Ratio::from_ppm(650_000);
+pub const DEFAULT_STOP_RATIO: Ratio = Ratio::from_ppm(500_000);
 pub const DEFAULT_PROTECT_RECENT_STEPS: u32 = 5;
 pub const DEFAULT_SUMMARY_BUDGET_TOKENS: u64 = 2_500;
 

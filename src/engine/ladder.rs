@@ -11,10 +11,10 @@ use super::parts::{
     coverage_start,
 };
 use super::restore::{StoreView, apply_form, apply_shell, summary_part};
+use super::summarizer::{SpanEntry, SummaryRequest};
 use super::{CallContext, Tier};
 use crate::model::{Block, Kind};
-use crate::render::tool_content_text;
-use crate::summarize::{SpanEntry, StaticCheckpoint, Summarizer, SummaryRequest};
+use crate::view::text::tool_content_text;
 
 /// What one tier did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -163,9 +163,8 @@ pub fn floor(
         Ok(s) => (s, false),
         // The floor must always produce something.
         Err(_) => (
-            StaticCheckpoint
-                .summarize(&request)
-                .expect("the static checkpoint cannot fail"),
+            // If even the fallback fails, the fold is declined.
+            ctx.fallback.summarize(&request).ok()?,
             true,
         ),
     };
@@ -258,7 +257,7 @@ pub fn span_entry(p: &Part) -> Option<SpanEntry> {
                     });
                 }
                 Block::RedactedThinking { .. } | Block::Image { .. } => return None,
-                other => crate::render::block_text(other),
+                other => crate::view::text::block_text(other),
             };
             match p.kind {
                 Kind::Ask => SpanEntry::Ask { turn: p.turn, text },

@@ -14,12 +14,8 @@ pub mod ladder;
 pub mod parts;
 pub mod project;
 pub mod restore;
+pub mod summarizer;
 pub mod toolrules;
-
-#[cfg(test)]
-pub(crate) mod props;
-#[cfg(test)]
-pub(crate) mod tests;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -30,8 +26,8 @@ use estimate::Estimator;
 use ladder::{Pass, TierReport, floor, shrink};
 use parts::{Part, PartBody, Side};
 use restore::{RestoreReport, StoreView, restore};
+use summarizer::Summarizer;
 
-use crate::summarize::Summarizer;
 use crate::view::View;
 
 /// The rungs of the ladder, named as in reports.
@@ -127,6 +123,8 @@ pub struct CallContext<'a> {
     pub mode: Mode,
     pub estimator: &'a dyn Estimator,
     pub summarizer: &'a dyn Summarizer,
+    /// Stands in when `summarizer` fails: the floor must always produce something.
+    pub fallback: &'a dyn Summarizer,
     pub calibration: Calibration,
 }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::estimate::{Estimator, block_tokens, tool_content_tokens};
 use crate::model::{Block, Kind, Message, Role, ToolContent};
-use crate::render::tool_content_text;
+use crate::view::text::tool_content_text;
 
 /// Which message side a plain block sits on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 
 use super::parts::{NO_RESULT_TEXT, Part, PartBody, Side, summary_block_text};
 use crate::model::{Block, ToolContent};
-use crate::render::block_text;
+use crate::view::text::block_text;
 use crate::view::{View, ViewMessage, ViewRole};
 
 /// What projection had to add to keep the view legal.

@@ -15,7 +15,7 @@ use super::parts::{
 };
 use super::toolrules::ToolForm;
 use crate::model::{Block, Kind, ToolContent};
-use crate::render::image_label;
+use crate::view::text::image_label;
 
 /// The store entries one call reads, loaded by the caller.
 #[derive(Clone, Copy)]

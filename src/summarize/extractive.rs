@@ -55,7 +55,7 @@ mod digest;
 mod prose;
 mod tools;
 
-use super::{SpanEntry, SummarizeError, Summarizer, Summary, SummaryRequest};
+use crate::engine::summarizer::{SpanEntry, SummarizeError, Summarizer, Summary, SummaryRequest};
 use budget::{fit_to_budget, gist};
 use digest::{COLLAPSED_KEY, CurrentState, Digest, Fact, Section, ordinal_of};
 use prose::{

@@ -1,81 +1,10 @@
-//! Floor summaries: the `Summarizer` seam and its implementations.
-//!
-//! The floor folds the oldest span of parts into one summary. A summarizer
-//! sees that span as [`SpanEntry`]s (never raw store rows), plus the previous
-//! summary when the fold is incremental: Σn = fold(Σn-1, span). Whatever it
-//! returns is stored content-addressed by the fold's coverage, so a second run
-//! re-reads it instead of summarizing again.
+//! Floor summaries: implementations of the engine's
+//! [`Summarizer`](crate::engine::summarizer::Summarizer) seam. The extractive
+//! summarizer is the default; the static checkpoint is the fallback the
+//! caller hands the engine for when a richer summarizer fails.
 
 pub mod extractive;
 pub mod static_checkpoint;
-
-use serde_json::Value;
-
-use crate::engine::estimate::Estimator;
-
-/// What the summarizer is shown of one part of the folded span, oldest first.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SpanEntry {
-    /// A real user ask, verbatim.
-    Ask { turn: u32, text: String },
-    /// Text the model saw that nobody typed (injected context, command output).
-    Context { text: String },
-    /// The user interrupted the agent.
-    Interrupt { text: String },
-    /// Assistant prose.
-    AssistantText { step: u32, text: String },
-    /// Visible reasoning.
-    Reasoning { step: u32, text: String },
-    /// One tool call with its result (or none, if interrupted).
-    ToolCall {
-        step: u32,
-        id: String,
-        name: String,
-        input: Value,
-        output: String,
-        is_error: bool,
-        interrupted: bool,
-    },
-    /// The agent's own compaction summary found in the record.
-    AgentSummary { text: String },
-}
-
-/// One fold request.
-pub struct SummaryRequest<'a> {
-    /// The previous summary's text (the sections, without the `## Task Context`
-    /// heading the engine adds), when this fold extends an earlier one.
-    pub prior: Option<&'a str>,
-    /// The newly covered span, oldest first.
-    pub span: &'a [SpanEntry],
-    /// ROLLING_SUMMARY_BUDGET_TOKENS: the summary's token cap.
-    pub budget_tokens: u64,
-    pub estimator: &'a dyn Estimator,
-}
-
-/// A minted summary.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Summary {
-    /// The sections, starting with `## Requests` for the extractive summarizer.
-    pub text: String,
-    /// Which summarizer produced it (`extractive`, `static`, `llm:<model>`).
-    pub summarizer: String,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum SummarizeError {
-    #[error("the summarizer timed out after {0} ms")]
-    Timeout(u64),
-    #[error("the summarizer failed: {0}")]
-    Failed(String),
-}
-
-/// A way to fold a span into a summary. Implementations must be deterministic
-/// for a given request, or their output must be stored before use (the engine
-/// stores every summary it mints, so a re-run reads instead of re-asking).
-pub trait Summarizer {
-    fn name(&self) -> String;
-    fn summarize(&self, req: &SummaryRequest<'_>) -> Result<Summary, SummarizeError>;
-}
 
 pub use extractive::Extractive;
 pub use static_checkpoint::StaticCheckpoint;

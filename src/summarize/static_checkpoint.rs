@@ -2,7 +2,7 @@
 //! floor's last guard when a richer summarizer fails: it always produces
 //! something, and it never needs anything but the span.
 
-use super::{SpanEntry, SummarizeError, Summarizer, Summary, SummaryRequest};
+use crate::engine::summarizer::{SpanEntry, SummarizeError, Summarizer, Summary, SummaryRequest};
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct StaticCheckpoint;

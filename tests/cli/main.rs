@@ -10,6 +10,7 @@
 //! Corpus tests read `$COMPACTOR_CORPUS` (default `../shared/corpus`) and
 //! say so and return early when it is absent.
 
+mod architecture;
 mod check;
 mod compact;
 mod completions;

@@ -553,7 +553,7 @@ pub fn view_texts(view: &compactor::view::View) -> Vec<String> {
         .flat_map(|m| m.content.iter())
         .map(|b| match b {
             Block::Text { text } => text.clone(),
-            other => compactor::render::block_text(other),
+            other => compactor::view::text::block_text(other),
         })
         .collect()
 }

@@ -5,13 +5,13 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Value, json};
 
-use super::budget::Budget;
-use super::entries::{Entry, GATE_KEY};
-use super::estimate::CharsPerToken;
-use super::parts::{PartBody, PartState, reconstruct};
-use super::restore::{SHELL_TEXT, StoreView};
-use super::toolrules::{ToolForm, ToolRules};
-use super::*;
+use crate::engine::budget::Budget;
+use crate::engine::entries::{Entry, GATE_KEY};
+use crate::engine::estimate::CharsPerToken;
+use crate::engine::parts::{PartBody, PartState, reconstruct};
+use crate::engine::restore::{SHELL_TEXT, StoreView};
+use crate::engine::toolrules::{ToolForm, ToolRules};
+use crate::engine::*;
 use crate::model::{Block, Kind, Message, Role, ToolContent};
 use crate::summarize::StaticCheckpoint;
 use crate::transcript::TaskSet;
@@ -22,7 +22,7 @@ pub(crate) struct Sim {
     /// Record provider usage on generations (prompt = overhead + estimate).
     pub usage: bool,
     /// The floor's summarizer (the static checkpoint unless a test says otherwise).
-    pub summarizer: Box<dyn crate::summarize::Summarizer>,
+    pub summarizer: Box<dyn crate::engine::summarizer::Summarizer>,
     tasks: TaskSet,
     line: u64,
     generations: u32,
@@ -63,7 +63,7 @@ impl Sim {
             let output: u64 = m
                 .content
                 .iter()
-                .map(|b| super::estimate::block_tokens(&est, b))
+                .map(|b| crate::engine::estimate::block_tokens(&est, b))
                 .sum();
             m.usage = Some(crate::model::Usage {
                 input_tokens: 3,
@@ -188,7 +188,7 @@ impl Sim {
     pub fn peek(&self, k: u32, budget: Budget, mode: Mode) -> CallOutput {
         let est = CharsPerToken::default();
         let history = self.history(k);
-        let index = crate::driver::TaskRecordIndex::new("sim", self.messages().to_vec());
+        let index = crate::session::driver::TaskRecordIndex::new("sim", self.messages().to_vec());
         let previous_call = k.checked_sub(1).and_then(|p| {
             index
                 .usage(p)
@@ -203,6 +203,7 @@ impl Sim {
             mode,
             estimator: &est,
             summarizer: self.summarizer.as_ref(),
+            fallback: &StaticCheckpoint,
             calibration: Calibration {
                 overhead: index.overhead(&est),
                 previous_call,

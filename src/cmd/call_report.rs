@@ -6,9 +6,9 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::{Ui, plural};
+use crate::cmd::style::{self, paint};
 use crate::engine::budget::Budget;
 use crate::engine::{Report, Status};
-use crate::style::{self, paint};
 
 /// `--json` output: the engine's report plus what the record says.
 #[derive(Serialize)]

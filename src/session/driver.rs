@@ -14,11 +14,11 @@ use crate::engine::entries::{ANCHOR_KEY, Entry};
 use crate::engine::estimate::Estimator;
 use crate::engine::parts::{Part, PartsBuilder, reconstruct};
 use crate::engine::restore::StoreView;
+use crate::engine::summarizer::Summarizer;
 use crate::engine::toolrules::ToolForm;
 use crate::engine::{Calibration, CallContext, CallOutput, Mode, run_call};
 use crate::model::{Kind, Message, Usage};
 use crate::store::{Store, StoreError};
-use crate::summarize::Summarizer;
 
 /// A task's record, indexed by model call.
 pub struct TaskRecordIndex {
@@ -148,6 +148,8 @@ pub struct RunSettings<'a> {
     pub budget: Budget,
     pub estimator: &'a dyn Estimator,
     pub summarizer: &'a dyn Summarizer,
+    /// Stands in when `summarizer` fails (the static checkpoint in practice).
+    pub fallback: &'a dyn Summarizer,
 }
 
 impl RunSettings<'_> {
@@ -236,6 +238,7 @@ impl<'a> Driver<'a> {
             mode,
             estimator: self.settings.estimator,
             summarizer: self.settings.summarizer,
+            fallback: self.settings.fallback,
             calibration: Calibration {
                 overhead: self.overhead,
                 previous_call,
@@ -334,12 +337,12 @@ mod tests {
 
     use super::*;
     use crate::engine::estimate::CharsPerToken;
-    use crate::engine::props::{budget, build, transcript};
+    use crate::session::props::{budget, build, transcript};
     use crate::store::{DbLocation, Store};
     use crate::summarize::StaticCheckpoint;
 
     /// Put a simulated transcript into a store the way import does.
-    fn stored(events: &[crate::engine::props::Ev], store: &mut Store) -> TaskRecordIndex {
+    fn stored(events: &[crate::session::props::Ev], store: &mut Store) -> TaskRecordIndex {
         let sim = build(events);
         store
             .transaction(|tx| -> Result<(), StoreError> {
@@ -367,7 +370,7 @@ mod tests {
         #[test]
         fn continuous_rederived_and_reopened_runs_agree(events in transcript(), b in budget()) {
             let est = CharsPerToken::default();
-            let settings = || RunSettings { budget: b, estimator: &est, summarizer: &StaticCheckpoint };
+            let settings = || RunSettings { budget: b, estimator: &est, summarizer: &StaticCheckpoint, fallback: &StaticCheckpoint };
             let mut mem = Store::open_memory().unwrap();
             let index = stored(&events, &mut mem);
             let mut continuous = Driver::new(&mem, &index, settings()).unwrap();

@@ -5,13 +5,15 @@
 //! Messages shape, fields in a fixed order (struct order; maps sorted), one
 //! trailing newline. `view_hash` is the blake3 of exactly those bytes.
 
+pub mod text;
+
 use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::model::{Block, ToolContent};
-use crate::render::{block_text, image_label};
+use text::{block_text, image_label};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ViewMessage {
@@ -260,7 +262,7 @@ pub fn to_openai(view: &View) -> Vec<Value> {
                         } => out.push(json!({
                             "role": "tool",
                             "tool_call_id": tool_use_id,
-                            "content": crate::render::tool_content_text(content),
+                            "content": text::tool_content_text(content),
                         })),
                         Block::Text { text } => parts.push(json!({"type": "text", "text": text})),
                         Block::Image { source } => match (&source.data, &source.url) {

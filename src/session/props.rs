@@ -4,11 +4,12 @@
 use proptest::prelude::*;
 use serde_json::json;
 
-use super::budget::{Budget, Ratio};
-use super::parts::PartState;
 use super::tests::{Sim, file_text};
-use super::{Mode, Status};
+use crate::engine::budget::Budget;
+use crate::engine::parts::PartState;
 use crate::engine::toolrules::ToolRules;
+use crate::engine::{Mode, Status};
+use crate::model::decimal::Ratio;
 use crate::model::{Block, Kind, Role};
 use crate::view::validate;
 

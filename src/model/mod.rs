@@ -6,6 +6,8 @@
 //! share a `gen_id`), so that a file that grows is imported by appending rows,
 //! never by rewriting one.
 
+pub mod decimal;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -1,0 +1,148 @@
+//! Cost accounting of a replay.
+//!
+//! Cache model (per call): the view's prefix that is byte-identical to the
+//! previous call's view, plus the stable overhead, is re-read at the cache-read
+//! price; the rest is written at the cache-write price. The raw, uncompacted
+//! history is append-only, so all of the previous call is its cached prefix.
+//! All money is integer micro-dollars: reports are deterministic too.
+
+use serde::Serialize;
+
+use crate::engine::estimate::{Estimator, block_tokens};
+use crate::model::Block;
+use crate::model::decimal::Micros;
+use crate::view::{View, ViewRole};
+
+/// Per-million-token prices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Prices {
+    pub input: Micros,
+    pub cache_write: Micros,
+    pub cache_read: Micros,
+}
+
+impl Default for Prices {
+    fn default() -> Self {
+        Prices {
+            input: Micros(3_000_000),
+            cache_write: Micros(3_750_000),
+            cache_read: Micros(300_000),
+        }
+    }
+}
+
+impl Prices {
+    fn cost(price: Micros, tokens: u64) -> u64 {
+        (u128::from(tokens) * u128::from(price.0) / 1_000_000) as u64
+    }
+}
+
+/// Token and cost totals of a whole replay, for one history.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct CostTotals {
+    pub prompt_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+    /// With a prompt cache: reads at the read price, the rest at the write price.
+    pub cost_cached_usd: Micros,
+    /// Without a cache: every prompt token at the input price.
+    pub cost_uncached_usd: Micros,
+}
+
+impl CostTotals {
+    pub(crate) fn add(&mut self, read: u64, write: u64, prices: &Prices) {
+        self.prompt_tokens += read + write;
+        self.cache_read_tokens += read;
+        self.cache_write_tokens += write;
+        self.cost_cached_usd = Micros(
+            self.cost_cached_usd.0
+                + Prices::cost(prices.cache_read, read)
+                + Prices::cost(prices.cache_write, write),
+        );
+        self.cost_uncached_usd =
+            Micros(self.cost_uncached_usd.0 + Prices::cost(prices.input, read + write));
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Totals {
+    pub calls: u32,
+    pub compacted: CostTotals,
+    pub raw: CostTotals,
+}
+
+/// Split a view's tokens into the cached prefix (shared block for block with
+/// the previous view, plus the overhead) and the rest.
+fn blocks(v: &View) -> Vec<(ViewRole, &Block)> {
+    v.messages
+        .iter()
+        .flat_map(|m| m.content.iter().map(move |b| (m.role, b)))
+        .collect()
+}
+
+pub fn cache_split(
+    prev: Option<&View>,
+    view: &View,
+    overhead: u64,
+    est: &dyn Estimator,
+) -> (u64, u64) {
+    let now = blocks(view);
+    let total: u64 = overhead + now.iter().map(|(_, b)| block_tokens(est, b)).sum::<u64>();
+    let Some(prev) = prev else { return (0, total) };
+    let before = blocks(prev);
+    let shared: u64 = before
+        .iter()
+        .zip(&now)
+        .take_while(|(a, b)| a == b)
+        .map(|(_, (_, b))| block_tokens(est, b))
+        .sum();
+    let read = overhead + shared;
+    (read, total - read)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::estimate::CharsPerToken;
+    use crate::view::ViewMessage;
+
+    #[test]
+    fn prices_parse_and_print_exactly() {
+        assert_eq!("3.75".parse::<Micros>().unwrap(), Micros(3_750_000));
+        assert_eq!("0.3".parse::<Micros>().unwrap(), Micros(300_000));
+        assert_eq!("$2".parse::<Micros>().unwrap(), Micros(2_000_000));
+        assert!("-1".parse::<Micros>().is_err());
+        assert!("1.1234567".parse::<Micros>().is_err());
+        assert_eq!(Micros(1_234_567).to_string(), "1.234567");
+        // A million tokens at $3.00 cost $3.
+        assert_eq!(Prices::cost(Micros(3_000_000), 1_000_000), 3_000_000);
+    }
+
+    #[test]
+    fn the_cached_prefix_is_the_shared_leading_blocks_plus_overhead() {
+        let est = CharsPerToken::default();
+        let m = |role, t: &str| ViewMessage {
+            role,
+            content: vec![Block::Text { text: t.into() }],
+        };
+        let a = View {
+            messages: vec![
+                m(ViewRole::User, &"a".repeat(400)),
+                m(ViewRole::Assistant, &"b".repeat(40)),
+            ],
+        };
+        let b = View {
+            messages: vec![
+                m(ViewRole::User, &"a".repeat(400)),
+                m(ViewRole::Assistant, &"b".repeat(40)),
+                m(ViewRole::User, &"c".repeat(80)),
+            ],
+        };
+        assert_eq!(cache_split(None, &a, 1000, &est), (0, 1110));
+        assert_eq!(cache_split(Some(&a), &b, 1000, &est), (1110, 20));
+        let changed = View {
+            messages: vec![m(ViewRole::User, "summary")],
+        };
+        assert_eq!(cache_split(Some(&b), &changed, 1000, &est), (1000, 2));
+    }
+}

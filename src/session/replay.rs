@@ -1,0 +1,126 @@
+//! Replay a stored task call by call as a live engine would have, keeping the
+//! store between calls, and account (through [`super::cost`]) for what a
+//! prompt cache would have done.
+
+use serde::Serialize;
+
+use super::cost::{Prices, Totals, cache_split};
+use super::driver::{Driver, RunSettings, TaskRecordIndex};
+use crate::engine::parts::PartsBuilder;
+use crate::engine::{CallOutput, Report, Status};
+use crate::store::{Store, StoreError};
+use crate::view::View;
+
+/// One row of the timeline.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepRow {
+    pub turn: u32,
+    pub step: u32,
+    pub tiers_fired: Vec<&'static str>,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub status: Status,
+    pub view_hash: String,
+    pub recorded_prompt_tokens: Option<u64>,
+    pub parts_shrunk: u32,
+    pub parts_dropped: u32,
+    pub parts_folded: u64,
+    /// Tokens a prompt cache would re-read (the prefix shared with the previous view).
+    pub cache_read_tokens: u64,
+    /// Tokens it would write (everything after that prefix).
+    pub cache_write_tokens: u64,
+    /// The raw, uncompacted history at this call (overhead + estimate).
+    pub raw_tokens: u64,
+    pub synthetic_results: u32,
+    pub messages: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct ReplayOptions {
+    /// First call to report (and, with `resume`, to run).
+    pub from: u32,
+    /// Last call to run and report.
+    pub to: u32,
+    /// Calls before `from` already ran on this store: do not run them again
+    /// (what a restarted engine does; the checkpoint is re-derived).
+    pub resume: bool,
+    pub prices: Prices,
+    /// Record progress after every call (in-place replays), under these settings.
+    pub progress: Option<serde_json::Value>,
+}
+
+/// Replay `opts.from..=opts.to`, calling `on_call` after each reported call
+/// (its row and output) so callers can print, write views or draw progress.
+pub fn replay<E: From<StoreError>>(
+    store: &mut Store,
+    index: &TaskRecordIndex,
+    settings: RunSettings<'_>,
+    opts: ReplayOptions,
+    mut on_call: impl FnMut(&StepRow, &CallOutput) -> Result<(), E>,
+) -> Result<(Vec<StepRow>, Totals), E> {
+    let est = settings.estimator;
+    let overhead = index.overhead(est).unwrap_or(0);
+    let mut driver = Driver::new(store, index, settings)?;
+    if let Some(p) = &opts.progress {
+        driver.record_progress(p.clone());
+    }
+    let mut raw = PartsBuilder::default();
+    let mut raw_fed = 0usize;
+    let mut raw_prev: Option<u64> = None;
+    let mut prev_view: Option<View> = None;
+    let mut rows = Vec::new();
+    let mut totals = Totals::default();
+    let start = if opts.resume { opts.from.max(1) } else { 1 };
+    for k in start..=opts.to {
+        let out = driver.step(store, k)?;
+        // The raw history at this call, for comparison.
+        let end = index.history_end(k);
+        for m in &index.rows[raw_fed..end] {
+            raw.push(m, est);
+        }
+        raw_fed = end;
+        let raw_tokens = overhead + raw.parts.iter().map(|p| p.tokens).sum::<u64>();
+        let (read, write) = cache_split(prev_view.as_ref(), &out.view, overhead, est);
+        if k >= opts.from {
+            let raw_read = raw_prev.map_or(0, |p| p.min(raw_tokens));
+            totals.calls += 1;
+            totals.compacted.add(read, write, &opts.prices);
+            totals
+                .raw
+                .add(raw_read, raw_tokens - raw_read, &opts.prices);
+            let row = step_row(
+                &out.report,
+                index.recorded_prompt(k),
+                read,
+                write,
+                raw_tokens,
+            );
+            on_call(&row, &out)?;
+            rows.push(row);
+        }
+        raw_prev = Some(raw_tokens);
+        prev_view = Some(out.view);
+    }
+    Ok((rows, totals))
+}
+
+fn step_row(r: &Report, recorded: Option<u64>, read: u64, write: u64, raw_tokens: u64) -> StepRow {
+    StepRow {
+        turn: r.turn,
+        step: r.call,
+        tiers_fired: r.tiers_fired.clone(),
+        tokens_before: r.tokens_before,
+        tokens_after: r.tokens_after,
+        status: r.status,
+        view_hash: r.view_hash.clone(),
+        recorded_prompt_tokens: recorded,
+        parts_shrunk: r.tiers.iter().map(|t| t.parts_shrunk).sum(),
+        parts_dropped: r.tiers.iter().map(|t| t.parts_dropped).sum(),
+        parts_folded: r.tiers.iter().map(|t| t.parts_folded).sum(),
+        cache_read_tokens: read,
+        cache_write_tokens: write,
+        raw_tokens,
+        synthetic_results: r.synthetic_results,
+        messages: r.messages,
+    }
+}

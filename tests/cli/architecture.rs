@@ -1,0 +1,211 @@
+//! The module graph matches the layer table in ARCHITECTURE.md: every
+//! `crate::` path under `src/` names the file's own layer or one its row
+//! allows, and every row allows only layers listed above it (no cycle, no
+//! upward import).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+struct Layer {
+    name: String,
+    modules: Vec<String>,
+    may_import: Vec<String>,
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The rows of the table under `## Layers`.
+fn layers() -> Vec<Layer> {
+    let text = fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let section = text
+        .split("## Layers")
+        .nth(1)
+        .expect("ARCHITECTURE.md has a `## Layers` section");
+    let names = |cell: &str| -> Vec<String> {
+        cell.split(',')
+            .map(|s| s.trim().trim_matches('`').to_string())
+            .filter(|s| !s.is_empty() && s != "none")
+            .collect()
+    };
+    section
+        .lines()
+        .take_while(|l| !l.starts_with("## "))
+        .filter(|l| l.starts_with('|') && !l.starts_with("|---") && !l.starts_with("| layer"))
+        .map(|l| {
+            let cells: Vec<&str> = l.trim_matches('|').split('|').collect();
+            assert!(
+                cells.len() >= 3,
+                "a layer row needs name, modules and imports: {l}"
+            );
+            Layer {
+                name: cells[0].trim().to_string(),
+                modules: names(cells[1]),
+                may_import: names(cells[2]),
+            }
+        })
+        .collect()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The top-level modules a file's code names through `crate::` paths
+/// (comments skipped), with the line each first appears on.
+fn crate_paths(src: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    for (i, line) in src.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut rest = code;
+        while let Some(at) = rest.find("crate::") {
+            rest = &rest[at + "crate::".len()..];
+            if rest.starts_with('{') {
+                let inner = &rest[1..rest.find('}').unwrap_or(rest.len())];
+                for item in inner.split(',') {
+                    let m: String = item
+                        .trim()
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    found.push((i + 1, m));
+                }
+            } else {
+                let m: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                found.push((i + 1, m));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_layer_imports_only_layers_listed_above_it() {
+    let layers = layers();
+    assert!(layers.len() >= 5, "the layer table was not found");
+    for (i, l) in layers.iter().enumerate() {
+        for dep in &l.may_import {
+            let j = layers.iter().position(|o| &o.name == dep);
+            assert!(
+                j.is_some_and(|j| j < i),
+                "layer {} may import {dep}, which is not a layer listed above it",
+                l.name
+            );
+        }
+    }
+}
+
+#[test]
+fn crate_paths_follow_the_layer_table() {
+    let layers = layers();
+    let layer_of: BTreeMap<&str, &Layer> = layers
+        .iter()
+        .flat_map(|l| l.modules.iter().map(move |m| (m.as_str(), l)))
+        .collect();
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    let mut violations = Vec::new();
+    let mut seen = 0;
+    for f in &files {
+        let rel = f.strip_prefix(&src).unwrap();
+        let top = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
+        if top == "lib" || top == "main" {
+            continue;
+        }
+        let own = layer_of
+            .get(top.as_str())
+            .unwrap_or_else(|| panic!("src/{} is in no layer of ARCHITECTURE.md", rel.display()));
+        for (line, m) in crate_paths(&fs::read_to_string(f).unwrap()) {
+            seen += 1;
+            let Some(target) = layer_of.get(m.as_str()) else {
+                violations.push(format!(
+                    "src/{}:{line}: crate::{m} is in no layer",
+                    rel.display()
+                ));
+                continue;
+            };
+            if target.name != own.name && !own.may_import.contains(&target.name) {
+                violations.push(format!(
+                    "src/{}:{line}: layer {} imports crate::{m} (layer {})",
+                    rel.display(),
+                    own.name,
+                    target.name
+                ));
+            }
+        }
+    }
+    assert!(
+        seen > 100,
+        "only {seen} crate:: paths found; is the scan broken?"
+    );
+    assert!(
+        violations.is_empty(),
+        "upward or unlisted imports:\n{}",
+        violations.join("\n")
+    );
+}
+
+/// The scanner sees grouped and nested paths, so the check above can fail.
+#[test]
+fn the_scanner_reads_grouped_paths() {
+    let found = crate_paths(
+        "use crate::{model::Block, view::View};\nlet x = crate::engine::run(); // crate::cmd\n",
+    );
+    let names: Vec<&str> = found.iter().map(|(_, m)| m.as_str()).collect();
+    assert_eq!(names, ["model", "view", "engine"]);
+}
+
+/// What a view contains is decided in the core: the human renderers in
+/// `cmd` cannot change a view's bytes, because nothing below `cmd` can reach
+/// them, and the block-to-text functions are defined only in `view::text`.
+#[test]
+fn human_rendering_cannot_change_a_view_hash() {
+    let layers = layers();
+    let cmd = layers
+        .iter()
+        .find(|l| l.name == "cmd")
+        .expect("a cmd layer");
+    for l in layers.iter().filter(|l| l.name != "cmd") {
+        assert!(
+            !l.may_import.contains(&cmd.name),
+            "{} may import cmd",
+            l.name
+        );
+    }
+    let src = root().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    for f in files {
+        let text = fs::read_to_string(&f).unwrap();
+        for def in ["fn block_text(", "fn tool_content_text(", "fn image_label("] {
+            if text.contains(def) {
+                assert!(
+                    f.ends_with("view/text.rs"),
+                    "{def} is defined in {}, outside view::text",
+                    f.strip_prefix(&src).unwrap().display()
+                );
+            }
+        }
+    }
+}
