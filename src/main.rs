@@ -1,5 +1,7 @@
 //! The `compactor` binary: everything lives in the library.
 
-fn main() {
-    std::process::exit(compactor::cmd::main(std::env::args_os()));
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    compactor::cmd::main(std::env::args_os())
 }

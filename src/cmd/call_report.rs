@@ -5,7 +5,8 @@ use std::io::Write;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::{Ui, plural};
+use super::Ui;
+use super::common::plural;
 use crate::cmd::style::{self, paint};
 use crate::engine::budget::Budget;
 use crate::engine::{Report, Status};

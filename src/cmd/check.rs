@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
+use clap::Args;
 use serde::Serialize;
 
 use super::Ui;
-use crate::cli::CheckArgs;
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::engine::budget::Budget;
@@ -27,6 +27,29 @@ use crate::store::{DbLocation, Store};
 use crate::summarize::StaticCheckpoint;
 use crate::transcript::ingest::{IngestOptions, ingest_file};
 use crate::view::View;
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Fixture transcripts.
+    #[arg(required = true, value_name = "FIXTURE")]
+    pub fixtures: Vec<PathBuf>,
+
+    /// Compare every view with the golden files under DIR.
+    #[arg(long, value_name = "DIR")]
+    pub golden: Option<PathBuf>,
+
+    /// Rewrite the golden files from this run.
+    #[arg(long, requires = "golden")]
+    pub bless: bool,
+
+    /// Seed of the pseudo-random call at which the interrupted run is killed.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seed: u64,
+
+    /// Print a JSON summary.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// The budget matrix: the default window, one that forces folding on
 /// medium sessions, and one tight enough to reach the breakthrough tiers.
@@ -68,7 +91,7 @@ struct FixtureResult {
 pub fn run(ui: &mut Ui, args: &CheckArgs) -> Result<Outcome> {
     let exe = std::env::current_exe()
         .context("cannot find the compactor executable to run the interrupted replay")?;
-    let summarizer = super::project::summarizer_of(crate::cli::SummarizerArg::Extractive);
+    let summarizer = super::common::summarizer_of(super::common::SummarizerArg::Extractive);
     let mut results = Vec::new();
     let mut drifted = false;
     for fixture in &args.fixtures {

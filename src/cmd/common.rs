@@ -1,6 +1,110 @@
 //! Helpers more than one command uses.
 
+use std::path::Path;
 use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, ValueEnum};
+
+use super::Ui;
+use super::exit::Outcome;
+use super::import::{FormatArg, format_of, import_one};
+use crate::engine::Status;
+use crate::engine::budget::Budget;
+use crate::engine::summarizer::Summarizer;
+use crate::model::decimal::Ratio;
+use crate::store::{Store, StoreError};
+use crate::summarize::{Extractive, StaticCheckpoint};
+use crate::transcript::LineError;
+use crate::transcript::ingest::IngestError;
+use crate::transcript::ingest::IngestOptions;
+use crate::view::View;
+
+/// Which task to work on: a transcript FILE (imported first) or `--task`.
+#[derive(Debug, Args)]
+pub struct TaskSource {
+    /// A transcript file: imported first (a no-op when unchanged), then its main task is used.
+    #[arg(value_name = "FILE", required_unless_present = "task")]
+    pub file: Option<PathBuf>,
+
+    /// The task (`compactor tasks` lists them). With FILE, the name to import it as.
+    #[arg(long, value_name = "TASK")]
+    pub task: Option<String>,
+
+    /// FILE's transcript format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT")]
+    pub input_format: FormatArg,
+}
+
+/// The compaction budget. Env vars are named as in the engine specification.
+#[derive(Debug, Args)]
+pub struct BudgetArgs {
+    /// The model's context window, in tokens.
+    #[arg(
+        long,
+        env = "COMPACTION_CONTEXT_WINDOW",
+        default_value_t = 200_000,
+        value_name = "TOKENS"
+    )]
+    pub window: u64,
+
+    /// Tokens reserved for the model's output: w_eff = window − output_reserved.
+    #[arg(
+        long,
+        env = "OUTPUT_RESERVED_TOKENS",
+        default_value_t = 20_000,
+        value_name = "TOKENS"
+    )]
+    pub output_reserved: u64,
+
+    /// Compaction starts above w_eff × this ratio.
+    #[arg(
+        long,
+        env = "COMPACTION_TRIGGER_RATIO",
+        default_value = "0.65",
+        value_name = "RATIO"
+    )]
+    pub trigger_ratio: Ratio,
+
+    /// Shrinking aims at w_eff × this ratio (must be below the trigger ratio).
+    #[arg(
+        long,
+        env = "COMPACTION_STOP_RATIO",
+        default_value = "0.5",
+        value_name = "RATIO"
+    )]
+    pub stop_ratio: Ratio,
+
+    /// Model steps at the end of the history that ordinary compaction never touches.
+    #[arg(
+        long,
+        env = "COMPACTION_PROTECT_RECENT_STEPS",
+        default_value_t = 5,
+        value_name = "N"
+    )]
+    pub protect_recent_steps: u32,
+
+    /// Token cap of the floor summary.
+    #[arg(
+        long,
+        env = "ROLLING_SUMMARY_BUDGET_TOKENS",
+        default_value_t = 2_500,
+        value_name = "TOKENS"
+    )]
+    pub summary_budget: u64,
+
+    /// How floor summaries are written.
+    #[arg(long, value_enum, default_value_t = SummarizerArg::Extractive)]
+    pub summarizer: SummarizerArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SummarizerArg {
+    /// Deterministic, offline: the constitution's sections filled by rules.
+    Extractive,
+    /// The last ask and an action count.
+    Static,
+}
 
 /// The default store: `$XDG_DATA_HOME/compactor/compactor.db`, else the
 /// platform's user data directory.
@@ -18,4 +122,143 @@ pub fn default_db_path() -> Option<PathBuf> {
         env("XDG_DATA_HOME").or_else(|| env("HOME").map(|h| h.join(".local/share")))
     }?;
     Some(base.join("compactor").join("compactor.db"))
+}
+
+/// `over_window` is the one result that falls short: exit status 1.
+pub fn outcome_of(status: Status) -> Outcome {
+    match status {
+        Status::OverWindow => Outcome::Differs,
+        _ => Outcome::Ok,
+    }
+}
+
+pub fn budget_of(a: &BudgetArgs) -> Result<Budget> {
+    let b = Budget {
+        window: a.window,
+        output_reserved: a.output_reserved,
+        trigger_ratio: a.trigger_ratio,
+        stop_ratio: a.stop_ratio,
+        protect_recent_steps: a.protect_recent_steps,
+        summary_budget_tokens: a.summary_budget,
+    };
+    b.validate()?;
+    Ok(b)
+}
+
+pub fn summarizer_of(s: SummarizerArg) -> Box<dyn Summarizer> {
+    match s {
+        SummarizerArg::Extractive => Box::new(Extractive),
+        SummarizerArg::Static => Box::new(StaticCheckpoint),
+    }
+}
+
+/// The task a command works on: `--task`, or FILE's main task after importing it.
+pub fn resolve_task(store: &mut Store, ui: &mut Ui, src: &TaskSource) -> Result<String> {
+    match &src.file {
+        Some(file) => {
+            let opts = IngestOptions {
+                format: format_of(src.input_format),
+                task: src.task.clone(),
+                ..IngestOptions::default()
+            };
+            let report = import_one(store, ui, file, &opts)?;
+            for w in &report.warnings {
+                ui.warn(format!(
+                    "{}:{}: {} (task {})",
+                    report.path, w.line, w.message, w.task
+                ));
+            }
+            match report.main_task() {
+                Some(t) => Ok(t.to_string()),
+                None => bail!("{} holds no conversation to project", file.display()),
+            }
+        }
+        None => {
+            let task = src.task.clone().expect("clap requires FILE or --task");
+            if store.reader().task(&task)?.is_none() {
+                return Err(unknown_task(&task));
+            }
+            Ok(task)
+        }
+    }
+}
+
+/// Write a view's canonical bytes atomically (a temp file renamed into place).
+pub fn write_view(path: &Path, view: &View) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write the view to {}", path.display()))?;
+    std::io::Write::write_all(&mut tmp, &view.canonical_bytes())?;
+    tmp.persist(path)
+        .with_context(|| format!("cannot write the view to {}", path.display()))?;
+    Ok(())
+}
+
+/// `1 part`, `2 parts`, `3 misses`.
+pub fn plural(n: u64, noun: &str) -> String {
+    match (n, noun.ends_with('s')) {
+        (1, _) => format!("{n} {noun}"),
+        (_, true) => format!("{n} {noun}es"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
+/// An error with something the user can do about it, printed on its own
+/// `hint:` line after the error.
+#[derive(Debug)]
+pub struct Hinted {
+    pub message: String,
+    pub hint: String,
+}
+
+impl std::fmt::Display for Hinted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Hinted {}
+
+/// `message`, with `hint` on its own line.
+pub fn hinted(message: impl Into<String>, hint: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Hinted {
+        message: message.into(),
+        hint: hint.into(),
+    })
+}
+
+/// The first hint anywhere in an error's chain.
+pub fn hint_of(e: &anyhow::Error) -> Option<String> {
+    e.chain().find_map(|c| {
+        if let Some(h) = c.downcast_ref::<Hinted>() {
+            Some(h.hint.clone())
+        } else if let Some(s) = c.downcast_ref::<StoreError>() {
+            s.hint().map(str::to_string)
+        } else if let Some(IngestError::Parse { error, .. }) = c.downcast_ref::<IngestError>() {
+            error.hint.map(str::to_string)
+        } else {
+            c.downcast_ref::<LineError>()
+                .and_then(|l| l.hint.map(str::to_string))
+        }
+    })
+}
+
+/// A corrupt store or a failing SQLite: exit status 3, not 2.
+pub fn is_internal(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<StoreError>()
+            .is_some_and(StoreError::is_internal)
+            || c.downcast_ref::<rusqlite::Error>().is_some()
+    })
+}
+
+/// No task of that name in the store.
+pub fn unknown_task(task: &str) -> anyhow::Error {
+    hinted(
+        format!("unknown task {task:?}"),
+        "`compactor tasks` lists the imported ones",
+    )
 }

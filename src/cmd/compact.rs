@@ -9,14 +9,17 @@
 //! calls.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::Ui;
 use super::call_report::CallJson;
-use super::project::{budget_of, outcome_of, resolve_task, summarizer_of};
-use crate::cli::{CompactArgs, ExportFormatArg};
+use super::common::{BudgetArgs, TaskSource};
+use super::common::{budget_of, outcome_of, resolve_task, summarizer_of};
+use super::export::ExportFormatArg;
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::CharsPerToken;
 use crate::session::cost::Prices;
@@ -25,6 +28,27 @@ use crate::session::replay::{ReplayOptions, replay};
 use crate::store::Store;
 use crate::summarize::StaticCheckpoint;
 use crate::view::{ExportFormat, export};
+
+#[derive(Debug, Args)]
+pub struct CompactArgs {
+    #[command(flatten)]
+    pub source: TaskSource,
+
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+
+    /// Write the final view to FILE (default: standard output).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// The final view's format.
+    #[arg(long, value_enum, default_value_t = ExportFormatArg::Anthropic)]
+    pub format: ExportFormatArg,
+
+    /// Print the final call's report as JSON (on stderr when the view goes to stdout).
+    #[arg(long)]
+    pub json: bool,
+}
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome> {
     let budget = budget_of(&args.budget)?;

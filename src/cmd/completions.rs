@@ -1,10 +1,17 @@
 //! `compactor completions SHELL` and the hidden `compactor man`.
 
 use anyhow::Result;
+use clap::Args;
 
 use super::Ui;
 use crate::cli::Cli;
 use crate::cmd::exit::Outcome;
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
 
 pub fn run(ui: &mut Ui, shell: clap_complete::Shell) -> Result<Outcome> {
     ui.out.write_all(&completion(shell))?;

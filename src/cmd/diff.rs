@@ -4,16 +4,33 @@
 
 use std::io::Write;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
+use clap::Args;
 use similar::{ChangeTag, TextDiff};
 
 use super::Ui;
-use crate::cli::DiffArgs;
+use super::common::hinted;
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::store::{DbLocation, RunStep, Store};
 use crate::view::text::block_text;
 use crate::view::{View, ViewRole};
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// A view file, or `run:NAME` / `run:NAME@STEP` (a saved run; without @STEP
+    /// two runs are compared call by call).
+    #[arg(value_name = "A")]
+    pub a: String,
+
+    /// The other side.
+    #[arg(value_name = "B")]
+    pub b: String,
+
+    /// Print only counts.
+    #[arg(long)]
+    pub stat: bool,
+}
 
 /// One side of a diff.
 enum Side {
@@ -34,7 +51,8 @@ pub fn run(db: Option<&DbLocation>, ui: &mut Ui, args: &DiffArgs) -> Result<Outc
     let mut load = |spec: &str| -> Result<Side> {
         if let Some(run) = spec.strip_prefix("run:") {
             if store.is_none() {
-                let loc = db.context("run: needs a store; pass --db or set COMPACTOR_DB")?;
+                let loc = db
+                    .ok_or_else(|| hinted("run: needs a store", "pass --db or set COMPACTOR_DB"))?;
                 store = Some(Store::open(loc)?);
             }
             load_run(store.as_ref().expect("opened above"), run)
@@ -93,7 +111,10 @@ fn load_run(store: &Store, spec: &str) -> Result<Side> {
         None => (spec, None),
     };
     if store.reader().run(name)?.is_none() {
-        bail!("no saved run named {name:?}; `compactor runs` lists them");
+        return Err(hinted(
+            format!("no saved run named {name:?}"),
+            "`compactor runs` lists them",
+        ));
     }
     let steps = store.reader().run_steps(name)?;
     match step {

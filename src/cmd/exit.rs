@@ -4,14 +4,19 @@
 //! |---|---|
 //! | 0 | success; also a closed output pipe (`compactor tasks \| head`) |
 //! | 1 | ran fine but the answer is "no": views differ (`diff`), a fixture drifted (`check`), the view cannot fit the window (`over_window`) |
-//! | 2 | usage or input error: bad flags or parameters, unreadable or malformed input, unknown task, store problems |
+//! | 2 | usage or input error: bad flags or parameters, unreadable or malformed input, unknown task, a store that cannot be opened or is too new |
+//! | 3 | internal error: the store is corrupt or SQLite failed; not the user's input |
+
+use std::process::ExitCode;
 
 /// Success.
-pub const OK: i32 = 0;
+pub const OK: u8 = 0;
 /// The command ran, and the result differs or falls short.
-pub const DIFFERS: i32 = 1;
+pub const DIFFERS: u8 = 1;
 /// Usage or input error.
-pub const ERROR: i32 = 2;
+pub const ERROR: u8 = 2;
+/// Internal error: a corrupt store or a failing SQLite.
+pub const INTERNAL: u8 = 3;
 
 /// What a command reports besides errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,10 +27,16 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn code(self) -> i32 {
+    pub fn code(self) -> u8 {
         match self {
             Outcome::Ok => OK,
             Outcome::Differs => DIFFERS,
         }
+    }
+}
+
+impl From<Outcome> for ExitCode {
+    fn from(o: Outcome) -> ExitCode {
+        ExitCode::from(o.code())
     }
 }

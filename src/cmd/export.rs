@@ -1,11 +1,37 @@
 //! `compactor export VIEW --format anthropic|openai|markdown`
 
+use std::path::PathBuf;
+
 use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
 
 use super::Ui;
-use crate::cli::{ExportArgs, ExportFormatArg};
 use crate::cmd::exit::Outcome;
 use crate::view::{ExportFormat, View, export};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormatArg {
+    /// The canonical Anthropic Messages body.
+    Anthropic,
+    /// OpenAI Chat Completions messages.
+    Openai,
+    /// A readable transcript.
+    Markdown,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// A view file (as written by --view).
+    #[arg(value_name = "VIEW")]
+    pub view: PathBuf,
+
+    #[arg(long, value_enum, default_value_t = ExportFormatArg::Markdown)]
+    pub format: ExportFormatArg,
+
+    /// Write to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
 
 pub fn run(ui: &mut Ui, args: &ExportArgs) -> Result<Outcome> {
     let bytes = std::fs::read(&args.view)

@@ -2,17 +2,56 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::{Ui, plural};
-use crate::cli::{FormatArg, ImportArgs};
+use super::Ui;
+use super::common::plural;
 use crate::cmd::exit::Outcome;
 use crate::engine::toolrules::ToolRules;
 use crate::model::Format;
 use crate::store::Store;
 use crate::transcript::ingest::{FileReport, IngestOptions, ingest_file};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    Auto,
+    ClaudeCode,
+    Codex,
+    OpenaiChat,
+    Anthropic,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Transcript files (JSONL, or a JSON document for openai-chat/anthropic).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// The files' format; `auto` detects it from the first lines.
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    pub format: FormatArg,
+
+    /// Task name (default: the session id in the file, else one derived from its first line).
+    /// Subagents become NAME/agent-ID.
+    #[arg(long, value_name = "NAME")]
+    pub task: Option<String>,
+
+    /// Import the valid lines of a file that has invalid ones, listing each skipped line.
+    #[arg(long)]
+    pub skip_invalid: bool,
+
+    /// JSON file of per-tool compaction rules, consulted before the built-in ones.
+    #[arg(long, value_name = "FILE")]
+    pub tool_rules: Option<PathBuf>,
+
+    /// Print one JSON object per file instead of the human report.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// Files at least this large get a progress bar (on a terminal, without --quiet).
 const PROGRESS_MIN_BYTES: u64 = 4 << 20;

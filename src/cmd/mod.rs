@@ -1,35 +1,40 @@
 //! One module per subcommand; this one parses, opens the store once and dispatches.
 
 mod call_report;
-mod check;
-mod common;
-mod compact;
+pub mod check;
+pub mod common;
+pub mod compact;
 pub mod completions;
-mod diff;
+pub mod diff;
 pub mod exit;
-mod export;
-mod import;
-mod project;
-mod replay;
-mod runs;
-mod show;
+pub mod export;
+pub mod import;
+pub mod project;
+pub mod replay;
+pub mod runs;
+pub mod show;
 pub mod style;
-mod tasks;
+pub mod tasks;
 
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Write};
+use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Parser;
-
-use crate::cli::{Cli, ColorChoice, Command};
-use crate::engine::Mode;
-use crate::store::{DbLocation, Store};
 use common::default_db_path;
 use exit::Outcome;
 
-/// Run compactor with these arguments; returns the exit status.
-pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
+use crate::cli::{Cli, Command};
+use crate::engine::Mode;
+use crate::store::{DbLocation, Store};
+
+/// Run compactor with these arguments; returns the exit status (see [`exit`]).
+pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    ExitCode::from(run(args))
+}
+
+fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -49,7 +54,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
         Err(e) => {
             let _ = ui.out.flush();
             ui.error(&e);
-            exit::ERROR
+            if common::is_internal(&e) {
+                exit::INTERNAL
+            } else {
+                exit::ERROR
+            }
         }
     }
 }
@@ -75,23 +84,17 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
 fn db_location(cli: &Cli) -> Result<DbLocation> {
     Ok(match &cli.db {
         Some(db) => DbLocation::parse(db),
-        None => DbLocation::File(default_db_path().context(
-            "cannot find a user data directory (HOME is not set); pass --db PATH or set COMPACTOR_DB",
-        )?),
+        None => DbLocation::File(default_db_path().ok_or_else(|| {
+            common::hinted(
+                "cannot find a user data directory (HOME is not set)",
+                "pass --db PATH or set COMPACTOR_DB",
+            )
+        })?),
     })
 }
 
 fn open_store(cli: &Cli) -> Result<Store> {
     Ok(Store::open(&db_location(cli)?)?)
-}
-
-/// `1 part`, `2 parts`, `3 misses`.
-pub fn plural(n: u64, noun: &str) -> String {
-    match (n, noun.ends_with('s')) {
-        (1, _) => format!("{n} {noun}"),
-        (_, true) => format!("{n} {noun}es"),
-        _ => format!("{n} {noun}s"),
-    }
 }
 
 /// A closed output pipe (`compactor tasks | head`), however it was wrapped.
@@ -119,19 +122,13 @@ pub struct Ui {
 
 impl Ui {
     fn new(cli: &Cli) -> Ui {
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        let decide = |terminal: bool| match cli.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => terminal && !no_color,
-        };
         let stderr_terminal = io::stderr().is_terminal();
         Ui {
             out: Box::new(io::BufWriter::new(io::stdout())),
             err: Box::new(io::stderr()),
             quiet: cli.quiet,
-            color: decide(io::stdout().is_terminal()),
-            color_err: decide(stderr_terminal),
+            color: style::enabled(cli.color, &io::stdout()),
+            color_err: style::enabled(cli.color, &io::stderr()),
             stderr_terminal,
         }
     }
@@ -162,6 +159,10 @@ impl Ui {
     pub fn error(&mut self, e: &anyhow::Error) {
         let label = crate::cmd::style::paint(self.color_err, crate::cmd::style::ERROR, "error:");
         let _ = writeln!(self.err, "{label} {e:#}");
+        if let Some(hint) = common::hint_of(e) {
+            let label = crate::cmd::style::paint(self.color_err, crate::cmd::style::HINT, "hint:");
+            let _ = writeln!(self.err, "{label} {hint}");
+        }
     }
 
     /// Write a JSON value as one line on stdout.

@@ -1,23 +1,43 @@
 //! `compactor preflight` and `compactor step`: one operation, two boundaries.
 
-use std::path::Path;
+use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
+use clap::Args;
 
 use super::Ui;
 use super::call_report::print_call;
-use super::import::{format_of, import_one};
-use crate::cli::{BudgetArgs, ProjectArgs, SummarizerArg, TaskSource};
+use super::common::{
+    BudgetArgs, TaskSource, budget_of, outcome_of, resolve_task, summarizer_of, write_view,
+};
 use crate::cmd::exit::Outcome;
-use crate::engine::budget::Budget;
+use crate::engine::Mode;
 use crate::engine::estimate::CharsPerToken;
-use crate::engine::summarizer::Summarizer;
-use crate::engine::{Mode, Status};
 use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
 use crate::store::Store;
-use crate::summarize::{Extractive, StaticCheckpoint};
-use crate::transcript::ingest::IngestOptions;
-use crate::view::View;
+use crate::summarize::StaticCheckpoint;
+
+#[derive(Debug, Args)]
+pub struct ProjectArgs {
+    #[command(flatten)]
+    pub source: TaskSource,
+
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+
+    /// The model call to project (1 = the first). Default: the next call after
+    /// the last recorded message.
+    #[arg(long, value_name = "STEP")]
+    pub at: Option<u32>,
+
+    /// Write the view's canonical bytes to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub view: Option<PathBuf>,
+
+    /// Print the report as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Result<Outcome> {
     let budget = budget_of(&args.budget)?;
@@ -55,34 +75,6 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
     Ok(outcome_of(out.report.status))
 }
 
-/// `over_window` is the one result that falls short: exit status 1.
-pub fn outcome_of(status: Status) -> Outcome {
-    match status {
-        Status::OverWindow => Outcome::Differs,
-        _ => Outcome::Ok,
-    }
-}
-
-pub fn budget_of(a: &BudgetArgs) -> Result<Budget> {
-    let b = Budget {
-        window: a.window,
-        output_reserved: a.output_reserved,
-        trigger_ratio: a.trigger_ratio,
-        stop_ratio: a.stop_ratio,
-        protect_recent_steps: a.protect_recent_steps,
-        summary_budget_tokens: a.summary_budget,
-    };
-    b.validate()?;
-    Ok(b)
-}
-
-pub fn summarizer_of(s: SummarizerArg) -> Box<dyn Summarizer> {
-    match s {
-        SummarizerArg::Extractive => Box::new(Extractive),
-        SummarizerArg::Static => Box::new(StaticCheckpoint),
-    }
-}
-
 /// The call to project: `--at`, or the next call after the record.
 pub fn call_of(index: &TaskRecordIndex, at: Option<u32>) -> Result<u32> {
     let next = index.calls() + 1;
@@ -95,49 +87,4 @@ pub fn call_of(index: &TaskRecordIndex, at: Option<u32>) -> Result<u32> {
             index.calls()
         ),
     }
-}
-
-/// The task a command works on: `--task`, or FILE's main task after importing it.
-pub fn resolve_task(store: &mut Store, ui: &mut Ui, src: &TaskSource) -> Result<String> {
-    match &src.file {
-        Some(file) => {
-            let opts = IngestOptions {
-                format: format_of(src.input_format),
-                task: src.task.clone(),
-                ..IngestOptions::default()
-            };
-            let report = import_one(store, ui, file, &opts)?;
-            for w in &report.warnings {
-                ui.warn(format!(
-                    "{}:{}: {} (task {})",
-                    report.path, w.line, w.message, w.task
-                ));
-            }
-            match report.main_task() {
-                Some(t) => Ok(t.to_string()),
-                None => bail!("{} holds no conversation to project", file.display()),
-            }
-        }
-        None => {
-            let task = src.task.clone().expect("clap requires FILE or --task");
-            if store.reader().task(&task)?.is_none() {
-                bail!("unknown task {task:?}; `compactor tasks` lists the imported ones");
-            }
-            Ok(task)
-        }
-    }
-}
-
-/// Write a view's canonical bytes atomically (a temp file renamed into place).
-pub fn write_view(path: &Path, view: &View) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write the view to {}", path.display()))?;
-    std::io::Write::write_all(&mut tmp, &view.canonical_bytes())?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write the view to {}", path.display()))?;
-    Ok(())
 }

@@ -2,23 +2,96 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
+use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
 use super::Ui;
-use super::project::{budget_of, resolve_task, summarizer_of};
-use crate::cli::{PriceArgs, ReplayArgs};
+use super::common::hinted;
+use super::common::{BudgetArgs, TaskSource};
+use super::common::{budget_of, resolve_task, summarizer_of};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
+use crate::model::decimal::Micros;
 use crate::session::cost::{Prices, Totals};
 use crate::session::driver::{RunSettings, TaskRecordIndex};
 use crate::session::replay::{ReplayOptions, StepRow, replay};
 use crate::store::{RunInfo, RunStep, Store};
 use crate::summarize::StaticCheckpoint;
+
+/// Per-million-token prices for the cache and cost columns.
+#[derive(Debug, Args)]
+pub struct PriceArgs {
+    /// USD per million uncached input tokens.
+    #[arg(long, default_value = "3.00", value_name = "USD")]
+    pub price_input: Micros,
+
+    /// USD per million tokens written to the prompt cache.
+    #[arg(long, default_value = "3.75", value_name = "USD")]
+    pub price_cache_write: Micros,
+
+    /// USD per million tokens read from the prompt cache.
+    #[arg(long, default_value = "0.30", value_name = "USD")]
+    pub price_cache_read: Micros,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    pub source: TaskSource,
+
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+
+    #[command(flatten)]
+    pub prices: PriceArgs,
+
+    /// First call to show (earlier calls still run, unless --resume).
+    #[arg(long, value_name = "STEP")]
+    pub from: Option<u32>,
+
+    /// Last call to run and show.
+    #[arg(long, value_name = "STEP")]
+    pub to: Option<u32>,
+
+    /// Replay on the store itself, keeping what the replay mints (as `compact`
+    /// does). By default a replay runs on a scratch copy of the task with no
+    /// compaction state, so it shows what a live engine would have done and
+    /// repeats exactly.
+    #[arg(long)]
+    pub in_place: bool,
+
+    /// Continue an interrupted in-place replay (implies --in-place): start at
+    /// the last call it committed (or at --from), re-deriving the checkpoint
+    /// as a restarted engine would.
+    #[arg(long)]
+    pub resume: bool,
+
+    /// Write every call's view to DIR/call-NNNN.json.
+    #[arg(long, value_name = "DIR")]
+    pub views: Option<PathBuf>,
+
+    /// Save the run's reports and views in the store under NAME.
+    #[arg(long, value_name = "NAME")]
+    pub save: Option<String>,
+
+    /// With --save, replace an existing run of that name.
+    #[arg(long, requires = "save")]
+    pub force: bool,
+
+    /// Print one JSON object: {"steps":[...],"totals":{...}}.
+    #[arg(long, conflicts_with = "jsonl")]
+    pub json: bool,
+
+    /// Print one JSON object per call as soon as it completes.
+    #[arg(long)]
+    pub jsonl: bool,
+}
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome> {
     let budget = budget_of(&args.budget)?;
@@ -68,9 +141,10 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         && !args.force
         && store.reader().run(name)?.is_some()
     {
-        bail!(
-            "a run named {name:?} is already saved; pass --force to replace it or pick another name"
-        );
+        return Err(hinted(
+            format!("a run named {name:?} is already saved"),
+            "pass --force to replace it or pick another name",
+        ));
     }
     if let Some(dir) = &args.views {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;

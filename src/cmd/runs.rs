@@ -3,12 +3,19 @@
 use std::io::Write;
 
 use anyhow::Result;
+use clap::Args;
 use serde_json::json;
 
 use super::Ui;
-use crate::cli::RunsArgs;
 use crate::cmd::exit::Outcome;
 use crate::store::Store;
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// Print a JSON array.
+    #[arg(long)]
+    pub json: bool,
+}
 
 pub fn run(store: &Store, ui: &mut Ui, args: &RunsArgs) -> Result<Outcome> {
     let runs = store.reader().runs()?;

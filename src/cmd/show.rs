@@ -4,10 +4,11 @@
 use std::io::Write;
 
 use anyhow::{Result, bail};
+use clap::Args;
 use serde_json::{Value, json};
 
 use super::Ui;
-use crate::cli::ShowArgs;
+use super::common::{hinted, unknown_task};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::engine::entries::Entry;
@@ -16,6 +17,25 @@ use crate::engine::parts::{PartBody, reconstruct};
 use crate::model::{Block, Kind};
 use crate::store::{Store, StoredMessage};
 use crate::view::text::{block_text, tool_content_text};
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The task.
+    #[arg(long, value_name = "TASK")]
+    pub task: String,
+
+    /// What to show: `tool:ID` (a tool call's raw input and output), `N` (one
+    /// message by seq), `A..B` (seq A up to, not including, B), `turn:N`,
+    /// `step:N`, a part address (`text:HASH`, `reasoning:HASH`), a stored
+    /// summary (`cov:HASH`, a prefix is enough), or `compacted` (what the
+    /// compaction store holds). Default: the whole task.
+    #[arg(value_name = "ADDRESS")]
+    pub address: Option<String>,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
 
 /// What an ADDRESS selects.
 #[derive(Debug, PartialEq, Eq)]
@@ -89,10 +109,7 @@ fn parse_address(s: Option<&str>) -> Result<Address> {
 pub fn run(store: &Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
     let reader = store.reader();
     if reader.task(&args.task)?.is_none() {
-        bail!(
-            "unknown task {:?}; `compactor tasks` lists the imported ones",
-            args.task
-        );
+        return Err(unknown_task(&args.task));
     }
     let address = parse_address(args.address.as_deref())?;
     match &address {
@@ -233,13 +250,18 @@ fn show_summary(
     let matches: Vec<_> = entries.iter().filter(|(k, _)| k.starts_with(key)).collect();
     let (key, v) = match matches.as_slice() {
         [one] => *one,
-        [] => bail!(
-            "no stored summary {key} in task {task}; `show --task {task} compacted` lists them"
-        ),
-        _ => bail!(
-            "{key} matches {} summaries; give more of the hash",
-            matches.len()
-        ),
+        [] => {
+            return Err(hinted(
+                format!("no stored summary {key} in task {task}"),
+                format!("`compactor show --task {task} compacted` lists them"),
+            ));
+        }
+        _ => {
+            return Err(hinted(
+                format!("{key} matches {} summaries", matches.len()),
+                "give more of the hash",
+            ));
+        }
     };
     let Some(Entry::Summary {
         text,

@@ -3,13 +3,20 @@
 use std::io::Write;
 
 use anyhow::Result;
+use clap::Args;
 use serde::Serialize;
 
 use super::Ui;
-use crate::cli::TasksArgs;
 use crate::cmd::exit::Outcome;
 use crate::model::Usage;
 use crate::store::Store;
+
+#[derive(Debug, Args)]
+pub struct TasksArgs {
+    /// Print a JSON array.
+    #[arg(long)]
+    pub json: bool,
+}
 
 #[derive(Serialize)]
 struct TaskRow {

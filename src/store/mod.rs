@@ -33,7 +33,7 @@ pub const STORE_VERSION: u32 = MIGRATIONS.len() as u32;
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error(
-        "the store {path} has format version {found}, newer than this compactor understands (version {supported}); upgrade compactor or use another --db"
+        "the store {path} has format version {found}, newer than this compactor understands (version {supported})"
     )]
     TooNew {
         path: String,
@@ -57,9 +57,25 @@ pub enum StoreError {
     #[error("corrupt entry in the store: {0}")]
     Corrupt(String),
     #[error(
-        "task {task}: the transcript no longer starts with what was imported before (row {row} differs); the record is append-only, so import the changed file under another --task"
+        "task {task}: the transcript no longer starts with what was imported before (row {row} differs) and the record is append-only"
     )]
     Diverged { task: String, row: u64 },
+}
+
+impl StoreError {
+    /// What the user can do about it, printed on its own line.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            StoreError::TooNew { .. } => Some("upgrade compactor or use another --db"),
+            StoreError::Diverged { .. } => Some("import the changed file under another --task"),
+            _ => None,
+        }
+    }
+
+    /// Not the user's input but the store itself (or SQLite) failing.
+    pub fn is_internal(&self) -> bool {
+        matches!(self, StoreError::Sql(_) | StoreError::Corrupt(_))
+    }
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

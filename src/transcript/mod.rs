@@ -30,6 +30,8 @@ pub struct LineError {
     pub line: u64,
     pub column: u64,
     pub message: String,
+    /// What the user can do about it, printed on its own line.
+    pub hint: Option<&'static str>,
 }
 
 impl LineError {
@@ -38,6 +40,7 @@ impl LineError {
             line,
             column,
             message: message.into(),
+            hint: None,
         }
     }
 

@@ -244,11 +244,14 @@ fn accepts_document(f: Format) -> bool {
 }
 
 fn undetectable() -> LineError {
-    LineError::new(
-        1,
-        1,
-        "could not tell the format: expected Claude Code or Codex JSONL, OpenAI chat messages or Anthropic Messages JSON; pass --format to say which",
-    )
+    LineError {
+        hint: Some("pass --format to say which"),
+        ..LineError::new(
+            1,
+            1,
+            "could not tell the format: expected Claude Code or Codex JSONL, OpenAI chat messages or Anthropic Messages JSON",
+        )
+    }
 }
 
 #[derive(Default)]

@@ -266,7 +266,7 @@ fn unknown_runs_and_calls_are_errors() {
         (
             "run:fold",
             "run:nope",
-            "no saved run named \"nope\"; `compactor runs` lists them",
+            "no saved run named \"nope\"\nhint: `compactor runs` lists them",
         ),
         ("run:nope@3", "run:fold", "no saved run named \"nope\""),
         ("run:fold@99", "run:fold", "run \"fold\" has no call 99"),

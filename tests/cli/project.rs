@@ -342,7 +342,7 @@ fn bad_parameters_are_refused_with_status_2() {
         run.failure(2);
         assert!(
             run.stderr.contains(
-                "unknown task \"no-such-task\"; `compactor tasks` lists the imported ones"
+                "unknown task \"no-such-task\"\nhint: `compactor tasks` lists the imported ones"
             ),
             "{}",
             run.stderr

@@ -261,7 +261,7 @@ fn saved_runs_are_listed_and_not_overwritten_without_force() {
     run.failure(2);
     assert!(
         run.stderr
-            .contains("a run named \"fold\" is already saved; pass --force"),
+            .contains("a run named \"fold\" is already saved\nhint: pass --force"),
         "{}",
         run.stderr
     );

@@ -322,3 +322,17 @@ fn a_closed_output_pipe_is_not_an_error() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
     }
 }
+
+#[test]
+fn a_broken_store_is_an_internal_error_with_status_3() {
+    let env = TestEnv::new();
+    env.import_fixture("anthropic/messages.jsonl").success();
+    // Input errors stay 2.
+    env.run(&["show", "--task", "no-such-task"]).failure(2);
+    // A store whose tables were damaged behind compactor's back is not the
+    // user's input: SQLite fails, and the status says so.
+    env.conn().execute_batch("DROP TABLE task_message").unwrap();
+    let run = env.run(&["tasks"]);
+    run.failure(3);
+    assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+}
