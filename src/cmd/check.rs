@@ -434,11 +434,7 @@ fn bless(path: &Path, views: &[Vec<u8>]) -> Result<()> {
     let mut prev: Vec<crate::view::ViewMessage> = Vec::new();
     for (i, bytes) in views.iter().enumerate() {
         let view = View::from_json(bytes).context("a replayed view does not parse back")?;
-        let shared = prev
-            .iter()
-            .zip(&view.messages)
-            .take_while(|(a, b)| a == b)
-            .count();
+        let shared = view.shared_prefix(&prev);
         let line = GoldenLine {
             call: i as u32 + 1,
             view_hash: view.hash(),
@@ -449,7 +445,7 @@ fn bless(path: &Path, views: &[Vec<u8>]) -> Result<()> {
         out.push(b'\n');
         prev = view.messages;
     }
-    std::fs::write(path, out).with_context(|| format!("cannot write {}", path.display()))
+    super::common::write_atomic(path, &out, "")
 }
 
 fn golden_drift(path: &Path, views: &[Vec<u8>]) -> Result<Option<String>> {
@@ -472,16 +468,13 @@ fn golden_drift(path: &Path, views: &[Vec<u8>]) -> Result<Option<String>> {
                 )));
             }
         };
-        if g.prefix_messages > prev.len() {
+        let Some(golden) = View::from_delta(&prev, g.prefix_messages, g.suffix) else {
             return Ok(Some(format!(
                 "{}: prefix_messages {} exceeds the previous view",
                 at(),
                 g.prefix_messages
             )));
-        }
-        let mut messages: Vec<_> = prev[..g.prefix_messages].to_vec();
-        messages.extend(g.suffix);
-        let golden = View { messages };
+        };
         let bytes = golden.canonical_bytes();
         let Some(fresh) = views.get(n) else {
             return Ok(Some(format!(

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::Ui;
 use super::exit::Outcome;
@@ -183,18 +184,34 @@ pub fn resolve_task(store: &mut Store, ui: &mut Ui, src: &TaskSource) -> Result<
     }
 }
 
-/// Write a view's canonical bytes atomically (a temp file renamed into place).
+/// Write a view's canonical bytes atomically.
 pub fn write_view(path: &Path, view: &View) -> Result<()> {
+    write_atomic(path, &view.canonical_bytes(), "the view to ")
+}
+
+/// Every file a command writes goes through here: a temp file beside `path`,
+/// renamed into place, so a killed command leaves the old file or the new
+/// one, never half of one. `what` prefixes the path in the error message.
+pub fn write_atomic(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
+    let fail = || format!("cannot write {what}{}", path.display());
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write the view to {}", path.display()))?;
-    std::io::Write::write_all(&mut tmp, &view.canonical_bytes())?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write the view to {}", path.display()))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(fail)?;
+    std::io::Write::write_all(&mut tmp, bytes).with_context(fail)?;
+    tmp.persist(path).with_context(fail)?;
     Ok(())
+}
+
+/// A progress bar on stderr, drawn only when stderr is a terminal, the user
+/// did not ask for quiet, and the work is `worth_it`.
+pub fn progress(ui: &Ui, worth_it: bool, len: u64, template: &str) -> Option<ProgressBar> {
+    (ui.stderr_terminal && !ui.quiet && worth_it).then(|| {
+        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
+        bar.set_style(ProgressStyle::with_template(template).expect("valid template"));
+        bar
+    })
 }
 
 /// `1 part`, `2 parts`, `3 misses`.

@@ -11,14 +11,13 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::Ui;
 use super::call_report::CallJson;
 use super::common::{BudgetArgs, TaskSource};
-use super::common::{budget_of, outcome_of, resolve_task, summarizer_of};
+use super::common::{budget_of, outcome_of, progress, resolve_task, summarizer_of, write_atomic};
 use super::export::ExportFormatArg;
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::CharsPerToken;
@@ -76,15 +75,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
     let mut replayed = 0u32;
     if from <= calls {
         let todo = calls - from + 1;
-        let bar = (ui.stderr_terminal && !ui.quiet && todo >= 20).then(|| {
-            let bar =
-                ProgressBar::with_draw_target(Some(u64::from(todo)), ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template("compacting {wide_bar} {pos}/{len} calls")
-                    .expect("valid template"),
-            );
-            bar
-        });
+        let bar = progress(
+            ui,
+            todo >= 20,
+            u64::from(todo),
+            "compacting {wide_bar} {pos}/{len} calls",
+        );
         let opts = ReplayOptions {
             from,
             to: calls,
@@ -133,8 +129,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             if !args.json {
                 writeln!(ui.out, "{summary}")?;
             }
-            std::fs::write(path, &bytes)
-                .with_context(|| format!("cannot write the view to {}", path.display()))?;
+            write_atomic(path, &bytes, "the view to ")?;
             super::call_report::print_call(ui, &task, &out.report, &budget, recorded, args.json)?;
         }
         None => {

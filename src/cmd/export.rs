@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 
 use super::Ui;
+use super::common::write_atomic;
 use crate::cmd::exit::Outcome;
 use crate::view::{ExportFormat, View, export};
 
@@ -52,9 +53,7 @@ pub fn run(ui: &mut Ui, args: &ExportArgs) -> Result<Outcome> {
     };
     let out = export(&view, format);
     match &args.output {
-        Some(path) => {
-            std::fs::write(path, out).with_context(|| format!("cannot write {}", path.display()))?
-        }
+        Some(path) => write_atomic(path, &out, "")?,
         None => ui.out.write_all(&out)?,
     }
     Ok(Outcome::Ok)

@@ -6,10 +6,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::Ui;
-use super::common::plural;
+use super::common::{plural, progress};
 use crate::cmd::exit::Outcome;
 use crate::engine::toolrules::ToolRules;
 use crate::model::Format;
@@ -129,15 +128,15 @@ pub fn import_one(
     opts: &IngestOptions,
 ) -> Result<FileReport> {
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let bar = (ui.stderr_terminal && !ui.quiet && size >= PROGRESS_MIN_BYTES).then(|| {
-        let bar = ProgressBar::with_draw_target(Some(size), ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template("{msg} {wide_bar} {bytes}/{total_bytes} {bytes_per_sec}")
-                .expect("valid template"),
-        );
-        bar.set_message(format!("importing {}", path.display()));
-        bar
-    });
+    let bar = progress(
+        ui,
+        size >= PROGRESS_MIN_BYTES,
+        size,
+        "{msg} {wide_bar} {bytes}/{total_bytes} {bytes_per_sec}",
+    );
+    if let Some(b) = &bar {
+        b.set_message(format!("importing {}", path.display()));
+    }
     let result = ingest_file(store, path, opts, &mut |n| {
         if let Some(b) = &bar {
             b.set_position(n);

@@ -6,13 +6,12 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
 use super::Ui;
-use super::common::hinted;
 use super::common::{BudgetArgs, TaskSource};
 use super::common::{budget_of, resolve_task, summarizer_of};
+use super::common::{hinted, progress, write_atomic};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::engine::budget::Budget;
@@ -162,17 +161,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         prices: prices_of(&args.prices),
         progress: (args.in_place || args.resume).then(|| run_settings.clone()),
     };
-    let bar = (ui.stderr_terminal && !ui.quiet && !args.jsonl && to - from >= 20).then(|| {
-        let bar = ProgressBar::with_draw_target(
-            Some(u64::from(to - from + 1)),
-            ProgressDrawTarget::stderr(),
-        );
-        bar.set_style(
-            ProgressStyle::with_template("replaying {wide_bar} {pos}/{len} calls")
-                .expect("valid template"),
-        );
-        bar
-    });
+    let bar = progress(
+        ui,
+        !args.jsonl && to - from >= 20,
+        u64::from(to - from + 1),
+        "replaying {wide_bar} {pos}/{len} calls",
+    );
     if !args.json && !args.jsonl {
         header(ui, &task, &budget, calls)?;
     }
@@ -242,13 +236,7 @@ pub fn prices_of(p: &PriceArgs) -> Prices {
 
 /// Written atomically: a killed replay leaves whole views or none.
 fn write_view(dir: &Path, step: u32, bytes: &[u8]) -> Result<()> {
-    let path = dir.join(format!("call-{step:04}.json"));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.write_all(bytes)?;
-    tmp.persist(&path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    write_atomic(&dir.join(format!("call-{step:04}.json")), bytes, "")
 }
 
 fn header(ui: &mut Ui, task: &str, b: &Budget, calls: u32) -> Result<()> {

@@ -261,23 +261,37 @@ pub fn call_tokens(est: &dyn Estimator, name: &str, input: &Value, content: &Too
 /// Tools whose input is a shell command (Claude Code, Codex).
 const SHELL_TOOLS: &[&str] = &["Bash", "shell", "exec_command", "local_shell"];
 
+/// The shell command of a call, the one parser for it (tool rules and the
+/// summarizer both use it): `command` or `cmd`, a string or an argv;
+/// `["bash", "-lc", SCRIPT, ...]` (any `*sh`, any `-…c` flag) is unwrapped to
+/// SCRIPT, another argv is joined with spaces.
+pub fn shell_command(input: &Value) -> Option<String> {
+    let command = input.get("command").or_else(|| input.get("cmd"))?;
+    if let Some(s) = command.as_str() {
+        return Some(s.to_string());
+    }
+    let argv: Vec<&str> = command
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    match argv.as_slice() {
+        [] => None,
+        [shell, flag, script, ..]
+            if shell.rsplit('/').next().unwrap_or(shell).ends_with("sh")
+                && flag.starts_with('-')
+                && flag.ends_with('c') =>
+        {
+            Some(script.to_string())
+        }
+        _ => Some(argv.join(" ")),
+    }
+}
+
 /// The program a shell call runs: the first word of the last `&&` segment of
 /// its command (`cd repo && rg foo` runs `rg`), unwrapping `bash -lc "..."`.
 pub fn shell_program(input: &Value) -> Option<String> {
-    let command = input.get("command").or_else(|| input.get("cmd"))?;
-    let text = match command {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => {
-            let words: Vec<&str> = parts.iter().filter_map(Value::as_str).collect();
-            match words.as_slice() {
-                [shell, flag, script] if shell.ends_with("sh") && flag.starts_with('-') => {
-                    script.to_string()
-                }
-                _ => words.join(" "),
-            }
-        }
-        _ => return None,
-    };
+    let text = shell_command(input)?;
     let last = text.rsplit("&&").next()?.trim();
     let word = last.split_whitespace().next()?;
     Some(word.rsplit('/').next().unwrap_or(word).to_string())
@@ -626,5 +640,30 @@ mod tests {
         let out = head_tail_chars(&s, 100, 50, "tool:x");
         assert!(out.starts_with(&"é".repeat(100)));
         assert!(out.contains("4850 of 5000 characters elided"));
+    }
+
+    #[test]
+    fn one_parser_reads_every_shape_of_shell_command() {
+        let cmd = |v: Value| shell_command(&json!({ "command": v }));
+        assert_eq!(cmd(json!("cd x && ls")).as_deref(), Some("cd x && ls"));
+        assert_eq!(
+            cmd(json!(["bash", "-lc", "rg foo"])).as_deref(),
+            Some("rg foo")
+        );
+        assert_eq!(
+            cmd(json!(["/bin/zsh", "-c", "ls", "extra"])).as_deref(),
+            Some("ls")
+        );
+        assert_eq!(cmd(json!(["git", "status"])).as_deref(), Some("git status"));
+        assert_eq!(cmd(json!([])), None);
+        assert_eq!(
+            shell_command(&json!({"cmd": "pwd"})).as_deref(),
+            Some("pwd")
+        );
+        assert_eq!(shell_command(&json!({"path": "a"})), None);
+        assert_eq!(
+            shell_program(&json!({"command": ["bash", "-lc", "cd r && /usr/bin/rg x"]})).as_deref(),
+            Some("rg")
+        );
     }
 }

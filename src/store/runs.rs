@@ -49,11 +49,7 @@ impl Tx<'_> {
         )?;
         let mut prev: &[ViewMessage] = &[];
         for s in steps {
-            let shared = prev
-                .iter()
-                .zip(&s.view.messages)
-                .take_while(|(a, b)| a == b)
-                .count();
+            let shared = s.view.shared_prefix(prev);
             let suffix =
                 serde_json::to_string(&s.view.messages[shared..]).expect("views serialise");
             stmt.execute(params![
@@ -144,20 +140,11 @@ impl Reader<'_> {
             let (step, turn, report, hash, prefix, suffix) = row?;
             let corrupt =
                 |what: String| StoreError::Corrupt(format!("run {name} step {step}: {what}"));
-            let mut messages: Vec<ViewMessage> = match out.last() {
-                Some(p) => p
-                    .view
-                    .messages
-                    .iter()
-                    .take(prefix as usize)
-                    .cloned()
-                    .collect(),
-                None => Vec::new(),
-            };
+            let prev = out.last().map_or(&[][..], |p| &p.view.messages[..]);
             let tail: Vec<ViewMessage> =
                 serde_json::from_str(&suffix).map_err(|e| corrupt(format!("view: {e}")))?;
-            messages.extend(tail);
-            let view = View { messages };
+            let view = View::from_delta(prev, prefix as usize, tail)
+                .ok_or_else(|| corrupt("the shared prefix exceeds the previous view".into()))?;
             if view.hash() != hash {
                 return Err(corrupt("the rebuilt view does not match its hash".into()));
             }

@@ -50,6 +50,27 @@ impl View {
     pub fn from_json(bytes: &[u8]) -> Result<View, serde_json::Error> {
         serde_json::from_slice(bytes)
     }
+
+    /// Delta encoding (saved runs, golden files): how many leading messages
+    /// this view shares with the previous one; the rest is stored whole.
+    pub fn shared_prefix(&self, prev: &[ViewMessage]) -> usize {
+        prev.iter()
+            .zip(&self.messages)
+            .take_while(|(a, b)| a == b)
+            .count()
+    }
+
+    /// Rebuild a view from the previous view's messages, the shared prefix
+    /// length and the rest; `None` if the prefix is longer than the previous view.
+    pub fn from_delta(
+        prev: &[ViewMessage],
+        prefix: usize,
+        suffix: Vec<ViewMessage>,
+    ) -> Option<View> {
+        let mut messages = prev.get(..prefix)?.to_vec();
+        messages.extend(suffix);
+        Some(View { messages })
+    }
 }
 
 /// One way a view breaks the Messages API's rules.

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::prose::{EMPTY_SLUG, clip, slug};
+use crate::engine::toolrules::shell_command;
 
 /// A ruled-out call's command or path.
 const TARGET_MAX_CHARS: usize = 100;
@@ -103,7 +104,7 @@ fn strings_of(v: &Value) -> Box<dyn Iterator<Item = &str> + '_> {
 /// path-like or query-like field, else its first string. One line, capped,
 /// backticks swapped out so the subject stays unambiguous.
 fn call_target(name: &str, input: &Value) -> String {
-    let raw = command_text(input)
+    let raw = shell_command(input)
         .or_else(|| {
             patch_paths(&strings_of(input).collect::<Vec<_>>().join("\n"))
                 .into_iter()
@@ -141,24 +142,6 @@ fn call_target(name: &str, input: &Value) -> String {
         .unwrap_or_default()
         .replace('`', "'");
     clip(first_line.trim(), TARGET_MAX_CHARS)
-}
-
-/// A shell command: a string, or an argv (unwrapping `bash -lc "…"`).
-fn command_text(input: &Value) -> Option<String> {
-    let cmd = input.get("command").or_else(|| input.get("cmd"))?;
-    if let Some(s) = cmd.as_str() {
-        return Some(s.to_string());
-    }
-    let argv: Vec<&str> = cmd.as_array()?.iter().filter_map(Value::as_str).collect();
-    match argv.as_slice() {
-        [shell, flag, script, ..]
-            if matches!(*shell, "bash" | "sh" | "zsh") && matches!(*flag, "-c" | "-lc") =>
-        {
-            Some(script.to_string())
-        }
-        [] => None,
-        _ => Some(argv.join(" ")),
-    }
 }
 
 const ERROR_WORDS: [&str; 14] = [
