@@ -188,7 +188,7 @@ impl ToolRules {
         name: &str,
         input: &Value,
         content: &ToolContent,
-    ) -> Option<MintedForm> {
+    ) -> Option<ToolForm> {
         let raw_tokens = call_tokens(est, name, input, content);
         if raw_tokens < self.precompact_threshold_tokens {
             return None;
@@ -215,7 +215,9 @@ impl ToolRules {
             "content".to_string(),
             serde_json::to_value(&new_content).expect("content serialises"),
         );
-        Some(MintedForm {
+        Some(ToolForm {
+            tool_call_id: tool_call_id.to_string(),
+            tool_name: name.to_string(),
             rule: rule.name().to_string(),
             form: Value::Object(form),
             raw_tokens,
@@ -238,16 +240,6 @@ pub struct ToolForm {
     pub raw_tokens: u64,
     pub form_tokens: u64,
     /// Where the raw input and output can be read back: `tool:<id>`.
-    pub pointer: String,
-}
-
-/// A freshly minted form (the store adds the task and tool identity).
-#[derive(Debug, Clone, PartialEq)]
-pub struct MintedForm {
-    pub rule: String,
-    pub form: Value,
-    pub raw_tokens: u64,
-    pub form_tokens: u64,
     pub pointer: String,
 }
 

@@ -124,18 +124,7 @@ impl Sim {
             .rules
             .compact(&CharsPerToken::default(), &id, tool, &input, &content)
         {
-            self.forms.insert(
-                id.clone(),
-                ToolForm {
-                    tool_call_id: id,
-                    tool_name: tool.into(),
-                    rule: f.rule,
-                    form: f.form,
-                    raw_tokens: f.raw_tokens,
-                    form_tokens: f.form_tokens,
-                    pointer: f.pointer,
-                },
-            );
+            self.forms.insert(id, f);
         }
     }
 

@@ -18,7 +18,6 @@ use rusqlite::Connection;
 
 pub use raw::{AppendOutcome, StoredMessage, TaskRecord, TaskStats, row_hash};
 pub use runs::{RunInfo, RunStep};
-pub use tools::ToolForm;
 
 /// Migrations in order; migration i brings the store to version i+1.
 const MIGRATIONS: &[&str] = &[
@@ -202,7 +201,8 @@ impl Store {
             .into_iter()
             .map(|m| m.message)
             .collect();
-        let mut forms: Vec<ToolForm> = reader.tool_forms(task)?.into_values().collect();
+        let mut forms: Vec<crate::engine::toolrules::ToolForm> =
+            reader.tool_forms(task)?.into_values().collect();
         forms.sort_by(|a, b| a.tool_call_id.cmp(&b.tool_call_id));
         let mut scratch = Store::open_memory()?;
         scratch.transaction(|tx| -> Result<()> {

@@ -5,8 +5,7 @@ use std::collections::HashMap;
 use rusqlite::{OptionalExtension, params};
 
 use super::{Reader, Result, StoreError, Tx};
-
-pub use crate::engine::toolrules::ToolForm;
+use crate::engine::toolrules::ToolForm;
 
 impl Tx<'_> {
     /// Store a form unless one is already stored (forms are minted once).
@@ -33,59 +32,75 @@ impl Tx<'_> {
     }
 }
 
+/// The columns of `task_tool_compaction` a form is read from, in one place.
+const COLUMNS: &str = "tool_call_id, tool_name, rule, form, raw_tokens, form_tokens, pointer";
+
 impl Reader<'_> {
     pub fn tool_form(&self, task_id: &str, tool_call_id: &str) -> Result<Option<ToolForm>> {
         self.conn
-            .prepare_cached(
-                "SELECT tool_call_id, tool_name, rule, form, raw_tokens, form_tokens, pointer
-                 FROM task_tool_compaction WHERE task_id = ?1 AND tool_call_id = ?2",
-            )?
-            .query_row(params![task_id, tool_call_id], row_tuple)
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM task_tool_compaction WHERE task_id = ?1 AND tool_call_id = ?2"
+            ))?
+            .query_row(params![task_id, tool_call_id], Row::decode)
             .optional()?
-            .map(|t| to_form(task_id, t))
+            .map(|r| r.into_form(task_id))
             .transpose()
     }
 
     /// Every form of a task, by tool call id.
     pub fn tool_forms(&self, task_id: &str) -> Result<HashMap<String, ToolForm>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT tool_call_id, tool_name, rule, form, raw_tokens, form_tokens, pointer
-             FROM task_tool_compaction WHERE task_id = ?1",
-        )?;
-        let rows = stmt.query_map([task_id], row_tuple)?;
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM task_tool_compaction WHERE task_id = ?1"
+        ))?;
+        let rows = stmt.query_map([task_id], Row::decode)?;
         let mut out = HashMap::new();
         for row in rows {
-            let f = to_form(task_id, row?)?;
+            let f = row?.into_form(task_id)?;
             out.insert(f.tool_call_id.clone(), f);
         }
         Ok(out)
     }
 }
 
-type Row = (String, String, String, String, i64, i64, String);
-
-fn row_tuple(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
-    Ok((
-        r.get(0)?,
-        r.get(1)?,
-        r.get(2)?,
-        r.get(3)?,
-        r.get(4)?,
-        r.get(5)?,
-        r.get(6)?,
-    ))
+/// One row of `task_tool_compaction`, decoded by column name.
+struct Row {
+    tool_call_id: String,
+    tool_name: String,
+    rule: String,
+    form: String,
+    raw_tokens: i64,
+    form_tokens: i64,
+    pointer: String,
 }
 
-fn to_form(task_id: &str, (id, name, rule, form, raw, small, pointer): Row) -> Result<ToolForm> {
-    let form = serde_json::from_str(&form)
-        .map_err(|e| StoreError::Corrupt(format!("tool form {id} of task {task_id}: {e}")))?;
-    Ok(ToolForm {
-        tool_call_id: id,
-        tool_name: name,
-        rule,
-        form,
-        raw_tokens: raw as u64,
-        form_tokens: small as u64,
-        pointer,
-    })
+impl Row {
+    fn decode(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+        Ok(Row {
+            tool_call_id: r.get("tool_call_id")?,
+            tool_name: r.get("tool_name")?,
+            rule: r.get("rule")?,
+            form: r.get("form")?,
+            raw_tokens: r.get("raw_tokens")?,
+            form_tokens: r.get("form_tokens")?,
+            pointer: r.get("pointer")?,
+        })
+    }
+
+    fn into_form(self, task_id: &str) -> Result<ToolForm> {
+        let form = serde_json::from_str(&self.form).map_err(|e| {
+            StoreError::Corrupt(format!(
+                "tool form {} of task {task_id}: {e}",
+                self.tool_call_id
+            ))
+        })?;
+        Ok(ToolForm {
+            tool_call_id: self.tool_call_id,
+            tool_name: self.tool_name,
+            rule: self.rule,
+            form,
+            raw_tokens: self.raw_tokens as u64,
+            form_tokens: self.form_tokens as u64,
+            pointer: self.pointer,
+        })
+    }
 }

@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::toolrules::ToolRules;
 use crate::model::{Block, Format};
-use crate::store::{Store, StoreError, TaskRecord, ToolForm};
+use crate::store::{Store, StoreError, TaskRecord};
 use crate::transcript::{self, LineError, OpenToolCall, ParseOptions, Warning};
 
 #[derive(Debug, Clone, Default)]
@@ -407,18 +407,7 @@ fn mint_tool_forms(
                 continue;
             };
             if let Some(f) = rules.compact(est, tool_use_id, name, input, content) {
-                let stored = tx.put_tool_form(
-                    task_id,
-                    &ToolForm {
-                        tool_call_id: tool_use_id.clone(),
-                        tool_name: name.to_string(),
-                        rule: f.rule,
-                        form: f.form,
-                        raw_tokens: f.raw_tokens,
-                        form_tokens: f.form_tokens,
-                        pointer: f.pointer,
-                    },
-                )?;
+                let stored = tx.put_tool_form(task_id, &f)?;
                 minted += u64::from(stored);
             }
         }
