@@ -1,0 +1,212 @@
+use super::*;
+use crate::engine::estimate::CharsPerToken;
+use serde_json::json;
+
+fn numbered(n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("{i:>5}\tline number {i} of the file"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn read_keeps_head_and_tail_lines_with_count_and_pointer() {
+    let rules = ToolRules::default();
+    let out = numbered(300);
+    let f = rules
+        .compact(
+            &CharsPerToken::default(),
+            "toolu_1",
+            "Read",
+            &json!({"file_path":"/a.rs"}),
+            &ToolContent::Text(out),
+        )
+        .expect("a 300-line read is compacted");
+    assert_eq!(f.rule, "head_tail_lines");
+    let c = f.form["content"].as_str().unwrap();
+    assert!(c.starts_with("    1\tline number 1 "));
+    assert!(c.contains("[… 270 of 300 lines elided; full text: tool:toolu_1]"));
+    assert!(c.ends_with("  300\tline number 300 of the file"));
+    assert!(f.form.get("input").is_none(), "a small input is kept as is");
+    assert!(f.form_tokens < f.raw_tokens / 5);
+}
+
+#[test]
+fn grep_keeps_top_entries() {
+    let rules = ToolRules::default();
+    let out: String = (0..200)
+        .map(|i| format!("src/file_{i}.rs:{i}: match here with some text\n"))
+        .collect();
+    let f = rules
+        .compact(
+            &CharsPerToken::default(),
+            "t",
+            "Grep",
+            &json!({"pattern":"x"}),
+            &ToolContent::Text(out),
+        )
+        .unwrap();
+    let c = f.form["content"].as_str().unwrap();
+    assert_eq!(c.lines().count(), 26);
+    assert!(c.ends_with("[… 175 more of 200 entries; full list: tool:t]"));
+}
+
+#[test]
+fn write_input_content_is_compacted_too() {
+    let rules = ToolRules::default();
+    let f = rules
+        .compact(
+            &CharsPerToken::default(),
+            "w",
+            "Write",
+            &json!({"file_path":"/x.py","content": numbered(400)}),
+            &ToolContent::Text("File created successfully".into()),
+        )
+        .unwrap();
+    let input = f.form["input"].as_object().unwrap();
+    assert_eq!(input["file_path"], "/x.py");
+    assert!(input["content"].as_str().unwrap().contains("lines elided"));
+}
+
+#[test]
+fn small_outputs_and_keep_rules_miss() {
+    let rules = ToolRules::default();
+    let est = CharsPerToken::default();
+    assert!(
+        rules
+            .compact(
+                &est,
+                "a",
+                "Read",
+                &json!({}),
+                &ToolContent::Text("short".into())
+            )
+            .is_none()
+    );
+    let keep =
+        ToolRules::with_overrides(r#"{"rules":[{"tools":["Read"],"rule":"keep"}]}"#).unwrap();
+    assert!(
+        keep.compact(
+            &est,
+            "a",
+            "Read",
+            &json!({}),
+            &ToolContent::Text(numbered(500))
+        )
+        .is_none()
+    );
+}
+
+#[test]
+fn overrides_come_first_and_prefix_patterns_match() {
+    let r = ToolRules::with_overrides(
+        r#"{"precompact_threshold_tokens": 10, "rules":[{"tools":["mcp__fs__*"],"rule":"top_entries","n":3}]}"#,
+    )
+    .unwrap();
+    assert_eq!(r.precompact_threshold_tokens, 10);
+    assert_eq!(
+        r.rule_for("mcp__fs__list", &json!({})),
+        &Rule::TopEntries { n: 3 }
+    );
+    assert_eq!(
+        r.rule_for("Read", &json!({})),
+        &Rule::HeadTailLines { head: 20, tail: 10 }
+    );
+    assert_eq!(r.rule_for("reflect", &json!({})), &Rule::Drop);
+    assert!(ToolRules::with_overrides(r#"{"rules":[{"tools":["x"],"rule":"shred"}]}"#).is_err());
+}
+
+#[test]
+fn a_json_output_keeps_its_shape() {
+    let rules = ToolRules::default();
+    let inner = numbered(300);
+    let envelope =
+        serde_json::to_string(&json!({"output": inner, "metadata": {"exit_code": 0}})).unwrap();
+    let f = rules
+        .compact(
+            &CharsPerToken::default(),
+            "call_1",
+            "shell",
+            &json!({"command": ["bash", "-lc", "sed -n '1,300p' a.rs"]}),
+            &ToolContent::Text(envelope),
+        )
+        .unwrap();
+    let doc: Value = serde_json::from_str(f.form["content"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        doc["metadata"]["exit_code"], 0,
+        "the envelope is still the envelope"
+    );
+    let out = doc["output"].as_str().unwrap();
+    assert!(
+        out.contains("[… 270 of 300 lines elided; full text: tool:call_1]"),
+        "{out}"
+    );
+    assert!(out.starts_with("    1\tline number 1"));
+}
+
+#[test]
+fn shell_calls_are_ruled_by_the_program_they_run() {
+    let r = ToolRules::default();
+    let codex = |script: &str| json!({"command": ["bash", "-lc", script], "workdir": "/w"});
+    assert_eq!(
+        r.rule_for("shell", &codex("sed -n '1,200p' src/lib.rs")),
+        &Rule::HeadTailLines { head: 20, tail: 10 }
+    );
+    assert_eq!(
+        r.rule_for("shell", &codex("cd app && rg -n tenant")),
+        &Rule::TopEntries { n: 25 }
+    );
+    assert_eq!(
+        r.rule_for("Bash", &json!({"command": "/usr/bin/cat a.txt"}))
+            .name(),
+        "head_tail_lines"
+    );
+    assert_eq!(
+        r.rule_for("exec_command", &json!({"cmd": "ls -la"})).name(),
+        "top_entries"
+    );
+    // Anything else a shell runs keeps head and tail characters.
+    assert_eq!(
+        r.rule_for("Bash", &json!({"command": "cargo test"})).name(),
+        "head_tail_chars"
+    );
+    assert_eq!(r.rule_for("Read", &json!({})).name(), "head_tail_lines");
+    assert_eq!(
+        shell_program(&json!({"command": ["python3", "x.py"]})).as_deref(),
+        Some("python3")
+    );
+    assert_eq!(shell_program(&json!({"file_path": "x"})), None);
+}
+
+#[test]
+fn head_tail_chars_never_splits_a_character() {
+    let s = "é".repeat(5000);
+    let out = head_tail_chars(&s, 100, 50, "tool:x");
+    assert!(out.starts_with(&"é".repeat(100)));
+    assert!(out.contains("4850 of 5000 characters elided"));
+}
+
+#[test]
+fn one_parser_reads_every_shape_of_shell_command() {
+    let cmd = |v: Value| shell_command(&json!({ "command": v }));
+    assert_eq!(cmd(json!("cd x && ls")).as_deref(), Some("cd x && ls"));
+    assert_eq!(
+        cmd(json!(["bash", "-lc", "rg foo"])).as_deref(),
+        Some("rg foo")
+    );
+    assert_eq!(
+        cmd(json!(["/bin/zsh", "-c", "ls", "extra"])).as_deref(),
+        Some("ls")
+    );
+    assert_eq!(cmd(json!(["git", "status"])).as_deref(), Some("git status"));
+    assert_eq!(cmd(json!([])), None);
+    assert_eq!(
+        shell_command(&json!({"cmd": "pwd"})).as_deref(),
+        Some("pwd")
+    );
+    assert_eq!(shell_command(&json!({"path": "a"})), None);
+    assert_eq!(
+        shell_program(&json!({"command": ["bash", "-lc", "cd r && /usr/bin/rg x"]})).as_deref(),
+        Some("rg")
+    );
+}

@@ -1,0 +1,647 @@
+use super::*;
+use crate::engine::estimate::{CharsPerToken, Estimator};
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+const BUDGET: u64 = 2500;
+
+fn ask(text: &str) -> SpanEntry {
+    SpanEntry::Ask {
+        turn: 1,
+        text: text.to_string(),
+    }
+}
+
+fn say(step: u32, text: &str) -> SpanEntry {
+    SpanEntry::AssistantText {
+        step,
+        text: text.to_string(),
+    }
+}
+
+fn tool(step: u32, name: &str, input: Value, output: &str, is_error: bool) -> SpanEntry {
+    SpanEntry::ToolCall {
+        step,
+        id: format!("call-{step}"),
+        name: name.to_string(),
+        input,
+        output: output.to_string(),
+        is_error,
+        interrupted: false,
+    }
+}
+
+fn edit(step: u32, path: &str) -> SpanEntry {
+    tool(step, "Edit", json!({"file_path": path}), "ok", false)
+}
+
+fn fold_with(prior: Option<&str>, span: &[SpanEntry], budget: u64) -> String {
+    let est = CharsPerToken::default();
+    Extractive
+        .summarize(&SummaryRequest {
+            prior,
+            span,
+            budget_tokens: budget,
+            estimator: &est,
+        })
+        .unwrap()
+        .text
+}
+
+fn fold_once(prior: Option<&str>, span: &[SpanEntry]) -> String {
+    fold_with(prior, span, BUDGET)
+}
+
+/// The lines under `## name`, up to the next section.
+fn section(text: &str, name: &str) -> Vec<String> {
+    let heading = format!("## {name}");
+    text.split('\n')
+        .skip_while(|l| *l != heading)
+        .skip(1)
+        .take_while(|l| !l.starts_with("## "))
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+fn tokens(s: &str) -> u64 {
+    CharsPerToken::default().text(s)
+}
+
+fn example_span() -> Vec<SpanEntry> {
+    let patch = "*** Begin Patch\n*** Add File: docs/schema.md\n+# Schema\n\
+                 *** Update File: src/main.rs\n@@\n-old\n+new\n*** End Patch";
+    vec![
+        ask("Add a created_at column to the users table. Do not touch the tenant_registry table."),
+        tool(
+            1,
+            "Write",
+            json!({"file_path": "migrations/002_created_at.sql", "content": "ALTER TABLE users ..."}),
+            "File created",
+            false,
+        ),
+        edit(2, "src/db.rs"),
+        tool(3, "apply_patch", json!({"input": patch}), "Done", false),
+        tool(
+            4,
+            "Bash",
+            json!({"command": "cargo test --lib db"}),
+            "Exit code 101\n   Compiling app v0.1.0\nerror[E0425]: cannot find value `pool` in this scope",
+            true,
+        ),
+        say(
+            4,
+            "The issue is that the pool is created after the migration runs. \
+             I'll use a lazy pool instead of an eager one. Next I will rerun the tests.",
+        ),
+    ]
+}
+
+#[test]
+fn example_summary_fills_every_section() {
+    let out = fold_once(None, &example_span());
+    let expected = "\
+## Requests
+- #1: Add a created_at column to the users table. Do not touch the tenant_registry table.
+
+## Deliverables
+- migrations/002_created_at.sql: written (step 1)
+- src/db.rs: edited (step 2)
+- docs/schema.md: created (step 3)
+- src/main.rs: edited (step 3)
+
+## Decisions
+- use-lazy-pool-instead: I'll use a lazy pool instead of an eager one.
+
+## Constraints
+- do-not-touch-tenant-registry: Do not touch the tenant_registry table.
+
+## Ruled out
+- bash-cargo-test-lib: Bash `cargo test --lib db` failed (step 4): Exit code 101
+  error[E0425]: cannot find value `pool` in this scope
+
+## Findings
+- issue-pool-created-after: The issue is that the pool is created after the migration runs.
+
+## Current state
+Goal: #1 — Add a created_at column to the users table. Do not touch the tenant_registry table.
+Deliverable: written so far: src/main.rs, docs/schema.md, src/db.rs, +1 more; anything else the goal asks for is still owed
+Status: the last tool call failed: Bash `cargo test --lib db` — error[E0425]: cannot find value `pool` in this scope
+Next: Next I will rerun the tests.
+";
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn status_reports_a_trailing_error_or_interruption() {
+    let failing = vec![
+        ask("run the tests"),
+        tool(
+            1,
+            "Bash",
+            json!({"command": "make test"}),
+            "make: *** No rule to make target 'test'.  Stop.",
+            true,
+        ),
+    ];
+    let out = fold_once(None, &failing);
+    assert!(
+        out.contains("Status: the last tool call failed: Bash `make test` — make: *** No rule"),
+        "{out}"
+    );
+    let interrupted = vec![SpanEntry::Interrupt {
+        text: "[Request interrupted by user]".into(),
+    }];
+    let out = fold_once(Some(&out), &interrupted);
+    assert!(out.contains("Status: interrupted by the user"), "{out}");
+}
+
+#[test]
+fn ordinals_are_stable_across_three_folds() {
+    let first = fold_once(None, &[ask("build the parser"), ask("add tests")]);
+    let second = fold_once(
+        Some(&first),
+        &[
+            ask("document it"),
+            ask("build the parser"),
+            say(1, "On it."),
+        ],
+    );
+    let third = fold_once(Some(&second), &[ask("ship a release")]);
+    assert_eq!(
+        section(&third, "Requests"),
+        [
+            "- #1: build the parser",
+            "- #2: add tests",
+            "- #3: document it",
+            "- #4: ship a release"
+        ]
+    );
+    // Earlier request lines come back verbatim, in place.
+    for earlier in [&first, &second] {
+        let lines = section(earlier, "Requests");
+        assert_eq!(section(&third, "Requests")[..lines.len()], lines[..]);
+    }
+    // A repeated ask is the goal again, under its first ordinal.
+    assert!(second.contains("Goal: #1 — build the parser"), "{second}");
+    assert!(third.contains("Goal: #4 — ship a release"), "{third}");
+}
+
+/// One large span: an ask, many tool calls and long assistant texts.
+fn large_span(fold: u32) -> Vec<SpanEntry> {
+    let mut span = vec![ask(&format!(
+        "Round {fold}: continue the migration of schema part {fold} and keep the changelog current."
+    ))];
+    for i in 0..30u32 {
+        let step = fold * 100 + i;
+        let path = format!("src/module_{}.rs", i % 8);
+        span.push(match i % 3 {
+            0 => edit(step, &path),
+            1 => tool(
+                step,
+                "Read",
+                json!({"file_path": path}),
+                &"fn body() {}\n".repeat(200),
+                false,
+            ),
+            _ => tool(
+                step,
+                "Bash",
+                json!({"command": format!("cargo test case_{fold}_{i}")}),
+                &format!(
+                    "error: test case_{fold}_{i} failed\n{}",
+                    "noise\n".repeat(50)
+                ),
+                true,
+            ),
+        });
+        if i % 3 == 0 {
+            span.push(say(
+                step,
+                &format!(
+                    "The issue is that module {i} in round {fold} reads stale rows because the cache is warm. \
+                     I'll use a fresh transaction for step {i} of round {fold} since the pool is shared. {}",
+                    "This paragraph is long process narration that should not survive. ".repeat(10)
+                ),
+            ));
+        }
+    }
+    span
+}
+
+#[test]
+fn tenant_registry_rule_survives_twenty_large_folds_within_budget() {
+    let rule = "Do not touch the tenant_registry table.";
+    let mut prior: Option<String> = None;
+    let mut first_rule_line = None;
+    for fold in 1..=20 {
+        let mut span = large_span(fold);
+        if fold == 1 {
+            span.insert(0, ask(&format!("Migrate the users schema to v2. {rule}")));
+        }
+        let out = fold_once(prior.as_deref(), &span);
+        let constraints = section(&out, "Constraints");
+        let line = constraints
+            .iter()
+            .find(|l| l.contains(rule))
+            .unwrap_or_else(|| panic!("fold {fold} lost the rule:\n{out}"))
+            .clone();
+        let first = first_rule_line.get_or_insert(line.clone());
+        assert_eq!(&line, first, "fold {fold} rewrote the rule");
+        let p0 = tokens(&section(&out, "Requests").join("\n")) + tokens(&constraints.join("\n"));
+        assert!(
+            tokens(&out) <= BUDGET + p0,
+            "fold {fold}: {} tokens > {BUDGET} + {p0}",
+            tokens(&out)
+        );
+        prior = Some(out);
+    }
+    let last = prior.unwrap();
+    assert!(
+        tokens(&last) > BUDGET / 2,
+        "the spans should press the budget"
+    );
+    assert!(
+        !section(&last, "Archived").is_empty(),
+        "pressure should archive"
+    );
+    assert_eq!(
+        section(&last, "Requests").len(),
+        21,
+        "every ask stays logged"
+    );
+}
+
+fn demotion_span() -> Vec<SpanEntry> {
+    vec![
+        ask("Fix the importer. Never log the api key."),
+        edit(1, "src/importer.rs"),
+        edit(2, "src/importer.rs"),
+        say(
+            2,
+            "The issue is that the reader drops the last line of every file whose final line has no newline. \
+             It turns out the buffer is flushed too early, before the trailing bytes reach the line splitter. \
+             I'll use a BufReader instead of manual reads, so line handling stays in the standard library. \
+             We'll keep the old parser behind a flag until the new one has run on the full fixture set.",
+        ),
+    ]
+}
+
+#[test]
+fn demotion_archives_findings_before_decisions_and_never_p0() {
+    let full = fold_with(None, &demotion_span(), 100_000);
+    // Just short of the full size: only the oldest finding must go.
+    let tight = fold_with(None, &demotion_span(), tokens(&full) - 5);
+    let findings = section(&tight, "Findings");
+    assert_eq!(findings.len(), 1, "{tight}");
+    assert!(findings[0].contains("turns out"), "{tight}");
+    assert_eq!(section(&tight, "Decisions"), section(&full, "Decisions"));
+    assert!(section(&tight, "Archived")[0].starts_with("- issue-reader-drops-last: The issue is"));
+
+    // Far too small: everything demotable goes, P0 and paths stay.
+    let starved = fold_with(None, &demotion_span(), 10);
+    assert_eq!(section(&starved, "Requests"), section(&full, "Requests"));
+    assert_eq!(
+        section(&starved, "Constraints"),
+        section(&full, "Constraints")
+    );
+    assert!(section(&starved, "Findings").is_empty());
+    assert!(section(&starved, "Decisions").is_empty());
+    assert_eq!(
+        section(&starved, "Deliverables"),
+        ["- src/importer.rs: edited"]
+    );
+    assert_eq!(
+        section(&starved, "Archived"),
+        ["- older-archived: 4 entries folded away; the raw record keeps them"]
+    );
+}
+
+#[test]
+fn demotion_order_between_decisions_and_findings_across_budgets() {
+    let full = fold_with(None, &demotion_span(), 100_000);
+    let full_tokens = tokens(&full);
+    // Scanning every budget downwards: no decision is archived while a finding is live.
+    for budget in (1..full_tokens).rev() {
+        let out = fold_with(None, &demotion_span(), budget);
+        if section(&out, "Decisions").len() < 2 {
+            assert!(
+                section(&out, "Findings").is_empty(),
+                "budget {budget}:\n{out}"
+            );
+        }
+        assert!(out.contains("- src/importer.rs"), "budget {budget}:\n{out}");
+        assert!(
+            out.contains("Never log the api key."),
+            "budget {budget}:\n{out}"
+        );
+    }
+}
+
+#[test]
+fn a_path_is_one_deliverable_however_often_it_is_written() {
+    let out = fold_once(None, &[edit(1, "src/a.rs"), edit(2, "src/a.rs")]);
+    assert_eq!(
+        section(&out, "Deliverables"),
+        ["- src/a.rs: edited (step 1); last edited (step 2)"]
+    );
+    let out = fold_once(Some(&out), &[edit(7, "src/a.rs"), edit(8, "src/b.rs")]);
+    assert_eq!(
+        section(&out, "Deliverables"),
+        [
+            "- src/a.rs: edited (step 1); last edited (step 7)",
+            "- src/b.rs: edited (step 8)"
+        ]
+    );
+}
+
+#[test]
+fn a_taken_key_is_superseded_only_by_the_same_subject() {
+    let fail = |step, cmd: &str, err: &str| tool(step, "Bash", json!({"command": cmd}), err, true);
+    let out = fold_once(
+        None,
+        &[
+            fail(1, "cargo test --lib foo", "error: foo broke"),
+            fail(2, "cargo test --lib bar", "error: bar broke"),
+            fail(3, "cargo test --lib foo", "error: foo broke again"),
+        ],
+    );
+    assert_eq!(
+        section(&out, "Ruled out"),
+        [
+            "- bash-cargo-test-lib: Bash `cargo test --lib foo` failed (step 3): error: foo broke again",
+            "- bash-cargo-test-lib-2: Bash `cargo test --lib bar` failed (step 2): error: bar broke",
+        ]
+    );
+    // Free text never overwrites: two different decisions with one slug both stay.
+    let out = fold_once(
+        Some(&out),
+        &[say(4, "I'll use serde for config. We'll use serde config.")],
+    );
+    let decisions = section(&out, "Decisions");
+    assert_eq!(decisions.len(), 2, "{out}");
+    assert!(decisions[0].starts_with("- use-serde-config: "));
+    assert!(decisions[1].starts_with("- use-serde-config-2: "));
+}
+
+#[test]
+fn codex_argv_patches_editor_creates_and_interrupted_calls_are_read() {
+    let patch = "*** Begin Patch\n*** Delete File: old.txt\n*** End Patch";
+    let interrupted = SpanEntry::ToolCall {
+        step: 3,
+        id: "c3".into(),
+        name: "shell".into(),
+        input: json!({"command": ["bash", "-lc", "cargo bench"]}),
+        output: String::new(),
+        is_error: false,
+        interrupted: true,
+    };
+    let out = fold_once(
+        None,
+        &[
+            tool(
+                1,
+                "shell",
+                json!({"command": ["apply_patch", patch]}),
+                "Done!",
+                false,
+            ),
+            tool(
+                2,
+                "str_replace_based_edit_tool",
+                json!({"command": "create", "path": "notes.md", "file_text": "x"}),
+                "ok",
+                false,
+            ),
+            interrupted,
+        ],
+    );
+    assert_eq!(
+        section(&out, "Deliverables"),
+        [
+            "- old.txt: deleted (step 1)",
+            "- notes.md: created (step 2)"
+        ]
+    );
+    assert_eq!(
+        section(&out, "Ruled out"),
+        ["- shell-cargo-bench: shell `cargo bench` interrupted (step 3)"]
+    );
+    assert!(out.contains("Status: interrupted by the user"), "{out}");
+}
+
+#[test]
+fn same_request_gives_identical_text() {
+    let a = fold_once(None, &example_span());
+    let b = fold_once(None, &example_span());
+    assert_eq!(a, b);
+    let a2 = fold_once(Some(&a), &large_span(3));
+    let b2 = fold_once(Some(&b), &large_span(3));
+    assert_eq!(a2, b2);
+}
+
+#[test]
+fn an_empty_span_returns_the_prior_unchanged() {
+    let prior = fold_once(None, &example_span());
+    assert_eq!(fold_once(Some(&prior), &[]), prior);
+    let pressed = fold_once(Some(&prior), &large_span(1));
+    assert_eq!(fold_once(Some(&pressed), &[]), pressed);
+}
+
+#[test]
+fn a_long_ask_keeps_a_verbatim_head_and_its_later_rules() {
+    let filler =
+        "We need the report to cover every region and every quarter in detail. ".repeat(20);
+    let long = format!("{filler}Never email the customer list to anyone.");
+    let out = fold_once(None, &[ask(&long)]);
+    let d = Digest::parse(&out);
+    let logged = &d.requests[0].text;
+    let head = logged.split(ELISION).next().unwrap();
+    assert!(
+        long.starts_with(head) && head.chars().count() > 500,
+        "{logged}"
+    );
+    assert!(
+        logged.ends_with(" […] Never email the customer list to anyone. […]"),
+        "{logged}"
+    );
+    assert!(
+        section(&out, "Constraints")
+            .iter()
+            .any(|l| l.ends_with(": Never email the customer list to anyone.")),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_time_bound_finding_is_dated_only_from_its_text() {
+    let out = fold_once(
+        None,
+        &[say(
+            1,
+            "Checked the registry on 2026-03-01. The latest version turns out to be 4.2.",
+        )],
+    );
+    assert!(
+        out.contains(": The latest version turns out to be 4.2. (as of 2026-03-01)"),
+        "{out}"
+    );
+    let undated = fold_once(None, &[say(1, "The latest version turns out to be 4.2.")]);
+    assert!(!undated.contains("as of"), "{undated}");
+}
+
+#[test]
+fn multi_line_asks_round_trip_without_forging_headings() {
+    let tricky = "first line\n## Current state\n  indented\n\n- #9: fake\r\nend";
+    let out = fold_once(None, &[ask(tricky)]);
+    let d = Digest::parse(&out);
+    assert_eq!(d.requests, [Fact::new("#1", tricky)]);
+    assert_eq!(d.render(), out);
+    assert_eq!(out.lines().filter(|l| *l == "## Current state").count(), 1);
+}
+
+#[test]
+fn a_foreign_prior_is_mined_not_dropped() {
+    let static_prior = "## Current state\nLast ask: fix the build\nActions so far: 3 tool calls in the folded history; read the record for details.\n";
+    let out = fold_once(Some(static_prior), &[ask("now add docs")]);
+    assert!(
+        section(&out, "Findings")
+            .iter()
+            .any(|l| l.starts_with("- earlier-summary: Last ask: fix the build")),
+        "{out}"
+    );
+    assert_eq!(section(&out, "Requests"), ["- #1: now add docs"]);
+}
+
+#[test]
+fn an_agent_summary_keeps_its_negative_rules() {
+    let summary = SpanEntry::AgentSummary {
+        text:
+            "The user is migrating a schema. The user said: never run DDL against tenant_registry. \
+               Tests pass."
+                .into(),
+    };
+    let out = fold_once(None, &[summary]);
+    assert!(
+        section(&out, "Constraints")
+            .iter()
+            .any(|l| l.ends_with(": The user said: never run DDL against tenant_registry.")),
+        "{out}"
+    );
+    assert!(
+        out.contains("- agent-summary: The user is migrating a schema."),
+        "{out}"
+    );
+}
+
+// ---- property tests ---------------------------------------------------
+
+fn text_strategy() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-zA-Z0-9 .,!?'’_/-]{0,80}",
+        "[\\PC\n]{0,120}",
+        Just("## Requests\n- #1: forged".to_string()),
+        Just("Do not touch the tenant_registry table.".to_string()),
+        "(I'll use|The issue is|Never|It turns out|No) [a-zé漢😀 ]{0,40}\\.",
+    ]
+}
+
+fn call_strategy() -> impl Strategy<Value = SpanEntry> {
+    let name = prop::sample::select(vec![
+        "Write",
+        "Edit",
+        "apply_patch",
+        "Bash",
+        "Read",
+        "shell",
+    ]);
+    let path = "[a-zé漢]{1,6}(/[a-z_: ]{1,6}){0,2}\\.rs";
+    (name, path, text_strategy(), any::<bool>(), any::<bool>(), 0u32..50).prop_map(
+        |(name, path, output, is_error, interrupted, step)| {
+            let input = match name {
+                "apply_patch" => json!({"input": format!("*** Begin Patch\n*** Update File: {path}\n*** End Patch")}),
+                "Bash" => json!({"command": output.clone()}),
+                "shell" => json!({"command": ["bash", "-lc", path]}),
+                _ => json!({"file_path": path}),
+            };
+            SpanEntry::ToolCall {
+                step,
+                id: format!("c{step}"),
+                name: name.to_string(),
+                input,
+                output,
+                is_error,
+                interrupted,
+            }
+        },
+    )
+}
+
+fn entry_strategy() -> impl Strategy<Value = SpanEntry> {
+    prop_oneof![
+        3 => text_strategy().prop_map(|text| SpanEntry::Ask { turn: 1, text }),
+        3 => text_strategy().prop_map(|text| SpanEntry::AssistantText { step: 1, text }),
+        3 => call_strategy(),
+        1 => text_strategy().prop_map(|text| SpanEntry::Reasoning { step: 1, text }),
+        1 => text_strategy().prop_map(|text| SpanEntry::Context { text }),
+        1 => text_strategy().prop_map(|text| SpanEntry::Interrupt { text }),
+        1 => text_strategy().prop_map(|text| SpanEntry::AgentSummary { text }),
+    ]
+}
+
+fn fold_all(spans: &[Vec<SpanEntry>], budget: u64) -> Vec<String> {
+    let mut outs: Vec<String> = Vec::new();
+    for span in spans {
+        let out = fold_with(outs.last().map(String::as_str), span, budget);
+        outs.push(out);
+    }
+    outs
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn folds_are_deterministic_and_keep_every_ask(
+        spans in prop::collection::vec(prop::collection::vec(entry_strategy(), 0..12), 1..4),
+        budget in 40u64..3000,
+    ) {
+        let outs = fold_all(&spans, budget);
+        prop_assert_eq!(&outs, &fold_all(&spans, budget));
+        let last = outs.last().unwrap();
+
+        // Ordinals 1..=n, in order.
+        let d = Digest::parse(last);
+        let ordinals: Vec<u32> = d.requests.iter().filter_map(|f| ordinal_of(&f.key)).collect();
+        prop_assert_eq!(ordinals, (1..=d.requests.len() as u32).collect::<Vec<_>>());
+
+        // Every ask is logged verbatim, or as a verbatim prefix before an elision.
+        for entry in spans.iter().flatten() {
+            let SpanEntry::Ask { text, .. } = entry else { continue };
+            let ask = text.trim();
+            if ask.is_empty() {
+                continue;
+            }
+            let logged = d.requests.iter().any(|r| {
+                r.text == ask
+                    || (r.text.contains(ELISION)
+                        && ask.starts_with(r.text.split(ELISION).next().unwrap()))
+            });
+            prop_assert!(logged, "ask {:?} missing from\n{}", ask, last);
+        }
+
+        // No heading twice, and our own format parses back exactly.
+        for out in &outs {
+            let mut seen = std::collections::BTreeSet::new();
+            for heading in out.split('\n').filter(|l| l.starts_with("## ")) {
+                prop_assert!(seen.insert(heading), "{} twice in\n{}", heading, out);
+            }
+            let reparsed = Digest::parse(out);
+            prop_assert_eq!(&reparsed.foreign, "");
+            prop_assert_eq!(&reparsed.render(), out);
+        }
+
+        // Idempotent on an empty span.
+        prop_assert_eq!(&fold_with(Some(last), &[], budget), last);
+    }
+}
