@@ -46,7 +46,7 @@ pub fn print_call(
         "{mode} · task {task} · call {} (turn {})",
         report.call, report.turn
     );
-    writeln!(ui.out, "{}", paint(ui.color, style::BOLD, &title))?;
+    ui.line(style::BOLD, &title)?;
     writeln!(
         ui.out,
         "budget: window {} − reserve {} = w_eff {} · trigger {} ({}) · stop {} ({}) · protect {} steps",

@@ -133,6 +133,11 @@ impl Ui {
         }
     }
 
+    /// One line of stdout in a style (plain when colour is off).
+    pub fn line(&mut self, style: style::Style, text: &str) -> io::Result<()> {
+        writeln!(self.out, "{}", style::paint(self.color, style, text))
+    }
+
     /// A note on stderr (suppressed by --quiet).
     pub fn note(&mut self, msg: impl AsRef<str>) {
         if !self.quiet {

@@ -240,30 +240,14 @@ fn write_view(dir: &Path, step: u32, bytes: &[u8]) -> Result<()> {
 }
 
 fn header(ui: &mut Ui, task: &str, b: &Budget, calls: u32) -> Result<()> {
-    writeln!(
-        ui.out,
-        "{}",
-        paint(
-            ui.color,
-            style::BOLD,
-            &format!(
+    ui.line(style::BOLD, &format!(
                 "replay · task {task} · {calls} calls · w_eff {} · trigger {} · stop {} · protect {} steps",
                 b.w_eff(),
                 b.trigger(),
                 b.stop(),
                 b.protect_recent_steps
-            )
-        )
-    )?;
-    writeln!(
-        ui.out,
-        "{}",
-        paint(
-            ui.color,
-            style::DIM,
-            " CALL  TURN   BEFORE →    AFTER  RECORDED  TIERS                                SHRUNK DROP FOLDED  CACHE_READ CACHE_WRITE   RAW_TOKENS  VIEW"
-        )
-    )?;
+            ))?;
+    ui.line(style::DIM, " CALL  TURN   BEFORE →    AFTER  RECORDED  TIERS                                SHRUNK DROP FOLDED  CACHE_READ CACHE_WRITE   RAW_TOKENS  VIEW")?;
     Ok(())
 }
 

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::Ui;
 use super::common::{hinted, unknown_task};
 use crate::cmd::exit::Outcome;
-use crate::cmd::style::{self, paint};
+use crate::cmd::style::{self};
 use crate::engine::entries::Entry;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::parts::{PartBody, reconstruct};
@@ -169,26 +169,17 @@ pub fn run(store: &Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
         if let Some(ts) = &m.timestamp {
             header.push_str(&format!(" · {ts}"));
         }
-        writeln!(
-            ui.out,
-            "{}",
-            paint(ui.color, style::CYAN, &format!("── {header}"))
-        )?;
+        ui.line(style::CYAN, &format!("── {header}"))?;
         if let Some(u) = &m.usage {
-            writeln!(
-                ui.out,
-                "{}",
-                paint(
-                    ui.color,
-                    style::DIM,
-                    &format!(
-                        "usage: input {} · cache read {} · cache write {} · output {}",
-                        u.input_tokens,
-                        u.cache_read_input_tokens,
-                        u.cache_creation_input_tokens,
-                        u.output_tokens
-                    )
-                )
+            ui.line(
+                style::DIM,
+                &format!(
+                    "usage: input {} · cache read {} · cache write {} · output {}",
+                    u.input_tokens,
+                    u.cache_read_input_tokens,
+                    u.cache_creation_input_tokens,
+                    u.output_tokens
+                ),
             )?;
         }
         for b in &m.content {
@@ -233,7 +224,7 @@ fn show_part(
         p.kind.as_str(),
         p.tokens
     );
-    writeln!(ui.out, "{}", paint(ui.color, style::CYAN, &header))?;
+    ui.line(style::CYAN, &header)?;
     writeln!(ui.out, "{}", block_text(block))?;
     Ok(Outcome::Ok)
 }
@@ -285,7 +276,7 @@ fn show_summary(
     if let Some(e) = extends {
         header.push_str(&format!(" · extends {e}"));
     }
-    writeln!(ui.out, "{}", paint(ui.color, style::CYAN, &header))?;
+    ui.line(style::CYAN, &header)?;
     writeln!(ui.out, "{}", text.trim_end())?;
     Ok(Outcome::Ok)
 }
@@ -414,17 +405,12 @@ fn show_tool(store: &Store, ui: &mut Ui, task: &str, id: &str, json_out: bool) -
         writeln!(ui.out, "{text}")?;
         return Ok(Outcome::Ok);
     }
-    writeln!(
-        ui.out,
-        "{}",
-        paint(
-            ui.color,
-            style::CYAN,
-            &format!(
-                "── tool call {name} {id} · turn {} · step {} · line {}",
-                call_row.message.turn, call_row.message.step, call_row.message.line
-            )
-        )
+    ui.line(
+        style::CYAN,
+        &format!(
+            "── tool call {name} {id} · turn {} · step {} · line {}",
+            call_row.message.turn, call_row.message.step, call_row.message.line
+        ),
     )?;
     writeln!(ui.out, "input:\n{}", serde_json::to_string_pretty(&input)?)?;
     match &result {
@@ -440,17 +426,12 @@ fn show_tool(store: &Store, ui: &mut Ui, task: &str, id: &str, json_out: bool) -
         None => writeln!(ui.out, "output: none recorded (the call was interrupted)")?,
     }
     if let Some(f) = form {
-        writeln!(
-            ui.out,
-            "{}",
-            paint(
-                ui.color,
-                style::DIM,
-                &format!(
-                    "compacted form: {} · {} → {} tokens",
-                    f.rule, f.raw_tokens, f.form_tokens
-                )
-            )
+        ui.line(
+            style::DIM,
+            &format!(
+                "compacted form: {} · {} → {} tokens",
+                f.rule, f.raw_tokens, f.form_tokens
+            ),
         )?;
     }
     Ok(Outcome::Ok)

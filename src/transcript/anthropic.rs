@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::common::{anthropic_content, anthropic_usage, opt_str, shape, type_name};
-use super::{Importer, LineError, LineOutcome, TaskSet};
+use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role};
 
 #[derive(Default)]
@@ -20,12 +20,7 @@ impl Importer for AnthropicImporter {
         Format::Anthropic
     }
 
-    fn line(
-        &mut self,
-        line: u64,
-        text: &str,
-        tasks: &mut TaskSet,
-    ) -> Result<LineOutcome, LineError> {
+    fn line(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> LineResult {
         let obj = super::common::parse_object(line, text, EXPECTED)?;
         if obj.contains_key("messages") {
             // A request body on one line.
@@ -33,10 +28,6 @@ impl Importer for AnthropicImporter {
             return Ok(LineOutcome::Imported);
         }
         self.message(line, &obj, tasks)
-    }
-
-    fn accepts_document(&self) -> bool {
-        true
     }
 
     fn document(&mut self, value: Value, tasks: &mut TaskSet) -> Result<(), LineError> {
@@ -109,12 +100,7 @@ impl AnthropicImporter {
         Ok(())
     }
 
-    fn message(
-        &mut self,
-        line: u64,
-        obj: &Map<String, Value>,
-        tasks: &mut TaskSet,
-    ) -> Result<LineOutcome, LineError> {
+    fn message(&mut self, line: u64, obj: &Map<String, Value>, tasks: &mut TaskSet) -> LineResult {
         let role = obj.get("role").and_then(Value::as_str).ok_or_else(|| {
             shape(
                 line,

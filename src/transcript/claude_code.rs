@@ -19,7 +19,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::common::{anthropic_content, anthropic_usage, first_text, shape};
-use super::{Importer, LineError, LineOutcome, TaskSet};
+use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role};
 
 /// The text Claude Code puts at the head of a resumed session's summary.
@@ -85,12 +85,7 @@ impl Importer for ClaudeCodeImporter {
         Format::ClaudeCode
     }
 
-    fn line(
-        &mut self,
-        line: u64,
-        text: &str,
-        tasks: &mut TaskSet,
-    ) -> Result<LineOutcome, LineError> {
+    fn line(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> LineResult {
         let l: Line = match serde_json::from_str(text) {
             Ok(l) => l,
             Err(e) => {
@@ -229,13 +224,7 @@ impl ClaudeCodeImporter {
         key
     }
 
-    fn conversation(
-        &mut self,
-        line: u64,
-        ty: &str,
-        l: &Line,
-        tasks: &mut TaskSet,
-    ) -> Result<LineOutcome, LineError> {
+    fn conversation(&mut self, line: u64, ty: &str, l: &Line, tasks: &mut TaskSet) -> LineResult {
         let Some(raw) = l.message else {
             return Err(shape(
                 line,

@@ -12,7 +12,7 @@
 use serde_json::{Map, Value};
 
 use super::common::{image_from_url, opt_str, shape, type_name};
-use super::{Importer, LineError, LineOutcome, TaskSet};
+use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role, ToolContent, Usage};
 
 #[derive(Default)]
@@ -38,12 +38,7 @@ impl Importer for CodexImporter {
         Format::Codex
     }
 
-    fn line(
-        &mut self,
-        line: u64,
-        text: &str,
-        tasks: &mut TaskSet,
-    ) -> Result<LineOutcome, LineError> {
+    fn line(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> LineResult {
         let obj = super::common::parse_object(line, text, EXPECTED)?;
         let timestamp = opt_str(&obj, "timestamp");
         let ty = obj.get("type").and_then(Value::as_str);
@@ -102,7 +97,7 @@ impl CodexImporter {
         payload: &Map<String, Value>,
         timestamp: Option<String>,
         tasks: &mut TaskSet,
-    ) -> Result<LineOutcome, LineError> {
+    ) -> LineResult {
         match ty {
             "session_meta" => {
                 self.session_meta(payload, tasks);
@@ -209,7 +204,7 @@ impl CodexImporter {
         p: &Map<String, Value>,
         timestamp: Option<String>,
         tasks: &mut TaskSet,
-    ) -> Result<LineOutcome, LineError> {
+    ) -> LineResult {
         let Some(info) = p.get("info").and_then(Value::as_object) else {
             return Ok(LineOutcome::NotConversation);
         };
@@ -251,7 +246,7 @@ impl CodexImporter {
         p: &Map<String, Value>,
         timestamp: Option<String>,
         tasks: &mut TaskSet,
-    ) -> Result<LineOutcome, LineError> {
+    ) -> LineResult {
         let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
         let msg = match ty {
             "message" => {

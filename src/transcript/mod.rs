@@ -70,6 +70,9 @@ fn strip_location(err: &serde_json::Error) -> String {
     }
 }
 
+/// What an importer makes of one line.
+pub type LineResult = Result<LineOutcome, LineError>;
+
 /// What an importer did with a line it did not turn into a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LineOutcome {
@@ -89,12 +92,7 @@ pub trait Importer {
     fn format(&self) -> Format;
 
     /// Handle one non-blank line of a JSONL file.
-    fn line(
-        &mut self,
-        line: u64,
-        text: &str,
-        tasks: &mut TaskSet,
-    ) -> Result<LineOutcome, LineError>;
+    fn line(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> LineResult;
 
     /// Handle a whole-file JSON document (formats that allow one). `value` was
     /// parsed from the whole file; errors should point at line 1 if no better
@@ -109,11 +107,6 @@ pub trait Importer {
                 self.format().as_str()
             ),
         ))
-    }
-
-    /// Whether this format accepts a whole-file JSON document.
-    fn accepts_document(&self) -> bool {
-        false
     }
 }
 

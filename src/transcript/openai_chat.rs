@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::common::{image_from_url, opt_str, shape, type_name};
-use super::{Importer, LineError, LineOutcome, TaskSet};
+use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role, ToolContent, Usage};
 
 #[derive(Default)]
@@ -20,18 +20,9 @@ impl Importer for OpenAiChatImporter {
         Format::OpenaiChat
     }
 
-    fn line(
-        &mut self,
-        line: u64,
-        text: &str,
-        tasks: &mut TaskSet,
-    ) -> Result<LineOutcome, LineError> {
+    fn line(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> LineResult {
         let obj = super::common::parse_object(line, text, EXPECTED)?;
         self.message(line, &obj, tasks)
-    }
-
-    fn accepts_document(&self) -> bool {
-        true
     }
 
     fn document(&mut self, value: Value, tasks: &mut TaskSet) -> Result<(), LineError> {
@@ -73,12 +64,7 @@ impl Importer for OpenAiChatImporter {
 }
 
 impl OpenAiChatImporter {
-    fn message(
-        &mut self,
-        line: u64,
-        obj: &Map<String, Value>,
-        tasks: &mut TaskSet,
-    ) -> Result<LineOutcome, LineError> {
+    fn message(&mut self, line: u64, obj: &Map<String, Value>, tasks: &mut TaskSet) -> LineResult {
         let role = obj.get("role").and_then(Value::as_str).ok_or_else(|| {
             shape(
                 line,
