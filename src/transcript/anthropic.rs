@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::common::{anthropic_content, anthropic_usage, opt_str, shape, type_name};
+use super::common::{anthropic_content, anthropic_usage, each_message, opt_str, shape, type_name};
 use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role};
 
@@ -34,17 +34,7 @@ impl Importer for AnthropicImporter {
         match &value {
             Value::Object(o) if o.contains_key("messages") => self.body(1, o, tasks),
             Value::Array(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    let n = i as u64 + 1;
-                    let obj = item.as_object().ok_or_else(|| {
-                        shape(
-                            n,
-                            format!("message {n} is {}; expected an object", type_name(item)),
-                        )
-                    })?;
-                    self.message(n, obj, tasks)?;
-                }
-                Ok(())
+                each_message(items, |n, obj| self.message(n, obj, tasks).map(drop))
             }
             other => Err(shape(
                 1,

@@ -205,3 +205,22 @@ pub fn first_text(blocks: &[crate::model::Block]) -> Option<&str> {
         _ => None,
     })
 }
+
+/// The messages of a whole JSON document, each an object. A document has no
+/// per-message lines: message i is reported as "line" i+1.
+pub fn each_message(
+    items: &[Value],
+    mut f: impl FnMut(u64, &Map<String, Value>) -> Result<(), LineError>,
+) -> Result<(), LineError> {
+    for (i, item) in items.iter().enumerate() {
+        let n = i as u64 + 1;
+        let obj = item.as_object().ok_or_else(|| {
+            shape(
+                n,
+                format!("message {n} is {}; expected an object", type_name(item)),
+            )
+        })?;
+        f(n, obj)?;
+    }
+    Ok(())
+}

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::common::{image_from_url, opt_str, shape, type_name};
+use super::common::{each_message, image_from_url, opt_str, shape, type_name};
 use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role, ToolContent, Usage};
 
@@ -48,18 +48,7 @@ impl Importer for OpenAiChatImporter {
                 ));
             }
         };
-        // A whole document has no per-message lines: message i is reported as "line" i+1.
-        for (i, item) in list.iter().enumerate() {
-            let n = i as u64 + 1;
-            let obj = item.as_object().ok_or_else(|| {
-                shape(
-                    n,
-                    format!("message {n} is {}; expected an object", type_name(item)),
-                )
-            })?;
-            self.message(n, obj, tasks)?;
-        }
-        Ok(())
+        each_message(list, |n, obj| self.message(n, obj, tasks).map(drop))
     }
 }
 
