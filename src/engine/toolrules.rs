@@ -2,8 +2,9 @@
 //!
 //! A rule turns a tool call's raw input and output into its deterministic
 //! compacted form (the seed's R1/R3 "stored compacted form"), or declares the
-//! tool disposable (R2, the legal empty shell). The built-in table knows
-//! Claude Code and Codex tool names; a JSON file can override it:
+//! tool disposable (R2, the legal empty shell). The built-in table
+//! (`toolrules/default.json`, embedded) knows Claude Code and Codex tool
+//! names; a JSON file in the same format can override it:
 //!
 //! ```json
 //! {"precompact_threshold_tokens": 500,
@@ -85,67 +86,12 @@ fn default_rule() -> Rule {
 /// String fields of an input longer than this are compacted too (a Write's content).
 const INPUT_FIELD_KEEP_CHARS: usize = 400;
 
+/// The built-in table, in the override format (documented in README).
+const DEFAULT_RULES: &str = include_str!("toolrules/default.json");
+
 impl Default for ToolRules {
     fn default() -> Self {
-        let strings = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let r = |tools: &[&str], rule: Rule| ToolRule {
-            tools: strings(tools),
-            commands: Vec::new(),
-            rule,
-        };
-        let shell = |commands: &[&str], rule: Rule| ToolRule {
-            tools: strings(SHELL_TOOLS),
-            commands: strings(commands),
-            rule,
-        };
-        let lines = Rule::HeadTailLines { head: 20, tail: 10 };
-        ToolRules {
-            precompact_threshold_tokens: default_threshold(),
-            rules: vec![
-                // Claude Code file tools, Codex's patch tool and viewers.
-                r(
-                    &[
-                        "Read",
-                        "Write",
-                        "Edit",
-                        "MultiEdit",
-                        "NotebookRead",
-                        "NotebookEdit",
-                        "apply_patch",
-                        "view",
-                        "read_file",
-                        "write_file",
-                        "edit_file",
-                    ],
-                    lines.clone(),
-                ),
-                // Listings: the first entries carry the gist.
-                r(
-                    &[
-                        "Grep",
-                        "Glob",
-                        "LS",
-                        "grep",
-                        "glob",
-                        "ls",
-                        "list_dir",
-                        "list_files",
-                        "find",
-                        "search_files",
-                    ],
-                    Rule::TopEntries { n: 25 },
-                ),
-                // Used-once tools whose output is declared disposable.
-                r(&["reflect", "think"], Rule::Drop),
-                // Shell calls that read files or list entries (most Codex calls).
-                shell(&["sed", "cat", "head", "tail", "nl", "less", "bat"], lines),
-                shell(
-                    &["rg", "grep", "ls", "find", "fd", "tree", "git"],
-                    Rule::TopEntries { n: 25 },
-                ),
-            ],
-            default: default_rule(),
-        }
+        serde_json::from_str(DEFAULT_RULES).expect("the built-in tool rules parse")
     }
 }
 
@@ -249,9 +195,6 @@ pub fn call_tokens(est: &dyn Estimator, name: &str, input: &Value, content: &Too
         + est.text(&serde_json::to_string(input).unwrap_or_default())
         + tool_content_tokens(est, content)
 }
-
-/// Tools whose input is a shell command (Claude Code, Codex).
-const SHELL_TOOLS: &[&str] = &["Bash", "shell", "exec_command", "local_shell"];
 
 /// The shell command of a call, the one parser for it (tool rules and the
 /// summarizer both use it): `command` or `cmd`, a string or an argv;

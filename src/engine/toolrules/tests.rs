@@ -210,3 +210,28 @@ fn one_parser_reads_every_shape_of_shell_command() {
         Some("rg")
     );
 }
+
+#[test]
+fn the_built_in_table_is_the_embedded_file() {
+    let rules = ToolRules::default();
+    assert_eq!(rules.precompact_threshold_tokens, 500);
+    assert_eq!(rules.rules.len(), 5);
+    assert_eq!(rules.rule_for("Read", &json!({})).name(), "head_tail_lines");
+    assert_eq!(rules.rule_for("think", &json!({})).name(), "drop");
+    assert_eq!(
+        rules.rule_for("Bash", &json!({"command": "rg x"})).name(),
+        "top_entries"
+    );
+    assert_eq!(
+        rules.rule_for("Bash", &json!({"command": "make"})).name(),
+        "head_tail_chars"
+    );
+    // The override format reads the built-in file unchanged.
+    assert_eq!(
+        ToolRules::with_overrides(DEFAULT_RULES)
+            .unwrap()
+            .rules
+            .len(),
+        10
+    );
+}
