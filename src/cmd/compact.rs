@@ -18,7 +18,6 @@ use super::Ui;
 use super::call_report::CallJson;
 use super::common::{BudgetArgs, TaskSource};
 use super::common::{budget_of, outcome_of, progress, resolve_task, summarizer_of, write_atomic};
-use super::export::ExportFormatArg;
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::CharsPerToken;
 use crate::session::cost::Prices;
@@ -41,8 +40,8 @@ pub struct CompactArgs {
     pub output: Option<PathBuf>,
 
     /// The final view's format.
-    #[arg(long, value_enum, default_value_t = ExportFormatArg::Anthropic)]
-    pub format: ExportFormatArg,
+    #[arg(long, value_enum, default_value_t = ExportFormat::Anthropic)]
+    pub format: ExportFormat,
 
     /// Print the final call's report as JSON (on stderr when the view goes to stdout).
     #[arg(long)]
@@ -108,11 +107,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
     let mut driver = Driver::new(store, &index, settings())?;
     driver.record_progress(identity);
     let out = driver.step(store, calls + 1)?;
-    let format = match args.format {
-        ExportFormatArg::Anthropic => ExportFormat::Anthropic,
-        ExportFormatArg::Openai => ExportFormat::Openai,
-        ExportFormatArg::Markdown => ExportFormat::Markdown,
-    };
+    let format = args.format;
     let bytes = export(&out.view, format);
     let recorded = index.recorded_prompt(calls + 1);
     let summary = if fired.is_empty() {

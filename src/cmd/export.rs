@@ -3,22 +3,12 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use super::Ui;
 use super::common::write_atomic;
 use crate::cmd::exit::Outcome;
 use crate::view::{ExportFormat, View, export};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ExportFormatArg {
-    /// The canonical Anthropic Messages body.
-    Anthropic,
-    /// OpenAI Chat Completions messages.
-    Openai,
-    /// A readable transcript.
-    Markdown,
-}
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
@@ -26,8 +16,8 @@ pub struct ExportArgs {
     #[arg(value_name = "VIEW")]
     pub view: PathBuf,
 
-    #[arg(long, value_enum, default_value_t = ExportFormatArg::Markdown)]
-    pub format: ExportFormatArg,
+    #[arg(long, value_enum, default_value_t = ExportFormat::Markdown)]
+    pub format: ExportFormat,
 
     /// Write to FILE instead of standard output.
     #[arg(short, long, value_name = "FILE")]
@@ -46,11 +36,7 @@ pub fn run(ui: &mut Ui, args: &ExportArgs) -> Result<Outcome> {
             e
         )
     })?;
-    let format = match args.format {
-        ExportFormatArg::Anthropic => ExportFormat::Anthropic,
-        ExportFormatArg::Openai => ExportFormat::Openai,
-        ExportFormatArg::Markdown => ExportFormat::Markdown,
-    };
+    let format = args.format;
     let out = export(&view, format);
     match &args.output {
         Some(path) => write_atomic(path, &out, "")?,

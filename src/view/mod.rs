@@ -218,11 +218,14 @@ fn tool_content_empty(c: &ToolContent) -> bool {
     }
 }
 
-/// Export formats for other tools and for people.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Export formats for other tools and for people (also the `--format` flag's values).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {
+    /// The canonical Anthropic Messages body.
     Anthropic,
+    /// OpenAI Chat Completions messages.
     Openai,
+    /// A readable transcript.
     Markdown,
 }
 
