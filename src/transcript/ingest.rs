@@ -15,8 +15,10 @@ use serde_json::Value;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::toolrules::ToolRules;
 use crate::model::{Block, Format};
-use crate::store::{Store, StoreError, TaskRecord};
-use crate::transcript::{self, LineError, OpenToolCall, ParseOptions, Warning};
+use crate::store::{Store, StoreError, TaskRecord, Tx};
+use crate::transcript::{
+    self, LineError, OpenToolCall, ParseOptions, ParsedFile, TaskBuilder, Warning,
+};
 
 #[derive(Debug, Clone, Default)]
 pub struct IngestOptions {
@@ -119,6 +121,9 @@ pub fn source_path(path: &Path) -> PathBuf {
 }
 
 /// Import one file. Nothing of the file is stored unless all of it is.
+///
+/// Phases: skip an unchanged file; parse it whole; name its tasks; then, in
+/// one transaction, store each task's rows and mint its tool forms.
 pub fn ingest_file(
     store: &mut Store,
     path: &Path,
@@ -130,80 +135,138 @@ pub fn ingest_file(
         path: shown.clone(),
         source,
     };
+    let store_err = |source| IngestError::Store {
+        path: shown.clone(),
+        source,
+    };
     let canonical = source_path(path).display().to_string();
     let size = std::fs::metadata(path).map_err(io_err)?.len();
-
-    // Unchanged since the last import: nothing to parse.
-    if opts.task.is_none() {
-        let known = store
-            .reader()
-            .source(&canonical)
-            .map_err(|source| IngestError::Store {
-                path: shown.clone(),
-                source,
-            })?;
-        if let Some((bytes, hash)) = known
-            && bytes == size
-            && hash_file(path).map_err(io_err)?.as_bytes()[..] == hash[..]
-        {
-            let tasks = store
-                .reader()
-                .tasks_of_source(&canonical)
-                .map_err(|source| IngestError::Store {
-                    path: shown.clone(),
-                    source,
-                })?
-                .into_iter()
-                .map(|(id, rows)| TaskReport {
-                    parent: None,
-                    added: 0,
-                    already: rows,
-                    turns: 0,
-                    steps: 0,
-                    tool_forms_minted: 0,
-                    interrupted_tool_calls: Vec::new(),
-                    id,
-                })
-                .collect();
-            return Ok(FileReport {
-                path: shown,
-                format: String::new(),
-                status: "unchanged",
-                lines: 0,
-                bytes: size,
-                tasks,
-                not_conversation_lines: 0,
-                duplicate_lines: 0,
-                unknown_line_types: BTreeMap::new(),
-                skipped_lines: Vec::new(),
-                warnings: Vec::new(),
-            });
-        }
+    if opts.task.is_none()
+        && let Some(report) = unchanged(store, path, &canonical, size, &shown)?
+    {
+        return Ok(report);
     }
+    let parsed = parse(path, opts, progress, &shown)?;
+    let base = match base_name(opts, &parsed) {
+        Some(b) => b,
+        None => content_name(store, &canonical, parsed.format, &parsed.tasks).map_err(store_err)?,
+    };
+    let mut report = parsed_report(&parsed, &shown);
+    store
+        .transaction(|tx| -> Result<(), StoreError> {
+            let hash = *parsed.hash.as_bytes();
+            let format = parsed.format;
+            let source_id =
+                tx.upsert_source(&canonical, format, parsed.bytes, parsed.lines, &hash)?;
+            for t in &parsed.tasks {
+                // Titles or a system prompt alone are no conversation yet (a Claude Code
+                // file that so far holds only `summary` lines): storing them would make
+                // a task named after the first line, orphaned once the session id appears.
+                if t.has_conversation() {
+                    store_task(tx, source_id, format, &base, t, &opts.rules, &mut report)?;
+                }
+            }
+            Ok(())
+        })
+        .map_err(store_err)?;
+    Ok(report)
+}
 
-    let file = File::open(path).map_err(io_err)?;
+/// Phase 1: the file is byte-for-byte what was imported last time. Its report
+/// names the tasks already stored, nothing added.
+fn unchanged(
+    store: &Store,
+    path: &Path,
+    canonical: &str,
+    size: u64,
+    shown: &str,
+) -> Result<Option<FileReport>, IngestError> {
+    let store_err = |source| IngestError::Store {
+        path: shown.to_string(),
+        source,
+    };
+    let Some((bytes, hash)) = store.reader().source(canonical).map_err(store_err)? else {
+        return Ok(None);
+    };
+    let same = bytes == size
+        && hash_file(path)
+            .map_err(|source| IngestError::Io {
+                path: shown.to_string(),
+                source,
+            })?
+            .as_bytes()[..]
+            == hash[..];
+    if !same {
+        return Ok(None);
+    }
+    let tasks = store
+        .reader()
+        .tasks_of_source(canonical)
+        .map_err(store_err)?
+        .into_iter()
+        .map(|(id, rows)| TaskReport {
+            parent: None,
+            added: 0,
+            already: rows,
+            turns: 0,
+            steps: 0,
+            tool_forms_minted: 0,
+            interrupted_tool_calls: Vec::new(),
+            id,
+        })
+        .collect();
+    Ok(Some(FileReport {
+        path: shown.to_string(),
+        format: String::new(),
+        status: "unchanged",
+        lines: 0,
+        bytes: size,
+        tasks,
+        not_conversation_lines: 0,
+        duplicate_lines: 0,
+        unknown_line_types: BTreeMap::new(),
+        skipped_lines: Vec::new(),
+        warnings: Vec::new(),
+    }))
+}
+
+/// Phase 2: parse the whole file (a read error is IO, a bad line is input).
+fn parse(
+    path: &Path,
+    opts: &IngestOptions,
+    progress: &mut dyn FnMut(u64),
+    shown: &str,
+) -> Result<ParsedFile, IngestError> {
+    let file = File::open(path).map_err(|source| IngestError::Io {
+        path: shown.to_string(),
+        source,
+    })?;
     let parse_opts = ParseOptions {
         format: opts.format,
         skip_invalid: opts.skip_invalid,
     };
-    let parsed = transcript::parse_reader(
+    transcript::parse_reader(
         BufReader::with_capacity(1 << 20, file),
         &parse_opts,
         progress,
     )
     .map_err(|error| match error.line {
         0 => IngestError::Io {
-            path: shown.clone(),
+            path: shown.to_string(),
             source: std::io::Error::other(error.message.clone()),
         },
         _ => IngestError::Parse {
-            path: shown.clone(),
+            path: shown.to_string(),
             error,
         },
-    })?;
+    })
+}
 
-    let base = opts
-        .task
+/// Phase 3: the name the file's tasks are stored under: `--task`, else the
+/// main task's session id, else a subagent's parent session. `None`: the
+/// file names no session, so the name comes from its content.
+fn base_name(opts: &IngestOptions, parsed: &ParsedFile) -> Option<String> {
+    opts.task
         .clone()
         .or_else(|| {
             parsed
@@ -217,29 +280,13 @@ pub fn ingest_file(
                 .tasks
                 .iter()
                 .find_map(|t| t.meta.parent_session.clone().or(t.meta.session_id.clone()))
-        });
-    let base = match base {
-        Some(b) => b,
-        None => {
-            content_name(store, &canonical, parsed.format, &parsed.tasks).map_err(|source| {
-                IngestError::Store {
-                    path: shown.clone(),
-                    source,
-                }
-            })?
-        }
-    };
-    let task_id = |key: &str| {
-        if key.is_empty() {
-            base.clone()
-        } else {
-            format!("{base}/{key}")
-        }
-    };
+        })
+}
 
-    let est = CharsPerToken::default();
-    let mut report = FileReport {
-        path: shown.clone(),
+/// The report of a parsed file before any task is stored.
+fn parsed_report(parsed: &ParsedFile, shown: &str) -> FileReport {
+    FileReport {
+        path: shown.to_string(),
         format: parsed.format.as_str().to_string(),
         status: "imported",
         lines: parsed.lines,
@@ -258,81 +305,63 @@ pub fn ingest_file(
             })
             .collect(),
         warnings: Vec::new(),
+    }
+}
+
+/// Phase 4, inside the file's transaction: one task's record, its new rows
+/// and their tool forms, reported.
+fn store_task(
+    tx: &Tx<'_>,
+    source_id: i64,
+    format: Format,
+    base: &str,
+    t: &TaskBuilder,
+    rules: &ToolRules,
+    report: &mut FileReport,
+) -> Result<(), StoreError> {
+    let (id, parent) = if t.key.is_empty() {
+        (base.to_string(), t.meta.parent_session.clone())
+    } else {
+        (format!("{base}/{}", t.key), Some(base.to_string()))
     };
-    let format = parsed.format;
-    let hash = *parsed.hash.as_bytes();
-    let (bytes, lines) = (parsed.bytes, parsed.lines);
-    let store_err = |source| IngestError::Store {
-        path: shown.clone(),
-        source,
-    };
-    let tasks = parsed.tasks;
-    store
-        .transaction(|tx| -> Result<(), StoreError> {
-            let source_id = tx.upsert_source(&canonical, format, bytes, lines, &hash)?;
-            for t in &tasks {
-                // Titles or a system prompt alone are no conversation yet (a Claude Code
-                // file that so far holds only `summary` lines): storing them would make
-                // a task named after the first line, orphaned once the session id appears.
-                if !t.has_conversation() {
-                    continue;
-                }
-                let id = task_id(&t.key);
-                let parent = if t.key.is_empty() {
-                    t.meta.parent_session.clone()
-                } else {
-                    Some(base.clone())
-                };
-                tx.upsert_task(&TaskRecord {
-                    id: id.clone(),
-                    format: format.as_str().to_string(),
-                    parent_id: parent.clone(),
-                    session_id: t.meta.session_id.clone(),
-                    agent_id: t.meta.agent_id.clone(),
-                    cwd: t.meta.cwd.clone(),
-                    model: t.meta.model.clone(),
-                    cli_version: t.meta.cli_version.clone(),
-                    title: t.meta.title.clone(),
-                })?;
-                let outcome = tx.append_messages(&id, Some(source_id), &t.messages)?;
-                let minted = mint_tool_forms(
-                    tx,
-                    &id,
-                    &t.messages,
-                    outcome.already as usize,
-                    &opts.rules,
-                    &est,
-                )?;
-                report.tasks.push(TaskReport {
-                    id: id.clone(),
-                    parent,
-                    added: outcome.added,
-                    already: outcome.already,
-                    turns: t.messages.last().map_or(0, |m| m.turn),
-                    steps: t.steps(),
-                    tool_forms_minted: minted,
-                    interrupted_tool_calls: t
-                        .open_tool_calls()
-                        .into_iter()
-                        .map(|OpenToolCall { id, name, line }| InterruptedCall { id, name, line })
-                        .collect(),
-                });
-                report
-                    .warnings
-                    .extend(
-                        t.warnings
-                            .iter()
-                            .map(|Warning { line, message }| LocatedWarning {
-                                task: id.clone(),
-                                line: *line,
-                                message: message.clone(),
-                            }),
-                    );
-            }
-            Ok(())
-        })
-        .map_err(store_err)?;
-    Ok(report)
+    tx.upsert_task(&TaskRecord {
+        id: id.clone(),
+        format: format.as_str().to_string(),
+        parent_id: parent.clone(),
+        session_id: t.meta.session_id.clone(),
+        agent_id: t.meta.agent_id.clone(),
+        cwd: t.meta.cwd.clone(),
+        model: t.meta.model.clone(),
+        cli_version: t.meta.cli_version.clone(),
+        title: t.meta.title.clone(),
+    })?;
+    let outcome = tx.append_messages(&id, Some(source_id), &t.messages)?;
+    let est = CharsPerToken::default();
+    let minted = mint_tool_forms(tx, &id, &t.messages, outcome.already as usize, rules, &est)?;
+    report.tasks.push(TaskReport {
+        id: id.clone(),
+        parent,
+        added: outcome.added,
+        already: outcome.already,
+        turns: t.messages.last().map_or(0, |m| m.turn),
+        steps: t.steps(),
+        tool_forms_minted: minted,
+        interrupted_tool_calls: t
+            .open_tool_calls()
+            .into_iter()
+            .map(|OpenToolCall { id, name, line }| InterruptedCall { id, name, line })
+            .collect(),
+    });
+    report.warnings.extend(
+        t.warnings
+            .iter()
+            .map(|Warning { line, message }| LocatedWarning {
+                task: id.clone(),
+                line: *line,
+                message: message.clone(),
+            }),
+    );
+    Ok(())
 }
 
 /// A name for a task whose file names no session: the format and a hash of
