@@ -24,7 +24,6 @@ use crate::session::cost::Prices;
 use crate::session::driver::{Driver, RunSettings, TaskRecordIndex, resume_point};
 use crate::session::replay::{ReplayOptions, replay};
 use crate::store::Store;
-use crate::summarize::StaticCheckpoint;
 use crate::view::{ExportFormat, export};
 
 #[derive(Debug, Args)]
@@ -54,12 +53,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
     let index = TaskRecordIndex::load(store, &task)?;
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(args.budget.summarizer);
-    let settings = || RunSettings {
-        budget,
-        estimator: &est,
-        summarizer: summarizer.as_ref(),
-        fallback: &StaticCheckpoint,
-    };
+    let settings = || RunSettings::new(budget, &est, summarizer.as_ref());
     let calls = index.calls();
     let identity = settings().identity();
     // Re-run the last call already committed (a re-run mints nothing new), then go on.

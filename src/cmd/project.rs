@@ -15,7 +15,6 @@ use crate::engine::Mode;
 use crate::engine::estimate::CharsPerToken;
 use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
 use crate::store::Store;
-use crate::summarize::StaticCheckpoint;
 
 #[derive(Debug, Args)]
 pub struct ProjectArgs {
@@ -49,12 +48,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
     let mut driver = Driver::new(
         store,
         &index,
-        RunSettings {
-            budget,
-            estimator: &est,
-            summarizer: summarizer.as_ref(),
-            fallback: &StaticCheckpoint,
-        },
+        RunSettings::new(budget, &est, summarizer.as_ref()),
     )?;
     let out = match mode {
         Mode::Preflight => driver.preflight(store, k)?,

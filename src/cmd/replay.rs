@@ -21,7 +21,6 @@ use crate::session::cost::{Prices, Totals};
 use crate::session::driver::{RunSettings, TaskRecordIndex};
 use crate::session::replay::{ReplayOptions, StepRow, replay};
 use crate::store::{RunInfo, RunStep, Store};
-use crate::summarize::StaticCheckpoint;
 
 /// Per-million-token prices for the cache and cost columns.
 #[derive(Debug, Args)]
@@ -103,13 +102,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     let to = args.to.unwrap_or(calls);
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(args.budget.summarizer);
-    let run_settings = RunSettings {
-        budget,
-        estimator: &est,
-        summarizer: summarizer.as_ref(),
-        fallback: &StaticCheckpoint,
-    }
-    .identity();
+    let run_settings = RunSettings::new(budget, &est, summarizer.as_ref()).identity();
     let from = match (args.from, args.resume) {
         (Some(k), _) => k,
         (None, false) => 1,
@@ -148,12 +141,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     if let Some(dir) = &args.views {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let settings = RunSettings {
-        budget,
-        estimator: &est,
-        summarizer: summarizer.as_ref(),
-        fallback: &StaticCheckpoint,
-    };
+    let settings = RunSettings::new(budget, &est, summarizer.as_ref());
     let opts = ReplayOptions {
         from,
         to,

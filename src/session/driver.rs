@@ -19,6 +19,7 @@ use crate::engine::toolrules::ToolForm;
 use crate::engine::{Calibration, CallContext, CallOutput, Mode, run_call};
 use crate::model::{Kind, Message, Usage};
 use crate::store::{Store, StoreError};
+use crate::summarize::StaticCheckpoint;
 
 /// A task's record, indexed by model call.
 pub struct TaskRecordIndex {
@@ -152,7 +153,21 @@ pub struct RunSettings<'a> {
     pub fallback: &'a dyn Summarizer,
 }
 
-impl RunSettings<'_> {
+impl<'a> RunSettings<'a> {
+    /// Settings with the static checkpoint as the fallback summarizer.
+    pub fn new(
+        budget: Budget,
+        estimator: &'a dyn Estimator,
+        summarizer: &'a dyn Summarizer,
+    ) -> Self {
+        RunSettings {
+            budget,
+            estimator,
+            summarizer,
+            fallback: &StaticCheckpoint,
+        }
+    }
+
     /// What stored state depends on besides the record: the budget and the
     /// summarizer. Progress is only trusted under equal settings.
     pub fn identity(&self) -> serde_json::Value {

@@ -34,7 +34,6 @@ use crate::engine::summarizer::Summarizer;
 use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
 use crate::session::replay::{ReplayOptions, replay};
 use crate::store::{DbLocation, Store};
-use crate::summarize::StaticCheckpoint;
 use crate::transcript::ingest::{IngestOptions, ingest_file};
 use crate::view::View;
 
@@ -144,12 +143,7 @@ fn check_fixture(
     let mut task = String::new();
     for (bname, budget) in matrix() {
         let est = CharsPerToken::default();
-        let settings = || RunSettings {
-            budget,
-            estimator: &est,
-            summarizer,
-            fallback: &StaticCheckpoint,
-        };
+        let settings = || RunSettings::new(budget, &est, summarizer);
 
         // (a) a fresh in-memory store.
         let mut mem = Store::open_memory()?;
