@@ -19,6 +19,7 @@ use super::call_report::CallJson;
 use super::common::{BudgetArgs, TaskSource};
 use super::common::{budget_of, outcome_of, progress, resolve_task, summarizer_of, write_atomic};
 use crate::cmd::exit::Outcome;
+use crate::engine::Tier;
 use crate::engine::estimate::CharsPerToken;
 use crate::session::cost::Prices;
 use crate::session::driver::{Driver, RunSettings, TaskRecordIndex, resume_point};
@@ -64,7 +65,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         ));
     }
     // Tier name → how many replayed calls fired it, in first-fired order.
-    let mut fired: Vec<(&'static str, u32)> = Vec::new();
+    let mut fired: Vec<(Tier, u32)> = Vec::new();
     let mut replayed = 0u32;
     if from <= calls {
         let todo = calls - from + 1;
@@ -89,7 +90,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             for t in &row.tiers_fired {
                 match fired.iter_mut().find(|(name, _)| name == t) {
                     Some((_, n)) => *n += 1,
-                    None => fired.push((t, 1)),
+                    None => fired.push((*t, 1)),
                 }
             }
             Ok(())
@@ -137,7 +138,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
                     "compacted {task}: {summary}; final view {} → {} tokens, tiers {}, status {}, view {}",
                     out.report.tokens_before,
                     out.report.tokens_after,
-                    if out.report.tiers_fired.is_empty() { "-".to_string() } else { out.report.tiers_fired.join(",") },
+                    Tier::list(&out.report.tiers_fired),
                     out.report.status.name(),
                     &out.report.view_hash[..16]
                 ));

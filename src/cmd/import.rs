@@ -13,7 +13,7 @@ use crate::cmd::exit::Outcome;
 use crate::engine::toolrules::ToolRules;
 use crate::model::Format;
 use crate::store::Store;
-use crate::transcript::ingest::{FileReport, IngestOptions, ingest_file};
+use crate::transcript::ingest::{FileReport, ImportStatus, IngestOptions, ingest_file};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
@@ -164,7 +164,7 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
     if json {
         return ui.json(r);
     }
-    if r.status == "unchanged" {
+    if r.status == ImportStatus::Unchanged {
         writeln!(
             ui.out,
             "{}: unchanged since the last import, nothing added",

@@ -14,6 +14,7 @@ use super::common::{budget_of, resolve_task, summarizer_of};
 use super::common::{hinted, progress, write_atomic};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
+use crate::engine::Tier;
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
 use crate::model::decimal::Micros;
@@ -240,12 +241,7 @@ fn header(ui: &mut Ui, task: &str, b: &Budget, calls: u32) -> Result<()> {
 }
 
 fn print_row(ui: &mut Ui, r: &StepRow) -> Result<()> {
-    let tiers = if r.tiers_fired.is_empty() {
-        "-".to_string()
-    } else {
-        r.tiers_fired.join(",")
-    };
-    let tiers = format!("{tiers:<36}");
+    let tiers = format!("{:<36}", Tier::list(&r.tiers_fired));
     let tiers = if r.tiers_fired.is_empty() {
         tiers
     } else {

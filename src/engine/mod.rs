@@ -50,6 +50,20 @@ impl Tier {
             Tier::BreakthroughFloor => "breakthrough_floor",
         }
     }
+
+    /// Tiers as reports print them: `shrink,floor`, or `-` for none.
+    pub fn list(tiers: &[Tier]) -> String {
+        if tiers.is_empty() {
+            return "-".to_string();
+        }
+        tiers.iter().map(|t| t.name()).collect::<Vec<_>>().join(",")
+    }
+}
+
+impl std::fmt::Display for Tier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// Which boundary is running.
@@ -135,7 +149,7 @@ pub struct Report {
     pub turn: u32,
     pub call: u32,
     pub status: Status,
-    pub tiers_fired: Vec<&'static str>,
+    pub tiers_fired: Vec<Tier>,
     pub tokens_before: u64,
     pub tokens_after: u64,
     pub trigger: u64,
@@ -248,7 +262,7 @@ pub fn run_call(parts: Vec<Part>, ctx: &CallContext<'_>, store: StoreView<'_>) -
         turn: ctx.turn,
         call: ctx.call,
         status,
-        tiers_fired: tiers.iter().map(|t: &TierReport| t.tier.name()).collect(),
+        tiers_fired: tiers.iter().map(|t: &TierReport| t.tier).collect(),
         tokens_before,
         tokens_after: predicted,
         trigger,

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::cost::{Prices, Totals, cache_split};
 use super::driver::{Driver, RunSettings, TaskRecordIndex};
 use crate::engine::parts::PartsBuilder;
-use crate::engine::{CallOutput, Report, Status};
+use crate::engine::{CallOutput, Report, Status, Tier};
 use crate::store::{Store, StoreError};
 use crate::view::View;
 
@@ -16,7 +16,7 @@ use crate::view::View;
 pub struct StepRow {
     pub turn: u32,
     pub step: u32,
-    pub tiers_fired: Vec<&'static str>,
+    pub tiers_fired: Vec<Tier>,
     pub tokens_before: u64,
     pub tokens_after: u64,
     pub status: Status,

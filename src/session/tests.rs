@@ -270,7 +270,7 @@ fn shrink_fires_over_trigger_outside_the_protected_window_toward_stop() {
         }
     }
     let (k, out) = first.expect("the reads push the view over trigger");
-    assert_eq!(out.report.tiers_fired, vec!["shrink"]);
+    assert_eq!(out.report.tiers_fired, vec![Tier::Shrink]);
     assert!(
         out.report.tokens_after <= b.stop(),
         "shrink aims at stop: {}",
@@ -369,10 +369,10 @@ fn a_shrink_miss_is_skipped_never_dropped_and_the_floor_absorbs_it() {
         }
         if out.report.tokens_before > b.trigger() {
             assert!(
-                !out.report.tiers_fired.contains(&"shrink"),
+                !out.report.tiers_fired.contains(&Tier::Shrink),
                 "nothing to shrink"
             );
-            if out.report.tiers_fired.contains(&"floor") {
+            if out.report.tiers_fired.contains(&Tier::Floor) {
                 floor_seen = true;
                 let tier_misses: u32 = out.report.tiers.iter().map(|t| t.misses).sum();
                 assert_eq!(
@@ -426,7 +426,7 @@ fn breakthrough_shrink_breaches_the_window_only_when_needed() {
             .report
             .tiers_fired
             .iter()
-            .any(|t| t.starts_with("breakthrough"));
+            .any(|t| t.name().starts_with("breakthrough"));
         // Restored forms minted by an earlier breakthrough may sit in the window.
         if breached && out.report.restored.forms_applied == 0 {
             assert!(
@@ -434,7 +434,7 @@ fn breakthrough_shrink_breaches_the_window_only_when_needed() {
                 "call {k}: the protected window was touched without a breakthrough"
             );
         }
-        if out.report.tiers_fired.contains(&"breakthrough_shrink") {
+        if out.report.tiers_fired.contains(&Tier::BreakthroughShrink) {
             seen = true;
             assert!(
                 out.report.tokens_after <= out.report.trigger || out.report.status != Status::Ok
@@ -461,7 +461,7 @@ fn breakthrough_floor_fires_when_nothing_else_can_and_over_window_is_reported() 
     // Call 5: every step is protected, nothing has a form: ① ② ③ cannot act.
     let out = sim.call(5, b);
     assert_legal(&out);
-    assert_eq!(out.report.tiers_fired, vec!["breakthrough_floor"]);
+    assert_eq!(out.report.tiers_fired, vec![Tier::BreakthroughFloor]);
     assert!(out.parts[0].summary().is_some());
     // The last step is never folded.
     assert!(out.parts.iter().any(|p| p.step == 4 && p.is_tool()));
@@ -487,7 +487,7 @@ fn disposable_tools_become_the_legal_empty_shell() {
     }
     let out = sim.call(11, small_budget());
     assert_legal(&out);
-    assert!(out.report.tiers_fired.contains(&"shrink"));
+    assert!(out.report.tiers_fired.contains(&Tier::Shrink));
     let dropped: Vec<_> = out
         .parts
         .iter()
@@ -694,7 +694,7 @@ fn an_early_negative_constraint_survives_two_folds_verbatim() {
             .report
             .tiers_fired
             .iter()
-            .filter(|t| t.ends_with("floor"))
+            .filter(|t| t.name().ends_with("floor"))
             .count();
         last = Some(out);
     }

@@ -48,6 +48,16 @@ pub enum IngestError {
     },
 }
 
+/// What an import did with a file (`status` in `import --json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ImportStatus {
+    /// Parsed and stored (rows may all have been there already).
+    Imported,
+    /// Byte-for-byte what was imported before: not parsed again.
+    Unchanged,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct TaskReport {
     pub id: String,
@@ -89,7 +99,7 @@ pub struct FileReport {
     pub path: String,
     pub format: String,
     /// `imported`, or `unchanged` when the file is byte-identical to its last import.
-    pub status: &'static str,
+    pub status: ImportStatus,
     pub lines: u64,
     pub bytes: u64,
     pub tasks: Vec<TaskReport>,
@@ -218,7 +228,7 @@ fn unchanged(
     Ok(Some(FileReport {
         path: shown.to_string(),
         format: String::new(),
-        status: "unchanged",
+        status: ImportStatus::Unchanged,
         lines: 0,
         bytes: size,
         tasks,
@@ -288,7 +298,7 @@ fn parsed_report(parsed: &ParsedFile, shown: &str) -> FileReport {
     FileReport {
         path: shown.to_string(),
         format: parsed.format.as_str().to_string(),
-        status: "imported",
+        status: ImportStatus::Imported,
         lines: parsed.lines,
         bytes: parsed.bytes,
         tasks: Vec::new(),

@@ -50,7 +50,7 @@ pub(super) fn print_fixture(ui: &mut Ui, r: &FixtureResult, seed: u64) -> Result
         let tiers = if b.tiers_seen.is_empty() {
             "no tiers".to_string()
         } else {
-            b.tiers_seen.join(",")
+            Tier::list(&b.tiers_seen)
         };
         let kill = match (b.interrupted_at, b.child_killed, b.resumed_from) {
             (Some(k), Some(true), Some(r)) => {

@@ -28,6 +28,7 @@ use matrix::{budget_flags, matrix};
 use super::Ui;
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
+use crate::engine::Tier;
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::summarizer::Summarizer;
@@ -70,7 +71,7 @@ struct BudgetResult {
     child_killed: Option<bool>,
     /// The call the new process resumed at: the last one the child committed.
     resumed_from: Option<u32>,
-    tiers_seen: Vec<&'static str>,
+    tiers_seen: Vec<Tier>,
     /// `None` when all agree; else where the first drift is.
     drift: Option<String>,
 }
@@ -151,7 +152,7 @@ fn check_fixture(
         let index = TaskRecordIndex::load(&mem, &task)?;
         let calls = index.calls();
         let mut fresh = Vec::new();
-        let mut tiers_seen: Vec<&'static str> = Vec::new();
+        let mut tiers_seen: Vec<Tier> = Vec::new();
         let opts = ReplayOptions {
             from: 1,
             to: calls,
@@ -163,7 +164,7 @@ fn check_fixture(
             replay(&mut mem, &index, settings(), opts, |_, out| -> Result<()> {
                 for t in &out.report.tiers_fired {
                     if !tiers_seen.contains(t) {
-                        tiers_seen.push(t);
+                        tiers_seen.push(*t);
                     }
                 }
                 fresh.push(out.view.canonical_bytes());
