@@ -21,7 +21,7 @@ use crate::view::text::image_label;
 #[derive(Clone, Copy)]
 pub struct StoreView<'a> {
     /// `task_compaction_snapshot` entries of the task, by key.
-    pub snapshot: &'a BTreeMap<String, Value>,
+    pub snapshot: &'a BTreeMap<String, Entry>,
     /// `task_tool_compaction` forms of the task, by tool call id.
     pub tool_forms: &'a HashMap<String, ToolForm>,
 }
@@ -58,7 +58,7 @@ pub fn restore(
         if p.state != PartState::Raw || !p.is_tool() {
             continue;
         }
-        match store.snapshot.get(&p.address).and_then(Entry::from_value) {
+        match store.snapshot.get(&p.address).cloned() {
             Some(Entry::Shrink { rule, form }) => {
                 apply_form(p, &rule, &form, est);
                 report.forms_applied += 1;
@@ -164,7 +164,7 @@ fn fold_stored(
         minted_turn,
         minted_call,
         ..
-    }) = store.snapshot.get(&key).and_then(Entry::from_value)
+    }) = store.snapshot.get(&key).cloned()
     else {
         return parts; // a corrupt entry is skipped, never trusted
     };

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use crate::engine::budget::Budget;
-use crate::engine::entries::{ANCHOR_KEY, Entry};
+use crate::engine::entries::{ANCHOR_KEY, Entry, decode_all};
 use crate::engine::estimate::Estimator;
 use crate::engine::parts::{Part, PartsBuilder, reconstruct};
 use crate::engine::restore::StoreView;
@@ -268,7 +268,7 @@ impl<'a> Driver<'a> {
         let first = self.index.turn_first_call(k);
         let end = self.index.history_end(first);
         let parts = reconstruct(&self.index.rows[..end], self.settings.estimator);
-        let snapshot = store.reader().entries(&self.index.task)?;
+        let snapshot = decode_all(&store.reader().entries(&self.index.task)?);
         let ctx = self.context(first, Mode::Preflight);
         let out = run_call(
             parts,
@@ -302,7 +302,7 @@ impl<'a> Driver<'a> {
         for m in &self.index.rows[from..end] {
             builder.push(m, self.settings.estimator);
         }
-        let snapshot = store.reader().entries(&self.index.task)?;
+        let snapshot = decode_all(&store.reader().entries(&self.index.task)?);
         let ctx = self.context(k, Mode::Step);
         let out = run_call(
             builder.parts,

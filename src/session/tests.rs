@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::engine::budget::Budget;
 use crate::engine::entries::{Entry, GATE_KEY};
@@ -26,7 +26,7 @@ pub(crate) struct Sim {
     tasks: TaskSet,
     line: u64,
     generations: u32,
-    pub snapshot: BTreeMap<String, Value>,
+    pub snapshot: BTreeMap<String, Entry>,
     pub forms: HashMap<String, ToolForm>,
     pub rules: ToolRules,
 }
@@ -168,7 +168,9 @@ impl Sim {
     pub fn call(&mut self, k: u32, budget: Budget) -> CallOutput {
         let out = self.peek(k, budget, Mode::Step);
         for (key, v) in &out.new_entries {
-            self.snapshot.insert(key.clone(), v.clone());
+            if let Some(e) = Entry::from_value(v) {
+                self.snapshot.insert(key.clone(), e);
+            }
         }
         out
     }
@@ -563,8 +565,7 @@ fn anti_thrash_holds_after_two_ineffective_compactions_in_a_turn() {
             call: 1,
             streak_before: 1,
             streak_after: 2,
-        }
-        .to_value(),
+        },
     );
     // Over the window the gate never holds: the provider would reject the call.
     let out = sim.peek(3, b, Mode::Step);
@@ -592,8 +593,7 @@ fn anti_thrash_holds_after_two_ineffective_compactions_in_a_turn() {
             call: 1,
             streak_before: 1,
             streak_after: 2,
-        }
-        .to_value(),
+        },
     );
     let out = sim.peek(3, b, Mode::Step);
     assert!(!out.report.gated);
