@@ -100,9 +100,9 @@ impl Reader<'_> {
     }
 
     pub fn runs(&self) -> Result<Vec<RunInfo>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT name, task_id, settings, steps, final_view_hash, totals FROM run ORDER BY name",
-        )?;
+        let mut stmt = self
+            .conn
+            .prepare(&format!("SELECT {RUN_COLUMNS} FROM run ORDER BY name"))?;
         let rows = stmt.query_map([], run_from_row)?;
         rows.map(|r| r?.map_err(StoreError::Corrupt)).collect()
     }
@@ -111,7 +111,7 @@ impl Reader<'_> {
         let row = self
             .conn
             .query_row(
-                "SELECT name, task_id, settings, steps, final_view_hash, totals FROM run WHERE name = ?1",
+                &format!("SELECT {RUN_COLUMNS} FROM run WHERE name = ?1"),
                 [name],
                 run_from_row,
             )
@@ -121,18 +121,17 @@ impl Reader<'_> {
 
     /// Every step of a run with its view rebuilt from the deltas.
     pub fn run_steps(&self, name: &str) -> Result<Vec<RunStep>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT step, turn, report, view_hash, prefix_messages, suffix FROM run_step
-             WHERE run = ?1 ORDER BY step",
-        )?;
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {STEP_COLUMNS} FROM run_step WHERE run = ?1 ORDER BY step"
+        ))?;
         let rows = stmt.query_map([name], |r| {
             Ok((
-                r.get::<_, u32>(0)?,
-                r.get::<_, u32>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, String>(3)?,
-                r.get::<_, i64>(4)?,
-                r.get::<_, String>(5)?,
+                r.get::<_, u32>("step")?,
+                r.get::<_, u32>("turn")?,
+                r.get::<_, String>("report")?,
+                r.get::<_, String>("view_hash")?,
+                r.get::<_, i64>("prefix_messages")?,
+                r.get::<_, String>("suffix")?,
             ))
         })?;
         let mut out: Vec<RunStep> = Vec::new();
@@ -162,20 +161,24 @@ impl Reader<'_> {
 
 type RunRow = std::result::Result<RunInfo, String>;
 
+/// The columns a run and a run step are read from, in one place each.
+const RUN_COLUMNS: &str = "name, task_id, settings, steps, final_view_hash, totals";
+const STEP_COLUMNS: &str = "step, turn, report, view_hash, prefix_messages, suffix";
+
 fn run_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
-    let name: String = r.get(0)?;
-    let settings: String = r.get(2)?;
-    let totals: String = r.get(5)?;
+    let name: String = r.get("name")?;
+    let settings: String = r.get("settings")?;
+    let totals: String = r.get("totals")?;
     let parse = |what: &str, s: &str| -> std::result::Result<Value, String> {
         serde_json::from_str(s).map_err(|e| format!("run {name} {what}: {e}"))
     };
     Ok((|| {
         Ok(RunInfo {
             name: name.clone(),
-            task_id: r.get(1).map_err(|e| e.to_string())?,
+            task_id: r.get("task_id").map_err(|e| e.to_string())?,
             settings: parse("settings", &settings)?,
-            steps: r.get::<_, i64>(3).map_err(|e| e.to_string())? as u64,
-            final_view_hash: r.get(4).map_err(|e| e.to_string())?,
+            steps: r.get::<_, i64>("steps").map_err(|e| e.to_string())? as u64,
+            final_view_hash: r.get("final_view_hash").map_err(|e| e.to_string())?,
             totals: parse("totals", &totals)?,
         })
     })())
