@@ -318,6 +318,9 @@ impl<'a> Driver<'a> {
             }
             Ok(())
         })?;
+        if self.progress.is_some() {
+            crate::fault::after_call(k);
+        }
         self.last = Some((k, out.parts.clone(), end));
         Ok(out)
     }

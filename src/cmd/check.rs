@@ -2,12 +2,13 @@
 //! check. Every fixture is replayed under each budget of a small matrix
 //! three ways, all of which must give byte-identical views at every call:
 //! (a) a fresh in-memory store; (b) a file store reopened before every call;
-//! (c) a file store replayed by a child process that is killed (SIGKILL) at a
-//! pseudo-random call, then resumed by a new process. With `--golden`, the
+//! (c) a file store replayed by a child process that aborts right after
+//! committing a seeded call (the `COMPACTOR_FAULT` switch, see `fault`), then
+//! resumed by a new process. With `--golden`, the
 //! views must also equal the golden files (`--bless` rewrites them).
 //! Check never touches the user's store: every store is temporary.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -20,6 +21,7 @@ use crate::driver::{Driver, RunSettings, TaskRecordIndex};
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
 use crate::exit::Outcome;
+use crate::fault::{self, Fault};
 use crate::ingest::{IngestOptions, ingest_file};
 use crate::replay::{ReplayOptions, replay};
 use crate::store::{DbLocation, Store};
@@ -46,9 +48,9 @@ pub fn matrix() -> Vec<(&'static str, Budget)> {
 struct BudgetResult {
     budget: &'static str,
     calls: u32,
-    /// The call after whose report the child replay was sent SIGKILL.
+    /// The call after whose commit the child replay aborted.
     interrupted_at: Option<u32>,
-    /// Whether the child died of the signal (false: it had already finished).
+    /// Whether the child died of the abort (it always does: else check fails).
     child_killed: Option<bool>,
     /// The call the new process resumed at: the last one the child committed.
     resumed_from: Option<u32>,
@@ -169,7 +171,7 @@ fn check_fixture(
             reopened.push(driver.step(&mut store, k)?.view.canonical_bytes());
         }
 
-        // (c) a replay killed at a pseudo-random call and resumed by a new process.
+        // (c) a replay aborted after a seeded call and resumed by a new process.
         let interrupted_at = (calls > 0).then(|| pick_call(args.seed, &name, bname, calls));
         let interrupted = match interrupted_at {
             Some(at) => Some(interrupted_run(
@@ -222,15 +224,15 @@ fn import(store: &mut Store, fixture: &Path) -> Result<String> {
         .with_context(|| format!("{} holds no conversation", fixture.display()))
 }
 
-/// The call at which the interrupted run is killed: seeded, so a failure replays.
+/// The call after which the interrupted run aborts: seeded, so a failure replays.
 fn pick_call(seed: u64, fixture: &str, budget: &str, calls: u32) -> u32 {
     let h = blake3::hash(format!("{seed}\0{fixture}\0{budget}").as_bytes());
     let n = u64::from_le_bytes(h.as_bytes()[..8].try_into().expect("8 bytes"));
     1 + (n % u64::from(calls)) as u32
 }
 
-/// Replay in a child process, SIGKILL it once call `at` is reported, then
-/// resume in a new process; return the views of every call.
+/// Replay in a child process that aborts right after committing call `at`,
+/// then resume in a new process; return the views of every call.
 fn interrupted_run(
     exe: &Path,
     fixture: &Path,
@@ -264,36 +266,29 @@ fn interrupted_run(
             .stderr(Stdio::piped());
         c
     };
-    let mut child = base(&[]).spawn().context("cannot start the child replay")?;
-    let stdout = child.stdout.take().expect("piped");
-    let mut reached = false;
-    for line in BufReader::new(stdout).lines() {
-        let line = line?;
-        let v: serde_json::Value = serde_json::from_str(&line)
-            .with_context(|| format!("the child replay printed {line:?}"))?;
-        if v["step"].as_u64() == Some(u64::from(at)) {
-            reached = true;
-            child.kill().context("cannot kill the child replay")?; // SIGKILL on Unix
-            break;
-        }
+    // The child aborts right after committing call `at` (the hidden fault
+    // switch): a crash at a chosen point, not a timed kill.
+    let out = base(&[])
+        .env(fault::ENV, Fault::AfterCall(at).env_value())
+        .output()
+        .context("cannot start the child replay")?;
+    let killed = killed_by_signal(&out.status);
+    if !killed {
+        bail!(
+            "the child replay ended ({}) instead of aborting after call {at}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
-    let status = child.wait()?;
-    let killed = killed_by_signal(&status);
-    if !reached {
-        let mut err = String::new();
-        if let Some(mut e) = child.stderr.take() {
-            std::io::Read::read_to_string(&mut e, &mut err)?;
-        }
-        bail!("the child replay ended ({status}) before call {at}: {err}");
-    }
-    // The killed child may have committed calls past the one it reported:
-    // the new process resumes where the store says the replay got to.
+    // The new process resumes where the store says the replay got to: the
+    // call the child committed last.
     let resumed_from = Store::open(&DbLocation::File(db.clone()))?
         .reader()
         .replay_progress(task)?
         .map_or(1, |(k, _)| k);
     {
         let out = base(&["--resume".to_string()])
+            .env_remove(fault::ENV)
             .output()
             .context("cannot start the resumed replay")?;
         if !out.status.success() {
@@ -321,7 +316,7 @@ fn interrupted_run(
 /// What the interrupted run did.
 struct Interrupted {
     views: Vec<Vec<u8>>,
-    /// The child died of the signal (it had not finished on its own).
+    /// The child died of the abort (it had not finished on its own).
     killed: bool,
     /// The call the new process started at (the last one the child committed).
     resumed_from: u32,
@@ -508,11 +503,11 @@ fn print_fixture(ui: &mut Ui, r: &FixtureResult, seed: u64) -> Result<()> {
         };
         let kill = match (b.interrupted_at, b.child_killed, b.resumed_from) {
             (Some(k), Some(true), Some(r)) => {
-                format!(", SIGKILL after call {k} (seed {seed}), resumed at call {r}")
+                format!(", aborted after call {k} (seed {seed}), resumed at call {r}")
             }
-            (Some(k), _, Some(r)) => format!(
-                ", child done before the kill after call {k} (seed {seed}), resumed at call {r}"
-            ),
+            (Some(k), _, Some(r)) => {
+                format!(", child did not abort after call {k} (seed {seed}), resumed at call {r}")
+            }
             _ => String::new(),
         };
         match &b.drift {

@@ -6,13 +6,13 @@
 //! embedded in the binary and applied on open. A file written by a newer
 //! compactor is refused rather than guessed at.
 
+mod concurrency;
 mod raw;
 mod runs;
 mod snapshot;
 mod tools;
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use rusqlite::Connection;
 
@@ -131,15 +131,14 @@ impl Store {
             path: path_str.clone(),
             source,
         })?;
-        conn.busy_timeout(Duration::from_secs(10))?;
+        conn.busy_timeout(concurrency::BUSY_WAIT)?;
         if matches!(location, DbLocation::File(_)) {
             // WAL: readers never block the writer; NORMAL sync is durable across
             // process crashes, which is what interruption tests exercise.
-            conn.pragma_update(None, "journal_mode", "WAL")
-                .map_err(|source| StoreError::Open {
-                    path: path_str.clone(),
-                    source,
-                })?;
+            concurrency::set_wal(&conn).map_err(|source| StoreError::Open {
+                path: path_str.clone(),
+                source,
+            })?;
             conn.pragma_update(None, "synchronous", "NORMAL")?;
         }
         let mut store = Store {
@@ -161,20 +160,33 @@ impl Store {
     }
 
     fn migrate(&mut self) -> Result<()> {
+        let too_new = |found| StoreError::TooNew {
+            path: self.location.display(),
+            found,
+            supported: STORE_VERSION,
+        };
         let found = self.version()?;
         if found > STORE_VERSION {
-            return Err(StoreError::TooNew {
-                path: self.location.display(),
-                found,
-                supported: STORE_VERSION,
-            });
+            return Err(too_new(found));
         }
-        for (i, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
-            let tx = self.conn.transaction()?;
+        if found == STORE_VERSION {
+            return Ok(());
+        }
+        // Several processes may open a brand-new store at once: take the write
+        // lock first, then re-read the version under it, so exactly one of them
+        // migrates and the others see the result.
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let found = tx.query_row("PRAGMA user_version", [], |r| r.get::<_, u32>(0))?;
+        if found > STORE_VERSION {
+            return Err(too_new(found));
+        }
+        for sql in MIGRATIONS.iter().skip(found as usize) {
             tx.execute_batch(sql)?;
-            tx.pragma_update(None, "user_version", (i + 1) as u32)?;
-            tx.commit()?;
         }
+        tx.pragma_update(None, "user_version", STORE_VERSION)?;
+        tx.commit()?;
         Ok(())
     }
 

@@ -60,6 +60,9 @@ pub fn parse_reader<R: BufRead>(
             progress(bytes);
             next_progress = bytes + PROGRESS_EVERY;
         }
+        if n > 0 {
+            crate::fault::after_line();
+        }
         Ok(n > 0)
     };
 
