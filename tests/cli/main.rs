@@ -20,6 +20,7 @@ mod diff;
 mod import;
 mod parse_props;
 mod project;
+mod reliability;
 mod replay;
 mod show;
 mod tasks;
