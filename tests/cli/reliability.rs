@@ -561,3 +561,49 @@ fn two_processes_importing_the_same_file_at_once_import_it_once() {
         assert_eq!(store_digest(&env, &db), clean, "round {round}");
     }
 }
+
+/// CI cannot pass by accident: with `CI=true` and no corpus, a corpus test
+/// fails; without CI it says it skipped and passes. (Runs this test binary
+/// again on one corpus test, with the corpus pointed at a missing directory.)
+#[test]
+fn under_ci_a_missing_corpus_fails_the_corpus_tests() {
+    let exe = std::env::current_exe().unwrap();
+    let run = |ci: Option<&str>| {
+        let mut c = Command::new(&exe);
+        c.args([
+            "corpus::the_imported_record_refuses_update_and_delete",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("COMPACTOR_CORPUS", "/nonexistent/compactor-corpus")
+        .env_remove("CI");
+        if let Some(v) = ci {
+            c.env("CI", v);
+        }
+        c.output().unwrap()
+    };
+    let out = run(Some("true"));
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "passed under CI without a corpus:\n{text}"
+    );
+    assert!(
+        text.contains("corpus tests must not be skipped in CI"),
+        "{text}"
+    );
+    assert!(text.contains("1 failed"), "{text}");
+    for ci in [None, Some("false")] {
+        let out = run(ci);
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{ci:?}: {text}");
+        assert!(
+            text.contains("SKIPPED the_imported_record_refuses_update_and_delete"),
+            "{text}"
+        );
+        assert!(text.contains("1 passed"), "{text}");
+    }
+}
