@@ -11,6 +11,7 @@ mod replay;
 mod report;
 mod runs;
 mod show;
+mod storefault;
 mod tasks;
 
 use std::ffi::OsString;
@@ -44,7 +45,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> i32 {
         Err(e) if is_broken_pipe(&e) => exit::OK,
         Err(e) => {
             let _ = ui.out.flush();
-            ui.error(&e);
+            ui.error(&storefault::explain(&cli, e));
             exit::ERROR
         }
     }
@@ -78,7 +79,11 @@ fn db_location(cli: &Cli) -> Result<DbLocation> {
 }
 
 fn open_store(cli: &Cli) -> Result<Store> {
-    Ok(Store::open(&db_location(cli)?)?)
+    let location = db_location(cli)?;
+    if cli.db.is_none() {
+        crate::store::create_default_dir(&location)?;
+    }
+    Ok(Store::open(&location)?)
 }
 
 /// `1 part`, `2 parts`, `3 misses`.

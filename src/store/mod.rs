@@ -52,6 +52,10 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "the store's directory {path} does not exist; create it or use another --db (only the default store's directory is created on first use)"
+    )]
+    NoDir { path: String },
     #[error(transparent)]
     Sql(#[from] rusqlite::Error),
     #[error("corrupt entry in the store: {0}")]
@@ -106,6 +110,20 @@ pub fn default_db_path() -> Option<PathBuf> {
     Some(base.join("compactor").join("compactor.db"))
 }
 
+/// Create the directory of the default store (first use). A --db path's
+/// directory is never created: see [`StoreError::NoDir`].
+pub fn create_default_dir(location: &DbLocation) -> Result<()> {
+    if let DbLocation::File(p) = location
+        && let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+            path: dir.display().to_string(),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
 pub struct Store {
     conn: Connection,
     location: DbLocation,
@@ -118,11 +136,15 @@ impl Store {
         let conn = match location {
             DbLocation::Memory => Connection::open_in_memory(),
             DbLocation::File(p) => {
-                if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-                    std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                // Only the default store's directory is created (by the caller,
+                // `create_default_dir`): a --db naming a missing directory is
+                // most likely a typo, which must not become a new empty store.
+                if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty())
+                    && !dir.is_dir()
+                {
+                    return Err(StoreError::NoDir {
                         path: dir.display().to_string(),
-                        source,
-                    })?;
+                    });
                 }
                 Connection::open(p)
             }
@@ -281,6 +303,9 @@ mod tests {
     fn reopening_does_not_migrate_twice() {
         let dir = tempfile::tempdir().unwrap();
         let path = DbLocation::File(dir.path().join("nested/dir/s.db"));
+        assert!(matches!(Store::open(&path), Err(StoreError::NoDir { .. })));
+        assert!(!dir.path().join("nested").exists());
+        create_default_dir(&path).unwrap();
         Store::open(&path).unwrap();
         let s = Store::open(&path).unwrap();
         assert_eq!(s.version().unwrap(), STORE_VERSION);

@@ -23,5 +23,6 @@ mod project;
 mod reliability;
 mod replay;
 mod show;
+mod storage;
 mod tasks;
 mod util;
