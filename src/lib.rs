@@ -21,3 +21,4 @@ pub mod style;
 pub mod summarize;
 pub mod transcript;
 pub mod view;
+pub mod visible;

@@ -29,6 +29,11 @@ pub fn run(ui: &mut Ui, args: &ExportArgs) -> Result<Outcome> {
         Some(path) => {
             std::fs::write(path, out).with_context(|| format!("cannot write {}", path.display()))?
         }
+        // Markdown on stdout is for people (a terminal): control characters
+        // from the transcript are made visible. JSON escapes them already.
+        None if format == ExportFormat::Markdown => {
+            ui.out.write_all(&crate::visible::visible_bytes(&out))?
+        }
         None => ui.out.write_all(&out)?,
     }
     Ok(Outcome::Ok)

@@ -140,7 +140,7 @@ impl Ui {
     /// A note on stderr (suppressed by --quiet).
     pub fn note(&mut self, msg: impl AsRef<str>) {
         if !self.quiet {
-            let _ = writeln!(self.err, "{}", msg.as_ref());
+            let _ = writeln!(self.err, "{}", crate::visible::visible(msg.as_ref()));
         }
     }
 
@@ -154,14 +154,22 @@ impl Ui {
     pub fn warn(&mut self, msg: impl AsRef<str>) {
         if !self.quiet {
             let label = crate::style::paint(self.color_err, crate::style::WARN, "warning:");
-            let _ = writeln!(self.err, "{label} {}", msg.as_ref());
+            let _ = writeln!(
+                self.err,
+                "{label} {}",
+                crate::visible::visible(msg.as_ref())
+            );
         }
     }
 
     /// An error on stderr (always shown).
     pub fn error(&mut self, e: &anyhow::Error) {
         let label = crate::style::paint(self.color_err, crate::style::ERROR, "error:");
-        let _ = writeln!(self.err, "{label} {e:#}");
+        let _ = writeln!(
+            self.err,
+            "{label} {}",
+            crate::visible::visible(&format!("{e:#}"))
+        );
     }
 
     /// Write a JSON value as one line on stdout.

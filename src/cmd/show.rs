@@ -16,6 +16,7 @@ use crate::model::{Block, Kind};
 use crate::render::{block_text, tool_content_text};
 use crate::store::{Store, StoredMessage};
 use crate::style::{self, paint};
+use crate::visible::{visible, visible_line};
 
 /// What an ADDRESS selects.
 #[derive(Debug, PartialEq, Eq)]
@@ -155,7 +156,11 @@ pub fn run(store: &Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
         writeln!(
             ui.out,
             "{}",
-            paint(ui.color, style::CYAN, &format!("── {header}"))
+            paint(
+                ui.color,
+                style::CYAN,
+                &visible_line(&format!("── {header}"))
+            )
         )?;
         if let Some(u) = &m.usage {
             writeln!(
@@ -175,7 +180,7 @@ pub fn run(store: &Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
             )?;
         }
         for b in &m.content {
-            writeln!(ui.out, "{}", block_text(b))?;
+            writeln!(ui.out, "{}", visible(&block_text(b)))?;
         }
     }
     Ok(Outcome::Ok)
@@ -217,7 +222,7 @@ fn show_part(
         p.tokens
     );
     writeln!(ui.out, "{}", paint(ui.color, style::CYAN, &header))?;
-    writeln!(ui.out, "{}", block_text(block))?;
+    writeln!(ui.out, "{}", visible(&block_text(block)))?;
     Ok(Outcome::Ok)
 }
 
@@ -264,7 +269,7 @@ fn show_summary(
         header.push_str(&format!(" · extends {e}"));
     }
     writeln!(ui.out, "{}", paint(ui.color, style::CYAN, &header))?;
-    writeln!(ui.out, "{}", text.trim_end())?;
+    writeln!(ui.out, "{}", visible(text.trim_end()))?;
     Ok(Outcome::Ok)
 }
 
@@ -399,12 +404,20 @@ fn show_tool(store: &Store, ui: &mut Ui, task: &str, id: &str, json_out: bool) -
             ui.color,
             style::CYAN,
             &format!(
-                "── tool call {name} {id} · turn {} · step {} · line {}",
-                call_row.message.turn, call_row.message.step, call_row.message.line
+                "── tool call {} {} · turn {} · step {} · line {}",
+                visible_line(&name),
+                visible_line(id),
+                call_row.message.turn,
+                call_row.message.step,
+                call_row.message.line
             )
         )
     )?;
-    writeln!(ui.out, "input:\n{}", serde_json::to_string_pretty(&input)?)?;
+    writeln!(
+        ui.out,
+        "input:\n{}",
+        visible(&serde_json::to_string_pretty(&input)?)
+    )?;
     match &result {
         Some((r, content, is_error)) => {
             writeln!(
@@ -412,7 +425,7 @@ fn show_tool(store: &Store, ui: &mut Ui, task: &str, id: &str, json_out: bool) -
                 "output{} (line {}):\n{}",
                 if *is_error { " · error" } else { "" },
                 r.message.line,
-                tool_content_text(content)
+                visible(&tool_content_text(content))
             )?;
         }
         None => writeln!(ui.out, "output: none recorded (the call was interrupted)")?,

@@ -13,6 +13,7 @@ mod common;
 pub mod detect;
 pub mod openai_chat;
 pub mod reader;
+mod tokens;
 
 use std::collections::HashMap;
 
