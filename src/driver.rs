@@ -362,7 +362,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: crate::engine::props::cases(32), ..ProptestConfig::default() })]
 
         /// Keeping the previous call's parts in memory, re-deriving the
         /// checkpoint before every call, and reopening a file store between

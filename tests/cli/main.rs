@@ -17,6 +17,7 @@ mod constraints;
 mod corpus;
 mod corpus_engine;
 mod diff;
+mod fuzz;
 mod hostile;
 mod import;
 mod parse_props;
