@@ -371,7 +371,7 @@ pub struct CheckArgs {
     #[arg(long, requires = "golden")]
     pub bless: bool,
 
-    /// Seed of the pseudo-random call at which the interrupted run is killed.
+    /// Seed that picks the call after which the interrupted run aborts.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub seed: u64,
 
