@@ -228,7 +228,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
         }
         'compactor;check' {
             [CompletionResult]::new('--golden', '--golden', [CompletionResultType]::ParameterName, 'Compare every view with the golden files under DIR')
-            [CompletionResult]::new('--seed', '--seed', [CompletionResultType]::ParameterName, 'Seed of the pseudo-random call at which the interrupted run is killed')
+            [CompletionResult]::new('--seed', '--seed', [CompletionResultType]::ParameterName, 'Seed that picks the call after which the interrupted run aborts')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
             [CompletionResult]::new('--bless', '--bless', [CompletionResultType]::ParameterName, 'Rewrite the golden files from this run')

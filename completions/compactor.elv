@@ -214,7 +214,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
         }
         &'compactor;check'= {
             cand --golden 'Compare every view with the golden files under DIR'
-            cand --seed 'Seed of the pseudo-random call at which the interrupted run is killed'
+            cand --seed 'Seed that picks the call after which the interrupted run aborts'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --bless 'Rewrite the golden files from this run'

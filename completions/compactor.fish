@@ -213,7 +213,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand diff" -s q -l quiet 
 complete -c compactor -n "__fish_compactor_using_subcommand diff" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand diff" -s V -l version -d 'Print version'
 complete -c compactor -n "__fish_compactor_using_subcommand check" -l golden -d 'Compare every view with the golden files under DIR' -r -F
-complete -c compactor -n "__fish_compactor_using_subcommand check" -l seed -d 'Seed of the pseudo-random call at which the interrupted run is killed' -r
+complete -c compactor -n "__fish_compactor_using_subcommand check" -l seed -d 'Seed that picks the call after which the interrupted run aborts' -r
 complete -c compactor -n "__fish_compactor_using_subcommand check" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand check" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''

@@ -12,6 +12,7 @@
 pub mod cli;
 pub mod cmd;
 pub mod engine;
+pub mod fault;
 pub mod model;
 pub mod session;
 pub mod store;

@@ -255,14 +255,16 @@ fn compare_sides(ui: &mut Ui, a: &Side, b: &Side, stat: bool) -> Result<bool> {
     writeln!(ui.out, "first difference at byte {first_byte}")?;
     if !both_views {
         // A view file is one long line: show where it changes.
-        writeln!(ui.out, "  {la}: {}", excerpt(&ba, first_byte))?;
-        writeln!(ui.out, "  {lb}: {}", excerpt(&bb, first_byte))?;
+        let ex = |b: &[u8]| crate::cmd::visible::visible_line(&excerpt(b, first_byte)).into_owned();
+        writeln!(ui.out, "  {la}: {}", ex(&ba))?;
+        writeln!(ui.out, "  {lb}: {}", ex(&bb))?;
     }
     let text = diff
         .unified_diff()
         .context_radius(3)
         .header(&la, &lb)
         .to_string();
+    let text = crate::cmd::visible::visible(&text);
     for line in text.lines() {
         let styled = if line.starts_with("+++") || line.starts_with("---") {
             paint(ui.color, style::BOLD, line)

@@ -40,6 +40,11 @@ pub fn run(ui: &mut Ui, args: &ExportArgs) -> Result<Outcome> {
     let out = export(&view, format);
     match &args.output {
         Some(path) => write_atomic(path, &out, "")?,
+        // Markdown on stdout is for people (a terminal): control characters
+        // from the transcript are made visible. JSON escapes them already.
+        None if format == ExportFormat::Markdown => ui
+            .out
+            .write_all(&crate::cmd::visible::visible_bytes(&out))?,
         None => ui.out.write_all(&out)?,
     }
     Ok(Outcome::Ok)

@@ -13,8 +13,10 @@ pub mod project;
 pub mod replay;
 pub mod runs;
 pub mod show;
+mod storefault;
 pub mod style;
 pub mod tasks;
+pub mod visible;
 
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Write};
@@ -53,8 +55,11 @@ fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         Err(e) if is_broken_pipe(&e) => exit::OK,
         Err(e) => {
             let _ = ui.out.flush();
+            let e = storefault::explain(&cli, e);
             ui.error(&e);
-            if common::is_internal(&e) {
+            // A store the user can fix (read-only, not a database, busy) is
+            // an input error; a corrupt one or a failing SQLite is internal.
+            if common::is_internal(&e) && !storefault::is_user_fixable(&e) {
                 exit::INTERNAL
             } else {
                 exit::ERROR
@@ -94,7 +99,11 @@ fn db_location(cli: &Cli) -> Result<DbLocation> {
 }
 
 fn open_store(cli: &Cli) -> Result<Store> {
-    Ok(Store::open(&db_location(cli)?)?)
+    let location = db_location(cli)?;
+    if cli.db.is_none() {
+        crate::store::create_default_dir(&location)?;
+    }
+    Ok(Store::open(&location)?)
 }
 
 /// A closed output pipe (`compactor tasks | head`), however it was wrapped.
@@ -141,7 +150,7 @@ impl Ui {
     /// A note on stderr (suppressed by --quiet).
     pub fn note(&mut self, msg: impl AsRef<str>) {
         if !self.quiet {
-            let _ = writeln!(self.err, "{}", msg.as_ref());
+            let _ = writeln!(self.err, "{}", visible::visible(msg.as_ref()));
         }
     }
 
@@ -156,14 +165,14 @@ impl Ui {
         if !self.quiet {
             let label =
                 crate::cmd::style::paint(self.color_err, crate::cmd::style::WARN, "warning:");
-            let _ = writeln!(self.err, "{label} {}", msg.as_ref());
+            let _ = writeln!(self.err, "{label} {}", visible::visible(msg.as_ref()));
         }
     }
 
     /// An error on stderr (always shown).
     pub fn error(&mut self, e: &anyhow::Error) {
         let label = crate::cmd::style::paint(self.color_err, crate::cmd::style::ERROR, "error:");
-        let _ = writeln!(self.err, "{label} {e:#}");
+        let _ = writeln!(self.err, "{label} {}", visible::visible(&format!("{e:#}")));
         if let Some(hint) = common::hint_of(e) {
             let label = crate::cmd::style::paint(self.color_err, crate::cmd::style::HINT, "hint:");
             let _ = writeln!(self.err, "{label} {hint}");

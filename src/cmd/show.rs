@@ -11,6 +11,7 @@ use super::Ui;
 use super::common::{hinted, unknown_task};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self};
+use crate::cmd::visible::{visible, visible_line};
 use crate::engine::entries::Entry;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::parts::{PartBody, reconstruct};
@@ -169,7 +170,7 @@ pub fn run(store: &Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
         if let Some(ts) = &m.timestamp {
             header.push_str(&format!(" · {ts}"));
         }
-        ui.line(style::CYAN, &format!("── {header}"))?;
+        ui.line(style::CYAN, &visible_line(&format!("── {header}")))?;
         if let Some(u) = &m.usage {
             ui.line(
                 style::DIM,
@@ -183,7 +184,7 @@ pub fn run(store: &Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
             )?;
         }
         for b in &m.content {
-            writeln!(ui.out, "{}", block_text(b))?;
+            writeln!(ui.out, "{}", visible(&block_text(b)))?;
         }
     }
     Ok(Outcome::Ok)
@@ -225,7 +226,7 @@ fn show_part(
         p.tokens
     );
     ui.line(style::CYAN, &header)?;
-    writeln!(ui.out, "{}", block_text(block))?;
+    writeln!(ui.out, "{}", visible(&block_text(block)))?;
     Ok(Outcome::Ok)
 }
 
@@ -277,7 +278,7 @@ fn show_summary(
         header.push_str(&format!(" · extends {e}"));
     }
     ui.line(style::CYAN, &header)?;
-    writeln!(ui.out, "{}", text.trim_end())?;
+    writeln!(ui.out, "{}", visible(text.trim_end()))?;
     Ok(Outcome::Ok)
 }
 
@@ -408,11 +409,19 @@ fn show_tool(store: &Store, ui: &mut Ui, task: &str, id: &str, json_out: bool) -
     ui.line(
         style::CYAN,
         &format!(
-            "── tool call {name} {id} · turn {} · step {} · line {}",
-            call_row.message.turn, call_row.message.step, call_row.message.line
+            "── tool call {} {} · turn {} · step {} · line {}",
+            visible_line(&name),
+            visible_line(id),
+            call_row.message.turn,
+            call_row.message.step,
+            call_row.message.line
         ),
     )?;
-    writeln!(ui.out, "input:\n{}", serde_json::to_string_pretty(&input)?)?;
+    writeln!(
+        ui.out,
+        "input:\n{}",
+        visible(&serde_json::to_string_pretty(&input)?)
+    )?;
     match &result {
         Some((r, content, is_error)) => {
             writeln!(
@@ -420,7 +429,7 @@ fn show_tool(store: &Store, ui: &mut Ui, task: &str, id: &str, json_out: bool) -
                 "output{} (line {}):\n{}",
                 if *is_error { " · error" } else { "" },
                 r.message.line,
-                tool_content_text(content)
+                visible(&tool_content_text(content))
             )?;
         }
         None => writeln!(ui.out, "output: none recorded (the call was interrupted)")?,

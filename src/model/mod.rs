@@ -206,7 +206,9 @@ pub struct Usage {
 impl Usage {
     /// The whole prompt the provider counted: fresh + cache read + cache write.
     pub fn prompt_tokens(&self) -> u64 {
-        self.input_tokens + self.cache_read_input_tokens + self.cache_creation_input_tokens
+        self.input_tokens
+            .saturating_add(self.cache_read_input_tokens)
+            .saturating_add(self.cache_creation_input_tokens)
     }
 
     pub fn add(&mut self, other: &Usage) {

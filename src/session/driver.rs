@@ -336,6 +336,9 @@ impl<'a> Driver<'a> {
             }
             Ok(())
         })?;
+        if self.progress.is_some() {
+            crate::fault::after_call(k);
+        }
         self.last = Some((k, out.parts.clone(), end));
         Ok(out)
     }
@@ -377,7 +380,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: crate::session::props::cases(32), ..ProptestConfig::default() })]
 
         /// Keeping the previous call's parts in memory, re-deriving the
         /// checkpoint before every call, and reopening a file store between

@@ -13,6 +13,14 @@ use crate::model::decimal::Ratio;
 use crate::model::{Block, Kind, Role};
 use crate::view::validate;
 
+/// The case count: `PROPTEST_CASES` (set by `fuzz/run`), else `default`.
+pub(crate) fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 #[derive(Debug, Clone)]
 pub(crate) enum Ev {
     Ask(String),
@@ -89,7 +97,7 @@ fn calls(sim: &Sim) -> u32 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(96), ..ProptestConfig::default() })]
 
     /// (a) same raw + same store + same budget ⇒ byte-identical views;
     /// (b) re-running a call restores the same view and mints nothing;

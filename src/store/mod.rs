@@ -6,13 +6,13 @@
 //! embedded in the binary and applied on open. A file written by a newer
 //! compactor is refused rather than guessed at.
 
+mod concurrency;
 mod raw;
 mod runs;
 mod snapshot;
 mod tools;
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use rusqlite::Connection;
 
@@ -51,6 +51,10 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "the store's directory {path} does not exist; create it or use another --db (only the default store's directory is created on first use)"
+    )]
+    NoDir { path: String },
     #[error(transparent)]
     Sql(#[from] rusqlite::Error),
     #[error("corrupt entry in the store: {0}")]
@@ -103,6 +107,20 @@ impl DbLocation {
     }
 }
 
+/// Create the directory of the default store (first use). A --db path's
+/// directory is never created: see [`StoreError::NoDir`].
+pub fn create_default_dir(location: &DbLocation) -> Result<()> {
+    if let DbLocation::File(p) = location
+        && let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty())
+    {
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+            path: dir.display().to_string(),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
 pub struct Store {
     conn: Connection,
     location: DbLocation,
@@ -115,11 +133,15 @@ impl Store {
         let conn = match location {
             DbLocation::Memory => Connection::open_in_memory(),
             DbLocation::File(p) => {
-                if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-                    std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                // Only the default store's directory is created (by the caller,
+                // `create_default_dir`): a --db naming a missing directory is
+                // most likely a typo, which must not become a new empty store.
+                if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty())
+                    && !dir.is_dir()
+                {
+                    return Err(StoreError::NoDir {
                         path: dir.display().to_string(),
-                        source,
-                    })?;
+                    });
                 }
                 Connection::open(p)
             }
@@ -128,15 +150,14 @@ impl Store {
             path: path_str.clone(),
             source,
         })?;
-        conn.busy_timeout(Duration::from_secs(10))?;
+        conn.busy_timeout(concurrency::BUSY_WAIT)?;
         if matches!(location, DbLocation::File(_)) {
             // WAL: readers never block the writer; NORMAL sync is durable across
             // process crashes, which is what interruption tests exercise.
-            conn.pragma_update(None, "journal_mode", "WAL")
-                .map_err(|source| StoreError::Open {
-                    path: path_str.clone(),
-                    source,
-                })?;
+            concurrency::set_wal(&conn).map_err(|source| StoreError::Open {
+                path: path_str.clone(),
+                source,
+            })?;
             conn.pragma_update(None, "synchronous", "NORMAL")?;
         }
         let mut store = Store {
@@ -158,20 +179,33 @@ impl Store {
     }
 
     fn migrate(&mut self) -> Result<()> {
+        let too_new = |found| StoreError::TooNew {
+            path: self.location.display(),
+            found,
+            supported: STORE_VERSION,
+        };
         let found = self.version()?;
         if found > STORE_VERSION {
-            return Err(StoreError::TooNew {
-                path: self.location.display(),
-                found,
-                supported: STORE_VERSION,
-            });
+            return Err(too_new(found));
         }
-        for (i, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
-            let tx = self.conn.transaction()?;
+        if found == STORE_VERSION {
+            return Ok(());
+        }
+        // Several processes may open a brand-new store at once: take the write
+        // lock first, then re-read the version under it, so exactly one of them
+        // migrates and the others see the result.
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let found = tx.query_row("PRAGMA user_version", [], |r| r.get::<_, u32>(0))?;
+        if found > STORE_VERSION {
+            return Err(too_new(found));
+        }
+        for sql in MIGRATIONS.iter().skip(found as usize) {
             tx.execute_batch(sql)?;
-            tx.pragma_update(None, "user_version", (i + 1) as u32)?;
-            tx.commit()?;
         }
+        tx.pragma_update(None, "user_version", STORE_VERSION)?;
+        tx.commit()?;
         Ok(())
     }
 
@@ -267,6 +301,9 @@ mod tests {
     fn reopening_does_not_migrate_twice() {
         let dir = tempfile::tempdir().unwrap();
         let path = DbLocation::File(dir.path().join("nested/dir/s.db"));
+        assert!(matches!(Store::open(&path), Err(StoreError::NoDir { .. })));
+        assert!(!dir.path().join("nested").exists());
+        create_default_dir(&path).unwrap();
         Store::open(&path).unwrap();
         let s = Store::open(&path).unwrap();
         assert_eq!(s.version().unwrap(), STORE_VERSION);

@@ -118,7 +118,10 @@ impl AnthropicImporter {
                 // A response object carries its id; a bare message gets an ordinal.
                 m.gen_id =
                     Some(opt_str(obj, "id").unwrap_or_else(|| format!("gen-{}", self.generations)));
-                m.usage = obj.get("usage").and_then(anthropic_usage);
+                m.usage = match obj.get("usage") {
+                    Some(u) => anthropic_usage(line, u)?,
+                    None => None,
+                };
                 if let Some(model) = opt_str(obj, "model") {
                     tasks.main().meta.model.get_or_insert(model);
                 }

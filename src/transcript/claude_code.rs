@@ -266,7 +266,10 @@ impl ClaudeCodeImporter {
                 }
                 let mut m = Message::new(Role::Assistant, Kind::Generation, content, line);
                 m.gen_id = msg.id.clone().or_else(|| l.uuid.clone());
-                m.usage = msg.usage.as_ref().and_then(anthropic_usage);
+                m.usage = match &msg.usage {
+                    Some(u) => anthropic_usage(line, u)?,
+                    None => None,
+                };
                 m
             }
         } else {

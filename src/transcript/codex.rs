@@ -216,11 +216,11 @@ impl CodexImporter {
         let Some(last) = info.get("last_token_usage").and_then(Value::as_object) else {
             return Ok(LineOutcome::NotConversation);
         };
-        let n = |k: &str| last.get(k).and_then(Value::as_u64).unwrap_or(0);
-        let cached = n("cached_input_tokens");
+        let n = |k: &str| super::tokens::count(line, last, k);
+        let cached = n("cached_input_tokens")?;
         let usage = Usage {
-            input_tokens: n("input_tokens").saturating_sub(cached),
-            output_tokens: n("output_tokens"),
+            input_tokens: n("input_tokens")?.saturating_sub(cached),
+            output_tokens: n("output_tokens")?,
             cache_read_input_tokens: cached,
             cache_creation_input_tokens: 0,
         };

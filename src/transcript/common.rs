@@ -129,15 +129,17 @@ pub fn image_from_url(url: &str) -> Block {
 }
 
 /// Anthropic usage (`input_tokens`, `cache_*`, `output_tokens`); absent fields count 0.
-pub fn anthropic_usage(v: &Value) -> Option<Usage> {
-    let obj = v.as_object()?;
-    let n = |k: &str| obj.get(k).and_then(Value::as_u64).unwrap_or(0);
-    Some(Usage {
-        input_tokens: n("input_tokens"),
-        output_tokens: n("output_tokens"),
-        cache_read_input_tokens: n("cache_read_input_tokens"),
-        cache_creation_input_tokens: n("cache_creation_input_tokens"),
-    })
+pub fn anthropic_usage(line: u64, v: &Value) -> Result<Option<Usage>, LineError> {
+    let Some(obj) = v.as_object() else {
+        return Ok(None);
+    };
+    let n = |k: &str| super::tokens::count(line, obj, k);
+    Ok(Some(Usage {
+        input_tokens: n("input_tokens")?,
+        output_tokens: n("output_tokens")?,
+        cache_read_input_tokens: n("cache_read_input_tokens")?,
+        cache_creation_input_tokens: n("cache_creation_input_tokens")?,
+    }))
 }
 
 pub fn req_str(

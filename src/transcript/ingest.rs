@@ -150,7 +150,20 @@ pub fn ingest_file(
         source,
     };
     let canonical = source_path(path).display().to_string();
-    let size = std::fs::metadata(path).map_err(io_err)?.len();
+    let meta = std::fs::metadata(path).map_err(io_err)?;
+    // Only regular files: a directory is not imported (yet), and opening a
+    // FIFO would wait for a writer forever.
+    if meta.is_dir() {
+        return Err(io_err(std::io::Error::other(
+            "is a directory; expected a transcript file (name the files to import)",
+        )));
+    }
+    if !meta.is_file() {
+        return Err(io_err(std::io::Error::other(
+            "is not a regular file (a FIFO, socket or device); expected a transcript file",
+        )));
+    }
+    let size = meta.len();
     if opts.task.is_none()
         && let Some(report) = unchanged(store, path, &canonical, size, &shown)?
     {

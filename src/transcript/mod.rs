@@ -14,6 +14,7 @@ pub mod detect;
 pub mod ingest;
 pub mod openai_chat;
 pub mod reader;
+mod tokens;
 
 use std::collections::HashMap;
 

@@ -101,7 +101,10 @@ impl OpenAiChatImporter {
                 self.generations += 1;
                 let mut m = Message::new(Role::Assistant, Kind::Generation, blocks, line);
                 m.gen_id = Some(format!("gen-{}", self.generations));
-                m.usage = obj.get("usage").and_then(openai_usage);
+                m.usage = match obj.get("usage") {
+                    Some(u) => openai_usage(line, u)?,
+                    None => None,
+                };
                 m
             }
             "tool" | "function" => {
@@ -237,18 +240,19 @@ fn parts(line: u64, v: Option<&Value>) -> Result<Vec<Block>, LineError> {
     }
 }
 
-fn openai_usage(v: &Value) -> Option<Usage> {
-    let o = v.as_object()?;
-    let n = |k: &str| o.get(k).and_then(Value::as_u64).unwrap_or(0);
-    let cached = o
-        .get("prompt_tokens_details")
-        .and_then(|d| d.get("cached_tokens"))
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
-    Some(Usage {
-        input_tokens: n("prompt_tokens").saturating_sub(cached),
-        output_tokens: n("completion_tokens"),
+fn openai_usage(line: u64, v: &Value) -> Result<Option<Usage>, LineError> {
+    let Some(o) = v.as_object() else {
+        return Ok(None);
+    };
+    let n = |k: &str| super::tokens::count(line, o, k);
+    let cached = match o.get("prompt_tokens_details").and_then(Value::as_object) {
+        Some(d) => super::tokens::count(line, d, "cached_tokens")?,
+        None => 0,
+    };
+    Ok(Some(Usage {
+        input_tokens: n("prompt_tokens")?.saturating_sub(cached),
+        output_tokens: n("completion_tokens")?,
         cache_read_input_tokens: cached,
         cache_creation_input_tokens: 0,
-    })
+    }))
 }

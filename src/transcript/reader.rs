@@ -60,6 +60,9 @@ pub fn parse_reader<R: BufRead>(
             progress(bytes);
             next_progress = bytes + PROGRESS_EVERY;
         }
+        if n > 0 {
+            crate::fault::after_line();
+        }
         Ok(n > 0)
     };
 
@@ -315,6 +318,13 @@ fn parse_check(line: u64, raw: &[u8]) -> Result<(), LineError> {
 
 fn utf8_error(line: u64, raw: &[u8], e: std::str::Utf8Error) -> LineError {
     let at = e.valid_up_to();
+    if line == 1 && (raw.starts_with(&[0xff, 0xfe]) || raw.starts_with(&[0xfe, 0xff])) {
+        return LineError::new(
+            1,
+            1,
+            "the file is UTF-16 (it starts with a UTF-16 byte-order mark); expected UTF-8 text (convert it, e.g. iconv -f UTF-16 -t UTF-8)",
+        );
+    }
     LineError::new(
         line,
         at as u64 + 1,
@@ -326,6 +336,9 @@ fn utf8_error(line: u64, raw: &[u8], e: std::str::Utf8Error) -> LineError {
 }
 
 fn utf8_error_in_document(all: &[u8], e: std::str::Utf8Error) -> LineError {
+    if all.starts_with(&[0xff, 0xfe]) || all.starts_with(&[0xfe, 0xff]) {
+        return utf8_error(1, all, e);
+    }
     let at = e.valid_up_to();
     let line = all[..at].iter().filter(|b| **b == b'\n').count() as u64 + 1;
     let col = at

@@ -1,5 +1,5 @@
 //! `compactor check`: the CI determinism check over the fixtures: fresh,
-//! reopened and killed-then-resumed replays agree; golden files; failures
+//! reopened and aborted-then-resumed replays agree; golden files; failures
 //! name the fixture, budget, call and byte.
 
 use serde_json::Value;
@@ -41,7 +41,7 @@ fn every_fixture_passes_and_every_view_is_identical() {
             let l = lines[i * 4 + 1 + j];
             assert!(l.starts_with(&format!("  ok   {budget:<8} ")), "{l}");
             assert!(
-                l.contains(" calls identical: fresh = reopened = resumed, SIGKILL after call "),
+                l.contains(" calls identical: fresh = reopened = resumed, aborted after call "),
                 "{l}"
             );
             assert!(l.contains("(seed 1"), "{l}");
@@ -70,7 +70,7 @@ fn every_fixture_passes_and_every_view_is_identical() {
 }
 
 #[test]
-fn the_interrupted_run_is_killed_and_resumed_in_a_new_process() {
+fn the_interrupted_run_aborts_at_the_seeded_call_and_resumes_in_a_new_process() {
     let env = TestEnv::new();
     env.fixture(DISPOSABLE);
     let (status, r) = check_json(&env, &[DISPOSABLE], &[]);
@@ -86,12 +86,10 @@ fn the_interrupted_run_is_killed_and_resumed_in_a_new_process() {
         assert!(b["drift"].is_null(), "{b}");
         let at = b["interrupted_at"].as_u64().expect("interrupted_at");
         assert!((1..=DISPOSABLE_CALLS).contains(&at), "{b}");
-        // The child was ended by SIGKILL, not by finishing.
+        // The child aborted (COMPACTOR_FAULT) right after committing call
+        // `at`, not by finishing; the new process resumes at exactly that call.
         assert_eq!(b["child_killed"], true, "{b}");
-        // It may run past the call the kill was sent after; the new process
-        // resumes at the last call the child committed.
-        let resumed = b["resumed_from"].as_u64().expect("resumed_from");
-        assert!(resumed >= at && resumed <= DISPOSABLE_CALLS, "{b}");
+        assert_eq!(b["resumed_from"].as_u64(), Some(at), "{b}");
     }
     // The kill point is seeded: the same seed picks the same calls, another
     // seed (usually) others.

@@ -165,7 +165,7 @@ fn jsonish() -> impl Strategy<Value = Vec<u8>> {
 
 proptest! {
     #![proptest_config(ProptestConfig {
-        cases: 96,
+        cases: crate::fuzz::cases(96),
         // Failures are saved next to this file: tests/cli/parse_props.proptest-regressions.
         failure_persistence: Some(Box::new(FileFailurePersistence::WithSource("proptest-regressions"))),
         ..ProptestConfig::default()

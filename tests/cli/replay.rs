@@ -1,5 +1,5 @@
 //! `compactor replay`: the timeline, its JSON and JSONL forms, ranges, view
-//! files, saved runs, and a replay killed with SIGKILL and run again.
+//! files, saved runs, and a replay aborted mid-way (COMPACTOR_FAULT) and run again.
 
 use std::collections::BTreeMap;
 
@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use crate::util::{
     BREAKTHROUGH, BUDGETS, DISPOSABLE, FOLD, SHRINK_FLOOR, SHRINK_FLOOR_CALLS, SHRINK_FLOOR_TASK,
-    TENANT, TENANT_CALLS, TENANT_TASK, TestEnv, args, assert_report_fields,
-    assert_status_consistent, blake3_hex, valid_view,
+    TENANT, TENANT_TASK, TestEnv, args, assert_report_fields, assert_status_consistent, blake3_hex,
+    valid_view,
 };
 
 fn shrink_floor() -> TestEnv {
@@ -311,15 +311,11 @@ fn jsonl_prints_one_object_per_call() {
     }
 }
 
-/// Spawn an in-place `replay --jsonl` on `env`'s store, SIGKILL it once it has
-/// reported call `at`, and return the last call it reported before it died.
-#[cfg(unix)]
-fn killed_replay(env: &TestEnv, task: &str, budget: &[&str], at: u64) -> u64 {
-    use std::io::{BufRead, BufReader};
-    use std::os::unix::process::ExitStatusExt;
-    use std::process::Stdio;
-
-    let mut child = env
+/// Run an in-place `replay --jsonl` on `env`'s store that aborts right after
+/// committing call `at` (the hidden `COMPACTOR_FAULT` switch), and return the
+/// call the store says it committed last.
+fn aborted_replay(env: &TestEnv, task: &str, budget: &[&str], at: u64) -> u64 {
+    let out = env
         .std_command()
         .arg("--db")
         .arg(env.db())
@@ -327,36 +323,31 @@ fn killed_replay(env: &TestEnv, task: &str, budget: &[&str], at: u64) -> u64 {
             &["replay", "--task", task, "--in-place", "--jsonl"],
             budget,
         ))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn the replay");
-    let mut last = 0;
-    let mut killed = false;
-    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
-        let Ok(row) = serde_json::from_str::<Value>(&line.unwrap()) else {
-            break; // cut short by the kill
-        };
-        last = row["step"].as_u64().unwrap();
-        if !killed && last == at {
-            child.kill().unwrap();
-            killed = true;
-        }
-    }
-    let status = child.wait().unwrap();
-    assert_eq!(
-        status.signal(),
-        Some(9),
-        "the replay was not killed: {status}"
+        .env("COMPACTOR_FAULT", format!("abort-after-call:{at}"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run the replay");
+    assert!(
+        !out.status.success() && out.status.code().is_none(),
+        "the replay did not abort: {}",
+        out.status
     );
-    assert!(last >= at);
-    last
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(out.status.signal(), Some(6), "SIGABRT: {}", out.status);
+    }
+    env.conn()
+        .query_row(
+            "SELECT last_call FROM replay_progress WHERE task_id = ?1",
+            [task],
+            |r| r.get::<_, i64>(0),
+        )
+        .unwrap() as u64
 }
 
-#[cfg(unix)]
 #[test]
-fn a_replay_killed_mid_way_and_run_again_ends_on_the_same_view() {
+fn a_replay_aborted_mid_way_and_run_again_ends_on_the_same_view() {
     let budget = FOLD;
     // The uninterrupted reference, on a fresh store.
     let reference = TestEnv::new();
@@ -370,27 +361,12 @@ fn a_replay_killed_mid_way_and_run_again_ends_on_the_same_view() {
     run.success();
     let compacted = run.json()["view_hash"].clone();
 
-    // Killed after call 5 of 25, then resumed by a new process at the last
-    // call the killed one committed (at or after the last it reported).
+    // Aborted right after committing call 5 of 25, then resumed by a new
+    // process at the call the aborted one committed last.
     let env = TestEnv::new();
     env.import_fixture(TENANT);
-    let last = killed_replay(&env, TENANT_TASK, &budget, 5);
-    assert!(
-        last < TENANT_CALLS,
-        "the replay finished before the kill landed"
-    );
-    let committed: u64 = env
-        .conn()
-        .query_row(
-            "SELECT last_call FROM replay_progress WHERE task_id = ?1",
-            [TENANT_TASK],
-            |r| r.get::<_, i64>(0),
-        )
-        .unwrap() as u64;
-    assert!(
-        committed >= last,
-        "progress {committed} is behind the reported {last}"
-    );
+    let committed = aborted_replay(&env, TENANT_TASK, &budget, 5);
+    assert_eq!(committed, 5, "progress is not the aborted call");
     let resumed = replay_json(&env, TENANT_TASK, &args(&["--resume"], &budget));
     assert_eq!(steps(&resumed)[0]["step"], committed);
     assert_eq!(
@@ -406,12 +382,11 @@ fn a_replay_killed_mid_way_and_run_again_ends_on_the_same_view() {
     assert!(run.stderr.contains("resuming at call"), "{}", run.stderr);
     assert_eq!(run.json()["view_hash"], compacted);
 
-    // Killed again on another store, then replayed again: a replay starts
+    // Aborted again on another store, then replayed again: a replay starts
     // from a scratch copy, so it is the uninterrupted one, row for row.
     let env = TestEnv::new();
     env.import_fixture(TENANT);
-    let last = killed_replay(&env, TENANT_TASK, &budget, 9);
-    assert!(last < TENANT_CALLS);
+    assert_eq!(aborted_replay(&env, TENANT_TASK, &budget, 9), 9);
     let again = replay_json(&env, TENANT_TASK, &budget);
     assert_eq!(hashes(&again), full_hashes);
     // In place without --resume it says that it is re-running stored calls.
@@ -426,10 +401,10 @@ fn a_replay_killed_mid_way_and_run_again_ends_on_the_same_view() {
         run.stderr
     );
 
-    // A compact after a killed replay resumes and ends on the same view too.
+    // A compact after an aborted replay resumes and ends on the same view too.
     let env = TestEnv::new();
     env.import_fixture(TENANT);
-    killed_replay(&env, TENANT_TASK, &budget, 13);
+    assert_eq!(aborted_replay(&env, TENANT_TASK, &budget, 13), 13);
     let run = env.run(&args(
         &["compact", "--task", TENANT_TASK, "--json", "-o", "v.json"],
         &budget,

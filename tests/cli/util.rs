@@ -271,13 +271,19 @@ fn copy_tree(from: &Path, to: &Path) {
 
 /// Where the shared corpus lives: `$COMPACTOR_CORPUS`, else `<crate>/../shared/corpus`.
 /// Returns `None` (after saying so on stderr) when it is absent, so that corpus
-/// tests can return early on machines without it.
+/// tests can return early on machines without it; under CI (`CI=true`) an
+/// absent corpus fails the test instead, so CI cannot pass without it.
 pub fn corpus(test: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("COMPACTOR_CORPUS")
         .map(PathBuf::from)
         .unwrap_or_else(|| crate_dir().join("..").join("shared").join("corpus"));
     if dir.is_dir() {
         Some(dir)
+    } else if under_ci() {
+        panic!(
+            "{test}: the corpus is absent ({} is not a directory) and CI is set: corpus tests must not be skipped in CI; set COMPACTOR_CORPUS",
+            dir.display()
+        );
     } else {
         eprintln!(
             "SKIPPED {test}: the corpus is absent ({} is not a directory; set COMPACTOR_CORPUS to point at it)",
@@ -285,6 +291,11 @@ pub fn corpus(test: &str) -> Option<PathBuf> {
         );
         None
     }
+}
+
+/// Whether this is a CI run (`CI` set to anything but empty, `0` or `false`).
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
 }
 
 /// Every `.jsonl` file under `dir`, sorted.

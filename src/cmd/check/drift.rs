@@ -54,11 +54,11 @@ pub(super) fn print_fixture(ui: &mut Ui, r: &FixtureResult, seed: u64) -> Result
         };
         let kill = match (b.interrupted_at, b.child_killed, b.resumed_from) {
             (Some(k), Some(true), Some(r)) => {
-                format!(", SIGKILL after call {k} (seed {seed}), resumed at call {r}")
+                format!(", aborted after call {k} (seed {seed}), resumed at call {r}")
             }
-            (Some(k), _, Some(r)) => format!(
-                ", child done before the kill after call {k} (seed {seed}), resumed at call {r}"
-            ),
+            (Some(k), _, Some(r)) => {
+                format!(", child did not abort after call {k} (seed {seed}), resumed at call {r}")
+            }
             _ => String::new(),
         };
         match &b.drift {

@@ -1,16 +1,19 @@
-//! The child harness: a second compactor process replays a fixture in place and is killed at a chosen call, so resuming can be compared with a fresh run.
+//! The child harness: a second compactor process replays a fixture in place
+//! and aborts right after committing a chosen call, so resuming can be
+//! compared with a fresh run.
 
 use super::*;
+use crate::fault::{self, Fault};
 
-/// The call at which the interrupted run is killed: seeded, so a failure replays.
+/// The call after which the interrupted run aborts: seeded, so a failure replays.
 pub(super) fn pick_call(seed: u64, fixture: &str, budget: &str, calls: u32) -> u32 {
     let h = blake3::hash(format!("{seed}\0{fixture}\0{budget}").as_bytes());
     let n = u64::from_le_bytes(h.as_bytes()[..8].try_into().expect("8 bytes"));
     1 + (n % u64::from(calls)) as u32
 }
 
-/// Replay in a child process, SIGKILL it once call `at` is reported, then
-/// resume in a new process; return the views of every call.
+/// Replay in a child process that aborts right after committing call `at`,
+/// then resume in a new process; return the views of every call.
 pub(super) fn interrupted_run(
     exe: &Path,
     fixture: &Path,
@@ -44,36 +47,29 @@ pub(super) fn interrupted_run(
             .stderr(Stdio::piped());
         c
     };
-    let mut child = base(&[]).spawn().context("cannot start the child replay")?;
-    let stdout = child.stdout.take().expect("piped");
-    let mut reached = false;
-    for line in BufReader::new(stdout).lines() {
-        let line = line?;
-        let v: serde_json::Value = serde_json::from_str(&line)
-            .with_context(|| format!("the child replay printed {line:?}"))?;
-        if v["step"].as_u64() == Some(u64::from(at)) {
-            reached = true;
-            child.kill().context("cannot kill the child replay")?; // SIGKILL on Unix
-            break;
-        }
+    // The child aborts right after committing call `at` (the hidden fault
+    // switch): a crash at a chosen point, not a timed kill.
+    let out = base(&[])
+        .env(fault::ENV, Fault::AfterCall(at).env_value())
+        .output()
+        .context("cannot start the child replay")?;
+    let killed = killed_by_signal(&out.status);
+    if !killed {
+        bail!(
+            "the child replay ended ({}) instead of aborting after call {at}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
-    let status = child.wait()?;
-    let killed = killed_by_signal(&status);
-    if !reached {
-        let mut err = String::new();
-        if let Some(mut e) = child.stderr.take() {
-            std::io::Read::read_to_string(&mut e, &mut err)?;
-        }
-        bail!("the child replay ended ({status}) before call {at}: {err}");
-    }
-    // The killed child may have committed calls past the one it reported:
-    // the new process resumes where the store says the replay got to.
+    // The new process resumes where the store says the replay got to: the
+    // call the child committed last.
     let resumed_from = Store::open(&DbLocation::File(db.clone()))?
         .reader()
         .replay_progress(task)?
         .map_or(1, |(k, _)| k);
     {
         let out = base(&["--resume".to_string()])
+            .env_remove(fault::ENV)
             .output()
             .context("cannot start the resumed replay")?;
         if !out.status.success() {
@@ -101,7 +97,7 @@ pub(super) fn interrupted_run(
 /// What the interrupted run did.
 pub(super) struct Interrupted {
     pub(super) views: Vec<Vec<u8>>,
-    /// The child died of the signal (it had not finished on its own).
+    /// The child died of the abort (it had not finished on its own).
     pub(super) killed: bool,
     /// The call the new process started at (the last one the child committed).
     pub(super) resumed_from: u32,

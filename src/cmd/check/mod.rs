@@ -2,12 +2,13 @@
 //! check. Every fixture is replayed under each budget of a small matrix
 //! three ways, all of which must give byte-identical views at every call:
 //! (a) a fresh in-memory store; (b) a file store reopened before every call;
-//! (c) a file store replayed by a child process that is killed (SIGKILL) at a
-//! pseudo-random call, then resumed by a new process. With `--golden`, the
+//! (c) a file store replayed by a child process that aborts right after
+//! committing a seeded call (the `COMPACTOR_FAULT` switch, see `fault`), then
+//! resumed by a new process. With `--golden`, the
 //! views must also equal the golden files (`--bless` rewrites them).
 //! Check never touches the user's store: every store is temporary.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -52,7 +53,7 @@ pub struct CheckArgs {
     #[arg(long, requires = "golden")]
     pub bless: bool,
 
-    /// Seed of the pseudo-random call at which the interrupted run is killed.
+    /// Seed that picks the call after which the interrupted run aborts.
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub seed: u64,
 
@@ -65,9 +66,9 @@ pub struct CheckArgs {
 struct BudgetResult {
     budget: &'static str,
     calls: u32,
-    /// The call after whose report the child replay was sent SIGKILL.
+    /// The call after whose commit the child replay aborted.
     interrupted_at: Option<u32>,
-    /// Whether the child died of the signal (false: it had already finished).
+    /// Whether the child died of the abort (it always does: else check fails).
     child_killed: Option<bool>,
     /// The call the new process resumed at: the last one the child committed.
     resumed_from: Option<u32>,
@@ -184,7 +185,7 @@ fn check_fixture(
             reopened.push(driver.step(&mut store, k)?.view.canonical_bytes());
         }
 
-        // (c) a replay killed at a pseudo-random call and resumed by a new process.
+        // (c) a replay aborted after a seeded call and resumed by a new process.
         let interrupted_at = (calls > 0).then(|| pick_call(args.seed, &name, bname, calls));
         let interrupted = match interrupted_at {
             Some(at) => Some(interrupted_run(

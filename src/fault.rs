@@ -1,0 +1,106 @@
+//! Hidden fault injection for crash tests (not part of the user interface).
+//!
+//! `COMPACTOR_FAULT=abort-after-call:N` makes the process call
+//! [`std::process::abort`] right after it commits call N of a run that
+//! records its progress in the store (an in-place `replay`, `compact`, and
+//! the child replay of `check`). `COMPACTOR_FAULT=abort-after-line:N` aborts
+//! once the importer has read line N of its input (lines are counted across
+//! every file one process imports, so a multi-file import can die in the
+//! middle of any file). Abort is a crash: no destructor, no flush, no
+//! rollback beyond what SQLite itself guarantees, which is the point.
+//!
+//! A value that does not parse is reported on stderr and ignored.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The environment variable that arms a fault.
+pub const ENV: &str = "COMPACTOR_FAULT";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    AfterCall(u32),
+    AfterLine(u64),
+}
+
+impl Fault {
+    pub fn parse(s: &str) -> Option<Fault> {
+        let (kind, n) = s.trim().split_once(':')?;
+        match kind {
+            "abort-after-call" => n.parse().ok().filter(|n| *n > 0).map(Fault::AfterCall),
+            "abort-after-line" => n.parse().ok().filter(|n| *n > 0).map(Fault::AfterLine),
+            _ => None,
+        }
+    }
+
+    /// The value of [`ENV`] that arms this fault.
+    pub fn env_value(&self) -> String {
+        match self {
+            Fault::AfterCall(n) => format!("abort-after-call:{n}"),
+            Fault::AfterLine(n) => format!("abort-after-line:{n}"),
+        }
+    }
+}
+
+fn armed() -> Option<Fault> {
+    static FAULT: OnceLock<Option<Fault>> = OnceLock::new();
+    *FAULT.get_or_init(|| {
+        let v = std::env::var(ENV).ok().filter(|v| !v.is_empty())?;
+        let f = Fault::parse(&v);
+        if f.is_none() {
+            eprintln!(
+                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N or abort-after-line:N"
+            );
+        }
+        f
+    })
+}
+
+/// Call after committing call `k` of a run that records progress.
+pub fn after_call(k: u32) {
+    if armed() == Some(Fault::AfterCall(k)) {
+        std::process::abort();
+    }
+}
+
+/// Call after reading each input line of an import.
+pub fn after_line() {
+    static LINES: AtomicU64 = AtomicU64::new(0);
+    if let Some(Fault::AfterLine(n)) = armed()
+        && LINES.fetch_add(1, Ordering::Relaxed) + 1 == n
+    {
+        std::process::abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_two_faults_and_refuses_the_rest() {
+        assert_eq!(
+            Fault::parse("abort-after-call:3"),
+            Some(Fault::AfterCall(3))
+        );
+        assert_eq!(
+            Fault::parse("abort-after-line:120"),
+            Some(Fault::AfterLine(120))
+        );
+        for bad in [
+            "",
+            "abort-after-call",
+            "abort-after-call:0",
+            "abort-after-call:-1",
+            "abort-after-line:x",
+            "crash:3",
+        ] {
+            assert_eq!(Fault::parse(bad), None, "{bad}");
+        }
+        assert_eq!(Fault::AfterCall(7).env_value(), "abort-after-call:7");
+        assert_eq!(
+            Fault::parse(&Fault::AfterLine(9).env_value()),
+            Some(Fault::AfterLine(9))
+        );
+    }
+}

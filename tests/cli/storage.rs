@@ -1,0 +1,316 @@
+//! Storage faults: each refused with a clear message (exit 2), and the store
+//! file left exactly as it was: a read-only store, an unwritable directory, a
+//! store from a newer compactor, a corrupted store, a file that is not
+//! SQLite, a `--db` in a directory that does not exist.
+//!
+//! Permission tests need an unprivileged process: when the tests run as root
+//! (who ignores file modes), the binary is run as `nobody` through
+//! `setpriv`; without setpriv those two tests say they skipped.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::reliability::{assert_integrity, store_dump};
+use crate::util::{DISPOSABLE, DISPOSABLE_TASK, Run, SHRINK_FLOOR, TestEnv, blake3_hex};
+
+fn file_hash(p: &Path) -> String {
+    blake3_hex(&std::fs::read(p).unwrap())
+}
+
+fn no_side_files(db: &Path) {
+    for ext in ["-wal", "-shm", "-journal"] {
+        let mut side = db.as_os_str().to_owned();
+        side.push(ext);
+        assert!(
+            !Path::new(&side).exists(),
+            "{} was created",
+            Path::new(&side).display()
+        );
+    }
+}
+
+#[test]
+fn a_file_that_is_not_sqlite_is_refused_and_left_untouched() {
+    let env = TestEnv::new();
+    let f = env.fixture(DISPOSABLE);
+    for (name, bytes) in [
+        (
+            "text",
+            b"this is a note, not a database; it is long enough to look like one\n".repeat(64),
+        ),
+        ("transcript", std::fs::read(env.work().join(&f)).unwrap()),
+        (
+            "binary",
+            (0..8192u32).map(|i| (i * 7919 % 251) as u8).collect(),
+        ),
+    ] {
+        let db = env.root().join(format!("{name}.db"));
+        std::fs::write(&db, &bytes).unwrap();
+        for a in [&["import", f.as_str()][..], &["tasks"][..]] {
+            let mut cmd = env.bare_command();
+            cmd.arg("--db").arg(&db).args(a);
+            let run = env.finish(cmd);
+            run.failure(2);
+            assert!(
+                run.stderr.contains(&format!(
+                    "the store [TMP]/{name}.db is not an SQLite database"
+                )),
+                "{name}: {}",
+                run.stderr
+            );
+            assert_eq!(std::fs::read(&db).unwrap(), bytes, "{name} was modified");
+            no_side_files(&db);
+        }
+    }
+}
+
+#[test]
+fn a_corrupted_store_is_refused_and_nothing_is_written() {
+    let env = TestEnv::new();
+    env.import_fixture(DISPOSABLE);
+    let db = env.db();
+    // Garbage over every page but the first (the header and the schema).
+    let mut bytes = std::fs::read(&db).unwrap();
+    assert!(bytes.len() > 4 * 4096, "{}", bytes.len());
+    for (i, b) in bytes.iter_mut().enumerate().skip(4096) {
+        *b = (i * 31 % 253) as u8;
+    }
+    std::fs::write(&db, &bytes).unwrap();
+    let before = file_hash(&db);
+    let f = env.fixture(SHRINK_FLOOR);
+    for a in [
+        &["import", f.as_str()][..],
+        &["tasks"][..],
+        &["show", "--task", DISPOSABLE_TASK][..],
+    ] {
+        let run = env.run(a);
+        run.failure(3); // a corrupt store is internal, not an input error
+        assert!(
+            run.stderr
+                .contains("the store [TMP]/store.db is corrupt; nothing was written"),
+            "{a:?}: {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+        assert_eq!(file_hash(&db), before, "{a:?} changed the store file");
+    }
+}
+
+#[test]
+fn a_store_from_a_newer_compactor_is_refused_and_left_as_it_was() {
+    let env = TestEnv::new();
+    env.import_fixture(DISPOSABLE);
+    env.conn().pragma_update(None, "user_version", 99).unwrap();
+    let before = store_dump(&env, &env.db());
+    let f = env.fixture(SHRINK_FLOOR);
+    for a in [&["import", f.as_str()][..], &["tasks"][..]] {
+        let run = env.run(a);
+        run.failure(2);
+        assert!(
+            run.stderr.contains(
+                "the store [TMP]/store.db has format version 99, newer than this compactor understands (version 3)"
+            ),
+            "{}",
+            run.stderr
+        );
+    }
+    let version: u32 = env
+        .conn()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 99);
+    assert_eq!(store_dump(&env, &env.db()), before);
+    assert_integrity(&env.db());
+}
+
+#[test]
+fn a_db_path_in_a_missing_directory_is_an_error_but_the_default_store_dir_is_created() {
+    let env = TestEnv::new();
+    let f = env.fixture(DISPOSABLE);
+    let mut cmd = env.bare_command();
+    cmd.args(["--db", "no/such/dir/store.db", "import", &f]);
+    let run = env.finish(cmd);
+    run.failure(2);
+    assert!(
+        run.stderr.contains(
+            "the store's directory no/such/dir does not exist; create it or use another --db"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(!env.work().join("no").exists(), "the directory was created");
+    // The same through COMPACTOR_DB.
+    let mut cmd = env.bare_command();
+    cmd.env("COMPACTOR_DB", "elsewhere/store.db")
+        .args(["tasks"]);
+    env.finish(cmd).failure(2);
+    assert!(!env.work().join("elsewhere").exists());
+
+    // The default store (no --db): its directory is made on first use.
+    let default = env.data_home().join("compactor").join("compactor.db");
+    assert!(!default.parent().unwrap().exists());
+    let mut cmd = env.bare_command();
+    cmd.args(["import", &f]);
+    env.finish(cmd).success();
+    assert!(default.is_file());
+}
+
+fn euid() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").map_or(u32::MAX, |m| m.uid())
+}
+
+/// The binary as an unprivileged user (itself when not root; `nobody`
+/// through setpriv when root), or `None` when that is not possible here.
+fn unprivileged(env: &TestEnv, args: &[&std::ffi::OsStr]) -> Option<Run> {
+    let mut inner = env.std_command();
+    inner.args(args);
+    if euid() != 0 {
+        return Some(env.finish(inner.into()));
+    }
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())?;
+    let mut cmd = Command::new(setpriv);
+    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(inner.get_program())
+        .args(inner.get_args())
+        .env_clear()
+        .current_dir(inner.get_current_dir().unwrap());
+    for (k, v) in inner.get_envs() {
+        if let Some(v) = v {
+            cmd.env(k, v);
+        }
+    }
+    for k in ["PATH", "TMPDIR"] {
+        if let Some(v) = std::env::var_os(k) {
+            cmd.env(k, v);
+        }
+    }
+    // nobody must reach the test's directories (modes are restored by the
+    // permission changes each test makes on its own files).
+    set_mode(env.root(), 0o755);
+    set_mode(&env.work(), 0o755);
+    Some(env.finish(cmd.into()))
+}
+
+fn set_mode(p: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+fn skipped(test: &str) {
+    eprintln!("SKIPPED {test}: running as root without setpriv, so file modes do not bind");
+}
+
+#[test]
+fn a_read_only_store_is_refused_for_writes_and_left_untouched_but_can_be_read() {
+    let env = TestEnv::new();
+    env.import_fixture(DISPOSABLE);
+    let f = env.fixture(SHRINK_FLOOR);
+    let dir = env.root().join("ro");
+    std::fs::create_dir(&dir).unwrap();
+    let db = dir.join("store.db");
+    std::fs::rename(env.db(), &db).unwrap();
+    let before = store_dump(&env, &db);
+    let hash = file_hash(&db);
+    set_mode(&dir, 0o777);
+    set_mode(&db, 0o444);
+    let os = |s: &str| std::ffi::OsString::from(s);
+    let a = [
+        os("--db"),
+        db.clone().into_os_string(),
+        os("import"),
+        os(&f),
+    ];
+    let refs: Vec<&std::ffi::OsStr> = a.iter().map(|s| s.as_os_str()).collect();
+    let Some(run) = unprivileged(&env, &refs) else {
+        return skipped(
+            "a_read_only_store_is_refused_for_writes_and_left_untouched_but_can_be_read",
+        );
+    };
+    run.failure(2);
+    assert!(
+        run.stderr
+            .contains("the store [TMP]/ro/store.db is read-only"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(file_hash(&db), hash);
+    // Reading needs no write: tasks works on a read-only file.
+    let a = [
+        os("--db"),
+        db.clone().into_os_string(),
+        os("tasks"),
+        os("--json"),
+    ];
+    let refs: Vec<&std::ffi::OsStr> = a.iter().map(|s| s.as_os_str()).collect();
+    let run = unprivileged(&env, &refs).unwrap();
+    run.success();
+    assert!(run.stdout.contains(DISPOSABLE_TASK), "{}", run.stdout);
+    set_mode(&db, 0o644);
+    assert_eq!(store_dump(&env, &db), before);
+    assert_eq!(file_hash(&db), hash);
+}
+
+#[test]
+fn an_unwritable_directory_is_refused_and_nothing_appears_in_it() {
+    let env = TestEnv::new();
+    let f = env.fixture(DISPOSABLE);
+    // A new store in a directory that cannot be written.
+    let dir = env.root().join("locked");
+    std::fs::create_dir(&dir).unwrap();
+    set_mode(&dir, 0o555);
+    let os = |s: &str| std::ffi::OsString::from(s);
+    let db = dir.join("store.db");
+    let a = [
+        os("--db"),
+        db.clone().into_os_string(),
+        os("import"),
+        os(&f),
+    ];
+    let refs: Vec<&std::ffi::OsStr> = a.iter().map(|s| s.as_os_str()).collect();
+    let Some(run) = unprivileged(&env, &refs) else {
+        return skipped("an_unwritable_directory_is_refused_and_nothing_appears_in_it");
+    };
+    run.failure(2);
+    assert!(
+        run.stderr
+            .contains("cannot open the store [TMP]/locked/store.db"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+
+    // An existing, writable store file in a directory that cannot be
+    // written (WAL needs its -wal and -shm files beside it).
+    let dir2 = env.root().join("locked2");
+    std::fs::create_dir(&dir2).unwrap();
+    let db2 = dir2.join("store.db");
+    let mut cmd = env.bare_command();
+    cmd.arg("--db").arg(&db2).args(["import", &f]);
+    env.finish(cmd).success();
+    let hash = file_hash(&db2);
+    set_mode(&db2, 0o666);
+    set_mode(&dir2, 0o555);
+    let g = env.fixture(SHRINK_FLOOR);
+    let a = [
+        os("--db"),
+        db2.clone().into_os_string(),
+        os("import"),
+        os(&g),
+    ];
+    let refs: Vec<&std::ffi::OsStr> = a.iter().map(|s| s.as_os_str()).collect();
+    let run = unprivileged(&env, &refs).unwrap();
+    run.failure(2);
+    assert!(
+        run.stderr
+            .contains("the store [TMP]/locked2/store.db is read-only"),
+        "{}",
+        run.stderr
+    );
+    set_mode(&dir2, 0o755);
+    assert_eq!(file_hash(&db2), hash);
+    assert_eq!(std::fs::read_dir(&dir2).unwrap().count(), 1);
+    set_mode(&dir, 0o755);
+}
