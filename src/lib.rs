@@ -11,6 +11,7 @@ pub mod decimal;
 pub mod driver;
 pub mod engine;
 pub mod exit;
+pub mod htmlreport;
 pub mod ingest;
 pub mod model;
 pub mod render;

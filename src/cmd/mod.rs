@@ -5,6 +5,7 @@ mod compact;
 pub mod completions;
 mod diff;
 mod export;
+pub mod html_report;
 mod import;
 mod project;
 mod replay;
@@ -60,6 +61,7 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Export(args) => export::run(ui, args),
         Command::Replay(args) => replay::run(&mut open_store(cli)?, ui, args),
         Command::Compact(args) => compact::run(&mut open_store(cli)?, ui, args),
+        Command::Report(args) => html_report::run(&mut open_store(cli)?, ui, args),
         Command::Runs(args) => runs::run(&open_store(cli)?, ui, args),
         Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
         Command::Check(args) => check::run(ui, args),

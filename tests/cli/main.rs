@@ -21,6 +21,7 @@ mod import;
 mod parse_props;
 mod project;
 mod replay;
+mod report;
 mod show;
 mod tasks;
 mod util;
