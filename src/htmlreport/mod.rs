@@ -128,11 +128,31 @@ fn context_section(out: &mut String, h: &Header, c: &Collected) {
     let fired = c.rows.iter().filter(|r| !r.tiers_fired.is_empty()).count();
     let peak_raw = c.rows.iter().map(|r| r.raw_tokens).max().unwrap_or(0);
     let peak_view = c.rows.iter().map(|r| r.tokens_after).max().unwrap_or(0);
+    let chart = svg::ContextChart {
+        rows: &c.rows,
+        budget: &h.budget,
+        agent_compactions: &c.agent_compactions,
+    };
+    let (y_max, _) = chart.y_max();
+    let peak_all = c
+        .rows
+        .iter()
+        .map(|r| r.raw_tokens.max(r.recorded_prompt_tokens.unwrap_or(0)))
+        .max()
+        .unwrap_or(0);
+    let clipped = if peak_all > y_max {
+        format!(
+            " Lines above {} tokens run off the top of the chart.",
+            thousands(y_max)
+        )
+    } else {
+        String::new()
+    };
     let _ = write!(
         out,
         "<section id=\"context\">\n<h2><span class=\"n\">1</span> Context per call</h2>\n\
          <p class=\"lede\">The raw history peaks at <b>{}</b> tokens; the compacted view at <b>{}</b>. \
-         Tiers fired at <b>{}</b> of {} calls{}.</p>\n\
+         Tiers fired at <b>{}</b> of {} calls{}.{}</p>\n\
          <div class=\"legend\">\
          <span class=\"k raw-est\">raw history (estimated)</span>\
          <span class=\"k raw-rec\">raw history (recorded usage)</span>\
@@ -154,12 +174,8 @@ fn context_section(out: &mut String, h: &Header, c: &Collected) {
             1 => "; the original agent compacted itself once".to_string(),
             n => format!("; the original agent compacted itself {n} times"),
         },
-        svg::ContextChart {
-            rows: &c.rows,
-            budget: &h.budget,
-            agent_compactions: &c.agent_compactions,
-        }
-        .render()
+        clipped,
+        chart.render()
     );
 }
 
@@ -205,7 +221,8 @@ fn composition_section(out: &mut String, c: &Collected) {
     for (i, (name, v)) in c.segments.iter().zip(&last).enumerate() {
         let _ = write!(
             out,
-            "<tr><td><span class=\"sw\" style=\"background:{}\"></span>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            "<tr{}><td><span class=\"sw\" style=\"background:{}\"></span>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            if *v == 0 { " class=\"zero\"" } else { "" },
             colour(i, c.segments.len()),
             esc(name),
             thousands(*v),

@@ -69,6 +69,7 @@
       segs[i].title = D.segs[i] + ": " + fmt(c[i]) + " tokens";
       rows[i].cells[1].textContent = fmt(c[i]);
       rows[i].cells[2].textContent = pct(c[i], total);
+      rows[i].className = c[i] ? "" : "zero";
     }
     document.getElementById("segs-total").textContent = fmt(total);
     title.textContent = "turn " + D.turn[k - 1] + " · " + fmt(D.after[k - 1]) + " tokens after compaction" +

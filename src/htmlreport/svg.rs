@@ -48,6 +48,7 @@ pub fn nice_max(v: u64) -> (u64, u64) {
     // (max, step) in tenths of p.
     for (m, step) in [
         (10, 2),
+        (12, 2),
         (15, 5),
         (20, 5),
         (25, 5),
@@ -146,9 +147,10 @@ pub const CONTEXT_HEIGHT: u64 = 440;
 const CONTEXT_BOTTOM: u64 = 392;
 
 impl ContextChart<'_> {
-    pub fn render(&self) -> String {
+    /// The top of the token axis and its tick step. The raw history far above
+    /// the window is clipped at about twice the window.
+    pub fn y_max(&self) -> (u64, u64) {
         let rows = self.rows;
-        let n = rows.len() as u64;
         let b = self.budget;
         let peak = rows
             .iter()
@@ -165,9 +167,15 @@ impl ContextChart<'_> {
             .map(|r| r.tokens_before.max(r.tokens_after))
             .max()
             .unwrap_or(0);
-        // Raw history far above the window is clipped at twice the window.
         let top = peak.min(b.window.max(view_peak) * 2).max(b.window);
-        let (max, step) = nice_max(top + top / 20);
+        nice_max(top + top / 20)
+    }
+
+    pub fn render(&self) -> String {
+        let rows = self.rows;
+        let n = rows.len() as u64;
+        let b = self.budget;
+        let (max, step) = self.y_max();
         let s = Scale {
             max,
             bottom: CONTEXT_BOTTOM,
@@ -357,6 +365,7 @@ mod tests {
     #[test]
     fn nice_maxima_are_round_and_cover_the_value() {
         assert_eq!(nice_max(64_000), (80_000, 20_000));
+        assert_eq!(nice_max(101_000), (120_000, 20_000));
         assert_eq!(nice_max(150_000), (150_000, 50_000));
         assert_eq!(nice_max(210_000), (250_000, 50_000));
         assert_eq!(nice_max(7), (10, 2));
