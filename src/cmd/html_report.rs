@@ -156,7 +156,8 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Hand the page to the platform's opener; a failure is a warning, the page is written.
+/// Hand the page to the platform's opener and wait for it (openers return once
+/// the viewer is launched); a failure is a warning: the page is written.
 fn open(ui: &mut Ui, path: &Path) {
     let (program, pre): (&str, &[&str]) = if cfg!(target_os = "macos") {
         ("open", &[])
@@ -165,17 +166,19 @@ fn open(ui: &mut Ui, path: &Path) {
     } else {
         ("xdg-open", &[])
     };
-    let spawned = std::process::Command::new(program)
+    let status = std::process::Command::new(program)
         .args(pre)
         .arg(path)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
-        .spawn();
-    if let Err(e) = spawned {
-        ui.warn(format!(
+        .status();
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => ui.warn(format!("{program} could not open {}: {s}", path.display())),
+        Err(e) => ui.warn(format!(
             "cannot open {} with {program}: {e}",
             path.display()
-        ));
+        )),
     }
 }

@@ -344,3 +344,46 @@ fn an_unknown_task_is_a_usage_error_and_writes_nothing() {
     );
     assert!(!env.work().join("r.html").exists());
 }
+
+/// `--open` hands the written file to the platform opener (`xdg-open` here):
+/// a stand-in on PATH records what it was given.
+#[cfg(target_os = "linux")]
+#[test]
+fn open_hands_the_written_page_to_the_opener_only_when_asked() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let bin = env.root().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let opener = bin.join("xdg-open");
+    fs::write(&opener, "#!/bin/sh\nprintf '%s\\n' \"$1\" >> opened.txt\n").unwrap();
+    fs::set_permissions(&opener, fs::Permissions::from_mode(0o755)).unwrap();
+    let path = std::env::join_paths(std::iter::once(bin.clone()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    let fixture = env.fixture(SHRINK_FLOOR);
+    let mut cmd = env.command(&["report", &fixture, "-o", "page.html"]);
+    cmd.env("PATH", &path);
+    env.finish(cmd).success();
+    assert!(
+        !env.work().join("opened.txt").exists(),
+        "opened without --open"
+    );
+    let mut cmd = env.command(&["report", &fixture, "-o", "page.html", "--open"]);
+    cmd.env("PATH", &path);
+    env.finish(cmd).success();
+    let opened = fs::read_to_string(env.work().join("opened.txt")).expect("the opener ran");
+    assert_eq!(opened, "page.html\n");
+    // An opener that fails is a warning: the page is still written, exit 0.
+    fs::write(&opener, "#!/bin/sh\nexit 3\n").unwrap();
+    let mut cmd = env.command(&["report", &fixture, "-o", "again.html", "--open"]);
+    cmd.env("PATH", &path);
+    let run = env.finish(cmd);
+    run.success();
+    assert!(
+        run.stderr.contains("could not open again.html"),
+        "{}",
+        run.stderr
+    );
+    assert!(env.work().join("again.html").exists());
+}
