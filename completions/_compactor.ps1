@@ -37,6 +37,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Render a view file for other tools or people')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Walk a task call by call as a live engine would have, and print a timeline')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact a saved session offline: replay it, then write the final view')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Replay a task and write one self-contained HTML page picturing it')
             [CompletionResult]::new('runs', 'runs', [CompletionResultType]::ParameterValue, 'List saved replay runs')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two views (files or saved runs): exit 0 identical, 1 different')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Prove on fixture transcripts that projection is deterministic (for CI)')
@@ -202,6 +203,32 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'compactor;report' {
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task (`compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens')
+            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved')
+            [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Compaction starts above w_eff × this ratio')
+            [CompletionResult]::new('--stop-ratio', '--stop-ratio', [CompletionResultType]::ParameterName, 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)')
+            [CompletionResult]::new('--protect-recent-steps', '--protect-recent-steps', [CompletionResultType]::ParameterName, 'Model steps at the end of the history that ordinary compaction never touches')
+            [CompletionResult]::new('--summary-budget', '--summary-budget', [CompletionResultType]::ParameterName, 'Token cap of the floor summary')
+            [CompletionResult]::new('--summarizer', '--summarizer', [CompletionResultType]::ParameterName, 'How floor summaries are written')
+            [CompletionResult]::new('--price-input', '--price-input', [CompletionResultType]::ParameterName, 'USD per million uncached input tokens')
+            [CompletionResult]::new('--price-cache-write', '--price-cache-write', [CompletionResultType]::ParameterName, 'USD per million tokens written to the prompt cache')
+            [CompletionResult]::new('--price-cache-read', '--price-cache-read', [CompletionResultType]::ParameterName, 'USD per million tokens read from the prompt cache')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the page to FILE (`-` for standard output)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the page to FILE (`-` for standard output)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--open', '--open', [CompletionResultType]::ParameterName, 'Open the page with the platform''s opener once written')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'compactor;runs' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
@@ -272,6 +299,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Render a view file for other tools or people')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Walk a task call by call as a live engine would have, and print a timeline')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact a saved session offline: replay it, then write the final view')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Replay a task and write one self-contained HTML page picturing it')
             [CompletionResult]::new('runs', 'runs', [CompletionResultType]::ParameterValue, 'List saved replay runs')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two views (files or saved runs): exit 0 identical, 1 different')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Prove on fixture transcripts that projection is deterministic (for CI)')
@@ -302,6 +330,9 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;help;compact' {
+            break
+        }
+        'compactor;help;report' {
             break
         }
         'compactor;help;runs' {

@@ -34,6 +34,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand export 'Render a view file for other tools or people'
             cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
             cand compact 'Compact a saved session offline: replay it, then write the final view'
+            cand report 'Replay a task and write one self-contained HTML page picturing it'
             cand runs 'List saved replay runs'
             cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
             cand check 'Prove on fixture transcripts that projection is deterministic (for CI)'
@@ -190,6 +191,31 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'compactor;report'= {
+            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --input-format 'FILE''s transcript format'
+            cand --window 'The model''s context window, in tokens'
+            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
+            cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
+            cand --stop-ratio 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)'
+            cand --protect-recent-steps 'Model steps at the end of the history that ordinary compaction never touches'
+            cand --summary-budget 'Token cap of the floor summary'
+            cand --summarizer 'How floor summaries are written'
+            cand --price-input 'USD per million uncached input tokens'
+            cand --price-cache-write 'USD per million tokens written to the prompt cache'
+            cand --price-cache-read 'USD per million tokens read from the prompt cache'
+            cand -o 'Write the page to FILE (`-` for standard output)'
+            cand --output 'Write the page to FILE (`-` for standard output)'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --open 'Open the page with the platform''s opener once written'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'compactor;runs'= {
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
@@ -255,6 +281,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand export 'Render a view file for other tools or people'
             cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
             cand compact 'Compact a saved session offline: replay it, then write the final view'
+            cand report 'Replay a task and write one self-contained HTML page picturing it'
             cand runs 'List saved replay runs'
             cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
             cand check 'Prove on fixture transcripts that projection is deterministic (for CI)'
@@ -277,6 +304,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;help;replay'= {
         }
         &'compactor;help;compact'= {
+        }
+        &'compactor;help;report'= {
         }
         &'compactor;help;runs'= {
         }

@@ -39,6 +39,7 @@ complete -c compactor -n "__fish_compactor_needs_command" -f -a "step" -d 'Run t
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "export" -d 'Render a view file for other tools or people'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "compact" -d 'Compact a saved session offline: replay it, then write the final view'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "report" -d 'Replay a task and write one self-contained HTML page picturing it'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "runs" -d 'List saved replay runs'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "diff" -d 'Compare two views (files or saved runs): exit 0 identical, 1 different'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "check" -d 'Prove on fixture transcripts that projection is deterministic (for CI)'
@@ -196,6 +197,32 @@ complete -c compactor -n "__fish_compactor_using_subcommand compact" -l json -d 
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l task -d 'The task (`compactor tasks` lists them). With FILE, the name to import it as' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
+claude-code\t''
+codex\t''
+openai-chat\t''
+anthropic\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l window -d 'The model\'s context window, in tokens' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l summarizer -d 'How floor summaries are written' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+static\t'The last ask and an action count'"
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-input -d 'USD per million uncached input tokens' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-cache-write -d 'USD per million tokens written to the prompt cache' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-cache-read -d 'USD per million tokens read from the prompt cache' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -s o -l output -d 'Write the page to FILE (`-` for standard output)' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l open -d 'Open the page with the platform\'s opener once written'
+complete -c compactor -n "__fish_compactor_using_subcommand report" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c compactor -n "__fish_compactor_using_subcommand report" -s V -l version -d 'Print version'
 complete -c compactor -n "__fish_compactor_using_subcommand runs" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand runs" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -237,17 +264,18 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand man" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand man" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand man" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "import" -d 'Import transcript files into the store (idempotent, incremental, atomic per file)'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "tasks" -d 'List imported tasks with their sizes and recorded usage'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "show" -d 'Print a task\'s messages, one message, or a tool call\'s raw input and output'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "preflight" -d 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "step" -d 'Run the full operation at one model call and report which tiers fired'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "export" -d 'Render a view file for other tools or people'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "compact" -d 'Compact a saved session offline: replay it, then write the final view'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "runs" -d 'List saved replay runs'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "diff" -d 'Compare two views (files or saved runs): exit 0 identical, 1 different'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "check" -d 'Prove on fixture transcripts that projection is deterministic (for CI)'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "completions" -d 'Print shell completions for SHELL'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact runs diff check completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact report runs diff check completions man help" -f -a "import" -d 'Import transcript files into the store (idempotent, incremental, atomic per file)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact report runs diff check completions man help" -f -a "tasks" -d 'List imported tasks with their sizes and recorded usage'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact report runs diff check completions man help" -f -a "show" -d 'Print a task\'s messages, one message, or a tool call\'s raw input and output'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact report runs diff check completions man help" -f -a "preflight" -d 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact report runs diff check completions man help" -f -a "step" -d 'Run the full operation at one model call and report which tiers fired'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact report runs diff check completions man help" -f -a "export" -d 'Render a view file for other tools or people'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact report runs diff check completions man help" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact report runs diff check completions man help" -f -a "compact" -d 'Compact a saved session offline: replay it, then write the final view'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact report runs diff check completions man help" -f -a "report" -d 'Replay a task and write one self-contained HTML page picturing it'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact report runs diff check completions man help" -f -a "runs" -d 'List saved replay runs'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact report runs diff check completions man help" -f -a "diff" -d 'Compare two views (files or saved runs): exit 0 identical, 1 different'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact report runs diff check completions man help" -f -a "check" -d 'Prove on fixture transcripts that projection is deterministic (for CI)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact report runs diff check completions man help" -f -a "completions" -d 'Print shell completions for SHELL'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact report runs diff check completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay compact report runs diff check completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

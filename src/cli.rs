@@ -61,6 +61,8 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Compact a saved session offline: replay it, then write the final view.
     Compact(CompactArgs),
+    /// Replay a task and write one self-contained HTML page picturing it.
+    Report(crate::cmd::html_report::ReportArgs),
     /// List saved replay runs.
     Runs(RunsArgs),
     /// Compare two views (files or saved runs): exit 0 identical, 1 different.

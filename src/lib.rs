@@ -13,6 +13,7 @@ pub mod cli;
 pub mod cmd;
 pub mod engine;
 pub mod fault;
+pub mod htmlreport;
 pub mod model;
 pub mod session;
 pub mod store;

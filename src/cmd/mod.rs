@@ -8,6 +8,7 @@ pub mod completions;
 pub mod diff;
 pub mod exit;
 pub mod export;
+pub mod html_report;
 pub mod import;
 pub mod project;
 pub mod replay;
@@ -78,6 +79,7 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Export(args) => export::run(ui, args),
         Command::Replay(args) => replay::run(&mut open_store(cli)?, ui, args),
         Command::Compact(args) => compact::run(&mut open_store(cli)?, ui, args),
+        Command::Report(args) => html_report::run(&mut open_store(cli)?, ui, args),
         Command::Runs(args) => runs::run(&open_store(cli)?, ui, args),
         Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
         Command::Check(args) => check::run(ui, args),

@@ -25,6 +25,7 @@ mod parse_props;
 mod project;
 mod reliability;
 mod replay;
+mod report;
 mod show;
 mod storage;
 mod tasks;

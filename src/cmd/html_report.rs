@@ -1,0 +1,179 @@
+//! `compactor report`: replay a task and write one self-contained HTML page
+//! picturing it (the page itself is drawn by `crate::htmlreport`).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::Ui;
+use super::common::{BudgetArgs, TaskSource, budget_of, resolve_task, summarizer_of};
+use super::replay::{PriceArgs, prices_of};
+use crate::cmd::exit::Outcome;
+use crate::engine::estimate::{CharsPerToken, Estimator};
+use crate::htmlreport::{self, Collector, Header};
+use crate::session::driver::{RunSettings, TaskRecordIndex};
+use crate::session::replay::{ReplayOptions, replay};
+use crate::store::Store;
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub source: TaskSource,
+
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+
+    #[command(flatten)]
+    pub prices: PriceArgs,
+
+    /// Write the page to FILE (`-` for standard output).
+    #[arg(short, long, value_name = "FILE", default_value = "report.html")]
+    pub output: PathBuf,
+
+    /// Open the page with the platform's opener once written.
+    #[arg(long)]
+    pub open: bool,
+}
+
+pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome> {
+    let budget = budget_of(&args.budget)?;
+    let task = resolve_task(store, ui, &args.source)?;
+    let index = TaskRecordIndex::load(store, &task)?;
+    let calls = index.calls();
+    if calls == 0 {
+        bail!("task {task} has no model calls to report");
+    }
+    let record = store
+        .reader()
+        .task(&task)?
+        .with_context(|| format!("task {task} vanished from the store"))?;
+    let est = CharsPerToken::default();
+    let summarizer = summarizer_of(args.budget.summarizer);
+    let prices = prices_of(&args.prices);
+    let settings = RunSettings::new(budget, &est, summarizer.as_ref());
+    let opts = ReplayOptions {
+        from: 1,
+        to: calls,
+        resume: false,
+        prices,
+        progress: None,
+    };
+    let bar = (ui.stderr_terminal && !ui.quiet && calls >= 20).then(|| {
+        let bar =
+            ProgressBar::with_draw_target(Some(u64::from(calls)), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("replaying {wide_bar} {pos}/{len} calls")
+                .expect("valid template"),
+        );
+        bar
+    });
+    let mut collector = Collector::new(&index, &est);
+    // Like `replay`, on a scratch copy: the report shows what a live engine
+    // would have done and repeats exactly.
+    let mut scratch = store.scratch_copy(&task)?;
+    let (_, totals) = replay(
+        &mut scratch,
+        &index,
+        settings,
+        opts,
+        |row, out| -> Result<()> {
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+            collector.on_call(row, out);
+            Ok(())
+        },
+    )?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let source = match &args.source.file {
+        // The file name only: no machine path reaches the page.
+        Some(f) => f
+            .file_name()
+            .map_or_else(|| f.display().to_string(), |n| n.to_string_lossy().into()),
+        None => format!("task {task} in the store"),
+    };
+    let header = Header {
+        task: task.clone(),
+        title: record.title,
+        source,
+        format: record.format,
+        model: record.model,
+        budget,
+        summarizer: summarizer.name(),
+        estimator: est.name(),
+        prices,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    };
+    let html = htmlreport::render(&header, &collector.finish(), &totals);
+    if args.output.as_os_str() == "-" {
+        ui.out.write_all(html.as_bytes())?;
+        if args.open {
+            ui.warn("--open needs a file: the page went to standard output");
+        }
+        return Ok(Outcome::Ok);
+    }
+    write_atomically(&args.output, html.as_bytes())?;
+    ui.note(format!(
+        "wrote {} ({} calls, {} bytes)",
+        args.output.display(),
+        calls,
+        html.len()
+    ));
+    if args.open {
+        open(ui, &args.output);
+    }
+    Ok(Outcome::Ok)
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write the report to {}", path.display()))?;
+    tmp.write_all(bytes)
+        .with_context(|| format!("cannot write the report to {}", path.display()))?;
+    // A page to share: readable by others, as a file written without tempfile would be.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+    }
+    tmp.persist(path)
+        .with_context(|| format!("cannot write the report to {}", path.display()))?;
+    Ok(())
+}
+
+/// Hand the page to the platform's opener and wait for it (openers return once
+/// the viewer is launched); a failure is a warning: the page is written.
+fn open(ui: &mut Ui, path: &Path) {
+    let (program, pre): (&str, &[&str]) = if cfg!(target_os = "macos") {
+        ("open", &[])
+    } else if cfg!(windows) {
+        ("cmd", &["/C", "start", ""])
+    } else {
+        ("xdg-open", &[])
+    };
+    let status = std::process::Command::new(program)
+        .args(pre)
+        .arg(path)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => ui.warn(format!("{program} could not open {}: {s}", path.display())),
+        Err(e) => ui.warn(format!(
+            "cannot open {} with {program}: {e}",
+            path.display()
+        )),
+    }
+}

@@ -1,0 +1,566 @@
+//! `compactor report`: one self-contained HTML page picturing a replayed
+//! session. This module is the pure part: data in, HTML string out.
+//!
+//! The page makes no external request: CSS and script are inline and the
+//! charts are SVG drawn here with integer coordinates. Everything that comes
+//! from a transcript (titles, tool names, summaries) is escaped; the per-call
+//! data the script reads sits in a JSON block with `<`, `>` and `&` escaped,
+//! so no transcript can close the script element. The same data gives the
+//! same bytes: no clock, no hash-map order, no floats.
+//!
+//! Per-call data is embedded for every call (compact integer arrays), so the
+//! composition of any call can be picked and every call hovered: at 10K calls
+//! that is well under the 5 MB budget (see BENCHMARKS.md), and a bounded set of
+//! precomputed calls would make the picker skip the very calls one wants
+//! (where a tier fired).
+
+pub mod collect;
+pub mod svg;
+
+use std::fmt::Write;
+
+use serde_json::json;
+use similar::{ChangeTag, TextDiff};
+
+pub use collect::{Collected, Collector, Fold, ToolFate};
+
+use crate::engine::budget::Budget;
+use crate::session::cost::{Prices, Totals};
+
+/// Who and what the report is about.
+#[derive(Debug, Clone)]
+pub struct Header {
+    pub task: String,
+    pub title: Option<String>,
+    /// Where the task came from (the file name as given, or the task id).
+    pub source: String,
+    pub format: String,
+    pub model: Option<String>,
+    pub budget: Budget,
+    pub summarizer: String,
+    pub estimator: String,
+    pub prices: Prices,
+    pub version: String,
+}
+
+/// Folds shown in full (text or diff); beyond this the middle ones are listed only.
+pub const MAX_FOLDS_SHOWN: usize = 40;
+
+const CSS: &str = include_str!("report.css");
+const JS: &str = include_str!("report.js");
+
+/// Render the page.
+pub fn render(h: &Header, c: &Collected, totals: &Totals) -> String {
+    let mut out = String::with_capacity(64 * 1024 + c.rows.len() * 300);
+    let title = h.title.as_deref().unwrap_or(&h.task);
+    let last_hash = c.rows.last().map_or("", |r| r.view_hash.as_str());
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"generator\" content=\"compactor {}\">\n\
+         <title>compactor report · {}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n",
+        esc(&h.version),
+        esc(title)
+    );
+    header(&mut out, h, c, title, last_hash);
+    context_section(&mut out, h, c);
+    composition_section(&mut out, c);
+    summaries_section(&mut out, c);
+    cache_section(&mut out, h, c, totals);
+    out.push_str(
+        "<section id=\"probe\">\n<h2><span class=\"n\">5</span> Probe survival</h2>\n\
+         <p class=\"muted\">Not shown: the probe command (which facts of the session survive each \
+         view) does not exist yet.</p>\n</section>\n",
+    );
+    let _ = writeln!(
+        out,
+        "<footer>compactor {} · the same inputs give the same file, byte for byte · \
+         token counts are estimates ({}) unless marked recorded</footer>",
+        esc(&h.version),
+        esc(&h.estimator)
+    );
+    let _ = writeln!(
+        out,
+        "<script type=\"application/json\" id=\"calls\">{}</script>",
+        data_json(c)
+    );
+    let _ = write!(out, "<script>\n{JS}</script>\n</body>\n</html>\n");
+    out
+}
+
+fn header(out: &mut String, h: &Header, c: &Collected, title: &str, last_hash: &str) {
+    let b = &h.budget;
+    let _ = write!(
+        out,
+        "<header>\n<h1>{}</h1>\n<dl class=\"meta\">\
+         <dt>task</dt><dd><code>{}</code></dd>\
+         <dt>source</dt><dd><code>{}</code> · {}</dd>\
+         <dt>model</dt><dd>{}</dd>\
+         <dt>calls</dt><dd>{} model calls · {} turns</dd>\
+         <dt>budget</dt><dd>window {} − reserve {} = w_eff {} · trigger {} ({}) · stop {} ({}) · protect {} steps · summary ≤ {} tokens · {} summarizer</dd>\
+         <dt>last view</dt><dd><code>{}</code></dd>\
+         <dt>compactor</dt><dd>{}</dd>\
+         </dl>\n</header>\n",
+        esc(title),
+        esc(&h.task),
+        esc(&h.source),
+        esc(&h.format),
+        esc(h.model.as_deref().unwrap_or("unknown")),
+        thousands(c.rows.len() as u64),
+        thousands(u64::from(c.rows.last().map_or(0, |r| r.turn))),
+        thousands(b.window),
+        thousands(b.output_reserved),
+        thousands(b.w_eff()),
+        thousands(b.trigger()),
+        b.trigger_ratio,
+        thousands(b.stop()),
+        b.stop_ratio,
+        b.protect_recent_steps,
+        thousands(b.summary_budget_tokens),
+        esc(&h.summarizer),
+        esc(last_hash),
+        esc(&h.version),
+    );
+}
+
+fn context_section(out: &mut String, h: &Header, c: &Collected) {
+    let fired = c.rows.iter().filter(|r| !r.tiers_fired.is_empty()).count();
+    let peak_raw = c.rows.iter().map(|r| r.raw_tokens).max().unwrap_or(0);
+    let peak_view = c.rows.iter().map(|r| r.tokens_after).max().unwrap_or(0);
+    let chart = svg::ContextChart {
+        rows: &c.rows,
+        budget: &h.budget,
+        agent_compactions: &c.agent_compactions,
+    };
+    let (y_max, _) = chart.y_max();
+    let peak_all = c
+        .rows
+        .iter()
+        .map(|r| r.raw_tokens.max(r.recorded_prompt_tokens.unwrap_or(0)))
+        .max()
+        .unwrap_or(0);
+    let clipped = if peak_all > y_max {
+        format!(
+            " Lines above {} tokens run off the top of the chart.",
+            thousands(y_max)
+        )
+    } else {
+        String::new()
+    };
+    let _ = write!(
+        out,
+        "<section id=\"context\">\n<h2><span class=\"n\">1</span> Context per call</h2>\n\
+         <p class=\"lede\">The raw history peaks at <b>{}</b> tokens; the compacted view at <b>{}</b>. \
+         Tiers fired at <b>{}</b> of {} calls{}.{}</p>\n\
+         <div class=\"legend\">\
+         <span class=\"k raw-est\">raw history (estimated)</span>\
+         <span class=\"k raw-rec\">raw history (recorded usage)</span>\
+         <span class=\"k view\">compacted view</span>\
+         <span class=\"k window\">window</span><span class=\"k weff\">w_eff</span>\
+         <span class=\"k trigger\">trigger</span><span class=\"k stop\">stop</span>\
+         <span class=\"m t-shrink\">shrink</span><span class=\"m t-floor\">floor</span>\
+         <span class=\"m t-breakthrough_shrink\">breakthrough shrink</span>\
+         <span class=\"m t-breakthrough_floor\">breakthrough floor</span>\
+         <span class=\"k agent-compact\">agent compacted itself</span></div>\n\
+         <div class=\"chartbox\">{}<div id=\"ctx-tip\" class=\"tip\" hidden></div></div>\n\
+         <p id=\"ctx-line\" class=\"reportline\">Hover a call to see its report line; click it to show its composition below.</p>\n</section>\n",
+        thousands(peak_raw),
+        thousands(peak_view),
+        thousands(fired as u64),
+        thousands(c.rows.len() as u64),
+        match c.agent_compactions.len() {
+            0 => String::new(),
+            1 => "; the original agent compacted itself once".to_string(),
+            n => format!("; the original agent compacted itself {n} times"),
+        },
+        clipped,
+        chart.render()
+    );
+}
+
+/// Segment colours, by position in the bar.
+const PALETTE: [&str; 18] = [
+    "#8c8c99", "#2f6fdf", "#7ea6e8", "#1b9e77", "#a6d8c4", "#d4a017", "#c0392b", "#e67e22",
+    "#8e44ad", "#16a085", "#d35400", "#2c3e50", "#b03a6f", "#5d6d7e", "#a04000", "#6c3483",
+    "#117a65", "#cfcfd6",
+];
+
+fn colour(i: usize, segments: usize) -> &'static str {
+    // The elided segment is always the last colour.
+    if i + 1 == segments {
+        PALETTE[PALETTE.len() - 1]
+    } else {
+        PALETTE[i % (PALETTE.len() - 1)]
+    }
+}
+
+fn composition_section(out: &mut String, c: &Collected) {
+    let n = c.rows.len();
+    let _ = write!(
+        out,
+        "<section id=\"composition\">\n<h2><span class=\"n\">2</span> What fills the window</h2>\n\
+         <div class=\"picker\"><label for=\"call\">call</label> \
+         <input type=\"range\" id=\"call-range\" min=\"1\" max=\"{n}\" value=\"{n}\" aria-label=\"call\"> \
+         <input type=\"number\" id=\"call\" min=\"1\" max=\"{n}\" value=\"{n}\"> <span id=\"comp-title\">{}</span></div>\n\
+         <div id=\"bar\" class=\"bar\">",
+        comp_title(c, n)
+    );
+    let last = c.composition.last().cloned().unwrap_or_default();
+    let total: u64 = last.iter().sum();
+    for (i, (name, v)) in c.segments.iter().zip(&last).enumerate() {
+        let _ = write!(
+            out,
+            "<div class=\"seg\" style=\"flex-grow:{v};background:{}\" title=\"{}: {} tokens\"></div>",
+            colour(i, c.segments.len()),
+            esc(name),
+            thousands(*v)
+        );
+    }
+    out.push_str("</div>\n<table id=\"segs\" class=\"segs\"><tbody>");
+    for (i, (name, v)) in c.segments.iter().zip(&last).enumerate() {
+        let _ = write!(
+            out,
+            "<tr{}><td><span class=\"sw\" style=\"background:{}\"></span>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            if *v == 0 { " class=\"zero\"" } else { "" },
+            colour(i, c.segments.len()),
+            esc(name),
+            thousands(*v),
+            percent(*v, total)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "</tbody><tfoot><tr><td>total (estimated)</td><td class=\"num\" id=\"segs-total\">{}</td><td></td></tr></tfoot></table>",
+        thousands(total)
+    );
+    out.push_str(
+        "<h3>The largest tool outputs</h3>\n<table class=\"tools\"><thead><tr>\
+         <th>tool call</th><th>tool</th><th class=\"num\">issued at call</th><th class=\"num\">raw tokens</th>\
+         <th>what happened</th><th class=\"num\">tokens in the last view</th></tr></thead><tbody>",
+    );
+    for t in &c.largest_tools {
+        let what = if t.events.is_empty() {
+            "kept as is".to_string()
+        } else {
+            t.events
+                .iter()
+                .map(|(k, w)| format!("{} at call {k}", esc(w)))
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let _ = write!(
+            out,
+            "<tr><td><code>{}</code></td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{what}</td><td class=\"num\">{}</td></tr>",
+            esc(&t.id),
+            esc(&t.name),
+            t.step,
+            thousands(t.raw_tokens),
+            thousands(t.last_tokens)
+        );
+    }
+    if c.largest_tools.is_empty() {
+        out.push_str("<tr><td colspan=\"6\" class=\"muted\">no tool calls</td></tr>");
+    }
+    out.push_str("</tbody></table>\n</section>\n");
+}
+
+fn comp_title(c: &Collected, k: usize) -> String {
+    match k.checked_sub(1).and_then(|i| c.rows.get(i)) {
+        Some(r) => format!(
+            "turn {} · {} tokens after compaction{}",
+            r.turn,
+            thousands(r.tokens_after),
+            if r.tiers_fired.is_empty() {
+                String::new()
+            } else {
+                format!(" · {}", tier_names(&r.tiers_fired, ", "))
+            }
+        ),
+        None => String::new(),
+    }
+}
+
+fn summaries_section(out: &mut String, c: &Collected) {
+    let _ = write!(
+        out,
+        "<section id=\"summaries\">\n<h2><span class=\"n\">3</span> Summaries</h2>\n<p class=\"lede\">{}</p>\n",
+        match c.folds.len() {
+            0 => "No fold happened: the floor tier never ran.".to_string(),
+            1 => "One fold. Its <code>## Task Context</code> is shown in full.".to_string(),
+            n => format!(
+                "{n} folds. The first <code>## Task Context</code> is shown in full, each later one as a diff against the one before."
+            ),
+        }
+    );
+    let n = c.folds.len();
+    let (head, tail) = if n > MAX_FOLDS_SHOWN {
+        (MAX_FOLDS_SHOWN / 2, n - MAX_FOLDS_SHOWN / 2)
+    } else {
+        (n, n)
+    };
+    for (i, f) in c.folds.iter().enumerate() {
+        if i == head && head < tail {
+            let _ = writeln!(
+                out,
+                "<p class=\"muted\">… folds {} to {} are left out to keep the page small …</p>",
+                head + 1,
+                tail
+            );
+        }
+        if i >= head && i < tail {
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "<details class=\"fold\"{}><summary><b>fold {}</b> · first in the view at call {} · minted at call {} (turn {}) · \
+             covers {} raw parts · {} tokens · {} · <code title=\"{}\">{}</code></summary>",
+            if i == 0 || i + 1 == n { " open" } else { "" },
+            i + 1,
+            f.first_call,
+            f.minted_call,
+            f.minted_turn,
+            thousands(f.covers),
+            thousands(f.tokens),
+            esc(&f.summarizer),
+            esc(&f.coverage),
+            esc(&f.coverage[..f.coverage.len().min(16)])
+        );
+        if i == 0 || i == tail && head < tail {
+            let _ = writeln!(out, "<pre class=\"summary\">{}</pre>", esc(&f.text));
+        } else {
+            out.push_str(&diff_html(&c.folds[i - 1].text, &f.text));
+        }
+        out.push_str("</details>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+/// A line diff (similar) as `<pre>` with inserted and deleted lines marked.
+pub fn diff_html(old: &str, new: &str) -> String {
+    let diff = TextDiff::from_lines(old, new);
+    let (mut plus, mut minus) = (0u64, 0u64);
+    let mut body = String::new();
+    for (g, group) in diff.grouped_ops(2).iter().enumerate() {
+        if g > 0 {
+            body.push_str("<span class=\"hunk\">⋯</span>");
+        }
+        for op in group {
+            for ch in diff.iter_changes(op) {
+                let (class, sign) = match ch.tag() {
+                    ChangeTag::Insert => {
+                        plus += 1;
+                        ("ins", '+')
+                    }
+                    ChangeTag::Delete => {
+                        minus += 1;
+                        ("del", '-')
+                    }
+                    ChangeTag::Equal => ("eq", ' '),
+                };
+                let line = ch.to_string_lossy();
+                // Block spans: no newline between them, or each line doubles.
+                let _ = write!(
+                    body,
+                    "<span class=\"{class}\">{sign} {}</span>",
+                    esc(line.trim_end_matches('\n'))
+                );
+            }
+        }
+    }
+    if plus + minus == 0 {
+        return "<p class=\"muted\">unchanged text</p>\n".to_string();
+    }
+    format!(
+        "<p class=\"diffstat\"><span class=\"ins\">+{plus}</span> <span class=\"del\">−{minus}</span> lines against the previous fold</p>\n<pre class=\"diff\">{body}</pre>\n"
+    )
+}
+
+fn cache_section(out: &mut String, h: &Header, c: &Collected, t: &Totals) {
+    let p = &h.prices;
+    let _ = write!(
+        out,
+        "<section id=\"cache\">\n<h2><span class=\"n\">4</span> Cache and cost</h2>\n\
+         <p class=\"lede\">Per call: the prefix a prompt cache would re-read and what it would write, \
+         against the raw history's prompt. Prices in USD per million tokens: input {}, cache write {}, cache read {}.</p>\n\
+         <div class=\"legend\"><span class=\"a read\">cache read</span><span class=\"a write\">cache write</span>\
+         <span class=\"k raw-est\">raw history prompt</span></div>\n<div class=\"chartbox\">{}</div>\n\
+         <table class=\"totals\"><thead><tr><th>history</th><th class=\"num\">prompt tokens</th><th class=\"num\">cache read</th>\
+         <th class=\"num\">cache write</th><th class=\"num\">cost with cache</th><th class=\"num\">cost without cache</th></tr></thead><tbody>",
+        money(p.input.0),
+        money(p.cache_write.0),
+        money(p.cache_read.0),
+        svg::cache_chart(&c.rows)
+    );
+    for (name, x) in [("compacted", &t.compacted), ("raw", &t.raw)] {
+        let _ = write!(
+            out,
+            "<tr><td>{name}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">${}</td><td class=\"num\">${}</td></tr>",
+            thousands(x.prompt_tokens),
+            thousands(x.cache_read_tokens),
+            thousands(x.cache_write_tokens),
+            money(x.cost_cached_usd.0),
+            money(x.cost_uncached_usd.0)
+        );
+    }
+    let _ = write!(
+        out,
+        "</tbody></table>\n<p>With a cache, the compacted history costs <b>{}</b> of the raw one \
+         ({} prompt tokens against {}).</p>\n</section>\n",
+        percent(t.compacted.cost_cached_usd.0, t.raw.cost_cached_usd.0),
+        thousands(t.compacted.prompt_tokens),
+        thousands(t.raw.prompt_tokens)
+    );
+}
+
+/// The per-call arrays the script reads.
+fn data_json(c: &Collected) -> String {
+    let r = &c.rows;
+    let v = json!({
+        "turn": r.iter().map(|x| x.turn).collect::<Vec<_>>(),
+        "before": r.iter().map(|x| x.tokens_before).collect::<Vec<_>>(),
+        "after": r.iter().map(|x| x.tokens_after).collect::<Vec<_>>(),
+        "rec": r.iter().map(|x| x.recorded_prompt_tokens.map_or(-1, |t| t as i64)).collect::<Vec<_>>(),
+        "raw": r.iter().map(|x| x.raw_tokens).collect::<Vec<_>>(),
+        "tiers": r.iter().map(|x| tier_names(&x.tiers_fired, ",")).collect::<Vec<_>>(),
+        "status": r.iter().map(|x| x.status.name()).collect::<Vec<_>>(),
+        "shrunk": r.iter().map(|x| x.parts_shrunk).collect::<Vec<_>>(),
+        "dropped": r.iter().map(|x| x.parts_dropped).collect::<Vec<_>>(),
+        "folded": r.iter().map(|x| x.parts_folded).collect::<Vec<_>>(),
+        "cr": r.iter().map(|x| x.cache_read_tokens).collect::<Vec<_>>(),
+        "cw": r.iter().map(|x| x.cache_write_tokens).collect::<Vec<_>>(),
+        "hash": r.iter().map(|x| &x.view_hash[..x.view_hash.len().min(12)]).collect::<Vec<_>>(),
+        "segs": c.segments,
+        "colours": (0..c.segments.len()).map(|i| colour(i, c.segments.len())).collect::<Vec<_>>(),
+        "comp": c.composition,
+    });
+    script_safe_json(&v.to_string())
+}
+
+/// JSON that cannot end or open anything inside a `<script>` element.
+pub fn script_safe_json(s: &str) -> String {
+    s.replace('&', "\\u0026")
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+}
+
+/// Escape text for HTML content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// `64000` → `64k`, `1250000` → `1.25M` (axis labels).
+pub fn short_tokens(n: u64) -> String {
+    let (div, unit) = if n >= 1_000_000 {
+        (1_000_000, "M")
+    } else if n >= 1_000 {
+        (1_000, "k")
+    } else {
+        return n.to_string();
+    };
+    let whole = n / div;
+    let frac = (n % div) * 100 / div;
+    if frac == 0 {
+        format!("{whole}{unit}")
+    } else if frac.is_multiple_of(10) {
+        format!("{whole}.{}{unit}", frac / 10)
+    } else {
+        format!("{whole}.{frac:02}{unit}")
+    }
+}
+
+/// `part` of `whole` as a percentage with one decimal, from integers.
+pub fn percent(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return "–".to_string();
+    }
+    let tenths = (u128::from(part) * 1000 + u128::from(whole) / 2) / u128::from(whole);
+    format!("{}.{}%", tenths / 10, tenths % 10)
+}
+
+/// Micro-dollars with two to six decimals (cents always shown).
+pub fn money(micros: u64) -> String {
+    let s = format!("{}.{:06}", micros / 1_000_000, micros % 1_000_000);
+    let trimmed = s.trim_end_matches('0');
+    let dot = trimmed.find('.').unwrap_or(trimmed.len());
+    if trimmed.len() - dot < 3 {
+        s[..dot + 3].to_string()
+    } else {
+        trimmed.to_string()
+    }
+}
+
+/// The tiers' names joined by `sep` (empty when none fired).
+fn tier_names(tiers: &[crate::engine::Tier], sep: &str) -> String {
+    tiers.iter().map(|t| t.name()).collect::<Vec<_>>().join(sep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_formatted_from_integers() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(short_tokens(64_000), "64k");
+        assert_eq!(short_tokens(62_500), "62.5k");
+        assert_eq!(short_tokens(1_250_000), "1.25M");
+        assert_eq!(short_tokens(500), "500");
+        assert_eq!(percent(1, 3), "33.3%");
+        assert_eq!(percent(2, 3), "66.7%");
+        assert_eq!(percent(5, 0), "–");
+        assert_eq!(money(1_500_000), "1.50");
+        assert_eq!(money(1_234_567), "1.234567");
+        assert_eq!(money(0), "0.00");
+        assert_eq!(money(10_000), "0.01");
+    }
+
+    #[test]
+    fn transcript_text_cannot_open_markup() {
+        assert_eq!(
+            esc("<script>alert('x')</script> & \"q\""),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;"
+        );
+        let j = script_safe_json(&json!({"t": "</script><script>x()</script>"}).to_string());
+        assert!(!j.contains('<') && !j.contains('>'));
+        let back: serde_json::Value = serde_json::from_str(&j).unwrap();
+        assert_eq!(back["t"], "</script><script>x()</script>");
+    }
+
+    #[test]
+    fn a_fold_diff_marks_inserted_and_deleted_lines() {
+        let html = diff_html("a\nb\nc\n", "a\nB <x>\nc\nd\n");
+        assert!(html.contains("<span class=\"del\">- b</span>"));
+        assert!(html.contains("<span class=\"ins\">+ B &lt;x&gt;</span>"));
+        assert!(html.contains("+2</span> <span class=\"del\">−1"));
+        assert!(diff_html("same\n", "same\n").contains("unchanged"));
+    }
+}

@@ -1,0 +1,82 @@
+// compactor report: hover a call for its report line, pick a call for its composition.
+// Reads the per-call arrays embedded in #calls; makes no request.
+(function () {
+  "use strict";
+  var D = JSON.parse(document.getElementById("calls").textContent);
+  var N = D.after.length;
+  if (!N) { return; }
+  var LEFT = 72, RIGHT = 1110;
+  function fmt(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
+  function xOf(k) { return N <= 1 ? LEFT : LEFT + Math.round((k - 1) * (RIGHT - LEFT) / (N - 1)); }
+  function line(k) {
+    var i = k - 1;
+    return "call " + k + " · turn " + D.turn[i] + " · " + fmt(D.before[i]) + " → " + fmt(D.after[i]) +
+      (D.rec[i] >= 0 ? " · recorded " + fmt(D.rec[i]) : "") +
+      " · raw " + fmt(D.raw[i]) + "\n" +
+      "tiers " + (D.tiers[i] || "-") + " · shrunk " + D.shrunk[i] + " · dropped " + D.dropped[i] +
+      " · folded " + D.folded[i] + " · status " + D.status[i] + "\n" +
+      "cache read " + fmt(D.cr[i]) + " · write " + fmt(D.cw[i]) + " · view " + D.hash[i];
+  }
+  function callAt(svg, ev) {
+    var pt = svg.createSVGPoint();
+    pt.x = ev.clientX; pt.y = ev.clientY;
+    var p = pt.matrixTransform(svg.getScreenCTM().inverse());
+    var k = N <= 1 ? 1 : Math.round((p.x - LEFT) * (N - 1) / (RIGHT - LEFT)) + 1;
+    return Math.max(1, Math.min(N, k));
+  }
+  function hover(svgId, guideId, tipId, lineId) {
+    var svg = document.getElementById(svgId);
+    var hit = document.getElementById(svgId + "-hit");
+    var guide = document.getElementById(guideId);
+    var tip = tipId && document.getElementById(tipId);
+    var out = lineId && document.getElementById(lineId);
+    if (!svg || !hit) { return; }
+    hit.addEventListener("mousemove", function (ev) {
+      var k = callAt(svg, ev);
+      var x = xOf(k);
+      guide.setAttribute("x1", x); guide.setAttribute("x2", x);
+      if (out) { out.textContent = line(k); }
+      if (tip) {
+        tip.textContent = line(k);
+        tip.hidden = false;
+        var box = svg.parentNode.getBoundingClientRect();
+        var left = ev.clientX - box.left + 14;
+        if (left + tip.offsetWidth > box.width) { left = ev.clientX - box.left - tip.offsetWidth - 14; }
+        tip.style.left = Math.max(0, left) + "px";
+        tip.style.top = Math.max(0, ev.clientY - box.top - tip.offsetHeight - 10) + "px";
+      }
+    });
+    hit.addEventListener("mouseleave", function () {
+      guide.setAttribute("x1", -10); guide.setAttribute("x2", -10);
+      if (tip) { tip.hidden = true; }
+    });
+    hit.addEventListener("click", function (ev) { pick(callAt(svg, ev)); });
+  }
+  var range = document.getElementById("call-range");
+  var num = document.getElementById("call");
+  var bar = document.getElementById("bar");
+  var table = document.getElementById("segs");
+  var title = document.getElementById("comp-title");
+  function pct(v, t) { if (!t) { return "–"; } var x = Math.round(v * 1000 / t); return Math.floor(x / 10) + "." + (x % 10) + "%"; }
+  function pick(k) {
+    k = Math.max(1, Math.min(N, parseInt(k, 10) || N));
+    range.value = k; num.value = k;
+    var c = D.comp[k - 1], total = 0, i;
+    for (i = 0; i < c.length; i++) { total += c[i]; }
+    var segs = bar.children, rows = table.tBodies[0].rows;
+    for (i = 0; i < c.length; i++) {
+      segs[i].style.flexGrow = c[i];
+      segs[i].title = D.segs[i] + ": " + fmt(c[i]) + " tokens";
+      rows[i].cells[1].textContent = fmt(c[i]);
+      rows[i].cells[2].textContent = pct(c[i], total);
+      rows[i].className = c[i] ? "" : "zero";
+    }
+    document.getElementById("segs-total").textContent = fmt(total);
+    title.textContent = "turn " + D.turn[k - 1] + " · " + fmt(D.after[k - 1]) + " tokens after compaction" +
+      (D.tiers[k - 1] ? " · " + D.tiers[k - 1].split(",").join(", ") : "");
+  }
+  range.addEventListener("input", function () { pick(range.value); });
+  num.addEventListener("change", function () { pick(num.value); });
+  hover("ctx", "ctx-guide", "ctx-tip", "ctx-line");
+  hover("cache", "cache-guide", null, null);
+})();

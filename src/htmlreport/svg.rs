@@ -1,0 +1,391 @@
+//! The charts, drawn as inline SVG with integer coordinates.
+
+use std::fmt::Write;
+
+use super::{short_tokens, thousands};
+use crate::engine::Tier;
+use crate::engine::budget::Budget;
+use crate::session::replay::StepRow;
+
+/// Chart geometry in viewBox units.
+pub const WIDTH: u64 = 1200;
+pub const LEFT: u64 = 72;
+pub const RIGHT: u64 = 1110;
+pub const TOP: u64 = 16;
+
+/// The x of call `k` (1-based) of `n`.
+pub fn x_of(k: u64, n: u64) -> u64 {
+    if n <= 1 {
+        return LEFT;
+    }
+    LEFT + ((k - 1) * (RIGHT - LEFT) + (n - 1) / 2) / (n - 1)
+}
+
+/// A vertical scale: `0..=max` tokens onto `bottom..=TOP`.
+#[derive(Clone, Copy)]
+pub struct Scale {
+    pub max: u64,
+    pub bottom: u64,
+}
+
+impl Scale {
+    /// Values above `max` are drawn at the top edge (the chart clips them).
+    pub fn y(&self, v: u64) -> u64 {
+        let v = v.min(self.max + self.max / 20);
+        let h = self.bottom - TOP;
+        let off = (u128::from(v) * u128::from(h) + u128::from(self.max) / 2) / u128::from(self.max);
+        (i128::from(self.bottom) - off as i128).max(0) as u64
+    }
+}
+
+/// A round number at or above `v` (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a
+/// power of ten), and the tick step that divides it into three to six.
+pub fn nice_max(v: u64) -> (u64, u64) {
+    let v = v.max(10);
+    let mut p = 1u64;
+    while p * 10 < v {
+        p *= 10;
+    }
+    // (max, step) in tenths of p.
+    for (m, step) in [
+        (10, 2),
+        (12, 2),
+        (15, 5),
+        (20, 5),
+        (25, 5),
+        (30, 5),
+        (40, 10),
+        (50, 10),
+        (60, 10),
+        (80, 20),
+        (100, 20),
+    ] {
+        if p * m / 10 >= v {
+            return ((p * m / 10).max(1), (p * step / 10).max(1));
+        }
+    }
+    (p * 10, p * 2)
+}
+
+fn grid(out: &mut String, s: Scale, step: u64, n: u64) {
+    out.push_str("<g class=\"grid\">");
+    let mut v = 0;
+    while v <= s.max {
+        let y = s.y(v);
+        let _ = write!(
+            out,
+            "<line x1=\"{LEFT}\" x2=\"{RIGHT}\" y1=\"{y}\" y2=\"{y}\"/><text x=\"{}\" y=\"{}\" class=\"yl\">{}</text>",
+            LEFT - 6,
+            y + 4,
+            short_tokens(v)
+        );
+        v += step;
+    }
+    // About ten call ticks, on round call numbers.
+    let (_, cstep) = nice_max(n.max(2) / 2);
+    let cstep = cstep.max(1);
+    let mut k = cstep;
+    let _ = write!(
+        out,
+        "<text x=\"{LEFT}\" y=\"{}\" class=\"xl\">1</text>",
+        s.bottom + 18
+    );
+    while k <= n {
+        let x = x_of(k, n);
+        if x > LEFT + 30 {
+            let _ = write!(
+                out,
+                "<line class=\"xt\" x1=\"{x}\" x2=\"{x}\" y1=\"{}\" y2=\"{}\"/><text x=\"{x}\" y=\"{}\" class=\"xl\">{k}</text>",
+                s.bottom,
+                s.bottom + 5,
+                s.bottom + 18
+            );
+        }
+        k += cstep;
+    }
+    let _ = write!(
+        out,
+        "<text x=\"{}\" y=\"{}\" class=\"xl axis\">model call</text></g>",
+        (LEFT + RIGHT) / 2,
+        s.bottom + 36
+    );
+}
+
+/// `x,y x,y …` for a value per call.
+fn points(vals: impl Iterator<Item = u64>, n: u64, s: Scale) -> String {
+    let mut out = String::new();
+    for (i, v) in vals.enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let _ = write!(out, "{},{}", x_of(i as u64 + 1, n), s.y(v));
+    }
+    out
+}
+
+/// The tier a marker is coloured by: the deepest one that fired.
+fn deepest(tiers: &[Tier]) -> &'static str {
+    [
+        Tier::BreakthroughFloor,
+        Tier::BreakthroughShrink,
+        Tier::Floor,
+        Tier::Shrink,
+    ]
+    .into_iter()
+    .find(|t| tiers.contains(t))
+    .map_or("other", Tier::name)
+}
+
+pub struct ContextChart<'a> {
+    pub rows: &'a [StepRow],
+    pub budget: &'a Budget,
+    pub agent_compactions: &'a [u32],
+}
+
+pub const CONTEXT_HEIGHT: u64 = 440;
+const CONTEXT_BOTTOM: u64 = 392;
+
+impl ContextChart<'_> {
+    /// The top of the token axis and its tick step. The raw history far above
+    /// the window is clipped at about twice the window.
+    pub fn y_max(&self) -> (u64, u64) {
+        let rows = self.rows;
+        let b = self.budget;
+        let peak = rows
+            .iter()
+            .map(|r| {
+                r.raw_tokens
+                    .max(r.tokens_after)
+                    .max(r.tokens_before)
+                    .max(r.recorded_prompt_tokens.unwrap_or(0))
+            })
+            .max()
+            .unwrap_or(0);
+        let view_peak = rows
+            .iter()
+            .map(|r| r.tokens_before.max(r.tokens_after))
+            .max()
+            .unwrap_or(0);
+        let top = peak.min(b.window.max(view_peak) * 2).max(b.window);
+        nice_max(top + top / 20)
+    }
+
+    pub fn render(&self) -> String {
+        let rows = self.rows;
+        let n = rows.len() as u64;
+        let b = self.budget;
+        let (max, step) = self.y_max();
+        let s = Scale {
+            max,
+            bottom: CONTEXT_BOTTOM,
+        };
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "<svg id=\"ctx\" class=\"chart\" viewBox=\"0 0 {WIDTH} {CONTEXT_HEIGHT}\" role=\"img\" aria-label=\"tokens per model call\" data-calls=\"{n}\">\
+             <defs><clipPath id=\"ctx-clip\"><rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\"/></clipPath></defs>",
+            RIGHT - LEFT + 1,
+            CONTEXT_BOTTOM - TOP
+        );
+        grid(&mut out, s, step, n);
+        // Budget lines, labelled at the right.
+        out.push_str("<g class=\"limits\">");
+        for (class, label, v) in [
+            ("window", "window", b.window),
+            ("weff", "w_eff", b.w_eff()),
+            ("trigger", "trigger", b.trigger()),
+            ("stop", "stop", b.stop()),
+        ] {
+            if v > max {
+                continue;
+            }
+            let y = s.y(v);
+            let _ = write!(
+                out,
+                "<line class=\"{class}\" x1=\"{LEFT}\" x2=\"{RIGHT}\" y1=\"{y}\" y2=\"{y}\"><title>{label} {}</title></line>\
+                 <text class=\"ll {class}\" x=\"{}\" y=\"{}\">{label} {}</text>",
+                thousands(v),
+                RIGHT + 6,
+                y + 4,
+                short_tokens(v)
+            );
+        }
+        out.push_str("</g>");
+        // The original agent's own compactions.
+        out.push_str("<g class=\"agent\">");
+        for &k in self.agent_compactions {
+            if u64::from(k) > n {
+                continue;
+            }
+            let x = x_of(u64::from(k), n);
+            let _ = write!(
+                out,
+                "<line class=\"agent-compact\" data-call=\"{k}\" x1=\"{x}\" x2=\"{x}\" y1=\"{TOP}\" y2=\"{CONTEXT_BOTTOM}\"><title>the original agent compacted its context before call {k}</title></line>"
+            );
+        }
+        out.push_str("</g><g clip-path=\"url(#ctx-clip)\">");
+        let _ = write!(
+            out,
+            "<polyline class=\"line raw-est\" data-series=\"raw-estimated\" points=\"{}\"/>",
+            points(rows.iter().map(|r| r.raw_tokens), n, s)
+        );
+        // Recorded usage can have gaps: one path, a new subpath after each gap.
+        let mut d = String::new();
+        let mut pen_down = false;
+        for (i, r) in rows.iter().enumerate() {
+            match r.recorded_prompt_tokens {
+                Some(t) => {
+                    let _ = write!(
+                        d,
+                        "{}{},{}",
+                        if pen_down { " L" } else { " M" },
+                        x_of(i as u64 + 1, n),
+                        s.y(t)
+                    );
+                    pen_down = true;
+                }
+                None => pen_down = false,
+            }
+        }
+        if !d.is_empty() {
+            let _ = write!(
+                out,
+                "<path class=\"line raw-rec\" data-series=\"raw-recorded\" d=\"{}\"/>",
+                d.trim_start()
+            );
+        }
+        let _ = write!(
+            out,
+            "<polyline class=\"line view\" data-series=\"compacted\" points=\"{}\"/>",
+            points(rows.iter().map(|r| r.tokens_after), n, s)
+        );
+        let _ = write!(
+            out,
+            "</g><line id=\"ctx-guide\" class=\"guide\" x1=\"-10\" x2=\"-10\" y1=\"{TOP}\" y2=\"{CONTEXT_BOTTOM}\"/>\
+             <rect id=\"ctx-hit\" class=\"hit\" x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\"/><g class=\"markers\">",
+            RIGHT - LEFT + 1,
+            CONTEXT_BOTTOM - TOP
+        );
+        for (i, r) in rows.iter().enumerate() {
+            if r.tiers_fired.is_empty() {
+                continue;
+            }
+            let x = x_of(i as u64 + 1, n);
+            let tiers = super::tier_names(&r.tiers_fired, ",");
+            let _ = write!(
+                out,
+                "<path class=\"tier t-{}\" data-call=\"{}\" data-tiers=\"{tiers}\" d=\"M{x},{} l-5,-9 h10z\"><title>call {}: {} · {} → {}</title></path>",
+                deepest(&r.tiers_fired),
+                r.step,
+                s.y(r.tokens_before).saturating_sub(2),
+                r.step,
+                tiers.replace(',', ", "),
+                thousands(r.tokens_before),
+                thousands(r.tokens_after)
+            );
+        }
+        out.push_str("</g></svg>");
+        out
+    }
+}
+
+pub const CACHE_HEIGHT: u64 = 300;
+const CACHE_BOTTOM: u64 = 252;
+
+/// Cache reads and writes per call (stacked areas) against the raw history's prompt.
+pub fn cache_chart(rows: &[StepRow]) -> String {
+    let n = rows.len() as u64;
+    let view_peak = rows
+        .iter()
+        .map(|r| r.cache_read_tokens + r.cache_write_tokens)
+        .max()
+        .unwrap_or(0);
+    let raw_peak = rows.iter().map(|r| r.raw_tokens).max().unwrap_or(0);
+    let top = raw_peak.min(view_peak * 2).max(view_peak);
+    let (max, step) = nice_max(top + top / 20);
+    let s = Scale {
+        max,
+        bottom: CACHE_BOTTOM,
+    };
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<svg id=\"cache\" class=\"chart\" viewBox=\"0 0 {WIDTH} {CACHE_HEIGHT}\" role=\"img\" aria-label=\"cache reads and writes per model call\" data-calls=\"{n}\">\
+         <defs><clipPath id=\"cache-clip\"><rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\"/></clipPath></defs>",
+        RIGHT - LEFT + 1,
+        CACHE_BOTTOM - TOP
+    );
+    grid(&mut out, s, step, n);
+    out.push_str("<g clip-path=\"url(#cache-clip)\">");
+    let (x1, xn) = (x_of(1, n), x_of(n.max(1), n));
+    let base = s.y(0);
+    let read = points(rows.iter().map(|r| r.cache_read_tokens), n, s);
+    let total = points(
+        rows.iter()
+            .map(|r| r.cache_read_tokens + r.cache_write_tokens),
+        n,
+        s,
+    );
+    let read_rev = points_rev(rows.iter().map(|r| r.cache_read_tokens), n, s);
+    let _ = write!(
+        out,
+        "<polygon class=\"area read\" data-series=\"cache-read\" points=\"{x1},{base} {read} {xn},{base}\"/>\
+         <polygon class=\"area write\" data-series=\"cache-write\" points=\"{total} {read_rev}\"/>\
+         <polyline class=\"line raw-est\" data-series=\"raw-prompt\" points=\"{}\"/>",
+        points(rows.iter().map(|r| r.raw_tokens), n, s)
+    );
+    let _ = write!(
+        out,
+        "</g><line id=\"cache-guide\" class=\"guide\" x1=\"-10\" x2=\"-10\" y1=\"{TOP}\" y2=\"{CACHE_BOTTOM}\"/>\
+         <rect id=\"cache-hit\" class=\"hit\" x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\"/></svg>",
+        RIGHT - LEFT + 1,
+        CACHE_BOTTOM - TOP
+    );
+    out
+}
+
+/// Points in reverse call order (to close a stacked area).
+fn points_rev(vals: impl Iterator<Item = u64>, n: u64, s: Scale) -> String {
+    let v: Vec<u64> = vals.collect();
+    let mut out = String::new();
+    for (i, y) in v.iter().enumerate().rev() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        let _ = write!(out, "{},{}", x_of(i as u64 + 1, n), s.y(*y));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nice_maxima_are_round_and_cover_the_value() {
+        assert_eq!(nice_max(64_000), (80_000, 20_000));
+        assert_eq!(nice_max(101_000), (120_000, 20_000));
+        assert_eq!(nice_max(150_000), (150_000, 50_000));
+        assert_eq!(nice_max(210_000), (250_000, 50_000));
+        assert_eq!(nice_max(7), (10, 2));
+        for v in [1u64, 9, 99, 101, 12_345, 999_999, 10_000_001] {
+            let (m, s) = nice_max(v);
+            assert!(m >= v && s > 0 && m % s == 0, "{v} -> {m} {s}");
+        }
+    }
+
+    #[test]
+    fn calls_spread_over_the_plot_from_left_to_right() {
+        assert_eq!(x_of(1, 1), LEFT);
+        assert_eq!(x_of(1, 500), LEFT);
+        assert_eq!(x_of(500, 500), RIGHT);
+        let s = Scale {
+            max: 1000,
+            bottom: 400,
+        };
+        assert_eq!(s.y(0), 400);
+        assert_eq!(s.y(1000), TOP);
+        // Off-scale values stop just above the top (clipped).
+        assert!(s.y(1_000_000) < TOP);
+    }
+}

@@ -1,0 +1,389 @@
+//! `compactor report`: the HTML page's structure against `replay --json` of the
+//! same fixture, its self-containment, its escaping of transcript text, and
+//! byte-identical output.
+
+use std::collections::BTreeMap;
+use std::fs;
+
+use serde_json::Value;
+
+use crate::util::{
+    FOLD, SHRINK_FLOOR, SHRINK_FLOOR_CALLS, SHRINK_FLOOR_TASK, TENANT, TENANT_TASK, TestEnv, args,
+};
+
+/// Render the report of a fixture (imported through FILE) into `out`, and return the page.
+fn report(env: &TestEnv, fixture: &str, out: &str, budget: &[&str]) -> String {
+    let path = env.fixture(fixture);
+    let run = env.run(&args(&["report", &path, "-o", out], budget));
+    run.success();
+    assert!(
+        run.stderr.contains(&format!("wrote {out}")),
+        "{}",
+        run.snapshot()
+    );
+    fs::read_to_string(env.work().join(out)).expect("the report was written")
+}
+
+fn replay_steps(env: &TestEnv, task: &str, budget: &[&str]) -> Vec<Value> {
+    let run = env.run(&args(&["replay", "--task", task, "--json"], budget));
+    run.success();
+    run.json()["steps"].as_array().unwrap().clone()
+}
+
+/// The value of attribute `name` in a tag's text.
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!(" {name}=\"");
+    let start = tag.find(&key)? + key.len();
+    let len = tag[start..].find('"')?;
+    Some(&tag[start..start + len])
+}
+
+/// Every start tag `<name …>` in the page, as its text.
+fn tags<'a>(html: &'a str, name: &str) -> Vec<&'a str> {
+    let open = format!("<{name} ");
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(i) = rest.find(&open) {
+        let end = rest[i..].find('>').expect("tag closes") + i;
+        out.push(&rest[i..=end]);
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// The `(x, y)` points of the polyline for `series` in the SVG with `svg_id`.
+fn series(html: &str, svg_id: &str, series: &str) -> Vec<(u64, u64)> {
+    let svg = svg_of(html, svg_id);
+    let line = tags(svg, "polyline")
+        .into_iter()
+        .find(|t| attr(t, "data-series") == Some(series))
+        .unwrap_or_else(|| panic!("no {series} polyline in #{svg_id}"));
+    attr(line, "points")
+        .unwrap()
+        .split(' ')
+        .map(|p| {
+            let (x, y) = p.split_once(',').expect("x,y");
+            (x.parse().expect("integer x"), y.parse().expect("integer y"))
+        })
+        .collect()
+}
+
+fn svg_of<'a>(html: &'a str, id: &str) -> &'a str {
+    let start = html
+        .find(&format!("<svg id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no svg #{id}"));
+    let end = html[start..].find("</svg>").unwrap() + start;
+    &html[start..end]
+}
+
+/// Every markup tag of the page (`<name …>`), lower-cased. Transcript text is
+/// escaped, so a `<` followed by a letter is always compactor's own markup.
+fn all_tags(html: &str) -> Vec<String> {
+    let b = html.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(off) = html[i..].find('<') {
+        let at = i + off;
+        if b.get(at + 1).is_some_and(|c| c.is_ascii_alphabetic()) {
+            let end = html[at..].find('>').expect("tag closes") + at;
+            out.push(html[at..=end].to_ascii_lowercase());
+            i = end;
+        } else {
+            i = at + 1;
+        }
+    }
+    out
+}
+
+/// No request leaves the page: no element that loads anything, no remote
+/// src/href, no @import, no url() other than to a fragment of the page.
+fn assert_self_contained(html: &str) {
+    let tags = all_tags(html);
+    assert!(tags.len() > 100, "the page has markup");
+    for tag in &tags {
+        let name: String = tag[1..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        assert!(
+            ![
+                "link",
+                "img",
+                "iframe",
+                "object",
+                "embed",
+                "video",
+                "audio",
+                "source",
+                "base",
+                "form",
+                "image",
+                "use",
+                "foreignobject"
+            ]
+            .contains(&name.as_str()),
+            "the page has a <{name}> element: {tag}"
+        );
+        for a in ["src", "href", "action", "srcset", "xlink:href", "data"] {
+            if let Some(v) = attr(tag, a) {
+                assert!(
+                    !(v.starts_with("http:") || v.starts_with("https:") || v.starts_with("//")),
+                    "remote {a} in {tag}"
+                );
+            }
+        }
+        for (i, _) in tag.match_indices("url(") {
+            assert!(tag[i + 4..].starts_with('#'), "url() to a resource: {tag}");
+        }
+        if name == "script" {
+            assert!(attr(tag, "src").is_none(), "an external script: {tag}");
+        }
+    }
+    // Exactly the two scripts compactor writes: the data block and the inline code.
+    assert_eq!(
+        tags.iter().filter(|t| t.starts_with("<script")).count(),
+        2,
+        "unexpected <script>"
+    );
+    assert!(html.contains("<script type=\"application/json\" id=\"calls\">"));
+    let style_start = html.find("<style>").expect("inline CSS") + "<style>".len();
+    let style = &html[style_start..html.find("</style>").unwrap()];
+    assert!(!style.contains("@import"), "the CSS imports");
+    assert!(!style.contains("url("), "the CSS loads a resource");
+}
+
+#[test]
+fn the_context_chart_has_one_point_per_call_and_markers_where_tiers_fired() {
+    let env = TestEnv::new();
+    let html = report(&env, SHRINK_FLOOR, "report.html", &FOLD);
+    let steps = replay_steps(&env, SHRINK_FLOOR_TASK, &FOLD);
+    assert_eq!(steps.len() as u64, SHRINK_FLOOR_CALLS);
+
+    let view = series(&html, "ctx", "compacted");
+    let raw = series(&html, "ctx", "raw-estimated");
+    assert_eq!(view.len(), steps.len(), "one compacted point per call");
+    assert_eq!(raw.len(), steps.len(), "one raw point per call");
+    assert!(
+        view.windows(2).all(|w| w[0].0 < w[1].0),
+        "calls go left to right"
+    );
+    assert!(svg_of(&html, "ctx").contains(&format!("data-calls=\"{}\"", steps.len())));
+    // Higher token counts are drawn higher (smaller y), call by call.
+    for (i, a) in steps.iter().enumerate() {
+        for (j, b) in steps.iter().enumerate() {
+            if a["tokens_after"].as_u64() > b["tokens_after"].as_u64() {
+                assert!(view[i].1 <= view[j].1, "calls {} and {}", i + 1, j + 1);
+            }
+        }
+    }
+
+    // The markers: exactly the calls where tiers fired, with those tiers, at the call's x.
+    let expected: BTreeMap<u64, String> = steps
+        .iter()
+        .filter(|s| !s["tiers_fired"].as_array().unwrap().is_empty())
+        .map(|s| {
+            let tiers: Vec<&str> = s["tiers_fired"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap())
+                .collect();
+            (s["step"].as_u64().unwrap(), tiers.join(","))
+        })
+        .collect();
+    assert!(
+        expected.len() >= 2,
+        "the fixture fires tiers under this budget"
+    );
+    let mut markers = BTreeMap::new();
+    for tag in tags(svg_of(&html, "ctx"), "path") {
+        if !attr(tag, "class").is_some_and(|c| c.split(' ').any(|c| c == "tier")) {
+            continue;
+        }
+        let call: u64 = attr(tag, "data-call").unwrap().parse().unwrap();
+        let d = attr(tag, "d").unwrap();
+        let x: u64 = d[1..d.find(',').unwrap()].parse().unwrap();
+        assert_eq!(
+            x,
+            view[call as usize - 1].0,
+            "the marker of call {call} sits at its x"
+        );
+        let dup = markers.insert(call, attr(tag, "data-tiers").unwrap().to_string());
+        assert!(dup.is_none(), "two markers at call {call}");
+    }
+    assert_eq!(markers, expected);
+
+    // The header names the last call's view hash; the embedded data has every call.
+    let last_hash = steps.last().unwrap()["view_hash"].as_str().unwrap();
+    assert!(html.contains(&format!("<code>{last_hash}</code>")));
+    let data_start = html.find("id=\"calls\">").unwrap() + "id=\"calls\">".len();
+    let data_end = html[data_start..].find("</script>").unwrap() + data_start;
+    let data: Value = serde_json::from_str(&html[data_start..data_end]).unwrap();
+    assert_eq!(data["comp"].as_array().unwrap().len(), steps.len());
+    for (i, s) in steps.iter().enumerate() {
+        assert_eq!(data["after"][i], s["tokens_after"], "call {}", i + 1);
+        assert_eq!(data["raw"][i], s["raw_tokens"], "call {}", i + 1);
+        assert_eq!(data["cr"][i], s["cache_read_tokens"], "call {}", i + 1);
+        // The composition adds up to the view's estimate plus the overhead.
+        let comp: u64 = data["comp"][i]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            comp,
+            s["cache_read_tokens"].as_u64().unwrap() + s["cache_write_tokens"].as_u64().unwrap(),
+            "composition of call {}",
+            i + 1
+        );
+    }
+    // Folds happened under this budget: their summaries are shown.
+    assert!(html.contains("<details class=\"fold\""));
+    assert!(html.contains("## Task Context"));
+    assert_self_contained(&html);
+}
+
+#[test]
+fn a_codex_session_renders_too() {
+    let env = TestEnv::new();
+    let html = report(&env, TENANT, "codex.html", &FOLD);
+    let steps = replay_steps(&env, TENANT_TASK, &FOLD);
+    assert_eq!(series(&html, "ctx", "compacted").len(), steps.len());
+    assert_eq!(series(&html, "cache", "raw-prompt").len(), steps.len());
+    assert!(html.contains("codex"));
+    assert_self_contained(&html);
+}
+
+#[test]
+fn two_runs_give_the_same_bytes_whatever_the_store_or_directory() {
+    let a = TestEnv::new();
+    let first = report(&a, SHRINK_FLOOR, "a.html", &FOLD);
+    let second = report(&a, SHRINK_FLOOR, "b.html", &FOLD);
+    assert!(first == second, "two runs on one store differ");
+    // A fresh store in another temporary directory gives the same page too.
+    let b = TestEnv::new();
+    let third = report(&b, SHRINK_FLOOR, "a.html", &FOLD);
+    assert!(first == third, "runs on two stores differ");
+    // Standard output carries the same bytes.
+    let run = b.run(&[
+        "report",
+        "--task",
+        SHRINK_FLOOR_TASK,
+        "-o",
+        "-",
+        FOLD[0],
+        FOLD[1],
+        FOLD[2],
+        FOLD[3],
+    ]);
+    run.success();
+    // The source line names the task, not the file, when the page is made from --task.
+    assert!(run.stdout.contains("in the store"));
+    assert_eq!(
+        run.stdout.replace(
+            &format!("task {SHRINK_FLOOR_TASK} in the store</code> · claude-code"),
+            "claude-shrink-floor.jsonl</code> · claude-code"
+        ),
+        first
+    );
+    // No temporary path reaches the page.
+    assert!(!first.contains(&a.root().display().to_string()));
+    assert!(!first.contains("[TMP]"));
+}
+
+#[test]
+fn transcript_text_is_escaped_and_cannot_inject_script() {
+    let env = TestEnv::new();
+    let evil = "</script><script>alert(1)</script><img src=https://evil.example/x.png>";
+    // The shrink-floor fixture with a hostile title, ask and tool name.
+    let text = fs::read_to_string(crate::util::testdata(SHRINK_FLOOR)).unwrap();
+    let mut lines = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut v: Value = serde_json::from_str(line).unwrap();
+        if v["type"] == "summary" {
+            v["summary"] = Value::from(format!("title {evil}"));
+        }
+        if i == 1 {
+            v["message"]["content"] = Value::from(format!("Audit the handlers {evil}"));
+        }
+        if let Some(blocks) = v["message"]["content"].as_array_mut() {
+            for b in blocks {
+                if b["type"] == "tool_use" && b["name"] == "Read" {
+                    b["name"] = Value::from("Read<script>x()</script>");
+                }
+            }
+        }
+        lines.push(serde_json::to_string(&v).unwrap());
+    }
+    let path = env.write("evil.jsonl", lines.join("\n") + "\n");
+    let run = env.run(&args(&["report", &path, "-o", "evil.html"], &FOLD));
+    run.success();
+    let html = fs::read_to_string(env.work().join("evil.html")).unwrap();
+    assert_self_contained(&html);
+    assert!(!html.contains("alert(1)</script>"));
+    assert!(!html.contains("<img"));
+    assert!(!html.contains("<script>alert"));
+    // The text is there, escaped: in the title, the summaries and the tool names.
+    assert!(html.contains("<h1>title &lt;/script&gt;&lt;script&gt;alert(1)"));
+    assert!(html.contains("Audit the handlers &lt;/script&gt;"));
+    assert!(html.contains("Read&lt;script&gt;x()&lt;/script&gt;"));
+    // Inside the data block the tool name is a JSON string with no raw angle brackets.
+    assert!(html.contains("tool: Read\\u003cscript\\u003ex()"));
+}
+
+#[test]
+fn an_unknown_task_is_a_usage_error_and_writes_nothing() {
+    let env = TestEnv::new();
+    let run = env.run(&["report", "--task", "nope", "-o", "r.html"]);
+    run.failure(2);
+    assert!(
+        run.stderr.contains("unknown task \"nope\""),
+        "{}",
+        run.stderr
+    );
+    assert!(!env.work().join("r.html").exists());
+}
+
+/// `--open` hands the written file to the platform opener (`xdg-open` here):
+/// a stand-in on PATH records what it was given.
+#[cfg(target_os = "linux")]
+#[test]
+fn open_hands_the_written_page_to_the_opener_only_when_asked() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let bin = env.root().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let opener = bin.join("xdg-open");
+    fs::write(&opener, "#!/bin/sh\nprintf '%s\\n' \"$1\" >> opened.txt\n").unwrap();
+    fs::set_permissions(&opener, fs::Permissions::from_mode(0o755)).unwrap();
+    let path = std::env::join_paths(std::iter::once(bin.clone()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    let fixture = env.fixture(SHRINK_FLOOR);
+    let mut cmd = env.command(&["report", &fixture, "-o", "page.html"]);
+    cmd.env("PATH", &path);
+    env.finish(cmd).success();
+    assert!(
+        !env.work().join("opened.txt").exists(),
+        "opened without --open"
+    );
+    let mut cmd = env.command(&["report", &fixture, "-o", "page.html", "--open"]);
+    cmd.env("PATH", &path);
+    env.finish(cmd).success();
+    let opened = fs::read_to_string(env.work().join("opened.txt")).expect("the opener ran");
+    assert_eq!(opened, "page.html\n");
+    // An opener that fails is a warning: the page is still written, exit 0.
+    fs::write(&opener, "#!/bin/sh\nexit 3\n").unwrap();
+    let mut cmd = env.command(&["report", &fixture, "-o", "again.html", "--open"]);
+    cmd.env("PATH", &path);
+    let run = env.finish(cmd);
+    run.success();
+    assert!(
+        run.stderr.contains("could not open again.html"),
+        "{}",
+        run.stderr
+    );
+    assert!(env.work().join("again.html").exists());
+}
