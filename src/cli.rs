@@ -209,18 +209,20 @@ pub struct BudgetArgs {
     )]
     pub summary_budget: u64,
 
-    /// How floor summaries are written.
-    #[arg(long, value_enum, default_value_t = SummarizerArg::Extractive)]
-    pub summarizer: SummarizerArg,
+    /// How floor summaries are written (default extractive, or the config file's `summarizer`).
+    #[arg(
+        long,
+        env = "COMPACTOR_SUMMARIZER",
+        value_enum,
+        value_name = "SUMMARIZER"
+    )]
+    pub summarizer: Option<SummarizerArg>,
+
+    #[command(flatten)]
+    pub llm: LlmArgs,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SummarizerArg {
-    /// Deterministic, offline: the constitution's sections filled by rules.
-    Extractive,
-    /// The last ask and an action count.
-    Static,
-}
+pub use crate::summarize::llm::config::{LlmArgs, SummarizerKind as SummarizerArg};
 
 #[derive(Debug, Args)]
 pub struct ProjectArgs {
@@ -370,6 +372,18 @@ pub struct CheckArgs {
     /// Rewrite the golden files from this run.
     #[arg(long, requires = "golden")]
     pub bless: bool,
+
+    /// How floor summaries are written (default extractive, or the config file's `summarizer`).
+    #[arg(
+        long,
+        env = "COMPACTOR_SUMMARIZER",
+        value_enum,
+        value_name = "SUMMARIZER"
+    )]
+    pub summarizer: Option<SummarizerArg>,
+
+    #[command(flatten)]
+    pub llm: LlmArgs,
 
     /// Seed of the pseudo-random call at which the interrupted run is killed.
     #[arg(long, default_value_t = 1, value_name = "N")]

@@ -24,7 +24,6 @@ use crate::ingest::{IngestOptions, ingest_file};
 use crate::replay::{ReplayOptions, replay};
 use crate::store::{DbLocation, Store};
 use crate::style::{self, paint};
-use crate::summarize::Summarizer;
 use crate::view::View;
 
 /// The budget matrix: the default window, one that forces folding on
@@ -64,10 +63,26 @@ struct FixtureResult {
     budgets: Vec<BudgetResult>,
 }
 
-pub fn run(ui: &mut Ui, args: &CheckArgs) -> Result<Outcome> {
+pub fn run(ui: &mut Ui, args: &CheckArgs, db: Option<DbLocation>) -> Result<Outcome> {
     let exe = std::env::current_exe()
         .context("cannot find the compactor executable to run the interrupted replay")?;
-    let summarizer = super::project::summarizer_of(crate::cli::SummarizerArg::Extractive);
+    // A model summarizer caches in the user's store (else in a scratch file),
+    // shared with the child processes, so every run reads the same summaries.
+    let scratch = tempfile::tempdir()?;
+    let cache = match db {
+        Some(DbLocation::File(p)) => p,
+        _ => scratch.path().join("summary-cache.db"),
+    };
+    let summarizer = super::summarizer::Configured::new(
+        args.summarizer,
+        &args.llm,
+        &DbLocation::File(cache.clone()),
+    )?;
+    let child_flags = Child {
+        exe,
+        flags: args.llm.to_flags(args.summarizer),
+        cache,
+    };
     let mut results = Vec::new();
     let mut drifted = false;
     for fixture in &args.fixtures {
@@ -77,7 +92,7 @@ pub fn run(ui: &mut Ui, args: &CheckArgs) -> Result<Outcome> {
                 fixture.display()
             );
         }
-        let r = check_fixture(&exe, fixture, args, summarizer.as_ref())?;
+        let r = check_fixture(fixture, args, &summarizer, &child_flags)?;
         drifted |= r.budgets.iter().any(|b| b.drift.is_some());
         if !args.json {
             print_fixture(ui, &r, args.seed)?;
@@ -85,8 +100,15 @@ pub fn run(ui: &mut Ui, args: &CheckArgs) -> Result<Outcome> {
         results.push(r);
     }
     if args.json {
-        ui.json(&serde_json::json!({"ok": !drifted, "seed": args.seed, "fixtures": results}))?;
+        let mut v = serde_json::json!({"ok": !drifted, "seed": args.seed, "fixtures": results});
+        if let Some(r) = summarizer.report() {
+            v["llm"] = serde_json::to_value(r)?;
+        }
+        ui.json(&v)?;
     } else {
+        for l in summarizer.report().iter().flat_map(|r| r.human()) {
+            writeln!(ui.out, "{l}")?;
+        }
         let line = if drifted {
             paint(ui.color, style::RED, "check failed: a projection drifted")
         } else if args.bless {
@@ -112,11 +134,12 @@ pub fn run(ui: &mut Ui, args: &CheckArgs) -> Result<Outcome> {
 }
 
 fn check_fixture(
-    exe: &Path,
     fixture: &Path,
     args: &CheckArgs,
-    summarizer: &dyn Summarizer,
+    configured: &super::summarizer::Configured,
+    child: &Child,
 ) -> Result<FixtureResult> {
+    let summarizer = configured.get();
     let name = fixture
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -146,15 +169,22 @@ fn check_fixture(
             progress: None,
         };
         if calls > 0 {
-            replay(&mut mem, &index, settings(), opts, |_, out| -> Result<()> {
-                for t in &out.report.tiers_fired {
-                    if !tiers_seen.contains(t) {
-                        tiers_seen.push(t);
+            replay(
+                &mut mem,
+                &index,
+                settings(),
+                opts,
+                |row, out| -> Result<()> {
+                    configured.note_call(row.step);
+                    for t in &out.report.tiers_fired {
+                        if !tiers_seen.contains(t) {
+                            tiers_seen.push(t);
+                        }
                     }
-                }
-                fresh.push(out.view.canonical_bytes());
-                Ok(())
-            })?;
+                    fresh.push(out.view.canonical_bytes());
+                    Ok(())
+                },
+            )?;
         }
 
         // (b) a file store reopened before every call.
@@ -167,13 +197,14 @@ fn check_fixture(
             let index = TaskRecordIndex::load(&store, &task)?;
             let mut driver = Driver::new(&store, &index, settings())?;
             reopened.push(driver.step(&mut store, k)?.view.canonical_bytes());
+            configured.note_call(k);
         }
 
         // (c) a replay killed at a pseudo-random call and resumed by a new process.
         let interrupted_at = (calls > 0).then(|| pick_call(args.seed, &name, bname, calls));
         let interrupted = match interrupted_at {
             Some(at) => Some(interrupted_run(
-                exe,
+                child,
                 fixture,
                 &task,
                 &budget,
@@ -232,7 +263,7 @@ fn pick_call(seed: u64, fixture: &str, budget: &str, calls: u32) -> u32 {
 /// Replay in a child process, SIGKILL it once call `at` is reported, then
 /// resume in a new process; return the views of every call.
 fn interrupted_run(
-    exe: &Path,
+    how: &Child,
     fixture: &Path,
     task: &str,
     budget: &Budget,
@@ -244,7 +275,7 @@ fn interrupted_run(
     let views = dir.join("views");
     import(&mut Store::open(&DbLocation::File(db.clone()))?, fixture)?;
     let base = |extra: &[String]| {
-        let mut c = Command::new(exe);
+        let mut c = Command::new(&how.exe);
         c.arg("--db")
             .arg(&db)
             .arg("--quiet")
@@ -257,8 +288,10 @@ fn interrupted_run(
             .arg(&views)
             .arg("--jsonl")
             .arg("--in-place")
+            .args(&how.flags)
             .args(extra)
             .env_remove("COMPACTOR_DB")
+            .env(crate::summarize::llm::CACHE_ENV, &how.cache)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -316,6 +349,14 @@ fn interrupted_run(
         killed,
         resumed_from,
     })
+}
+
+/// How to start a child replay: the executable and its summarizer settings.
+struct Child {
+    exe: PathBuf,
+    flags: Vec<String>,
+    /// The store file holding the summary cache.
+    cache: PathBuf,
 }
 
 /// What the interrupted run did.

@@ -11,6 +11,7 @@ mod replay;
 mod report;
 mod runs;
 mod show;
+mod summarizer;
 mod tasks;
 
 use std::ffi::OsString;
@@ -62,7 +63,7 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Compact(args) => compact::run(&mut open_store(cli)?, ui, args),
         Command::Runs(args) => runs::run(&open_store(cli)?, ui, args),
         Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
-        Command::Check(args) => check::run(ui, args),
+        Command::Check(args) => check::run(ui, args, db_location(cli).ok()),
         Command::Completions(args) => completions::run(ui, args.shell),
         Command::Man => completions::man(ui),
     }

@@ -6,8 +6,8 @@ use anyhow::{Context, Result, bail};
 
 use super::Ui;
 use super::import::{format_of, import_one};
-use super::report::print_call;
-use crate::cli::{BudgetArgs, ProjectArgs, SummarizerArg, TaskSource};
+use super::summarizer::{Configured, print_call_with};
+use crate::cli::{BudgetArgs, ProjectArgs, TaskSource};
 use crate::driver::{Driver, RunSettings, TaskRecordIndex};
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
@@ -15,7 +15,6 @@ use crate::engine::{Mode, Status};
 use crate::exit::Outcome;
 use crate::ingest::IngestOptions;
 use crate::store::Store;
-use crate::summarize::{Extractive, StaticCheckpoint, Summarizer};
 use crate::view::View;
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Result<Outcome> {
@@ -24,14 +23,14 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
     let index = TaskRecordIndex::load(store, &task)?;
     let k = call_of(&index, args.at)?;
     let est = CharsPerToken::default();
-    let summarizer = summarizer_of(args.budget.summarizer);
+    let summarizer = summarizer_of(&args.budget, store)?;
     let mut driver = Driver::new(
         store,
         &index,
         RunSettings {
             budget,
             estimator: &est,
-            summarizer: summarizer.as_ref(),
+            summarizer: summarizer.get(),
         },
     )?;
     let out = match mode {
@@ -41,7 +40,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
     if let Some(path) = &args.view {
         write_view(path, &out.view)?;
     }
-    print_call(
+    summarizer.note_call(out.report.call);
+    print_call_with(
         ui,
         &task,
         &out.report,
@@ -49,6 +49,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
         // Preflight reports the turn's first call, not `k`.
         index.recorded_prompt(out.report.call),
         args.json,
+        summarizer.report().as_ref(),
     )?;
     Ok(outcome_of(out.report.status))
 }
@@ -74,11 +75,9 @@ pub fn budget_of(a: &BudgetArgs) -> Result<Budget> {
     Ok(b)
 }
 
-pub fn summarizer_of(s: SummarizerArg) -> Box<dyn Summarizer> {
-    match s {
-        SummarizerArg::Extractive => Box::new(Extractive),
-        SummarizerArg::Static => Box::new(StaticCheckpoint),
-    }
+/// The summarizer `args` configure (flags, environment, config file).
+pub fn summarizer_of(args: &BudgetArgs, store: &Store) -> Result<Configured> {
+    Configured::for_store(args.summarizer, &args.llm, store)
 }
 
 /// The call to project: `--at`, or the next call after the record.

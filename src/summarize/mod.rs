@@ -7,6 +7,7 @@
 //! re-reads it instead of summarizing again.
 
 pub mod extractive;
+pub mod llm;
 pub mod static_checkpoint;
 
 use serde_json::Value;

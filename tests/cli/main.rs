@@ -18,6 +18,7 @@ mod corpus;
 mod corpus_engine;
 mod diff;
 mod import;
+mod llm;
 mod parse_props;
 mod project;
 mod replay;
