@@ -284,6 +284,104 @@ mod tests {
         assert_eq!(host_of("https://u@api.x.com/v1"), Some("api.x.com"));
     }
 
+    /// A one-shot loopback server answering each connection with the next
+    /// of `answers` (status, extra header, body).
+    fn serve(answers: Vec<(u16, &'static str, String)>) -> String {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for (status, header, body) in answers {
+                let (mut s, _) = listener.accept().unwrap();
+                let mut r = BufReader::new(s.try_clone().unwrap());
+                let mut len = 0;
+                loop {
+                    let mut l = String::new();
+                    r.read_line(&mut l).unwrap();
+                    if l.trim().is_empty() {
+                        break;
+                    }
+                    if let Some(v) = l.to_ascii_lowercase().strip_prefix("content-length:") {
+                        len = v.trim().parse().unwrap();
+                    }
+                }
+                let mut b = vec![0; len];
+                r.read_exact(&mut b).unwrap();
+                let head = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n{header}\r\n",
+                    body.len()
+                );
+                s.write_all(head.as_bytes()).unwrap();
+                s.write_all(body.as_bytes()).unwrap();
+            }
+        });
+        base
+    }
+
+    fn client(base: String) -> (Client, std::rc::Rc<std::cell::RefCell<Vec<Duration>>>) {
+        let cfg = LlmConfig {
+            provider: Provider::Openai,
+            base_url: base,
+            model: "m".into(),
+            timeout: Duration::from_secs(10),
+            api_key_env: "K".into(),
+            fallback: super::super::config::Fallback::Extractive,
+            price_input: Default::default(),
+            price_output: Default::default(),
+        };
+        let mut c = Client::new(cfg, None);
+        let slept = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let rec = slept.clone();
+        c.backoff = Backoff {
+            max_backoff: Duration::from_secs(60),
+            sleep: Box::new(move |d| rec.borrow_mut().push(d)),
+        };
+        (c, slept)
+    }
+
+    const OK: &str = r#"{"choices":[{"message":{"content":"summary"}}],"usage":{"prompt_tokens":3,"completion_tokens":2}}"#;
+
+    #[test]
+    fn retry_after_is_honoured_and_backoff_doubles() {
+        let base = serve(vec![
+            (429, "retry-after: 7\r\n", "slow".into()),
+            (200, "", OK.into()),
+        ]);
+        let (c, slept) = client(base);
+        let r = c.complete("s", "u", 10).unwrap();
+        assert_eq!(
+            (r.text.as_str(), r.input_tokens, r.attempts),
+            ("summary", 3, 2)
+        );
+        assert_eq!(*slept.borrow(), vec![Duration::from_secs(7)]);
+
+        let base = serve(vec![
+            (503, "", "a".into()),
+            (500, "", "b".into()),
+            (502, "", "c".into()),
+        ]);
+        let (c, slept) = client(base);
+        let e = c.complete("s", "u", 10).unwrap_err();
+        assert_eq!(e.attempts, MAX_ATTEMPTS);
+        assert!(e.reason.starts_with("HTTP 502"), "{}", e.reason);
+        assert_eq!(
+            *slept.borrow(),
+            vec![Duration::from_secs(1), Duration::from_secs(2)]
+        );
+    }
+
+    #[test]
+    fn waits_are_capped() {
+        let base = serve(vec![
+            (429, "retry-after: 3600\r\n", "".into()),
+            (200, "", OK.into()),
+        ]);
+        let (mut c, slept) = client(base);
+        c.backoff.max_backoff = Duration::from_millis(5);
+        c.complete("s", "u", 10).unwrap();
+        assert_eq!(*slept.borrow(), vec![Duration::from_millis(5)]);
+    }
+
     #[test]
     fn the_key_is_scrubbed_from_errors() {
         let cfg = LlmConfig {
