@@ -82,7 +82,14 @@ impl Client {
     fn endpoint(&self) -> String {
         match self.config.provider {
             Provider::Openai => format!("{}/chat/completions", self.config.base_url),
-            Provider::Anthropic => format!("{}/v1/messages", self.config.base_url),
+            // Accept the base with or without its `/v1`.
+            Provider::Anthropic => format!(
+                "{}/v1/messages",
+                self.config
+                    .base_url
+                    .strip_suffix("/v1")
+                    .unwrap_or(&self.config.base_url)
+            ),
         }
     }
 
@@ -380,6 +387,19 @@ mod tests {
         c.backoff.max_backoff = Duration::from_millis(5);
         c.complete("s", "u", 10).unwrap();
         assert_eq!(*slept.borrow(), vec![Duration::from_millis(5)]);
+    }
+
+    #[test]
+    fn endpoints_follow_the_provider() {
+        let (c, _) = client("http://127.0.0.1:9/v1".into());
+        assert_eq!(c.endpoint(), "http://127.0.0.1:9/v1/chat/completions");
+        let mut cfg = c.config.clone();
+        cfg.provider = Provider::Anthropic;
+        for base in ["https://api.anthropic.com", "https://api.anthropic.com/v1"] {
+            cfg.base_url = base.into();
+            let c = Client::new(cfg.clone(), None);
+            assert_eq!(c.endpoint(), "https://api.anthropic.com/v1/messages");
+        }
     }
 
     #[test]
