@@ -135,13 +135,49 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__check)
-            opts="-q -h -V --golden --bless --seed --json --db --quiet --color --help --version"
+            opts="-q -h -V --golden --bless --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --seed --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --golden)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --summarizer)
+                    COMPREPLY=($(compgen -W "extractive llm static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-provider)
+                    COMPREPLY=($(compgen -W "openai anthropic" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-fallback)
+                    COMPREPLY=($(compgen -W "extractive static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-output)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -165,7 +201,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__compact)
-            opts="-o -q -h -V --task --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --output --format --json --db --quiet --color --help --version"
+            opts="-o -q -h -V --task --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --output --format --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -204,7 +240,39 @@ _compactor() {
                     return 0
                     ;;
                 --summarizer)
+                    COMPREPLY=($(compgen -W "extractive llm static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-provider)
+                    COMPREPLY=($(compgen -W "openai anthropic" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-fallback)
                     COMPREPLY=($(compgen -W "extractive static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --output)
@@ -593,7 +661,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__preflight)
-            opts="-q -h -V --task --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --at --view --json --db --quiet --color --help --version"
+            opts="-q -h -V --task --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --at --view --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -632,7 +700,39 @@ _compactor() {
                     return 0
                     ;;
                 --summarizer)
+                    COMPREPLY=($(compgen -W "extractive llm static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-provider)
+                    COMPREPLY=($(compgen -W "openai anthropic" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-fallback)
                     COMPREPLY=($(compgen -W "extractive static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --at)
@@ -659,7 +759,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__replay)
-            opts="-q -h -V --task --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --price-input --price-cache-write --price-cache-read --from --to --in-place --resume --views --save --force --json --jsonl --db --quiet --color --help --version"
+            opts="-q -h -V --task --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --from --to --in-place --resume --views --save --force --json --jsonl --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -698,7 +798,39 @@ _compactor() {
                     return 0
                     ;;
                 --summarizer)
+                    COMPREPLY=($(compgen -W "extractive llm static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-provider)
+                    COMPREPLY=($(compgen -W "openai anthropic" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-fallback)
                     COMPREPLY=($(compgen -W "extractive static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --price-input)
@@ -745,7 +877,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__report)
-            opts="-o -q -h -V --task --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --price-input --price-cache-write --price-cache-read --output --open --db --quiet --color --help --version"
+            opts="-o -q -h -V --task --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --output --open --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -784,7 +916,39 @@ _compactor() {
                     return 0
                     ;;
                 --summarizer)
+                    COMPREPLY=($(compgen -W "extractive llm static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-provider)
+                    COMPREPLY=($(compgen -W "openai anthropic" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-fallback)
                     COMPREPLY=($(compgen -W "extractive static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --price-input)
@@ -871,7 +1035,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__step)
-            opts="-q -h -V --task --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --at --view --json --db --quiet --color --help --version"
+            opts="-q -h -V --task --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --at --view --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -910,7 +1074,39 @@ _compactor() {
                     return 0
                     ;;
                 --summarizer)
+                    COMPREPLY=($(compgen -W "extractive llm static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-provider)
+                    COMPREPLY=($(compgen -W "openai anthropic" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-fallback)
                     COMPREPLY=($(compgen -W "extractive static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --at)

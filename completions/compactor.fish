@@ -91,8 +91,19 @@ complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l trigge
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l summary-budget -d 'Token cap of the floor summary' -r
-complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l summarizer -d 'How floor summaries are written' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l llm-provider -d 'The model server\'s wire format (with --summarizer llm). Config key: llm_provider' -r -f -a "openai\t'OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp server, Ollama, LM Studio)'
+anthropic\t'Anthropic Messages'"
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l llm-base-url -d 'The server\'s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider\'s public API' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l llm-model -d 'The model name the server knows' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l llm-timeout -d 'Seconds one model request may take (default 60)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l llm-api-key-env -d 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l llm-fallback -d 'What the floor uses when the model fails (default extractive)' -r -f -a "extractive\t''
+static\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l llm-price-input -d 'USD per million input tokens of the summarizer\'s own calls (default 0)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l llm-price-output -d 'USD per million output tokens of the summarizer\'s own calls (default 0)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l at -d 'The model call to project (1 = the first). Default: the next call after the last recorded message' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l view -d 'Write the view\'s canonical bytes to FILE' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
@@ -115,8 +126,19 @@ complete -c compactor -n "__fish_compactor_using_subcommand step" -l trigger-rat
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l summary-budget -d 'Token cap of the floor summary' -r
-complete -c compactor -n "__fish_compactor_using_subcommand step" -l summarizer -d 'How floor summaries are written' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l llm-provider -d 'The model server\'s wire format (with --summarizer llm). Config key: llm_provider' -r -f -a "openai\t'OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp server, Ollama, LM Studio)'
+anthropic\t'Anthropic Messages'"
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l llm-base-url -d 'The server\'s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider\'s public API' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l llm-model -d 'The model name the server knows' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l llm-timeout -d 'Seconds one model request may take (default 60)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l llm-api-key-env -d 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l llm-fallback -d 'What the floor uses when the model fails (default extractive)' -r -f -a "extractive\t''
+static\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l llm-price-input -d 'USD per million input tokens of the summarizer\'s own calls (default 0)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l llm-price-output -d 'USD per million output tokens of the summarizer\'s own calls (default 0)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l at -d 'The model call to project (1 = the first). Default: the next call after the last recorded message' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l view -d 'Write the view\'s canonical bytes to FILE' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
@@ -150,8 +172,19 @@ complete -c compactor -n "__fish_compactor_using_subcommand replay" -l trigger-r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l summary-budget -d 'Token cap of the floor summary' -r
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l summarizer -d 'How floor summaries are written' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l llm-provider -d 'The model server\'s wire format (with --summarizer llm). Config key: llm_provider' -r -f -a "openai\t'OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp server, Ollama, LM Studio)'
+anthropic\t'Anthropic Messages'"
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l llm-base-url -d 'The server\'s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider\'s public API' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l llm-model -d 'The model name the server knows' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l llm-timeout -d 'Seconds one model request may take (default 60)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l llm-api-key-env -d 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l llm-fallback -d 'What the floor uses when the model fails (default extractive)' -r -f -a "extractive\t''
+static\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l llm-price-input -d 'USD per million input tokens of the summarizer\'s own calls (default 0)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l llm-price-output -d 'USD per million output tokens of the summarizer\'s own calls (default 0)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-input -d 'USD per million uncached input tokens' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-cache-write -d 'USD per million tokens written to the prompt cache' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-cache-read -d 'USD per million tokens read from the prompt cache' -r
@@ -183,8 +216,19 @@ complete -c compactor -n "__fish_compactor_using_subcommand compact" -l trigger-
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l summary-budget -d 'Token cap of the floor summary' -r
-complete -c compactor -n "__fish_compactor_using_subcommand compact" -l summarizer -d 'How floor summaries are written' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l llm-provider -d 'The model server\'s wire format (with --summarizer llm). Config key: llm_provider' -r -f -a "openai\t'OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp server, Ollama, LM Studio)'
+anthropic\t'Anthropic Messages'"
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l llm-base-url -d 'The server\'s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider\'s public API' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l llm-model -d 'The model name the server knows' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l llm-timeout -d 'Seconds one model request may take (default 60)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l llm-api-key-env -d 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l llm-fallback -d 'What the floor uses when the model fails (default extractive)' -r -f -a "extractive\t''
+static\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l llm-price-input -d 'USD per million input tokens of the summarizer\'s own calls (default 0)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l llm-price-output -d 'USD per million output tokens of the summarizer\'s own calls (default 0)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s o -l output -d 'Write the final view to FILE (default: standard output)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l format -d 'The final view\'s format' -r -f -a "anthropic\t'The canonical Anthropic Messages body'
 openai\t'OpenAI Chat Completions messages'
@@ -209,8 +253,19 @@ complete -c compactor -n "__fish_compactor_using_subcommand report" -l trigger-r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l summary-budget -d 'Token cap of the floor summary' -r
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l summarizer -d 'How floor summaries are written' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l llm-provider -d 'The model server\'s wire format (with --summarizer llm). Config key: llm_provider' -r -f -a "openai\t'OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp server, Ollama, LM Studio)'
+anthropic\t'Anthropic Messages'"
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l llm-base-url -d 'The server\'s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider\'s public API' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l llm-model -d 'The model name the server knows' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l llm-timeout -d 'Seconds one model request may take (default 60)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l llm-api-key-env -d 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l llm-fallback -d 'What the floor uses when the model fails (default extractive)' -r -f -a "extractive\t''
+static\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l llm-price-input -d 'USD per million input tokens of the summarizer\'s own calls (default 0)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l llm-price-output -d 'USD per million output tokens of the summarizer\'s own calls (default 0)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-input -d 'USD per million uncached input tokens' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-cache-write -d 'USD per million tokens written to the prompt cache' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-cache-read -d 'USD per million tokens read from the prompt cache' -r
@@ -240,6 +295,19 @@ complete -c compactor -n "__fish_compactor_using_subcommand diff" -s q -l quiet 
 complete -c compactor -n "__fish_compactor_using_subcommand diff" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand diff" -s V -l version -d 'Print version'
 complete -c compactor -n "__fish_compactor_using_subcommand check" -l golden -d 'Compare every view with the golden files under DIR' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand check" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+llm\t'A model over HTTP, validated against the extractive summary and stored before use'
+static\t'The last ask and an action count'"
+complete -c compactor -n "__fish_compactor_using_subcommand check" -l llm-provider -d 'The model server\'s wire format (with --summarizer llm). Config key: llm_provider' -r -f -a "openai\t'OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp server, Ollama, LM Studio)'
+anthropic\t'Anthropic Messages'"
+complete -c compactor -n "__fish_compactor_using_subcommand check" -l llm-base-url -d 'The server\'s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider\'s public API' -r
+complete -c compactor -n "__fish_compactor_using_subcommand check" -l llm-model -d 'The model name the server knows' -r
+complete -c compactor -n "__fish_compactor_using_subcommand check" -l llm-timeout -d 'Seconds one model request may take (default 60)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand check" -l llm-api-key-env -d 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value' -r
+complete -c compactor -n "__fish_compactor_using_subcommand check" -l llm-fallback -d 'What the floor uses when the model fails (default extractive)' -r -f -a "extractive\t''
+static\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand check" -l llm-price-input -d 'USD per million input tokens of the summarizer\'s own calls (default 0)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand check" -l llm-price-output -d 'USD per million output tokens of the summarizer\'s own calls (default 0)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand check" -l seed -d 'Seed that picks the call after which the interrupted run aborts' -r
 complete -c compactor -n "__fish_compactor_using_subcommand check" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand check" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
@@ -248,7 +316,7 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand check" -l bless -d 'Rewrite the golden files from this run'
 complete -c compactor -n "__fish_compactor_using_subcommand check" -l json -d 'Print a JSON summary'
 complete -c compactor -n "__fish_compactor_using_subcommand check" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
-complete -c compactor -n "__fish_compactor_using_subcommand check" -s h -l help -d 'Print help'
+complete -c compactor -n "__fish_compactor_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand check" -s V -l version -d 'Print version'
 complete -c compactor -n "__fish_compactor_using_subcommand completions" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand completions" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''

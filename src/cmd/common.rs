@@ -4,18 +4,18 @@ use std::path::Path;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::Ui;
 use super::exit::Outcome;
 use super::import::{FormatArg, format_of, import_one};
+use super::summarizer::{Configured, LlmArgs};
 use crate::engine::Status;
 use crate::engine::budget::Budget;
-use crate::engine::summarizer::Summarizer;
 use crate::model::decimal::Ratio;
 use crate::store::{Store, StoreError};
-use crate::summarize::{Extractive, StaticCheckpoint};
+use crate::summarize::llm::config::SummarizerKind;
 use crate::transcript::LineError;
 use crate::transcript::ingest::IngestError;
 use crate::transcript::ingest::IngestOptions;
@@ -94,17 +94,17 @@ pub struct BudgetArgs {
     )]
     pub summary_budget: u64,
 
-    /// How floor summaries are written.
-    #[arg(long, value_enum, default_value_t = SummarizerArg::Extractive)]
-    pub summarizer: SummarizerArg,
-}
+    /// How floor summaries are written (default extractive, or the config file's `summarizer`).
+    #[arg(
+        long,
+        env = "COMPACTOR_SUMMARIZER",
+        value_enum,
+        value_name = "SUMMARIZER"
+    )]
+    pub summarizer: Option<SummarizerKind>,
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SummarizerArg {
-    /// Deterministic, offline: the constitution's sections filled by rules.
-    Extractive,
-    /// The last ask and an action count.
-    Static,
+    #[command(flatten)]
+    pub llm: LlmArgs,
 }
 
 /// The default store: `$XDG_DATA_HOME/compactor/compactor.db`, else the
@@ -146,11 +146,9 @@ pub fn budget_of(a: &BudgetArgs) -> Result<Budget> {
     Ok(b)
 }
 
-pub fn summarizer_of(s: SummarizerArg) -> Box<dyn Summarizer> {
-    match s {
-        SummarizerArg::Extractive => Box::new(Extractive),
-        SummarizerArg::Static => Box::new(StaticCheckpoint),
-    }
+/// The summarizer `args` configure (flags, environment, config file).
+pub fn summarizer_of(args: &BudgetArgs, store: &Store) -> Result<Configured> {
+    Configured::for_store(args.summarizer, &args.llm, store)
 }
 
 /// The task a command works on: `--task`, or FILE's main task after importing it.

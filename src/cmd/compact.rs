@@ -53,8 +53,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
     let task = resolve_task(store, ui, &args.source)?;
     let index = TaskRecordIndex::load(store, &task)?;
     let est = CharsPerToken::default();
-    let summarizer = summarizer_of(args.budget.summarizer);
-    let settings = || RunSettings::new(budget, &est, summarizer.as_ref());
+    let summarizer = summarizer_of(&args.budget, store)?;
+    let settings = || RunSettings::new(budget, &est, summarizer.get());
     let calls = index.calls();
     let identity = settings().identity();
     // Re-run the last call already committed (a re-run mints nothing new), then go on.
@@ -87,6 +87,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
                 b.inc(1);
             }
             replayed += 1;
+            summarizer.note_call(row.step);
             for t in &row.tiers_fired {
                 match fired.iter_mut().find(|(name, _)| name == t) {
                     Some((_, n)) => *n += 1,
@@ -102,6 +103,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
     let mut driver = Driver::new(store, &index, settings())?;
     driver.record_progress(identity);
     let out = driver.step(store, calls + 1)?;
+    summarizer.note_call(calls + 1);
+    let llm = summarizer.report();
     let format = args.format;
     let bytes = export(&out.view, format);
     let recorded = index.recorded_prompt(calls + 1);
@@ -120,19 +123,30 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
                 writeln!(ui.out, "{summary}")?;
             }
             write_atomic(path, &bytes, "the view to ")?;
-            super::call_report::print_call(ui, &task, &out.report, &budget, recorded, args.json)?;
+            super::summarizer::print_call_with(
+                ui,
+                &task,
+                &out.report,
+                &budget,
+                recorded,
+                args.json,
+                llm.as_ref(),
+            )?;
         }
         None => {
             ui.out.write_all(&bytes)?;
             // The view owns stdout; the report goes to stderr.
             if args.json {
-                let line = serde_json::to_string(&CallJson {
+                let mut v = serde_json::to_value(CallJson {
                     task: &task,
                     report: &out.report,
                     recorded_prompt_tokens: recorded,
                     budget: &budget,
                 })?;
-                ui.requested_on_stderr(line);
+                if let Some(r) = &llm {
+                    v["llm"] = serde_json::to_value(r)?;
+                }
+                ui.requested_on_stderr(v.to_string());
             } else {
                 ui.note(format!(
                     "compacted {task}: {summary}; final view {} → {} tokens, tiers {}, status {}, view {}",
@@ -142,6 +156,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
                     out.report.status.name(),
                     &out.report.view_hash[..16]
                 ));
+                summarizer.note(ui);
             }
         }
     }

@@ -6,10 +6,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::Ui;
-use super::common::{BudgetArgs, TaskSource, budget_of, resolve_task, summarizer_of};
+use super::common::{BudgetArgs, TaskSource, budget_of, progress, resolve_task, summarizer_of};
 use super::replay::{PriceArgs, prices_of};
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
@@ -51,9 +50,9 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
         .task(&task)?
         .with_context(|| format!("task {task} vanished from the store"))?;
     let est = CharsPerToken::default();
-    let summarizer = summarizer_of(args.budget.summarizer);
+    let summarizer = summarizer_of(&args.budget, store)?;
     let prices = prices_of(&args.prices);
-    let settings = RunSettings::new(budget, &est, summarizer.as_ref());
+    let settings = RunSettings::new(budget, &est, summarizer.get());
     let opts = ReplayOptions {
         from: 1,
         to: calls,
@@ -61,15 +60,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
         prices,
         progress: None,
     };
-    let bar = (ui.stderr_terminal && !ui.quiet && calls >= 20).then(|| {
-        let bar =
-            ProgressBar::with_draw_target(Some(u64::from(calls)), ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template("replaying {wide_bar} {pos}/{len} calls")
-                .expect("valid template"),
-        );
-        bar
-    });
+    let bar = progress(
+        ui,
+        calls >= 20,
+        u64::from(calls),
+        "replaying {wide_bar} {pos}/{len} calls",
+    );
     let mut collector = Collector::new(&index, &est);
     // Like `replay`, on a scratch copy: the report shows what a live engine
     // would have done and repeats exactly.
@@ -104,7 +100,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
         format: record.format,
         model: record.model,
         budget,
-        summarizer: summarizer.name(),
+        summarizer: summarizer.get().name(),
         estimator: est.name(),
         prices,
         version: env!("CARGO_PKG_VERSION").to_string(),

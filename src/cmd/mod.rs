@@ -16,6 +16,7 @@ pub mod runs;
 pub mod show;
 mod storefault;
 pub mod style;
+mod summarizer;
 pub mod tasks;
 pub mod visible;
 
@@ -82,7 +83,7 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Report(args) => html_report::run(&mut open_store(cli)?, ui, args),
         Command::Runs(args) => runs::run(&open_store(cli)?, ui, args),
         Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
-        Command::Check(args) => check::run(ui, args),
+        Command::Check(args) => check::run(ui, args, db_location(cli).ok()),
         Command::Completions(args) => completions::run(ui, args.shell),
         Command::Man => completions::man(ui),
     }

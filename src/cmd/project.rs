@@ -6,10 +6,10 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use super::Ui;
-use super::call_report::print_call;
 use super::common::{
     BudgetArgs, TaskSource, budget_of, outcome_of, resolve_task, summarizer_of, write_view,
 };
+use super::summarizer::print_call_with;
 use crate::cmd::exit::Outcome;
 use crate::engine::Mode;
 use crate::engine::estimate::CharsPerToken;
@@ -44,11 +44,11 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
     let index = TaskRecordIndex::load(store, &task)?;
     let k = call_of(&index, args.at)?;
     let est = CharsPerToken::default();
-    let summarizer = summarizer_of(args.budget.summarizer);
+    let summarizer = summarizer_of(&args.budget, store)?;
     let mut driver = Driver::new(
         store,
         &index,
-        RunSettings::new(budget, &est, summarizer.as_ref()),
+        RunSettings::new(budget, &est, summarizer.get()),
     )?;
     let out = match mode {
         Mode::Preflight => driver.preflight(store, k)?,
@@ -57,7 +57,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
     if let Some(path) = &args.view {
         write_view(path, &out.view)?;
     }
-    print_call(
+    summarizer.note_call(out.report.call);
+    print_call_with(
         ui,
         &task,
         &out.report,
@@ -65,6 +66,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
         // Preflight reports the turn's first call, not `k`.
         index.recorded_prompt(out.report.call),
         args.json,
+        summarizer.report().as_ref(),
     )?;
     Ok(outcome_of(out.report.status))
 }

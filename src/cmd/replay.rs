@@ -102,8 +102,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     }
     let to = args.to.unwrap_or(calls);
     let est = CharsPerToken::default();
-    let summarizer = summarizer_of(args.budget.summarizer);
-    let run_settings = RunSettings::new(budget, &est, summarizer.as_ref()).identity();
+    let summarizer = summarizer_of(&args.budget, store)?;
+    let run_settings = RunSettings::new(budget, &est, summarizer.get()).identity();
     let from = match (args.from, args.resume) {
         (Some(k), _) => k,
         (None, false) => 1,
@@ -142,7 +142,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     if let Some(dir) = &args.views {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let settings = RunSettings::new(budget, &est, summarizer.as_ref());
+    let settings = RunSettings::new(budget, &est, summarizer.get());
     let opts = ReplayOptions {
         from,
         to,
@@ -171,6 +171,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         if let Some(b) = &bar {
             b.inc(1);
         }
+        summarizer.note_call(row.step);
         if let Some(dir) = &args.views {
             write_view(dir, row.step, &out.view.canonical_bytes())?;
         }
@@ -194,17 +195,27 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    let llm = summarizer.report();
     if args.json {
-        ui.json(&json!({"task": task, "budget": budget, "steps": rows, "totals": totals}))?;
+        let mut v = json!({"task": task, "budget": budget, "steps": rows, "totals": totals});
+        if let Some(r) = &llm {
+            v["llm"] = serde_json::to_value(r)?;
+        }
+        ui.json(&v)?;
     } else if !args.jsonl {
         print_totals(ui, &totals, &prices)?;
+        for l in llm.iter().flat_map(|r| r.human()) {
+            writeln!(ui.out, "{l}")?;
+        }
+    } else {
+        summarizer.note(ui);
     }
     drop(scratch);
     if let Some(name) = &args.save {
         let info = RunInfo {
             name: name.clone(),
             task_id: task.clone(),
-            settings: json!({"budget": budget, "summarizer": summarizer.name(), "from": from, "to": to}),
+            settings: json!({"budget": budget, "summarizer": summarizer.get().name(), "from": from, "to": to}),
             steps: saved.len() as u64,
             final_view_hash: rows.last().map(|r| r.view_hash.clone()),
             totals: serde_json::to_value(&totals)?,

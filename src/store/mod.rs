@@ -10,6 +10,7 @@ mod concurrency;
 mod raw;
 mod runs;
 mod snapshot;
+mod summary_cache;
 mod tools;
 
 use std::path::PathBuf;
@@ -18,12 +19,14 @@ use rusqlite::Connection;
 
 pub use raw::{AppendOutcome, StoredMessage, TaskRecord, TaskStats, row_hash};
 pub use runs::{RunInfo, RunStep};
+pub use summary_cache::{CachedSummary, SummaryCache};
 
 /// Migrations in order; migration i brings the store to version i+1.
 const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0001_init.sql"),
     include_str!("migrations/0002_runs.sql"),
     include_str!("migrations/0003_replay_progress.sql"),
+    include_str!("migrations/0004_summary_cache.sql"),
 ];
 
 /// The store format version this build reads and writes.
@@ -248,6 +251,11 @@ impl Store {
             Ok(())
         })?;
         Ok(scratch)
+    }
+
+    /// Where this store lives.
+    pub fn location(&self) -> &DbLocation {
+        &self.location
     }
 
     /// Read-only access outside an explicit transaction.

@@ -4,6 +4,7 @@
 //! caller hands the engine for when a richer summarizer fails.
 
 pub mod extractive;
+pub mod llm;
 pub mod static_checkpoint;
 
 pub use extractive::Extractive;

@@ -21,6 +21,7 @@ mod diff;
 mod fuzz;
 mod hostile;
 mod import;
+mod llm;
 mod parse_props;
 mod project;
 mod reliability;

@@ -221,7 +221,7 @@ fn a_brand_new_store_opened_by_six_processes_at_once_works_twenty_times_in_a_row
         let version: u32 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 3, "round {round}");
+        assert_eq!(version, compactor::store::STORE_VERSION, "round {round}");
         let tasks: i64 = conn
             .query_row("SELECT count(*) FROM task", [], |r| r.get(0))
             .unwrap();

@@ -15,7 +15,7 @@ pub(super) fn pick_call(seed: u64, fixture: &str, budget: &str, calls: u32) -> u
 /// Replay in a child process that aborts right after committing call `at`,
 /// then resume in a new process; return the views of every call.
 pub(super) fn interrupted_run(
-    exe: &Path,
+    how: &Child,
     fixture: &Path,
     task: &str,
     budget: &Budget,
@@ -27,7 +27,7 @@ pub(super) fn interrupted_run(
     let views = dir.join("views");
     import(&mut Store::open(&DbLocation::File(db.clone()))?, fixture)?;
     let base = |extra: &[String]| {
-        let mut c = Command::new(exe);
+        let mut c = Command::new(&how.exe);
         c.arg("--db")
             .arg(&db)
             .arg("--quiet")
@@ -40,8 +40,10 @@ pub(super) fn interrupted_run(
             .arg(&views)
             .arg("--jsonl")
             .arg("--in-place")
+            .args(&how.flags)
             .args(extra)
             .env_remove("COMPACTOR_DB")
+            .env(crate::summarize::llm::CACHE_ENV, &how.cache)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -92,6 +94,14 @@ pub(super) fn interrupted_run(
         killed,
         resumed_from,
     })
+}
+
+/// How to start a child replay: the executable and its summarizer settings.
+pub(super) struct Child {
+    pub(super) exe: PathBuf,
+    pub(super) flags: Vec<String>,
+    /// The store file holding the summary cache.
+    pub(super) cache: PathBuf,
 }
 
 /// What the interrupted run did.

@@ -29,13 +29,14 @@ use matrix::{budget_flags, matrix};
 use super::Ui;
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
+use crate::cmd::summarizer::{Configured, LlmArgs};
 use crate::engine::Tier;
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
-use crate::engine::summarizer::Summarizer;
 use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
 use crate::session::replay::{ReplayOptions, replay};
 use crate::store::{DbLocation, Store};
+use crate::summarize::llm::config::SummarizerKind;
 use crate::transcript::ingest::{IngestOptions, ingest_file};
 use crate::view::View;
 
@@ -52,6 +53,18 @@ pub struct CheckArgs {
     /// Rewrite the golden files from this run.
     #[arg(long, requires = "golden")]
     pub bless: bool,
+
+    /// How floor summaries are written (default extractive, or the config file's `summarizer`).
+    #[arg(
+        long,
+        env = "COMPACTOR_SUMMARIZER",
+        value_enum,
+        value_name = "SUMMARIZER"
+    )]
+    pub summarizer: Option<SummarizerKind>,
+
+    #[command(flatten)]
+    pub llm: LlmArgs,
 
     /// Seed that picks the call after which the interrupted run aborts.
     #[arg(long, default_value_t = 1, value_name = "N")]
@@ -84,10 +97,22 @@ struct FixtureResult {
     budgets: Vec<BudgetResult>,
 }
 
-pub fn run(ui: &mut Ui, args: &CheckArgs) -> Result<Outcome> {
+pub fn run(ui: &mut Ui, args: &CheckArgs, db: Option<DbLocation>) -> Result<Outcome> {
     let exe = std::env::current_exe()
         .context("cannot find the compactor executable to run the interrupted replay")?;
-    let summarizer = super::common::summarizer_of(super::common::SummarizerArg::Extractive);
+    // A model summarizer caches in the user's store (else in a scratch file),
+    // shared with the child processes, so every run reads the same summaries.
+    let scratch = tempfile::tempdir()?;
+    let cache = match db {
+        Some(DbLocation::File(p)) => p,
+        _ => scratch.path().join("summary-cache.db"),
+    };
+    let summarizer = Configured::new(args.summarizer, &args.llm, &DbLocation::File(cache.clone()))?;
+    let child = Child {
+        exe,
+        flags: args.llm.to_flags(args.summarizer),
+        cache,
+    };
     let mut results = Vec::new();
     let mut drifted = false;
     for fixture in &args.fixtures {
@@ -97,7 +122,7 @@ pub fn run(ui: &mut Ui, args: &CheckArgs) -> Result<Outcome> {
                 fixture.display()
             );
         }
-        let r = check_fixture(&exe, fixture, args, summarizer.as_ref())?;
+        let r = check_fixture(fixture, args, &summarizer, &child)?;
         drifted |= r.budgets.iter().any(|b| b.drift.is_some());
         if !args.json {
             print_fixture(ui, &r, args.seed)?;
@@ -105,8 +130,15 @@ pub fn run(ui: &mut Ui, args: &CheckArgs) -> Result<Outcome> {
         results.push(r);
     }
     if args.json {
-        ui.json(&serde_json::json!({"ok": !drifted, "seed": args.seed, "fixtures": results}))?;
+        let mut v = serde_json::json!({"ok": !drifted, "seed": args.seed, "fixtures": results});
+        if let Some(r) = summarizer.report() {
+            v["llm"] = serde_json::to_value(r)?;
+        }
+        ui.json(&v)?;
     } else {
+        for l in summarizer.report().iter().flat_map(|r| r.human()) {
+            writeln!(ui.out, "{l}")?;
+        }
         let line = if drifted {
             paint(ui.color, style::RED, "check failed: a projection drifted")
         } else if args.bless {
@@ -132,11 +164,12 @@ pub fn run(ui: &mut Ui, args: &CheckArgs) -> Result<Outcome> {
 }
 
 fn check_fixture(
-    exe: &Path,
     fixture: &Path,
     args: &CheckArgs,
-    summarizer: &dyn Summarizer,
+    configured: &Configured,
+    child: &Child,
 ) -> Result<FixtureResult> {
+    let summarizer = configured.get();
     let name = fixture
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -162,15 +195,22 @@ fn check_fixture(
             progress: None,
         };
         if calls > 0 {
-            replay(&mut mem, &index, settings(), opts, |_, out| -> Result<()> {
-                for t in &out.report.tiers_fired {
-                    if !tiers_seen.contains(t) {
-                        tiers_seen.push(*t);
+            replay(
+                &mut mem,
+                &index,
+                settings(),
+                opts,
+                |row, out| -> Result<()> {
+                    configured.note_call(row.step);
+                    for t in &out.report.tiers_fired {
+                        if !tiers_seen.contains(t) {
+                            tiers_seen.push(*t);
+                        }
                     }
-                }
-                fresh.push(out.view.canonical_bytes());
-                Ok(())
-            })?;
+                    fresh.push(out.view.canonical_bytes());
+                    Ok(())
+                },
+            )?;
         }
 
         // (b) a file store reopened before every call.
@@ -183,13 +223,14 @@ fn check_fixture(
             let index = TaskRecordIndex::load(&store, &task)?;
             let mut driver = Driver::new(&store, &index, settings())?;
             reopened.push(driver.step(&mut store, k)?.view.canonical_bytes());
+            configured.note_call(k);
         }
 
         // (c) a replay aborted after a seeded call and resumed by a new process.
         let interrupted_at = (calls > 0).then(|| pick_call(args.seed, &name, bname, calls));
         let interrupted = match interrupted_at {
             Some(at) => Some(interrupted_run(
-                exe,
+                child,
                 fixture,
                 &task,
                 &budget,
