@@ -59,6 +59,9 @@ pub enum Command {
     Export(ExportArgs),
     /// Walk a task call by call as a live engine would have, and print a timeline.
     Replay(ReplayArgs),
+    /// Score a call's view with probes from the raw record: asks, rules, files
+    /// written, errors, decisions and state kept, recoverable or lost.
+    Probe(crate::cmd::probe::ProbeArgs),
     /// Compact a saved session offline: replay it, then write the final view.
     Compact(CompactArgs),
     /// Replay a task and write one self-contained HTML page picturing it.

@@ -3,7 +3,8 @@
 //!
 //! Layers (ARCHITECTURE.md has the table and what each may import):
 //! - core, pure: [`model`], [`view`] (canonical bytes, validation), [`engine`]
-//!   (the projection, and the summarizer seam it owns);
+//!   (the projection, and the summarizer seam it owns), [`probe`] (fidelity:
+//!   facts from the record, scored on a view);
 //! - [`summarize`] implements that seam; [`store`] keeps the record and the
 //!   compaction stores; [`transcript`] parses formats and ingests them;
 //! - [`session`] drives the engine over a stored task call by call;
@@ -15,6 +16,7 @@ pub mod engine;
 pub mod fault;
 pub mod htmlreport;
 pub mod model;
+pub mod probe;
 pub mod session;
 pub mod store;
 pub mod summarize;

@@ -10,6 +10,7 @@ pub mod exit;
 pub mod export;
 pub mod html_report;
 pub mod import;
+pub mod probe;
 pub mod project;
 pub mod replay;
 pub mod runs;
@@ -79,6 +80,7 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Step(args) => project::run(&mut open_store(cli)?, ui, args, Mode::Step),
         Command::Export(args) => export::run(ui, args),
         Command::Replay(args) => replay::run(&mut open_store(cli)?, ui, args),
+        Command::Probe(args) => probe::run(&mut open_store(cli)?, ui, args),
         Command::Compact(args) => compact::run(&mut open_store(cli)?, ui, args),
         Command::Report(args) => html_report::run(&mut open_store(cli)?, ui, args),
         Command::Runs(args) => runs::run(&open_store(cli)?, ui, args),

@@ -5,6 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::clean::{request_text, strip_controls};
 use super::entries::Entry;
 use super::parts::{
     NO_RESULT_TEXT, Part, PartBody, PartState, SummaryHead, coverage_key, coverage_next,
@@ -216,7 +217,7 @@ pub fn floor(
 
 /// Codex 0.40 wraps shell output as `{"output": ..., "metadata": {...}}`; the
 /// record keeps it verbatim, the summarizer is shown the output itself.
-fn unwrap_envelope(text: String) -> String {
+pub fn unwrap_envelope(text: String) -> String {
     if text.starts_with("{\"output\"")
         && let Ok(serde_json::Value::Object(env)) = serde_json::from_str(&text)
         && let Some(serde_json::Value::String(inner)) = env.get("output")
@@ -226,7 +227,8 @@ fn unwrap_envelope(text: String) -> String {
     text
 }
 
-/// What the summarizer is shown of a part.
+/// What the summarizer is shown of a part: terminal control sequences
+/// stripped, an ask cut down to its request (`clean`).
 pub fn span_entry(p: &Part) -> Option<SpanEntry> {
     Some(match &p.body {
         PartBody::Summary(_) => return None,
@@ -242,7 +244,7 @@ pub fn span_entry(p: &Part) -> Option<SpanEntry> {
             input: input.clone(),
             output: output.as_ref().map_or_else(
                 || NO_RESULT_TEXT.to_string(),
-                |o| unwrap_envelope(tool_content_text(&o.content)),
+                |o| strip_controls(&unwrap_envelope(tool_content_text(&o.content))),
             ),
             is_error: output.as_ref().is_some_and(|o| o.is_error),
             interrupted: output.is_none(),
@@ -253,14 +255,19 @@ pub fn span_entry(p: &Part) -> Option<SpanEntry> {
                 Block::Thinking { thinking, .. } => {
                     return Some(SpanEntry::Reasoning {
                         step: p.step,
-                        text: thinking.clone(),
+                        text: strip_controls(thinking),
                     });
                 }
                 Block::RedactedThinking { .. } | Block::Image { .. } => return None,
                 other => crate::view::text::block_text(other),
             };
+            let text = strip_controls(&text);
             match p.kind {
-                Kind::Ask => SpanEntry::Ask { turn: p.turn, text },
+                // A slash-command wrapper or injected context alone is no ask.
+                Kind::Ask => match request_text(&text) {
+                    Some(text) => SpanEntry::Ask { turn: p.turn, text },
+                    None => SpanEntry::Context { text },
+                },
                 Kind::Interrupt => SpanEntry::Interrupt { text },
                 Kind::Generation => SpanEntry::AssistantText { step: p.step, text },
                 Kind::CompactSummary => SpanEntry::AgentSummary { text },

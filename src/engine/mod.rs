@@ -8,13 +8,16 @@
 //! loads the store entries and writes back the new ones the call returns.
 
 pub mod budget;
+pub mod clean;
 pub mod entries;
 pub mod estimate;
 pub mod ladder;
+pub mod lexicon;
 pub mod parts;
 pub mod project;
 pub mod restore;
 pub mod summarizer;
+pub mod toolfacts;
 pub mod toolrules;
 
 use serde::Serialize;

@@ -55,14 +55,17 @@ mod digest;
 mod prose;
 mod tools;
 
+use crate::engine::clean::strip_controls;
+use crate::engine::estimate::Estimator;
 use crate::engine::summarizer::{SpanEntry, SummarizeError, Summarizer, Summary, SummaryRequest};
+use crate::engine::toolfacts::{error_excerpt, naming_line, written_paths};
 use budget::{fit_to_budget, gist};
 use digest::{COLLAPSED_KEY, CurrentState, Digest, Fact, Section, ordinal_of};
 use prose::{
     DECISION_MARKERS, FINDING_MARKERS, anchor_date, ask_rule_marker, clip, clip_around,
     find_iso_date, flatten, has_marker, offset_in, sentences, slug, strong_negative_marker,
 };
-use tools::{Call, error_excerpt, naming_line, written_paths};
+use tools::Call;
 
 /// The default floor summarizer. Stateless: everything it carries across
 /// folds lives in its own previous output.
@@ -75,7 +78,8 @@ impl Summarizer for Extractive {
     }
 
     fn summarize(&self, req: &SummaryRequest<'_>) -> Result<Summary, SummarizeError> {
-        let digest = fold(req.prior, req.span);
+        let ask_cap = AskCap::new(req.budget_tokens, req.estimator);
+        let digest = fold(req.prior, req.span, &ask_cap);
         let digest = fit_to_budget(digest, req.budget_tokens, req.estimator);
         Ok(Summary {
             text: digest.render(),
@@ -85,10 +89,13 @@ impl Summarizer for Extractive {
 }
 
 /// Parse the prior, absorb the span, recompute the current state.
-fn fold(prior: Option<&str>, span: &[SpanEntry]) -> Digest {
-    let mut digest = prior.map(Digest::parse).unwrap_or_default();
+fn fold(prior: Option<&str>, span: &[SpanEntry], ask_cap: &AskCap<'_>) -> Digest {
+    // A prior minted before controls were stripped loses them here.
+    let mut digest = prior
+        .map(|p| Digest::parse(&strip_controls(p)))
+        .unwrap_or_default();
     let foreign = std::mem::take(&mut digest.foreign);
-    let mut folder = Folder::new(digest);
+    let mut folder = Folder::new(digest, ask_cap);
     if !foreign.trim().is_empty() {
         // A prior we did not write (another summarizer's): mine it like an
         // agent summary rather than drop it.
@@ -100,8 +107,13 @@ fn fold(prior: Option<&str>, span: &[SpanEntry]) -> Digest {
     folder.finish(span.is_empty())
 }
 
-/// A request longer than this keeps this many leading characters verbatim.
-const ASK_VERBATIM_CHARS: usize = 600;
+/// An ask is logged whole while it takes at most this share (1/N) of the
+/// summary budget; a longer one keeps a verbatim head and tail, each
+/// 1/ASK_PART_DIVISOR of the budget, and every rule in between.
+const ASK_WHOLE_DIVISOR: u64 = 4;
+const ASK_PART_DIVISOR: u64 = 16;
+/// The head and tail of a long ask are never shorter than this (characters).
+const ASK_PART_MIN_CHARS: usize = 300;
 /// A constraint sentence longer than this keeps a verbatim window around its marker.
 const CONSTRAINT_MAX_CHARS: usize = 500;
 /// Decisions, findings and the `Next` sentence are cut here.
@@ -125,8 +137,9 @@ enum LastEvent {
     Interrupted,
 }
 
-struct Folder {
+struct Folder<'c> {
     d: Digest,
+    ask_cap: &'c AskCap<'c>,
     /// Where each slug key lives. A fold only appends facts or rewrites them
     /// in place, so positions stay valid until the budget step.
     slug_index: BTreeMap<String, (Section, usize)>,
@@ -137,10 +150,11 @@ struct Folder {
     last_sentence: Option<String>,
 }
 
-impl Folder {
-    fn new(d: Digest) -> Folder {
+impl<'c> Folder<'c> {
+    fn new(d: Digest, ask_cap: &'c AskCap<'c>) -> Folder<'c> {
         let next_ordinal = d.max_ordinal() + 1;
         Folder {
+            ask_cap,
             slug_index: d.slug_index(),
             d,
             next_ordinal,
@@ -216,7 +230,7 @@ impl Folder {
 
     /// The ask's ordinal: a new one, or the existing one if logged verbatim before.
     fn log_request(&mut self, ask: &str) -> u32 {
-        let logged = logged_ask(ask);
+        let logged = self.ask_cap.logged(ask);
         if let Some(n) = self
             .d
             .requests
@@ -322,8 +336,10 @@ impl Folder {
     }
 
     /// Records a failed or interrupted call. The key names the tool and its
-    /// target; a later failure of the same call supersedes in place, a key
-    /// held by another call moves on to the next suffix.
+    /// target; a later failure of the same call with the same error
+    /// supersedes in place (only its step moves on), a different error of
+    /// that call or a key held by another call moves on to the next suffix,
+    /// so distinct errors are never merged.
     fn rule_out(&mut self, call: &Call<'_>, error: Option<&str>) {
         let subject = call.subject();
         let text = match error {
@@ -333,7 +349,9 @@ impl Folder {
         let base = call.key();
         for key in key_family(&base) {
             match self.slug_index.get(&key) {
-                Some(&(Section::RuledOut, i)) if self.d.ruled_out[i].text.starts_with(&subject) => {
+                Some(&(Section::RuledOut, i))
+                    if same_outcome(&self.d.ruled_out[i].text, &text, &subject) =>
+                {
                     self.d.ruled_out[i].text = text;
                     return;
                 }
@@ -419,6 +437,19 @@ fn deliverable_line(deliverables: &[Fact]) -> String {
     format!("written so far: {list}; anything else the goal asks for is still owed")
 }
 
+/// Whether two ruled-out lines record the same outcome of the call `subject`:
+/// the same error lines (or both an interruption), whatever the step.
+fn same_outcome(held: &str, new: &str, subject: &str) -> bool {
+    fn outcome<'t>(text: &'t str, subject: &str) -> Option<(&'t str, &'t str)> {
+        let rest = text.strip_prefix(subject)?;
+        let (verb, rest) = rest.split_once(" (step ")?;
+        let (_, after) = rest.split_once(')')?;
+        Some((verb, after))
+    }
+    // An archived gist cannot be compared; only live lines are held here.
+    outcome(held, subject).is_some_and(|h| Some(h) == outcome(new, subject))
+}
+
 /// `base`, `base-2`, `base-3`, …
 fn key_family(base: &str) -> impl Iterator<Item = String> + '_ {
     std::iter::once(base.to_string()).chain((2u32..).map(move |n| format!("{base}-{n}")))
@@ -445,40 +476,77 @@ fn path_key(path: &str) -> String {
 
 const ELISION: &str = " […]";
 
-/// The ask as logged: verbatim, or a verbatim head plus every later sentence
-/// that carries a constraint, each after an elision marker.
-fn logged_ask(ask: &str) -> String {
-    if ask.chars().count() <= ASK_VERBATIM_CHARS {
-        return ask.to_string();
-    }
-    let head = ask_head(ask);
-    let mut out = head.to_string();
-    out.push_str(ELISION);
-    for sentence in sentences(ask) {
-        let ends_after_head = offset_in(ask, sentence) + sentence.len() > head.len();
-        if !ends_after_head {
-            continue;
-        }
-        if let Some(at) = ask_rule_marker(sentence) {
-            out.push(' ');
-            out.push_str(&clip_around(sentence, at, CONSTRAINT_MAX_CHARS));
-            out.push_str(ELISION);
-        }
-    }
-    out
+/// How much of an ask the summary keeps verbatim, from the summary budget.
+struct AskCap<'e> {
+    budget: u64,
+    est: &'e dyn Estimator,
 }
 
-/// The first ASK_VERBATIM_CHARS characters, pulled back to a word boundary
-/// when one is near.
-fn ask_head(ask: &str) -> &str {
-    let cut = ask
-        .char_indices()
-        .nth(ASK_VERBATIM_CHARS)
-        .map_or(ask.len(), |(i, _)| i);
+impl<'e> AskCap<'e> {
+    fn new(budget: u64, est: &'e dyn Estimator) -> AskCap<'e> {
+        AskCap { budget, est }
+    }
+
+    /// The ask as logged: whole while it fits its share of the budget, else
+    /// a verbatim head, every rule sentence between head and tail (each
+    /// after an elision marker) and a verbatim tail, so a request typed
+    /// after a long paste is kept.
+    fn logged(&self, ask: &str) -> String {
+        let tokens = self.est.text(ask);
+        if tokens <= self.budget / ASK_WHOLE_DIVISOR {
+            return ask.to_string();
+        }
+        let chars = ask.chars().count();
+        let part_tokens = u128::from(self.budget / ASK_PART_DIVISOR);
+        let part = (chars as u128 * part_tokens / u128::from(tokens.max(1))) as usize;
+        let part = part.max(ASK_PART_MIN_CHARS);
+        if 2 * part >= chars {
+            return ask.to_string();
+        }
+        let head = ask_head(ask, part);
+        let tail = ask_tail(ask, part);
+        let tail_start = ask.len() - tail.len();
+        let mut out = head.to_string();
+        out.push_str(ELISION);
+        for sentence in sentences(ask) {
+            let start = offset_in(ask, sentence);
+            let in_middle = start + sentence.len() > head.len() && start < tail_start;
+            if !in_middle {
+                continue;
+            }
+            if let Some(at) = ask_rule_marker(sentence) {
+                out.push(' ');
+                out.push_str(&clip_around(sentence, at, CONSTRAINT_MAX_CHARS));
+                out.push_str(ELISION);
+            }
+        }
+        out.push(' ');
+        out.push_str(tail);
+        out
+    }
+}
+
+/// The first `max` characters, pulled back to a word boundary when one is near.
+fn ask_head(ask: &str, max: usize) -> &str {
+    let cut = ask.char_indices().nth(max).map_or(ask.len(), |(i, _)| i);
     let head = &ask[..cut];
     match head.rfind(char::is_whitespace) {
         Some(ws) if head[ws..].chars().count() < 80 => head[..ws].trim_end(),
         _ => head,
+    }
+}
+
+/// The last `max` characters, pushed forward to a word boundary when one is near.
+fn ask_tail(ask: &str, max: usize) -> &str {
+    let chars = ask.chars().count();
+    let cut = ask
+        .char_indices()
+        .nth(chars.saturating_sub(max))
+        .map_or(ask.len(), |(i, _)| i);
+    let tail = &ask[cut..];
+    match tail.find(char::is_whitespace) {
+        Some(ws) if tail[..ws].chars().count() < 80 => tail[ws..].trim_start(),
+        _ => tail,
     }
 }
 

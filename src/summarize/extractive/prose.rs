@@ -3,42 +3,8 @@
 
 use std::ops::Range;
 
-/// Markers of a user rule. Matched as whole-word sequences.
-const ASK_CONSTRAINT_MARKERS: &[&[&str]] = &[
-    &["do", "not"],
-    &["don't"],
-    &["dont"],
-    &["never"],
-    &["must"],
-    &["mustn't"],
-    &["should", "not"],
-    &["shouldn't"],
-    &["cannot"],
-    &["can't"],
-    &["avoid"],
-    &["without"],
-    &["only"],
-    &["always"],
-    &["make", "sure"],
-    &["ensure"],
-    &["careful"],
-    &["not", "allowed"],
-    &["forbidden"],
-    &["prohibited"],
-    &["under", "no", "circumstances"],
-    &["refrain"],
-    &["secret"],
-    &["secrets"],
-    &["password"],
-    &["passwords"],
-    &["credential"],
-    &["credentials"],
-    &["api", "key"],
-    &["api", "keys"],
-    &["private"],
-    &["confidential"],
-    &["pii"],
-];
+pub(super) use crate::engine::lexicon::{DECISION_MARKERS, rule_marker as ask_rule_marker};
+use crate::engine::lexicon::{find_marker, words};
 
 /// The rules worth keeping from text we did not get from the user directly.
 const STRONG_NEGATIVE_MARKERS: &[&[&str]] = &[
@@ -54,28 +20,6 @@ const STRONG_NEGATIVE_MARKERS: &[&[&str]] = &[
     &["forbidden"],
     &["prohibited"],
     &["under", "no", "circumstances"],
-];
-
-/// Markers of a choice made; a sentence with one is a decision.
-pub(super) const DECISION_MARKERS: &[&[&str]] = &[
-    &["i'll", "use"],
-    &["i", "will", "use"],
-    &["i'm", "going", "to", "use"],
-    &["let's", "use"],
-    &["let's", "go", "with"],
-    &["i'll", "go", "with"],
-    &["going", "with"],
-    &["decided"],
-    &["decide", "to"],
-    &["chose"],
-    &["opted"],
-    &["instead", "of"],
-    &["rather", "than"],
-    &["switching", "to"],
-    &["switch", "to"],
-    &["the", "approach"],
-    &["we'll"],
-    &["we", "will"],
 ];
 
 /// Markers of a discovered truth; checked only when no decision marker hit.
@@ -113,50 +57,6 @@ const STOPWORDS: [&str; 34] = [
     "just", "then", "me", "you", "please", "our",
 ];
 
-/// A lowercase word and where it starts in the source (bytes).
-struct Word {
-    start: usize,
-    text: String,
-}
-
-/// Words: runs of letters and digits, with inner apostrophes (’ read as ').
-fn words(s: &str) -> Vec<Word> {
-    let mut out = Vec::new();
-    let mut current: Option<Word> = None;
-    for (i, c) in s.char_indices() {
-        let c = if c == '\u{2019}' { '\'' } else { c };
-        if c.is_alphanumeric() || (c == '\'' && current.is_some()) {
-            current
-                .get_or_insert_with(|| Word {
-                    start: i,
-                    text: String::new(),
-                })
-                .text
-                .extend(c.to_lowercase());
-        } else if let Some(w) = current.take() {
-            out.push(w);
-        }
-    }
-    out.extend(current);
-    for w in &mut out {
-        // A trailing apostrophe is a closing quote, not part of the word.
-        while w.text.ends_with('\'') {
-            w.text.pop();
-        }
-    }
-    out
-}
-
-/// Where a user rule's marker starts (bytes), if the sentence carries one.
-/// A sentence opening with "No" (`No DDL against X`) is a rule too.
-pub(super) fn ask_rule_marker(sentence: &str) -> Option<usize> {
-    let ws = words(sentence);
-    match ws.first() {
-        Some(w) if w.text == "no" => Some(w.start),
-        _ => find_marker(&ws, ASK_CONSTRAINT_MARKERS),
-    }
-}
-
 /// Where a strong negative rule's marker starts (bytes), if any.
 pub(super) fn strong_negative_marker(sentence: &str) -> Option<usize> {
     find_marker(&words(sentence), STRONG_NEGATIVE_MARKERS)
@@ -165,16 +65,6 @@ pub(super) fn strong_negative_marker(sentence: &str) -> Option<usize> {
 /// Whether the sentence carries one of `markers`.
 pub(super) fn has_marker(sentence: &str, markers: &[&[&str]]) -> bool {
     find_marker(&words(sentence), markers).is_some()
-}
-
-/// Where the first marker starts (bytes).
-fn find_marker(ws: &[Word], markers: &[&[&str]]) -> Option<usize> {
-    (0..ws.len()).find_map(|i| {
-        let hit = markers
-            .iter()
-            .any(|m| m.len() <= ws.len() - i && m.iter().zip(&ws[i..]).all(|(a, w)| *a == w.text));
-        hit.then_some(ws[i].start)
-    })
 }
 
 /// The key of text with no word in it.

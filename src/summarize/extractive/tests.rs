@@ -356,21 +356,25 @@ fn a_path_is_one_deliverable_however_often_it_is_written() {
 }
 
 #[test]
-fn a_taken_key_is_superseded_only_by_the_same_subject() {
+fn a_taken_key_is_superseded_only_by_the_same_subject_and_error() {
     let fail = |step, cmd: &str, err: &str| tool(step, "Bash", json!({"command": cmd}), err, true);
     let out = fold_once(
         None,
         &[
             fail(1, "cargo test --lib foo", "error: foo broke"),
             fail(2, "cargo test --lib bar", "error: bar broke"),
-            fail(3, "cargo test --lib foo", "error: foo broke again"),
+            fail(3, "cargo test --lib foo", "error: foo broke"),
+            fail(4, "cargo test --lib foo", "error: foo broke again"),
         ],
     );
+    // The same error again only moves the step; a different error of the
+    // same command is a line of its own (issue 14: distinct errors merged).
     assert_eq!(
         section(&out, "Ruled out"),
         [
-            "- bash-cargo-test-lib: Bash `cargo test --lib foo` failed (step 3): error: foo broke again",
+            "- bash-cargo-test-lib: Bash `cargo test --lib foo` failed (step 3): error: foo broke",
             "- bash-cargo-test-lib-2: Bash `cargo test --lib bar` failed (step 2): error: bar broke",
+            "- bash-cargo-test-lib-3: Bash `cargo test --lib foo` failed (step 4): error: foo broke again",
         ]
     );
     // Free text never overwrites: two different decisions with one slug both stay.
@@ -449,10 +453,12 @@ fn an_empty_span_returns_the_prior_unchanged() {
 }
 
 #[test]
-fn a_long_ask_keeps_a_verbatim_head_and_its_later_rules() {
+fn a_long_ask_keeps_a_verbatim_head_its_later_rules_and_its_tail() {
     let filler =
-        "We need the report to cover every region and every quarter in detail. ".repeat(20);
-    let long = format!("{filler}Never email the customer list to anyone.");
+        "We need the report to cover every region and every quarter in detail. ".repeat(100);
+    let long = format!(
+        "{filler}Never email the customer list to anyone. {filler}Then send me the summary table."
+    );
     let out = fold_once(None, &[ask(&long)]);
     let d = Digest::parse(&out);
     let logged = &d.requests[0].text;
@@ -462,7 +468,16 @@ fn a_long_ask_keeps_a_verbatim_head_and_its_later_rules() {
         "{logged}"
     );
     assert!(
-        logged.ends_with(" […] Never email the customer list to anyone. […]"),
+        logged.contains(" […] Never email the customer list to anyone. […] "),
+        "{logged}"
+    );
+    let tail = logged.rsplit(ELISION).next().unwrap().trim_start();
+    assert!(
+        long.ends_with(tail) && tail.ends_with("Then send me the summary table."),
+        "{logged}"
+    );
+    assert!(
+        logged.chars().count() < long.chars().count() / 3,
         "{logged}"
     );
     assert!(
@@ -471,6 +486,42 @@ fn a_long_ask_keeps_a_verbatim_head_and_its_later_rules() {
             .any(|l| l.ends_with(": Never email the customer list to anyone.")),
         "{out}"
     );
+}
+
+#[test]
+fn an_ask_within_its_share_of_the_budget_is_kept_whole() {
+    // 1400 characters: well within a quarter of the 2500-token budget.
+    let long = format!(
+        "{}Then send me the summary table.",
+        "We need the report to cover every region and every quarter in detail. ".repeat(20)
+    );
+    let out = fold_once(None, &[ask(&long)]);
+    assert_eq!(Digest::parse(&out).requests[0].text, long);
+    // The same ask under a small budget is cut, keeping head and tail.
+    let out = fold_with(None, &[ask(&long)], 400);
+    let logged = &Digest::parse(&out).requests[0].text;
+    assert!(logged.contains(ELISION), "{logged}");
+    assert!(
+        logged.ends_with("Then send me the summary table."),
+        "{logged}"
+    );
+}
+
+#[test]
+fn an_ask_after_a_long_paste_keeps_the_request() {
+    let log = "2025-09-24T19:22:20Z INFO worker 7 processed batch 118 in 35ms\n".repeat(330);
+    assert!(log.len() > 20_000);
+    let request = "The build above fails on CI only. Do not change the lockfile; find why the tests time out.";
+    let out = fold_once(None, &[ask(&format!("{log}\n{request}"))]);
+    assert!(flatten(&out).contains(request), "{out}");
+}
+
+#[test]
+fn controls_in_a_prior_are_stripped() {
+    let prior = "## Requests\n- #1: fix \u{1b}[31mred\u{1b}[0m tests\n";
+    let out = fold_once(Some(prior), &[]);
+    assert!(out.contains("- #1: fix red tests"), "{out}");
+    assert!(!out.contains('\u{1b}'), "{out}");
 }
 
 #[test]

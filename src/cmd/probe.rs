@@ -1,0 +1,326 @@
+//! `compactor probe`: fidelity as a number. Replays a task to a call and
+//! scores that call's view with probes read from the raw record (see
+//! `crate::probe`): per category passed / recoverable / lost, and the lost
+//! probes named. Every call up to it is scored too, for the worst one.
+
+use std::io::Write;
+
+use anyhow::{Result, bail};
+use clap::Args;
+use serde::Serialize;
+use serde_json::json;
+
+use super::Ui;
+use super::common::{BudgetArgs, TaskSource, budget_of, progress, resolve_task, summarizer_of};
+use super::exit::Outcome;
+use super::style::{self, paint};
+use crate::engine::estimate::CharsPerToken;
+use crate::engine::{Status, Tier};
+use crate::model::{Kind, Message, Role};
+use crate::probe::{Category, Evaluation, Probe, evaluate, extract, percent};
+use crate::session::driver::{RunSettings, TaskRecordIndex};
+use crate::session::replay::{ReplayOptions, replay};
+use crate::view::{View, ViewMessage, ViewRole};
+
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    #[command(flatten)]
+    pub source: TaskSource,
+
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+
+    /// The call whose view is scored (default: the last call).
+    #[arg(long, value_name = "CALL")]
+    pub at: Option<u32>,
+
+    /// Score what the original agent sent instead of compactor's view: the
+    /// recorded history since the agent's last own compaction summary.
+    #[arg(long)]
+    pub recorded: bool,
+
+    /// Print one JSON object: {"categories":{...},"critical_lost":N,"lost":[...],...}.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Exit 1 when a critical probe (ask, constraint, deliverable) is lost.
+    #[arg(long)]
+    pub fail_on_loss: bool,
+}
+
+/// The worst call up to the scored one, by critical probes kept.
+#[derive(Debug, Clone, Serialize)]
+pub struct Worst {
+    pub call: u32,
+    pub critical_lost: u64,
+    pub critical_kept_permille: u64,
+    pub kept_permille: u64,
+}
+
+/// One call's score, as `replay --probes` and `probe` report it.
+#[derive(Debug, Clone, Serialize)]
+pub struct CallScore {
+    pub call: u32,
+    pub status: Status,
+    pub tiers_fired: Vec<Tier>,
+    pub critical_lost: u64,
+    pub critical_kept_permille: u64,
+    pub kept_permille: u64,
+}
+
+impl CallScore {
+    pub fn of(call: u32, status: Status, tiers: &[Tier], e: &Evaluation) -> CallScore {
+        CallScore {
+            call,
+            status,
+            tiers_fired: tiers.to_vec(),
+            critical_lost: e.critical_lost,
+            critical_kept_permille: e.critical_kept_permille(),
+            kept_permille: e.kept_permille(),
+        }
+    }
+}
+
+/// The worst of the scores: fewest critical probes kept, then fewest kept
+/// overall, the earliest call on a tie.
+pub fn worst(scores: &[CallScore]) -> Option<Worst> {
+    scores
+        .iter()
+        .min_by_key(|s| (s.critical_kept_permille, s.kept_permille, s.call))
+        .map(|s| Worst {
+            call: s.call,
+            critical_lost: s.critical_lost,
+            critical_kept_permille: s.critical_kept_permille,
+            kept_permille: s.kept_permille,
+        })
+}
+
+pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Result<Outcome> {
+    let budget = budget_of(&args.budget)?;
+    let task = resolve_task(store, ui, &args.source)?;
+    let index = TaskRecordIndex::load(store, &task)?;
+    let calls = index.calls();
+    if calls == 0 {
+        bail!("task {task} has no model calls to probe");
+    }
+    let at = args.at.unwrap_or(calls);
+    if !(1..=calls).contains(&at) {
+        bail!("--at {at} is out of range: task {task} has calls 1..={calls}");
+    }
+    let probes = extract(&index.rows);
+    let (evaluation, status, tiers, scores) = if args.recorded {
+        let end = index.history_end(at);
+        let view = recorded_view(&index.rows[..end]);
+        (evaluate(&probes, &view, end), None, Vec::new(), Vec::new())
+    } else {
+        score_replay(store, ui, &task, &index, &probes, &args.budget, at)?
+    };
+    let worst = worst(&scores);
+    if args.json {
+        let mut v = serde_json::to_value(&evaluation)?;
+        v["task"] = json!(task);
+        v["call"] = json!(at);
+        v["view"] = json!(if args.recorded {
+            "recorded"
+        } else {
+            "compactor"
+        });
+        v["budget"] = serde_json::to_value(budget)?;
+        if let Some(s) = status {
+            v["status"] = serde_json::to_value(s)?;
+            v["tiers_fired"] = serde_json::to_value(&tiers)?;
+        }
+        if let Some(w) = &worst {
+            v["worst_call"] = serde_json::to_value(w)?;
+        }
+        ui.json(&v)?;
+    } else {
+        print_human(
+            ui,
+            &task,
+            at,
+            args.recorded,
+            status,
+            &tiers,
+            &evaluation,
+            worst.as_ref(),
+        )?;
+    }
+    Ok(if args.fail_on_loss && evaluation.critical_lost > 0 {
+        Outcome::Differs
+    } else {
+        Outcome::Ok
+    })
+}
+
+type Scored = (Evaluation, Option<Status>, Vec<Tier>, Vec<CallScore>);
+
+/// Replays on a scratch copy up to `at`, scoring every call.
+fn score_replay(
+    store: &mut crate::store::Store,
+    ui: &mut Ui,
+    task: &str,
+    index: &TaskRecordIndex,
+    probes: &[Probe],
+    budget_args: &BudgetArgs,
+    at: u32,
+) -> Result<Scored> {
+    let budget = budget_of(budget_args)?;
+    let est = CharsPerToken::default();
+    let summarizer = summarizer_of(budget_args, store)?;
+    let settings = RunSettings::new(budget, &est, summarizer.get());
+    let opts = ReplayOptions {
+        from: 1,
+        to: at,
+        resume: false,
+        prices: crate::session::cost::Prices::default(),
+        progress: None,
+    };
+    let bar = progress(
+        ui,
+        at >= 20,
+        u64::from(at),
+        "probing {wide_bar} {pos}/{len} calls",
+    );
+    let mut scratch = store.scratch_copy(task)?;
+    let mut scores = Vec::new();
+    let mut last: Option<(Evaluation, Status, Vec<Tier>)> = None;
+    replay(
+        &mut scratch,
+        index,
+        settings,
+        opts,
+        |row, out| -> Result<()> {
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+            summarizer.note_call(row.step);
+            let e = evaluate(probes, &out.view, index.history_end(row.step));
+            scores.push(CallScore::of(row.step, row.status, &row.tiers_fired, &e));
+            if row.step == at {
+                last = Some((e, row.status, row.tiers_fired.clone()));
+            }
+            Ok(())
+        },
+    )?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    summarizer.note(ui);
+    let (e, status, tiers) = last.expect("the replay reaches --at");
+    Ok((e, Some(status), tiers, scores))
+}
+
+/// What the original agent sent at a call: the record since its last own
+/// compaction summary (that summary first), as a view to score.
+pub fn recorded_view(rows: &[Message]) -> View {
+    let from = rows
+        .iter()
+        .rposition(|m| m.kind == Kind::CompactSummary)
+        .unwrap_or(0);
+    let messages = rows[from..]
+        .iter()
+        .filter(|m| {
+            m.role != Role::Meta && (m.kind.reaches_view() || m.kind == Kind::CompactSummary)
+        })
+        .map(|m| ViewMessage {
+            role: match m.role {
+                Role::Assistant => ViewRole::Assistant,
+                _ => ViewRole::User,
+            },
+            content: m.content.clone(),
+        })
+        .collect();
+    View { messages }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn print_human(
+    ui: &mut Ui,
+    task: &str,
+    at: u32,
+    recorded: bool,
+    status: Option<Status>,
+    tiers: &[Tier],
+    e: &Evaluation,
+    worst: Option<&Worst>,
+) -> Result<()> {
+    let what = if recorded {
+        "the recorded history (the agent's own compaction)".to_string()
+    } else {
+        format!(
+            "compactor's view · {} · tiers {}",
+            status.map_or("-", Status::name),
+            Tier::list(tiers)
+        )
+    };
+    ui.line(
+        style::BOLD,
+        &format!("probe · task {task} · call {at} · {what}"),
+    )?;
+    ui.line(
+        style::DIM,
+        "CATEGORY      CRITICAL  PASSED  RECOVERABLE  LOST",
+    )?;
+    for c in Category::ALL {
+        let n = e.categories[c.name()];
+        let lost = format!("{:>4}", n.lost);
+        let lost = if n.lost > 0 && c.critical() {
+            paint(ui.color, style::ERROR, &lost)
+        } else {
+            lost
+        };
+        writeln!(
+            ui.out,
+            "{:<12}  {:<8}  {:>6}  {:>11}  {}",
+            c.name(),
+            if c.critical() { "yes" } else { "no" },
+            n.passed,
+            n.recoverable,
+            lost
+        )?;
+    }
+    writeln!(
+        ui.out,
+        "critical kept {} ({} lost of {}) · all kept {} of {} judged",
+        percent(e.critical_kept_permille()),
+        e.critical_lost,
+        e.critical_judged,
+        percent(e.kept_permille()),
+        e.judged
+    )?;
+    if let Some(w) = worst {
+        writeln!(
+            ui.out,
+            "worst call {}: critical kept {} ({} lost) · all kept {}",
+            w.call,
+            percent(w.critical_kept_permille),
+            w.critical_lost,
+            percent(w.kept_permille)
+        )?;
+    }
+    if !e.lost.is_empty() {
+        writeln!(ui.out, "lost:")?;
+        for l in &e.lost {
+            let clipped = clip(&l.expected, 120);
+            let text = crate::cmd::visible::visible(&clipped);
+            writeln!(
+                ui.out,
+                "  {}{:<11} line {:<6} {}  {}",
+                if l.critical { "!" } else { " " },
+                l.category.name(),
+                l.line,
+                l.source,
+                text
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn clip(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &s[..cut]),
+        None => s.to_string(),
+    }
+}

@@ -1,0 +1,189 @@
+//! Text as a summary may quote it: terminal control sequences stripped, and
+//! a user ask cut down to its request (the wrappers a client injects around
+//! it taken off). Pure; shared by the summarizers' span and by `probe`.
+
+/// The marker after which the Codex IDE extension puts the request itself.
+const CODEX_REQUEST_MARKER: &str = "## My request for Codex:";
+/// How the Codex IDE extension opens an ask.
+const CODEX_IDE_CONTEXT: &str = "# Context from my IDE setup:";
+
+/// Blocks a client injects into a user line around what the user typed.
+const INJECTED_BLOCKS: [&str; 4] = [
+    "system-reminder",
+    "ide_opened_file",
+    "ide_selection",
+    "ide_diagnostics",
+];
+
+/// Tags of a slash-command wrapper (`<command-name>/clear</command-name>`).
+const COMMAND_TAGS: [&str; 3] = ["<command-name>", "<command-message>", "<command-args>"];
+
+/// ANSI escape sequences (CSI, OSC and two-byte escapes) and every other
+/// control character except line breaks and tabs removed; `\r\n` and a lone
+/// `\r` become `\n`. Text without any comes back unchanged.
+pub fn strip_controls(s: &str) -> String {
+    if !s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => match chars.peek() {
+                // CSI: parameters and intermediates, then one final byte.
+                Some('[') => {
+                    chars.next();
+                    for n in chars.by_ref() {
+                        if ('\u{40}'..='\u{7e}').contains(&n) {
+                            break;
+                        }
+                    }
+                }
+                // OSC (and DCS, SOS, PM, APC strings): up to BEL or ESC \.
+                Some(']' | 'P' | 'X' | '^' | '_') => {
+                    chars.next();
+                    while let Some(n) = chars.next() {
+                        if n == '\u{7}' {
+                            break;
+                        }
+                        if n == '\u{1b}' {
+                            if chars.peek() == Some(&'\\') {
+                                chars.next();
+                            }
+                            break;
+                        }
+                    }
+                }
+                // A two-byte escape (`ESC c`, `ESC (B` reads as two).
+                Some(_) => {
+                    chars.next();
+                }
+                None => {}
+            },
+            '\u{9b}' => {
+                for n in chars.by_ref() {
+                    if ('\u{40}'..='\u{7e}').contains(&n) {
+                        break;
+                    }
+                }
+            }
+            '\r' => {
+                if chars.peek() != Some(&'\n') {
+                    out.push('\n');
+                }
+            }
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// What the user asked, with the client's wrappers taken off: `None` when
+/// nothing the user typed is left (a slash-command wrapper, injected context
+/// alone). A Codex IDE ask keeps only what follows `## My request for Codex:`;
+/// `<system-reminder>` and IDE blocks are removed; controls are stripped.
+pub fn request_text(ask: &str) -> Option<String> {
+    let text = strip_controls(ask);
+    let t = text.trim_start();
+    if COMMAND_TAGS.iter().any(|tag| t.starts_with(tag)) {
+        return None;
+    }
+    let mut text = match text.find(CODEX_REQUEST_MARKER) {
+        Some(at) => text[at + CODEX_REQUEST_MARKER.len()..].to_string(),
+        None if t.starts_with(CODEX_IDE_CONTEXT) => return None,
+        None => text,
+    };
+    for tag in INJECTED_BLOCKS {
+        text = remove_blocks(&text, tag);
+    }
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+/// `<tag ...>…</tag>` removed wherever it occurs (an unclosed one runs to the end).
+fn remove_blocks(text: &str, tag: &str) -> String {
+    let open = format!("<{tag}");
+    let close = format!("</{tag}>");
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(&open) {
+        let after = &rest[at + open.len()..];
+        if !after.starts_with(['>', ' ', '\n']) {
+            out.push_str(&rest[..at + open.len()]);
+            rest = after;
+            continue;
+        }
+        out.push_str(&rest[..at]);
+        rest = match after.find(&close) {
+            Some(end) => &after[end + close.len()..],
+            None => "",
+        };
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whitespace runs (line breaks included) become one space; ends trimmed.
+pub fn normalise_whitespace(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ansi_and_controls_are_stripped() {
+        assert_eq!(
+            strip_controls("\u{1b}[31m⎯⎯⎯ FAIL\u{1b}[39m src/a.test.ts\r\nok\u{7}"),
+            "⎯⎯⎯ FAIL src/a.test.ts\nok"
+        );
+        assert_eq!(
+            strip_controls("a\u{1b}]0;title\u{7}b\u{1b}]8;;http://x\u{1b}\\c"),
+            "abc"
+        );
+        assert_eq!(strip_controls("tab\tand\nline"), "tab\tand\nline");
+        assert_eq!(strip_controls("progress\r50%\r100%"), "progress\n50%\n100%");
+    }
+
+    #[test]
+    fn a_codex_ide_ask_keeps_its_request() {
+        let ask = "# Context from my IDE setup:\n\n## Active file: src/a.ts\n\n## Open tabs:\n- a.ts: src/a.ts\n\n## My request for Codex:\nCan you auto accept all changes for the rest of this session?\n";
+        assert_eq!(
+            request_text(ask).as_deref(),
+            Some("Can you auto accept all changes for the rest of this session?")
+        );
+        assert_eq!(
+            request_text("# Context from my IDE setup:\n## Open tabs:\n- a"),
+            None
+        );
+    }
+
+    #[test]
+    fn slash_commands_are_not_asks() {
+        let ask = "<command-name>/clear</command-name>\n            <command-message>clear</command-message>\n            <command-args></command-args>";
+        assert_eq!(request_text(ask), None);
+        assert_eq!(
+            request_text(
+                "<command-message>review</command-message>\n<command-name>/review</command-name>"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn injected_blocks_are_removed_and_plain_asks_kept() {
+        let ask = "<system-reminder>\nThe user opened x.\n</system-reminder>\nfix the build<ide_selection>lines 1-3</ide_selection>";
+        assert_eq!(request_text(ask).as_deref(), Some("fix the build"));
+        assert_eq!(
+            request_text("  keep <system-reminderish> as typed ").as_deref(),
+            Some("keep <system-reminderish> as typed")
+        );
+        assert_eq!(
+            request_text("<system-reminder>only</system-reminder>"),
+            None
+        );
+    }
+}

@@ -1,0 +1,501 @@
+//! Fidelity as a number. Probes are facts read from the raw record, each with
+//! its source address and the exact text a view must still carry; a view is
+//! scored by looking for that text in it, raw or in the summary.
+//!
+//! Pure: messages in, probes out; a view in, a tally out. No IO, clock,
+//! randomness or hash-map order. Categories:
+//!
+//! - `ask` (critical): every distinct user request, its client wrappers
+//!   stripped (`engine::clean::request_text`); a long one is probed by its
+//!   verbatim head and tail.
+//! - `constraint` (critical): every sentence of a request that states a rule
+//!   (`engine::lexicon::rule_marker`).
+//! - `deliverable` (critical): every path a tool wrote, Codex `apply_patch`
+//!   included (`engine::toolfacts::written_paths`).
+//! - `error`: the key line of each distinct tool error.
+//! - `decision`: assistant sentences stating a choice.
+//! - `state`: the agent's latest closing sentence; only the latest one
+//!   before a view is judged on it.
+//!
+//! A probe is judged only on views after its source. It passes when its
+//! expected text (whitespace-normalised, controls stripped) is in the view;
+//! a tool-derived probe that is not is `recoverable` when the view still
+//! carries its call's recovery pointer (`tool:<id>`), else `lost`.
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::engine::clean::{normalise_whitespace, request_text, strip_controls};
+use crate::engine::ladder::unwrap_envelope;
+use crate::engine::lexicon::{DECISION_MARKERS, find_marker, rule_marker, words};
+use crate::engine::parts::{Side, block_address};
+use crate::engine::toolfacts::{error_excerpt, naming_line, strings_of, written_paths};
+use crate::model::{Block, Kind, Message, Role};
+use crate::view::View;
+use crate::view::text::{block_text, tool_content_text};
+
+/// A request up to this many characters (normalised) is probed whole.
+const ASK_WHOLE_CHARS: usize = 400;
+/// A longer one is probed by this many raw leading and trailing characters.
+const ASK_PART_CHARS: usize = 150;
+/// A sentence longer than this is probed from its marker on, this long.
+const SENTENCE_WHOLE_CHARS: usize = 300;
+const SENTENCE_PART_CHARS: usize = 150;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    Ask,
+    Constraint,
+    Deliverable,
+    Error,
+    Decision,
+    State,
+}
+
+impl Category {
+    pub const ALL: [Category; 6] = [
+        Category::Ask,
+        Category::Constraint,
+        Category::Deliverable,
+        Category::Error,
+        Category::Decision,
+        Category::State,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Category::Ask => "ask",
+            Category::Constraint => "constraint",
+            Category::Deliverable => "deliverable",
+            Category::Error => "error",
+            Category::Decision => "decision",
+            Category::State => "state",
+        }
+    }
+
+    /// Losing one of these breaks the task: asks, rules and files written.
+    pub fn critical(self) -> bool {
+        matches!(
+            self,
+            Category::Ask | Category::Constraint | Category::Deliverable
+        )
+    }
+}
+
+/// One fact a view should still carry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Probe {
+    pub category: Category,
+    /// The text to find, whitespace-normalised.
+    pub expected: String,
+    /// The part it came from: `tool:<id>`, or `text:<hash>` of the block.
+    pub source: String,
+    /// The source line in the transcript.
+    pub line: u64,
+    /// Index of the source row in the task's record (views after it judge it).
+    #[serde(skip)]
+    pub row: usize,
+    /// For tool-derived probes: the recovery pointer of the call.
+    #[serde(skip)]
+    pub pointer: Option<String>,
+}
+
+/// Every probe of a record, in record order.
+pub fn extract(rows: &[Message]) -> Vec<Probe> {
+    let mut x = Extractor::default();
+    for (i, m) in rows.iter().enumerate() {
+        x.row(i, m);
+    }
+    x.finish()
+}
+
+#[derive(Default)]
+struct Extractor {
+    probes: Vec<Probe>,
+    seen: BTreeSet<(Category, String)>,
+    calls: HashMap<String, (String, Value)>,
+    /// The latest assistant closing sentence, flushed at the next ask.
+    state: Option<Probe>,
+}
+
+impl Extractor {
+    fn push(&mut self, p: Probe) {
+        if p.expected.is_empty() || !self.seen.insert((p.category, p.expected.clone())) {
+            return;
+        }
+        self.probes.push(p);
+    }
+
+    fn row(&mut self, i: usize, m: &Message) {
+        if m.role == Role::Meta || !m.kind.reaches_view() {
+            return;
+        }
+        for block in &m.content {
+            match (m.kind, block) {
+                (Kind::Ask, Block::Text { text }) => self.ask(i, m.line, block, text),
+                (Kind::Generation, Block::Text { text }) => self.prose(i, m.line, block, text),
+                (_, Block::ToolUse { id, name, input }) => {
+                    self.calls.insert(id.clone(), (name.clone(), input.clone()));
+                    for (path, _) in written_paths(name, input) {
+                        self.push(tool_probe(Category::Deliverable, path, id, i, m.line));
+                    }
+                }
+                (
+                    _,
+                    Block::ToolResult {
+                        tool_use_id,
+                        content,
+                        is_error: true,
+                    },
+                ) => {
+                    let text = strip_controls(&unwrap_envelope(tool_content_text(content)));
+                    if text.trim().is_empty() {
+                        continue;
+                    }
+                    let key = head_chars(
+                        &normalise_whitespace(naming_line(&error_excerpt(&text))),
+                        SENTENCE_PART_CHARS,
+                    );
+                    self.push(tool_probe(Category::Error, key, tool_use_id, i, m.line));
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn ask(&mut self, i: usize, line: u64, block: &Block, text: &str) {
+        let Some(request) = request_text(text) else {
+            return;
+        };
+        if let Some(state) = self.state.take() {
+            self.probes.push(state);
+        }
+        let source = block_address(Side::User, block);
+        let probe = |category, expected| Probe {
+            category,
+            expected,
+            source: source.clone(),
+            line,
+            row: i,
+            pointer: None,
+        };
+        let whole = normalise_whitespace(&request);
+        if whole.chars().count() <= ASK_WHOLE_CHARS {
+            self.push(probe(Category::Ask, whole));
+        } else {
+            let head = normalise_whitespace(&head_chars(&request, ASK_PART_CHARS));
+            let tail = normalise_whitespace(&tail_chars(&request, ASK_PART_CHARS));
+            self.push(probe(Category::Ask, head));
+            self.push(probe(Category::Ask, tail));
+        }
+        for sentence in sentences(&request) {
+            if let Some(at) = rule_marker(&sentence) {
+                self.push(probe(Category::Constraint, sentence_probe(&sentence, at)));
+            }
+        }
+    }
+
+    fn prose(&mut self, i: usize, line: u64, block: &Block, text: &str) {
+        let text = strip_controls(text);
+        let source = block_address(Side::Assistant, block);
+        let all = sentences(&text);
+        for sentence in &all {
+            if sentence.ends_with('?') {
+                continue;
+            }
+            if find_marker(&words(sentence), DECISION_MARKERS).is_some() {
+                self.push(Probe {
+                    category: Category::Decision,
+                    expected: head_chars(sentence, SENTENCE_PART_CHARS),
+                    source: source.clone(),
+                    line,
+                    row: i,
+                    pointer: None,
+                });
+            }
+        }
+        if let Some(last) = all.last() {
+            self.state = Some(Probe {
+                category: Category::State,
+                expected: head_chars(last, SENTENCE_PART_CHARS),
+                source,
+                line,
+                row: i,
+                pointer: None,
+            });
+        }
+    }
+
+    fn finish(mut self) -> Vec<Probe> {
+        if let Some(state) = self.state.take() {
+            self.probes.push(state);
+        }
+        self.probes
+    }
+}
+
+fn tool_probe(category: Category, expected: String, id: &str, row: usize, line: u64) -> Probe {
+    Probe {
+        category,
+        expected: normalise_whitespace(&expected),
+        source: format!("tool:{id}"),
+        line,
+        row,
+        pointer: Some(format!("tool:{id}")),
+    }
+}
+
+/// A rule sentence whole, or a long one from its marker on.
+fn sentence_probe(sentence: &str, at: usize) -> String {
+    if sentence.chars().count() <= SENTENCE_WHOLE_CHARS {
+        sentence.to_string()
+    } else {
+        head_chars(&sentence[at..], SENTENCE_PART_CHARS)
+    }
+}
+
+/// The first `n` characters, trailing whitespace trimmed.
+fn head_chars(s: &str, n: usize) -> String {
+    s.chars().take(n).collect::<String>().trim_end().to_string()
+}
+
+/// The last `n` characters, leading whitespace trimmed.
+fn tail_chars(s: &str, n: usize) -> String {
+    let total = s.chars().count();
+    s.chars()
+        .skip(total.saturating_sub(n))
+        .collect::<String>()
+        .trim_start()
+        .to_string()
+}
+
+/// Sentences, whitespace-normalised: fenced code skipped, every line its own
+/// block (finer than the summarizer's split, so a probe is never longer than
+/// the sentence a summary keeps), split after `.`, `!` or `?` and a space.
+fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        let body = line.trim();
+        if body.starts_with("```") || body.starts_with("~~~") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let body = body.trim_start_matches(['-', '*', '+', '•', '>', '#', ' ']);
+        let mut start = 0;
+        for (i, c) in body.char_indices() {
+            let after = i + c.len_utf8();
+            let ends =
+                matches!(c, '.' | '!' | '?') && body[after..].starts_with(char::is_whitespace);
+            if ends {
+                push_sentence(&body[start..after], &mut out);
+                start = after;
+            }
+        }
+        push_sentence(&body[start..], &mut out);
+    }
+    out
+}
+
+fn push_sentence(s: &str, out: &mut Vec<String>) {
+    let s = normalise_whitespace(s);
+    if s.chars().any(char::is_alphanumeric) {
+        out.push(s);
+    }
+}
+
+/// What a view says, as probes look for it: every block's text, tool inputs'
+/// strings, controls stripped, whitespace normalised.
+pub fn view_text(view: &View) -> String {
+    let mut out = String::new();
+    for m in &view.messages {
+        for b in &m.content {
+            match b {
+                Block::ToolUse { name, input, .. } => {
+                    out.push_str(name);
+                    for s in strings_of(input) {
+                        out.push('\n');
+                        out.push_str(s);
+                    }
+                }
+                Block::ToolResult { content, .. } => out.push_str(&tool_content_text(content)),
+                other => out.push_str(&block_text(other)),
+            }
+            out.push('\n');
+        }
+    }
+    normalise_whitespace(&strip_controls(&out))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Passed,
+    Recoverable,
+    Lost,
+}
+
+/// One category's counts on one view.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub passed: u64,
+    pub recoverable: u64,
+    pub lost: u64,
+    pub critical: bool,
+}
+
+impl Counts {
+    pub fn judged(&self) -> u64 {
+        self.passed + self.recoverable + self.lost
+    }
+}
+
+/// A lost probe, as reports list it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Lost {
+    pub category: Category,
+    pub expected: String,
+    pub source: String,
+    pub line: u64,
+    pub critical: bool,
+}
+
+/// The score of one view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Evaluation {
+    pub categories: BTreeMap<&'static str, Counts>,
+    pub judged: u64,
+    pub passed: u64,
+    pub recoverable: u64,
+    pub critical_judged: u64,
+    pub critical_lost: u64,
+    pub lost: Vec<Lost>,
+}
+
+impl Evaluation {
+    /// Critical probes kept (passed or recoverable), per mille of those judged.
+    pub fn critical_kept_permille(&self) -> u64 {
+        permille(
+            self.critical_judged - self.critical_lost,
+            self.critical_judged,
+        )
+    }
+
+    /// All probes kept (passed or recoverable), per mille of those judged.
+    pub fn kept_permille(&self) -> u64 {
+        permille(self.passed + self.recoverable, self.judged)
+    }
+}
+
+/// `part / whole` in thousandths, rounded down; 1000 when nothing was judged.
+pub fn permille(part: u64, whole: u64) -> u64 {
+    (part * 1000).checked_div(whole).unwrap_or(1000)
+}
+
+/// Integer per mille as a percentage with one decimal: `987` → `98.7%`.
+pub fn percent(permille: u64) -> String {
+    format!("{}.{}%", permille / 10, permille % 10)
+}
+
+/// Judge `probes` on `view`, the view of a call whose history is the
+/// record's first `history_rows` rows: probes from later rows are not judged,
+/// and of the `state` probes only the latest one before the view is.
+pub fn evaluate(probes: &[Probe], view: &View, history_rows: usize) -> Evaluation {
+    let text = view_text(view);
+    let latest_state = probes
+        .iter()
+        .rposition(|p| p.category == Category::State && p.row < history_rows);
+    let mut categories: BTreeMap<&'static str, Counts> = Category::ALL
+        .iter()
+        .map(|c| {
+            (
+                c.name(),
+                Counts {
+                    critical: c.critical(),
+                    ..Counts::default()
+                },
+            )
+        })
+        .collect();
+    let mut e = Evaluation {
+        categories: BTreeMap::new(),
+        judged: 0,
+        passed: 0,
+        recoverable: 0,
+        critical_judged: 0,
+        critical_lost: 0,
+        lost: Vec::new(),
+    };
+    for (i, p) in probes.iter().enumerate() {
+        if p.row >= history_rows || (p.category == Category::State && Some(i) != latest_state) {
+            continue;
+        }
+        let outcome = judge(p, &text);
+        let c = categories
+            .get_mut(p.category.name())
+            .expect("every category");
+        e.judged += 1;
+        if p.category.critical() {
+            e.critical_judged += 1;
+        }
+        match outcome {
+            Outcome::Passed => {
+                c.passed += 1;
+                e.passed += 1;
+            }
+            Outcome::Recoverable => {
+                c.recoverable += 1;
+                e.recoverable += 1;
+            }
+            Outcome::Lost => {
+                c.lost += 1;
+                if p.category.critical() {
+                    e.critical_lost += 1;
+                }
+                e.lost.push(Lost {
+                    category: p.category,
+                    expected: p.expected.clone(),
+                    source: p.source.clone(),
+                    line: p.line,
+                    critical: p.category.critical(),
+                });
+            }
+        }
+    }
+    e.categories = categories;
+    e
+}
+
+/// One probe on a view's text (as `view_text` made it).
+pub fn judge(p: &Probe, view_text: &str) -> Outcome {
+    if view_text.contains(&p.expected) {
+        Outcome::Passed
+    } else if p
+        .pointer
+        .as_deref()
+        .is_some_and(|ptr| carries(view_text, ptr))
+    {
+        Outcome::Recoverable
+    } else {
+        Outcome::Lost
+    }
+}
+
+/// The pointer occurs as a whole token (`tool:a` is not in `tool:ab`).
+fn carries(text: &str, pointer: &str) -> bool {
+    text.match_indices(pointer).any(|(at, _)| {
+        text[at + pointer.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'))
+    })
+}

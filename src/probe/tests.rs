@@ -1,0 +1,207 @@
+use serde_json::json;
+
+use super::*;
+use crate::engine::restore::SHELL_TEXT;
+use crate::model::ToolContent;
+use crate::view::{ViewMessage, ViewRole};
+
+fn msg(role: Role, kind: Kind, content: Vec<Block>, line: u64) -> Message {
+    Message::new(role, kind, content, line)
+}
+
+fn text(s: &str) -> Block {
+    Block::Text {
+        text: s.to_string(),
+    }
+}
+
+fn ask(s: &str, line: u64) -> Message {
+    msg(Role::User, Kind::Ask, vec![text(s)], line)
+}
+
+fn say(s: &str, line: u64) -> Message {
+    msg(Role::Assistant, Kind::Generation, vec![text(s)], line)
+}
+
+fn call(id: &str, name: &str, input: Value, line: u64) -> Message {
+    msg(
+        Role::Assistant,
+        Kind::Generation,
+        vec![Block::ToolUse {
+            id: id.into(),
+            name: name.into(),
+            input,
+        }],
+        line,
+    )
+}
+
+fn result(id: &str, out: &str, is_error: bool, line: u64) -> Message {
+    msg(
+        Role::User,
+        Kind::ToolResult,
+        vec![Block::ToolResult {
+            tool_use_id: id.into(),
+            content: ToolContent::Text(out.into()),
+            is_error,
+        }],
+        line,
+    )
+}
+
+fn view_of(texts: &[&str]) -> View {
+    View {
+        messages: texts
+            .iter()
+            .map(|t| ViewMessage {
+                role: ViewRole::User,
+                content: vec![text(t)],
+            })
+            .collect(),
+    }
+}
+
+fn record() -> Vec<Message> {
+    vec![
+        ask(
+            "# Context from my IDE setup:\n\n## Open tabs:\n- a.ts: src/a.ts\n\n## My request for Codex:\nCan you auto accept all changes for the rest of this session? Do not touch the tenant_registry table.",
+            1,
+        ),
+        ask(
+            "<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>",
+            2,
+        ),
+        say(
+            "I'll use a migration script instead of raw DDL. Starting now.",
+            3,
+        ),
+        call(
+            "c1",
+            "apply_patch",
+            json!({"input": "*** Begin Patch\n*** Update File: src/app.rs\n@@\n-a\n+b\n*** End Patch"}),
+            4,
+        ),
+        result("c1", "Done", false, 5),
+        call("c2", "Bash", json!({"command": "npm test"}), 6),
+        result(
+            "c2",
+            "\u{1b}[31m⎯⎯⎯ FAIL\u{1b}[39m src/a.test.ts > adds\nAssertionError: expected 2 to be 3",
+            true,
+            7,
+        ),
+        say("The test fails on the adder.", 8),
+    ]
+}
+
+fn expected(probes: &[Probe], c: Category) -> Vec<&str> {
+    probes
+        .iter()
+        .filter(|p| p.category == c)
+        .map(|p| p.expected.as_str())
+        .collect()
+}
+
+#[test]
+fn probes_come_from_the_raw_record_with_wrappers_stripped() {
+    let probes = extract(&record());
+    assert_eq!(
+        expected(&probes, Category::Ask),
+        [
+            "Can you auto accept all changes for the rest of this session? Do not touch the tenant_registry table."
+        ],
+        "the IDE context is not the ask and a slash command is none"
+    );
+    assert_eq!(
+        expected(&probes, Category::Constraint),
+        ["Do not touch the tenant_registry table."]
+    );
+    assert_eq!(expected(&probes, Category::Deliverable), ["src/app.rs"]);
+    assert_eq!(
+        expected(&probes, Category::Error),
+        ["⎯⎯⎯ FAIL src/a.test.ts > adds"],
+        "controls stripped"
+    );
+    assert_eq!(
+        expected(&probes, Category::Decision),
+        ["I'll use a migration script instead of raw DDL."]
+    );
+    assert_eq!(
+        expected(&probes, Category::State),
+        ["The test fails on the adder."]
+    );
+    let deliverable = probes
+        .iter()
+        .find(|p| p.category == Category::Deliverable)
+        .unwrap();
+    assert_eq!(
+        (deliverable.source.as_str(), deliverable.line),
+        ("tool:c1", 4)
+    );
+    assert!(probes[0].source.starts_with("text:"));
+    assert_eq!(extract(&record()), probes, "deterministic");
+}
+
+#[test]
+fn a_long_ask_is_probed_by_head_and_tail() {
+    let log = "INFO worker processed a batch\n".repeat(700);
+    let probes = extract(&[ask(&format!("{log}Why does the deploy hang?"), 1)]);
+    let asks = expected(&probes, Category::Ask);
+    assert_eq!(asks.len(), 2, "{asks:?}");
+    assert!(asks[0].starts_with("INFO worker"));
+    assert!(asks[1].ends_with("Why does the deploy hang?"));
+}
+
+#[test]
+fn a_probe_passes_when_its_text_is_in_the_view_and_is_lost_when_not() {
+    let rows = record();
+    let probes = extract(&rows);
+    let full = view_of(&[
+        "Can you auto accept all changes\n  for the rest of this session? Do not touch the tenant_registry table.",
+        "- src/app.rs: edited (step 2)",
+        "\u{1b}[31m⎯⎯⎯ FAIL\u{1b}[39m src/a.test.ts > adds",
+        "I'll use a migration script instead of raw DDL.",
+        "The test fails on the adder.",
+    ]);
+    let e = evaluate(&probes, &full, rows.len());
+    assert_eq!((e.judged, e.passed, e.critical_lost), (6, 6, 0), "{e:?}");
+    let empty = view_of(&["## Task Context\n\n## Requests\n(none yet)"]);
+    let e = evaluate(&probes, &empty, rows.len());
+    assert_eq!(e.critical_lost, 3, "{e:?}");
+    assert_eq!(e.lost.len(), 6);
+    assert_eq!(e.categories["ask"].lost, 1);
+    assert!(e.categories["ask"].critical && !e.categories["error"].critical);
+}
+
+#[test]
+fn a_probe_is_judged_only_on_views_after_its_source() {
+    let rows = record();
+    let probes = extract(&rows);
+    let e = evaluate(&probes, &view_of(&[]), 3);
+    // Rows 0..3: the ask, its rule and the decision in row 2; the slash
+    // command yields nothing, and the turn's state (row 7) comes later.
+    assert_eq!(e.judged, 3, "{e:?}");
+    assert_eq!(e.categories["state"].judged(), 0);
+    assert_eq!(e.categories["deliverable"].judged(), 0);
+}
+
+#[test]
+fn a_compacted_tool_output_with_its_pointer_is_recoverable_and_a_dropped_one_is_lost() {
+    let rows = record();
+    let probes = extract(&rows);
+    let error = probes
+        .iter()
+        .find(|p| p.category == Category::Error)
+        .unwrap();
+    let shrunk = view_of(&["[… 40 of 60 lines elided; full text: tool:c2]"]);
+    assert_eq!(judge(error, &view_text(&shrunk)), Outcome::Recoverable);
+    let other = view_of(&["[… full text: tool:c22]"]);
+    assert_eq!(judge(error, &view_text(&other)), Outcome::Lost);
+    let dropped = view_of(&[SHELL_TEXT]);
+    assert_eq!(judge(error, &view_text(&dropped)), Outcome::Lost);
+}
+
+#[test]
+fn percentages_are_integer_per_mille() {
+    assert_eq!(percent(permille(2, 3)), "66.6%");
+    assert_eq!(percent(permille(0, 0)), "100.0%");
+}
