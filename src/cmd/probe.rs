@@ -108,14 +108,15 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
         bail!("--at {at} is out of range: task {task} has calls 1..={calls}");
     }
     let probes = extract(&index.rows);
-    let (evaluation, status, tiers, scores) = if args.recorded {
+    let (evaluation, replayed) = if args.recorded {
         let end = index.history_end(at);
         let view = recorded_view(&index.rows[..end]);
-        (evaluate(&probes, &view, end), None, Vec::new(), Vec::new())
+        (evaluate(&probes, &view, end), None)
     } else {
-        score_replay(store, ui, &task, &index, &probes, &args.budget, at)?
+        let r = score_replay(store, ui, &task, &index, &probes, &args.budget, at)?;
+        (r.evaluation.clone(), Some(r))
     };
-    let worst = worst(&scores);
+    let worst = replayed.as_ref().and_then(|r| worst(&r.scores));
     if args.json {
         let mut v = serde_json::to_value(&evaluation)?;
         v["task"] = json!(task);
@@ -125,10 +126,14 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
         } else {
             "compactor"
         });
+        v["probes"] = json!(probes.len());
         v["budget"] = serde_json::to_value(budget)?;
-        if let Some(s) = status {
-            v["status"] = serde_json::to_value(s)?;
-            v["tiers_fired"] = serde_json::to_value(&tiers)?;
+        if let Some(r) = &replayed {
+            v["status"] = serde_json::to_value(r.status)?;
+            v["tiers_fired"] = serde_json::to_value(&r.tiers)?;
+            v["folds"] = json!(r.folds);
+            v["tokens_after"] = json!(r.tokens_after);
+            v["raw_tokens"] = json!(r.raw_tokens);
         }
         if let Some(w) = &worst {
             v["worst_call"] = serde_json::to_value(w)?;
@@ -139,9 +144,7 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
             ui,
             &task,
             at,
-            args.recorded,
-            status,
-            &tiers,
+            replayed.as_ref(),
             &evaluation,
             worst.as_ref(),
         )?;
@@ -153,7 +156,18 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
     })
 }
 
-type Scored = (Evaluation, Option<Status>, Vec<Tier>, Vec<CallScore>);
+/// What a replay to `--at` found.
+struct Replayed {
+    evaluation: Evaluation,
+    status: Status,
+    tiers: Vec<Tier>,
+    scores: Vec<CallScore>,
+    /// Calls whose ladder folded (floor or breakthrough floor).
+    folds: u32,
+    /// The scored call's view and the raw history it replaces, in tokens.
+    tokens_after: u64,
+    raw_tokens: u64,
+}
 
 /// Replays on a scratch copy up to `at`, scoring every call.
 fn score_replay(
@@ -164,7 +178,7 @@ fn score_replay(
     probes: &[Probe],
     budget_args: &BudgetArgs,
     at: u32,
-) -> Result<Scored> {
+) -> Result<Replayed> {
     let budget = budget_of(budget_args)?;
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(budget_args, store)?;
@@ -184,7 +198,8 @@ fn score_replay(
     );
     let mut scratch = store.scratch_copy(task)?;
     let mut scores = Vec::new();
-    let mut last: Option<(Evaluation, Status, Vec<Tier>)> = None;
+    let mut folds = 0;
+    let mut last: Option<(Evaluation, Status, Vec<Tier>, u64, u64)> = None;
     replay(
         &mut scratch,
         index,
@@ -197,8 +212,16 @@ fn score_replay(
             summarizer.note_call(row.step);
             let e = evaluate(probes, &out.view, index.history_end(row.step));
             scores.push(CallScore::of(row.step, row.status, &row.tiers_fired, &e));
+            if row
+                .tiers_fired
+                .iter()
+                .any(|t| matches!(t, Tier::Floor | Tier::BreakthroughFloor))
+            {
+                folds += 1;
+            }
             if row.step == at {
-                last = Some((e, row.status, row.tiers_fired.clone()));
+                let t = row.tiers_fired.clone();
+                last = Some((e, row.status, t, row.tokens_after, row.raw_tokens));
             }
             Ok(())
         },
@@ -207,8 +230,17 @@ fn score_replay(
         b.finish_and_clear();
     }
     summarizer.note(ui);
-    let (e, status, tiers) = last.expect("the replay reaches --at");
-    Ok((e, Some(status), tiers, scores))
+    let (evaluation, status, tiers, tokens_after, raw_tokens) =
+        last.expect("the replay reaches --at");
+    Ok(Replayed {
+        evaluation,
+        status,
+        tiers,
+        scores,
+        folds,
+        tokens_after,
+        raw_tokens,
+    })
 }
 
 /// What the original agent sent at a call: the record since its last own
@@ -234,25 +266,24 @@ pub fn recorded_view(rows: &[Message]) -> View {
     View { messages }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn print_human(
     ui: &mut Ui,
     task: &str,
     at: u32,
-    recorded: bool,
-    status: Option<Status>,
-    tiers: &[Tier],
+    replayed: Option<&Replayed>,
     e: &Evaluation,
     worst: Option<&Worst>,
 ) -> Result<()> {
-    let what = if recorded {
-        "the recorded history (the agent's own compaction)".to_string()
-    } else {
-        format!(
-            "compactor's view · {} · tiers {}",
-            status.map_or("-", Status::name),
-            Tier::list(tiers)
-        )
+    let what = match replayed {
+        None => "the recorded history (the agent's own compaction)".to_string(),
+        Some(r) => format!(
+            "compactor's view · {} · tiers {} · {} folds · {} of {} raw tokens",
+            r.status.name(),
+            Tier::list(&r.tiers),
+            r.folds,
+            r.tokens_after,
+            r.raw_tokens
+        ),
     };
     ui.line(
         style::BOLD,

@@ -276,3 +276,73 @@ pub fn span_entry(p: &Part) -> Option<SpanEntry> {
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::estimate::CharsPerToken;
+    use crate::engine::parts::reconstruct;
+    use crate::model::{Message, Role, ToolContent};
+
+    fn entries(msgs: &[Message]) -> Vec<SpanEntry> {
+        let est = CharsPerToken::default();
+        reconstruct(msgs, &est)
+            .iter()
+            .filter_map(span_entry)
+            .collect()
+    }
+
+    fn ask(text: &str) -> Message {
+        Message::new(
+            Role::User,
+            Kind::Ask,
+            vec![Block::Text { text: text.into() }],
+            1,
+        )
+    }
+
+    /// Issue 14's losses, at the seam every summarizer reads.
+    #[test]
+    fn the_span_shows_requests_not_wrappers_and_no_control_sequences() {
+        let got = entries(&[
+            ask(
+                "<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>",
+            ),
+            ask(
+                "# Context from my IDE setup:\n\n## Open tabs:\n- a.ts\n\n## My request for Codex:\ncan you run lint, test and check-types",
+            ),
+            Message::new(
+                Role::Assistant,
+                Kind::Generation,
+                vec![Block::ToolUse {
+                    id: "t1".into(),
+                    name: "Bash".into(),
+                    input: serde_json::json!({"command": "npm test"}),
+                }],
+                2,
+            ),
+            Message::new(
+                Role::User,
+                Kind::ToolResult,
+                vec![Block::ToolResult {
+                    tool_use_id: "t1".into(),
+                    content: ToolContent::Text("\u{1b}[31m⎯⎯⎯ FAIL\u{1b}[39m a.test.ts".into()),
+                    is_error: true,
+                }],
+                3,
+            ),
+        ]);
+        assert!(matches!(&got[0], SpanEntry::Context { .. }), "{got:?}");
+        assert_eq!(
+            got[1],
+            SpanEntry::Ask {
+                turn: 0,
+                text: "can you run lint, test and check-types".into()
+            }
+        );
+        assert!(
+            matches!(&got[2], SpanEntry::ToolCall { output, .. } if output == "⎯⎯⎯ FAIL a.test.ts"),
+            "{got:?}"
+        );
+    }
+}

@@ -314,7 +314,8 @@ fn push_sentence(s: &str, out: &mut Vec<String>) {
 }
 
 /// What a view says, as probes look for it: every block's text, tool inputs'
-/// strings, controls stripped, whitespace normalised.
+/// strings, tool output out of its Codex envelope, controls stripped,
+/// whitespace normalised.
 pub fn view_text(view: &View) -> String {
     let mut out = String::new();
     for m in &view.messages {
@@ -327,7 +328,9 @@ pub fn view_text(view: &View) -> String {
                         out.push_str(s);
                     }
                 }
-                Block::ToolResult { content, .. } => out.push_str(&tool_content_text(content)),
+                Block::ToolResult { content, .. } => {
+                    out.push_str(&unwrap_envelope(tool_content_text(content)));
+                }
                 other => out.push_str(&block_text(other)),
             }
             out.push('\n');

@@ -23,6 +23,7 @@ mod hostile;
 mod import;
 mod llm;
 mod parse_props;
+mod probe;
 mod project;
 mod reliability;
 mod replay;

@@ -1,0 +1,132 @@
+//! `compactor probe`: fidelity as a number. The adversarial fixture
+//! (`testdata/probe/codex-adversarial.jsonl`, written by
+//! `scripts/gen-probe-fixtures.py`) keeps every critical probe through every
+//! fold; a summarizer that forgets loses them, and `--fail-on-loss` says so.
+
+use insta::assert_snapshot;
+use serde_json::Value;
+
+use crate::util::{FOLD, TENANT, TENANT_TASK, TestEnv, args};
+
+const ADVERSARIAL: &str = "probe/codex-adversarial.jsonl";
+const ADVERSARIAL_TASK: &str = "0199c0de-0000-7000-8000-00000000a14e";
+
+fn probe_json(env: &TestEnv, more: &[&str]) -> (i32, Value) {
+    let run = env.run(&args(
+        &["probe", "--task", ADVERSARIAL_TASK, "--json"],
+        more,
+    ));
+    (run.status, run.json())
+}
+
+fn adversarial() -> TestEnv {
+    let env = TestEnv::new();
+    env.import_fixture(ADVERSARIAL);
+    env
+}
+
+#[test]
+fn critical_probes_survive_every_fold_of_the_adversarial_fixture() {
+    let env = adversarial();
+    for budget in [
+        ["--window", "12000", "--output-reserved", "2000"],
+        ["--window", "8000", "--output-reserved", "1000"],
+    ] {
+        let (status, v) = probe_json(&env, &args(&["--fail-on-loss"], &budget));
+        assert_eq!(status, 0, "{budget:?}: {v:#}");
+        assert!(v["folds"].as_u64().unwrap() >= 2, "{budget:?}: {v:#}");
+        assert_eq!(v["critical_lost"], 0, "{budget:?}: {v:#}");
+        assert_eq!(v["worst_call"]["critical_lost"], 0, "{budget:?}: {v:#}");
+        let cats = &v["categories"];
+        // The shape: every category with passed/recoverable/lost/critical.
+        for (name, critical) in [
+            ("ask", true),
+            ("constraint", true),
+            ("deliverable", true),
+            ("error", false),
+            ("decision", false),
+            ("state", false),
+        ] {
+            assert_eq!(cats[name]["critical"], critical, "{name}");
+            for k in ["passed", "recoverable", "lost"] {
+                assert!(cats[name][k].is_u64(), "{name}.{k}: {v:#}");
+            }
+        }
+        // Four asks (the superseded one, the one after 20 KB of log: head
+        // and tail), three rules stated once (one without a prohibition
+        // word), three patched files, two distinct errors of one command.
+        assert_eq!(cats["ask"]["passed"], 4, "{v:#}");
+        assert_eq!(cats["constraint"]["passed"], 3, "{v:#}");
+        assert_eq!(cats["deliverable"]["passed"], 3, "{v:#}");
+        assert_eq!(cats["error"]["passed"], 2, "{v:#}");
+        assert!(v["lost"].as_array().unwrap().is_empty(), "{v:#}");
+    }
+}
+
+#[test]
+fn a_forgetful_summarizer_loses_critical_probes_and_fail_on_loss_exits_1() {
+    let env = adversarial();
+    let budget = ["--window", "8000", "--output-reserved", "1000"];
+    let forgetful = args(&["--summarizer", "static"], &budget);
+    let (status, v) = probe_json(&env, &forgetful);
+    assert_eq!(
+        status, 0,
+        "without --fail-on-loss a loss is reported, not failed"
+    );
+    let lost = v["lost"].as_array().unwrap();
+    assert!(v["critical_lost"].as_u64().unwrap() > 0, "{v:#}");
+    assert!(
+        lost.iter().any(|l| l["category"] == "constraint"
+            && l["expected"] == "Leave the billing module alone."
+            && l["source"].as_str().unwrap().starts_with("text:")),
+        "{v:#}"
+    );
+    for l in lost {
+        for k in ["category", "expected", "source"] {
+            assert!(l[k].is_string(), "{l}");
+        }
+    }
+    let (status, _) = probe_json(&env, &args(&["--fail-on-loss"], &forgetful));
+    assert_eq!(status, 1);
+}
+
+#[test]
+fn probes_are_judged_only_on_views_after_their_source() {
+    let env = adversarial();
+    let (_, first) = probe_json(&env, &["--at", "1"]);
+    // Call 1 sees the first ask and its two rules, nothing written yet.
+    assert_eq!(first["categories"]["ask"]["passed"], 1, "{first:#}");
+    assert_eq!(first["categories"]["constraint"]["passed"], 2, "{first:#}");
+    assert_eq!(first["categories"]["deliverable"]["passed"], 0, "{first:#}");
+    assert_eq!(first["judged"], 3, "{first:#}");
+}
+
+#[test]
+fn the_recorded_history_scores_every_probe() {
+    let env = adversarial();
+    let (status, v) = probe_json(&env, &["--recorded", "--fail-on-loss"]);
+    assert_eq!(status, 0, "{v:#}");
+    assert_eq!(v["view"], "recorded");
+    assert_eq!(v["passed"], v["judged"], "the uncompacted record keeps all");
+    assert!(v.get("folds").is_none());
+}
+
+#[test]
+fn probe_report_of_the_tenant_fixture_under_the_fold_budget() {
+    let env = TestEnv::new();
+    env.import_fixture(TENANT);
+    let run = env.run(&args(&["probe", "--task", TENANT_TASK], &FOLD));
+    assert_snapshot!(run.snapshot());
+}
+
+#[test]
+fn an_out_of_range_call_is_a_usage_error() {
+    let env = adversarial();
+    let run = env.run(&["probe", "--task", ADVERSARIAL_TASK, "--at", "999"]);
+    run.failure(2);
+    assert!(
+        run.stderr.contains("--at 999 is out of range"),
+        "{}",
+        run.stderr
+    );
+}
