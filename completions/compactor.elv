@@ -186,6 +186,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --force 'With --save, replace an existing run of that name'
             cand --json 'Print one JSON object: {"steps":[...],"totals":{...}}'
             cand --jsonl 'Print one JSON object per call as soon as it completes'
+            cand --probes 'Score every call''s view with probes from the raw record (as `compactor probe` does): critical and overall survival per call, and the worst call'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help (see more with ''--help'')'

@@ -202,6 +202,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand replay" -l resume -d
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l force -d 'With --save, replace an existing run of that name'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l json -d 'Print one JSON object: {"steps":[...],"totals":{...}}'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l jsonl -d 'Print one JSON object per call as soon as it completes'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l probes -d 'Score every call\'s view with probes from the raw record (as `compactor probe` does): critical and overall survival per call, and the worst call'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s V -l version -d 'Print version'

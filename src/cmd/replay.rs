@@ -13,11 +13,13 @@ use super::common::{BudgetArgs, TaskSource};
 use super::common::{budget_of, resolve_task, summarizer_of};
 use super::common::{hinted, progress, write_atomic};
 use crate::cmd::exit::Outcome;
+use crate::cmd::probe::{CallScore, worst};
 use crate::cmd::style::{self, paint};
 use crate::engine::Tier;
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
 use crate::model::decimal::Micros;
+use crate::probe::{evaluate, extract, percent};
 use crate::session::cost::{Prices, Totals};
 use crate::session::driver::{RunSettings, TaskRecordIndex};
 use crate::session::replay::{ReplayOptions, StepRow, replay};
@@ -90,6 +92,11 @@ pub struct ReplayArgs {
     /// Print one JSON object per call as soon as it completes.
     #[arg(long)]
     pub jsonl: bool,
+
+    /// Score every call's view with probes from the raw record (as `compactor
+    /// probe` does): critical and overall survival per call, and the worst call.
+    #[arg(long)]
+    pub probes: bool,
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome> {
@@ -157,7 +164,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         "replaying {wide_bar} {pos}/{len} calls",
     );
     if !args.json && !args.jsonl {
-        header(ui, &task, &budget, calls)?;
+        header(ui, &task, &budget, calls, args.probes)?;
     }
     let mut saved: Vec<RunStep> = Vec::new();
     let mut scratch = if args.in_place || args.resume {
@@ -167,6 +174,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     };
     let target: &mut Store = scratch.as_mut().unwrap_or(store);
     let prices = opts.prices;
+    let probes = args.probes.then(|| extract(&index.rows));
+    let mut scores: Vec<CallScore> = Vec::new();
     let (rows, totals) = replay(target, &index, settings, opts, |row, out| -> Result<()> {
         if let Some(b) = &bar {
             b.inc(1);
@@ -175,13 +184,22 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         if let Some(dir) = &args.views {
             write_view(dir, row.step, &out.view.canonical_bytes())?;
         }
+        let score = probes.as_ref().map(|p| {
+            let e = evaluate(p, &out.view, index.history_end(row.step));
+            CallScore::of(row.step, row.status, &row.tiers_fired, &e)
+        });
         if args.jsonl {
-            serde_json::to_writer(&mut ui.out, row)?;
+            let mut v = serde_json::to_value(row)?;
+            if let Some(s) = &score {
+                v["probes"] = serde_json::to_value(s)?;
+            }
+            serde_json::to_writer(&mut ui.out, &v)?;
             writeln!(ui.out)?;
             ui.out.flush()?;
         } else if !args.json {
-            print_row(ui, row)?;
+            print_row(ui, row, score.as_ref())?;
         }
+        scores.extend(score);
         if args.save.is_some() {
             saved.push(RunStep {
                 step: row.step,
@@ -198,12 +216,29 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     let llm = summarizer.report();
     if args.json {
         let mut v = json!({"task": task, "budget": budget, "steps": rows, "totals": totals});
+        if args.probes {
+            let steps = v["steps"].as_array_mut().expect("steps is an array");
+            for (step, score) in steps.iter_mut().zip(&scores) {
+                step["probes"] = serde_json::to_value(score)?;
+            }
+            v["probes"] = json!({"worst_call": worst(&scores)});
+        }
         if let Some(r) = &llm {
             v["llm"] = serde_json::to_value(r)?;
         }
         ui.json(&v)?;
     } else if !args.jsonl {
         print_totals(ui, &totals, &prices)?;
+        if let Some(w) = worst(&scores) {
+            writeln!(
+                ui.out,
+                "probes: worst call {}: critical kept {} ({} lost) · all kept {}",
+                w.call,
+                percent(w.critical_kept_permille),
+                w.critical_lost,
+                percent(w.kept_permille)
+            )?;
+        }
         for l in llm.iter().flat_map(|r| r.human()) {
             writeln!(ui.out, "{l}")?;
         }
@@ -239,7 +274,7 @@ fn write_view(dir: &Path, step: u32, bytes: &[u8]) -> Result<()> {
     write_atomic(&dir.join(format!("call-{step:04}.json")), bytes, "")
 }
 
-fn header(ui: &mut Ui, task: &str, b: &Budget, calls: u32) -> Result<()> {
+fn header(ui: &mut Ui, task: &str, b: &Budget, calls: u32, probes: bool) -> Result<()> {
     ui.line(style::BOLD, &format!(
                 "replay · task {task} · {calls} calls · w_eff {} · trigger {} · stop {} · protect {} steps",
                 b.w_eff(),
@@ -247,18 +282,24 @@ fn header(ui: &mut Ui, task: &str, b: &Budget, calls: u32) -> Result<()> {
                 b.stop(),
                 b.protect_recent_steps
             ))?;
-    ui.line(style::DIM, " CALL  TURN   BEFORE →    AFTER  RECORDED  TIERS                                SHRUNK DROP FOLDED  CACHE_READ CACHE_WRITE   RAW_TOKENS  VIEW")?;
+    let columns = " CALL  TURN   BEFORE →    AFTER  RECORDED  TIERS                                SHRUNK DROP FOLDED  CACHE_READ CACHE_WRITE   RAW_TOKENS  VIEW";
+    let probe_columns = if probes {
+        "            CRIT    ALL"
+    } else {
+        ""
+    };
+    ui.line(style::DIM, &format!("{columns}{probe_columns}"))?;
     Ok(())
 }
 
-fn print_row(ui: &mut Ui, r: &StepRow) -> Result<()> {
+fn print_row(ui: &mut Ui, r: &StepRow, score: Option<&CallScore>) -> Result<()> {
     let tiers = format!("{:<36}", Tier::list(&r.tiers_fired));
     let tiers = if r.tiers_fired.is_empty() {
         tiers
     } else {
         paint(ui.color, style::CYAN, &tiers)
     };
-    writeln!(
+    write!(
         ui.out,
         "{:>5} {:>5} {:>8} → {:>8} {:>9}  {} {:>6} {:>4} {:>6} {:>11} {:>11} {:>12}  {}",
         r.step,
@@ -276,6 +317,16 @@ fn print_row(ui: &mut Ui, r: &StepRow) -> Result<()> {
         r.raw_tokens,
         &r.view_hash[..12]
     )?;
+    if let Some(c) = score {
+        let crit = format!("{:>6}", percent(c.critical_kept_permille));
+        let crit = if c.critical_lost > 0 {
+            paint(ui.color, style::ERROR, &crit)
+        } else {
+            crit
+        };
+        write!(ui.out, "  {crit} {:>6}", percent(c.kept_permille))?;
+    }
+    writeln!(ui.out)?;
     Ok(())
 }
 

@@ -130,3 +130,47 @@ fn an_out_of_range_call_is_a_usage_error() {
         run.stderr
     );
 }
+
+#[test]
+fn replay_probes_adds_per_call_survival_and_the_worst_call() {
+    let env = adversarial();
+    let budget = ["--window", "8000", "--output-reserved", "1000"];
+    let run = env.run(&args(
+        &["replay", "--task", ADVERSARIAL_TASK, "--json", "--probes"],
+        &budget,
+    ));
+    run.success();
+    let v = run.json();
+    let steps = v["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 30);
+    for s in steps {
+        assert_eq!(s["probes"]["call"], s["step"], "{s}");
+        assert_eq!(s["probes"]["critical_kept_permille"], 1000, "{s}");
+    }
+    assert!(v["probes"]["worst_call"]["call"].is_u64(), "{v:#}");
+    // The forgetful summarizer's worst call is named, with its losses.
+    let run = env.run(&args(
+        &[
+            "replay",
+            "--task",
+            ADVERSARIAL_TASK,
+            "--probes",
+            "--summarizer",
+            "static",
+        ],
+        &budget,
+    ));
+    run.success();
+    let last = run.stdout.lines().last().unwrap();
+    assert!(
+        last.starts_with("probes: worst call ") && last.contains("lost)"),
+        "{}",
+        run.stdout
+    );
+    // Without --probes the JSON has no probe fields.
+    let plain = env.run(&args(
+        &["replay", "--task", ADVERSARIAL_TASK, "--json"],
+        &budget,
+    ));
+    assert!(plain.json()["steps"][0].get("probes").is_none());
+}
