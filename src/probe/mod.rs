@@ -104,6 +104,11 @@ pub struct Probe {
     /// For tool-derived probes: the recovery pointer of the call.
     #[serde(skip)]
     pub pointer: Option<String>,
+    /// Other texts that count as the same fact: a deliverable's path with
+    /// leading directories dropped, down to its last two components (a
+    /// summary names `lib/a/b.ex` for `/home/u/repo/lib/a/b.ex`).
+    #[serde(skip)]
+    pub also: Vec<String>,
 }
 
 /// Every probe of a record, in record order.
@@ -143,7 +148,9 @@ impl Extractor {
                 (_, Block::ToolUse { id, name, input }) => {
                     self.calls.insert(id.clone(), (name.clone(), input.clone()));
                     for (path, _) in written_paths(name, input) {
-                        self.push(tool_probe(Category::Deliverable, path, id, i, m.line));
+                        let mut p = tool_probe(Category::Deliverable, path, id, i, m.line);
+                        p.also = path_suffixes(&p.expected);
+                        self.push(p);
                     }
                 }
                 (
@@ -184,6 +191,7 @@ impl Extractor {
             line,
             row: i,
             pointer: None,
+            also: Vec::new(),
         };
         let whole = normalise_whitespace(&request);
         if whole.chars().count() <= ASK_WHOLE_CHARS {
@@ -217,6 +225,7 @@ impl Extractor {
                     line,
                     row: i,
                     pointer: None,
+                    also: Vec::new(),
                 });
             }
         }
@@ -228,6 +237,7 @@ impl Extractor {
                 line,
                 row: i,
                 pointer: None,
+                also: Vec::new(),
             });
         }
     }
@@ -248,7 +258,19 @@ fn tool_probe(category: Category, expected: String, id: &str, row: usize, line: 
         line,
         row,
         pointer: Some(format!("tool:{id}")),
+        also: Vec::new(),
     }
+}
+
+/// `a/b/c/d.rs` → `b/c/d.rs`, `c/d.rs`: shorter forms of a path, each at
+/// least a directory and a file name.
+fn path_suffixes(path: &str) -> Vec<String> {
+    let trimmed = path.trim_start_matches('/');
+    let parts: Vec<&str> = trimmed.split('/').filter(|p| !p.is_empty()).collect();
+    (1..parts.len().saturating_sub(1))
+        .map(|k| parts[k..].join("/"))
+        .filter(|s| s != path)
+        .collect()
 }
 
 /// A rule sentence whole, or a long one from its marker on.
@@ -480,7 +502,7 @@ pub fn evaluate(probes: &[Probe], view: &View, history_rows: usize) -> Evaluatio
 
 /// One probe on a view's text (as `view_text` made it).
 pub fn judge(p: &Probe, view_text: &str) -> Outcome {
-    if view_text.contains(&p.expected) {
+    if view_text.contains(&p.expected) || p.also.iter().any(|a| view_text.contains(a.as_str())) {
         Outcome::Passed
     } else if p
         .pointer

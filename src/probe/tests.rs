@@ -205,3 +205,31 @@ fn percentages_are_integer_per_mille() {
     assert_eq!(percent(permille(2, 3)), "66.6%");
     assert_eq!(percent(permille(0, 0)), "100.0%");
 }
+
+#[test]
+fn a_deliverable_passes_by_its_path_below_the_working_directory() {
+    let rows = [call(
+        "w1",
+        "Write",
+        json!({"file_path": "/home/u/repo/lib/app/render.ex", "content": "x"}),
+        1,
+    )];
+    let probes = extract(&rows);
+    assert_eq!(
+        probes[0].also,
+        [
+            "u/repo/lib/app/render.ex",
+            "repo/lib/app/render.ex",
+            "lib/app/render.ex",
+            "app/render.ex"
+        ]
+    );
+    let relative = view_text(&view_of(&["- **`lib/app/render.ex`** (MODIFIED)"]));
+    assert_eq!(judge(&probes[0], &relative), Outcome::Passed);
+    let bare = view_text(&view_of(&["Updated `render.ex`"]));
+    assert_eq!(
+        judge(&probes[0], &bare),
+        Outcome::Lost,
+        "a file name alone is not the path"
+    );
+}
