@@ -174,3 +174,93 @@ fn replay_probes_adds_per_call_survival_and_the_worst_call() {
     ));
     assert!(plain.json()["steps"][0].get("probes").is_none());
 }
+
+/// The `## Task Context` texts of every view in `dir`.
+fn summaries(dir: &std::path::Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for f in files {
+        let v: Value = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
+        for m in v["messages"].as_array().unwrap() {
+            for b in m["content"].as_array().into_iter().flatten() {
+                if let Some(t) = b["text"].as_str()
+                    && t.starts_with("## Task Context")
+                {
+                    out.push((f.display().to_string(), t.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Issue 14's four losses, on the corpus transcripts that showed them: Codex
+/// IDE-context asks keep their request, slash commands are no asks, no
+/// terminal escape reaches a summary, and every critical probe survives
+/// every call at 32000/4000.
+#[test]
+fn corpus_summaries_keep_requests_and_drop_wrappers_and_escapes() {
+    let Some(corpus) =
+        crate::util::corpus("corpus_summaries_keep_requests_and_drop_wrappers_and_escapes")
+    else {
+        return;
+    };
+    let codex = "codex/v0.40.0_agentcmd_unredacted/rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2ec05abbca08.jsonl";
+    let files = [
+        codex,
+        "claude-code/v2.1.39_spotter_interrupts_biglines/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl",
+        "claude-code/v2.0.x_agentcmd/full-session-four.jsonl",
+        "claude-code/v1.0.98_inline_sidechains_summary/fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+    ];
+    let env = TestEnv::new();
+    for (i, rel) in files.iter().enumerate() {
+        let file = corpus.join(rel);
+        let file = file.to_str().unwrap();
+        let dir = env.work().join(format!("views-{i}"));
+        let run = env.run(&args(
+            &[
+                "replay",
+                file,
+                "--json",
+                "--probes",
+                "--views",
+                dir.to_str().unwrap(),
+            ],
+            &FOLD,
+        ));
+        run.success();
+        let v = run.json();
+        for s in v["steps"].as_array().unwrap() {
+            assert_eq!(s["probes"]["critical_lost"], 0, "{rel} call {}", s["step"]);
+        }
+        let sums = summaries(&dir);
+        assert!(!sums.is_empty(), "{rel}: expected folds at 32000/4000");
+        for (view, text) in &sums {
+            assert!(
+                !text.contains('\u{1b}'),
+                "{view}: an escape code in\n{text}"
+            );
+            assert!(
+                !text.contains("<command-name>"),
+                "{view}: a slash command in\n{text}"
+            );
+            assert!(
+                !text.contains("# Context from my IDE setup"),
+                "{view}: IDE context in\n{text}"
+            );
+        }
+        if *rel == codex {
+            let last = &sums.last().unwrap().1;
+            for ask in [
+                "Can you auto accept all changes for the rest of this session?",
+                "can you run lint, test and check-types",
+            ] {
+                assert!(last.contains(ask), "{ask:?} lost from\n{last}");
+            }
+        }
+    }
+}
