@@ -696,3 +696,39 @@ proptest! {
         prop_assert_eq!(&fold_with(Some(last), &[], budget), last);
     }
 }
+
+/// Issue 14: demotion never cuts a critical line. Over many folds under a
+/// small budget every request, every rule and every path written stays
+/// verbatim, whatever else is demoted.
+#[test]
+fn demotion_never_cuts_a_request_a_rule_or_a_path() {
+    let mut prior: Option<String> = None;
+    for fold in 1..=6u32 {
+        let mut span = vec![ask(&format!(
+            "Round {fold}: port module {fold}. Leave the billing module alone. Never push to main from round {fold}."
+        ))];
+        span.extend(large_span(fold));
+        span.push(edit(
+            fold * 100 + 99,
+            &format!("src/round_{fold}/deep/path.rs"),
+        ));
+        prior = Some(fold_with(prior.as_deref(), &span, 600));
+    }
+    let out = prior.unwrap();
+    for fold in 1..=6u32 {
+        assert!(
+            out.contains(&format!("Round {fold}: port module {fold}.")),
+            "request {fold} cut:\n{out}"
+        );
+        assert!(
+            out.contains(&format!("Never push to main from round {fold}.")),
+            "rule {fold} cut:\n{out}"
+        );
+        assert!(
+            out.contains(&format!("- src/round_{fold}/deep/path.rs: ")),
+            "path {fold} cut:\n{out}"
+        );
+    }
+    assert!(out.contains("Leave the billing module alone."), "{out}");
+    assert!(out.contains("## Archived"), "the budget did demote:\n{out}");
+}
