@@ -20,16 +20,16 @@ ts = [0]
 
 def line(kind, payload):
     ts[0] += 1
-    s, m = divmod(ts[0] * 3, 60)
+    m, s = divmod(ts[0] * 3, 60)
     h, m = divmod(m, 60)
-    return json.dumps({"timestamp": f"2025-10-03T1{h}:{m:02d}:{s:02d}.000Z", "type": kind, "payload": payload})
+    return json.dumps({"timestamp": f"2025-10-03T{10 + h}:{m:02d}:{s:02d}.000Z", "type": kind, "payload": payload})
 
 
 out = []
 out.append(line("session_meta", {"id": "0199c0de-0000-7000-8000-00000000a14e", "timestamp": "2025-10-03T10:00:00.000Z",
-                                 "cwd": "/work/shop", "originator": "codex_cli_rs", "cli_version": "0.40.0", "instructions": None}))
+                                 "cwd": "/home/dev/shop", "originator": "codex_cli_rs", "cli_version": "0.40.0", "instructions": None}))
 out.append(line("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text":
-    "<environment_context>\n  <cwd>/work/shop</cwd>\n</environment_context>"}]}))
+    "<environment_context>\n  <cwd>/home/dev/shop</cwd>\n</environment_context>"}]}))
 
 
 def ask(text):
@@ -54,7 +54,7 @@ def shell(cmd, output, exit_code=0):
     n[0] += 1
     cid = f"call_adv_{n[0]:03d}"
     out.append(line("response_item", {"type": "function_call", "name": "shell", "arguments": json.dumps(
-        {"command": ["bash", "-lc", cmd], "workdir": "/work/shop"}), "call_id": cid}))
+        {"command": ["bash", "-lc", cmd], "workdir": "/home/dev/shop"}), "call_id": cid}))
     usage()
     env = {"output": output, "metadata": {"exit_code": exit_code, "duration_seconds": 0.4}}
     out.append(line("response_item", {"type": "function_call_output", "call_id": cid, "output": json.dumps(env)}))
