@@ -9,7 +9,9 @@ window=$1 reserved=$2
 shift 2
 corpus=${COMPACTOR_CORPUS:-../shared/corpus}
 bin=${COMPACTOR_BIN:-target/release/compactor}
-db=$(mktemp -d)/probe.db
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+db=$tmp/probe.db
 echo "| transcript | calls | folds | tokens at the last call (raw → view) | critical kept, worst call | critical kept, last call | all kept, last call |"
 echo "|---|---:|---:|---|---|---|---|"
 find "$corpus" -name '*.jsonl' | LC_ALL=C sort | while read -r f; do
