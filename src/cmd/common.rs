@@ -10,12 +10,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::Ui;
 use super::exit::Outcome;
 use super::import::{FormatArg, format_of, import_one};
-use super::summarizer::{Configured, LlmArgs};
+use super::summarizer::{Configured, SummarizerArgs};
 use crate::engine::Status;
 use crate::engine::budget::Budget;
 use crate::model::decimal::Ratio;
 use crate::store::{Store, StoreError};
-use crate::summarize::llm::config::SummarizerKind;
 use crate::transcript::LineError;
 use crate::transcript::ingest::IngestError;
 use crate::transcript::ingest::IngestOptions;
@@ -94,17 +93,8 @@ pub struct BudgetArgs {
     )]
     pub summary_budget: u64,
 
-    /// How floor summaries are written (default extractive, or the config file's `summarizer`).
-    #[arg(
-        long,
-        env = "COMPACTOR_SUMMARIZER",
-        value_enum,
-        value_name = "SUMMARIZER"
-    )]
-    pub summarizer: Option<SummarizerKind>,
-
     #[command(flatten)]
-    pub llm: LlmArgs,
+    pub summary: SummarizerArgs,
 }
 
 /// The default store: `$XDG_DATA_HOME/compactor/compactor.db`, else the
@@ -148,7 +138,7 @@ pub fn budget_of(a: &BudgetArgs) -> Result<Budget> {
 
 /// The summarizer `args` configure (flags, environment, config file).
 pub fn summarizer_of(args: &BudgetArgs, store: &Store) -> Result<Configured> {
-    Configured::for_store(args.summarizer, &args.llm, store)
+    Configured::for_store(args.summary.summarizer, &args.summary.llm, store)
 }
 
 /// The task a command works on: `--task`, or FILE's main task after importing it.

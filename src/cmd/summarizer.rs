@@ -19,6 +19,22 @@ use crate::summarize::llm::config::{
 use crate::summarize::llm::{LlmReport, LlmSummarizer};
 use crate::summarize::{Extractive, StaticCheckpoint};
 
+/// Which summarizer writes floor summaries, and the model summarizer's settings.
+#[derive(Debug, Args)]
+pub struct SummarizerArgs {
+    /// How floor summaries are written (default extractive, or the config file's `summarizer`).
+    #[arg(
+        long,
+        env = "COMPACTOR_SUMMARIZER",
+        value_enum,
+        value_name = "SUMMARIZER"
+    )]
+    pub summarizer: Option<SummarizerKind>,
+
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}
+
 /// The model summarizer's flags (each also an environment variable and a config-file key).
 #[derive(Debug, Clone, Default, Args)]
 pub struct LlmArgs {

@@ -29,14 +29,13 @@ use matrix::{budget_flags, matrix};
 use super::Ui;
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
-use crate::cmd::summarizer::{Configured, LlmArgs};
+use crate::cmd::summarizer::{Configured, SummarizerArgs};
 use crate::engine::Tier;
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
 use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
 use crate::session::replay::{ReplayOptions, replay};
 use crate::store::{DbLocation, Store};
-use crate::summarize::llm::config::SummarizerKind;
 use crate::transcript::ingest::{IngestOptions, ingest_file};
 use crate::view::View;
 
@@ -54,17 +53,8 @@ pub struct CheckArgs {
     #[arg(long, requires = "golden")]
     pub bless: bool,
 
-    /// How floor summaries are written (default extractive, or the config file's `summarizer`).
-    #[arg(
-        long,
-        env = "COMPACTOR_SUMMARIZER",
-        value_enum,
-        value_name = "SUMMARIZER"
-    )]
-    pub summarizer: Option<SummarizerKind>,
-
     #[command(flatten)]
-    pub llm: LlmArgs,
+    pub summary: SummarizerArgs,
 
     /// Seed that picks the call after which the interrupted run aborts.
     #[arg(long, default_value_t = 1, value_name = "N")]
@@ -107,10 +97,14 @@ pub fn run(ui: &mut Ui, args: &CheckArgs, db: Option<DbLocation>) -> Result<Outc
         Some(DbLocation::File(p)) => p,
         _ => scratch.path().join("summary-cache.db"),
     };
-    let summarizer = Configured::new(args.summarizer, &args.llm, &DbLocation::File(cache.clone()))?;
+    let summarizer = Configured::new(
+        args.summary.summarizer,
+        &args.summary.llm,
+        &DbLocation::File(cache.clone()),
+    )?;
     let child = Child {
         exe,
-        flags: args.llm.to_flags(args.summarizer),
+        flags: args.summary.llm.to_flags(args.summary.summarizer),
         cache,
     };
     let mut results = Vec::new();
