@@ -36,6 +36,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand compact 'Compact a saved session offline: replay it, then write the final view'
             cand report 'Replay a task and write one self-contained HTML page picturing it'
             cand runs 'List saved replay runs'
+            cand reset 'Forget a task''s compaction state (all profiles, or one); never the raw record'
             cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
             cand check 'Prove on fixture transcripts that projection is deterministic (for CI)'
             cand completions 'Print shell completions for SHELL'
@@ -103,6 +104,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --json 'Print the report as one JSON object'
+            cand --in-place 'Run on the store itself, reading and keeping the compaction state of this profile (budget, summarizer, summary budget, tool rules). By default the call runs on a scratch copy of the task with no compaction state, and the store is left as it was found'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help (see more with ''--help'')'
@@ -133,6 +135,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --json 'Print the report as one JSON object'
+            cand --in-place 'Run on the store itself, reading and keeping the compaction state of this profile (budget, summarizer, summary budget, tool rules). By default the call runs on a scratch copy of the task with no compaction state, and the store is left as it was found'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help (see more with ''--help'')'
@@ -216,6 +219,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --json 'Print the final call''s report as JSON (on stderr when the view goes to stdout)'
+            cand --in-place 'Compact on the store itself, keeping what the replay mints in this profile (budget, summarizer, summary budget, tool rules) and resuming where an earlier in-place run under the same profile stopped. By default the replay runs on a scratch copy of the task and the store is left as it was found (the llm summary cache excepted)'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help (see more with ''--help'')'
@@ -260,6 +264,18 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --json 'Print a JSON array'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;reset'= {
+            cand --profile 'Forget only this profile''s state: its id or a unique prefix, as `compactor show --task TASK compacted` lists them (`legacy` for state written before profiles existed)'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --json 'Print one JSON object'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help'
@@ -332,6 +348,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand compact 'Compact a saved session offline: replay it, then write the final view'
             cand report 'Replay a task and write one self-contained HTML page picturing it'
             cand runs 'List saved replay runs'
+            cand reset 'Forget a task''s compaction state (all profiles, or one); never the raw record'
             cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
             cand check 'Prove on fixture transcripts that projection is deterministic (for CI)'
             cand completions 'Print shell completions for SHELL'
@@ -357,6 +374,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;help;report'= {
         }
         &'compactor;help;runs'= {
+        }
+        &'compactor;help;reset'= {
         }
         &'compactor;help;diff'= {
         }

@@ -104,11 +104,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.budget, store)?;
     let run_settings = RunSettings::new(budget, &est, summarizer.get()).identity();
+    let profile = crate::session::driver::profile_of(&run_settings);
     let from = match (args.from, args.resume) {
         (Some(k), _) => k,
         (None, false) => 1,
         // Re-run the last committed call (idempotent), then go on.
-        (None, true) => match store.reader().replay_progress(&task)? {
+        (None, true) => match store.reader().replay_progress(&task, &profile)? {
             Some((k, settings)) if settings == run_settings => k,
             Some((_, settings)) => bail!(
                 "the interrupted replay of {task} ran with other settings ({settings}); resume it with those, or replay from the start"
@@ -118,7 +119,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     };
     if args.in_place
         && !args.resume
-        && let Some((p, settings)) = store.reader().replay_progress(&task)?
+        && let Some((p, settings)) = store.reader().replay_progress(&task, &profile)?
         && settings == run_settings
     {
         ui.note(format!(

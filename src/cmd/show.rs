@@ -238,7 +238,12 @@ fn show_summary(
     key: &str,
     json_out: bool,
 ) -> Result<Outcome> {
-    let entries = store.reader().entries(task)?;
+    // Summaries are content-addressed: the same key in two profiles is one
+    // summary (the first profile's copy is shown).
+    let mut entries: std::collections::BTreeMap<String, Value> = Default::default();
+    for (_, k, v) in store.reader().all_entries(task)? {
+        entries.entry(k).or_insert(v);
+    }
     let matches: Vec<_> = entries.iter().filter(|(k, _)| k.starts_with(key)).collect();
     let (key, v) = match matches.as_slice() {
         [one] => *one,
@@ -286,12 +291,13 @@ fn show_summary(
 /// later call restores, and the metadata entries.
 fn show_compacted(store: &Store, ui: &mut Ui, task: &str, json_out: bool) -> Result<Outcome> {
     let reader = store.reader();
-    let entries = reader.entries(task)?;
+    let entries = reader.all_entries(task)?;
+    let profiles = reader.profiles(task)?;
     let forms = reader.tool_forms(task)?;
     if json_out {
         let list: Vec<Value> = entries
             .iter()
-            .map(|(k, v)| json!({"key": k, "entry": v}))
+            .map(|(p, k, v)| json!({"profile": p, "key": k, "entry": v}))
             .collect();
         serde_json::to_writer_pretty(
             &mut ui.out,
@@ -306,7 +312,20 @@ fn show_compacted(store: &Store, ui: &mut Ui, task: &str, json_out: bool) -> Res
         forms.len(),
         entries.len()
     )?;
-    for (key, v) in &entries {
+    let mut current: Option<&str> = None;
+    for (profile, key, v) in &entries {
+        if current != Some(profile.as_str()) {
+            current = Some(profile);
+            let settings = profiles
+                .iter()
+                .find(|p| &p.profile == profile)
+                .and_then(|p| p.settings.as_ref())
+                .map_or_else(
+                    || "written before profiles existed".to_string(),
+                    describe_profile,
+                );
+            ui.line(style::BOLD, &format!("profile {profile}: {settings}"))?;
+        }
         let what = match Entry::from_value(v) {
             Some(Entry::Shrink { rule, .. }) => {
                 let id = key.strip_prefix("tool:").unwrap_or(key);
@@ -444,6 +463,25 @@ fn show_tool(store: &Store, ui: &mut Ui, task: &str, id: &str, json_out: bool) -
         )?;
     }
     Ok(Outcome::Ok)
+}
+
+/// A profile's settings in words: the window, ratios, summary budget and summarizer.
+pub fn describe_profile(settings: &Value) -> String {
+    let b = &settings["budget"];
+    format!(
+        "window {} · output reserved {} · trigger {} · stop {} · protect {} · summary budget {} · summarizer {}",
+        b["window"],
+        b["output_reserved"],
+        b["trigger_ratio"]
+            .as_str()
+            .map_or_else(|| b["trigger_ratio"].to_string(), str::to_string),
+        b["stop_ratio"]
+            .as_str()
+            .map_or_else(|| b["stop_ratio"].to_string(), str::to_string),
+        b["protect_recent_steps"],
+        b["summary_budget_tokens"],
+        settings["summarizer"].as_str().unwrap_or("?")
+    )
 }
 
 #[cfg(test)]

@@ -168,11 +168,27 @@ impl<'a> RunSettings<'a> {
         }
     }
 
-    /// What stored state depends on besides the record: the budget and the
-    /// summarizer. Progress is only trusted under equal settings.
+    /// What stored state depends on besides the record: the budget (the
+    /// summary budget included), the summarizer and the tool rules. State is
+    /// kept apart per profile, and progress only trusted under equal settings.
     pub fn identity(&self) -> serde_json::Value {
-        serde_json::json!({"budget": self.budget, "summarizer": self.summarizer.name()})
+        serde_json::json!({
+            "budget": self.budget,
+            "summarizer": self.summarizer.name(),
+            "tool_rules": crate::engine::toolrules::default_rules_id(),
+        })
     }
+
+    /// The compaction profile these settings run under: a short blake3 of
+    /// [`RunSettings::identity`]'s canonical JSON (serde_json sorts keys).
+    pub fn profile(&self) -> String {
+        profile_of(&self.identity())
+    }
+}
+
+/// The profile id of a settings identity.
+pub fn profile_of(identity: &serde_json::Value) -> String {
+    blake3::hash(identity.to_string().as_bytes()).to_hex()[..16].to_string()
 }
 
 /// The last call an in-place run of `task` committed under these settings.
@@ -181,16 +197,20 @@ pub fn resume_point(
     task: &str,
     settings: &RunSettings<'_>,
 ) -> Result<Option<u32>, StoreError> {
-    Ok(match store.reader().replay_progress(task)? {
-        Some((k, s)) if s == settings.identity() => Some(k),
-        _ => None,
-    })
+    Ok(
+        match store.reader().replay_progress(task, &settings.profile())? {
+            Some((k, s)) if s == settings.identity() => Some(k),
+            _ => None,
+        },
+    )
 }
 
 /// Drives calls over one task, keeping the previous call's parts in memory.
 pub struct Driver<'a> {
     pub index: &'a TaskRecordIndex,
     settings: RunSettings<'a>,
+    /// The compaction profile this driver reads and writes.
+    profile: String,
     overhead: Option<u64>,
     tool_forms: HashMap<String, ToolForm>,
     /// The previous call's number, its parts and the rows they cover.
@@ -205,11 +225,12 @@ impl<'a> Driver<'a> {
         index: &'a TaskRecordIndex,
         settings: RunSettings<'a>,
     ) -> Result<Driver<'a>, StoreError> {
+        let profile = settings.profile();
         let mut overhead = index.overhead(settings.estimator);
         if overhead.is_none()
             && let Some(Entry::Anchor { overhead: o, .. }) = store
                 .reader()
-                .entry(&index.task, ANCHOR_KEY)?
+                .entry(&index.task, &profile, ANCHOR_KEY)?
                 .as_ref()
                 .and_then(Entry::from_value)
         {
@@ -219,6 +240,7 @@ impl<'a> Driver<'a> {
             tool_forms: store.reader().tool_forms(&index.task)?,
             index,
             settings,
+            profile,
             overhead,
             last: None,
             progress: None,
@@ -268,7 +290,7 @@ impl<'a> Driver<'a> {
         let first = self.index.turn_first_call(k);
         let end = self.index.history_end(first);
         let parts = reconstruct(&self.index.rows[..end], self.settings.estimator);
-        let snapshot = decode_all(&store.reader().entries(&self.index.task)?);
+        let snapshot = decode_all(&store.reader().entries(&self.index.task, &self.profile)?);
         let ctx = self.context(first, Mode::Preflight);
         let out = run_call(
             parts,
@@ -302,7 +324,7 @@ impl<'a> Driver<'a> {
         for m in &self.index.rows[from..end] {
             builder.push(m, self.settings.estimator);
         }
-        let snapshot = decode_all(&store.reader().entries(&self.index.task)?);
+        let snapshot = decode_all(&store.reader().entries(&self.index.task, &self.profile)?);
         let ctx = self.context(k, Mode::Step);
         let out = run_call(
             builder.parts,
@@ -327,12 +349,18 @@ impl<'a> Driver<'a> {
         }
         let task = self.index.task.clone();
         let progress = self.progress.as_ref();
+        let profile = &self.profile;
+        let identity = self.settings.identity();
         store.transaction(|tx| -> Result<(), StoreError> {
+            if !writes.is_empty() {
+                tx.put_profile(profile, &identity)?;
+            }
             for (key, v) in &writes {
-                tx.put_entry(&task, key, v)?;
+                tx.put_entry(&task, profile, key, v)?;
             }
             if let Some(settings) = progress {
-                tx.set_replay_progress(&task, settings, k)?;
+                tx.put_profile(profile, &identity)?;
+                tx.set_replay_progress(&task, profile, settings, k)?;
             }
             Ok(())
         })?;

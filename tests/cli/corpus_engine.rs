@@ -151,8 +151,8 @@ fn replay_and_compact(test: &str, (window, budget, w_eff, trigger): (&str, [&str
                 }
             }
 
-            // compact goes on from the replay (it does not replay again) and
-            // writes the view of the next call.
+            // compact replays on a scratch copy of its own and writes the
+            // view of the next call.
             let r = projected(
                 &env,
                 &args(

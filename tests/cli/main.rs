@@ -28,6 +28,7 @@ mod reliability;
 mod replay;
 mod report;
 mod show;
+mod state;
 mod storage;
 mod tasks;
 mod util;

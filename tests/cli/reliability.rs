@@ -305,7 +305,15 @@ fn an_abort_after_every_call_of_a_fixture_leaves_a_sound_store_that_resumes_to_t
             &env,
             db,
             &args(
-                &["compact", "--task", TENANT_TASK, "--json", "-o", "v.json"],
+                &[
+                    "compact",
+                    "--task",
+                    TENANT_TASK,
+                    "--json",
+                    "-o",
+                    "v.json",
+                    "--in-place",
+                ],
                 &FOLD,
             ),
         );

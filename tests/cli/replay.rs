@@ -375,7 +375,15 @@ fn a_replay_aborted_mid_way_and_run_again_ends_on_the_same_view() {
     );
     // compact then resumes after the replay and ends on the reference's view.
     let run = env.run(&args(
-        &["compact", "--task", TENANT_TASK, "--json", "-o", "v.json"],
+        &[
+            "compact",
+            "--task",
+            TENANT_TASK,
+            "--json",
+            "-o",
+            "v.json",
+            "--in-place",
+        ],
         &budget,
     ));
     run.success();
@@ -406,7 +414,15 @@ fn a_replay_aborted_mid_way_and_run_again_ends_on_the_same_view() {
     env.import_fixture(TENANT);
     assert_eq!(aborted_replay(&env, TENANT_TASK, &budget, 13), 13);
     let run = env.run(&args(
-        &["compact", "--task", TENANT_TASK, "--json", "-o", "v.json"],
+        &[
+            "compact",
+            "--task",
+            TENANT_TASK,
+            "--json",
+            "-o",
+            "v.json",
+            "--in-place",
+        ],
         &budget,
     ));
     run.success();

@@ -636,7 +636,7 @@ impl TestEnv {
         }
         let conn = self.conn();
         let Ok(mut stmt) = conn.prepare(
-            "SELECT task_id, key, entry FROM task_compaction_snapshot ORDER BY task_id, key",
+            "SELECT task_id, key, entry FROM task_compaction_snapshot ORDER BY task_id, profile, key",
         ) else {
             return Vec::new();
         };
