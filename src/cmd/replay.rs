@@ -248,6 +248,10 @@ fn header(ui: &mut Ui, task: &str, b: &Budget, calls: u32) -> Result<()> {
                 b.stop(),
                 b.protect_recent_steps
             ))?;
+    ui.line(
+        style::DIM,
+        "BEFORE, AFTER, RAW_TOKENS: predicted prompt tokens (recorded usage − removed + added, estimates scaled; basis and ratio in --json); RECORDED: the transcript's usage; CACHE_*: estimated tokens",
+    )?;
     ui.line(style::DIM, " CALL  TURN   BEFORE →    AFTER  RECORDED  TIERS                                SHRUNK DROP FOLDED  CACHE_READ CACHE_WRITE   RAW_TOKENS  VIEW")?;
     Ok(())
 }
@@ -283,7 +287,7 @@ fn print_row(ui: &mut Ui, r: &StepRow) -> Result<()> {
 fn print_totals(ui: &mut Ui, t: &Totals, p: &Prices) -> Result<()> {
     writeln!(
         ui.out,
-        "totals over {} calls (estimated tokens; USD per million: input {}, cache write {}, cache read {}):",
+        "totals over {} calls (estimated tokens, both histories on the same basis; USD per million: input {}, cache write {}, cache read {}):",
         t.calls, p.input, p.cache_write, p.cache_read
     )?;
     for (name, c) in [("compacted", &t.compacted), ("raw", &t.raw)] {
