@@ -31,12 +31,15 @@ pub fn print_call(
     json: bool,
 ) -> Result<()> {
     if json {
-        return ui.json(&CallJson {
-            task,
-            report,
-            recorded_prompt_tokens: recorded,
-            budget,
-        });
+        return ui.json_kind(
+            "call",
+            &CallJson {
+                task,
+                report,
+                recorded_prompt_tokens: recorded,
+                budget,
+            },
+        );
     }
     let mode = match report.mode {
         crate::engine::Mode::Preflight => "preflight",

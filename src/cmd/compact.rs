@@ -104,7 +104,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
                 b.inc(1);
             }
             replayed += 1;
-            summarizer.note_call(row.step);
+            summarizer.note_call(row.call);
             for t in &row.tiers_fired {
                 match fired.iter_mut().find(|(name, _)| name == t) {
                     Some((_, n)) => *n += 1,
@@ -165,6 +165,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
                 if let Some(r) = &llm {
                     v["llm"] = serde_json::to_value(r)?;
                 }
+                v["schema"] = super::schema("call").into();
                 ui.requested_on_stderr(v.to_string());
             } else {
                 ui.note(format!(

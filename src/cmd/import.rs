@@ -162,7 +162,7 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
                 r.path, s.line, s.column, s.message
             ));
         }
-        return ui.json(r);
+        return ui.json_kind("import", r);
     }
     // A path may hold a newline or an escape sequence: one visible line.
     let shown = FileReport {
@@ -183,7 +183,7 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
         ));
     }
     if json {
-        return ui.json(r);
+        return ui.json_kind("import", r);
     }
     if r.status == ImportStatus::Unchanged {
         writeln!(

@@ -26,7 +26,7 @@ pub struct ProjectArgs {
 
     /// The model call to project (1 = the first). Default: the next call after
     /// the last recorded message.
-    #[arg(long, value_name = "STEP")]
+    #[arg(long, value_name = "CALL")]
     pub at: Option<u32>,
 
     /// Write the view's canonical bytes to FILE.
@@ -93,7 +93,7 @@ pub fn call_of(index: &TaskRecordIndex, at: Option<u32>) -> Result<u32> {
         None => Ok(next),
         Some(k) if (1..=next).contains(&k) => Ok(k),
         Some(k) => bail!(
-            "--at {k} is out of range: task {} has {} model calls, so STEP must be 1..={next} ({next} is the next, unrecorded call)",
+            "--at {k} is out of range: task {} has {} model calls, so CALL must be 1..={next} ({next} is the next, unrecorded call)",
             index.task,
             index.calls()
         ),

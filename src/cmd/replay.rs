@@ -51,11 +51,11 @@ pub struct ReplayArgs {
     pub prices: PriceArgs,
 
     /// First call to show (earlier calls still run, unless --resume).
-    #[arg(long, value_name = "STEP")]
+    #[arg(long, value_name = "CALL")]
     pub from: Option<u32>,
 
     /// Last call to run and show.
-    #[arg(long, value_name = "STEP")]
+    #[arg(long, value_name = "CALL")]
     pub to: Option<u32>,
 
     /// Replay on the store itself, keeping what the replay mints (as `compact`
@@ -83,11 +83,12 @@ pub struct ReplayArgs {
     #[arg(long, requires = "save")]
     pub force: bool,
 
-    /// Print one JSON object: {"steps":[...],"totals":{...}}.
+    /// Print one JSON object: {"calls":[...],"totals":{...},"schema":"compactor.replay/1"}.
     #[arg(long, conflicts_with = "jsonl")]
     pub json: bool,
 
-    /// Print one JSON object per call as soon as it completes.
+    /// Print one JSON object per call as soon as it completes (JSON Lines),
+    /// then a totals record.
     #[arg(long)]
     pub jsonl: bool,
 }
@@ -172,20 +173,19 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         if let Some(b) = &bar {
             b.inc(1);
         }
-        summarizer.note_call(row.step);
+        summarizer.note_call(row.call);
         if let Some(dir) = &args.views {
-            write_view(dir, row.step, &out.view.canonical_bytes())?;
+            write_view(dir, row.call, &out.view.canonical_bytes())?;
         }
         if args.jsonl {
-            serde_json::to_writer(&mut ui.out, row)?;
-            writeln!(ui.out)?;
+            ui.json_kind("replay_call", row)?;
             ui.out.flush()?;
         } else if !args.json {
             print_row(ui, row)?;
         }
         if args.save.is_some() {
             saved.push(RunStep {
-                step: row.step,
+                step: row.call,
                 turn: row.turn,
                 report: serde_json::to_value(row).expect("rows serialise"),
                 view: out.view.clone(),
@@ -198,17 +198,23 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     }
     let llm = summarizer.report();
     if args.json {
-        let mut v = json!({"task": task, "budget": budget, "steps": rows, "totals": totals});
+        let mut v = json!({"task": task, "budget": budget, "calls": rows, "totals": totals});
         if let Some(r) = &llm {
             v["llm"] = serde_json::to_value(r)?;
         }
-        ui.json(&v)?;
+        ui.json_kind("replay", &v)?;
     } else if !args.jsonl {
         print_totals(ui, &totals, &prices)?;
         for l in llm.iter().flat_map(|r| r.human()) {
             writeln!(ui.out, "{l}")?;
         }
     } else {
+        // JSON Lines end with the totals record.
+        let mut v = json!({"task": task, "totals": totals});
+        if let Some(r) = &llm {
+            v["llm"] = serde_json::to_value(r)?;
+        }
+        ui.json_kind("replay_totals", &v)?;
         summarizer.note(ui);
     }
     drop(scratch);
@@ -266,7 +272,7 @@ fn print_row(ui: &mut Ui, r: &StepRow) -> Result<()> {
     writeln!(
         ui.out,
         "{:>5} {:>5} {:>8} → {:>8} {:>9}  {} {:>6} {:>4} {:>6} {:>11} {:>11} {:>12}  {}",
-        r.step,
+        r.call,
         r.turn,
         r.tokens_before,
         r.tokens_after,

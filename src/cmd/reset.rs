@@ -64,13 +64,15 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ResetArgs) -> Result<Outcome> 
         tx.forget_compaction(task, profile.as_deref())
     })?;
     if args.json {
-        ui.json(&json!({
-            "schema": "compactor.reset/1",
-            "task": task,
-            "profile": profile,
-            "entries_forgotten": forgotten.entries,
-            "progress_forgotten": forgotten.progress,
-        }))?;
+        ui.json_kind(
+            "reset",
+            &json!({
+                "task": task,
+                "profile": profile,
+                "entries_forgotten": forgotten.entries,
+                "progress_forgotten": forgotten.progress,
+            }),
+        )?;
     } else {
         let scope = profile.map_or("every profile".to_string(), |p| format!("profile {p}"));
         writeln!(

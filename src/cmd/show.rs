@@ -147,10 +147,10 @@ pub fn run(store: &Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
         );
     }
     if args.json {
-        let v: Vec<Value> = rows.iter().map(row_json).collect();
-        // Serialise first: a closed pipe must surface as an io::Error (exit 0).
-        let text = serde_json::to_string_pretty(&v)?;
-        writeln!(ui.out, "{text}")?;
+        // JSON Lines: one message a line.
+        for r in &rows {
+            ui.json_kind("message", &row_json(r))?;
+        }
         return Ok(Outcome::Ok);
     }
     for r in &rows {
@@ -213,8 +213,7 @@ fn show_part(
     };
     if json_out {
         let v = json!({"address": p.address, "turn": p.turn, "step": p.step, "kind": p.kind, "tokens": p.tokens, "block": block});
-        serde_json::to_writer_pretty(&mut ui.out, &v)?;
-        writeln!(ui.out)?;
+        ui.json_kind("part", &v)?;
         return Ok(Outcome::Ok);
     }
     let header = format!(
@@ -272,8 +271,7 @@ fn show_summary(
         bail!("{key} is not a summary");
     };
     if json_out {
-        serde_json::to_writer_pretty(&mut ui.out, &json!({"key": key, "entry": v}))?;
-        writeln!(ui.out)?;
+        ui.json_kind("summary", &json!({"key": key, "entry": v}))?;
         return Ok(Outcome::Ok);
     }
     let mut header = format!(
@@ -299,11 +297,10 @@ fn show_compacted(store: &Store, ui: &mut Ui, task: &str, json_out: bool) -> Res
             .iter()
             .map(|(p, k, v)| json!({"profile": p, "key": k, "entry": v}))
             .collect();
-        serde_json::to_writer_pretty(
-            &mut ui.out,
+        ui.json_kind(
+            "compacted",
             &json!({"entries": list, "tool_forms_minted": forms.len()}),
         )?;
-        writeln!(ui.out)?;
         return Ok(Outcome::Ok);
     }
     writeln!(
@@ -420,9 +417,7 @@ fn show_tool(store: &Store, ui: &mut Ui, task: &str, id: &str, json_out: bool) -
             "interrupted": result.is_none(),
             "compacted_form": form.as_ref().map(|f| json!({"rule": f.rule, "raw_tokens": f.raw_tokens, "form_tokens": f.form_tokens, "form": f.form})),
         });
-        // Serialise first: a closed pipe must surface as an io::Error (exit 0).
-        let text = serde_json::to_string_pretty(&v)?;
-        writeln!(ui.out, "{text}")?;
+        ui.json_kind("tool", &v)?;
         return Ok(Outcome::Ok);
     }
     ui.line(

@@ -15,7 +15,8 @@ use crate::view::View;
 #[derive(Debug, Clone, Serialize)]
 pub struct StepRow {
     pub turn: u32,
-    pub step: u32,
+    /// The model call (1 = the first).
+    pub call: u32,
     pub tiers_fired: Vec<Tier>,
     pub tokens_before: u64,
     pub tokens_after: u64,
@@ -108,7 +109,7 @@ pub fn replay<E: From<StoreError>>(
 fn step_row(r: &Report, recorded: Option<u64>, read: u64, write: u64) -> StepRow {
     StepRow {
         turn: r.turn,
-        step: r.call,
+        call: r.call,
         tiers_fired: r.tiers_fired.clone(),
         tokens_before: r.tokens_before,
         tokens_after: r.tokens_after,

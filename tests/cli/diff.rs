@@ -171,7 +171,7 @@ fn with_runs() -> (TestEnv, Vec<serde_json::Value>) {
 }
 
 fn view_hashes(r: &serde_json::Value) -> Vec<&str> {
-    r["steps"]
+    r["calls"]
         .as_array()
         .unwrap()
         .iter()

@@ -258,7 +258,7 @@ fn replay_args(fixture: &str, to: u32, extra: &[String]) -> Vec<String> {
 }
 
 fn hashes(report: &Value) -> Vec<String> {
-    report["steps"]
+    report["calls"]
         .as_array()
         .unwrap()
         .iter()

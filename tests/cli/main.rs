@@ -21,6 +21,7 @@ mod diff;
 mod fuzz;
 mod hostile;
 mod import;
+mod json_schema;
 mod llm;
 mod parse_props;
 mod project;

@@ -324,7 +324,7 @@ fn bad_parameters_are_refused_with_status_2() {
         ),
         (
             vec!["--at", "0"],
-            "--at 0 is out of range: task 5b1e2d3c-7f4a-4e2b-9c1d-2a3b4c5d6e7f has 20 model calls, so STEP must be 1..=21",
+            "--at 0 is out of range: task 5b1e2d3c-7f4a-4e2b-9c1d-2a3b4c5d6e7f has 20 model calls, so CALL must be 1..=21",
         ),
         (
             vec!["--at", "22"],
