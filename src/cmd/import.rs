@@ -205,12 +205,12 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
     )?;
     for t in &r.tasks {
         let mut line = format!(
-            "  {}: +{} ({} already stored), {}, {}",
+            "  {}: +{} ({} already stored, meta rows included), {}, {}",
             t.id,
-            plural(t.added, "message"),
+            plural(t.added, "row"),
             t.already,
             plural(t.turns.into(), "turn"),
-            plural(t.steps.into(), "step")
+            plural(t.steps.into(), "model call")
         );
         if t.tool_forms_minted > 0 {
             line.push_str(&format!(

@@ -25,7 +25,10 @@ struct TaskRow {
     parent: Option<String>,
     title: Option<String>,
     model: Option<String>,
+    /// Conversation messages (meta rows excluded).
     messages: u64,
+    /// Every stored row, meta rows included: what `import` reports as added.
+    rows: u64,
     turns: u64,
     /// Model calls recorded.
     calls: u64,
@@ -51,6 +54,7 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
             title: t.title,
             model: t.model,
             messages: st.messages,
+            rows: st.rows,
             turns: st.turns,
             calls: st.steps,
             steps: st.steps,

@@ -265,7 +265,8 @@ pub struct CallOutput {
 pub fn run_call(parts: Vec<Part>, ctx: &CallContext<'_>, store: StoreView<'_>) -> CallOutput {
     let budget = ctx.budget;
     let (trigger, stop, w_eff) = (budget.trigger(), budget.stop(), budget.w_eff());
-    let (mut parts, restored) = restore(parts, ctx.turn, store, ctx.estimator);
+    let (mut parts, _) = restore(parts, ctx.turn, store, ctx.estimator);
+    let restored = restore::holding(&parts);
 
     let last_step = parts.iter().filter_map(|p| p.generation).max().unwrap_or(0);
     let protect_from = (last_step + 1).saturating_sub(budget.protect_recent_steps);

@@ -171,3 +171,46 @@ fn reset_forgets_one_profile_or_all() {
         run.stderr
     );
 }
+
+#[test]
+fn restored_counts_what_the_view_holds() {
+    // A shrink at call 9 (in place), then call 10 within the same turn: its
+    // view holds the three forms the previous call swapped in, carried from
+    // that call rather than re-applied from the store, and says so.
+    let env = TestEnv::new();
+    env.import_fixture(TENANT);
+    let task = env.tasks()[0]["id"].as_str().unwrap().to_string();
+    let step = |k: &str| {
+        let run = env.run(&args(
+            &["step", "--task", &task, "--at", k, "--in-place", "--json"],
+            &FOLD,
+        ));
+        run.success();
+        run.json()
+    };
+    let nine = step("9");
+    let shrunk: u64 = nine["tiers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["parts_shrunk"].as_u64().unwrap())
+        .sum();
+    assert!(shrunk > 0, "{nine}");
+    let ten = step("10");
+    assert_eq!(ten["tiers_fired"], serde_json::json!([]), "{ten}");
+    assert_eq!(ten["restored"]["forms_applied"], shrunk, "{ten}");
+}
+
+#[test]
+fn import_and_tasks_count_the_same_rows() {
+    let env = TestEnv::new();
+    let file = env.fixture(SHRINK_FLOOR);
+    let run = env.run(&["import", &file, "--json"]);
+    run.success();
+    let imported = run.json();
+    let added = imported["tasks"][0]["added"].as_u64().unwrap();
+    let task = env.task(SHRINK_FLOOR_TASK);
+    assert_eq!(task["rows"], added, "{task}");
+    assert!(task["messages"].as_u64().unwrap() <= added);
+    assert_eq!(task["calls"], task["steps"]);
+}
