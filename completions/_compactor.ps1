@@ -302,6 +302,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
             [CompletionResult]::new('--stat', '--stat', [CompletionResultType]::ParameterName, 'Print only counts')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object: the first divergence and the changed parts')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')

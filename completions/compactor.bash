@@ -331,7 +331,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__diff)
-            opts="-q -h -V --stat --db --quiet --color --help --version"
+            opts="-q -h -V --stat --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -287,6 +287,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --stat 'Print only counts'
+            cand --json 'Print one JSON object: the first divergence and the changed parts'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help'

@@ -304,6 +304,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand diff" -l color -d 'W
 always\t''
 never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand diff" -l stat -d 'Print only counts'
+complete -c compactor -n "__fish_compactor_using_subcommand diff" -l json -d 'Print one JSON object: the first divergence and the changed parts'
 complete -c compactor -n "__fish_compactor_using_subcommand diff" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand diff" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand diff" -s V -l version -d 'Print version'

@@ -281,3 +281,40 @@ fn unknown_runs_and_calls_are_errors() {
         assert!(run.stderr.contains(message), "{a} {b}: {}", run.stderr);
     }
 }
+
+#[test]
+fn json_gives_the_first_divergence_and_the_changed_parts() {
+    let (env, outs) = with_runs();
+    let (fold, tight) = (view_hashes(&outs[0]), view_hashes(&outs[2]));
+    let first = fold.iter().zip(&tight).position(|(a, b)| a != b).unwrap() + 1;
+    let differing = fold.iter().zip(&tight).filter(|(a, b)| a != b).count();
+    let run = env.run(&["diff", "run:fold", "run:tight", "--json"]);
+    run.failure(1);
+    assert_eq!(run.stdout.lines().count(), 1, "compact JSON");
+    let v = run.json();
+    assert_eq!(v["schema"], "compactor.diff/1");
+    assert_eq!(v["identical"], false);
+    assert_eq!(v["first_divergence"]["call"], first as u64);
+    assert_eq!(v["calls_differing"], differing as u64);
+    assert_eq!(v["first_byte"], 62);
+    let changed = v["changed"].as_array().unwrap();
+    assert!(!changed.is_empty(), "{v}");
+    for c in changed {
+        assert_ne!(c["a"], c["b"], "{c}");
+    }
+    // Identical runs: no divergence, nothing changed, exit 0.
+    let run = env.run(&["diff", "run:fold", "run:fold2", "--json"]);
+    run.success();
+    let v = run.json();
+    assert_eq!(v["identical"], true);
+    assert_eq!(v["first_divergence"], serde_json::Value::Null);
+    assert_eq!(v["changed"], serde_json::json!([]));
+    // Two view files.
+    let a = format!("fold/call-{first:04}.json");
+    let b = format!("tight/call-{first:04}.json");
+    let run = env.run(&["diff", &a, &b, "--json"]);
+    run.failure(1);
+    let v = run.json();
+    assert_eq!(v["a"], a.as_str());
+    assert!(!v["changed"].as_array().unwrap().is_empty(), "{v}");
+}

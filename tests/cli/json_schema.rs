@@ -125,6 +125,9 @@ fn every_json_output_parses_and_carries_its_schema() {
     run.success();
     let last = run.stderr.lines().last().unwrap_or_default();
     add("compact --json (report on stderr)", last);
+    let run = env.run(&["diff", "v.json", "v.json", "--json"]);
+    run.success();
+    add("diff --json", &run.stdout);
     let run = env.run(&["reset", t, "--json"]);
     run.success();
     add("reset --json", &run.stdout);
