@@ -105,10 +105,15 @@ fn json_has_one_step_object_per_call_and_totals() {
         for k in ["prompt_tokens", "cache_read_tokens", "cache_write_tokens"] {
             assert!(totals[side][k].is_u64(), "{side}.{k}: {totals}");
         }
-        for k in ["cost_cached_usd", "cost_uncached_usd"] {
-            let usd = totals[side][k].as_str().unwrap();
-            assert!(usd.parse::<f64>().is_ok() && usd.contains('.'), "{usd}");
+        // Money in integer micro-dollars.
+        for k in ["cost_cached_micros", "cost_uncached_micros"] {
+            assert!(totals[side][k].is_u64(), "{side}.{k}: {totals}");
         }
+        assert!(
+            totals[side]["cost_cached_micros"].as_u64()
+                <= totals[side]["cost_uncached_micros"].as_u64(),
+            "{totals}"
+        );
     }
     let sum: u64 = steps
         .iter()
