@@ -37,6 +37,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand compact 'Compact a saved session offline: replay it, then write the final view'
             cand report 'Replay a task and write one self-contained HTML page picturing it'
             cand runs 'List saved replay runs'
+            cand reset 'Forget a task''s compaction state (all profiles, or one); never the raw record'
             cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
             cand check 'Prove on fixture transcripts that projection is deterministic (for CI)'
             cand completions 'Print shell completions for SHELL'
@@ -104,6 +105,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --json 'Print the report as one JSON object'
+            cand --in-place 'Run on the store itself, reading and keeping the compaction state of this profile (budget, summarizer, summary budget, tool rules). By default the call runs on a scratch copy of the task with no compaction state, and the store is left as it was found'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help (see more with ''--help'')'
@@ -134,6 +136,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --json 'Print the report as one JSON object'
+            cand --in-place 'Run on the store itself, reading and keeping the compaction state of this profile (budget, summarizer, summary budget, tool rules). By default the call runs on a scratch copy of the task with no compaction state, and the store is left as it was found'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help (see more with ''--help'')'
@@ -184,8 +187,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --in-place 'Replay on the store itself, keeping what the replay mints (as `compact` does). By default a replay runs on a scratch copy of the task with no compaction state, so it shows what a live engine would have done and repeats exactly'
             cand --resume 'Continue an interrupted in-place replay (implies --in-place): start at the last call it committed (or at --from), re-deriving the checkpoint as a restarted engine would'
             cand --force 'With --save, replace an existing run of that name'
-            cand --json 'Print one JSON object: {"steps":[...],"totals":{...}}'
-            cand --jsonl 'Print one JSON object per call as soon as it completes'
+            cand --json 'Print one JSON object: {"calls":[...],"totals":{...},"schema":"compactor.replay/1"}'
+            cand --jsonl 'Print one JSON object per call as soon as it completes (JSON Lines), then a totals record'
             cand --probes 'Score every call''s view with probes from the raw record (as `compactor probe` does): critical and overall survival per call, and the worst call'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
@@ -249,6 +252,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --json 'Print the final call''s report as JSON (on stderr when the view goes to stdout)'
+            cand --in-place 'Compact on the store itself, keeping what the replay mints in this profile (budget, summarizer, summary budget, tool rules) and resuming where an earlier in-place run under the same profile stopped. By default the replay runs on a scratch copy of the task and the store is left as it was found (the llm summary cache excepted)'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help (see more with ''--help'')'
@@ -300,10 +304,23 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'compactor;reset'= {
+            cand --profile 'Forget only this profile''s state: its id or a unique prefix, as `compactor show --task TASK compacted` lists them (`legacy` for state written before profiles existed)'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --json 'Print one JSON object'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'compactor;diff'= {
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --stat 'Print only counts'
+            cand --json 'Print one JSON object: the first divergence and the changed parts'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help'
@@ -366,6 +383,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand compact 'Compact a saved session offline: replay it, then write the final view'
             cand report 'Replay a task and write one self-contained HTML page picturing it'
             cand runs 'List saved replay runs'
+            cand reset 'Forget a task''s compaction state (all profiles, or one); never the raw record'
             cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
             cand check 'Prove on fixture transcripts that projection is deterministic (for CI)'
             cand completions 'Print shell completions for SHELL'
@@ -393,6 +411,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;help;report'= {
         }
         &'compactor;help;runs'= {
+        }
+        &'compactor;help;reset'= {
         }
         &'compactor;help;diff'= {
         }

@@ -6,7 +6,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::cmd::{
     check::CheckArgs, compact::CompactArgs, completions::CompletionsArgs, diff::DiffArgs,
     export::ExportArgs, import::ImportArgs, project::ProjectArgs, replay::ReplayArgs,
-    runs::RunsArgs, show::ShowArgs, tasks::TasksArgs,
+    reset::ResetArgs, runs::RunsArgs, show::ShowArgs, tasks::TasksArgs,
 };
 
 #[derive(Debug, Parser)]
@@ -68,6 +68,8 @@ pub enum Command {
     Report(crate::cmd::html_report::ReportArgs),
     /// List saved replay runs.
     Runs(RunsArgs),
+    /// Forget a task's compaction state (all profiles, or one); never the raw record.
+    Reset(ResetArgs),
     /// Compare two views (files or saved runs): exit 0 identical, 1 different.
     Diff(DiffArgs),
     /// Prove on fixture transcripts that projection is deterministic (for CI).

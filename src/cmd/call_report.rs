@@ -31,12 +31,15 @@ pub fn print_call(
     json: bool,
 ) -> Result<()> {
     if json {
-        return ui.json(&CallJson {
-            task,
-            report,
-            recorded_prompt_tokens: recorded,
-            budget,
-        });
+        return ui.json_kind(
+            "call",
+            &CallJson {
+                task,
+                report,
+                recorded_prompt_tokens: recorded,
+                budget,
+            },
+        );
     }
     let mode = match report.mode {
         crate::engine::Mode::Preflight => "preflight",
@@ -60,18 +63,17 @@ pub fn print_call(
         budget.protect_recent_steps
     )?;
     let mut tokens = format!(
-        "tokens: {} → {} (trigger {}, stop {}) · basis {}",
+        "tokens: {} → {} (trigger {}, stop {}) · raw history {} · basis {}",
         report.tokens_before,
         report.tokens_after,
         report.trigger,
         report.stop,
-        match report.basis {
-            crate::engine::Basis::Recorded => "recorded usage + increment",
-            crate::engine::Basis::Estimate => "overhead + estimate",
-        }
+        report.raw_predicted,
+        basis_words(report),
     );
-    if let Some(r) = recorded {
-        tokens.push_str(&format!(" · recorded {r}"));
+    match recorded {
+        Some(r) => tokens.push_str(&format!(" · recorded {r}")),
+        None => tokens.push_str(" · no usage recorded"),
     }
     writeln!(ui.out, "{tokens}")?;
     let r = &report.restored;
@@ -157,6 +159,23 @@ pub fn print_call(
     tail.push_str(&format!(" · view {}", &report.view_hash[..16]));
     writeln!(ui.out, "{tail}")?;
     Ok(())
+}
+
+/// The prediction's basis and ratio in words, as the JSON's `basis` and `ratio` say.
+pub fn basis_words(report: &Report) -> String {
+    let scale = if report.ratio_measured {
+        format!("estimates × {} (measured on raw calls)", report.ratio)
+    } else {
+        "estimates unscaled (ratio not measured)".to_string()
+    };
+    match report.basis {
+        crate::engine::Basis::Recorded => {
+            format!("recorded usage − removed + added, {scale}")
+        }
+        crate::engine::Basis::Estimate => {
+            format!("estimate (no usage to anchor on): overhead + view, {scale}")
+        }
+    }
 }
 
 fn short_key(key: &str) -> String {

@@ -1,12 +1,15 @@
 //! `compactor compact`: compact a saved session offline. Import if needed,
-//! replay every recorded call keeping the store (so forms and summaries are
-//! minted as a live engine would have minted them), then run the next call
-//! and write its view: the bounded checkpoint to resume the session with.
-//! Calls already run on this store under the same settings (the replay
-//! progress) are not run again: compact resumes at the last one, as a
-//! restarted engine would. So running it again re-derives the same view and
-//! mints nothing, and compacting a session that has grown runs only its new
-//! calls.
+//! replay every recorded call (so forms and summaries are minted as a live
+//! engine would have minted them), then run the next call and write its view:
+//! the bounded checkpoint to resume the session with.
+//!
+//! By default the replay runs on a scratch copy of the task: the store is left
+//! as it was found, so the same command gives the same view on any store.
+//! With `--in-place` it runs on the store under its profile (budget,
+//! summarizer, summary budget, tool rules): calls already run under the same
+//! profile (the replay progress) are not run again, so running it again
+//! re-derives the same view and mints nothing, and compacting a session that
+//! has grown runs only its new calls.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -46,6 +49,14 @@ pub struct CompactArgs {
     /// Print the final call's report as JSON (on stderr when the view goes to stdout).
     #[arg(long)]
     pub json: bool,
+
+    /// Compact on the store itself, keeping what the replay mints in this
+    /// profile (budget, summarizer, summary budget, tool rules) and resuming
+    /// where an earlier in-place run under the same profile stopped. By
+    /// default the replay runs on a scratch copy of the task and the store is
+    /// left as it was found (the llm summary cache excepted).
+    #[arg(long)]
+    pub in_place: bool,
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome> {
@@ -57,6 +68,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
     let settings = || RunSettings::new(budget, &est, summarizer.get());
     let calls = index.calls();
     let identity = settings().identity();
+    let mut scratch = if args.in_place {
+        None
+    } else {
+        Some(store.scratch_copy(&task)?)
+    };
+    let store: &mut Store = scratch.as_mut().unwrap_or(store);
     // Re-run the last call already committed (a re-run mints nothing new), then go on.
     let from = resume_point(store, &task, &settings())?.map_or(1, |k| k.clamp(1, calls + 1));
     if from > 1 {
@@ -80,14 +97,14 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             to: calls,
             resume: from > 1,
             prices: Prices::default(),
-            progress: Some(identity.clone()),
+            progress: args.in_place.then(|| identity.clone()),
         };
         replay(store, &index, settings(), opts, |row, _| -> Result<()> {
             if let Some(b) = &bar {
                 b.inc(1);
             }
             replayed += 1;
-            summarizer.note_call(row.step);
+            summarizer.note_call(row.call);
             for t in &row.tiers_fired {
                 match fired.iter_mut().find(|(name, _)| name == t) {
                     Some((_, n)) => *n += 1,
@@ -101,7 +118,9 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         }
     }
     let mut driver = Driver::new(store, &index, settings())?;
-    driver.record_progress(identity);
+    if args.in_place {
+        driver.record_progress(identity);
+    }
     let out = driver.step(store, calls + 1)?;
     summarizer.note_call(calls + 1);
     let llm = summarizer.report();
@@ -146,6 +165,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
                 if let Some(r) = &llm {
                     v["llm"] = serde_json::to_value(r)?;
                 }
+                v["schema"] = super::schema("call").into();
                 ui.requested_on_stderr(v.to_string());
             } else {
                 ui.note(format!(

@@ -1,5 +1,5 @@
 //! `compactor diff A B`: views side by side, as a unified diff per message
-//! and part. A and B are view files or saved runs (`run:NAME[@STEP]`).
+//! and part. A and B are view files or saved runs (`run:NAME[@CALL]`).
 //! Exit 0 when identical, 1 when different, 2 on error.
 
 use std::io::Write;
@@ -18,7 +18,7 @@ use crate::view::{View, ViewRole};
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// A view file, or `run:NAME` / `run:NAME@STEP` (a saved run; without @STEP
+    /// A view file, or `run:NAME` / `run:NAME@CALL` (a saved run; without @CALL
     /// two runs are compared call by call).
     #[arg(value_name = "A")]
     pub a: String,
@@ -30,6 +30,10 @@ pub struct DiffArgs {
     /// Print only counts.
     #[arg(long)]
     pub stat: bool,
+
+    /// Print one JSON object: the first divergence and the changed parts.
+    #[arg(long, conflicts_with = "stat")]
+    pub json: bool,
 }
 
 /// One side of a diff.
@@ -62,6 +66,15 @@ pub fn run(db: Option<&DbLocation>, ui: &mut Ui, args: &DiffArgs) -> Result<Outc
     };
     let a = load(&args.a)?;
     let b = load(&args.b)?;
+    if args.json {
+        let (v, differs) = diff_json(a, b);
+        ui.json_kind("diff", &v)?;
+        return Ok(if differs {
+            Outcome::Differs
+        } else {
+            Outcome::Ok
+        });
+    }
     let differs = match (a, b) {
         (
             Side::Run {
@@ -105,7 +118,7 @@ fn load_run(store: &Store, spec: &str) -> Result<Side> {
         Some((n, s)) => (
             n,
             Some(s.parse::<u32>().with_context(|| {
-                format!("run:{spec}: {s:?} is not a call number; expected run:NAME@STEP")
+                format!("run:{spec}: {s:?} is not a call number; expected run:NAME@CALL")
             })?),
         ),
         None => (spec, None),
@@ -334,4 +347,105 @@ fn render_view(v: &View) -> String {
         }
     }
     out
+}
+
+/// `diff --json`: where two sides first diverge and which parts changed.
+fn diff_json(a: Side, b: Side) -> (serde_json::Value, bool) {
+    use serde_json::json;
+    let mut out = json!({"a": label(&a), "b": label(&b)});
+    let (a, b) = match (a, b) {
+        (
+            Side::Run {
+                name: na,
+                steps: sa,
+            },
+            Side::Run {
+                name: nb,
+                steps: sb,
+            },
+        ) => {
+            let common = sa.len().min(sb.len());
+            let first = (0..common).find(|&i| sa[i].view != sb[i].view || sa[i].step != sb[i].step);
+            out["calls_compared"] = common.into();
+            out["calls_differing"] = (0..common)
+                .filter(|&i| sa[i].view != sb[i].view)
+                .count()
+                .into();
+            out["calls"] = json!({"a": sa.len(), "b": sb.len()});
+            match first {
+                None => {
+                    let differs = sa.len() != sb.len();
+                    out["identical"] = (!differs).into();
+                    out["first_divergence"] = serde_json::Value::Null;
+                    out["changed"] = json!([]);
+                    return (out, differs);
+                }
+                Some(i) => {
+                    out["first_divergence"] = json!({"call": sa[i].step, "turn": sa[i].turn});
+                    let side = |name: &str, s: &RunStep| Side::View {
+                        label: format!("run:{name}@{}", s.step),
+                        view: s.view.clone(),
+                        bytes: s.view.canonical_bytes(),
+                    };
+                    (side(&na, &sa[i]), side(&nb, &sb[i]))
+                }
+            }
+        }
+        (a, b) => (final_view(a), final_view(b)),
+    };
+    let (_, ba, _) = rendered(&a, false);
+    let (_, bb, _) = rendered(&b, false);
+    let differs = ba != bb;
+    out["identical"] = (!differs).into();
+    out["first_byte"] = if differs {
+        ba.iter()
+            .zip(&bb)
+            .position(|(x, y)| x != y)
+            .unwrap_or(ba.len().min(bb.len()))
+            .into()
+    } else {
+        serde_json::Value::Null
+    };
+    if out.get("first_divergence").is_none() {
+        out["first_divergence"] = serde_json::Value::Null;
+    }
+    let mut changed = Vec::new();
+    if let (Side::View { view: va, .. }, Side::View { view: vb, .. }) = (&a, &b) {
+        let role = |m: Option<&crate::view::ViewMessage>| {
+            m.map(|m| match m.role {
+                ViewRole::User => "user",
+                ViewRole::Assistant => "assistant",
+            })
+        };
+        for i in 0..va.messages.len().max(vb.messages.len()) {
+            let (ma, mb) = (va.messages.get(i), vb.messages.get(i));
+            if ma == mb {
+                continue;
+            }
+            if role(ma) != role(mb) {
+                changed.push(json!({"message": i, "part": null, "a": role(ma), "b": role(mb)}));
+            }
+            let n = ma
+                .map_or(0, |m| m.content.len())
+                .max(mb.map_or(0, |m| m.content.len()));
+            for j in 0..n {
+                let pa = ma.and_then(|m| m.content.get(j)).map(block_text);
+                let pb = mb.and_then(|m| m.content.get(j)).map(block_text);
+                if pa != pb {
+                    changed.push(json!({"message": i, "part": j, "a": pa, "b": pb}));
+                }
+            }
+        }
+    } else {
+        out["compared_as"] = "text".into();
+    }
+    out["changed"] = changed.into();
+    (out, differs)
+}
+
+fn label(s: &Side) -> String {
+    match s {
+        Side::View { label, .. } | Side::Text { label, .. } => label.clone(),
+        Side::Run { name, .. } => format!("run:{name}"),
+    }
 }

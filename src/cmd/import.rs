@@ -162,7 +162,7 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
                 r.path, s.line, s.column, s.message
             ));
         }
-        return ui.json(r);
+        return ui.json_kind("import", r);
     }
     // A path may hold a newline or an escape sequence: one visible line.
     let shown = FileReport {
@@ -183,7 +183,7 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
         ));
     }
     if json {
-        return ui.json(r);
+        return ui.json_kind("import", r);
     }
     if r.status == ImportStatus::Unchanged {
         writeln!(
@@ -205,12 +205,12 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
     )?;
     for t in &r.tasks {
         let mut line = format!(
-            "  {}: +{} ({} already stored), {}, {}",
+            "  {}: +{} ({} already stored, meta rows included), {}, {}",
             t.id,
-            plural(t.added, "message"),
+            plural(t.added, "row"),
             t.already,
             plural(t.turns.into(), "turn"),
-            plural(t.steps.into(), "step")
+            plural(t.steps.into(), "model call")
         );
         if t.tool_forms_minted > 0 {
             line.push_str(&format!(

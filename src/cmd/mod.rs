@@ -13,6 +13,7 @@ pub mod import;
 pub mod probe;
 pub mod project;
 pub mod replay;
+pub mod reset;
 pub mod runs;
 pub mod show;
 mod storefault;
@@ -84,6 +85,7 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Compact(args) => compact::run(&mut open_store(cli)?, ui, args),
         Command::Report(args) => html_report::run(&mut open_store(cli)?, ui, args),
         Command::Runs(args) => runs::run(&open_store(cli)?, ui, args),
+        Command::Reset(args) => reset::run(&mut open_store(cli)?, ui, args),
         Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
         Command::Check(args) => check::run(ui, args, db_location(cli).ok()),
         Command::Completions(args) => completions::run(ui, args.shell),
@@ -185,9 +187,32 @@ impl Ui {
     }
 
     /// Write a JSON value as one line on stdout.
+    /// One compact JSON object (one line) carrying `"schema": "compactor.<kind>/1"`.
+    pub fn json_kind(&mut self, kind: &str, v: &impl serde::Serialize) -> Result<()> {
+        let v = with_schema(kind, v)?;
+        // Serialise first: a closed pipe must surface as an io::Error (exit 0).
+        let text = serde_json::to_string(&v)?;
+        writeln!(self.out, "{text}")?;
+        Ok(())
+    }
+
     pub fn json(&mut self, v: &impl serde::Serialize) -> Result<()> {
         serde_json::to_writer(&mut self.out, v)?;
         writeln!(self.out)?;
         Ok(())
     }
+}
+
+/// The schema name of a JSON output kind.
+pub fn schema(kind: &str) -> String {
+    format!("compactor.{kind}/1")
+}
+
+/// `v` as a JSON object with its `schema` field.
+pub fn with_schema(kind: &str, v: &impl serde::Serialize) -> Result<serde_json::Value> {
+    let mut v = serde_json::to_value(v)?;
+    if let serde_json::Value::Object(m) = &mut v {
+        m.insert("schema".to_string(), schema(kind).into());
+    }
+    Ok(v)
 }

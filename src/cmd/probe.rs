@@ -138,7 +138,7 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
         if let Some(w) = &worst {
             v["worst_call"] = serde_json::to_value(w)?;
         }
-        ui.json(&v)?;
+        ui.json_kind("probe", &v)?;
     } else {
         print_human(
             ui,
@@ -209,9 +209,9 @@ fn score_replay(
             if let Some(b) = &bar {
                 b.inc(1);
             }
-            summarizer.note_call(row.step);
-            let e = evaluate(probes, &out.view, index.history_end(row.step));
-            scores.push(CallScore::of(row.step, row.status, &row.tiers_fired, &e));
+            summarizer.note_call(row.call);
+            let e = evaluate(probes, &out.view, index.history_end(row.call));
+            scores.push(CallScore::of(row.call, row.status, &row.tiers_fired, &e));
             if row
                 .tiers_fired
                 .iter()
@@ -219,7 +219,7 @@ fn score_replay(
             {
                 folds += 1;
             }
-            if row.step == at {
+            if row.call == at {
                 let t = row.tiers_fired.clone();
                 last = Some((e, row.status, t, row.tokens_after, row.raw_tokens));
             }

@@ -26,7 +26,7 @@ pub struct ProjectArgs {
 
     /// The model call to project (1 = the first). Default: the next call after
     /// the last recorded message.
-    #[arg(long, value_name = "STEP")]
+    #[arg(long, value_name = "CALL")]
     pub at: Option<u32>,
 
     /// Write the view's canonical bytes to FILE.
@@ -36,6 +36,13 @@ pub struct ProjectArgs {
     /// Print the report as one JSON object.
     #[arg(long)]
     pub json: bool,
+
+    /// Run on the store itself, reading and keeping the compaction state of
+    /// this profile (budget, summarizer, summary budget, tool rules). By
+    /// default the call runs on a scratch copy of the task with no compaction
+    /// state, and the store is left as it was found.
+    #[arg(long)]
+    pub in_place: bool,
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Result<Outcome> {
@@ -45,15 +52,23 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
     let k = call_of(&index, args.at)?;
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.budget, store)?;
+    // A what-if run leaves no trace: a scratch copy with no compaction state.
+    let mut scratch = if args.in_place {
+        None
+    } else {
+        Some(store.scratch_copy(&task)?)
+    };
+    let target: &mut Store = scratch.as_mut().unwrap_or(store);
     let mut driver = Driver::new(
-        store,
+        target,
         &index,
         RunSettings::new(budget, &est, summarizer.get()),
     )?;
     let out = match mode {
-        Mode::Preflight => driver.preflight(store, k)?,
-        Mode::Step => driver.step(store, k)?,
+        Mode::Preflight => driver.preflight(target, k)?,
+        Mode::Step => driver.step(target, k)?,
     };
+    drop(scratch);
     if let Some(path) = &args.view {
         write_view(path, &out.view)?;
     }
@@ -78,7 +93,7 @@ pub fn call_of(index: &TaskRecordIndex, at: Option<u32>) -> Result<u32> {
         None => Ok(next),
         Some(k) if (1..=next).contains(&k) => Ok(k),
         Some(k) => bail!(
-            "--at {k} is out of range: task {} has {} model calls, so STEP must be 1..={next} ({next} is the next, unrecorded call)",
+            "--at {k} is out of range: task {} has {} model calls, so CALL must be 1..={next} ({next} is the next, unrecorded call)",
             index.task,
             index.calls()
         ),

@@ -53,11 +53,11 @@ pub struct ReplayArgs {
     pub prices: PriceArgs,
 
     /// First call to show (earlier calls still run, unless --resume).
-    #[arg(long, value_name = "STEP")]
+    #[arg(long, value_name = "CALL")]
     pub from: Option<u32>,
 
     /// Last call to run and show.
-    #[arg(long, value_name = "STEP")]
+    #[arg(long, value_name = "CALL")]
     pub to: Option<u32>,
 
     /// Replay on the store itself, keeping what the replay mints (as `compact`
@@ -85,11 +85,12 @@ pub struct ReplayArgs {
     #[arg(long, requires = "save")]
     pub force: bool,
 
-    /// Print one JSON object: {"steps":[...],"totals":{...}}.
+    /// Print one JSON object: {"calls":[...],"totals":{...},"schema":"compactor.replay/1"}.
     #[arg(long, conflicts_with = "jsonl")]
     pub json: bool,
 
-    /// Print one JSON object per call as soon as it completes.
+    /// Print one JSON object per call as soon as it completes (JSON Lines),
+    /// then a totals record.
     #[arg(long)]
     pub jsonl: bool,
 
@@ -111,11 +112,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.budget, store)?;
     let run_settings = RunSettings::new(budget, &est, summarizer.get()).identity();
+    let profile = crate::session::driver::profile_of(&run_settings);
     let from = match (args.from, args.resume) {
         (Some(k), _) => k,
         (None, false) => 1,
         // Re-run the last committed call (idempotent), then go on.
-        (None, true) => match store.reader().replay_progress(&task)? {
+        (None, true) => match store.reader().replay_progress(&task, &profile)? {
             Some((k, settings)) if settings == run_settings => k,
             Some((_, settings)) => bail!(
                 "the interrupted replay of {task} ran with other settings ({settings}); resume it with those, or replay from the start"
@@ -125,7 +127,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     };
     if args.in_place
         && !args.resume
-        && let Some((p, settings)) = store.reader().replay_progress(&task)?
+        && let Some((p, settings)) = store.reader().replay_progress(&task, &profile)?
         && settings == run_settings
     {
         ui.note(format!(
@@ -180,21 +182,20 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         if let Some(b) = &bar {
             b.inc(1);
         }
-        summarizer.note_call(row.step);
+        summarizer.note_call(row.call);
         if let Some(dir) = &args.views {
-            write_view(dir, row.step, &out.view.canonical_bytes())?;
+            write_view(dir, row.call, &out.view.canonical_bytes())?;
         }
         let score = probes.as_ref().map(|p| {
-            let e = evaluate(p, &out.view, index.history_end(row.step));
-            CallScore::of(row.step, row.status, &row.tiers_fired, &e)
+            let e = evaluate(p, &out.view, index.history_end(row.call));
+            CallScore::of(row.call, row.status, &row.tiers_fired, &e)
         });
         if args.jsonl {
             let mut v = serde_json::to_value(row)?;
             if let Some(s) = &score {
                 v["probes"] = serde_json::to_value(s)?;
             }
-            serde_json::to_writer(&mut ui.out, &v)?;
-            writeln!(ui.out)?;
+            ui.json_kind("replay_call", &v)?;
             ui.out.flush()?;
         } else if !args.json {
             print_row(ui, row, score.as_ref())?;
@@ -202,7 +203,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         scores.extend(score);
         if args.save.is_some() {
             saved.push(RunStep {
-                step: row.step,
+                step: row.call,
                 turn: row.turn,
                 report: serde_json::to_value(row).expect("rows serialise"),
                 view: out.view.clone(),
@@ -215,18 +216,18 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     }
     let llm = summarizer.report();
     if args.json {
-        let mut v = json!({"task": task, "budget": budget, "steps": rows, "totals": totals});
+        let mut v = json!({"task": task, "budget": budget, "calls": rows, "totals": totals});
         if args.probes {
-            let steps = v["steps"].as_array_mut().expect("steps is an array");
-            for (step, score) in steps.iter_mut().zip(&scores) {
-                step["probes"] = serde_json::to_value(score)?;
+            let calls = v["calls"].as_array_mut().expect("calls is an array");
+            for (call, score) in calls.iter_mut().zip(&scores) {
+                call["probes"] = serde_json::to_value(score)?;
             }
             v["probes"] = json!({"worst_call": worst(&scores)});
         }
         if let Some(r) = &llm {
             v["llm"] = serde_json::to_value(r)?;
         }
-        ui.json(&v)?;
+        ui.json_kind("replay", &v)?;
     } else if !args.jsonl {
         print_totals(ui, &totals, &prices)?;
         if let Some(w) = worst(&scores) {
@@ -243,6 +244,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
             writeln!(ui.out, "{l}")?;
         }
     } else {
+        // JSON Lines end with the totals record.
+        let mut v = json!({"task": task, "totals": totals});
+        if let Some(r) = &llm {
+            v["llm"] = serde_json::to_value(r)?;
+        }
+        ui.json_kind("replay_totals", &v)?;
         summarizer.note(ui);
     }
     drop(scratch);
@@ -282,6 +289,10 @@ fn header(ui: &mut Ui, task: &str, b: &Budget, calls: u32, probes: bool) -> Resu
                 b.stop(),
                 b.protect_recent_steps
             ))?;
+    ui.line(
+        style::DIM,
+        "BEFORE, AFTER, RAW_TOKENS: predicted prompt tokens (recorded usage − removed + added, estimates scaled; basis and ratio in --json); RECORDED: the transcript's usage; CACHE_*: estimated tokens",
+    )?;
     let columns = " CALL  TURN   BEFORE →    AFTER  RECORDED  TIERS                                SHRUNK DROP FOLDED  CACHE_READ CACHE_WRITE   RAW_TOKENS  VIEW";
     let probe_columns = if probes {
         "            CRIT    ALL"
@@ -302,7 +313,7 @@ fn print_row(ui: &mut Ui, r: &StepRow, score: Option<&CallScore>) -> Result<()> 
     write!(
         ui.out,
         "{:>5} {:>5} {:>8} → {:>8} {:>9}  {} {:>6} {:>4} {:>6} {:>11} {:>11} {:>12}  {}",
-        r.step,
+        r.call,
         r.turn,
         r.tokens_before,
         r.tokens_after,
@@ -333,7 +344,7 @@ fn print_row(ui: &mut Ui, r: &StepRow, score: Option<&CallScore>) -> Result<()> 
 fn print_totals(ui: &mut Ui, t: &Totals, p: &Prices) -> Result<()> {
     writeln!(
         ui.out,
-        "totals over {} calls (estimated tokens; USD per million: input {}, cache write {}, cache read {}):",
+        "totals over {} calls (estimated tokens, both histories on the same basis; USD per million: input {}, cache write {}, cache read {}):",
         t.calls, p.input, p.cache_write, p.cache_read
     )?;
     for (name, c) in [("compacted", &t.compacted), ("raw", &t.raw)] {

@@ -20,15 +20,14 @@ pub struct RunsArgs {
 pub fn run(store: &Store, ui: &mut Ui, args: &RunsArgs) -> Result<Outcome> {
     let runs = store.reader().runs()?;
     if args.json {
-        let v: Vec<_> = runs
-            .iter()
-            .map(|r| {
-                json!({"name": r.name, "task": r.task_id, "steps": r.steps,
-                       "final_view_hash": r.final_view_hash, "settings": r.settings, "totals": r.totals})
-            })
-            .collect();
-        serde_json::to_writer_pretty(&mut ui.out, &v)?;
-        writeln!(ui.out)?;
+        // JSON Lines: one run a line.
+        for r in &runs {
+            ui.json_kind(
+                "run",
+                &json!({"name": r.name, "task": r.task_id, "calls": r.steps,
+                       "final_view_hash": r.final_view_hash, "settings": r.settings, "totals": r.totals}),
+            )?;
+        }
         return Ok(Outcome::Ok);
     }
     if runs.is_empty() {

@@ -147,10 +147,10 @@ pub fn run(store: &Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
         );
     }
     if args.json {
-        let v: Vec<Value> = rows.iter().map(row_json).collect();
-        // Serialise first: a closed pipe must surface as an io::Error (exit 0).
-        let text = serde_json::to_string_pretty(&v)?;
-        writeln!(ui.out, "{text}")?;
+        // JSON Lines: one message a line.
+        for r in &rows {
+            ui.json_kind("message", &row_json(r))?;
+        }
         return Ok(Outcome::Ok);
     }
     for r in &rows {
@@ -213,8 +213,7 @@ fn show_part(
     };
     if json_out {
         let v = json!({"address": p.address, "turn": p.turn, "step": p.step, "kind": p.kind, "tokens": p.tokens, "block": block});
-        serde_json::to_writer_pretty(&mut ui.out, &v)?;
-        writeln!(ui.out)?;
+        ui.json_kind("part", &v)?;
         return Ok(Outcome::Ok);
     }
     let header = format!(
@@ -238,7 +237,12 @@ fn show_summary(
     key: &str,
     json_out: bool,
 ) -> Result<Outcome> {
-    let entries = store.reader().entries(task)?;
+    // Summaries are content-addressed: the same key in two profiles is one
+    // summary (the first profile's copy is shown).
+    let mut entries: std::collections::BTreeMap<String, Value> = Default::default();
+    for (_, k, v) in store.reader().all_entries(task)? {
+        entries.entry(k).or_insert(v);
+    }
     let matches: Vec<_> = entries.iter().filter(|(k, _)| k.starts_with(key)).collect();
     let (key, v) = match matches.as_slice() {
         [one] => *one,
@@ -267,8 +271,7 @@ fn show_summary(
         bail!("{key} is not a summary");
     };
     if json_out {
-        serde_json::to_writer_pretty(&mut ui.out, &json!({"key": key, "entry": v}))?;
-        writeln!(ui.out)?;
+        ui.json_kind("summary", &json!({"key": key, "entry": v}))?;
         return Ok(Outcome::Ok);
     }
     let mut header = format!(
@@ -286,18 +289,18 @@ fn show_summary(
 /// later call restores, and the metadata entries.
 fn show_compacted(store: &Store, ui: &mut Ui, task: &str, json_out: bool) -> Result<Outcome> {
     let reader = store.reader();
-    let entries = reader.entries(task)?;
+    let entries = reader.all_entries(task)?;
+    let profiles = reader.profiles(task)?;
     let forms = reader.tool_forms(task)?;
     if json_out {
         let list: Vec<Value> = entries
             .iter()
-            .map(|(k, v)| json!({"key": k, "entry": v}))
+            .map(|(p, k, v)| json!({"profile": p, "key": k, "entry": v}))
             .collect();
-        serde_json::to_writer_pretty(
-            &mut ui.out,
+        ui.json_kind(
+            "compacted",
             &json!({"entries": list, "tool_forms_minted": forms.len()}),
         )?;
-        writeln!(ui.out)?;
         return Ok(Outcome::Ok);
     }
     writeln!(
@@ -306,7 +309,20 @@ fn show_compacted(store: &Store, ui: &mut Ui, task: &str, json_out: bool) -> Res
         forms.len(),
         entries.len()
     )?;
-    for (key, v) in &entries {
+    let mut current: Option<&str> = None;
+    for (profile, key, v) in &entries {
+        if current != Some(profile.as_str()) {
+            current = Some(profile);
+            let settings = profiles
+                .iter()
+                .find(|p| &p.profile == profile)
+                .and_then(|p| p.settings.as_ref())
+                .map_or_else(
+                    || "written before profiles existed".to_string(),
+                    describe_profile,
+                );
+            ui.line(style::BOLD, &format!("profile {profile}: {settings}"))?;
+        }
         let what = match Entry::from_value(v) {
             Some(Entry::Shrink { rule, .. }) => {
                 let id = key.strip_prefix("tool:").unwrap_or(key);
@@ -401,9 +417,7 @@ fn show_tool(store: &Store, ui: &mut Ui, task: &str, id: &str, json_out: bool) -
             "interrupted": result.is_none(),
             "compacted_form": form.as_ref().map(|f| json!({"rule": f.rule, "raw_tokens": f.raw_tokens, "form_tokens": f.form_tokens, "form": f.form})),
         });
-        // Serialise first: a closed pipe must surface as an io::Error (exit 0).
-        let text = serde_json::to_string_pretty(&v)?;
-        writeln!(ui.out, "{text}")?;
+        ui.json_kind("tool", &v)?;
         return Ok(Outcome::Ok);
     }
     ui.line(
@@ -444,6 +458,25 @@ fn show_tool(store: &Store, ui: &mut Ui, task: &str, id: &str, json_out: bool) -
         )?;
     }
     Ok(Outcome::Ok)
+}
+
+/// A profile's settings in words: the window, ratios, summary budget and summarizer.
+pub fn describe_profile(settings: &Value) -> String {
+    let b = &settings["budget"];
+    format!(
+        "window {} · output reserved {} · trigger {} · stop {} · protect {} · summary budget {} · summarizer {}",
+        b["window"],
+        b["output_reserved"],
+        b["trigger_ratio"]
+            .as_str()
+            .map_or_else(|| b["trigger_ratio"].to_string(), str::to_string),
+        b["stop_ratio"]
+            .as_str()
+            .map_or_else(|| b["stop_ratio"].to_string(), str::to_string),
+        b["protect_recent_steps"],
+        b["summary_budget_tokens"],
+        settings["summarizer"].as_str().unwrap_or("?")
+    )
 }
 
 #[cfg(test)]

@@ -236,7 +236,7 @@ pub fn print_call_with(
             budget,
         })?;
         v["llm"] = serde_json::to_value(llm)?;
-        return ui.json(&v);
+        return ui.json_kind("call", &v);
     }
     print_call(ui, task, report, budget, recorded, false)?;
     for l in llm.human() {

@@ -25,8 +25,14 @@ struct TaskRow {
     parent: Option<String>,
     title: Option<String>,
     model: Option<String>,
+    /// Conversation messages (meta rows excluded).
     messages: u64,
+    /// Every stored row, meta rows included: what `import` reports as added.
+    rows: u64,
     turns: u64,
+    /// Model calls recorded.
+    calls: u64,
+    /// The same as `calls` (the name before issue 9; kept for other tools).
     steps: u64,
     tool_calls: u64,
     interrupted_tool_calls: u64,
@@ -48,7 +54,9 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
             title: t.title,
             model: t.model,
             messages: st.messages,
+            rows: st.rows,
             turns: st.turns,
+            calls: st.steps,
             steps: st.steps,
             tool_calls: st.tool_calls,
             interrupted_tool_calls: st.interrupted_tool_calls,
@@ -59,9 +67,18 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
         });
     }
     if args.json {
-        // Serialise first: a closed pipe must surface as an io::Error (exit 0), not a serde one.
-        let text = serde_json::to_string_pretty(&rows)?;
-        writeln!(ui.out, "{text}")?;
+        // JSON Lines: one task a line, then the totals record.
+        for r in &rows {
+            ui.json_kind("task", r)?;
+        }
+        ui.json_kind(
+            "tasks_total",
+            &serde_json::json!({
+                "tasks": rows.len(),
+                "messages": rows.iter().map(|r| r.messages).sum::<u64>(),
+                "calls": rows.iter().map(|r| r.calls).sum::<u64>(),
+            }),
+        )?;
         return Ok(Outcome::Ok);
     }
     if rows.is_empty() {

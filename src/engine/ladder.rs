@@ -41,12 +41,36 @@ pub struct TierReport {
 pub struct Pass<'a> {
     pub ctx: &'a CallContext<'a>,
     pub store: StoreView<'a>,
-    /// The running prediction: each tier subtracts what it saves.
+    /// How a view's estimate becomes a prediction in real-token space.
+    pub model: crate::engine::Prediction,
+    /// The running estimate of the view's parts.
+    pub view_estimate: u64,
+    /// The running prediction: `model.of(view_estimate)`.
     pub predicted: u64,
     /// Entries minted so far, in order.
     pub new_entries: Vec<(String, Value)>,
     /// Tool parts the shrink tiers considered but found no stored form for.
     pub misses: u32,
+}
+
+impl Pass<'_> {
+    /// The prediction once `removed` estimated tokens leave the view and
+    /// `added` join it.
+    pub fn after(&self, removed: u64, added: u64) -> u64 {
+        self.model.of(self
+            .view_estimate
+            .saturating_sub(removed)
+            .saturating_add(added))
+    }
+
+    /// Apply such a change to the running estimate and prediction.
+    pub fn change(&mut self, removed: u64, added: u64) {
+        self.view_estimate = self
+            .view_estimate
+            .saturating_sub(removed)
+            .saturating_add(added);
+        self.predicted = self.model.of(self.view_estimate);
+    }
 }
 
 /// Shrink tool parts for which `eligible` holds, oldest first, toward `target`.
@@ -96,7 +120,7 @@ pub fn shrink(
         };
         let saved = before.saturating_sub(p.tokens);
         r.tokens_saved += saved;
-        pass.predicted = pass.predicted.saturating_sub(saved);
+        pass.change(saved, 0);
         pass.new_entries.push((p.address.clone(), entry.to_value()));
     }
     r
@@ -143,10 +167,7 @@ pub fn floor(
             continue;
         }
         boundary = Some(b);
-        let after = pass
-            .predicted
-            .saturating_sub(folded_tokens + head_tokens)
-            .saturating_add(summary_guess);
+        let after = pass.after(folded_tokens + head_tokens, summary_guess);
         if after <= target {
             break;
         }
@@ -203,7 +224,7 @@ pub fn floor(
     pass.new_entries.push((key.clone(), entry.to_value()));
     parts.splice(..b, std::iter::once(head));
     let saved = removed.saturating_sub(added);
-    pass.predicted = pass.predicted.saturating_sub(removed).saturating_add(added);
+    pass.change(removed, added);
     Some(TierReport {
         tier,
         tokens_saved: saved,

@@ -31,6 +31,7 @@ use parts::{Part, PartBody, Side};
 use restore::{RestoreReport, StoreView, restore};
 use summarizer::Summarizer;
 
+use crate::model::decimal::Ratio;
 use crate::view::View;
 
 /// The rungs of the ladder, named as in reports.
@@ -111,11 +112,74 @@ impl Status {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
-    /// The previous call's recorded real tokens plus an estimated increment.
+    /// Real tokens: the previous call's recorded usage plus the scaled
+    /// estimate of the raw history's increment, minus the scaled estimate of
+    /// what the view removed, plus that of what it added.
     Recorded,
-    /// Measured overhead (or 0 on a cold start) plus the estimate of the view.
+    /// No usage to anchor on: measured overhead (or 0 on a cold start) plus
+    /// the (scaled) estimate of the view.
     Estimate,
 }
+
+/// The raw history at a call, measured with the estimator: what a compacted
+/// view's difference is taken against.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RawMeasure {
+    /// The estimate of the raw history's parts.
+    pub estimate: u64,
+    /// The estimate of what the raw history added since the previous call
+    /// (new tool results and user input; see `increment_since`).
+    pub increment: u64,
+    /// The raw history's last generation step.
+    pub last_step: u32,
+}
+
+impl RawMeasure {
+    /// Measure raw parts: the previous call is `previous` (0 when none).
+    pub fn of(parts: &[Part], previous: u32, est: &dyn Estimator) -> RawMeasure {
+        RawMeasure {
+            estimate: parts.iter().map(|p| p.tokens).sum(),
+            increment: if previous > 0 {
+                increment_since(parts, previous, est)
+            } else {
+                0
+            },
+            last_step: parts.iter().filter_map(|p| p.generation).max().unwrap_or(0),
+        }
+    }
+}
+
+/// The prediction in real-token space for any view of one call's history:
+/// `raw − ratio × (raw estimate − view estimate)`, never below the overhead
+/// plus the unscaled estimate of the view, never above the raw prediction
+/// (unless that floor is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prediction {
+    /// The raw history's prediction.
+    pub raw: u64,
+    /// The raw history's estimate.
+    pub raw_estimate: u64,
+    pub ratio: Ratio,
+    pub overhead: u64,
+}
+
+impl Prediction {
+    /// The prediction for a view whose parts are estimated at `view_estimate`.
+    pub fn of(&self, view_estimate: u64) -> u64 {
+        let removed = self
+            .ratio
+            .of(self.raw_estimate.saturating_sub(view_estimate));
+        let added = self
+            .ratio
+            .of(view_estimate.saturating_sub(self.raw_estimate));
+        let p = self.raw.saturating_sub(removed).saturating_add(added);
+        let floor = self.overhead.saturating_add(view_estimate);
+        p.min(self.raw).max(floor)
+    }
+}
+
+/// Recorded tokens per estimated token, as measured (1 when not measured).
+pub const UNIT_RATIO: Ratio = Ratio::from_ppm(1_000_000);
 
 /// The real-token calibration inputs for one call.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -128,6 +192,12 @@ pub struct Calibration {
     /// The original agent compacted its own context before this call, so its
     /// recorded usage no longer measures a raw view.
     pub agent_compacted: bool,
+    /// The raw history at this call; `None`: the parts passed in are the raw
+    /// history (nothing restored).
+    pub raw: Option<RawMeasure>,
+    /// The session's recorded/estimated ratio measured on earlier raw calls;
+    /// `None`: not measured (estimates are used as they are).
+    pub ratio: Option<Ratio>,
 }
 
 /// Everything a call needs besides the parts and the store entries.
@@ -159,6 +229,13 @@ pub struct Report {
     pub stop: u64,
     pub w_eff: u64,
     pub basis: Basis,
+    /// Recorded tokens per estimated token, by which estimates are scaled
+    /// (a decimal string; "1" when not measured).
+    pub ratio: Ratio,
+    /// Whether `ratio` was measured on this session's earlier raw calls.
+    pub ratio_measured: bool,
+    /// The prediction for the raw history at this call, on the same basis.
+    pub raw_predicted: u64,
     /// The estimate of the view's messages alone (no overhead).
     pub estimated_messages: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -191,7 +268,8 @@ pub struct CallOutput {
 pub fn run_call(parts: Vec<Part>, ctx: &CallContext<'_>, store: StoreView<'_>) -> CallOutput {
     let budget = ctx.budget;
     let (trigger, stop, w_eff) = (budget.trigger(), budget.stop(), budget.w_eff());
-    let (mut parts, restored) = restore(parts, ctx.turn, store, ctx.estimator);
+    let (mut parts, _) = restore(parts, ctx.turn, store, ctx.estimator);
+    let restored = restore::holding(&parts);
 
     let last_step = parts.iter().filter_map(|p| p.generation).max().unwrap_or(0);
     let protect_from = (last_step + 1).saturating_sub(budget.protect_recent_steps);
@@ -202,21 +280,57 @@ pub fn run_call(parts: Vec<Part>, ctx: &CallContext<'_>, store: StoreView<'_>) -
             .iter()
             .all(|p| p.state == parts::PartState::Raw && p.summary().is_none());
     let estimate: u64 = parts.iter().map(|p| p.tokens).sum();
-    let (predicted, basis) = match ctx.calibration.previous_call {
-        Some((step, real)) if pristine && step == last_step && step > 0 => (
-            real + increment_since(&parts, step, ctx.estimator),
-            Basis::Recorded,
+    let cal = &ctx.calibration;
+    let overhead = cal.overhead.unwrap_or(0);
+    let ratio = cal.ratio.unwrap_or(UNIT_RATIO);
+    let raw = match cal.raw {
+        Some(r) => r,
+        // The parts are the raw history only while nothing was restored.
+        None if pristine => RawMeasure::of(
+            &parts,
+            cal.previous_call.map_or(0, |(s, _)| s),
+            ctx.estimator,
         ),
+        None => RawMeasure {
+            estimate,
+            increment: 0,
+            last_step,
+        },
+    };
+    let raw_floor = overhead.saturating_add(raw.estimate);
+    let (raw_predicted, basis) = match cal.previous_call {
+        Some((step, real))
+            if !cal.agent_compacted
+                && step == raw.last_step
+                && step > 0
+                && (cal.raw.is_some() || pristine) =>
+        {
+            (
+                real.saturating_add(ratio.of(raw.increment)).max(raw_floor),
+                Basis::Recorded,
+            )
+        }
         _ => (
-            ctx.calibration.overhead.unwrap_or(0) + estimate,
+            overhead
+                .saturating_add(ratio.of(raw.estimate))
+                .max(raw_floor),
             Basis::Estimate,
         ),
     };
+    let model = Prediction {
+        raw: raw_predicted,
+        raw_estimate: raw.estimate,
+        ratio,
+        overhead,
+    };
+    let predicted = model.of(estimate);
     let tokens_before = predicted;
 
     let mut pass = Pass {
         ctx,
         store,
+        model,
+        view_estimate: estimate,
         predicted,
         new_entries: Vec::new(),
         misses: 0,
@@ -272,6 +386,9 @@ pub fn run_call(parts: Vec<Part>, ctx: &CallContext<'_>, store: StoreView<'_>) -
         stop,
         w_eff,
         basis,
+        ratio,
+        ratio_measured: cal.ratio.is_some(),
+        raw_predicted,
         estimated_messages: parts.iter().map(|p| p.tokens).sum(),
         overhead: ctx.calibration.overhead,
         restored,
@@ -390,5 +507,35 @@ fn gate_streak(store: StoreView<'_>, ctx: &CallContext<'_>) -> (u32, bool) {
             }
         }
         _ => (0, false),
+    }
+}
+
+#[cfg(test)]
+mod prediction_tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        /// Between the floor (overhead + the unscaled view estimate) and the
+        /// raw prediction, whatever the ratio; the raw view is the raw prediction.
+        #[test]
+        fn a_prediction_stays_between_floor_and_raw(
+            overhead in 0u64..50_000,
+            raw_estimate in 0u64..500_000,
+            extra in 0u64..500_000,
+            ppm in 500_000u32..=4_000_000,
+            view_share in 0u64..=1000,
+        ) {
+            let raw = overhead + raw_estimate + extra;
+            let m = Prediction { raw, raw_estimate, ratio: Ratio::from_ppm(ppm), overhead };
+            let view = raw_estimate * view_share / 1000;
+            let p = m.of(view);
+            prop_assert!(p >= overhead + view);
+            prop_assert!(p <= raw);
+            prop_assert_eq!(m.of(raw_estimate), raw);
+            // Removing more never predicts more.
+            prop_assert!(m.of(view / 2) <= p);
+        }
     }
 }

@@ -73,6 +73,26 @@ pub fn restore(
     (parts, report)
 }
 
+/// What the parts hold from earlier calls, whichever path put it there
+/// (restored from the store now, or carried from the previous call's view):
+/// the report's `restored` counts what the view actually holds.
+pub fn holding(parts: &[Part]) -> RestoreReport {
+    let mut r = RestoreReport::default();
+    for p in parts {
+        match &p.state {
+            PartState::Shrunk { .. } => r.forms_applied += 1,
+            PartState::Dropped => r.shells_applied += 1,
+            PartState::Placeholder => r.images_placeheld += 1,
+            PartState::Raw => {}
+        }
+        if let Some(h) = p.summary() {
+            r.summary = Some(coverage_key(&h.coverage));
+            r.folded_parts = h.covers;
+        }
+    }
+    r
+}
+
 /// Images in earlier turns were sent before; they are not re-sent.
 fn placeholder_images(
     parts: &mut [Part],

@@ -89,6 +89,12 @@ const INPUT_FIELD_KEEP_CHARS: usize = 400;
 /// The built-in table, in the override format (documented in README).
 const DEFAULT_RULES: &str = include_str!("toolrules/default.json");
 
+/// A short id of the built-in rule table: part of a compaction profile, so
+/// state minted under other rules is never restored.
+pub fn default_rules_id() -> String {
+    blake3::hash(DEFAULT_RULES.as_bytes()).to_hex()[..16].to_string()
+}
+
 impl Default for ToolRules {
     fn default() -> Self {
         serde_json::from_str(DEFAULT_RULES).expect("the built-in tool rules parse")

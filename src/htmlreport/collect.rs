@@ -171,7 +171,7 @@ impl Collector {
                             summarizer: h.summarizer.clone(),
                             minted_turn: h.minted_at.0,
                             minted_call: h.minted_at.1,
-                            first_call: row.step,
+                            first_call: row.call,
                             tokens: p.tokens,
                             text: crate::engine::parts::summary_block_text(&h.text),
                         });
@@ -226,7 +226,7 @@ impl Collector {
                     Seen::Absent => Some("folded into the summary".to_string()),
                 };
                 if let Some(w) = what {
-                    self.tracked[i].events.push((row.step, w));
+                    self.tracked[i].events.push((row.call, w));
                 }
                 self.tracked_state[i] = Some(state);
             }

@@ -276,9 +276,9 @@ impl ContextChart<'_> {
                 out,
                 "<path class=\"tier t-{}\" data-call=\"{}\" data-tiers=\"{tiers}\" d=\"M{x},{} l-5,-9 h10z\"><title>call {}: {} · {} → {}</title></path>",
                 deepest(&r.tiers_fired),
-                r.step,
+                r.call,
                 s.y(r.tokens_before).saturating_sub(2),
-                r.step,
+                r.call,
                 tiers.replace(',', ", "),
                 thousands(r.tokens_before),
                 thousands(r.tokens_after)

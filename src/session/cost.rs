@@ -37,15 +37,24 @@ impl Prices {
     }
 }
 
+/// Money in JSON: integer micro-dollars.
+fn micros<S: serde::Serializer>(m: &Micros, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(m.0)
+}
+
 /// Token and cost totals of a whole replay, for one history.
 #[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
 pub struct CostTotals {
     pub prompt_tokens: u64,
     pub cache_read_tokens: u64,
     pub cache_write_tokens: u64,
-    /// With a prompt cache: reads at the read price, the rest at the write price.
+    /// With a prompt cache: reads at the read price, the rest at the write
+    /// price. In JSON: integer micro-dollars (`cost_cached_micros`).
+    #[serde(rename = "cost_cached_micros", serialize_with = "micros")]
     pub cost_cached_usd: Micros,
-    /// Without a cache: every prompt token at the input price.
+    /// Without a cache: every prompt token at the input price
+    /// (`cost_uncached_micros`).
+    #[serde(rename = "cost_uncached_micros", serialize_with = "micros")]
     pub cost_uncached_usd: Micros,
 }
 

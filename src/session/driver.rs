@@ -16,7 +16,8 @@ use crate::engine::parts::{Part, PartsBuilder, reconstruct};
 use crate::engine::restore::StoreView;
 use crate::engine::summarizer::Summarizer;
 use crate::engine::toolrules::ToolForm;
-use crate::engine::{Calibration, CallContext, CallOutput, Mode, run_call};
+use crate::engine::{Calibration, CallContext, CallOutput, Mode, RawMeasure, run_call};
+use crate::model::decimal::Ratio;
 use crate::model::{Kind, Message, Usage};
 use crate::store::{Store, StoreError};
 use crate::summarize::StaticCheckpoint;
@@ -134,6 +135,55 @@ impl TaskRecordIndex {
         self.usage(k).map(|u| u.prompt_tokens())
     }
 
+    /// The raw history measured at every call `1..=calls()+1` (index `k-1`),
+    /// in one walk over the record.
+    pub fn raw_measures(&self, est: &dyn Estimator) -> Vec<RawMeasure> {
+        let mut b = PartsBuilder::default();
+        let mut at = 0;
+        let mut out = Vec::with_capacity(self.first_row.len() + 1);
+        for k in 1..=self.calls() + 1 {
+            let end = self.history_end(k);
+            for m in &self.rows[at..end] {
+                b.push(m, est);
+            }
+            at = end;
+            out.push(RawMeasure::of(&b.parts, k - 1, est));
+        }
+        out
+    }
+
+    /// Whether the recorded usage of call `k` measures the raw history (the
+    /// agent had not compacted its own context by then).
+    fn raw_recorded(&self, k: u32) -> Option<u64> {
+        let i = k.checked_sub(1)? as usize;
+        if *self.agent_compacted_before.get(i)? {
+            return None;
+        }
+        self.recorded_prompt(k)
+    }
+
+    /// The session's recorded/estimated ratio as known before call `k`: the
+    /// growth of the recorded prompt over the growth of the raw history's
+    /// estimate, between the first and the last earlier call with raw usage
+    /// (the overhead cancels out). `None` when fewer than two such calls or
+    /// less than [`MIN_RATIO_SPAN`] estimated tokens apart.
+    pub fn ratio_before(&self, k: u32, measures: &[RawMeasure]) -> Option<Ratio> {
+        let raw = |j: u32| {
+            self.raw_recorded(j)
+                .map(|p| (p, measures[j as usize - 1].estimate))
+        };
+        let first = (1..k).find_map(&raw)?;
+        let last = (1..k).rev().find_map(raw)?;
+        let de = last.1.checked_sub(first.1)?;
+        let dp = last.0.checked_sub(first.0)?;
+        if de < MIN_RATIO_SPAN || dp == 0 {
+            return None;
+        }
+        let ppm = (u128::from(dp) * 1_000_000 / u128::from(de))
+            .clamp(u128::from(MIN_RATIO_PPM), u128::from(MAX_RATIO_PPM));
+        Some(Ratio::from_ppm(ppm as u32))
+    }
+
     /// Overhead: the first recorded call's prompt minus the estimate of the
     /// messages it was sent (clamped at 0).
     pub fn overhead(&self, est: &dyn Estimator) -> Option<u64> {
@@ -143,6 +193,13 @@ impl TaskRecordIndex {
         Some(self.recorded_prompt(k)?.saturating_sub(estimate))
     }
 }
+
+/// The least growth of the raw estimate (tokens) a ratio is measured over.
+pub const MIN_RATIO_SPAN: u64 = 2_000;
+/// The ratio is kept within [0.5, 4]: outside it the record is not measuring
+/// what the estimate measures.
+const MIN_RATIO_PPM: u32 = 500_000;
+const MAX_RATIO_PPM: u32 = 4_000_000;
 
 /// Engine settings for a run.
 pub struct RunSettings<'a> {
@@ -168,11 +225,27 @@ impl<'a> RunSettings<'a> {
         }
     }
 
-    /// What stored state depends on besides the record: the budget and the
-    /// summarizer. Progress is only trusted under equal settings.
+    /// What stored state depends on besides the record: the budget (the
+    /// summary budget included), the summarizer and the tool rules. State is
+    /// kept apart per profile, and progress only trusted under equal settings.
     pub fn identity(&self) -> serde_json::Value {
-        serde_json::json!({"budget": self.budget, "summarizer": self.summarizer.name()})
+        serde_json::json!({
+            "budget": self.budget,
+            "summarizer": self.summarizer.name(),
+            "tool_rules": crate::engine::toolrules::default_rules_id(),
+        })
     }
+
+    /// The compaction profile these settings run under: a short blake3 of
+    /// [`RunSettings::identity`]'s canonical JSON (serde_json sorts keys).
+    pub fn profile(&self) -> String {
+        profile_of(&self.identity())
+    }
+}
+
+/// The profile id of a settings identity.
+pub fn profile_of(identity: &serde_json::Value) -> String {
+    blake3::hash(identity.to_string().as_bytes()).to_hex()[..16].to_string()
 }
 
 /// The last call an in-place run of `task` committed under these settings.
@@ -181,17 +254,23 @@ pub fn resume_point(
     task: &str,
     settings: &RunSettings<'_>,
 ) -> Result<Option<u32>, StoreError> {
-    Ok(match store.reader().replay_progress(task)? {
-        Some((k, s)) if s == settings.identity() => Some(k),
-        _ => None,
-    })
+    Ok(
+        match store.reader().replay_progress(task, &settings.profile())? {
+            Some((k, s)) if s == settings.identity() => Some(k),
+            _ => None,
+        },
+    )
 }
 
 /// Drives calls over one task, keeping the previous call's parts in memory.
 pub struct Driver<'a> {
     pub index: &'a TaskRecordIndex,
     settings: RunSettings<'a>,
+    /// The compaction profile this driver reads and writes.
+    profile: String,
     overhead: Option<u64>,
+    /// The raw history measured at each call (index `k-1`).
+    raw: Vec<RawMeasure>,
     tool_forms: HashMap<String, ToolForm>,
     /// The previous call's number, its parts and the rows they cover.
     last: Option<(u32, Vec<Part>, usize)>,
@@ -205,11 +284,12 @@ impl<'a> Driver<'a> {
         index: &'a TaskRecordIndex,
         settings: RunSettings<'a>,
     ) -> Result<Driver<'a>, StoreError> {
+        let profile = settings.profile();
         let mut overhead = index.overhead(settings.estimator);
         if overhead.is_none()
             && let Some(Entry::Anchor { overhead: o, .. }) = store
                 .reader()
-                .entry(&index.task, ANCHOR_KEY)?
+                .entry(&index.task, &profile, ANCHOR_KEY)?
                 .as_ref()
                 .and_then(Entry::from_value)
         {
@@ -217,8 +297,10 @@ impl<'a> Driver<'a> {
         }
         Ok(Driver {
             tool_forms: store.reader().tool_forms(&index.task)?,
+            raw: index.raw_measures(settings.estimator),
             index,
             settings,
+            profile,
             overhead,
             last: None,
             progress: None,
@@ -258,6 +340,11 @@ impl<'a> Driver<'a> {
                 overhead: self.overhead,
                 previous_call,
                 agent_compacted,
+                raw: k
+                    .checked_sub(1)
+                    .and_then(|i| self.raw.get(i as usize))
+                    .copied(),
+                ratio: idx.ratio_before(k, &self.raw),
             },
         }
     }
@@ -268,7 +355,7 @@ impl<'a> Driver<'a> {
         let first = self.index.turn_first_call(k);
         let end = self.index.history_end(first);
         let parts = reconstruct(&self.index.rows[..end], self.settings.estimator);
-        let snapshot = decode_all(&store.reader().entries(&self.index.task)?);
+        let snapshot = decode_all(&store.reader().entries(&self.index.task, &self.profile)?);
         let ctx = self.context(first, Mode::Preflight);
         let out = run_call(
             parts,
@@ -302,7 +389,7 @@ impl<'a> Driver<'a> {
         for m in &self.index.rows[from..end] {
             builder.push(m, self.settings.estimator);
         }
-        let snapshot = decode_all(&store.reader().entries(&self.index.task)?);
+        let snapshot = decode_all(&store.reader().entries(&self.index.task, &self.profile)?);
         let ctx = self.context(k, Mode::Step);
         let out = run_call(
             builder.parts,
@@ -327,12 +414,18 @@ impl<'a> Driver<'a> {
         }
         let task = self.index.task.clone();
         let progress = self.progress.as_ref();
+        let profile = &self.profile;
+        let identity = self.settings.identity();
         store.transaction(|tx| -> Result<(), StoreError> {
+            if !writes.is_empty() {
+                tx.put_profile(profile, &identity)?;
+            }
             for (key, v) in &writes {
-                tx.put_entry(&task, key, v)?;
+                tx.put_entry(&task, profile, key, v)?;
             }
             if let Some(settings) = progress {
-                tx.set_replay_progress(&task, settings, k)?;
+                tx.put_profile(profile, &identity)?;
+                tx.set_replay_progress(&task, profile, settings, k)?;
             }
             Ok(())
         })?;
@@ -381,6 +474,32 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: crate::session::props::cases(32), ..ProptestConfig::default() })]
+
+        /// Calibration in real-token space: a compacted view is never
+        /// predicted above its raw history's prediction, nor below the
+        /// overhead plus the unscaled estimate of the view; a raw view is
+        /// predicted as its raw history.
+        #[test]
+        fn compacted_predictions_stay_between_the_floor_and_the_raw_prediction(events in transcript(), b in budget()) {
+            let est = CharsPerToken::default();
+            let mut mem = Store::open_memory().unwrap();
+            let index = stored(&events, &mut mem);
+            let mut d = Driver::new(&mem, &index, RunSettings { budget: b, estimator: &est, summarizer: &StaticCheckpoint, fallback: &StaticCheckpoint }).unwrap();
+            for k in 1..=index.calls() + 1 {
+                let out = d.step(&mut mem, k).unwrap();
+                let r = &out.report;
+                let floor = r.overhead.unwrap_or(0) + r.estimated_messages;
+                prop_assert!(r.tokens_after >= floor, "call {}: {} below the floor {}", k, r.tokens_after, floor);
+                prop_assert!(r.tokens_after <= r.raw_predicted, "call {}: {} above the raw prediction {}", k, r.tokens_after, r.raw_predicted);
+                prop_assert!(r.tokens_before <= r.raw_predicted, "call {}", k);
+                if r.tiers_fired.is_empty() {
+                    prop_assert_eq!(r.tokens_after, r.tokens_before, "call {}", k);
+                }
+                if !r.ratio_measured {
+                    prop_assert_eq!(r.ratio, crate::engine::UNIT_RATIO);
+                }
+            }
+        }
 
         /// Keeping the previous call's parts in memory, re-deriving the
         /// checkpoint before every call, and reopening a file store between

@@ -15,7 +15,8 @@ use crate::view::View;
 #[derive(Debug, Clone, Serialize)]
 pub struct StepRow {
     pub turn: u32,
-    pub step: u32,
+    /// The model call (1 = the first).
+    pub call: u32,
     pub tiers_fired: Vec<Tier>,
     pub tokens_before: u64,
     pub tokens_after: u64,
@@ -29,8 +30,14 @@ pub struct StepRow {
     pub cache_read_tokens: u64,
     /// Tokens it would write (everything after that prefix).
     pub cache_write_tokens: u64,
-    /// The raw, uncompacted history at this call (overhead + estimate).
+    /// The raw, uncompacted history's prediction at this call, on the same
+    /// basis as `tokens_before` and `tokens_after`.
     pub raw_tokens: u64,
+    /// What the predictions rest on: `recorded` usage or the `estimate`.
+    pub basis: crate::engine::Basis,
+    /// Recorded tokens per estimated token the estimates were scaled by.
+    pub ratio: crate::model::decimal::Ratio,
+    pub ratio_measured: bool,
     pub synthetic_results: u32,
     pub messages: usize,
 }
@@ -79,6 +86,7 @@ pub fn replay<E: From<StoreError>>(
             raw.push(m, est);
         }
         raw_fed = end;
+        // The cache and cost model is on the estimate basis, for both histories.
         let raw_tokens = overhead + raw.parts.iter().map(|p| p.tokens).sum::<u64>();
         let (read, write) = cache_split(prev_view.as_ref(), &out.view, overhead, est);
         if k >= opts.from {
@@ -88,13 +96,7 @@ pub fn replay<E: From<StoreError>>(
             totals
                 .raw
                 .add(raw_read, raw_tokens - raw_read, &opts.prices);
-            let row = step_row(
-                &out.report,
-                index.recorded_prompt(k),
-                read,
-                write,
-                raw_tokens,
-            );
+            let row = step_row(&out.report, index.recorded_prompt(k), read, write);
             on_call(&row, &out)?;
             rows.push(row);
         }
@@ -104,10 +106,10 @@ pub fn replay<E: From<StoreError>>(
     Ok((rows, totals))
 }
 
-fn step_row(r: &Report, recorded: Option<u64>, read: u64, write: u64, raw_tokens: u64) -> StepRow {
+fn step_row(r: &Report, recorded: Option<u64>, read: u64, write: u64) -> StepRow {
     StepRow {
         turn: r.turn,
-        step: r.call,
+        call: r.call,
         tiers_fired: r.tiers_fired.clone(),
         tokens_before: r.tokens_before,
         tokens_after: r.tokens_after,
@@ -119,7 +121,10 @@ fn step_row(r: &Report, recorded: Option<u64>, read: u64, write: u64, raw_tokens
         parts_folded: r.tiers.iter().map(|t| t.parts_folded).sum(),
         cache_read_tokens: read,
         cache_write_tokens: write,
-        raw_tokens,
+        raw_tokens: r.raw_predicted,
+        basis: r.basis,
+        ratio: r.ratio,
+        ratio_measured: r.ratio_measured,
         synthetic_results: r.synthetic_results,
         messages: r.messages,
     }

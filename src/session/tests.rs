@@ -199,6 +199,8 @@ impl Sim {
                 overhead: index.overhead(&est),
                 previous_call,
                 agent_compacted: false,
+                raw: None,
+                ratio: None,
             },
         };
         run_call(

@@ -19,6 +19,7 @@ use rusqlite::Connection;
 
 pub use raw::{AppendOutcome, StoredMessage, TaskRecord, TaskStats, row_hash};
 pub use runs::{RunInfo, RunStep};
+pub use snapshot::{Forgotten, ProfileState};
 pub use summary_cache::{CachedSummary, SummaryCache};
 
 /// Migrations in order; migration i brings the store to version i+1.
@@ -27,6 +28,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0002_runs.sql"),
     include_str!("migrations/0003_replay_progress.sql"),
     include_str!("migrations/0004_summary_cache.sql"),
+    include_str!("migrations/0005_profiles.sql"),
 ];
 
 /// The store format version this build reads and writes.

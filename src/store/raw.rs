@@ -42,6 +42,8 @@ pub struct AppendOutcome {
 pub struct TaskStats {
     /// Conversation rows (user and assistant; meta rows excluded).
     pub messages: u64,
+    /// Every stored row, meta rows included (what `import` counts).
+    pub rows: u64,
     pub turns: u64,
     /// Model calls: distinct generations.
     pub steps: u64,
@@ -416,6 +418,7 @@ pub fn stats_of<'a>(msgs: impl Iterator<Item = &'a Message>) -> TaskStats {
     let mut usage_by_gen: HashMap<&str, Usage> = HashMap::new();
     let mut calls: HashMap<&str, bool> = HashMap::new();
     for m in msgs {
+        st.rows += 1;
         if m.role != Role::Meta {
             st.messages += 1;
         }

@@ -68,25 +68,51 @@ impl Tx<'_> {
 }
 
 impl Tx<'_> {
-    /// Record that an in-place replay of `task` committed `call`.
-    pub fn set_replay_progress(&self, task: &str, settings: &Value, call: u32) -> Result<()> {
+    /// Record that an in-place replay of `task` under `profile` committed `call`.
+    pub fn set_replay_progress(
+        &self,
+        task: &str,
+        profile: &str,
+        settings: &Value,
+        call: u32,
+    ) -> Result<()> {
         self.tx
             .prepare_cached(
-                "INSERT INTO replay_progress (task_id, settings, last_call) VALUES (?1, ?2, ?3)
-                 ON CONFLICT(task_id) DO UPDATE SET settings = excluded.settings, last_call = excluded.last_call",
+                "INSERT INTO replay_progress (task_id, profile, settings, last_call) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(task_id, profile) DO UPDATE SET settings = excluded.settings, last_call = excluded.last_call",
             )?
-            .execute(params![task, settings.to_string(), call])?;
+            .execute(params![task, profile, settings.to_string(), call])?;
         Ok(())
     }
 }
 
 impl Reader<'_> {
-    /// The last call an in-place replay of `task` committed, and its settings.
-    pub fn replay_progress(&self, task: &str) -> Result<Option<(u32, Value)>> {
+    /// The last call an in-place replay of `task` under `profile` committed,
+    /// and its settings.
+    pub fn replay_progress(&self, task: &str, profile: &str) -> Result<Option<(u32, Value)>> {
         let row: Option<(u32, String)> = self
             .conn
             .query_row(
-                "SELECT last_call, settings FROM replay_progress WHERE task_id = ?1",
+                "SELECT last_call, settings FROM replay_progress WHERE task_id = ?1 AND profile = ?2",
+                params![task, profile],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        row.map(|(k, s)| {
+            serde_json::from_str(&s)
+                .map(|v| (k, v))
+                .map_err(|e| StoreError::Corrupt(format!("replay progress of {task}: {e}")))
+        })
+        .transpose()
+    }
+
+    /// The most advanced in-place replay of `task` under any profile.
+    pub fn any_replay_progress(&self, task: &str) -> Result<Option<(u32, Value)>> {
+        let row: Option<(u32, String)> = self
+            .conn
+            .query_row(
+                "SELECT last_call, settings FROM replay_progress WHERE task_id = ?1
+                 ORDER BY last_call DESC, profile LIMIT 1",
                 [task],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )

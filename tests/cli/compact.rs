@@ -12,11 +12,19 @@ use crate::util::{
 
 /// `compact FILE -o view.json --json` under `budget`: the report, checked.
 fn compact(env: &TestEnv, file: &str, budget: &[&str]) -> Value {
+    compact_with(env, file, budget, &[])
+}
+
+/// The same with `--in-place`: the run keeps its profile's state in the store.
+fn compact_in_place(env: &TestEnv, file: &str, budget: &[&str]) -> Value {
+    compact_with(env, file, budget, &["--in-place"])
+}
+
+fn compact_with(env: &TestEnv, file: &str, budget: &[&str], extra: &[&str]) -> Value {
     let _ = std::fs::remove_file(env.work().join("view.json"));
-    let run = env.run(&args(
-        &["compact", file, "-o", "view.json", "--json"],
-        budget,
-    ));
+    let mut argv = vec!["compact", file, "-o", "view.json", "--json"];
+    argv.extend_from_slice(extra);
+    let run = env.run(&args(&argv, budget));
     let r = run.json();
     let expected = if r["status"] == "over_window" { 1 } else { 0 };
     run.failure(expected);
@@ -86,17 +94,17 @@ fn the_human_report_goes_to_stdout_with_o() {
 #[test]
 fn running_it_again_gives_the_same_view_and_stores_nothing_new() {
     // Under each budget of the check matrix, on every fixture: the second and
-    // third runs resume after the first and re-run only its final call.
+    // third in-place runs resume after the first and re-run only its final call.
     for f in [SHRINK_FLOOR, DISPOSABLE, TENANT] {
         for (name, budget) in BUDGETS {
             let env = TestEnv::new();
             let file = env.fixture(f);
-            let first = compact(&env, &file, &budget);
+            let first = compact_in_place(&env, &file, &budget);
             let view = std::fs::read(env.work().join("view.json")).unwrap();
             let rows = env.snapshot_rows();
             assert!(!rows.is_empty());
             for _ in 0..2 {
-                let again = compact(&env, &file, &budget);
+                let again = compact_in_place(&env, &file, &budget);
                 assert_eq!(again["view_hash"], first["view_hash"], "{f} {name}");
                 assert_eq!(again["status"], first["status"], "{f} {name}");
                 assert_eq!(again["tokens_after"], first["tokens_after"], "{f} {name}");
@@ -112,7 +120,7 @@ fn compact_equals_a_replay_then_the_next_step() {
     // compact = replay every recorded call keeping the store, then the next call.
     let env = TestEnv::new();
     let file = env.fixture(SHRINK_FLOOR);
-    let r = compact(&env, &file, &FOLD);
+    let r = compact_in_place(&env, &file, &FOLD);
     let other = TestEnv::new();
     other.import_fixture(SHRINK_FLOOR);
     other
@@ -128,7 +136,7 @@ fn compact_equals_a_replay_then_the_next_step() {
         ))
         .success();
     let run = other.run(&args(
-        &["step", "--task", SHRINK_FLOOR_TASK, "--json"],
+        &["step", "--task", SHRINK_FLOOR_TASK, "--json", "--in-place"],
         &FOLD,
     ));
     run.success();
@@ -141,6 +149,7 @@ fn compact_equals_a_replay_then_the_next_step() {
             "--task",
             SHRINK_FLOOR_TASK,
             "--json",
+            "--in-place",
             "-o",
             "v.json",
         ],
@@ -165,8 +174,8 @@ fn other_settings_replay_from_the_start() {
     // resume after the first one's calls.
     let env = TestEnv::new();
     let file = env.fixture(SHRINK_FLOOR);
-    compact(&env, &file, &FOLD);
-    let run = env.run(&["compact", &file, "-o", "default.json"]);
+    compact_in_place(&env, &file, &FOLD);
+    let run = env.run(&["compact", &file, "-o", "default.json", "--in-place"]);
     run.success();
     assert!(!run.stderr.contains("resuming"), "{}", run.stderr);
     let run = env.run(&args(
@@ -177,6 +186,7 @@ fn other_settings_replay_from_the_start() {
             "fold.json",
             "--summarizer",
             "static",
+            "--in-place",
         ],
         &FOLD,
     ));
@@ -243,10 +253,10 @@ fn export_formats() {
 fn without_o_the_view_goes_to_stdout_and_the_report_to_stderr() {
     let env = TestEnv::new();
     let file = env.fixture(SHRINK_FLOOR);
-    let r = compact(&env, &file, &FOLD);
+    let r = compact_in_place(&env, &file, &FOLD);
     let canonical = std::fs::read(env.work().join("view.json")).unwrap();
 
-    let run = env.run(&args(&["compact", &file], &FOLD));
+    let run = env.run(&args(&["compact", &file, "--in-place"], &FOLD));
     run.success();
     assert_eq!(run.stdout.as_bytes(), &canonical[..]);
     let last = run.stderr.lines().last().unwrap();
@@ -316,15 +326,17 @@ fn bad_parameters_are_refused() {
     run.failure(2);
 }
 
-/// The replay progress of the shrink fixture's task: (last call, settings).
-fn progress(env: &TestEnv) -> Option<(u64, Value)> {
+/// The replay progress of the shrink fixture's task under a window:
+/// (last call, settings).
+fn progress(env: &TestEnv, window: u64) -> Option<(u64, Value)> {
     if !env.db().exists() {
         return None;
     }
     env.conn()
         .query_row(
-            "SELECT last_call, settings FROM replay_progress WHERE task_id = ?1",
-            [SHRINK_FLOOR_TASK],
+            "SELECT last_call, settings FROM replay_progress WHERE task_id = ?1
+               AND json_extract(settings, '$.budget.window') = ?2",
+            rusqlite::params![SHRINK_FLOOR_TASK, window as i64],
             |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, String>(1)?)),
         )
         .ok()
@@ -341,14 +353,22 @@ fn progress_records_in_place_runs_under_their_settings() {
         &FOLD,
     ))
     .success();
-    assert_eq!(progress(&env), None);
+    assert_eq!(progress(&env, 32000), None);
     // A default replay works on a scratch copy: no progress either.
     env.run(&args(
         &["replay", "--task", SHRINK_FLOOR_TASK, "--json"],
         &FOLD,
     ))
     .success();
-    assert_eq!(progress(&env), None);
+    assert_eq!(progress(&env, 32000), None);
+    // A default compact works on a scratch copy too.
+    env.run(&args(
+        &["compact", "--task", SHRINK_FLOOR_TASK, "-o", "v.json"],
+        &FOLD,
+    ))
+    .success();
+    assert_eq!(progress(&env, 32000), None);
+    assert!(env.snapshot_rows().is_empty());
     // An in-place replay records the last call it committed, with its settings.
     env.run(&args(
         &[
@@ -363,25 +383,40 @@ fn progress_records_in_place_runs_under_their_settings() {
         &FOLD,
     ))
     .success();
-    let (k, settings) = progress(&env).unwrap();
+    let (k, settings) = progress(&env, 32000).unwrap();
     assert_eq!(k, 3);
     assert_eq!(settings["budget"]["window"], 32000);
     assert_eq!(settings["summarizer"], "extractive");
     // compact under the same settings resumes there...
     let run = env.run(&args(
-        &["compact", "--task", SHRINK_FLOOR_TASK, "-o", "v.json"],
+        &[
+            "compact",
+            "--task",
+            SHRINK_FLOOR_TASK,
+            "-o",
+            "v.json",
+            "--in-place",
+        ],
         &FOLD,
     ));
     run.success();
     assert!(run.stderr.contains("resuming at call 3"), "{}", run.stderr);
-    assert_eq!(progress(&env).unwrap().0, SHRINK_FLOOR_CALLS + 1);
-    // ...and under other settings starts over from call 1.
-    let run = env.run(&["compact", "--task", SHRINK_FLOOR_TASK, "-o", "w.json"]);
+    assert_eq!(progress(&env, 32000).unwrap().0, SHRINK_FLOOR_CALLS + 1);
+    // ...and under other settings starts over from call 1, in its own profile.
+    let run = env.run(&[
+        "compact",
+        "--task",
+        SHRINK_FLOOR_TASK,
+        "-o",
+        "w.json",
+        "--in-place",
+    ]);
     run.success();
     assert!(!run.stderr.contains("resuming"), "{}", run.stderr);
-    let (k, settings) = progress(&env).unwrap();
+    let (k, settings) = progress(&env, 200000).unwrap();
     assert_eq!(k, SHRINK_FLOOR_CALLS + 1);
     assert_eq!(settings["budget"]["window"], 200000);
+    assert_eq!(progress(&env, 32000).unwrap().0, SHRINK_FLOOR_CALLS + 1);
 }
 
 #[test]
@@ -396,12 +431,19 @@ fn a_grown_session_is_compacted_incrementally_to_the_fresh_result() {
         assert!(lines[cut].contains("\"turn_context\""));
         let env = TestEnv::new();
         env.write("s.jsonl", format!("{}\n", lines[..cut].join("\n")));
-        let early = compact(&env, "s.jsonl", &budget);
+        let early = compact_in_place(&env, "s.jsonl", &budget);
         let fewer = early["call"].as_u64().unwrap() - 1;
         assert!(fewer < 25, "{early}");
         env.write("s.jsonl", &full);
         let run = env.run(&args(
-            &["compact", "s.jsonl", "-o", "view.json", "--json"],
+            &[
+                "compact",
+                "s.jsonl",
+                "-o",
+                "view.json",
+                "--json",
+                "--in-place",
+            ],
             &budget,
         ));
         run.success();

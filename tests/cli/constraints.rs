@@ -15,7 +15,7 @@ const FLOORS: [&str; 2] = ["floor", "breakthrough_floor"];
 
 /// The calls of `replay --json` whose tiers include a floor tier.
 fn floor_calls(replay: &Value) -> Vec<u64> {
-    replay["steps"]
+    replay["calls"]
         .as_array()
         .unwrap()
         .iter()
@@ -26,7 +26,7 @@ fn floor_calls(replay: &Value) -> Vec<u64> {
                 .iter()
                 .any(|t| FLOORS.contains(&t.as_str().unwrap()))
         })
-        .map(|s| s["step"].as_u64().unwrap())
+        .map(|s| s["call"].as_u64().unwrap())
         .collect()
 }
 
@@ -42,7 +42,7 @@ fn constraint_survives(budget: [&str; 4]) -> Vec<u64> {
     run.success();
     let replay = run.json();
     assert_eq!(
-        replay["steps"].as_array().unwrap().len() as u64,
+        replay["calls"].as_array().unwrap().len() as u64,
         TENANT_CALLS
     );
     let folds = floor_calls(&replay);

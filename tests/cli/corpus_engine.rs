@@ -136,10 +136,10 @@ fn replay_and_compact(test: &str, (window, budget, w_eff, trigger): (&str, [&str
             let run = env.run(&args(&["replay", "--task", id, "--json"], &budget));
             run.success();
             let r = run.json();
-            let steps = r["steps"].as_array().unwrap();
+            let steps = r["calls"].as_array().unwrap();
             assert_eq!(steps.len() as u64, t["steps"].as_u64().unwrap(), "{what}");
             for (i, s) in steps.iter().enumerate() {
-                assert_eq!(s["step"], i as u64 + 1, "{what}");
+                assert_eq!(s["call"], i as u64 + 1, "{what}");
                 let mut row = s.clone();
                 row["trigger"] = trigger.into();
                 row["stop"] = 0.into();
@@ -151,8 +151,8 @@ fn replay_and_compact(test: &str, (window, budget, w_eff, trigger): (&str, [&str
                 }
             }
 
-            // compact goes on from the replay (it does not replay again) and
-            // writes the view of the next call.
+            // compact replays on a scratch copy of its own and writes the
+            // view of the next call.
             let r = projected(
                 &env,
                 &args(

@@ -171,7 +171,7 @@ fn with_runs() -> (TestEnv, Vec<serde_json::Value>) {
 }
 
 fn view_hashes(r: &serde_json::Value) -> Vec<&str> {
-    r["steps"]
+    r["calls"]
         .as_array()
         .unwrap()
         .iter()
@@ -227,7 +227,7 @@ fn identical_runs_and_single_calls_compare() {
     let run = env.run(&["diff", "--stat", "run:fold", "run:fold2"]);
     run.success();
 
-    // run:NAME@STEP is that call's view: equal to the file written then.
+    // run:NAME@CALL is that call's view: equal to the file written then.
     let run = env.run(&["diff", "run:fold@7", "fold/call-0007.json"]);
     run.success();
     assert_eq!(
@@ -273,11 +273,48 @@ fn unknown_runs_and_calls_are_errors() {
         (
             "run:fold@x",
             "run:fold",
-            "\"x\" is not a call number; expected run:NAME@STEP",
+            "\"x\" is not a call number; expected run:NAME@CALL",
         ),
     ] {
         let run = env.run(&["diff", a, b]);
         run.failure(2);
         assert!(run.stderr.contains(message), "{a} {b}: {}", run.stderr);
     }
+}
+
+#[test]
+fn json_gives_the_first_divergence_and_the_changed_parts() {
+    let (env, outs) = with_runs();
+    let (fold, tight) = (view_hashes(&outs[0]), view_hashes(&outs[2]));
+    let first = fold.iter().zip(&tight).position(|(a, b)| a != b).unwrap() + 1;
+    let differing = fold.iter().zip(&tight).filter(|(a, b)| a != b).count();
+    let run = env.run(&["diff", "run:fold", "run:tight", "--json"]);
+    run.failure(1);
+    assert_eq!(run.stdout.lines().count(), 1, "compact JSON");
+    let v = run.json();
+    assert_eq!(v["schema"], "compactor.diff/1");
+    assert_eq!(v["identical"], false);
+    assert_eq!(v["first_divergence"]["call"], first as u64);
+    assert_eq!(v["calls_differing"], differing as u64);
+    assert_eq!(v["first_byte"], 62);
+    let changed = v["changed"].as_array().unwrap();
+    assert!(!changed.is_empty(), "{v}");
+    for c in changed {
+        assert_ne!(c["a"], c["b"], "{c}");
+    }
+    // Identical runs: no divergence, nothing changed, exit 0.
+    let run = env.run(&["diff", "run:fold", "run:fold2", "--json"]);
+    run.success();
+    let v = run.json();
+    assert_eq!(v["identical"], true);
+    assert_eq!(v["first_divergence"], serde_json::Value::Null);
+    assert_eq!(v["changed"], serde_json::json!([]));
+    // Two view files.
+    let a = format!("fold/call-{first:04}.json");
+    let b = format!("tight/call-{first:04}.json");
+    let run = env.run(&["diff", &a, &b, "--json"]);
+    run.failure(1);
+    let v = run.json();
+    assert_eq!(v["a"], a.as_str());
+    assert!(!v["changed"].as_array().unwrap().is_empty(), "{v}");
 }

@@ -211,7 +211,7 @@ fn import_and_replay(dir: &Path, bytes: &[u8], budget: Budget) -> Result<(), Tes
             |row, out| -> Result<(), StoreError> {
                 let v = validate(&out.view);
                 if !v.is_empty() {
-                    bad.push(format!("call {}: {v:?}", row.step));
+                    bad.push(format!("call {}: {v:?}", row.call));
                 }
                 Ok(())
             },

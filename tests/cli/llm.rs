@@ -258,7 +258,7 @@ fn replay_args(fixture: &str, to: u32, extra: &[String]) -> Vec<String> {
 }
 
 fn hashes(report: &Value) -> Vec<String> {
-    report["steps"]
+    report["calls"]
         .as_array()
         .unwrap()
         .iter()
@@ -361,7 +361,12 @@ fn anthropic_wire_compact_stores_before_use_and_reruns_byte_identical() {
         let mut a: Vec<String> = vec!["compact".into(), fixture.clone()];
         a.extend(TIGHT.iter().map(|s| s.to_string()));
         a.extend(llm_args(&server.base, "anthropic"));
-        a.extend(["-o".into(), out.into(), "--json".into()]);
+        a.extend([
+            "-o".into(),
+            out.into(),
+            "--json".into(),
+            "--in-place".into(),
+        ]);
         a
     };
     let first = run_with(&env, &compact("a.json"), Some(KEY));

@@ -141,10 +141,10 @@ fn replay_probes_adds_per_call_survival_and_the_worst_call() {
     ));
     run.success();
     let v = run.json();
-    let steps = v["steps"].as_array().unwrap();
+    let steps = v["calls"].as_array().unwrap();
     assert_eq!(steps.len(), 30);
     for s in steps {
-        assert_eq!(s["probes"]["call"], s["step"], "{s}");
+        assert_eq!(s["probes"]["call"], s["call"], "{s}");
         assert_eq!(s["probes"]["critical_kept_permille"], 1000, "{s}");
     }
     assert!(v["probes"]["worst_call"]["call"].is_u64(), "{v:#}");
@@ -234,7 +234,7 @@ fn corpus_summaries_keep_requests_and_drop_wrappers_and_escapes() {
         ));
         run.success();
         let v = run.json();
-        for s in v["steps"].as_array().unwrap() {
+        for s in v["calls"].as_array().unwrap() {
             assert_eq!(s["probes"]["critical_lost"], 0, "{rel} call {}", s["step"]);
         }
         let sums = summaries(&dir);

@@ -20,7 +20,7 @@ fn shrink_floor() -> TestEnv {
 /// `step --json`: exit 0, or 1 exactly when the status is over_window.
 fn step_json(env: &TestEnv, more: &[&str]) -> Value {
     let run = env.run(&args(
-        &["step", "--task", SHRINK_FLOOR_TASK, "--json"],
+        &["step", "--task", SHRINK_FLOOR_TASK, "--json", "--in-place"],
         more,
     ));
     let r = run.json();
@@ -179,6 +179,7 @@ fn preflight_never_fires_a_tier_and_mints_nothing() {
                         "--at",
                         &at,
                         "--json",
+                        "--in-place",
                     ],
                     &budget,
                 ));
@@ -204,7 +205,14 @@ fn preflight_never_fires_a_tier_and_mints_nothing() {
             assert!(env.snapshot_rows().is_empty());
             for at in [7, 15, 21] {
                 env.run(&args(
-                    &["step", "--task", SHRINK_FLOOR_TASK, "--at", &at.to_string()],
+                    &[
+                        "step",
+                        "--task",
+                        SHRINK_FLOOR_TASK,
+                        "--at",
+                        &at.to_string(),
+                        "--in-place",
+                    ],
                     &FOLD,
                 ))
                 .success();
@@ -316,7 +324,7 @@ fn bad_parameters_are_refused_with_status_2() {
         ),
         (
             vec!["--at", "0"],
-            "--at 0 is out of range: task 5b1e2d3c-7f4a-4e2b-9c1d-2a3b4c5d6e7f has 20 model calls, so STEP must be 1..=21",
+            "--at 0 is out of range: task 5b1e2d3c-7f4a-4e2b-9c1d-2a3b4c5d6e7f has 20 model calls, so CALL must be 1..=21",
         ),
         (
             vec!["--at", "22"],

@@ -246,7 +246,7 @@ fn in_place(env: &TestEnv, db: &Path, task: &str, more: &[&str]) -> Option<Strin
     .unwrap();
     ok(&out, "in-place replay");
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
-    r["steps"]
+    r["calls"]
         .as_array()
         .unwrap()
         .last()
@@ -305,7 +305,15 @@ fn an_abort_after_every_call_of_a_fixture_leaves_a_sound_store_that_resumes_to_t
             &env,
             db,
             &args(
-                &["compact", "--task", TENANT_TASK, "--json", "-o", "v.json"],
+                &[
+                    "compact",
+                    "--task",
+                    TENANT_TASK,
+                    "--json",
+                    "-o",
+                    "v.json",
+                    "--in-place",
+                ],
                 &FOLD,
             ),
         );
@@ -503,7 +511,7 @@ fn eight_importers_and_two_in_place_replays_share_one_store() {
         }
         for (i, (_, out)) in outs.iter().take(REPLAYERS).enumerate() {
             let r: Value = serde_json::from_slice(&out.stdout).unwrap();
-            let last = r["steps"].as_array().unwrap().last().unwrap()["view_hash"].clone();
+            let last = r["calls"].as_array().unwrap().last().unwrap()["view_hash"].clone();
             assert_eq!(last.as_str(), reference[i].as_deref(), "round {round}");
         }
         assert_integrity(&db);

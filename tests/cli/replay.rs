@@ -25,7 +25,7 @@ fn replay_json(env: &TestEnv, task: &str, more: &[&str]) -> Value {
 }
 
 fn steps(r: &Value) -> &Vec<Value> {
-    r["steps"].as_array().expect("steps is an array")
+    r["calls"].as_array().expect("calls is an array")
 }
 
 fn hashes(r: &Value) -> Vec<String> {
@@ -62,10 +62,10 @@ fn json_has_one_step_object_per_call_and_totals() {
     let steps = steps(&r);
     assert_eq!(steps.len() as u64, SHRINK_FLOOR_CALLS);
     for (i, s) in steps.iter().enumerate() {
-        assert_eq!(s["step"], i as u64 + 1, "{s}");
+        assert_eq!(s["call"], i as u64 + 1, "{s}");
         for k in [
             "turn",
-            "step",
+            "call",
             "tokens_before",
             "tokens_after",
             "raw_tokens",
@@ -105,10 +105,15 @@ fn json_has_one_step_object_per_call_and_totals() {
         for k in ["prompt_tokens", "cache_read_tokens", "cache_write_tokens"] {
             assert!(totals[side][k].is_u64(), "{side}.{k}: {totals}");
         }
-        for k in ["cost_cached_usd", "cost_uncached_usd"] {
-            let usd = totals[side][k].as_str().unwrap();
-            assert!(usd.parse::<f64>().is_ok() && usd.contains('.'), "{usd}");
+        // Money in integer micro-dollars.
+        for k in ["cost_cached_micros", "cost_uncached_micros"] {
+            assert!(totals[side][k].is_u64(), "{side}.{k}: {totals}");
         }
+        assert!(
+            totals[side]["cost_cached_micros"].as_u64()
+                <= totals[side]["cost_uncached_micros"].as_u64(),
+            "{totals}"
+        );
     }
     let sum: u64 = steps
         .iter()
@@ -157,7 +162,7 @@ fn from_and_to_limit_the_rows_not_the_calls_run() {
     );
     let rows: Vec<u64> = steps(&part)
         .iter()
-        .map(|s| s["step"].as_u64().unwrap())
+        .map(|s| s["call"].as_u64().unwrap())
         .collect();
     assert_eq!(rows, (7..=12).collect::<Vec<_>>());
     assert_eq!(part["totals"]["calls"], 6);
@@ -220,7 +225,7 @@ fn views_dir_holds_one_file_per_call_hashing_to_its_row() {
         .collect();
     assert_eq!(files, expected);
     for s in steps(&r) {
-        let k = s["step"].as_u64().unwrap();
+        let k = s["call"].as_u64().unwrap();
         let (bytes, view) = valid_view(&dir.join(format!("call-{k:04}.json")));
         assert_eq!(blake3_hex(&bytes), s["view_hash"], "call {k}");
         assert_eq!(view.messages.len() as u64, s["messages"].as_u64().unwrap());
@@ -246,12 +251,12 @@ fn saved_runs_are_listed_and_not_overwritten_without_force() {
         "{}",
         run.stdout
     );
-    let runs = env.json_of(&["runs", "--json"], 0);
-    let runs = runs.as_array().unwrap();
+    let runs = env.run(&["runs", "--json"]).json_list();
+    let runs = runs.as_slice();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0]["name"], "fold");
     assert_eq!(runs[0]["task"], SHRINK_FLOOR_TASK);
-    assert_eq!(runs[0]["steps"], SHRINK_FLOOR_CALLS);
+    assert_eq!(runs[0]["calls"], SHRINK_FLOOR_CALLS);
     assert_eq!(runs[0]["final_view_hash"], final_hash.as_str());
     assert_eq!(runs[0]["settings"]["budget"]["window"], 32000);
     assert_eq!(runs[0]["totals"], r["totals"]);
@@ -266,7 +271,7 @@ fn saved_runs_are_listed_and_not_overwritten_without_force() {
         run.stderr
     );
     assert_eq!(
-        env.json_of(&["runs", "--json"], 0)[0]["settings"]["budget"]["window"],
+        env.run(&["runs", "--json"]).json_list()[0]["settings"]["budget"]["window"],
         32000
     );
     // --force replaces it.
@@ -286,9 +291,9 @@ fn saved_runs_are_listed_and_not_overwritten_without_force() {
         "{}",
         run.stderr
     );
-    let runs = env.json_of(&["runs", "--json"], 0);
-    assert_eq!(runs.as_array().unwrap().len(), 1);
-    assert_eq!(runs[0]["steps"], 4);
+    let runs = env.run(&["runs", "--json"]).json_list();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["calls"], 4);
     assert_eq!(runs[0]["settings"]["budget"]["window"], 200000);
 }
 
@@ -302,12 +307,17 @@ fn jsonl_prints_one_object_per_call() {
         &FOLD,
     ));
     run.success();
-    let lines = run.json_lines();
-    assert_eq!(lines.len() as u64, SHRINK_FLOOR_CALLS);
-    assert_eq!(run.stdout.lines().count() as u64, SHRINK_FLOOR_CALLS);
-    for (line, row) in lines.iter().zip(steps(&full)) {
+    let mut lines = run.json_lines();
+    // One record per call, then the totals record.
+    assert_eq!(lines.len() as u64, SHRINK_FLOOR_CALLS + 1);
+    let totals = lines.pop().unwrap();
+    assert_eq!(totals["schema"], "compactor.replay_totals/1");
+    assert_eq!(totals["totals"], full["totals"]);
+    for (line, row) in lines.iter_mut().zip(steps(&full)) {
         assert!(line.is_object());
-        assert_eq!(line, row, "the JSONL rows are the --json steps");
+        assert_eq!(line["schema"], "compactor.replay_call/1");
+        line.as_object_mut().unwrap().remove("schema");
+        assert_eq!(line, row, "the JSONL rows are the --json calls");
     }
 }
 
@@ -368,14 +378,22 @@ fn a_replay_aborted_mid_way_and_run_again_ends_on_the_same_view() {
     let committed = aborted_replay(&env, TENANT_TASK, &budget, 5);
     assert_eq!(committed, 5, "progress is not the aborted call");
     let resumed = replay_json(&env, TENANT_TASK, &args(&["--resume"], &budget));
-    assert_eq!(steps(&resumed)[0]["step"], committed);
+    assert_eq!(steps(&resumed)[0]["call"], committed);
     assert_eq!(
         hashes(&resumed),
         full_hashes[committed as usize - 1..].to_vec()
     );
     // compact then resumes after the replay and ends on the reference's view.
     let run = env.run(&args(
-        &["compact", "--task", TENANT_TASK, "--json", "-o", "v.json"],
+        &[
+            "compact",
+            "--task",
+            TENANT_TASK,
+            "--json",
+            "-o",
+            "v.json",
+            "--in-place",
+        ],
         &budget,
     ));
     run.success();
@@ -406,7 +424,15 @@ fn a_replay_aborted_mid_way_and_run_again_ends_on_the_same_view() {
     env.import_fixture(TENANT);
     assert_eq!(aborted_replay(&env, TENANT_TASK, &budget, 13), 13);
     let run = env.run(&args(
-        &["compact", "--task", TENANT_TASK, "--json", "-o", "v.json"],
+        &[
+            "compact",
+            "--task",
+            TENANT_TASK,
+            "--json",
+            "-o",
+            "v.json",
+            "--in-place",
+        ],
         &budget,
     ));
     run.success();

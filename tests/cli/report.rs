@@ -27,7 +27,7 @@ fn report(env: &TestEnv, fixture: &str, out: &str, budget: &[&str]) -> String {
 fn replay_steps(env: &TestEnv, task: &str, budget: &[&str]) -> Vec<Value> {
     let run = env.run(&args(&["replay", "--task", task, "--json"], budget));
     run.success();
-    run.json()["steps"].as_array().unwrap().clone()
+    run.json()["calls"].as_array().unwrap().clone()
 }
 
 /// The value of attribute `name` in a tag's text.
@@ -188,7 +188,7 @@ fn the_context_chart_has_one_point_per_call_and_markers_where_tiers_fired() {
                 .iter()
                 .map(|t| t.as_str().unwrap())
                 .collect();
-            (s["step"].as_u64().unwrap(), tiers.join(","))
+            (s["call"].as_u64().unwrap(), tiers.join(","))
         })
         .collect();
     assert!(

@@ -216,9 +216,7 @@ fn an_interrupted_tool_call_says_so() {
 fn seqs(env: &TestEnv, address: &str) -> Vec<u64> {
     let run = env.run(&["show", "--task", CLAUDE_TASK, address, "--json"]);
     run.success();
-    run.json()
-        .as_array()
-        .unwrap()
+    run.json_list()
         .iter()
         .map(|r| r["seq"].as_u64().unwrap())
         .collect()
@@ -261,7 +259,9 @@ fn json_rows_locate_their_source() {
     let env = claude_env();
     let run = env.run(&["show", "--task", CLAUDE_TASK, "4", "--json"]);
     run.success();
-    let row = &run.json()[0];
+    let rows = run.json_list();
+    let row = &rows[0];
+    assert_eq!(row["schema"], "compactor.message/1");
     assert_eq!(row["source"], "[TMP]/cwd/claude-code/small-session.jsonl");
     assert_eq!(row["line"], 7);
     assert_eq!(row["role"], "assistant");

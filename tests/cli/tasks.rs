@@ -25,7 +25,11 @@ fn an_empty_store_says_how_to_start() {
     assert_snapshot!(run.snapshot());
     let run = env.run(&["tasks", "--json"]);
     run.success();
-    assert_eq!(run.stdout, "[]\n");
+    // JSON Lines: no task, then the totals record.
+    assert_eq!(
+        run.stdout,
+        "{\"calls\":0,\"messages\":0,\"schema\":\"compactor.tasks_total/1\",\"tasks\":0}\n"
+    );
 }
 
 #[test]
@@ -282,7 +286,10 @@ fn a_memory_store_keeps_nothing() {
     assert!(run.stdout.contains("4 added"), "{}", run.stdout);
     let mut cmd = env.bare_command();
     cmd.args(["--db", ":memory:", "tasks", "--json"]);
-    assert_eq!(env.finish(cmd).stdout, "[]\n");
+    assert_eq!(
+        env.finish(cmd).stdout,
+        "{\"calls\":0,\"messages\":0,\"schema\":\"compactor.tasks_total/1\",\"tasks\":0}\n"
+    );
     let leftovers: Vec<_> = std::fs::read_dir(env.work())
         .unwrap()
         .map(|e| e.unwrap().file_name())

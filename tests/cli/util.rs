@@ -71,9 +71,22 @@ impl Run {
         self
     }
 
+    /// One JSON object, or JSON Lines as an array (without a totals record).
     pub fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            if self.stdout.lines().count() > 1 {
+                return Value::Array(self.json_list());
+            }
+            panic!("stdout is not JSON ({e}):\n{}", self.stdout)
+        })
+    }
+
+    /// JSON Lines output as a list, without its totals record (if any).
+    pub fn json_list(&self) -> Vec<Value> {
+        self.json_lines()
+            .into_iter()
+            .filter(|v| !v["schema"].as_str().is_some_and(|s| s.contains("total")))
+            .collect()
     }
 
     /// The import report of `import --json` (one JSON object per line).
@@ -214,10 +227,7 @@ impl TestEnv {
     pub fn tasks(&self) -> Vec<Value> {
         let run = self.run(&["tasks", "--json"]);
         run.success();
-        match run.json() {
-            Value::Array(a) => a,
-            other => panic!("tasks --json is not an array: {other}"),
-        }
+        run.json_list()
     }
 
     /// One task of `tasks --json` by id.
@@ -636,7 +646,7 @@ impl TestEnv {
         }
         let conn = self.conn();
         let Ok(mut stmt) = conn.prepare(
-            "SELECT task_id, key, entry FROM task_compaction_snapshot ORDER BY task_id, key",
+            "SELECT task_id, key, entry FROM task_compaction_snapshot ORDER BY task_id, profile, key",
         ) else {
             return Vec::new();
         };

@@ -67,7 +67,7 @@ pub(super) fn interrupted_run(
     // call the child committed last.
     let resumed_from = Store::open(&DbLocation::File(db.clone()))?
         .reader()
-        .replay_progress(task)?
+        .any_replay_progress(task)?
         .map_or(1, |(k, _)| k);
     {
         let out = base(&["--resume".to_string()])

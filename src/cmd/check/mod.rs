@@ -128,7 +128,7 @@ pub fn run(ui: &mut Ui, args: &CheckArgs, db: Option<DbLocation>) -> Result<Outc
         if let Some(r) = summarizer.report() {
             v["llm"] = serde_json::to_value(r)?;
         }
-        ui.json(&v)?;
+        ui.json_kind("check", &v)?;
     } else {
         for l in summarizer.report().iter().flat_map(|r| r.human()) {
             writeln!(ui.out, "{l}")?;
@@ -195,7 +195,7 @@ fn check_fixture(
                 settings(),
                 opts,
                 |row, out| -> Result<()> {
-                    configured.note_call(row.step);
+                    configured.note_call(row.call);
                     for t in &out.report.tiers_fired {
                         if !tiers_seen.contains(t) {
                             tiers_seen.push(*t);
