@@ -5,6 +5,7 @@
 //! Messages shape, fields in a fixed order (struct order; maps sorted), one
 //! trailing newline. `view_hash` is the blake3 of exactly those bytes.
 
+pub mod session;
 pub mod text;
 
 use std::collections::HashSet;
