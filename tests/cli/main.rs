@@ -27,6 +27,7 @@ mod project;
 mod reliability;
 mod replay;
 mod report;
+mod resume;
 mod show;
 mod storage;
 mod tasks;
