@@ -134,9 +134,22 @@ impl TaskRecordIndex {
         self.usage(k).map(|u| u.prompt_tokens())
     }
 
-    /// Overhead: the first recorded call's prompt minus the estimate of the
-    /// messages it was sent (clamped at 0).
+    /// Overhead (system prompt and tools): the estimate of the recorded
+    /// request's `system` rows when the transcript has them (Claude Code
+    /// 2.1.3xx `api-request-shape`, a request's `system`), else the first
+    /// recorded call's prompt minus the estimate of the messages it was sent
+    /// (clamped at 0).
     pub fn overhead(&self, est: &dyn Estimator) -> Option<u64> {
+        let system: u64 = self
+            .rows
+            .iter()
+            .filter(|m| m.kind == Kind::System)
+            .flat_map(|m| &m.content)
+            .map(|b| crate::engine::estimate::block_tokens(est, b))
+            .sum();
+        if system > 0 {
+            return Some(system);
+        }
         let k = (1..=self.calls()).find(|k| self.usage(*k).is_some())?;
         let parts = reconstruct(&self.rows[..self.history_end(k)], est);
         let estimate: u64 = parts.iter().map(|p| p.tokens).sum();

@@ -52,12 +52,15 @@ fn client(name: &str, test: &str) -> Option<PathBuf> {
 
 /// Run a client to completion or kill it at the timeout; returns (status, stdout, stderr).
 fn run_bounded(mut cmd: Command) -> (i32, String, String) {
+    // stdin is a pipe closed at once (an empty stdin: `-p`/`exec` read it),
+    // not /dev/null, so nothing but EOF can ever reach the client.
     let mut child = cmd
-        .stdin(Stdio::null())
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("the client starts");
+    drop(child.stdin.take());
     let mut out = child.stdout.take().unwrap();
     let mut err = child.stderr.take().unwrap();
     let o = std::thread::spawn(move || {
@@ -191,6 +194,7 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<(String, Value)>>) {
             return;
         }
         let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let body_copy = body.clone();
         let n = {
             let mut l = log.lock().unwrap();
             l.push((path.clone(), body));
@@ -204,9 +208,18 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<(String, Value)>>) {
                 Some(json!({"input_tokens": 10}).to_string()),
             )
         } else if path.starts_with("/v1/messages") {
-            ("text/event-stream", Some(anthropic_sse(n)))
+            let sse = match anthropic_tool_call(&body_copy) {
+                Some(input) => anthropic_tool_sse(n, input),
+                None => anthropic_sse(n),
+            };
+            ("text/event-stream", Some(sse))
         } else if path.starts_with("/v1/responses") {
-            ("text/event-stream", Some(responses_sse(n)))
+            let sse = if wants_codex_tool(&body_copy) {
+                responses_tool_sse(n)
+            } else {
+                responses_sse(n)
+            };
+            ("text/event-stream", Some(sse))
         } else {
             ("application/json", None)
         };
@@ -257,6 +270,105 @@ fn anthropic_sse(n: usize) -> String {
             json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 3}}),
         ),
         ("message_stop", json!({"type": "message_stop"})),
+    ])
+}
+
+/// A prompt containing this asks the stub for one tool call before it answers.
+pub const TOOL_MARK: &str = "[read notes.txt]";
+
+/// The Read input to ask for when the last message is a user prompt with
+/// [`TOOL_MARK`] (not yet answered by a tool result).
+fn anthropic_tool_call(body: &Value) -> Option<Value> {
+    let last = body["messages"]
+        .as_array()?
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user" || m["role"] == "assistant")?;
+    if last["role"] != "user" {
+        return None;
+    }
+    let text = last["content"].to_string();
+    if text.contains("tool_result") || !text.contains(TOOL_MARK) {
+        return None;
+    }
+    // The working directory is in the system prompt; Read wants an absolute path.
+    let sys = body.to_string();
+    let cwd = sys
+        .split("Primary working directory: ")
+        .nth(1)?
+        .split("\\n")
+        .next()?
+        .to_string();
+    Some(json!({"file_path": format!("{cwd}/notes.txt")}))
+}
+
+fn anthropic_tool_sse(n: usize, input: Value) -> String {
+    sse(&[
+        (
+            "message_start",
+            json!({"type": "message_start", "message": {"id": format!("msg_stub{n}"), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [], "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Reading the notes."}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": format!("toolu_stub{n:04}"), "name": "Read", "input": {}}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 1}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 12}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ])
+}
+
+/// Whether the last input item is a user prompt with [`TOOL_MARK`].
+fn wants_codex_tool(body: &Value) -> bool {
+    let Some(last) = body["input"].as_array().and_then(|a| a.last()) else {
+        return false;
+    };
+    last["type"] == "message"
+        && last["role"] == "user"
+        && last["content"].to_string().contains(TOOL_MARK)
+}
+
+fn responses_tool_sse(n: usize) -> String {
+    let item = json!({"type": "function_call", "id": format!("fc_{n}"), "status": "completed", "name": "exec_command", "arguments": json!({"cmd": "cat notes.txt"}).to_string(), "call_id": format!("call_stub{n:04}")});
+    sse(&[
+        (
+            "response.created",
+            json!({"type": "response.created", "response": {"id": format!("resp_{n}")}}),
+        ),
+        (
+            "response.output_item.added",
+            json!({"type": "response.output_item.added", "output_index": 0, "item": item}),
+        ),
+        (
+            "response.output_item.done",
+            json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+        ),
+        (
+            "response.completed",
+            json!({"type": "response.completed", "response": {"id": format!("resp_{n}"), "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 3, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 13}}}),
+        ),
     ])
 }
 
@@ -761,5 +873,156 @@ fn two_written_sessions_differ_only_in_id_and_time() {
             "{kind}: the two files differ beyond id and time"
         );
         assert!(a.contains("0199a1b2-0000-7000-8000-000000000001"));
+    }
+}
+
+// ---------------------------------------------------------------- fresh fixtures
+
+/// Where the generator writes the sessions the pinned clients wrote.
+const CLAUDE_FIXTURE: &str = "claude-code/client-2.1.332.jsonl";
+const CODEX_FIXTURE: &str = "codex/client-0.171.0.jsonl";
+/// The temporary directory is written as this in committed fixtures.
+const FIXTURE_ROOT: &str = "/tmp/compactor-fixture";
+
+/// Regenerate the fresh client fixtures: each pinned client runs two turns
+/// (the first with a tool call served by the stub) in a temporary HOME, and
+/// its session file is copied under `testdata/` with the temporary directory
+/// renamed. Run by hand: `cargo test --test cli -- --ignored regenerate_client_fixtures`.
+#[test]
+#[ignore = "regenerates committed fixtures; run by hand"]
+fn regenerate_client_fixtures() {
+    let (Some(claude), Some(codex)) = (
+        client("claude", "regenerate_client_fixtures"),
+        client("codex", "regenerate_client_fixtures"),
+    ) else {
+        return;
+    };
+    let turns = [
+        format!("Summarise the project notes. {TOOL_MARK}"),
+        "Now say it in one line.".to_string(),
+    ];
+    // Claude Code.
+    {
+        let env = TestEnv::new();
+        let project = env.root().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join("notes.txt"), "The export job batches reads.\n").unwrap();
+        let stub = Stub::start();
+        let mut id: Option<String> = None;
+        for t in &turns {
+            let mut cmd = client_command(&claude, &env.home(), &project);
+            cmd.env(
+                "ANTHROPIC_BASE_URL",
+                format!("http://127.0.0.1:{}", stub.port),
+            )
+            .env("ANTHROPIC_API_KEY", "sk-ant-loopback");
+            if let Some(id) = &id {
+                cmd.args(["--resume", id]);
+            }
+            cmd.args(["-p", t]);
+            let (status, out, err) = run_bounded(cmd);
+            assert_eq!(status, 0, "claude failed:\n{out}\n{err}");
+            let file = only_jsonl(&env.home().join(".claude").join("projects"));
+            id = Some(file.file_stem().unwrap().to_string_lossy().to_string());
+        }
+        let file = only_jsonl(&env.home().join(".claude").join("projects"));
+        save_fixture(&file, &env, CLAUDE_FIXTURE);
+    }
+    // Codex.
+    {
+        let env = TestEnv::new();
+        let home = env.home();
+        let project = env.root().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join("notes.txt"), "The export job batches reads.\n").unwrap();
+        let stub = Stub::start();
+        std::fs::create_dir_all(home.join(".codex")).unwrap();
+        std::fs::write(
+            home.join(".codex").join("config.toml"),
+            format!(
+                "model_provider = \"stub\"\nmodel = \"gpt-5.1-codex\"\n\n[model_providers.stub]\nname = \"stub\"\nbase_url = \"http://127.0.0.1:{}/v1\"\nwire_api = \"responses\"\nenv_key = \"STUB_API_KEY\"\n",
+                stub.port
+            ),
+        )
+        .unwrap();
+        let mut id: Option<String> = None;
+        for t in &turns {
+            let mut cmd = client_command(&codex, &home, &project);
+            cmd.env("STUB_API_KEY", "loopback")
+                .args(["exec", "--skip-git-repo-check"]);
+            if let Some(id) = &id {
+                cmd.args(["resume", id]);
+            }
+            cmd.arg(t);
+            let (status, out, err) = run_bounded(cmd);
+            assert_eq!(status, 0, "codex failed:\n{out}\n{err}");
+            let file = only_jsonl(&home.join(".codex").join("sessions"));
+            let stem = file.file_stem().unwrap().to_string_lossy().to_string();
+            id = Some(stem[stem.len() - 36..].to_string());
+        }
+        let file = only_jsonl(&home.join(".codex").join("sessions"));
+        save_fixture(&file, &env, CODEX_FIXTURE);
+    }
+}
+
+/// The one `.jsonl` file under `dir` (recursively).
+fn only_jsonl(dir: &Path) -> PathBuf {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                found.push(p);
+            }
+        }
+    }
+    assert_eq!(
+        found.len(),
+        1,
+        "one session file under {}: {found:?}",
+        dir.display()
+    );
+    found.pop().unwrap()
+}
+
+fn save_fixture(file: &Path, env: &TestEnv, rel: &str) {
+    let text = std::fs::read_to_string(file).unwrap();
+    let root = env.root().display().to_string();
+    let slug: String = root
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let fixture_slug: String = FIXTURE_ROOT
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let text = text
+        .replace(&root, FIXTURE_ROOT)
+        .replace(&slug, &fixture_slug);
+    std::fs::write(crate::util::testdata(rel), text).unwrap();
+}
+
+/// The fresh sessions the pinned clients wrote import with no unknown line type.
+#[test]
+fn fresh_client_fixtures_import_with_no_unknown_lines() {
+    for (rel, format) in [(CLAUDE_FIXTURE, "claude-code"), (CODEX_FIXTURE, "codex")] {
+        let env = TestEnv::new();
+        let f = env.fixture(rel);
+        let run = env.run(&["import", &f, "--json"]);
+        run.success();
+        let r = run.json();
+        assert_eq!(r["format"], format, "{rel}");
+        assert_eq!(r["unknown_line_types"], json!({}), "{rel}: {r}");
+        assert_eq!(r["skipped_lines"], json!([]), "{rel}: {r}");
+        let task = &r["tasks"][0];
+        assert_eq!(task["turns"], 2, "{rel}: two turns: {r}");
+        assert!(
+            task["steps"].as_u64().unwrap() >= 3,
+            "{rel}: a tool call and two answers: {r}"
+        );
+        assert_eq!(task["interrupted_tool_calls"], json!([]), "{rel}");
     }
 }
