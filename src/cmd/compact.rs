@@ -31,7 +31,7 @@ use crate::store::Store;
 use crate::view::session::{
     Provider, SessionKind, SessionParams, adapt, claude_code_session, codex_session,
 };
-use crate::view::{ExportFormat, export};
+use crate::view::{ExportFormat, RequestHead, export_request};
 
 #[derive(Debug, Args)]
 pub struct CompactArgs {
@@ -122,7 +122,18 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
     summarizer.note_call(calls + 1);
     let llm = summarizer.report();
     let format = args.format;
-    let bytes = export(&out.view, format);
+    // The checkpoint is a whole request: the recorded system prompt and tools too.
+    let head = RequestHead::from_system_blocks(
+        index
+            .rows
+            .iter()
+            .filter(|m| m.kind == crate::model::Kind::System)
+            .flat_map(|m| &m.content),
+    );
+    let (bytes, export_notes) = export_request(&out.view, &head, format);
+    for n in export_notes {
+        ui.note(format!("the view as {}: {n}", format_name(format)));
+    }
     let recorded = index.recorded_prompt(calls + 1);
     let summary = if fired.is_empty() {
         format!("replayed {replayed} recorded calls: no tier fired")
@@ -287,5 +298,13 @@ fn shell_word(s: &str) -> String {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+fn format_name(f: ExportFormat) -> &'static str {
+    match f {
+        ExportFormat::Anthropic => "anthropic",
+        ExportFormat::Openai => "openai",
+        ExportFormat::Markdown => "markdown",
     }
 }

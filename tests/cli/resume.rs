@@ -1026,3 +1026,46 @@ fn fresh_client_fixtures_import_with_no_unknown_lines() {
         assert_eq!(task["interrupted_tool_calls"], json!([]), "{rel}");
     }
 }
+
+/// The checkpoint is a whole request: `compact -o` carries the recorded system
+/// prompt and tools, and `export --format openai` turns it into a standard
+/// Chat Completions body (system message first, function tools, no reasoning
+/// field).
+#[test]
+fn the_checkpoint_carries_system_prompt_and_tools() {
+    let env = TestEnv::new();
+    let f = env.fixture(CLAUDE_FIXTURE);
+    env.run(&["compact", &f, "-o", "checkpoint.json", "-q"])
+        .success();
+    let cp: Value =
+        serde_json::from_slice(&std::fs::read(env.work().join("checkpoint.json")).unwrap())
+            .unwrap();
+    let system = cp["system"].as_str().expect("a system prompt");
+    assert!(system.contains("Claude"), "{system:.200}");
+    let tools = cp["tools"].as_array().expect("tools");
+    assert!(
+        tools
+            .iter()
+            .any(|t| t["name"] == "Read" && t["input_schema"].is_object()),
+        "the Read tool is defined"
+    );
+    // The view part is unchanged: the same messages as the plain view.
+    let plain = env.run(&["compact", &f, "--json", "-q", "-o", "v.json"]);
+    plain.success();
+    assert_eq!(
+        View::from_json(&std::fs::read(env.work().join("checkpoint.json")).unwrap()).unwrap(),
+        View::from_json(&std::fs::read(env.work().join("v.json")).unwrap()).unwrap()
+    );
+    let run = env.run(&["export", "checkpoint.json", "--format", "openai"]);
+    run.success();
+    let body: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(body["messages"][0]["role"], "system");
+    assert_eq!(body["messages"][0]["content"], system);
+    assert!(!run.stdout.contains("reasoning_content"));
+    let fns = body["tools"].as_array().expect("function tools");
+    assert!(
+        fns.iter()
+            .all(|t| t["type"] == "function" && t["function"]["parameters"].is_object())
+    );
+    assert!(fns.iter().any(|t| t["function"]["name"] == "Read"));
+}
