@@ -1069,3 +1069,59 @@ fn the_checkpoint_carries_system_prompt_and_tools() {
     );
     assert!(fns.iter().any(|t| t["function"]["name"] == "Read"));
 }
+
+/// A written session never replaces a file; a bad `--cwd` or session id is a
+/// usage error (exit 2) that writes nothing.
+#[test]
+fn write_session_refuses_to_overwrite_and_rejects_bad_input() {
+    let env = TestEnv::new();
+    let src = env.fixture("fixtures/codex-tenant-registry.jsonl");
+    let id = "0199a1b2-0000-7000-8000-00000000000a";
+    let write = |extra: &[&str], id: &str| {
+        let mut a = vec![
+            "compact",
+            src.as_str(),
+            "--write-session",
+            "claude-code",
+            "-q",
+        ];
+        a.extend_from_slice(extra);
+        let mut cmd = env.command(&a);
+        cmd.env("COMPACTOR_SESSION_ID", id);
+        env.finish(cmd)
+    };
+    write(&["--cwd", "."], id).success();
+    let projects = env.home().join(".claude").join("projects");
+    let file = only_jsonl(&projects);
+    let before = std::fs::read(&file).unwrap();
+    let again = write(&["--cwd", "."], id);
+    again.failure(2);
+    assert!(
+        again.stderr.contains("cannot write the session"),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        before,
+        "the first file is untouched"
+    );
+    let bad_cwd = write(
+        &["--cwd", "no/such/dir"],
+        "0199a1b2-0000-7000-8000-00000000000b",
+    );
+    bad_cwd.failure(2);
+    assert!(
+        bad_cwd.stderr.contains("--cwd no/such/dir"),
+        "{}",
+        bad_cwd.stderr
+    );
+    let bad_id = write(&["--cwd", "."], "not-a-uuid");
+    bad_id.failure(2);
+    assert!(
+        bad_id.stderr.contains("COMPACTOR_SESSION_ID"),
+        "{}",
+        bad_id.stderr
+    );
+    assert_eq!(only_jsonl(&projects), file, "nothing else was written");
+}
