@@ -570,22 +570,36 @@ enum Agent {
 
 /// Compact `source` into `agent`'s session format, resume it with the real
 /// client against the stub, and check the request against the view.
-fn compact_and_resume(
+fn compact_and_resume_expecting_constraints(
     test: &str,
     source: &Path,
     source_format: Format,
     agent: Agent,
     budget: &[&str],
 ) {
-    let Some(bin) = client(
+    let out = compact_and_resume(test, source, source_format, agent, budget);
+    if let Some(summary) = out {
+        assert!(
+            summary.contains("## Constraints\n- "),
+            "{test}: the fixture's summary has constraints"
+        );
+    }
+}
+
+fn compact_and_resume(
+    test: &str,
+    source: &Path,
+    source_format: Format,
+    agent: Agent,
+    budget: &[&str],
+) -> Option<String> {
+    let bin = client(
         match agent {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
         },
         test,
-    ) else {
-        return;
-    };
+    )?;
     let env = TestEnv::new();
     let project = env.root().join("project");
     std::fs::create_dir_all(&project).unwrap();
@@ -708,7 +722,21 @@ fn compact_and_resume(
             || *b == json!(["assistant", "text", "No response requested."])),
         "{test}: only the client's own user text follows the view: {rest:?}"
     );
-    if let Some(summary) = summary {
+    // Every constraint line of the summary reaches the model.
+    let sent_text = sent.to_string();
+    for c in summary
+        .iter()
+        .flat_map(|s| s.split("## Constraints").nth(1))
+        .flat_map(|sec| sec.split("\n## ").next())
+        .flat_map(|sec| sec.lines().filter(|l| l.starts_with("- ")))
+    {
+        let quoted = serde_json::to_string(c).unwrap();
+        assert!(
+            sent_text.contains(&quoted[1..quoted.len() - 1]),
+            "{test}: the constraint {c:?} is in the request"
+        );
+    }
+    if let Some(summary) = &summary {
         assert_eq!(
             got[0],
             json!(["user", "text", summary]),
@@ -717,6 +745,7 @@ fn compact_and_resume(
     }
     // The source is untouched and the view still validates.
     assert_eq!(compactor::view::validate(&adapted), vec![]);
+    summary
 }
 
 fn fixture(rel: &str) -> PathBuf {
@@ -729,7 +758,7 @@ const SMALL: &[&str] = &["--window", "8000", "--output-reserved", "1000"];
 fn claude_code_resumes_a_compacted_claude_fixture() {
     let src = fixture("fixtures/claude-shrink-floor.jsonl");
     let before = std::fs::read(&src).unwrap();
-    compact_and_resume(
+    compact_and_resume_expecting_constraints(
         "claude_fixture",
         &src,
         Format::ClaudeCode,
@@ -745,7 +774,7 @@ fn claude_code_resumes_a_compacted_claude_fixture() {
 
 #[test]
 fn codex_resumes_a_compacted_codex_fixture() {
-    compact_and_resume(
+    compact_and_resume_expecting_constraints(
         "codex_fixture",
         &fixture("fixtures/codex-tenant-registry.jsonl"),
         Format::Codex,
@@ -756,7 +785,7 @@ fn codex_resumes_a_compacted_codex_fixture() {
 
 #[test]
 fn claude_code_resumes_a_codex_session() {
-    compact_and_resume(
+    compact_and_resume_expecting_constraints(
         "codex_in_claude",
         &fixture("fixtures/codex-tenant-registry.jsonl"),
         Format::Codex,
@@ -767,7 +796,7 @@ fn claude_code_resumes_a_codex_session() {
 
 #[test]
 fn codex_resumes_a_claude_session() {
-    compact_and_resume(
+    compact_and_resume_expecting_constraints(
         "claude_in_codex",
         &fixture("fixtures/claude-shrink-floor.jsonl"),
         Format::ClaudeCode,
