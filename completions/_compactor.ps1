@@ -261,6 +261,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the final view to FILE (default: standard output)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the final view to FILE (default: standard output)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'The final view''s format')
+            [CompletionResult]::new('--write-session', '--write-session', [CompletionResultType]::ParameterName, 'Write the final view as a new session of this agent, to resume from. The report then goes to stdout, and the view only to `-o FILE`')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The working directory the written session belongs to (default: the source session''s, else the current directory)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the final call''s report as JSON (on stderr when the view goes to stdout)')

@@ -213,7 +213,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__compact)
-            opts="-o -q -h -V --task --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --output --format --json --in-place --db --quiet --color --help --version"
+            opts="-o -q -h -V --task --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --output --format --json --in-place --write-session --cwd --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -297,6 +297,14 @@ _compactor() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "anthropic openai markdown" -- "${cur}"))
+                    return 0
+                    ;;
+                --write-session)
+                    COMPREPLY=($(compgen -W "claude-code codex" -- "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --db)

@@ -249,6 +249,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand -o 'Write the final view to FILE (default: standard output)'
             cand --output 'Write the final view to FILE (default: standard output)'
             cand --format 'The final view''s format'
+            cand --write-session 'Write the final view as a new session of this agent, to resume from. The report then goes to stdout, and the view only to `-o FILE`'
+            cand --cwd 'The working directory the written session belongs to (default: the source session''s, else the current directory)'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --json 'Print the final call''s report as JSON (on stderr when the view goes to stdout)'

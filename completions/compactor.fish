@@ -274,6 +274,9 @@ complete -c compactor -n "__fish_compactor_using_subcommand compact" -s o -l out
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l format -d 'The final view\'s format' -r -f -a "anthropic\t'The canonical Anthropic Messages body'
 openai\t'OpenAI Chat Completions messages'
 markdown\t'A readable transcript'"
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l write-session -d 'Write the final view as a new session of this agent, to resume from. The report then goes to stdout, and the view only to `-o FILE`' -r -f -a "claude-code\t'A Claude Code session (`claude --resume <id>`)'
+codex\t'A Codex rollout (`codex resume <id>`)'"
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l cwd -d 'The working directory the written session belongs to (default: the source session\'s, else the current directory)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''

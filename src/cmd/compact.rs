@@ -12,23 +12,29 @@
 //! has grown runs only its new calls.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
 
 use super::Ui;
 use super::call_report::CallJson;
 use super::common::{BudgetArgs, TaskSource};
 use super::common::{budget_of, outcome_of, progress, resolve_task, summarizer_of, write_atomic};
+use super::write_session::{Stamp, resume_command, session_path, write_new};
 use crate::cmd::exit::Outcome;
+use crate::engine::CallOutput;
 use crate::engine::Tier;
 use crate::engine::estimate::CharsPerToken;
+use crate::model::Format;
 use crate::session::cost::Prices;
 use crate::session::driver::{Driver, RunSettings, TaskRecordIndex, resume_point};
 use crate::session::replay::{ReplayOptions, replay};
 use crate::store::Store;
-use crate::view::{ExportFormat, export};
+use crate::view::session::{
+    Provider, SessionKind, SessionParams, adapt, claude_code_session, codex_session,
+};
+use crate::view::{ExportFormat, RequestHead, export_request};
 
 #[derive(Debug, Args)]
 pub struct CompactArgs {
@@ -57,6 +63,16 @@ pub struct CompactArgs {
     /// left as it was found (the llm summary cache excepted).
     #[arg(long)]
     pub in_place: bool,
+
+    /// Write the final view as a new session of this agent, to resume from. The
+    /// report then goes to stdout, and the view only to `-o FILE`.
+    #[arg(long, value_enum, value_name = "AGENT")]
+    pub write_session: Option<SessionKind>,
+
+    /// The working directory the written session belongs to (default: the
+    /// source session's, else the current directory).
+    #[arg(long, value_name = "DIR", requires = "write_session")]
+    pub cwd: Option<PathBuf>,
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome> {
@@ -125,7 +141,18 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
     summarizer.note_call(calls + 1);
     let llm = summarizer.report();
     let format = args.format;
-    let bytes = export(&out.view, format);
+    // The checkpoint is a whole request: the recorded system prompt and tools too.
+    let head = RequestHead::from_system_blocks(
+        index
+            .rows
+            .iter()
+            .filter(|m| m.kind == crate::model::Kind::System)
+            .flat_map(|m| &m.content),
+    );
+    let (bytes, export_notes) = export_request(&out.view, &head, format);
+    for n in export_notes {
+        ui.note(format!("the view as {}: {n}", format_name(format)));
+    }
     let recorded = index.recorded_prompt(calls + 1);
     let summary = if fired.is_empty() {
         format!("replayed {replayed} recorded calls: no tier fired")
@@ -136,49 +163,167 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             list.join(", ")
         )
     };
-    match &args.output {
-        Some(path) => {
-            if !args.json {
-                writeln!(ui.out, "{summary}")?;
-            }
+    let written = match args.write_session {
+        Some(kind) => Some(write_session(
+            store,
+            &task,
+            &out,
+            kind,
+            args.cwd.as_deref(),
+        )?),
+        None => None,
+    };
+    let json_value = || -> Result<serde_json::Value> {
+        let mut v = serde_json::to_value(CallJson {
+            task: &task,
+            report: &out.report,
+            recorded_prompt_tokens: recorded,
+            budget: &budget,
+        })?;
+        if let Some(r) = &llm {
+            v["llm"] = serde_json::to_value(r)?;
+        }
+        if let Some(w) = &written {
+            v["session_id"] = serde_json::Value::String(w.session_id.clone());
+            v["session_path"] = serde_json::Value::String(w.path.display().to_string());
+        }
+        super::with_schema("call", &v)
+    };
+    if args.output.is_some() || written.is_some() {
+        if !args.json {
+            writeln!(ui.out, "{summary}")?;
+        }
+        if let Some(path) = &args.output {
             write_atomic(path, &bytes, "the view to ")?;
+        }
+        if args.json {
+            ui.json(&json_value()?)?;
+        } else {
             super::summarizer::print_call_with(
                 ui,
                 &task,
                 &out.report,
                 &budget,
                 recorded,
-                args.json,
+                false,
                 llm.as_ref(),
             )?;
         }
-        None => {
-            ui.out.write_all(&bytes)?;
-            // The view owns stdout; the report goes to stderr.
-            if args.json {
-                let mut v = serde_json::to_value(CallJson {
-                    task: &task,
-                    report: &out.report,
-                    recorded_prompt_tokens: recorded,
-                    budget: &budget,
-                })?;
-                if let Some(r) = &llm {
-                    v["llm"] = serde_json::to_value(r)?;
-                }
-                v["schema"] = super::schema("call").into();
-                ui.requested_on_stderr(v.to_string());
-            } else {
-                ui.note(format!(
-                    "compacted {task}: {summary}; final view {} → {} tokens, tiers {}, status {}, view {}",
-                    out.report.tokens_before,
-                    out.report.tokens_after,
-                    Tier::list(&out.report.tiers_fired),
-                    out.report.status.name(),
-                    &out.report.view_hash[..16]
-                ));
-                summarizer.note(ui);
+        if let Some(w) = &written {
+            for n in &w.notes {
+                ui.note(format!("written session: {n}"));
             }
+            if !args.json {
+                writeln!(ui.out, "session: {}", w.path.display())?;
+                writeln!(
+                    ui.out,
+                    "resume:  cd {} && {}",
+                    shell_word(&w.cwd),
+                    resume_command(w.kind, &w.session_id)
+                )?;
+            }
+        }
+    } else {
+        ui.out.write_all(&bytes)?;
+        // The view owns stdout; the report goes to stderr.
+        if args.json {
+            ui.requested_on_stderr(json_value()?.to_string());
+        } else {
+            ui.note(format!(
+                "compacted {task}: {summary}; final view {} → {} tokens, tiers {}, status {}, view {}",
+                out.report.tokens_before,
+                out.report.tokens_after,
+                Tier::list(&out.report.tiers_fired),
+                out.report.status.name(),
+                &out.report.view_hash[..16]
+            ));
+            summarizer.note(ui);
         }
     }
     Ok(outcome_of(out.report.status))
+}
+
+/// A session written by `--write-session`.
+struct Written {
+    kind: SessionKind,
+    session_id: String,
+    path: PathBuf,
+    cwd: String,
+    notes: Vec<String>,
+}
+
+/// Write the final view as a new session of `kind` (the source is never touched).
+fn write_session(
+    store: &Store,
+    task: &str,
+    out: &CallOutput,
+    kind: SessionKind,
+    cwd: Option<&Path>,
+) -> Result<Written> {
+    let record = store.reader().task(task)?;
+    let source = record
+        .as_ref()
+        .and_then(|r| Format::parse(&r.format))
+        .map_or(Provider::Anthropic, Provider::of);
+    let cwd = match cwd {
+        Some(dir) => absolute(dir)?,
+        None => match record.as_ref().and_then(|r| r.cwd.clone()) {
+            Some(c) => c,
+            None => absolute(Path::new("."))?,
+        },
+    };
+    let adapted = adapt(&out.view, source, kind.provider());
+    let stamp = Stamp::new(kind, &out.report.view_hash)?;
+    let timestamp = stamp.iso();
+    // Only a Claude model name means anything to Claude Code.
+    let model = record
+        .as_ref()
+        .and_then(|r| r.model.as_deref())
+        .filter(|m| kind != SessionKind::ClaudeCode || m.starts_with("claude"));
+    let params = SessionParams {
+        session_id: &stamp.session_id,
+        timestamp: &timestamp,
+        cwd: &cwd,
+        model,
+        pre_tokens: out.report.tokens_before,
+    };
+    let bytes = match kind {
+        SessionKind::ClaudeCode => claude_code_session(&adapted.view, &params),
+        SessionKind::Codex => codex_session(&adapted.view, &params),
+    };
+    let path = session_path(kind, &stamp, &cwd)?;
+    write_new(&path, &bytes)?;
+    Ok(Written {
+        kind,
+        session_id: stamp.session_id,
+        path,
+        cwd,
+        notes: adapted.notes,
+    })
+}
+
+fn absolute(dir: &Path) -> Result<String> {
+    let abs = std::fs::canonicalize(dir)
+        .with_context(|| format!("--cwd {}: no such directory", dir.display()))?;
+    Ok(abs.display().to_string())
+}
+
+/// A path quoted for a POSIX shell when it needs quoting.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+fn format_name(f: ExportFormat) -> &'static str {
+    match f {
+        ExportFormat::Anthropic => "anthropic",
+        ExportFormat::Openai => "openai",
+        ExportFormat::Markdown => "markdown",
+    }
 }

@@ -8,7 +8,7 @@ use clap::Args;
 use super::Ui;
 use super::common::write_atomic;
 use crate::cmd::exit::Outcome;
-use crate::view::{ExportFormat, View, export};
+use crate::view::{ExportFormat, RequestHead, View, export_request};
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
@@ -36,8 +36,16 @@ pub fn run(ui: &mut Ui, args: &ExportArgs) -> Result<Outcome> {
             e
         )
     })?;
+    // A checkpoint written by `compact -o` may carry the request's system
+    // prompt and tools next to the messages.
+    let head = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .map(|v| RequestHead::from_checkpoint(&v))
+        .unwrap_or_default();
     let format = args.format;
-    let out = export(&view, format);
+    let (out, notes) = export_request(&view, &head, format);
+    for n in notes {
+        ui.note(n);
+    }
     match &args.output {
         Some(path) => write_atomic(path, &out, "")?,
         // Markdown on stdout is for people (a terminal): control characters

@@ -21,6 +21,7 @@ pub mod style;
 mod summarizer;
 pub mod tasks;
 pub mod visible;
+mod write_session;
 
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Write};

@@ -184,13 +184,31 @@ impl TaskRecordIndex {
         Some(Ratio::from_ppm(ppm as u32))
     }
 
-    /// Overhead: the first recorded call's prompt minus the estimate of the
-    /// messages it was sent (clamped at 0).
+    /// Overhead (system prompt and tools): the larger of the estimate of the
+    /// recorded request's `system` rows (Claude Code 2.1.3xx
+    /// `api-request-shape`, a request's `system`, Codex base instructions) and
+    /// the first recorded call's prompt minus the estimate of the messages it
+    /// was sent (clamped at 0). The larger, because a record can hold only part
+    /// of the request (Codex records no tools) or a redacted prompt.
     pub fn overhead(&self, est: &dyn Estimator) -> Option<u64> {
-        let k = (1..=self.calls()).find(|k| self.usage(*k).is_some())?;
-        let parts = reconstruct(&self.rows[..self.history_end(k)], est);
-        let estimate: u64 = parts.iter().map(|p| p.tokens).sum();
-        Some(self.recorded_prompt(k)?.saturating_sub(estimate))
+        let system: u64 = self
+            .rows
+            .iter()
+            .filter(|m| m.kind == Kind::System)
+            .flat_map(|m| &m.content)
+            .map(|b| crate::engine::estimate::block_tokens(est, b))
+            .sum();
+        let measured = (1..=self.calls())
+            .find(|k| self.usage(*k).is_some())
+            .and_then(|k| {
+                let parts = reconstruct(&self.rows[..self.history_end(k)], est);
+                let estimate: u64 = parts.iter().map(|p| p.tokens).sum();
+                Some(self.recorded_prompt(k)?.saturating_sub(estimate))
+            });
+        match measured {
+            Some(m) => Some(m.max(system)),
+            None => (system > 0).then_some(system),
+        }
     }
 }
 

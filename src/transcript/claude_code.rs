@@ -32,6 +32,8 @@ pub struct ClaudeCodeImporter {
     /// uuid → task key, for sidechain lines (their parent decides their task).
     sidechain_task: HashMap<String, String>,
     last_sidechain_key: Option<String>,
+    /// Tasks whose request shape is already recorded.
+    shape_seen: HashSet<String>,
 }
 
 /// The fields of a line we use; everything else is skipped without building values.
@@ -67,6 +69,10 @@ struct Line<'a> {
     content: Option<&'a RawValue>,
     #[serde(rename = "compactMetadata")]
     compact_metadata: Option<Value>,
+    /// `api-request-shape`: `{system, tools}`.
+    shape: Option<Value>,
+    /// `api-request`: the request parameters (`model`, ...).
+    params: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -167,6 +173,63 @@ impl Importer for ClaudeCodeImporter {
                 }
                 _ => Ok(LineOutcome::NotConversation),
             },
+            // Claude Code 2.1.3xx records the request it sends: the shape
+            // (system prompt and tools) once per change, the parameters
+            // (model) per call. The first shape becomes the task's system
+            // row; the model names the task when no response did yet.
+            "api-request-shape" => {
+                let key = self.task_key(&l);
+                let task = tasks.task(&key);
+                if self.shape_seen.insert(key) {
+                    let shape = l.shape.unwrap_or(Value::Null);
+                    let mut content = Vec::new();
+                    match shape.get("system") {
+                        Some(Value::String(s)) => content.push(Block::Text { text: s.clone() }),
+                        Some(Value::Array(parts)) => {
+                            for p in parts {
+                                if let Some(t) = p.get("text").and_then(Value::as_str) {
+                                    content.push(Block::Text {
+                                        text: t.to_string(),
+                                    });
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                    if let Some(tools @ Value::Array(_)) = shape.get("tools") {
+                        content.push(Block::Other(
+                            serde_json::json!({"type": "tools", "tools": tools}),
+                        ));
+                    }
+                    if content.is_empty() {
+                        return Ok(LineOutcome::NotConversation);
+                    }
+                    let mut m = Message::new(Role::Meta, Kind::System, content, line);
+                    m.timestamp = l.timestamp.clone();
+                    task.push(m);
+                    return Ok(LineOutcome::Imported);
+                }
+                Ok(LineOutcome::NotConversation)
+            }
+            "api-request" => {
+                let key = self.task_key(&l);
+                let task = tasks.task(&key);
+                if task.meta.model.is_none() {
+                    task.meta.model = l
+                        .params
+                        .as_ref()
+                        .and_then(|p| p.get("model"))
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
+                }
+                Ok(LineOutcome::NotConversation)
+            }
+            // Copies of request messages (`api-request-blob`, whose `system`
+            // role is the client's own injected context), cost and session
+            // bookkeeping: not conversation, skipped on purpose.
+            "api-request-blob" | "cost-state" | "atis-latch" | "mode" | "tools-used" => {
+                Ok(LineOutcome::NotConversation)
+            }
             "progress"
             | "file-history-snapshot"
             | "queue-operation"

@@ -58,7 +58,7 @@ impl Importer for CodexImporter {
             // The legacy format: a bare header, `record_type` markers, bare items.
             (None, None) if obj.contains_key("record_type") => Ok(LineOutcome::NotConversation),
             (None, None) if line == 1 && obj.contains_key("id") => {
-                self.session_meta(&obj, tasks);
+                self.session_meta(line, &obj, tasks);
                 Ok(LineOutcome::Imported)
             }
             (Some(_), None) if is_response_item(&obj) => {
@@ -100,7 +100,7 @@ impl CodexImporter {
     ) -> LineResult {
         match ty {
             "session_meta" => {
-                self.session_meta(payload, tasks);
+                self.session_meta(line, payload, tasks);
                 Ok(LineOutcome::NotConversation)
             }
             "turn_context" => {
@@ -157,12 +157,29 @@ impl CodexImporter {
         }
     }
 
-    fn session_meta(&mut self, p: &Map<String, Value>, tasks: &mut TaskSet) {
+    fn session_meta(&mut self, line: u64, p: &Map<String, Value>, tasks: &mut TaskSet) {
         if self.meta_seen {
             return; // a resumed rollout repeats its meta; the first one names the task
         }
         self.meta_seen = true;
         let task = tasks.main();
+        // The base instructions are the request's system prompt: a meta row the
+        // checkpoint carries as `system`, never part of the view.
+        let instructions = p
+            .get("base_instructions")
+            .and_then(|b| b.get("text"))
+            .or_else(|| p.get("instructions"))
+            .and_then(Value::as_str)
+            .filter(|t| !t.trim().is_empty());
+        if let Some(text) = instructions {
+            let text = text.to_string();
+            task.push(Message::new(
+                Role::Meta,
+                Kind::System,
+                vec![Block::Text { text }],
+                line,
+            ));
+        }
         task.meta.session_id = opt_str(p, "id").or_else(|| opt_str(p, "session_id"));
         task.meta.cwd = opt_str(p, "cwd");
         task.meta.cli_version = opt_str(p, "cli_version");

@@ -5,6 +5,7 @@
 //! Messages shape, fields in a fixed order (struct order; maps sorted), one
 //! trailing newline. `view_hash` is the blake3 of exactly those bytes.
 
+pub mod session;
 pub mod text;
 
 use std::collections::HashSet;
@@ -231,45 +232,188 @@ pub enum ExportFormat {
 
 /// Render a view in an export format (always ends with a newline).
 pub fn export(view: &View, format: ExportFormat) -> Vec<u8> {
-    match format {
-        ExportFormat::Anthropic => view.canonical_bytes(),
-        ExportFormat::Openai => {
-            let mut out = serde_json::to_vec(&json!({ "messages": to_openai(view) }))
-                .expect("values serialise");
-            out.push(b'\n');
-            out
+    export_request(view, &RequestHead::default(), format).0
+}
+
+/// What a whole request carries besides the messages, as the transcript
+/// recorded it: the system prompt and the tool definitions (Anthropic shape:
+/// `{name, description, input_schema}`, or a server tool's own shape).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RequestHead {
+    pub system: Option<String>,
+    pub tools: Vec<Value>,
+}
+
+impl RequestHead {
+    /// From a task's `system` rows: their text is the system prompt, a
+    /// `{"type":"tools"}` block holds the tool definitions.
+    pub fn from_system_blocks<'a>(blocks: impl Iterator<Item = &'a Block>) -> RequestHead {
+        let mut texts = Vec::new();
+        let mut tools = Vec::new();
+        for b in blocks {
+            match b {
+                Block::Text { text } => texts.push(text.clone()),
+                Block::Other(v) if v.get("type").and_then(Value::as_str) == Some("tools") => {
+                    if let Some(list) = v.get("tools").and_then(Value::as_array) {
+                        tools.extend(list.iter().cloned());
+                    }
+                }
+                _ => {}
+            }
         }
-        ExportFormat::Markdown => to_markdown(view).into_bytes(),
+        RequestHead {
+            system: (!texts.is_empty()).then(|| texts.join("\n\n")),
+            tools,
+        }
+    }
+
+    /// From a checkpoint file's `system` (a string or text blocks) and `tools`.
+    pub fn from_checkpoint(v: &Value) -> RequestHead {
+        let system = match v.get("system") {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Array(parts)) => {
+                let t: Vec<&str> = parts
+                    .iter()
+                    .filter_map(|p| p.get("text").and_then(Value::as_str))
+                    .collect();
+                (!t.is_empty()).then(|| t.join("\n\n"))
+            }
+            _ => None,
+        };
+        let tools = v
+            .get("tools")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        RequestHead { system, tools }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.system.is_none() && self.tools.is_empty()
     }
 }
 
+/// Render a view with its request head as a whole request body, and say what
+/// had to be dropped for the format. Without a head the Anthropic form is the
+/// view's canonical bytes. Anthropic: `{"system","tools","messages"}`.
+/// OpenAI: a standard Chat Completions body, `{"messages","tools"}`, the system
+/// prompt as the first message; reasoning (no Chat Completions field carries
+/// it) and server tools without an input schema are dropped with a note.
+pub fn export_request(
+    view: &View,
+    head: &RequestHead,
+    format: ExportFormat,
+) -> (Vec<u8>, Vec<String>) {
+    let mut notes = Vec::new();
+    let bytes = match format {
+        ExportFormat::Anthropic if head.is_empty() => view.canonical_bytes(),
+        ExportFormat::Anthropic => {
+            // Fixed field order: system, tools, then the canonical messages.
+            let mut out = b"{".to_vec();
+            if let Some(s) = &head.system {
+                out.extend_from_slice(b"\"system\":");
+                out.extend(serde_json::to_vec(s).expect("strings serialise"));
+                out.push(b',');
+            }
+            if !head.tools.is_empty() {
+                out.extend_from_slice(b"\"tools\":");
+                out.extend(serde_json::to_vec(&head.tools).expect("values serialise"));
+                out.push(b',');
+            }
+            out.extend_from_slice(&view.canonical_bytes()[1..]);
+            out
+        }
+        ExportFormat::Openai => {
+            let mut messages = Vec::new();
+            if let Some(s) = &head.system {
+                messages.push(json!({"role": "system", "content": s}));
+            }
+            let (rest, dropped) = openai_messages(view);
+            messages.extend(rest);
+            if dropped > 0 {
+                notes.push(format!(
+                    "{dropped} reasoning block{} dropped: Chat Completions has no field for reasoning",
+                    if dropped == 1 { "" } else { "s" }
+                ));
+            }
+            let mut tools = Vec::new();
+            let mut server = 0u32;
+            for t in &head.tools {
+                match (t.get("name"), t.get("input_schema")) {
+                    (Some(name), Some(schema)) => tools.push(json!({
+                        "type": "function",
+                        "function": {
+                            "name": name,
+                            "description": t.get("description").cloned().unwrap_or(Value::String(String::new())),
+                            "parameters": schema,
+                        },
+                    })),
+                    _ => server += 1,
+                }
+            }
+            if server > 0 {
+                notes.push(format!(
+                    "{server} tool definition{} without an input schema (provider server tools) dropped",
+                    if server == 1 { "" } else { "s" }
+                ));
+            }
+            let mut body = json!({ "messages": messages });
+            if !tools.is_empty() {
+                body["tools"] = Value::Array(tools);
+            }
+            let mut out = serde_json::to_vec(&body).expect("values serialise");
+            out.push(b'\n');
+            out
+        }
+        ExportFormat::Markdown => {
+            let mut out = String::new();
+            if let Some(s) = &head.system {
+                out.push_str(&format!("### system\n\n{s}\n\n"));
+            }
+            if !head.tools.is_empty() {
+                let names: Vec<&str> = head
+                    .tools
+                    .iter()
+                    .filter_map(|t| t.get("name").and_then(Value::as_str))
+                    .collect();
+                out.push_str(&format!("### tools\n\n{}\n\n", names.join(", ")));
+            }
+            out.push_str(&to_markdown(view));
+            out.into_bytes()
+        }
+    };
+    (bytes, notes)
+}
+
 /// OpenAI Chat Completions messages: tool_use → `tool_calls`, tool_result →
-/// `role: tool` messages, thinking → `reasoning_content`, images → `image_url`.
+/// `role: tool` messages, images → `image_url`; reasoning is left out (Chat
+/// Completions has no standard field for it).
 pub fn to_openai(view: &View) -> Vec<Value> {
+    openai_messages(view).0
+}
+
+/// The messages and how many reasoning blocks were left out.
+fn openai_messages(view: &View) -> (Vec<Value>, u32) {
     let mut out = Vec::new();
+    let mut dropped = 0u32;
     for m in &view.messages {
         match m.role {
             ViewRole::Assistant => {
                 let mut text = Vec::new();
-                let mut reasoning = Vec::new();
                 let mut calls = Vec::new();
                 for b in &m.content {
                     match b {
                         Block::Text { text: t } => text.push(t.clone()),
-                        Block::Thinking { thinking, .. } => reasoning.push(thinking.clone()),
+                        Block::Thinking { .. } | Block::RedactedThinking { .. } => dropped += 1,
                         Block::ToolUse { id, name, input } => calls.push(json!({
                             "id": id,
                             "type": "function",
                             "function": {"name": name, "arguments": serde_json::to_string(input).expect("values serialise")},
                         })),
-                        Block::RedactedThinking { .. } => {}
                         other => text.push(block_text(other)),
                     }
                 }
                 let mut msg = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { Value::String(text.join("\n\n")) }});
-                if !reasoning.is_empty() {
-                    msg["reasoning_content"] = Value::String(reasoning.join("\n\n"));
-                }
                 if !calls.is_empty() {
                     msg["tool_calls"] = Value::Array(calls);
                 }
@@ -303,7 +447,7 @@ pub fn to_openai(view: &View) -> Vec<Value> {
             }
         }
     }
-    out
+    (out, dropped)
 }
 
 /// A readable transcript of the view.
@@ -475,5 +619,53 @@ mod tests {
         let md = to_markdown(&v);
         assert!(md.contains("### 2 · assistant"));
         assert!(md.contains("[tool_use Read t1]"));
+    }
+
+    #[test]
+    fn a_request_head_makes_a_whole_request() {
+        let v = View {
+            messages: vec![
+                user(vec![text("read a")]),
+                assistant(vec![
+                    Block::Thinking {
+                        thinking: "hm".into(),
+                        signature: None,
+                    },
+                    call("t1"),
+                ]),
+                user(vec![result("t1")]),
+            ],
+        };
+        // No head: the canonical bytes, so the hash is the view's.
+        let (plain, notes) = export_request(&v, &RequestHead::default(), ExportFormat::Anthropic);
+        assert_eq!(plain, v.canonical_bytes());
+        assert!(notes.is_empty());
+        let head = RequestHead {
+            system: Some("be brief".into()),
+            tools: vec![
+                json!({"name": "Read", "description": "read", "input_schema": {"type": "object"}}),
+                json!({"type": "web_search_20250305", "name": "web_search"}),
+            ],
+        };
+        let (a, _) = export_request(&v, &head, ExportFormat::Anthropic);
+        let a: Value = serde_json::from_slice(&a).unwrap();
+        assert_eq!(a["system"], "be brief");
+        assert_eq!(a["tools"].as_array().unwrap().len(), 2);
+        assert_eq!(
+            View::from_json(&serde_json::to_vec(&a).unwrap()).unwrap(),
+            v
+        );
+        let (o, notes) = export_request(&v, &head, ExportFormat::Openai);
+        let o: Value = serde_json::from_slice(&o).unwrap();
+        assert_eq!(
+            o["messages"][0],
+            json!({"role": "system", "content": "be brief"})
+        );
+        assert_eq!(o["tools"][0]["function"]["name"], "Read");
+        assert_eq!(o["tools"].as_array().unwrap().len(), 1);
+        assert!(o["messages"][2].get("reasoning_content").is_none());
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        let head2 = RequestHead::from_checkpoint(&a);
+        assert_eq!(head2, head);
     }
 }

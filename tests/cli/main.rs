@@ -29,6 +29,7 @@ mod project;
 mod reliability;
 mod replay;
 mod report;
+mod resume;
 mod show;
 mod state;
 mod storage;

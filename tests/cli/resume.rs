@@ -1,0 +1,1190 @@
+//! `compact --write-session`, checked with the real clients: Claude Code and
+//! Codex (pinned in `clients/package.json`, installed by `cd clients && npm
+//! ci`) resume the written session against a loopback server written here,
+//! and the request each sends carries the compacted view, in order, block for
+//! block, apart from what the client injects on its own.
+//!
+//! Offline and bounded: the clients see only `127.0.0.1`, telemetry and
+//! nonessential traffic are off, HOME is a temporary directory, and every
+//! client process is killed (and the test fails) after [`CLIENT_TIMEOUT`].
+//! Without the clients the tests skip locally and fail under `CI=true`.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use compactor::model::{Block, Format, ToolContent};
+use compactor::view::View;
+use compactor::view::session::{Provider, adapt};
+use serde_json::{Value, json};
+
+use crate::util::{TestEnv, corpus, crate_dir, under_ci};
+
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(120);
+const PROMPT: &str = "Carry on from the summary.";
+
+// ---------------------------------------------------------------- clients
+
+/// The installed client binary, or `None` (after saying how to install it).
+fn client(name: &str, test: &str) -> Option<PathBuf> {
+    let bin = crate_dir()
+        .join("clients")
+        .join("node_modules")
+        .join(".bin")
+        .join(name);
+    if bin.exists() {
+        return Some(bin);
+    }
+    if under_ci() {
+        panic!(
+            "{test}: {} is missing and CI is set: run `cd clients && npm ci` (clients/package-lock.json pins the versions)",
+            bin.display()
+        );
+    }
+    eprintln!(
+        "SKIPPED {test}: the {name} client is not installed; run `cd clients && npm ci` to install the pinned clients"
+    );
+    None
+}
+
+/// Run a client to completion or kill it at the timeout; returns (status, stdout, stderr).
+fn run_bounded(mut cmd: Command) -> (i32, String, String) {
+    // stdin is a pipe closed at once (an empty stdin: `-p`/`exec` read it),
+    // not /dev/null, so nothing but EOF can ever reach the client.
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the client starts");
+    drop(child.stdin.take());
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let o = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let e = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("wait on the client") {
+            break st;
+        }
+        if start.elapsed() > CLIENT_TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the client did not finish within {CLIENT_TIMEOUT:?}: killed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    (
+        status.code().unwrap_or(-1),
+        o.join().unwrap_or_default(),
+        e.join().unwrap_or_default(),
+    )
+}
+
+/// A minimal PATH: the directory holding `node` (Codex's launcher needs it),
+/// then the system directories; nothing else from the developer's setup.
+fn client_path() -> String {
+    let mut dirs: Vec<String> = std::env::var_os("PATH")
+        .map(|p| {
+            std::env::split_paths(&p)
+                .filter(|d| d.join("node").is_file())
+                .take(1)
+                .map(|d| d.display().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.extend(["/usr/local/bin", "/usr/bin", "/bin"].map(String::from));
+    dirs.join(":")
+}
+
+/// A hermetic environment for a client: nothing from the developer's own
+/// environment but a minimal PATH.
+fn client_command(bin: &Path, home: &Path, cwd: &Path) -> Command {
+    let mut cmd = Command::new(bin);
+    cmd.env_clear()
+        .env("PATH", client_path())
+        .env("HOME", home)
+        .env("DISABLE_TELEMETRY", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env("DISABLE_ERROR_REPORTING", "1")
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("NO_COLOR", "1")
+        .current_dir(cwd);
+    cmd
+}
+
+// ---------------------------------------------------------------- server
+
+/// A loopback model server: records every request body, answers Anthropic
+/// Messages and OpenAI Responses requests with a short streamed text.
+pub struct Stub {
+    pub port: u16,
+    pub requests: Arc<Mutex<Vec<(String, Value)>>>,
+}
+
+impl Stub {
+    pub fn start() -> Stub {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let port = listener.local_addr().unwrap().port();
+        let requests: Arc<Mutex<Vec<(String, Value)>>> = Arc::default();
+        let log = Arc::clone(&requests);
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(conn) = conn else { continue };
+                let log = Arc::clone(&log);
+                std::thread::spawn(move || serve(conn, &log));
+            }
+        });
+        Stub { port, requests }
+    }
+
+    pub fn bodies(&self, path_prefix: &str) -> Vec<Value> {
+        self.requests
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(p, _)| p.starts_with(path_prefix))
+            .map(|(_, b)| b.clone())
+            .collect()
+    }
+}
+
+/// One keep-alive connection: requests with a Content-Length body.
+fn serve(conn: TcpStream, log: &Mutex<Vec<(String, Value)>>) {
+    let _ = conn.set_read_timeout(Some(Duration::from_secs(60)));
+    let mut writer = conn.try_clone().expect("clone the stream");
+    let mut reader = BufReader::new(conn);
+    loop {
+        let mut request_line = String::new();
+        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut parts = request_line.split_whitespace();
+        let method = parts.next().unwrap_or("").to_string();
+        let path = parts.next().unwrap_or("").to_string();
+        let mut length = 0usize;
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                return;
+            }
+            let h = h.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = h.split_once(':')
+                && k.eq_ignore_ascii_case("content-length")
+            {
+                length = v.trim().parse().unwrap_or(0);
+            }
+        }
+        let mut body = vec![0u8; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let body_copy = body.clone();
+        let n = {
+            let mut l = log.lock().unwrap();
+            l.push((path.clone(), body));
+            l.len()
+        };
+        let (kind, payload) = if method != "POST" {
+            ("application/json", None)
+        } else if path.starts_with("/v1/messages/count_tokens") {
+            (
+                "application/json",
+                Some(json!({"input_tokens": 10}).to_string()),
+            )
+        } else if path.starts_with("/v1/messages") {
+            let sse = match anthropic_tool_call(&body_copy) {
+                Some(input) => anthropic_tool_sse(n, input),
+                None => anthropic_sse(n),
+            };
+            ("text/event-stream", Some(sse))
+        } else if path.starts_with("/v1/responses") {
+            let sse = if wants_codex_tool(&body_copy) {
+                responses_tool_sse(n)
+            } else {
+                responses_sse(n)
+            };
+            ("text/event-stream", Some(sse))
+        } else {
+            ("application/json", None)
+        };
+        let (status, payload) = match payload {
+            Some(p) => ("200 OK", p),
+            None => ("404 Not Found", "{}".to_string()),
+        };
+        let head = format!(
+            "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\r\n",
+            payload.len()
+        );
+        if writer.write_all(head.as_bytes()).is_err()
+            || writer.write_all(payload.as_bytes()).is_err()
+        {
+            return;
+        }
+        let _ = writer.flush();
+    }
+}
+
+fn sse(events: &[(&str, Value)]) -> String {
+    events
+        .iter()
+        .map(|(e, d)| format!("event: {e}\ndata: {d}\n\n"))
+        .collect()
+}
+
+fn anthropic_sse(n: usize) -> String {
+    sse(&[
+        (
+            "message_start",
+            json!({"type": "message_start", "message": {"id": format!("msg_stub{n}"), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [], "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": format!("stub answer {n}")}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 3}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ])
+}
+
+/// A prompt containing this asks the stub for one tool call before it answers.
+pub const TOOL_MARK: &str = "[read notes.txt]";
+
+/// The Read input to ask for when the last message is a user prompt with
+/// [`TOOL_MARK`] (not yet answered by a tool result).
+fn anthropic_tool_call(body: &Value) -> Option<Value> {
+    let last = body["messages"]
+        .as_array()?
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user" || m["role"] == "assistant")?;
+    if last["role"] != "user" {
+        return None;
+    }
+    let text = last["content"].to_string();
+    if text.contains("tool_result") || !text.contains(TOOL_MARK) {
+        return None;
+    }
+    // The working directory is in the system prompt; Read wants an absolute path.
+    let sys = body.to_string();
+    let cwd = sys
+        .split("Primary working directory: ")
+        .nth(1)?
+        .split("\\n")
+        .next()?
+        .to_string();
+    Some(json!({"file_path": format!("{cwd}/notes.txt")}))
+}
+
+fn anthropic_tool_sse(n: usize, input: Value) -> String {
+    sse(&[
+        (
+            "message_start",
+            json!({"type": "message_start", "message": {"id": format!("msg_stub{n}"), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [], "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Reading the notes."}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": format!("toolu_stub{n:04}"), "name": "Read", "input": {}}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 1}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 12}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ])
+}
+
+/// Whether the last input item is a user prompt with [`TOOL_MARK`].
+fn wants_codex_tool(body: &Value) -> bool {
+    let Some(last) = body["input"].as_array().and_then(|a| a.last()) else {
+        return false;
+    };
+    last["type"] == "message"
+        && last["role"] == "user"
+        && last["content"].to_string().contains(TOOL_MARK)
+}
+
+fn responses_tool_sse(n: usize) -> String {
+    let item = json!({"type": "function_call", "id": format!("fc_{n}"), "status": "completed", "name": "exec_command", "arguments": json!({"cmd": "cat notes.txt"}).to_string(), "call_id": format!("call_stub{n:04}")});
+    sse(&[
+        (
+            "response.created",
+            json!({"type": "response.created", "response": {"id": format!("resp_{n}")}}),
+        ),
+        (
+            "response.output_item.added",
+            json!({"type": "response.output_item.added", "output_index": 0, "item": item}),
+        ),
+        (
+            "response.output_item.done",
+            json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+        ),
+        (
+            "response.completed",
+            json!({"type": "response.completed", "response": {"id": format!("resp_{n}"), "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 3, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 13}}}),
+        ),
+    ])
+}
+
+fn responses_sse(n: usize) -> String {
+    let item = json!({"type": "message", "role": "assistant", "id": format!("msg_{n}"), "status": "completed", "content": [{"type": "output_text", "text": format!("stub answer {n}"), "annotations": []}]});
+    let mut added = item.clone();
+    added["content"] = json!([]);
+    added["status"] = json!("in_progress");
+    sse(&[
+        (
+            "response.created",
+            json!({"type": "response.created", "response": {"id": format!("resp_{n}")}}),
+        ),
+        (
+            "response.output_item.added",
+            json!({"type": "response.output_item.added", "output_index": 0, "item": added}),
+        ),
+        (
+            "response.output_text.delta",
+            json!({"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "item_id": format!("msg_{n}"), "delta": format!("stub answer {n}")}),
+        ),
+        (
+            "response.output_item.done",
+            json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+        ),
+        (
+            "response.completed",
+            json!({"type": "response.completed", "response": {"id": format!("resp_{n}"), "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 3, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 13}}}),
+        ),
+    ])
+}
+
+// ---------------------------------------------------------------- comparison
+
+/// One block reduced to what both wire formats can say: role, kind, and the
+/// kind's payload (tool results as text).
+fn simple(role: &str, b: &Block) -> Value {
+    match b {
+        Block::Text { text } => json!([role, "text", text]),
+        Block::Thinking { thinking, .. } => json!([role, "thinking", thinking]),
+        Block::RedactedThinking { .. } => json!([role, "redacted_thinking"]),
+        Block::ToolUse { id, name, input } => json!([role, "tool_use", id, name, input]),
+        Block::ToolResult {
+            tool_use_id,
+            content,
+            ..
+        } => json!([role, "tool_result", tool_use_id, content_text(content)]),
+        Block::Image { .. } => json!([role, "image"]),
+        Block::Other(v) => json!([role, "other", v]),
+    }
+}
+
+fn content_text(c: &ToolContent) -> String {
+    match c {
+        ToolContent::Text(s) => s.clone(),
+        ToolContent::Blocks(bs) => bs
+            .iter()
+            .filter_map(|b| match b {
+                Block::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
+fn view_blocks(view: &View) -> Vec<Value> {
+    view.messages
+        .iter()
+        .flat_map(|m| {
+            let role = match m.role {
+                compactor::view::ViewRole::User => "user",
+                compactor::view::ViewRole::Assistant => "assistant",
+            };
+            m.content.iter().map(move |b| simple(role, b))
+        })
+        .collect()
+}
+
+/// Claude Code's request messages as simple blocks, without what the client
+/// injects on its own (`system` messages inside `messages`, system reminders).
+fn claude_request_blocks(body: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    for m in body["messages"].as_array().expect("messages") {
+        let role = m["role"].as_str().unwrap_or("");
+        if role != "user" && role != "assistant" {
+            continue;
+        }
+        let blocks: Vec<Value> = match &m["content"] {
+            Value::String(s) => vec![json!({"type": "text", "text": s})],
+            Value::Array(a) => a.clone(),
+            _ => Vec::new(),
+        };
+        for b in blocks {
+            let mut b = b;
+            if let Some(o) = b.as_object_mut() {
+                o.remove("cache_control");
+            }
+            let block: Block = serde_json::from_value(b).expect("a content block");
+            if let Block::Text { text } = &block
+                && text.trim_start().starts_with("<system-reminder>")
+            {
+                continue;
+            }
+            out.push(simple(role, &block));
+        }
+    }
+    out
+}
+
+/// Codex's request input items as simple blocks, without what the client
+/// injects (developer messages, environment and instruction context).
+fn codex_request_blocks(body: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    for it in body["input"].as_array().expect("input") {
+        match it["type"].as_str().unwrap_or("") {
+            "message" => {
+                let role = it["role"].as_str().unwrap_or("");
+                if role != "user" && role != "assistant" {
+                    continue;
+                }
+                for c in it["content"].as_array().into_iter().flatten() {
+                    let text = c["text"].as_str().unwrap_or("");
+                    if [
+                        "<environment_context>",
+                        "<skills_instructions>",
+                        "<user_instructions>",
+                    ]
+                    .iter()
+                    .any(|p| text.trim_start().starts_with(p))
+                    {
+                        continue;
+                    }
+                    match c["type"].as_str() {
+                        Some("input_image") => out.push(json!([role, "image"])),
+                        _ => out.push(json!([role, "text", text])),
+                    }
+                }
+            }
+            "function_call" => {
+                let args = it["arguments"].as_str().unwrap_or("");
+                let input = match serde_json::from_str::<Value>(args) {
+                    Ok(v @ Value::Object(_)) => v,
+                    _ => json!({"arguments": args}),
+                };
+                out.push(json!([
+                    "assistant",
+                    "tool_use",
+                    it["call_id"],
+                    it["name"],
+                    input
+                ]));
+            }
+            "custom_tool_call" => out.push(json!([
+                "assistant",
+                "tool_use",
+                it["call_id"],
+                it["name"],
+                {"input": it["input"]}
+            ])),
+            "function_call_output" | "custom_tool_call_output" => {
+                let text = match &it["output"] {
+                    Value::String(s) => s.clone(),
+                    Value::Array(a) => a
+                        .iter()
+                        .filter_map(|c| c["text"].as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    other => other.to_string(),
+                };
+                out.push(json!(["user", "tool_result", it["call_id"], text]));
+            }
+            "reasoning" => {
+                let text: Vec<&str> = it["summary"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|s| s["text"].as_str())
+                    .collect();
+                if text.is_empty() {
+                    out.push(json!(["assistant", "redacted_thinking"]));
+                } else {
+                    out.push(json!(["assistant", "thinking", text.join("\n\n")]));
+                }
+            }
+            other => out.push(json!(["?", other])),
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------- the checks
+
+#[derive(Clone, Copy, PartialEq)]
+enum Agent {
+    Claude,
+    Codex,
+}
+
+/// Compact `source` into `agent`'s session format, resume it with the real
+/// client against the stub, and check the request against the view.
+fn compact_and_resume_expecting_constraints(
+    test: &str,
+    source: &Path,
+    source_format: Format,
+    agent: Agent,
+    budget: &[&str],
+) {
+    let out = compact_and_resume(test, source, source_format, agent, budget);
+    if let Some(summary) = out {
+        assert!(
+            summary.contains("## Constraints\n- "),
+            "{test}: the fixture's summary has constraints"
+        );
+    }
+}
+
+fn compact_and_resume(
+    test: &str,
+    source: &Path,
+    source_format: Format,
+    agent: Agent,
+    budget: &[&str],
+) -> Option<String> {
+    let bin = client(
+        match agent {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+        },
+        test,
+    )?;
+    let env = TestEnv::new();
+    let project = env.root().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let stub = Stub::start();
+    let home = env.home();
+    let kind = match agent {
+        Agent::Claude => "claude-code",
+        Agent::Codex => "codex",
+    };
+    let view_path = env.root().join("view.json");
+    let src = source.to_str().unwrap();
+    let mut args = vec![
+        "compact",
+        src,
+        "--write-session",
+        kind,
+        "--cwd",
+        project.to_str().unwrap(),
+        "-o",
+        view_path.to_str().unwrap(),
+        "--json",
+        "-q",
+    ];
+    args.extend_from_slice(budget);
+    let run = env.run(&args);
+    run.success();
+    let report = run.json();
+    let id = report["session_id"]
+        .as_str()
+        .expect("session_id")
+        .to_string();
+    let session_path = report["session_path"]
+        .as_str()
+        .expect("session_path")
+        .replace("[TMP]", &env.root().display().to_string());
+    assert!(
+        Path::new(&session_path).starts_with(&home),
+        "{session_path} is under HOME"
+    );
+    let view = View::from_json(&std::fs::read(&view_path).unwrap()).unwrap();
+    let target = match agent {
+        Agent::Claude => Provider::Anthropic,
+        Agent::Codex => Provider::OpenAi,
+    };
+    let adapted = adapt(&view, Provider::of(source_format), target).view;
+    let summary = compactor::view::session::summary_text(&view).map(str::to_string);
+
+    let (status, stdout, stderr) = match agent {
+        Agent::Claude => {
+            let mut cmd = client_command(&bin, &home, &project);
+            cmd.env(
+                "ANTHROPIC_BASE_URL",
+                format!("http://127.0.0.1:{}", stub.port),
+            )
+            .env("ANTHROPIC_API_KEY", "sk-ant-loopback")
+            .args(["--resume", &id, "-p", PROMPT]);
+            run_bounded(cmd)
+        }
+        Agent::Codex => {
+            std::fs::create_dir_all(home.join(".codex")).unwrap();
+            std::fs::write(
+                home.join(".codex").join("config.toml"),
+                format!(
+                    "model_provider = \"stub\"\nmodel = \"gpt-5.1-codex\"\n\n[model_providers.stub]\nname = \"stub\"\nbase_url = \"http://127.0.0.1:{}/v1\"\nwire_api = \"responses\"\nenv_key = \"STUB_API_KEY\"\n",
+                    stub.port
+                ),
+            )
+            .unwrap();
+            let mut cmd = client_command(&bin, &home, &project);
+            cmd.env("STUB_API_KEY", "loopback").args([
+                "exec",
+                "--skip-git-repo-check",
+                "resume",
+                &id,
+                PROMPT,
+            ]);
+            run_bounded(cmd)
+        }
+    };
+    assert_eq!(
+        status, 0,
+        "{test}: the client failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    let bodies = match agent {
+        Agent::Claude => stub.bodies("/v1/messages?"),
+        Agent::Codex => stub.bodies("/v1/responses"),
+    };
+    // The main request is the one that carries the new prompt.
+    let sent = bodies
+        .iter()
+        .find(|b| b.to_string().contains(PROMPT))
+        .unwrap_or_else(|| panic!("{test}: no request carried the prompt; got {bodies:?}"));
+    let got = match agent {
+        Agent::Claude => claude_request_blocks(sent),
+        Agent::Codex => codex_request_blocks(sent),
+    };
+    let want = view_blocks(&adapted);
+    assert!(
+        got.len() > want.len(),
+        "{test}: the request has {} blocks, the view {}",
+        got.len(),
+        want.len()
+    );
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(
+            g, w,
+            "{test}: block {i} of the request differs from the view"
+        );
+    }
+    let rest = &got[want.len()..];
+    assert!(
+        rest.iter()
+            .any(|b| b[2].as_str().is_some_and(|t| t.starts_with(PROMPT))),
+        "{test}: the new prompt follows the view: {rest:?}"
+    );
+    // Claude Code puts its own "No response requested." between a view that
+    // ends with a user message and the new prompt.
+    assert!(
+        rest.iter().all(|b| (b[0] == "user" && b[1] == "text")
+            || *b == json!(["assistant", "text", "No response requested."])),
+        "{test}: only the client's own user text follows the view: {rest:?}"
+    );
+    // Every constraint line of the summary reaches the model.
+    let sent_text = sent.to_string();
+    for c in summary
+        .iter()
+        .flat_map(|s| s.split("## Constraints").nth(1))
+        .flat_map(|sec| sec.split("\n## ").next())
+        .flat_map(|sec| sec.lines().filter(|l| l.starts_with("- ")))
+    {
+        let quoted = serde_json::to_string(c).unwrap();
+        assert!(
+            sent_text.contains(&quoted[1..quoted.len() - 1]),
+            "{test}: the constraint {c:?} is in the request"
+        );
+    }
+    if let Some(summary) = &summary {
+        assert_eq!(
+            got[0],
+            json!(["user", "text", summary]),
+            "{test}: the summary leads"
+        );
+    }
+    // The source is untouched and the view still validates.
+    assert_eq!(compactor::view::validate(&adapted), vec![]);
+    summary
+}
+
+fn fixture(rel: &str) -> PathBuf {
+    crate::util::testdata(rel)
+}
+
+const SMALL: &[&str] = &["--window", "8000", "--output-reserved", "1000"];
+
+#[test]
+fn claude_code_resumes_a_compacted_claude_fixture() {
+    let src = fixture("fixtures/claude-shrink-floor.jsonl");
+    let before = std::fs::read(&src).unwrap();
+    compact_and_resume_expecting_constraints(
+        "claude_fixture",
+        &src,
+        Format::ClaudeCode,
+        Agent::Claude,
+        SMALL,
+    );
+    assert_eq!(
+        std::fs::read(&src).unwrap(),
+        before,
+        "the source is untouched"
+    );
+}
+
+#[test]
+fn codex_resumes_a_compacted_codex_fixture() {
+    compact_and_resume_expecting_constraints(
+        "codex_fixture",
+        &fixture("fixtures/codex-tenant-registry.jsonl"),
+        Format::Codex,
+        Agent::Codex,
+        SMALL,
+    );
+}
+
+#[test]
+fn claude_code_resumes_a_codex_session() {
+    compact_and_resume_expecting_constraints(
+        "codex_in_claude",
+        &fixture("fixtures/codex-tenant-registry.jsonl"),
+        Format::Codex,
+        Agent::Claude,
+        SMALL,
+    );
+}
+
+#[test]
+fn codex_resumes_a_claude_session() {
+    compact_and_resume_expecting_constraints(
+        "claude_in_codex",
+        &fixture("fixtures/claude-shrink-floor.jsonl"),
+        Format::ClaudeCode,
+        Agent::Codex,
+        SMALL,
+    );
+}
+
+#[test]
+fn claude_code_resumes_a_compacted_corpus_session() {
+    let Some(root) = corpus("claude_corpus_resume") else {
+        return;
+    };
+    let src = root.join("claude-code/v2.1.38_spotter_small/tool_heavy.jsonl");
+    compact_and_resume(
+        "claude_corpus",
+        &src,
+        Format::ClaudeCode,
+        Agent::Claude,
+        &["--window", "30000", "--output-reserved", "2000"],
+    );
+}
+
+#[test]
+fn codex_resumes_a_compacted_corpus_session() {
+    let Some(root) = corpus("codex_corpus_resume") else {
+        return;
+    };
+    let src = root.join(
+        "codex/v0.104.0-alpha.1_localpush_redacted/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl",
+    );
+    compact_and_resume(
+        "codex_corpus",
+        &src,
+        Format::Codex,
+        Agent::Codex,
+        // Its first recorded prompt is already 42,772 tokens (instructions and
+        // tools), so the window must hold that; the history still folds.
+        &["--window", "70000", "--output-reserved", "2000"],
+    );
+}
+
+/// Two runs write two files that differ only in the session id and the
+/// timestamps; the view hash is the same. No client needed.
+#[test]
+fn two_written_sessions_differ_only_in_id_and_time() {
+    for kind in ["claude-code", "codex"] {
+        let env = TestEnv::new();
+        let src = env.fixture("fixtures/codex-tenant-registry.jsonl");
+        let mut reports = Vec::new();
+        for (id, time) in [
+            ("0199a1b2-0000-7000-8000-000000000001", "1796084204"),
+            ("0199a1b2-0000-7000-8000-000000000002", "1796090000"),
+        ] {
+            let mut cmd = env.command(&[
+                "compact",
+                &src,
+                "--write-session",
+                kind,
+                "--json",
+                "-q",
+                "--window",
+                "8000",
+                "--output-reserved",
+                "1000",
+            ]);
+            cmd.env("COMPACTOR_SESSION_ID", id)
+                .env("COMPACTOR_SESSION_TIME", time);
+            let run = env.finish(cmd);
+            run.success();
+            reports.push(run.json());
+        }
+        assert_eq!(reports[0]["view_hash"], reports[1]["view_hash"]);
+        let text = |r: &Value| {
+            let path = r["session_path"]
+                .as_str()
+                .unwrap()
+                .replace("[TMP]", &env.root().display().to_string());
+            std::fs::read_to_string(path).unwrap()
+        };
+        let (a, b) = (text(&reports[0]), text(&reports[1]));
+        assert_ne!(a, b);
+        let mask = |s: &str, id: &str| {
+            let s = s.replace(id, "ID");
+            // Timestamps: 2026-12-01T00:16:44.000Z and the like.
+            let mut out = String::new();
+            let mut rest = s.as_str();
+            while let Some(i) = rest.find("\"20") {
+                out.push_str(&rest[..i]);
+                let tail = &rest[i + 1..];
+                if tail.len() >= 24 && tail.as_bytes()[10] == b'T' && tail.as_bytes()[23] == b'Z' {
+                    out.push_str("\"TIME");
+                    rest = &tail[24..];
+                } else {
+                    out.push('"');
+                    rest = tail;
+                }
+            }
+            out.push_str(rest);
+            out
+        };
+        assert_eq!(
+            mask(&a, reports[0]["session_id"].as_str().unwrap()),
+            mask(&b, reports[1]["session_id"].as_str().unwrap()),
+            "{kind}: the two files differ beyond id and time"
+        );
+        assert!(a.contains("0199a1b2-0000-7000-8000-000000000001"));
+    }
+}
+
+// ---------------------------------------------------------------- fresh fixtures
+
+/// Where the generator writes the sessions the pinned clients wrote.
+const CLAUDE_FIXTURE: &str = "claude-code/client-2.1.332.jsonl";
+const CODEX_FIXTURE: &str = "codex/client-0.171.0.jsonl";
+/// The temporary directory is written as this in committed fixtures.
+const FIXTURE_ROOT: &str = "/tmp/compactor-fixture";
+
+/// Regenerate the fresh client fixtures: each pinned client runs two turns
+/// (the first with a tool call served by the stub) in a temporary HOME, and
+/// its session file is copied under `testdata/` with the temporary directory
+/// renamed. Run by hand: `cargo test --test cli -- --ignored regenerate_client_fixtures`.
+#[test]
+#[ignore = "regenerates committed fixtures; run by hand"]
+fn regenerate_client_fixtures() {
+    let (Some(claude), Some(codex)) = (
+        client("claude", "regenerate_client_fixtures"),
+        client("codex", "regenerate_client_fixtures"),
+    ) else {
+        return;
+    };
+    let turns = [
+        format!("Summarise the project notes. {TOOL_MARK}"),
+        "Now say it in one line.".to_string(),
+    ];
+    // Claude Code.
+    {
+        let env = TestEnv::new();
+        let project = env.root().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join("notes.txt"), "The export job batches reads.\n").unwrap();
+        let stub = Stub::start();
+        let mut id: Option<String> = None;
+        for t in &turns {
+            let mut cmd = client_command(&claude, &env.home(), &project);
+            cmd.env(
+                "ANTHROPIC_BASE_URL",
+                format!("http://127.0.0.1:{}", stub.port),
+            )
+            .env("ANTHROPIC_API_KEY", "sk-ant-loopback");
+            if let Some(id) = &id {
+                cmd.args(["--resume", id]);
+            }
+            cmd.args(["-p", t]);
+            let (status, out, err) = run_bounded(cmd);
+            assert_eq!(status, 0, "claude failed:\n{out}\n{err}");
+            let file = only_jsonl(&env.home().join(".claude").join("projects"));
+            id = Some(file.file_stem().unwrap().to_string_lossy().to_string());
+        }
+        let file = only_jsonl(&env.home().join(".claude").join("projects"));
+        save_fixture(&file, &env, CLAUDE_FIXTURE);
+    }
+    // Codex.
+    {
+        let env = TestEnv::new();
+        let home = env.home();
+        let project = env.root().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join("notes.txt"), "The export job batches reads.\n").unwrap();
+        let stub = Stub::start();
+        std::fs::create_dir_all(home.join(".codex")).unwrap();
+        std::fs::write(
+            home.join(".codex").join("config.toml"),
+            format!(
+                "model_provider = \"stub\"\nmodel = \"gpt-5.1-codex\"\n\n[model_providers.stub]\nname = \"stub\"\nbase_url = \"http://127.0.0.1:{}/v1\"\nwire_api = \"responses\"\nenv_key = \"STUB_API_KEY\"\n",
+                stub.port
+            ),
+        )
+        .unwrap();
+        let mut id: Option<String> = None;
+        for t in &turns {
+            let mut cmd = client_command(&codex, &home, &project);
+            cmd.env("STUB_API_KEY", "loopback")
+                .args(["exec", "--skip-git-repo-check"]);
+            if let Some(id) = &id {
+                cmd.args(["resume", id]);
+            }
+            cmd.arg(t);
+            let (status, out, err) = run_bounded(cmd);
+            assert_eq!(status, 0, "codex failed:\n{out}\n{err}");
+            let file = only_jsonl(&home.join(".codex").join("sessions"));
+            let stem = file.file_stem().unwrap().to_string_lossy().to_string();
+            id = Some(stem[stem.len() - 36..].to_string());
+        }
+        let file = only_jsonl(&home.join(".codex").join("sessions"));
+        save_fixture(&file, &env, CODEX_FIXTURE);
+    }
+}
+
+/// The one `.jsonl` file under `dir` (recursively).
+fn only_jsonl(dir: &Path) -> PathBuf {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                found.push(p);
+            }
+        }
+    }
+    assert_eq!(
+        found.len(),
+        1,
+        "one session file under {}: {found:?}",
+        dir.display()
+    );
+    found.pop().unwrap()
+}
+
+fn save_fixture(file: &Path, env: &TestEnv, rel: &str) {
+    let text = std::fs::read_to_string(file).unwrap();
+    let root = env.root().display().to_string();
+    let slug: String = root
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let fixture_slug: String = FIXTURE_ROOT
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let text = text
+        .replace(&root, FIXTURE_ROOT)
+        .replace(&slug, &fixture_slug);
+    std::fs::write(crate::util::testdata(rel), text).unwrap();
+}
+
+/// The fresh sessions the pinned clients wrote import with no unknown line type.
+#[test]
+fn fresh_client_fixtures_import_with_no_unknown_lines() {
+    for (rel, format) in [(CLAUDE_FIXTURE, "claude-code"), (CODEX_FIXTURE, "codex")] {
+        let env = TestEnv::new();
+        let f = env.fixture(rel);
+        let run = env.run(&["import", &f, "--json"]);
+        run.success();
+        let r = run.json();
+        assert_eq!(r["format"], format, "{rel}");
+        assert_eq!(r["unknown_line_types"], json!({}), "{rel}: {r}");
+        assert_eq!(r["skipped_lines"], json!([]), "{rel}: {r}");
+        let task = &r["tasks"][0];
+        assert_eq!(task["turns"], 2, "{rel}: two turns: {r}");
+        assert!(
+            task["steps"].as_u64().unwrap() >= 3,
+            "{rel}: a tool call and two answers: {r}"
+        );
+        assert_eq!(task["interrupted_tool_calls"], json!([]), "{rel}");
+    }
+}
+
+/// The checkpoint is a whole request: `compact -o` carries the recorded system
+/// prompt and tools, and `export --format openai` turns it into a standard
+/// Chat Completions body (system message first, function tools, no reasoning
+/// field).
+#[test]
+fn the_checkpoint_carries_system_prompt_and_tools() {
+    let env = TestEnv::new();
+    let f = env.fixture(CLAUDE_FIXTURE);
+    env.run(&["compact", &f, "-o", "checkpoint.json", "-q"])
+        .success();
+    let cp: Value =
+        serde_json::from_slice(&std::fs::read(env.work().join("checkpoint.json")).unwrap())
+            .unwrap();
+    let system = cp["system"].as_str().expect("a system prompt");
+    assert!(system.contains("Claude"), "{system:.200}");
+    let tools = cp["tools"].as_array().expect("tools");
+    assert!(
+        tools
+            .iter()
+            .any(|t| t["name"] == "Read" && t["input_schema"].is_object()),
+        "the Read tool is defined"
+    );
+    // The view part is unchanged: the same messages as the plain view.
+    let plain = env.run(&["compact", &f, "--json", "-q", "-o", "v.json"]);
+    plain.success();
+    assert_eq!(
+        View::from_json(&std::fs::read(env.work().join("checkpoint.json")).unwrap()).unwrap(),
+        View::from_json(&std::fs::read(env.work().join("v.json")).unwrap()).unwrap()
+    );
+    let run = env.run(&["export", "checkpoint.json", "--format", "openai"]);
+    run.success();
+    let body: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(body["messages"][0]["role"], "system");
+    assert_eq!(body["messages"][0]["content"], system);
+    assert!(!run.stdout.contains("reasoning_content"));
+    let fns = body["tools"].as_array().expect("function tools");
+    assert!(
+        fns.iter()
+            .all(|t| t["type"] == "function" && t["function"]["parameters"].is_object())
+    );
+    assert!(fns.iter().any(|t| t["function"]["name"] == "Read"));
+}
+
+/// A Codex rollout's base instructions (`session_meta`) are the checkpoint's
+/// system prompt; Codex records no tool definitions, so there are none.
+#[test]
+fn a_codex_checkpoint_carries_the_base_instructions() {
+    let env = TestEnv::new();
+    let f = env.fixture("codex/client-0.171.0.jsonl");
+    env.run(&["compact", &f, "-o", "checkpoint.json", "-q"])
+        .success();
+    let cp: Value =
+        serde_json::from_slice(&std::fs::read(env.work().join("checkpoint.json")).unwrap())
+            .unwrap();
+    let system = cp["system"].as_str().expect("a system prompt");
+    assert!(
+        system.starts_with("You are a coding agent running in the Codex CLI"),
+        "{system:.200}"
+    );
+    assert!(
+        cp.get("tools")
+            .is_none_or(|t| t.as_array().is_some_and(Vec::is_empty)),
+        "{:.200}",
+        cp["tools"]
+    );
+    // Never a message of the view: the first message is the session's own.
+    let first = &cp["messages"][0];
+    assert!(
+        !first
+            .to_string()
+            .contains("You are a coding agent running in the Codex CLI"),
+        "{first:.200}"
+    );
+}
+
+/// A written session never replaces a file; a bad `--cwd` or session id is a
+/// usage error (exit 2) that writes nothing.
+#[test]
+fn write_session_refuses_to_overwrite_and_rejects_bad_input() {
+    let env = TestEnv::new();
+    let src = env.fixture("fixtures/codex-tenant-registry.jsonl");
+    let id = "0199a1b2-0000-7000-8000-00000000000a";
+    let write = |extra: &[&str], id: &str| {
+        let mut a = vec![
+            "compact",
+            src.as_str(),
+            "--write-session",
+            "claude-code",
+            "-q",
+        ];
+        a.extend_from_slice(extra);
+        let mut cmd = env.command(&a);
+        cmd.env("COMPACTOR_SESSION_ID", id);
+        env.finish(cmd)
+    };
+    write(&["--cwd", "."], id).success();
+    let projects = env.home().join(".claude").join("projects");
+    let file = only_jsonl(&projects);
+    let before = std::fs::read(&file).unwrap();
+    let again = write(&["--cwd", "."], id);
+    again.failure(2);
+    assert!(
+        again.stderr.contains("cannot write the session"),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        before,
+        "the first file is untouched"
+    );
+    let bad_cwd = write(
+        &["--cwd", "no/such/dir"],
+        "0199a1b2-0000-7000-8000-00000000000b",
+    );
+    bad_cwd.failure(2);
+    assert!(
+        bad_cwd.stderr.contains("--cwd no/such/dir"),
+        "{}",
+        bad_cwd.stderr
+    );
+    let bad_id = write(&["--cwd", "."], "not-a-uuid");
+    bad_id.failure(2);
+    assert!(
+        bad_id.stderr.contains("COMPACTOR_SESSION_ID"),
+        "{}",
+        bad_id.stderr
+    );
+    assert_eq!(only_jsonl(&projects), file, "nothing else was written");
+}
