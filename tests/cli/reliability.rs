@@ -403,12 +403,15 @@ fn an_abort_at_twenty_seeded_lines_of_a_large_import_keeps_whole_files_or_nothin
     assert_eq!(survived, IMPORT_CRASH_POINTS);
 }
 
-/// One real SIGKILL, at whatever moment it lands: nothing here depends on
-/// the timing. The store is sound, the progress is a call that ran (or
-/// none), and a resumed run ends on the clean run's view.
+/// One real SIGKILL, sent at a chosen point: once the replay has reported
+/// call 10 (`--jsonl` prints a call after it is committed), while a later
+/// call is in flight. The store is sound, the progress is at least call 10,
+/// and a resumed run ends on the clean run's view.
 #[cfg(unix)]
 #[test]
-fn a_real_sigkill_at_any_moment_leaves_a_store_that_resumes() {
+fn a_real_sigkill_after_call_10_leaves_a_store_that_resumes() {
+    use std::io::{BufRead, BufReader};
+    const KILL_AFTER: usize = 10;
     let env = TestEnv::new();
     let fixture = env.fixture(TENANT);
     let clean_db = fresh_store_with(&env, "clean", &fixture);
@@ -423,29 +426,30 @@ fn a_real_sigkill_at_any_moment_leaves_a_store_that_resumes() {
             &FOLD,
         ),
     )
-    .stdout(Stdio::null())
+    .stdout(Stdio::piped())
     .stderr(Stdio::null())
     .spawn()
     .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(50));
-    let _ = child.kill(); // it may have finished already: either is fine
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    for _ in 0..KILL_AFTER {
+        let line = lines.next().expect("a reported call").unwrap();
+        assert!(line.contains("compactor.replay_call/1"), "{line}");
+    }
+    child.kill().unwrap();
     child.wait().unwrap();
+    drop(lines);
     assert_integrity(&db);
-    let progress: Option<i64> = Connection::open(&db)
+    let progress: i64 = Connection::open(&db)
         .unwrap()
         .query_row("SELECT last_call FROM replay_progress", [], |r| r.get(0))
-        .ok();
-    if let Some(p) = progress {
-        assert!((1..=TENANT_CALLS as i64).contains(&p), "progress {p}");
-    }
+        .unwrap();
+    assert!(
+        (KILL_AFTER as i64..=TENANT_CALLS as i64).contains(&progress),
+        "progress {progress}"
+    );
     assert_eq!(rows_of(&db, TENANT_TASK), rows_of(&clean_db, TENANT_TASK));
-    let resume: &[&str] = if progress.is_some() {
-        &["--resume"]
-    } else {
-        &[]
-    };
     assert_eq!(
-        in_place(&env, &db, TENANT_TASK, resume).as_deref(),
+        in_place(&env, &db, TENANT_TASK, &["--resume"]).as_deref(),
         Some(clean_view.as_str())
     );
 }
