@@ -188,6 +188,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
         .unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(fail)?;
     std::io::Write::write_all(&mut tmp, bytes).with_context(fail)?;
+    // A temp file is private (0600); the written file keeps the mode of the
+    // one it replaces, else gets the mode of a file written in place (0644).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode))
+            .with_context(fail)?;
+    }
     tmp.persist(path).with_context(fail)?;
     Ok(())
 }

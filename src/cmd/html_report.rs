@@ -8,7 +8,9 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::Ui;
-use super::common::{BudgetArgs, TaskSource, budget_of, progress, resolve_task, summarizer_of};
+use super::common::{
+    BudgetArgs, TaskSource, budget_of, progress, resolve_task, summarizer_of, write_atomic,
+};
 use super::replay::{PriceArgs, prices_of};
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
@@ -113,7 +115,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
         }
         return Ok(Outcome::Ok);
     }
-    write_atomically(&args.output, html.as_bytes())?;
+    write_atomic(&args.output, html.as_bytes(), "the report to ")?;
     ui.note(format!(
         "wrote {} ({} calls, {} bytes)",
         args.output.display(),
@@ -124,27 +126,6 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
         open(ui, &args.output);
     }
     Ok(Outcome::Ok)
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write the report to {}", path.display()))?;
-    tmp.write_all(bytes)
-        .with_context(|| format!("cannot write the report to {}", path.display()))?;
-    // A page to share: readable by others, as a file written without tempfile would be.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
-    }
-    tmp.persist(path)
-        .with_context(|| format!("cannot write the report to {}", path.display()))?;
-    Ok(())
 }
 
 /// Hand the page to the platform's opener and wait for it (openers return once

@@ -473,3 +473,40 @@ fn a_requested_json_report_survives_quiet() {
     assert_eq!(report["call"], SHRINK_FLOOR_CALLS + 1);
     assert_eq!(report["mode"], "step");
 }
+
+/// A written view is an ordinary file: 0644 when new (not the temp file's
+/// private 0600), and a replaced file keeps its mode.
+#[cfg(unix)]
+#[test]
+fn a_written_view_gets_an_ordinary_mode_and_a_replaced_one_keeps_its_own() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let f = env.fixture(TENANT);
+    let mode = |p: &str| {
+        std::fs::metadata(env.work().join(p))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    env.run(&["compact", &f, "-o", "view.json", "-q"]).success();
+    assert_eq!(mode("view.json"), 0o644);
+    std::fs::set_permissions(
+        env.work().join("view.json"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    env.run(&["compact", &f, "-o", "view.json", "-q"]).success();
+    assert_eq!(mode("view.json"), 0o600);
+    env.run(&[
+        "export",
+        "view.json",
+        "--format",
+        "openai",
+        "-o",
+        "body.json",
+        "-q",
+    ])
+    .success();
+    assert_eq!(mode("body.json"), 0o644);
+}
