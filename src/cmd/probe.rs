@@ -7,7 +7,6 @@ use std::io::Write;
 
 use anyhow::{Result, bail};
 use clap::Args;
-use serde::Serialize;
 use serde_json::json;
 
 use super::Ui;
@@ -17,7 +16,9 @@ use super::style::{self, paint};
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::{Status, Tier};
 use crate::model::{Kind, Message, Role};
-use crate::probe::{Category, Evaluation, Probe, evaluate, extract, percent};
+use crate::probe::{
+    CallScore, Category, Evaluation, Probe, Worst, evaluate, extract, percent, worst,
+};
 use crate::session::driver::{RunSettings, TaskRecordIndex};
 use crate::session::replay::{ReplayOptions, replay};
 use crate::view::{View, ViewMessage, ViewRole};
@@ -46,53 +47,6 @@ pub struct ProbeArgs {
     /// Exit 1 when a critical probe (ask, constraint, deliverable) is lost.
     #[arg(long)]
     pub fail_on_loss: bool,
-}
-
-/// The worst call up to the scored one, by critical probes kept.
-#[derive(Debug, Clone, Serialize)]
-pub struct Worst {
-    pub call: u32,
-    pub critical_lost: u64,
-    pub critical_kept_permille: u64,
-    pub kept_permille: u64,
-}
-
-/// One call's score, as `replay --probes` and `probe` report it.
-#[derive(Debug, Clone, Serialize)]
-pub struct CallScore {
-    pub call: u32,
-    pub status: Status,
-    pub tiers_fired: Vec<Tier>,
-    pub critical_lost: u64,
-    pub critical_kept_permille: u64,
-    pub kept_permille: u64,
-}
-
-impl CallScore {
-    pub fn of(call: u32, status: Status, tiers: &[Tier], e: &Evaluation) -> CallScore {
-        CallScore {
-            call,
-            status,
-            tiers_fired: tiers.to_vec(),
-            critical_lost: e.critical_lost,
-            critical_kept_permille: e.critical_kept_permille(),
-            kept_permille: e.kept_permille(),
-        }
-    }
-}
-
-/// The worst of the scores: fewest critical probes kept, then fewest kept
-/// overall, the earliest call on a tie.
-pub fn worst(scores: &[CallScore]) -> Option<Worst> {
-    scores
-        .iter()
-        .min_by_key(|s| (s.critical_kept_permille, s.kept_permille, s.call))
-        .map(|s| Worst {
-            call: s.call,
-            critical_lost: s.critical_lost,
-            critical_kept_permille: s.critical_kept_permille,
-            kept_permille: s.kept_permille,
-        })
 }
 
 pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Result<Outcome> {

@@ -8,6 +8,7 @@ use crate::engine::CallOutput;
 use crate::engine::estimate::Estimator;
 use crate::engine::parts::{PartBody, PartState, Side, coverage_key, reconstruct};
 use crate::model::{Block, Kind};
+use crate::probe::{CallScore, Evaluation, Probe, evaluate, extract};
 use crate::session::driver::TaskRecordIndex;
 use crate::session::replay::StepRow;
 
@@ -80,6 +81,13 @@ pub struct Collected {
     pub composition: Vec<Vec<u64>>,
     pub folds: Vec<Fold>,
     pub largest_tools: Vec<ToolFate>,
+    /// How many probes the record yields (asks, rules, files written, ...).
+    pub probe_count: usize,
+    /// Per call, how many of the probes its view keeps.
+    pub probe_scores: Vec<CallScore>,
+    /// The worst call's full evaluation (fewest critical probes kept, then
+    /// fewest kept, the earliest on a tie).
+    pub probe_worst: Option<(u32, Evaluation)>,
 }
 
 /// The state of a tracked tool part in one view.
@@ -105,6 +113,11 @@ pub struct Collector {
     tracked_at: BTreeMap<String, usize>,
     tracked_state: Vec<Option<Seen>>,
     agent_compactions: Vec<u32>,
+    probes: Vec<Probe>,
+    /// Per call (index `k-1`), the end of its history in the record.
+    history_ends: Vec<usize>,
+    probe_scores: Vec<CallScore>,
+    probe_worst: Option<(u32, Evaluation)>,
 }
 
 impl Collector {
@@ -146,11 +159,16 @@ impl Collector {
             tracked_at,
             tracked_state,
             agent_compactions: agent_compactions(index),
+            probes: extract(&index.rows),
+            history_ends: (1..=index.calls()).map(|k| index.history_end(k)).collect(),
+            probe_scores: Vec::new(),
+            probe_worst: None,
         }
     }
 
     /// Take one replayed call.
     pub fn on_call(&mut self, row: &StepRow, out: &CallOutput) {
+        self.score_probes(row, out);
         let mut fixed = [0u64; FIXED.len()];
         fixed[OVERHEAD] = self.overhead;
         let mut tools: BTreeMap<String, u64> = BTreeMap::new();
@@ -237,6 +255,27 @@ impl Collector {
         self.rows.push(row.clone());
     }
 
+    /// Score the call's view with the record's probes; keep the worst call.
+    fn score_probes(&mut self, row: &StepRow, out: &CallOutput) {
+        let end = self
+            .history_ends
+            .get(row.call as usize - 1)
+            .copied()
+            .unwrap_or(usize::MAX);
+        let e = evaluate(&self.probes, &out.view, end);
+        let score = CallScore::of(row.call, row.status, &row.tiers_fired, &e);
+        let key = |e: &Evaluation| (e.critical_kept_permille(), e.kept_permille());
+        // Strictly worse: the earliest call wins a tie.
+        if self
+            .probe_worst
+            .as_ref()
+            .is_none_or(|(_, w)| key(&e) < key(w))
+        {
+            self.probe_worst = Some((row.call, e));
+        }
+        self.probe_scores.push(score);
+    }
+
     pub fn finish(self) -> Collected {
         // The tool names with the most tokens over the whole replay get a segment.
         let mut by_name: BTreeMap<&str, u64> = BTreeMap::new();
@@ -287,6 +326,9 @@ impl Collector {
             composition,
             folds: self.folds,
             largest_tools: self.tracked,
+            probe_count: self.probes.len(),
+            probe_scores: self.probe_scores,
+            probe_worst: self.probe_worst,
         }
     }
 }

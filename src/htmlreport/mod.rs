@@ -68,11 +68,7 @@ pub fn render(h: &Header, c: &Collected, totals: &Totals) -> String {
     composition_section(&mut out, c);
     summaries_section(&mut out, c);
     cache_section(&mut out, h, c, totals);
-    out.push_str(
-        "<section id=\"probe\">\n<h2><span class=\"n\">5</span> Probe survival</h2>\n\
-         <p class=\"muted\">Not shown: the probe command (which facts of the session survive each \
-         view) does not exist yet.</p>\n</section>\n",
-    );
+    probe_section(&mut out, c);
     let _ = writeln!(
         out,
         "<footer>compactor {} · the same inputs give the same file, byte for byte · \
@@ -412,6 +408,82 @@ fn cache_section(out: &mut String, h: &Header, c: &Collected, t: &Totals) {
         thousands(t.compacted.prompt_tokens),
         thousands(t.raw.prompt_tokens)
     );
+}
+
+/// Lost probes listed for the worst call, at most.
+const LOST_LISTED: usize = 20;
+
+fn probe_section(out: &mut String, c: &Collected) {
+    let _ = write!(
+        out,
+        "<section id=\"probe\">\n<h2><span class=\"n\">5</span> Probe survival</h2>\n\
+         <p class=\"lede\">{} probes read from the raw record: the user's asks, the rules they set, \
+         the files written, errors met, decisions and the latest state (as <code>compactor probe</code> \
+         reads them). Each call's view is searched for them; a probe whose text is gone but whose stored \
+         form the view still points to is recoverable. Asks, rules and deliverables are critical.</p>\n",
+        thousands(c.probe_count as u64)
+    );
+    let Some((call, worst)) = &c.probe_worst else {
+        out.push_str("<p class=\"muted\">No call was replayed.</p>\n</section>\n");
+        return;
+    };
+    if c.probe_count == 0 {
+        out.push_str("<p class=\"muted\">The record yields no probes.</p>\n</section>\n");
+        return;
+    }
+    let _ = write!(
+        out,
+        "<div class=\"legend\"><span class=\"k crit\">critical probes kept</span>\
+         <span class=\"k kept\">all probes kept</span></div>\n<div class=\"chartbox\">{}</div>\n\
+         <p>Worst call <b>{call}</b>: critical probes kept <b>{}</b> ({} lost of {}) · all kept {} of {} judged.</p>\n\
+         <table class=\"probes\"><thead><tr><th>category</th><th>critical</th><th class=\"num\">passed</th>\
+         <th class=\"num\">recoverable</th><th class=\"num\">lost</th></tr></thead><tbody>",
+        svg::probe_chart(&c.probe_scores),
+        crate::probe::percent(worst.critical_kept_permille()),
+        worst.critical_lost,
+        worst.critical_judged,
+        crate::probe::percent(worst.kept_permille()),
+        worst.judged
+    );
+    for category in crate::probe::Category::ALL {
+        let Some(n) = worst.categories.get(category.name()) else {
+            continue;
+        };
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+            category.name(),
+            if n.critical { "yes" } else { "no" },
+            n.passed,
+            n.recoverable,
+            n.lost
+        );
+    }
+    out.push_str("</tbody></table>\n");
+    if !worst.lost.is_empty() {
+        let _ = write!(out, "<p>Lost at call {call}:</p>\n<ul class=\"lost\">");
+        for l in worst.lost.iter().take(LOST_LISTED) {
+            let expected: String = l.expected.chars().take(160).collect();
+            let _ = write!(
+                out,
+                "<li><b>{}</b>{} <q>{}</q> <span class=\"muted\">(transcript line {} · {})</span></li>",
+                l.category.name(),
+                if l.critical { " (critical)" } else { "" },
+                esc(&expected),
+                esc(&l.source),
+                l.line
+            );
+        }
+        if worst.lost.len() > LOST_LISTED {
+            let _ = write!(
+                out,
+                "<li class=\"muted\">and {} more</li>",
+                worst.lost.len() - LOST_LISTED
+            );
+        }
+        out.push_str("</ul>\n");
+    }
+    out.push_str("</section>\n");
 }
 
 /// The per-call arrays the script reads.

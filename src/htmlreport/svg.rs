@@ -5,6 +5,7 @@ use std::fmt::Write;
 use super::{short_tokens, thousands};
 use crate::engine::Tier;
 use crate::engine::budget::Budget;
+use crate::probe::CallScore;
 use crate::session::replay::StepRow;
 
 /// Chart geometry in viewBox units.
@@ -340,6 +341,50 @@ pub fn cache_chart(rows: &[StepRow]) -> String {
          <rect id=\"cache-hit\" class=\"hit\" x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\"/></svg>",
         RIGHT - LEFT + 1,
         CACHE_BOTTOM - TOP
+    );
+    out
+}
+
+pub const PROBE_HEIGHT: u64 = 220;
+const PROBE_BOTTOM: u64 = 172;
+
+/// Critical and all probes kept per call, in per mille (0–100%).
+pub fn probe_chart(scores: &[CallScore]) -> String {
+    let n = scores.len() as u64;
+    let s = Scale {
+        max: 1000,
+        bottom: PROBE_BOTTOM,
+    };
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<svg id=\"probes\" class=\"chart\" viewBox=\"0 0 {WIDTH} {PROBE_HEIGHT}\" role=\"img\" aria-label=\"probes kept per model call\" data-calls=\"{n}\">"
+    );
+    out.push_str("<g class=\"grid\">");
+    for pct in [0u64, 50, 100] {
+        let y = s.y(pct * 10);
+        let _ = write!(
+            out,
+            "<line x1=\"{LEFT}\" x2=\"{RIGHT}\" y1=\"{y}\" y2=\"{y}\"/><text x=\"{}\" y=\"{}\" class=\"yl\">{pct}%</text>",
+            LEFT - 6,
+            y + 4
+        );
+    }
+    let _ = write!(
+        out,
+        "<text x=\"{LEFT}\" y=\"{}\" class=\"xl\">1</text><text x=\"{RIGHT}\" y=\"{}\" class=\"xl\">{n}</text>\
+         <text x=\"{}\" y=\"{}\" class=\"xl axis\">model call</text></g>",
+        s.bottom + 18,
+        s.bottom + 18,
+        (LEFT + RIGHT) / 2,
+        s.bottom + 36
+    );
+    let _ = write!(
+        out,
+        "<polyline class=\"line kept\" data-series=\"all-kept\" points=\"{}\"/>\
+         <polyline class=\"line crit\" data-series=\"critical-kept\" points=\"{}\"/></svg>",
+        points(scores.iter().map(|c| c.kept_permille), n, s),
+        points(scores.iter().map(|c| c.critical_kept_permille), n, s)
     );
     out
 }

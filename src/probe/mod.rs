@@ -35,6 +35,7 @@ use crate::engine::ladder::unwrap_envelope;
 use crate::engine::lexicon::{DECISION_MARKERS, find_marker, rule_marker, words};
 use crate::engine::parts::{Side, block_address};
 use crate::engine::toolfacts::{error_excerpt, naming_line, strings_of, written_paths};
+use crate::engine::{Status, Tier};
 use crate::model::{Block, Kind, Message, Role};
 use crate::view::View;
 use crate::view::text::{block_text, tool_content_text};
@@ -419,6 +420,53 @@ impl Evaluation {
     pub fn kept_permille(&self) -> u64 {
         permille(self.passed + self.recoverable, self.judged)
     }
+}
+
+/// The worst call up to the scored one, by critical probes kept.
+#[derive(Debug, Clone, Serialize)]
+pub struct Worst {
+    pub call: u32,
+    pub critical_lost: u64,
+    pub critical_kept_permille: u64,
+    pub kept_permille: u64,
+}
+
+/// One call's score, as `replay --probes` and `probe` report it.
+#[derive(Debug, Clone, Serialize)]
+pub struct CallScore {
+    pub call: u32,
+    pub status: Status,
+    pub tiers_fired: Vec<Tier>,
+    pub critical_lost: u64,
+    pub critical_kept_permille: u64,
+    pub kept_permille: u64,
+}
+
+impl CallScore {
+    pub fn of(call: u32, status: Status, tiers: &[Tier], e: &Evaluation) -> CallScore {
+        CallScore {
+            call,
+            status,
+            tiers_fired: tiers.to_vec(),
+            critical_lost: e.critical_lost,
+            critical_kept_permille: e.critical_kept_permille(),
+            kept_permille: e.kept_permille(),
+        }
+    }
+}
+
+/// The worst of the scores: fewest critical probes kept, then fewest kept
+/// overall, the earliest call on a tie.
+pub fn worst(scores: &[CallScore]) -> Option<Worst> {
+    scores
+        .iter()
+        .min_by_key(|s| (s.critical_kept_permille, s.kept_permille, s.call))
+        .map(|s| Worst {
+            call: s.call,
+            critical_lost: s.critical_lost,
+            critical_kept_permille: s.critical_kept_permille,
+            kept_permille: s.kept_permille,
+        })
 }
 
 /// `part / whole` in thousandths, rounded down; 1000 when nothing was judged.

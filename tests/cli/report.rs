@@ -387,3 +387,54 @@ fn open_hands_the_written_page_to_the_opener_only_when_asked() {
     );
     assert!(env.work().join("again.html").exists());
 }
+
+const ADVERSARIAL_TASK: &str = "0199c0de-0000-7000-8000-00000000a14e";
+
+/// Section 5 agrees with `replay --probes`: one point per call on each probe
+/// line, the same worst call, and the lost probes named (the forgetful static
+/// summarizer on the adversarial fixture loses critical ones).
+#[test]
+fn the_probe_section_agrees_with_replay_probes() {
+    let env = TestEnv::new();
+    let budget = [
+        "--window",
+        "8000",
+        "--output-reserved",
+        "1000",
+        "--summarizer",
+        "static",
+    ];
+    let html = report(&env, "probe/codex-adversarial.jsonl", "p.html", &budget);
+    assert!(!html.contains("does not exist yet"));
+    let run = env.run(&args(
+        &["replay", "--task", ADVERSARIAL_TASK, "--json", "--probes"],
+        &budget,
+    ));
+    run.success();
+    let v = run.json();
+    let calls = v["calls"].as_array().unwrap();
+    let crit = series(&html, "probes", "critical-kept");
+    let kept = series(&html, "probes", "all-kept");
+    assert_eq!(crit.len(), calls.len());
+    assert_eq!(kept.len(), calls.len());
+    let worst = &v["probes"]["worst_call"];
+    assert_eq!(worst["critical_kept_permille"], 0, "{worst}");
+    assert!(
+        html.contains(&format!("Worst call <b>{}</b>", worst["call"])),
+        "the page names replay's worst call {}",
+        worst["call"]
+    );
+    assert!(html.contains("<b>constraint</b> (critical) <q>Leave the billing module alone.</q>"));
+    // The same page under the default summarizer keeps every critical probe.
+    let html = report(
+        &env,
+        "probe/codex-adversarial.jsonl",
+        "q.html",
+        &["--window", "8000", "--output-reserved", "1000"],
+    );
+    assert!(
+        html.contains("critical probes kept <b>100.0%</b>"),
+        "{}",
+        &html[html.find("id=\"probe\"").unwrap()..][..800]
+    );
+}
