@@ -208,10 +208,7 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<(String, Value)>>) {
                 Some(json!({"input_tokens": 10}).to_string()),
             )
         } else if path.starts_with("/v1/messages") {
-            let sse = match anthropic_tool_call(&body_copy) {
-                Some(input) => anthropic_tool_sse(n, input),
-                None => anthropic_sse(n),
-            };
+            let sse = anthropic_sse(n, anthropic_tool_call(&body_copy));
             ("text/event-stream", Some(sse))
         } else if path.starts_with("/v1/responses") {
             let sse = if wants_codex_tool(&body_copy) {
@@ -247,8 +244,13 @@ fn sse(events: &[(&str, Value)]) -> String {
         .collect()
 }
 
-fn anthropic_sse(n: usize) -> String {
-    sse(&[
+/// One streamed answer: a text block, then a Read tool call when `tool` holds its input.
+fn anthropic_sse(n: usize, tool: Option<Value>) -> String {
+    let text = match tool {
+        Some(_) => "Reading the notes.".to_string(),
+        None => format!("stub answer {n}"),
+    };
+    let mut events = vec![
         (
             "message_start",
             json!({"type": "message_start", "message": {"id": format!("msg_stub{n}"), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [], "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
@@ -259,18 +261,41 @@ fn anthropic_sse(n: usize) -> String {
         ),
         (
             "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": format!("stub answer {n}")}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
         ),
         (
             "content_block_stop",
             json!({"type": "content_block_stop", "index": 0}),
         ),
+    ];
+    let (stop_reason, output_tokens) = match &tool {
+        Some(input) => {
+            events.extend([
+                (
+                    "content_block_start",
+                    json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": format!("toolu_stub{n:04}"), "name": "Read", "input": {}}}),
+                ),
+                (
+                    "content_block_delta",
+                    json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
+                ),
+                (
+                    "content_block_stop",
+                    json!({"type": "content_block_stop", "index": 1}),
+                ),
+            ]);
+            ("tool_use", 12)
+        }
+        None => ("end_turn", 3),
+    };
+    events.extend([
         (
             "message_delta",
-            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 3}}),
+            json!({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": null}, "usage": {"output_tokens": output_tokens}}),
         ),
         ("message_stop", json!({"type": "message_stop"})),
-    ])
+    ]);
+    sse(&events)
 }
 
 /// A prompt containing this asks the stub for one tool call before it answers.
@@ -300,44 +325,6 @@ fn anthropic_tool_call(body: &Value) -> Option<Value> {
         .next()?
         .to_string();
     Some(json!({"file_path": format!("{cwd}/notes.txt")}))
-}
-
-fn anthropic_tool_sse(n: usize, input: Value) -> String {
-    sse(&[
-        (
-            "message_start",
-            json!({"type": "message_start", "message": {"id": format!("msg_stub{n}"), "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [], "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 10, "output_tokens": 1}}}),
-        ),
-        (
-            "content_block_start",
-            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        ),
-        (
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Reading the notes."}}),
-        ),
-        (
-            "content_block_stop",
-            json!({"type": "content_block_stop", "index": 0}),
-        ),
-        (
-            "content_block_start",
-            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": format!("toolu_stub{n:04}"), "name": "Read", "input": {}}}),
-        ),
-        (
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
-        ),
-        (
-            "content_block_stop",
-            json!({"type": "content_block_stop", "index": 1}),
-        ),
-        (
-            "message_delta",
-            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null}, "usage": {"output_tokens": 12}}),
-        ),
-        ("message_stop", json!({"type": "message_stop"})),
-    ])
 }
 
 /// Whether the last input item is a user prompt with [`TOOL_MARK`].
