@@ -98,12 +98,7 @@ impl Reader<'_> {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
-        row.map(|(k, s)| {
-            serde_json::from_str(&s)
-                .map(|v| (k, v))
-                .map_err(|e| StoreError::Corrupt(format!("replay progress of {task}: {e}")))
-        })
-        .transpose()
+        decode_progress(task, row)
     }
 
     /// The most advanced in-place replay of `task` under any profile.
@@ -117,12 +112,7 @@ impl Reader<'_> {
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
             .optional()?;
-        row.map(|(k, s)| {
-            serde_json::from_str(&s)
-                .map(|v| (k, v))
-                .map_err(|e| StoreError::Corrupt(format!("replay progress of {task}: {e}")))
-        })
-        .transpose()
+        decode_progress(task, row)
     }
 
     pub fn runs(&self) -> Result<Vec<RunInfo>> {
@@ -208,6 +198,16 @@ fn run_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunRow> {
             totals: parse("totals", &totals)?,
         })
     })())
+}
+
+/// A `replay_progress` row's settings, decoded.
+fn decode_progress(task: &str, row: Option<(u32, String)>) -> Result<Option<(u32, Value)>> {
+    row.map(|(k, s)| {
+        serde_json::from_str(&s)
+            .map(|v| (k, v))
+            .map_err(|e| StoreError::Corrupt(format!("replay progress of {task}: {e}")))
+    })
+    .transpose()
 }
 
 #[cfg(test)]
