@@ -129,7 +129,13 @@ pub fn create_default_dir(location: &DbLocation) -> Result<()> {
 pub struct Store {
     conn: Connection,
     location: DbLocation,
+    /// Unique among the stores this process opened: a cache of what one
+    /// connection read is never used with another.
+    instance: u64,
 }
+
+/// The next [`Store::instance`] to hand out.
+static NEXT_INSTANCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Store {
     /// Open (creating if needed) and migrate the store.
@@ -168,6 +174,7 @@ impl Store {
         let mut store = Store {
             conn,
             location: location.clone(),
+            instance: NEXT_INSTANCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         };
         store.migrate()?;
         Ok(store)
@@ -253,6 +260,20 @@ impl Store {
             Ok(())
         })?;
         Ok(scratch)
+    }
+
+    /// This open store's identity within the process (see the field).
+    pub fn instance(&self) -> u64 {
+        self.instance
+    }
+
+    /// SQLite's `PRAGMA data_version`: it changes when another connection
+    /// commits to the database, never for this connection's own commits. A
+    /// cache of what this connection read is stale when it changed.
+    pub fn data_version(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA data_version", [], |r| r.get::<_, i64>(0))?)
     }
 
     /// Where this store lives.
