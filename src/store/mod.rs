@@ -31,6 +31,9 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0005_profiles.sql"),
 ];
 
+/// The page size of a store this build creates (bytes).
+pub const NEW_STORE_PAGE_SIZE: u32 = 16_384;
+
 /// The store format version this build reads and writes.
 pub const STORE_VERSION: u32 = MIGRATIONS.len() as u32;
 
@@ -163,6 +166,11 @@ impl Store {
         })?;
         conn.busy_timeout(concurrency::BUSY_WAIT)?;
         if matches!(location, DbLocation::File(_)) {
+            // A brand-new file gets larger pages: transcript rows run to
+            // kilobytes, and 4 KB pages spread one over a chain of overflow
+            // pages (more pages to write, and a larger file). A no-op on a
+            // store that already has pages: its page size stays.
+            conn.pragma_update(None, "page_size", NEW_STORE_PAGE_SIZE)?;
             // WAL: readers never block the writer; NORMAL sync is durable across
             // process crashes, which is what interruption tests exercise.
             concurrency::set_wal(&conn).map_err(|source| StoreError::Open {
@@ -235,25 +243,22 @@ impl Store {
         Ok(out)
     }
 
-    /// An in-memory store holding one task's record and its import-time tool
-    /// forms, with no compaction state: what a live engine started from.
+    /// An in-memory store for a what-if run over one task: its task record
+    /// and import-time tool forms, no compaction state, and none of its
+    /// rows. A run reads the rows from the store itself (a
+    /// `TaskRecordIndex` loaded before) and writes its state here, so a
+    /// what-if costs the tool forms, not a second copy of the record.
     pub fn scratch_copy(&self, task: &str) -> Result<Store> {
         let reader = self.reader();
         let record = reader
             .task(task)?
             .ok_or_else(|| StoreError::Corrupt(format!("no task {task}")))?;
-        let rows: Vec<crate::model::Message> = reader
-            .all_messages(task)?
-            .into_iter()
-            .map(|m| m.message)
-            .collect();
         let mut forms: Vec<crate::engine::toolrules::ToolForm> =
             reader.tool_forms(task)?.into_values().collect();
         forms.sort_by(|a, b| a.tool_call_id.cmp(&b.tool_call_id));
         let mut scratch = Store::open_memory()?;
         scratch.transaction(|tx| -> Result<()> {
             tx.upsert_task(&record)?;
-            tx.append_messages(task, None, &rows)?;
             for f in &forms {
                 tx.put_tool_form(task, f)?;
             }
