@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write a long synthetic Claude Code session (JSONL) for benchmarks.
 
-    python3 bench/gen_session.py CALLS [SEED] > session.jsonl
+    python3 bench/gen_session.py [--codex] CALLS [SEED] > session.jsonl
 
 Deterministic: the same CALLS and SEED give the same bytes (a seeded PRNG, no
 clock). The shape follows a real 2.1.x session: a `summary` title, user asks
@@ -10,6 +10,15 @@ message id and usage, thinking, text, tool_use (Read, Bash, Grep, Edit, Glob)
 and tool_result lines with outputs from a few hundred bytes to ~24 KB, and
 recorded usage that grows with the history (cache read + creation), so the
 engine calibrates against it. Nothing here is copied from the corpus.
+
+With --codex the same conversation (same seed, same draws) is written as a
+Codex CLI rollout: `session_meta`, a `turn_context` before every model call,
+`response_item` messages, reasoning, `function_call` (shell, with a JSON string
+of arguments) and `function_call_output` items, and a `token_count` event with
+the call's usage after its items.
+
+Python, like the other bench scripts: no build step, and the stdlib's seeded
+`random.Random` gives the same bytes on every machine.
 """
 
 import hashlib
@@ -139,6 +148,8 @@ class Gen:
                 {"tool_use_id": tool[0], "type": "tool_result", "content": content}]})
 
     def run(self):
+        if getattr(self, "codex", False):
+            return self.run_codex()
         self.out.append(json.dumps({"type": "summary", "summary": f"Synthetic session of {self.calls} calls",
                                     "leafUuid": uid(SESSION, "leaf")}, separators=(",", ":")))
         i, turn = 0, 0
@@ -152,12 +163,97 @@ class Gen:
         return "\n".join(self.out) + "\n"
 
 
+class CodexGen(Gen):
+    """The same draws as `Gen`, written as a Codex CLI rollout."""
+
+    codex = True
+
+    def cline(self, kind, payload):
+        self.n += 1
+        self.out.append(json.dumps({"timestamp": self.ts(), "type": kind, "payload": payload},
+                                   separators=(",", ":")))
+
+    def codex_ask(self, k):
+        text = f"Task {k}: " + self.sentence(12, 40)
+        self.history += tok(text)
+        self.cline("response_item", {"type": "message", "role": "user",
+                                     "content": [{"type": "input_text", "text": text}]})
+        self.cline("event_msg", {"type": "user_message", "message": text})
+
+    def codex_call(self, i, last_of_turn):
+        r = self.rng
+        self.cline("turn_context", {"cwd": "/home/dev/shop", "approval_policy": "never",
+                                    "sandbox_policy": {"type": "danger-full-access"},
+                                    "model": "gpt-5-codex", "effort": "high", "summary": "auto"})
+        output = 0
+        if r.random() < 0.4:
+            text = self.sentence(10, 60)
+            output += tok(text)
+            self.cline("response_item", {"type": "reasoning",
+                                         "summary": [{"type": "summary_text", "text": text}],
+                                         "content": None,
+                                         "encrypted_content": "gAAAA" + hashlib.sha256(f"r{i}".encode()).hexdigest()})
+        if r.random() < 0.5 or last_of_turn:
+            text = self.sentence(5, 40)
+            output += tok(text)
+            self.cline("response_item", {"type": "message", "role": "assistant",
+                                         "content": [{"type": "output_text", "text": text}]})
+        tool = None
+        if not last_of_turn:
+            name = r.choices(["Read", "Bash", "Grep", "Glob", "Edit"], [45, 20, 20, 5, 10])[0]
+            call_id = "call_" + hashlib.sha256(f"{SESSION}/t{i}".encode()).hexdigest()[:24]
+            args = self.tool_input(name, i)
+            command = {"Read": lambda a: f"sed -n '1,400p' {a['file_path']}",
+                       "Bash": lambda a: a["command"],
+                       "Grep": lambda a: f"rg -n {a['pattern']} {a['path']}",
+                       "Glob": lambda a: "rg --files app/orders",
+                       "Edit": lambda a: f"apply edit {a['file_path']}"}[name](args)
+            arguments = json.dumps({"command": ["bash", "-lc", command], "workdir": "/home/dev/shop"})
+            output += tok(arguments)
+            self.cline("response_item", {"type": "function_call", "name": "shell",
+                                         "arguments": arguments, "call_id": call_id})
+            tool = (call_id, name)
+        prompt = OVERHEAD + self.history
+        cached = max(0, prompt - 2_000 - r.randint(0, 3_000))
+        self.total = getattr(self, "total", 0) + prompt + output
+        usage = {"input_tokens": prompt, "cached_input_tokens": cached, "output_tokens": output,
+                 "reasoning_output_tokens": 0, "total_tokens": prompt + output}
+        self.cline("event_msg", {"type": "token_count", "info": {
+            "total_token_usage": {"input_tokens": self.total, "cached_input_tokens": 0,
+                                  "output_tokens": 0, "reasoning_output_tokens": 0,
+                                  "total_tokens": self.total},
+            "last_token_usage": usage, "model_context_window": 272000}, "rate_limits": None})
+        self.history += output
+        if tool:
+            content = self.tool_output(tool[1], i)
+            self.history += tok(content)
+            self.cline("response_item", {"type": "function_call_output", "call_id": tool[0],
+                                         "output": content})
+
+    def run_codex(self):
+        self.cline("session_meta", {"id": SESSION, "timestamp": "2026-03-14T09:00:00.000Z",
+                                    "cwd": "/home/dev/shop", "originator": "codex_cli_rs",
+                                    "cli_version": "0.40.0", "instructions": None})
+        i, turn = 0, 0
+        while i < self.calls:
+            turn += 1
+            self.codex_ask(turn)
+            length = min(self.rng.randint(20, 80), self.calls - i)
+            for j in range(length):
+                i += 1
+                self.codex_call(i, j == length - 1)
+        return "\n".join(self.out) + "\n"
+
+
 def main():
-    if len(sys.argv) < 2:
-        sys.exit("usage: gen_session.py CALLS [SEED]")
-    calls = int(sys.argv[1])
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
-    sys.stdout.write(Gen(calls, seed).run())
+    args = sys.argv[1:]
+    codex = "--codex" in args
+    args = [a for a in args if a != "--codex"]
+    if not args:
+        sys.exit("usage: gen_session.py [--codex] CALLS [SEED]")
+    calls = int(args[0])
+    seed = int(args[1]) if len(args) > 1 else 1
+    sys.stdout.write((CodexGen if codex else Gen)(calls, seed).run())
 
 
 if __name__ == "__main__":

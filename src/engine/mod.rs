@@ -32,7 +32,7 @@ use restore::{RestoreReport, StoreView, restore};
 use summarizer::Summarizer;
 
 use crate::model::decimal::Ratio;
-use crate::view::View;
+use crate::view::{HashResume, View};
 
 /// The rungs of the ladder, named as in reports.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -145,6 +145,20 @@ impl RawMeasure {
                 0
             },
             last_step: parts.iter().filter_map(|p| p.generation).max().unwrap_or(0),
+        }
+    }
+
+    /// The same measure of a builder's parts from its running totals: only
+    /// the tail of parts at or after the previous call's step is walked.
+    pub fn of_builder(b: &parts::PartsBuilder, previous: u32, est: &dyn Estimator) -> RawMeasure {
+        RawMeasure {
+            estimate: b.total_tokens(),
+            increment: if previous > 0 {
+                increment_since(&b.parts[b.tail_from_step(previous)..], previous, est)
+            } else {
+                0
+            },
+            last_step: b.last_generation(),
         }
     }
 }
@@ -266,6 +280,17 @@ pub struct CallOutput {
 
 /// Run the operation on reconstructed parts.
 pub fn run_call(parts: Vec<Part>, ctx: &CallContext<'_>, store: StoreView<'_>) -> CallOutput {
+    run_call_resuming(parts, ctx, store, &mut HashResume::default())
+}
+
+/// [`run_call`], hashing the view from where the previous call's view hash
+/// left off (`resume`): the same output, less work when the views share a prefix.
+pub fn run_call_resuming(
+    parts: Vec<Part>,
+    ctx: &CallContext<'_>,
+    store: StoreView<'_>,
+    resume: &mut HashResume,
+) -> CallOutput {
     let budget = ctx.budget;
     let (trigger, stop, w_eff) = (budget.trigger(), budget.stop(), budget.w_eff());
     let (mut parts, _) = restore(parts, ctx.turn, store, ctx.estimator);
@@ -399,7 +424,7 @@ pub fn run_call(parts: Vec<Part>, ctx: &CallContext<'_>, store: StoreView<'_>) -
         protected_from_step: protect_from,
         parts: parts.len(),
         messages: view.messages.len(),
-        view_hash: view.hash(),
+        view_hash: view.hash_resuming(resume),
     };
     CallOutput {
         parts,

@@ -215,10 +215,19 @@ pub fn reconstruct<'a>(
 }
 
 /// Incremental reconstruction: feed rows one by one (growth after a checkpoint).
+///
+/// Besides the parts it keeps running measures of them, so a caller that
+/// feeds a long history never re-walks it: the sum of the parts' tokens, the
+/// last generation, and the running maximum of the parts' steps (to find the
+/// tail of parts at or after a step without a scan from the start).
 #[derive(Default)]
 pub struct PartsBuilder {
     pub parts: Vec<Part>,
     tool_index: HashMap<String, usize>,
+    total: u64,
+    last_generation: u32,
+    /// `step_max[i]`: the largest `step` of `parts[..=i]`.
+    step_max: Vec<u32>,
 }
 
 impl PartsBuilder {
@@ -230,7 +239,39 @@ impl PartsBuilder {
             .enumerate()
             .filter_map(|(i, p)| p.tool_id().map(|id| (id.to_string(), i)))
             .collect();
-        PartsBuilder { parts, tool_index }
+        let mut b = PartsBuilder {
+            parts: Vec::new(),
+            tool_index,
+            ..PartsBuilder::default()
+        };
+        for p in &parts {
+            b.note(p);
+        }
+        b.parts = parts;
+        b
+    }
+
+    /// The sum of the parts' tokens, as they stand.
+    pub fn total_tokens(&self) -> u64 {
+        self.total
+    }
+
+    /// The largest generation among the parts (0 when none).
+    pub fn last_generation(&self) -> u32 {
+        self.last_generation
+    }
+
+    /// The index of the first part of the tail holding every part whose
+    /// `step` is at least `step`: every part before it has a smaller step.
+    pub fn tail_from_step(&self, step: u32) -> usize {
+        self.step_max.partition_point(|&m| m < step)
+    }
+
+    fn note(&mut self, p: &Part) {
+        self.total += p.tokens;
+        self.last_generation = self.last_generation.max(p.generation.unwrap_or(0));
+        let before = self.step_max.last().copied().unwrap_or(0);
+        self.step_max.push(before.max(p.step));
     }
 
     pub fn push(&mut self, m: &Message, est: &dyn Estimator) {
@@ -281,7 +322,9 @@ impl PartsBuilder {
                             content: content.clone(),
                             is_error: *is_error,
                         });
+                        let before = self.parts[i].tokens;
                         self.parts[i].measure(est);
+                        self.total = self.total - before + self.parts[i].tokens;
                         continue;
                     }
                     // No call to answer in this view: keep the text, as user text.
@@ -317,7 +360,7 @@ impl PartsBuilder {
         est: &dyn Estimator,
     ) {
         let tokens = part_tokens(est, &body);
-        self.parts.push(Part {
+        let part = Part {
             address,
             turn: m.turn,
             step: m.step,
@@ -326,7 +369,9 @@ impl PartsBuilder {
             body,
             state: PartState::Raw,
             tokens,
-        });
+        };
+        self.note(&part);
+        self.parts.push(part);
     }
 }
 

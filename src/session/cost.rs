@@ -109,6 +109,50 @@ pub fn cache_split(
     (read, total - read)
 }
 
+/// [`cache_split`] over a run of views, each split against the one before
+/// it: the previous view's cumulative block tokens are kept, so only the
+/// blocks after the shared prefix are estimated. The same figures.
+#[derive(Default)]
+pub struct CacheSplitter {
+    /// `cum[i]`: the tokens of the last view's first `i` blocks.
+    cum: Vec<u64>,
+}
+
+impl CacheSplitter {
+    /// `prev` must be the view this splitter split last (or `None`).
+    pub fn split(
+        &mut self,
+        prev: Option<&View>,
+        view: &View,
+        overhead: u64,
+        est: &dyn Estimator,
+    ) -> (u64, u64) {
+        let now = blocks(view);
+        let shared = match prev {
+            Some(p) => blocks(p)
+                .iter()
+                .zip(&now)
+                .take_while(|(a, b)| a == b)
+                .count(),
+            None => 0,
+        };
+        if self.cum.is_empty() || prev.is_none() {
+            self.cum = vec![0];
+        }
+        self.cum.truncate(shared + 1);
+        for (_, b) in &now[shared..] {
+            let last = *self.cum.last().expect("starts with 0");
+            self.cum.push(last + block_tokens(est, b));
+        }
+        let total = overhead + self.cum[now.len()];
+        if prev.is_none() {
+            return (0, total);
+        }
+        let read = overhead + self.cum[shared];
+        (read, total - read)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,5 +197,15 @@ mod tests {
             messages: vec![m(ViewRole::User, "summary")],
         };
         assert_eq!(cache_split(Some(&b), &changed, 1000, &est), (1000, 2));
+        // The splitter gives the same figures over a run of views.
+        let mut s = CacheSplitter::default();
+        let mut prev: Option<&View> = None;
+        for v in [&a, &b, &changed, &a, &a, &b] {
+            assert_eq!(
+                s.split(prev, v, 1000, &est),
+                cache_split(prev, v, 1000, &est)
+            );
+            prev = Some(v);
+        }
     }
 }

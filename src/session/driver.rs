@@ -6,21 +6,35 @@
 //! The driver loads the task's record once. Per call it only turns the rows
 //! added since the previous call into parts (or, after a restart, the rows
 //! since the turn start): no whole-history walk on the per-call path.
+//!
+//! It keeps three caches of the derivation, never a second source of truth
+//! (a property test holds them to [`Driver::uncached`], which re-derives
+//! everything at every call):
+//! - the profile's snapshot entries, decoded, updated with the driver's own
+//!   writes and read again when `PRAGMA data_version` shows another writer;
+//! - the raw history's parts, built once as the record is append-only, with
+//!   the coverage chain over their addresses, so a turn start finds the
+//!   longest stored summary by looking its decoded coverage up in the chain
+//!   and hands the engine only the summary and what follows it;
+//! - the raw history's measures at every call, from running totals.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::engine::budget::Budget;
 use crate::engine::entries::{ANCHOR_KEY, Entry, decode_all};
 use crate::engine::estimate::Estimator;
-use crate::engine::parts::{Part, PartsBuilder, reconstruct};
-use crate::engine::restore::StoreView;
+use crate::engine::parts::{
+    Part, PartsBuilder, SummaryHead, coverage_key, coverage_next, coverage_start, reconstruct,
+};
+use crate::engine::restore::{StoreView, summary_part};
 use crate::engine::summarizer::Summarizer;
 use crate::engine::toolrules::ToolForm;
-use crate::engine::{Calibration, CallContext, CallOutput, Mode, RawMeasure, run_call};
+use crate::engine::{Calibration, CallContext, CallOutput, Mode, RawMeasure, run_call_resuming};
 use crate::model::decimal::Ratio;
 use crate::model::{Kind, Message, Usage};
 use crate::store::{Store, StoreError};
 use crate::summarize::StaticCheckpoint;
+use crate::view::HashResume;
 
 /// A task's record, indexed by model call.
 pub struct TaskRecordIndex {
@@ -32,6 +46,8 @@ pub struct TaskRecordIndex {
     usage: Vec<Option<Usage>>,
     /// Whether the agent compacted its own context before generation `s`.
     agent_compacted_before: Vec<bool>,
+    /// The calls whose recorded usage measures the raw history, ascending.
+    raw_calls: Vec<u32>,
 }
 
 impl TaskRecordIndex {
@@ -78,13 +94,18 @@ impl TaskRecordIndex {
                 compacted = true;
             }
         }
-        TaskRecordIndex {
+        let mut index = TaskRecordIndex {
             task: task.to_string(),
             rows,
             first_row,
             usage,
             agent_compacted_before,
-        }
+            raw_calls: Vec::new(),
+        };
+        index.raw_calls = (1..=index.calls())
+            .filter(|&k| index.raw_recorded(k).is_some())
+            .collect();
+        index
     }
 
     /// The number of model calls (generations) recorded.
@@ -136,7 +157,7 @@ impl TaskRecordIndex {
     }
 
     /// The raw history measured at every call `1..=calls()+1` (index `k-1`),
-    /// in one walk over the record.
+    /// in one walk over the record (running totals, no re-walk per call).
     pub fn raw_measures(&self, est: &dyn Estimator) -> Vec<RawMeasure> {
         let mut b = PartsBuilder::default();
         let mut at = 0;
@@ -147,7 +168,7 @@ impl TaskRecordIndex {
                 b.push(m, est);
             }
             at = end;
-            out.push(RawMeasure::of(&b.parts, k - 1, est));
+            out.push(RawMeasure::of_builder(&b, k - 1, est));
         }
         out
     }
@@ -172,8 +193,10 @@ impl TaskRecordIndex {
             self.raw_recorded(j)
                 .map(|p| (p, measures[j as usize - 1].estimate))
         };
-        let first = (1..k).find_map(&raw)?;
-        let last = (1..k).rev().find_map(raw)?;
+        // The first and the last call before `k` with raw usage.
+        let before = &self.raw_calls[..self.raw_calls.partition_point(|&j| j < k)];
+        let first = raw(*before.first()?)?;
+        let last = raw(*before.last()?)?;
         let de = last.1.checked_sub(first.1)?;
         let dp = last.0.checked_sub(first.0)?;
         if de < MIN_RATIO_SPAN || dp == 0 {
@@ -280,6 +303,92 @@ pub fn resume_point(
     )
 }
 
+/// A profile's snapshot entries as the driver last read them, decoded.
+struct SnapshotCache {
+    /// The store instance and its `data_version` when they were read.
+    read_at: (u64, i64),
+    entries: BTreeMap<String, Entry>,
+    /// The coverage hashes of the `cov:` keys among them.
+    covers: HashSet<[u8; 32]>,
+}
+
+impl SnapshotCache {
+    fn new(read_at: (u64, i64), entries: BTreeMap<String, Entry>) -> SnapshotCache {
+        let covers = entries.keys().filter_map(|k| decode_cov(k)).collect();
+        SnapshotCache {
+            read_at,
+            entries,
+            covers,
+        }
+    }
+
+    /// The store now holds `value` under `key` (written by this driver).
+    fn put(&mut self, key: &str, value: &serde_json::Value) {
+        // Decoded as the store's reader would: an entry that does not decode
+        // is left out, as `decode_all` leaves it out.
+        match Entry::from_value(value) {
+            Some(e) => {
+                self.entries.insert(key.to_string(), e);
+                self.covers.extend(decode_cov(key));
+            }
+            None => {
+                self.entries.remove(key);
+                if let Some(h) = decode_cov(key) {
+                    self.covers.remove(&h);
+                }
+            }
+        }
+    }
+}
+
+/// The coverage hash of a `cov:<64 hex>` key, exactly as [`coverage_key`]
+/// writes it (lowercase); any other key is none.
+fn decode_cov(key: &str) -> Option<[u8; 32]> {
+    let hex = key.strip_prefix("cov:")?.as_bytes();
+    if hex.len() != 64 {
+        return None;
+    }
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let mut out = [0u8; 32];
+    for (i, pair) in hex.chunks(2).enumerate() {
+        out[i] = digit(pair[0])? << 4 | digit(pair[1])?;
+    }
+    Some(out)
+}
+
+/// The raw history's parts up to some row, with the coverage chain over
+/// their addresses. Addresses never change once a part exists (a later tool
+/// result only fills its call's output), so both only ever grow.
+#[derive(Default)]
+struct RawHistory {
+    builder: PartsBuilder,
+    /// Rows fed.
+    fed: usize,
+    /// `chain[i]`: the coverage hash of `parts[..=i]`.
+    chain: Vec<[u8; 32]>,
+    /// Where each chain hash is.
+    at: HashMap<[u8; 32], usize>,
+}
+
+impl RawHistory {
+    fn feed(&mut self, rows: &[Message], est: &dyn Estimator) {
+        for m in rows {
+            self.builder.push(m, est);
+        }
+        self.fed += rows.len();
+        for i in self.chain.len()..self.builder.parts.len() {
+            let prev = self.chain.last().copied().unwrap_or_else(coverage_start);
+            let h = coverage_next(&prev, &self.builder.parts[i].address);
+            self.chain.push(h);
+            self.at.entry(h).or_insert(i);
+        }
+    }
+}
+
 /// Drives calls over one task, keeping the previous call's parts in memory.
 pub struct Driver<'a> {
     pub index: &'a TaskRecordIndex,
@@ -294,6 +403,12 @@ pub struct Driver<'a> {
     last: Option<(u32, Vec<Part>, usize)>,
     /// Record each committed call as replay progress (in-place replays).
     progress: Option<serde_json::Value>,
+    /// Keep the caches (see the module); `false`: re-derive at every call.
+    cached: bool,
+    snapshot: Option<SnapshotCache>,
+    raw_history: Option<RawHistory>,
+    /// Where the last view's hash left off.
+    hash_resume: HashResume,
 }
 
 impl<'a> Driver<'a> {
@@ -322,7 +437,96 @@ impl<'a> Driver<'a> {
             overhead,
             last: None,
             progress: None,
+            cached: true,
+            snapshot: None,
+            raw_history: None,
+            hash_resume: HashResume::default(),
         })
+    }
+
+    /// A driver that keeps no cache: every call reads the snapshot from the
+    /// store and rebuilds the raw history from the record. Slow; the
+    /// reference the cached driver is held to.
+    pub fn uncached(
+        store: &Store,
+        index: &'a TaskRecordIndex,
+        settings: RunSettings<'a>,
+    ) -> Result<Driver<'a>, StoreError> {
+        let mut d = Driver::new(store, index, settings)?;
+        d.cached = false;
+        Ok(d)
+    }
+
+    /// The estimate of the raw history's parts at call `k` (any `k` past the
+    /// record measures the whole record).
+    pub fn raw_estimate(&self, k: u32) -> u64 {
+        let i = (k.max(1) as usize - 1).min(self.raw.len() - 1);
+        self.raw[i].estimate
+    }
+
+    /// Make the snapshot cache current: read it again unless it was read
+    /// from this store and no other connection wrote since.
+    fn refresh(&mut self, store: &Store) -> Result<(), StoreError> {
+        let at = (store.instance(), store.data_version()?);
+        if self.cached && self.snapshot.as_ref().is_some_and(|c| c.read_at == at) {
+            return Ok(());
+        }
+        let entries = decode_all(&store.reader().entries(&self.index.task, &self.profile)?);
+        self.snapshot = Some(SnapshotCache::new(at, entries));
+        Ok(())
+    }
+
+    /// The raw history's parts up to row `end`, for a preflight. Cached: the
+    /// longest stored summary whose coverage is a prefix of them is already
+    /// folded in (what restore would fold; it finds nothing longer), so only
+    /// the summary and what follows it are copied.
+    fn raw_parts(&mut self, end: usize) -> Vec<Part> {
+        let est = self.settings.estimator;
+        let rows = &self.index.rows;
+        if !self.cached {
+            return reconstruct(&rows[..end], est);
+        }
+        let raw = match &mut self.raw_history {
+            Some(r) if r.fed <= end => r,
+            slot => slot.insert(RawHistory::default()),
+        };
+        raw.feed(&rows[raw.fed..end], est);
+        let snap = self.snapshot.as_ref().expect("refreshed before use");
+        let parts = &raw.builder.parts;
+        let best = snap
+            .covers
+            .iter()
+            .filter_map(|h| raw.at.get(h).map(|&i| (i, h)))
+            .max_by_key(|(i, _)| *i);
+        let Some((i, h)) = best else {
+            return parts.clone();
+        };
+        let Some(Entry::Summary {
+            text,
+            covers,
+            summarizer,
+            minted_turn,
+            minted_call,
+            ..
+        }) = snap.entries.get(&coverage_key(h))
+        else {
+            return parts.clone(); // restore skips a corrupt entry the same way
+        };
+        let head = summary_part(
+            &parts[i],
+            SummaryHead {
+                text: text.clone(),
+                coverage: *h,
+                covers: *covers,
+                summarizer: summarizer.clone(),
+                minted_at: (*minted_turn, *minted_call),
+            },
+            est,
+        );
+        let mut out = Vec::with_capacity(parts.len() - i);
+        out.push(head);
+        out.extend_from_slice(&parts[i + 1..]);
+        out
     }
 
     /// Record every committed call as this task's replay progress, with the
@@ -372,16 +576,21 @@ impl<'a> Driver<'a> {
     pub fn preflight(&mut self, store: &Store, k: u32) -> Result<CallOutput, StoreError> {
         let first = self.index.turn_first_call(k);
         let end = self.index.history_end(first);
-        let parts = reconstruct(&self.index.rows[..end], self.settings.estimator);
-        let snapshot = decode_all(&store.reader().entries(&self.index.task, &self.profile)?);
+        self.refresh(store)?;
+        let parts = self.raw_parts(end);
         let ctx = self.context(first, Mode::Preflight);
-        let out = run_call(
+        let snapshot = &self.snapshot.as_ref().expect("refreshed").entries;
+        if !self.cached {
+            self.hash_resume = HashResume::default();
+        }
+        let out = run_call_resuming(
             parts,
             &ctx,
             StoreView {
-                snapshot: &snapshot,
+                snapshot,
                 tool_forms: &self.tool_forms,
             },
+            &mut self.hash_resume,
         );
         Ok(out)
     }
@@ -407,15 +616,20 @@ impl<'a> Driver<'a> {
         for m in &self.index.rows[from..end] {
             builder.push(m, self.settings.estimator);
         }
-        let snapshot = decode_all(&store.reader().entries(&self.index.task, &self.profile)?);
+        self.refresh(store)?;
         let ctx = self.context(k, Mode::Step);
-        let out = run_call(
+        let snapshot = &self.snapshot.as_ref().expect("refreshed").entries;
+        if !self.cached {
+            self.hash_resume = HashResume::default();
+        }
+        let out = run_call_resuming(
             builder.parts,
             &ctx,
             StoreView {
-                snapshot: &snapshot,
+                snapshot,
                 tool_forms: &self.tool_forms,
             },
+            &mut self.hash_resume,
         );
         let mut writes = out.new_entries.clone();
         if self.index.ends_turn(k) && k <= self.index.calls() {
@@ -447,6 +661,11 @@ impl<'a> Driver<'a> {
             }
             Ok(())
         })?;
+        if let Some(cache) = self.snapshot.as_mut().filter(|_| self.cached) {
+            for (key, v) in &writes {
+                cache.put(key, v);
+            }
+        }
         if self.progress.is_some() {
             crate::fault::after_call(k);
         }
@@ -490,8 +709,84 @@ mod tests {
         TaskRecordIndex::load(store, "t").unwrap()
     }
 
+    /// Every call's view, report and new entries, as one string.
+    fn outcome(out: &CallOutput) -> String {
+        format!(
+            "{}\n{}\n{}",
+            String::from_utf8(out.view.canonical_bytes()).unwrap(),
+            serde_json::to_string(&out.report).unwrap(),
+            serde_json::to_string(&out.new_entries).unwrap()
+        )
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: crate::session::props::cases(32), ..ProptestConfig::default() })]
+
+        /// The caches are caches of the derivation: a cached driver (its
+        /// snapshot, raw history and measures, view hash resumed) gives
+        /// byte-identical views, reports and entries to one that re-derives
+        /// everything at every call, also when the driver forgets its
+        /// checkpoint, and when another connection forgets the compaction
+        /// state between calls (the cache must see `data_version` move).
+        #[test]
+        fn cached_and_uncached_drivers_agree(
+            events in transcript(),
+            b in budget(),
+            forget_at in 0u32..30,
+            wipe_at in 0u32..30,
+        ) {
+            let est = CharsPerToken::default();
+            let settings = || RunSettings { budget: b, estimator: &est, summarizer: &StaticCheckpoint, fallback: &StaticCheckpoint };
+            let dir = tempfile::tempdir().unwrap();
+            let loc = DbLocation::File(dir.path().join("cached.db"));
+            let mut cached_store = Store::open(&loc).unwrap();
+            let index = stored(&events, &mut cached_store);
+            let mut reference_store = Store::open_memory().unwrap();
+            let reference_index = stored(&events, &mut reference_store);
+            let mut cached = Driver::new(&cached_store, &index, settings()).unwrap();
+            let mut reference = Driver::uncached(&reference_store, &reference_index, settings()).unwrap();
+            for k in 1..=index.calls() + 1 {
+                if k == wipe_at {
+                    // Another writer: a second connection to the cached store.
+                    let mut other = Store::open(&loc).unwrap();
+                    other.transaction(|tx| tx.forget_compaction("t", None)).unwrap();
+                    reference_store.transaction(|tx| tx.forget_compaction("t", None)).unwrap();
+                }
+                if k == forget_at {
+                    cached.forget();
+                    reference.forget();
+                }
+                let a = outcome(&cached.step(&mut cached_store, k).unwrap());
+                let r = outcome(&reference.step(&mut reference_store, k).unwrap());
+                prop_assert_eq!(a, r, "call {}", k);
+                let a = outcome(&cached.preflight(&cached_store, k).unwrap());
+                let r = outcome(&reference.preflight(&reference_store, k).unwrap());
+                prop_assert_eq!(a, r, "preflight at call {}", k);
+                prop_assert_eq!(cached.raw_estimate(k), reference.raw_estimate(k));
+            }
+        }
+
+        /// The raw measures from running totals equal a walk over the parts,
+        /// and the ratio from the indexed raw calls equals a scan of them.
+        #[test]
+        fn raw_measures_and_ratios_equal_a_whole_walk(events in transcript()) {
+            let est = CharsPerToken::default();
+            let mut mem = Store::open_memory().unwrap();
+            let index = stored(&events, &mut mem);
+            let measures = index.raw_measures(&est);
+            for k in 1..=index.calls() + 1 {
+                let parts = reconstruct(&index.rows[..index.history_end(k)], &est);
+                prop_assert_eq!(measures[k as usize - 1], RawMeasure::of(&parts, k - 1, &est), "call {}", k);
+                let raw = |j: u32| index.raw_recorded(j).map(|p| (p, measures[j as usize - 1].estimate));
+                let scanned = (|| {
+                    let first = (1..k).find_map(raw)?;
+                    let last = (1..k).rev().find_map(raw)?;
+                    Some((first, last))
+                })();
+                let indexed = index.raw_calls.iter().filter(|&&j| j < k).map(|&j| raw(j).unwrap()).collect::<Vec<_>>();
+                prop_assert_eq!(scanned, indexed.first().copied().zip(indexed.last().copied()));
+            }
+        }
 
         /// Calibration in real-token space: a compacted view is never
         /// predicted above its raw history's prediction, nor below the

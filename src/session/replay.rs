@@ -4,9 +4,8 @@
 
 use serde::Serialize;
 
-use super::cost::{Prices, Totals, cache_split};
+use super::cost::{CacheSplitter, Prices, Totals};
 use super::driver::{Driver, RunSettings, TaskRecordIndex};
-use crate::engine::parts::PartsBuilder;
 use crate::engine::{CallOutput, Report, Status, Tier};
 use crate::store::{Store, StoreError};
 use crate::view::View;
@@ -71,24 +70,18 @@ pub fn replay<E: From<StoreError>>(
     if let Some(p) = &opts.progress {
         driver.record_progress(p.clone());
     }
-    let mut raw = PartsBuilder::default();
-    let mut raw_fed = 0usize;
     let mut raw_prev: Option<u64> = None;
     let mut prev_view: Option<View> = None;
+    let mut splitter = CacheSplitter::default();
     let mut rows = Vec::new();
     let mut totals = Totals::default();
     let start = if opts.resume { opts.from.max(1) } else { 1 };
     for k in start..=opts.to {
         let out = driver.step(store, k)?;
-        // The raw history at this call, for comparison.
-        let end = index.history_end(k);
-        for m in &index.rows[raw_fed..end] {
-            raw.push(m, est);
-        }
-        raw_fed = end;
-        // The cache and cost model is on the estimate basis, for both histories.
-        let raw_tokens = overhead + raw.parts.iter().map(|p| p.tokens).sum::<u64>();
-        let (read, write) = cache_split(prev_view.as_ref(), &out.view, overhead, est);
+        // The raw history at this call, for comparison. The cache and cost
+        // model is on the estimate basis, for both histories.
+        let raw_tokens = overhead + driver.raw_estimate(k);
+        let (read, write) = splitter.split(prev_view.as_ref(), &out.view, overhead, est);
         if k >= opts.from {
             let raw_read = raw_prev.map_or(0, |p| p.min(raw_tokens));
             totals.calls += 1;

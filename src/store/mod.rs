@@ -31,6 +31,9 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0005_profiles.sql"),
 ];
 
+/// The page size of a store this build creates (bytes).
+pub const NEW_STORE_PAGE_SIZE: u32 = 16_384;
+
 /// The store format version this build reads and writes.
 pub const STORE_VERSION: u32 = MIGRATIONS.len() as u32;
 
@@ -129,7 +132,13 @@ pub fn create_default_dir(location: &DbLocation) -> Result<()> {
 pub struct Store {
     conn: Connection,
     location: DbLocation,
+    /// Unique among the stores this process opened: a cache of what one
+    /// connection read is never used with another.
+    instance: u64,
 }
+
+/// The next [`Store::instance`] to hand out.
+static NEXT_INSTANCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Store {
     /// Open (creating if needed) and migrate the store.
@@ -157,6 +166,11 @@ impl Store {
         })?;
         conn.busy_timeout(concurrency::BUSY_WAIT)?;
         if matches!(location, DbLocation::File(_)) {
+            // A brand-new file gets larger pages: transcript rows run to
+            // kilobytes, and 4 KB pages spread one over a chain of overflow
+            // pages (more pages to write, and a larger file). A no-op on a
+            // store that already has pages: its page size stays.
+            conn.pragma_update(None, "page_size", NEW_STORE_PAGE_SIZE)?;
             // WAL: readers never block the writer; NORMAL sync is durable across
             // process crashes, which is what interruption tests exercise.
             concurrency::set_wal(&conn).map_err(|source| StoreError::Open {
@@ -168,6 +182,7 @@ impl Store {
         let mut store = Store {
             conn,
             location: location.clone(),
+            instance: NEXT_INSTANCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         };
         store.migrate()?;
         Ok(store)
@@ -228,31 +243,42 @@ impl Store {
         Ok(out)
     }
 
-    /// An in-memory store holding one task's record and its import-time tool
-    /// forms, with no compaction state: what a live engine started from.
+    /// An in-memory store for a what-if run over one task: its task record
+    /// and import-time tool forms, no compaction state, and none of its
+    /// rows. A run reads the rows from the store itself (a
+    /// `TaskRecordIndex` loaded before) and writes its state here, so a
+    /// what-if costs the tool forms, not a second copy of the record.
     pub fn scratch_copy(&self, task: &str) -> Result<Store> {
         let reader = self.reader();
         let record = reader
             .task(task)?
             .ok_or_else(|| StoreError::Corrupt(format!("no task {task}")))?;
-        let rows: Vec<crate::model::Message> = reader
-            .all_messages(task)?
-            .into_iter()
-            .map(|m| m.message)
-            .collect();
         let mut forms: Vec<crate::engine::toolrules::ToolForm> =
             reader.tool_forms(task)?.into_values().collect();
         forms.sort_by(|a, b| a.tool_call_id.cmp(&b.tool_call_id));
         let mut scratch = Store::open_memory()?;
         scratch.transaction(|tx| -> Result<()> {
             tx.upsert_task(&record)?;
-            tx.append_messages(task, None, &rows)?;
             for f in &forms {
                 tx.put_tool_form(task, f)?;
             }
             Ok(())
         })?;
         Ok(scratch)
+    }
+
+    /// This open store's identity within the process (see the field).
+    pub fn instance(&self) -> u64 {
+        self.instance
+    }
+
+    /// SQLite's `PRAGMA data_version`: it changes when another connection
+    /// commits to the database, never for this connection's own commits. A
+    /// cache of what this connection read is stale when it changed.
+    pub fn data_version(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA data_version", [], |r| r.get::<_, i64>(0))?)
     }
 
     /// Where this store lives.

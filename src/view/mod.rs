@@ -29,6 +29,16 @@ pub enum ViewRole {
     Assistant,
 }
 
+/// What [`View::hash_resuming`] keeps between views: the last view's
+/// messages and the hash state after each prefix of them. A cache of the
+/// hash, never an input to it: any view hashes the same with any state.
+#[derive(Clone, Default)]
+pub struct HashResume {
+    messages: Vec<ViewMessage>,
+    /// `states[i]`: the hasher after the canonical bytes before message `i`.
+    states: Vec<blake3::Hasher>,
+}
+
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct View {
     pub messages: Vec<ViewMessage>,
@@ -45,6 +55,35 @@ impl View {
     /// blake3 of the canonical bytes, hex.
     pub fn hash(&self) -> String {
         blake3::hash(&self.canonical_bytes()).to_hex().to_string()
+    }
+
+    /// The same hash as [`View::hash`], resumed from the longest prefix of
+    /// messages this view shares with the last view `resume` hashed: only
+    /// the messages after it are serialised.
+    pub fn hash_resuming(&self, resume: &mut HashResume) -> String {
+        let shared = self.shared_prefix(&resume.messages);
+        resume.messages.truncate(shared);
+        resume.states.truncate(shared + 1);
+        if resume.states.is_empty() {
+            let mut h = blake3::Hasher::new();
+            h.update(b"{\"messages\":[");
+            resume.states.push(h);
+        }
+        let mut buf = Vec::new();
+        for (i, m) in self.messages.iter().enumerate().skip(shared) {
+            let mut h = resume.states[i].clone();
+            buf.clear();
+            if i > 0 {
+                buf.push(b',');
+            }
+            serde_json::to_writer(&mut buf, m).expect("views serialise");
+            h.update(&buf);
+            resume.states.push(h);
+            resume.messages.push(m.clone());
+        }
+        let mut h = resume.states[self.messages.len()].clone();
+        h.update(b"]}\n");
+        h.finalize().to_hex().to_string()
     }
 
     /// Parse canonical (or any equivalent) view JSON.
@@ -504,6 +543,25 @@ mod tests {
             tool_use_id: id.into(),
             content: ToolContent::Text("ok".into()),
             is_error: false,
+        }
+    }
+
+    #[test]
+    fn a_resumed_hash_equals_the_whole_hash() {
+        let a = View {
+            messages: vec![user(vec![text("hi")]), assistant(vec![text("yes \"q\"")])],
+        };
+        let b = View {
+            messages: vec![
+                user(vec![text("hi")]),
+                assistant(vec![text("no")]),
+                user(vec![text("x")]),
+            ],
+        };
+        let empty = View { messages: vec![] };
+        let mut r = HashResume::default();
+        for v in [&a, &b, &a, &empty, &b, &b] {
+            assert_eq!(v.hash_resuming(&mut r), v.hash());
         }
     }
 
