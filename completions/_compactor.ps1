@@ -54,6 +54,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--tool-rules', '--tool-rules', [CompletionResultType]::ParameterName, 'JSON file of per-tool compaction rules, consulted before the built-in ones')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--claude', '--claude', [CompletionResultType]::ParameterName, 'Import every Claude Code session: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects')
+            [CompletionResult]::new('--codex', '--codex', [CompletionResultType]::ParameterName, 'Import every Codex session: $CODEX_HOME/sessions, else ~/.codex/sessions')
             [CompletionResult]::new('--skip-invalid', '--skip-invalid', [CompletionResultType]::ParameterName, 'Import the valid lines of a file that has invalid ones, listing each skipped line')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object per file instead of the human report')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')

@@ -50,6 +50,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --tool-rules 'JSON file of per-tool compaction rules, consulted before the built-in ones'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --claude 'Import every Claude Code session: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects'
+            cand --codex 'Import every Codex session: $CODEX_HOME/sessions, else ~/.codex/sessions'
             cand --skip-invalid 'Import the valid lines of a file that has invalid ones, listing each skipped line'
             cand --json 'Print one JSON object per file instead of the human report'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'

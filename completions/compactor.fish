@@ -59,6 +59,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand import" -l db -d 'Th
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand import" -l claude -d 'Import every Claude Code session: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects'
+complete -c compactor -n "__fish_compactor_using_subcommand import" -l codex -d 'Import every Codex session: $CODEX_HOME/sessions, else ~/.codex/sessions'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l skip-invalid -d 'Import the valid lines of a file that has invalid ones, listing each skipped line'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l json -d 'Print one JSON object per file instead of the human report'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'

@@ -29,6 +29,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0003_replay_progress.sql"),
     include_str!("migrations/0004_summary_cache.sql"),
     include_str!("migrations/0005_profiles.sql"),
+    include_str!("migrations/0006_source_stat.sql"),
 ];
 
 /// The store format version this build reads and writes.

@@ -151,6 +151,16 @@ impl Tx<'_> {
         )?)
     }
 
+    /// Record the size and modification time a source had when it was read
+    /// (`None`: unknown, so the next import reads it again).
+    pub fn set_source_stat(&self, path: &str, stat: Option<(u64, i64)>) -> Result<()> {
+        self.tx.execute(
+            "UPDATE import_source SET file_bytes = ?2, mtime_ns = ?3 WHERE path = ?1",
+            params![path, stat.map(|s| s.0 as i64), stat.map(|s| s.1)],
+        )?;
+        Ok(())
+    }
+
     /// Append a task's parsed rows. The rows must extend what is stored: the
     /// stored rows are compared with the parsed prefix by their chain hash, the
     /// rest is appended. Re-importing the same file adds nothing; a grown file
@@ -389,6 +399,19 @@ impl Reader<'_> {
                 |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, Vec<u8>>(1)?)),
             )
             .optional()?)
+    }
+
+    /// The size and modification time a source had at its last import.
+    pub fn source_stat(&self, path: &str) -> Result<Option<(u64, i64)>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT file_bytes, mtime_ns FROM import_source WHERE path = ?1",
+                [path],
+                |r| Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i64>>(1)?)),
+            )
+            .optional()?
+            .and_then(|(b, m)| Some((b? as u64, m?))))
     }
 
     /// The tasks that have rows from a source path, in first-row order.

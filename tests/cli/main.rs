@@ -18,6 +18,7 @@ mod constraints;
 mod corpus;
 mod corpus_engine;
 mod diff;
+mod discover;
 mod fuzz;
 mod hostile;
 mod import;
