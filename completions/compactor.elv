@@ -73,7 +73,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;show'= {
-            cand --task 'The task'
+            cand --task 'The task: its id, a unique prefix of it, or `latest`'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --json 'Print JSON instead of text'
@@ -85,7 +85,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;preflight'= {
-            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
@@ -116,7 +117,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;step'= {
-            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
@@ -160,7 +162,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;replay'= {
-            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
@@ -200,7 +203,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;probe'= {
-            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
@@ -231,7 +235,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;compact'= {
-            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
@@ -252,7 +257,6 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --output 'Write the final view to FILE (default: standard output)'
             cand --format 'The final view''s format'
             cand --write-session 'Write the final view as a new session of this agent, to resume from. The report then goes to stdout, and the view only to `-o FILE`'
-            cand --cwd 'The working directory the written session belongs to (default: the source session''s, else the current directory)'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --json 'Print the final call''s report as JSON (on stderr when the view goes to stdout)'
@@ -265,7 +269,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;report'= {
-            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'

@@ -290,6 +290,16 @@ impl Reader<'_> {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Per task: its latest recorded timestamp and its last row's rowid (how
+    /// recently it was imported), for "the most recently active task".
+    pub fn task_activity(&self) -> Result<Vec<(String, Option<String>, i64)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT task_id, max(timestamp), max(rowid) FROM task_message GROUP BY task_id ORDER BY task_id",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Whether `msgs` would extend (or be a prefix of) what is stored for the
     /// task: true when the task is absent or agrees with them row for row.
     pub fn consistent_with(&self, task_id: &str, msgs: &[Message]) -> Result<bool> {

@@ -34,5 +34,6 @@ mod resume;
 mod show;
 mod state;
 mod storage;
+mod tasknames;
 mod tasks;
 mod util;
