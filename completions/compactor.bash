@@ -1321,7 +1321,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__tasks)
-            opts="-q -h -V --json --db --quiet --color --help --version"
+            opts="-q -h -V --json --wide --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

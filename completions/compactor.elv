@@ -64,7 +64,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;tasks'= {
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
-            cand --json 'Print a JSON array'
+            cand --json 'Print JSON Lines: one record per task (by id), then the totals'
+            cand --wide 'Full ids, titles and project paths, and every usage figure (wider than 100 columns)'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help'

@@ -70,7 +70,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand tasks" -l db -d 'The
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand tasks" -l json -d 'Print a JSON array'
+complete -c compactor -n "__fish_compactor_using_subcommand tasks" -l json -d 'Print JSON Lines: one record per task (by id), then the totals'
+complete -c compactor -n "__fish_compactor_using_subcommand tasks" -l wide -d 'Full ids, titles and project paths, and every usage figure (wider than 100 columns)'
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s V -l version -d 'Print version'

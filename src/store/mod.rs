@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use rusqlite::Connection;
 
-pub use raw::{AppendOutcome, StoredMessage, TaskRecord, TaskStats, row_hash};
+pub use raw::{AppendOutcome, StoredMessage, TaskRecord, TaskStats, row_hash, stats_of};
 pub use runs::{RunInfo, RunStep};
 pub use snapshot::{Forgotten, ProfileState};
 pub use summary_cache::{CachedSummary, SummaryCache};
