@@ -32,6 +32,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand preflight 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
             cand step 'Run the full operation at one model call and report which tiers fired'
             cand export 'Render a view file for other tools or people'
+            cand watch 'Follow a session file as it is written: one line per new model call'
             cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
             cand probe 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
             cand compact 'Compact a saved session offline: replay it, then write the final view'
@@ -155,6 +156,36 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --output 'Write to FILE instead of standard output'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;watch'= {
+            cand --cwd 'The project directory: `latest` and prefixes pick among its sessions'
+            cand --input-format 'FILE''s transcript format'
+            cand --window 'The model''s context window, in tokens'
+            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
+            cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
+            cand --stop-ratio 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)'
+            cand --protect-recent-steps 'Model steps at the end of the history that ordinary compaction never touches'
+            cand --summary-budget 'Token cap of the floor summary'
+            cand --summarizer 'How floor summaries are written (default extractive, or the config file''s `summarizer`)'
+            cand --llm-provider 'The model server''s wire format (with --summarizer llm). Config key: llm_provider'
+            cand --llm-base-url 'The server''s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider''s public API'
+            cand --llm-model 'The model name the server knows'
+            cand --llm-timeout 'Seconds one model request may take (default 60)'
+            cand --llm-api-key-env 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value'
+            cand --llm-fallback 'What the floor uses when the model fails (default extractive)'
+            cand --llm-price-input 'USD per million input tokens of the summarizer''s own calls (default 0)'
+            cand --llm-price-output 'USD per million output tokens of the summarizer''s own calls (default 0)'
+            cand --until-idle 'Stop once nothing was added for SECONDS (default: run until Ctrl-C)'
+            cand --interval 'How often to look at the file, in milliseconds'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --json 'One JSON line per model call, the same as `step --at CALL --json` prints'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help (see more with ''--help'')'
@@ -388,6 +419,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand preflight 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
             cand step 'Run the full operation at one model call and report which tiers fired'
             cand export 'Render a view file for other tools or people'
+            cand watch 'Follow a session file as it is written: one line per new model call'
             cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
             cand probe 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
             cand compact 'Compact a saved session offline: replay it, then write the final view'
@@ -411,6 +443,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;help;step'= {
         }
         &'compactor;help;export'= {
+        }
+        &'compactor;help;watch'= {
         }
         &'compactor;help;replay'= {
         }

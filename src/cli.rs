@@ -57,6 +57,8 @@ pub enum Command {
     Step(ProjectArgs),
     /// Render a view file for other tools or people.
     Export(ExportArgs),
+    /// Follow a session file as it is written: one line per new model call.
+    Watch(crate::cmd::watch::WatchArgs),
     /// Walk a task call by call as a live engine would have, and print a timeline.
     Replay(ReplayArgs),
     /// Score a call's view with probes from the raw record: asks, rules, files

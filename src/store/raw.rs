@@ -290,6 +290,19 @@ impl Reader<'_> {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// The source file a task's latest row was imported from.
+    pub fn task_source(&self, task_id: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT s.path FROM task_message m JOIN import_source s ON s.id = m.source_id
+                 WHERE m.task_id = ?1 ORDER BY m.rowid DESC LIMIT 1",
+                [task_id],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
     /// Per task: its latest recorded timestamp and its last row's rowid (how
     /// recently it was imported), for "the most recently active task".
     pub fn task_activity(&self) -> Result<Vec<(String, Option<String>, i64)>> {

@@ -37,3 +37,4 @@ mod storage;
 mod tasknames;
 mod tasks;
 mod util;
+mod watch;
