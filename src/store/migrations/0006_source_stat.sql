@@ -6,3 +6,6 @@
 
 ALTER TABLE import_source ADD COLUMN file_bytes INTEGER;
 ALTER TABLE import_source ADD COLUMN mtime_ns INTEGER;
+
+-- Which rows a source holds (the report of a file skipped as unchanged).
+CREATE INDEX task_message_by_source ON task_message (source_id);
