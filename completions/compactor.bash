@@ -16,6 +16,9 @@ _compactor() {
             ",$1")
                 cmd="compactor"
                 ;;
+            compactor,__complete-tasks)
+                cmd="compactor__subcmd____complete__subcmd__tasks"
+                ;;
             compactor,check)
                 cmd="compactor__subcmd__check"
                 ;;
@@ -69,6 +72,9 @@ _compactor() {
                 ;;
             compactor,watch)
                 cmd="compactor__subcmd__watch"
+                ;;
+            compactor__subcmd__help,__complete-tasks)
+                cmd="compactor__subcmd__help__subcmd____complete__subcmd__tasks"
                 ;;
             compactor__subcmd__help,check)
                 cmd="compactor__subcmd__help__subcmd__check"
@@ -131,8 +137,30 @@ _compactor() {
 
     case "${cmd}" in
         compactor)
-            opts="-q -h -V --db --quiet --color --help --version import tasks show preflight step export watch replay probe compact report runs reset diff check completions man help"
+            opts="-q -h -V --db --quiet --color --help --version import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd____complete__subcmd__tasks)
+            opts="-q -h -V --db --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -226,7 +254,7 @@ _compactor() {
             fi
             case "${prev}" in
                 --task)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --cwd)
@@ -407,8 +435,22 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__help)
-            opts="import tasks show preflight step export watch replay probe compact report runs reset diff check completions man help"
+            opts="import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__help__subcmd____complete__subcmd__tasks)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -684,7 +726,7 @@ _compactor() {
                     return 0
                     ;;
                 --task)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --tool-rules)
@@ -707,7 +749,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__man)
-            opts="-q -h -V --db --quiet --color --help --version"
+            opts="-q -h -V --list --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -736,7 +778,7 @@ _compactor() {
             fi
             case "${prev}" in
                 --task)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --cwd)
@@ -838,7 +880,7 @@ _compactor() {
             fi
             case "${prev}" in
                 --task)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --cwd)
@@ -936,7 +978,7 @@ _compactor() {
             fi
             case "${prev}" in
                 --task)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --cwd)
@@ -1058,7 +1100,7 @@ _compactor() {
             fi
             case "${prev}" in
                 --task)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --cwd)
@@ -1220,7 +1262,7 @@ _compactor() {
             fi
             case "${prev}" in
                 --task)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --db)
@@ -1246,7 +1288,7 @@ _compactor() {
             fi
             case "${prev}" in
                 --task)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
                 --cwd)

@@ -42,7 +42,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
             cand check 'Prove on fixture transcripts that projection is deterministic (for CI)'
             cand completions 'Print shell completions for SHELL'
-            cand man 'Print the man page (roff)'
+            cand man 'Print the man page (roff): the main one, or one subcommand''s'
+            cand __complete-tasks 'Print `latest` and every task id, one a line, for shell completion of `--task`'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'compactor;import'= {
@@ -405,6 +406,17 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;man'= {
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --list 'List the subcommands that have a page, one a line'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;__complete-tasks'= {
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help'
@@ -429,7 +441,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
             cand check 'Prove on fixture transcripts that projection is deterministic (for CI)'
             cand completions 'Print shell completions for SHELL'
-            cand man 'Print the man page (roff)'
+            cand man 'Print the man page (roff): the main one, or one subcommand''s'
+            cand __complete-tasks 'Print `latest` and every task id, one a line, for shell completion of `--task`'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'compactor;help;import'= {
@@ -465,6 +478,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;help;completions'= {
         }
         &'compactor;help;man'= {
+        }
+        &'compactor;help;__complete-tasks'= {
         }
         &'compactor;help;help'= {
         }

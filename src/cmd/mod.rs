@@ -92,7 +92,8 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
         Command::Check(args) => check::run(ui, args, db_location(cli).ok()),
         Command::Completions(args) => completions::run(ui, args.shell),
-        Command::Man => completions::man(ui),
+        Command::Man(args) => completions::man(ui, args),
+        Command::CompleteTasks => completions::tasks(cli, ui),
     }
 }
 
