@@ -257,6 +257,23 @@ pub fn find_task(store: &Store, name: &str, cwd: Option<&Path>) -> Result<String
         .collect();
     match heads.as_slice() {
         [one] => Ok(one.to_string()),
+        // `PREFIX/AGENT`: a subagent under the task PREFIX names (`c2e8d4a1/agent-a5`).
+        [] if name.contains('/') => {
+            let (head, rest) = name.split_once('/').expect("checked");
+            let parent = find_task(store, head, cwd).map_err(|_| unknown_task(name))?;
+            let full = format!("{parent}/{rest}");
+            if full != name {
+                // Ambiguity is reported as is; an unknown one under the name given.
+                return find_task(store, &full, None).map_err(|e| {
+                    if e.to_string().starts_with("unknown task") {
+                        unknown_task(name)
+                    } else {
+                        e
+                    }
+                });
+            }
+            Err(unknown_task(name))
+        }
         [] => Err(unknown_task(name)),
         many => {
             let shown: Vec<String> = many.iter().take(20).map(|id| format!("  {id}")).collect();

@@ -53,6 +53,18 @@ fn a_unique_prefix_names_the_task() {
         stepped(&env, &["--task", &sub]),
         format!("{SUBAGENT_SESSION}/agent-a5c31d7")
     );
+    // A subagent under a short parent id, as `tasks` shows them.
+    assert_eq!(
+        stepped(&env, &["--task", "c2e8d4a1/agent-a5"]),
+        format!("{SUBAGENT_SESSION}/agent-a5c31d7")
+    );
+    let run = env.run(&["step", "--task", "c2e8d4a1/agent-zz"]);
+    run.failure(2);
+    assert!(
+        run.stderr.contains("unknown task \"c2e8d4a1/agent-zz\""),
+        "{}",
+        run.stderr
+    );
     // show and reset take prefixes too.
     let full = env.run(&["show", "--task", CLAUDE_TASK, "0..2"]);
     let short = env.run(&["show", "--task", "7f3c", "0..2"]);
