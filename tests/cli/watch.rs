@@ -102,3 +102,64 @@ fn watch_of_an_unknown_task_is_an_input_error() {
         run.stderr
     );
 }
+
+/// Rows of the record, in order.
+fn rows(db: &std::path::Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT task_id, seq, hex(row_hash) FROM task_message ORDER BY task_id, seq")
+        .unwrap();
+    stmt.query_map([], |r| {
+        Ok(format!(
+            "{} {} {}",
+            r.get::<_, String>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, String>(2)?
+        ))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
+#[test]
+fn a_watch_stopped_mid_import_leaves_the_last_whole_import() {
+    // A stop while the grown file is being read (the crash switch, not a
+    // timed kill): the store holds what the previous import committed, whole,
+    // and the next watch catches up to what one import of the file gives.
+    let env = TestEnv::new();
+    let whole =
+        std::fs::read_to_string(crate::util::testdata("claude-code/small-session.jsonl")).unwrap();
+    let lines: Vec<&str> = whole.split_inclusive('\n').collect();
+    let half = lines.len() / 2;
+    env.write("live.jsonl", lines[..half].concat());
+    env.run(&["watch", "live.jsonl", "--until-idle", "0"])
+        .success();
+    let before = rows(&env.db());
+    assert!(!before.is_empty());
+    env.write("live.jsonl", &whole);
+    let mut cmd = env.command(&["watch", "live.jsonl", "--until-idle", "0"]);
+    cmd.env("COMPACTOR_FAULT", format!("abort-after-line:{}", half + 2));
+    let stopped = env.finish(cmd);
+    assert_ne!(
+        stopped.status,
+        0,
+        "the fault must stop it: {}",
+        stopped.snapshot()
+    );
+    crate::reliability::assert_integrity(&env.db());
+    assert_eq!(
+        rows(&env.db()),
+        before,
+        "nothing of the interrupted import is stored"
+    );
+    let again = env.run(&["watch", "live.jsonl", "--until-idle", "0", "--json"]);
+    again.success();
+    let once = env.root().join("once.db");
+    let mut cmd = env.bare_command();
+    cmd.arg("--db").arg(&once).args(["import", "live.jsonl"]);
+    env.finish(cmd).success();
+    assert_eq!(rows(&env.db()), rows(&once));
+    // Every call is reported once the file is whole: 7 in this session.
+    assert_eq!(again.stdout.lines().count(), 7, "{}", again.stdout);
+}
