@@ -322,6 +322,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome>
 
 /// `import -`: the whole of standard input, recorded under a name made from its content.
 fn import_stdin(store: &mut Store, opts: &IngestOptions) -> Result<FileReport> {
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        return Err(super::common::hinted(
+            "`-` reads a transcript from standard input, which is a terminal",
+            "pipe one in: `cat session.jsonl | compactor import -`",
+        ));
+    }
     let mut bytes = Vec::new();
     std::io::stdin()
         .lock()
