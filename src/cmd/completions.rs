@@ -122,9 +122,17 @@ pub fn completion(shell: clap_complete::Shell) -> Vec<u8> {
                 "\n_compactor_task_ids() {\n    local -a ids\n    ids=(${(f)\"$(compactor __complete-tasks 2>/dev/null)\"})\n    compadd -a ids\n}\n\n_compactor() {",
                 1,
             ),
-        clap_complete::Shell::Fish => {
-            text + "complete -c compactor -l task -f -a '(compactor __complete-tasks 2>/dev/null)'\n"
-        }
+        // `--task TASK` (not import's `--task NAME`): ids, not files.
+        clap_complete::Shell::Fish => text
+            .lines()
+            .map(|l| {
+                if l.contains(" -l task -d 'The task") && l.ends_with(" -r") {
+                    format!("{l} -f -a '(compactor __complete-tasks 2>/dev/null)'\n")
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect(),
         _ => text,
     };
     text.into_bytes()

@@ -227,3 +227,58 @@ fn task_ids_complete_from_the_store() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn zsh_and_fish_scripts_parse_and_fish_completes_task_ids() {
+    let has = |shell: &str| {
+        std::process::Command::new(shell)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let dir = crate_dir().join("completions");
+    if has("zsh") {
+        let out = std::process::Command::new("zsh")
+            .arg("-n")
+            .arg(dir.join("_compactor"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    } else {
+        eprintln!("SKIPPED the zsh half: no zsh");
+    }
+    if !has("fish") {
+        eprintln!("SKIPPED the fish half: no fish");
+        return;
+    }
+    let env = TestEnv::new();
+    env.import_fixture("codex/small-rollout.jsonl");
+    let bin = env.root().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_compactor"), bin.join("compactor")).unwrap();
+    let out = std::process::Command::new("fish")
+        .arg("-c")
+        .arg(format!(
+            "source '{}'; complete -C 'compactor step --task '",
+            dir.join("compactor.fish").display()
+        ))
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .env("COMPACTOR_DB", env.db())
+        .env("HOME", env.home())
+        .output()
+        .unwrap();
+    let offered: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l.split('\t').next().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        offered,
+        [crate::import::CODEX_TASK, "latest"],
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
