@@ -180,6 +180,12 @@ pub fn ingest_file(
                 .map_err(store_err)?;
             return Ok(report);
         }
+        if let Some(report) = only_a_tail_grew(store, path, &canonical, size, &shown)? {
+            store
+                .transaction(|tx| tx.set_source_stat(&canonical, stat))
+                .map_err(store_err)?;
+            return Ok(report);
+        }
     }
     let file = File::open(path).map_err(io_err)?;
     let parsed = parse(
@@ -250,6 +256,50 @@ fn store_parsed(
         })
         .map_err(store_err)?;
     Ok(report)
+}
+
+/// Phase 1, for a grown file: it still starts with what was consumed (the
+/// stored prefix hash says so) and all it gained is a half-written last line.
+/// Nothing to parse yet: the report says the line is left for later.
+fn only_a_tail_grew(
+    store: &Store,
+    path: &Path,
+    canonical: &str,
+    size: u64,
+    shown: &str,
+) -> Result<Option<FileReport>, IngestError> {
+    let store_err = |source| IngestError::Store {
+        path: shown.to_string(),
+        source,
+    };
+    let io_err = |source| IngestError::Io {
+        path: shown.to_string(),
+        source,
+    };
+    let Some((consumed, hash)) = store.reader().source(canonical).map_err(store_err)? else {
+        return Ok(None);
+    };
+    // A whole line is at most this long to be worth checking here; a longer
+    // growth is parsed anyway.
+    const TAIL_MAX: u64 = 64 << 20;
+    if consumed == 0 || size <= consumed || size - consumed > TAIL_MAX {
+        return Ok(None);
+    }
+    let mut f = File::open(path).map_err(io_err)?;
+    let mut h = blake3::Hasher::new();
+    std::io::copy(&mut (&mut f).take(consumed), &mut h).map_err(io_err)?;
+    if h.finalize().as_bytes()[..] != hash[..] {
+        return Ok(None);
+    }
+    let mut tail = Vec::new();
+    f.read_to_end(&mut tail).map_err(io_err)?;
+    // One line, no newline yet, not yet JSON: a whole new line means parsing.
+    if tail.contains(&b'\n') || !transcript::reader::is_incomplete_tail(&tail) {
+        return Ok(None);
+    }
+    let mut report = unchanged_report(store, canonical, size, shown)?;
+    report.incomplete_lines = 1;
+    Ok(Some(report))
 }
 
 /// Phase 1: the file is byte-for-byte what was imported last time. Its report

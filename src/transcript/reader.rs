@@ -336,7 +336,7 @@ fn feed(
 
 /// A last line still being written: no newline yet, and not a whole JSON
 /// value. Only the last line of a file can lack its newline.
-fn is_incomplete_tail(raw: &[u8]) -> bool {
+pub(crate) fn is_incomplete_tail(raw: &[u8]) -> bool {
     !raw.ends_with(b"\n")
         && !is_blank(raw)
         && std::str::from_utf8(raw)

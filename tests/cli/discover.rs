@@ -350,3 +350,36 @@ fn corpus_sessions_in_a_fake_home_import_with_subagents_linked() {
     let again = env.run(&["import", "--json"]);
     assert_eq!(statuses(&again), ["unchanged"; 6]);
 }
+
+#[test]
+fn a_file_that_only_gained_half_a_line_is_not_parsed_again() {
+    let env = TestEnv::new();
+    let whole = fs::read_to_string(testdata("claude-code/small-session.jsonl")).unwrap();
+    let lines: Vec<&str> = whole.split_inclusive('\n').collect();
+    let first: String = lines[..6].concat();
+    env.write("live.jsonl", &first);
+    env.run(&["import", "live.jsonl"]).success();
+    // Half of the next line: the stored prefix hash still matches, so the
+    // file is not read as a transcript again; the half line waits.
+    let half = &lines[6][..lines[6].len() / 2];
+    env.write("live.jsonl", format!("{first}{half}"));
+    let run = env.run(&["import", "live.jsonl", "--json"]);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["status"], "unchanged", "{v}");
+    assert_eq!(v["incomplete_lines"], 1, "{v}");
+    // A whole new line and half of another: parsed.
+    env.write(
+        "live.jsonl",
+        format!("{first}{}{}", lines[6], &lines[7][..10]),
+    );
+    let run = env.run(&["import", "live.jsonl", "--json"]);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["status"], "imported", "{v}");
+    assert_eq!(v["incomplete_lines"], 1, "{v}");
+    // A rewritten start is not taken for growth: parsed (and refused, the
+    // record being append-only).
+    let rewritten = format!("{}{}", whole.replacen("Fix", "Fax", 1), "{\"x\":");
+    env.write("live.jsonl", rewritten);
+    let run = env.run(&["import", "live.jsonl", "--json"]);
+    assert!(!run.stdout.contains("\"unchanged\""), "{}", run.stdout);
+}
