@@ -73,8 +73,8 @@ A file whose size and modification time are as at its last import is skipped unr
 A last line still being written (no newline, not yet JSON) is left for the next import.
 
 Examples:
-  compactor import                      every Claude Code and Codex session
-  compactor import --claude ~/work/logs  Claude Code sessions, and a folder of logs
+  compactor import                        every Claude Code and Codex session
+  compactor import --claude ~/agent-logs   Claude Code sessions, and a folder of logs
   cat chat.json | compactor import - --format openai-chat";
 
 /// Files at least this large get a progress bar (on a terminal, without --quiet).

@@ -205,6 +205,21 @@ fn cut_left(s: &str, n: usize) -> String {
     format!("…{tail}")
 }
 
+/// A project directory under $HOME as `~/…` (the table only; JSON keeps the path).
+fn home_relative(cwd: Option<&str>) -> String {
+    let Some(cwd) = cwd else {
+        return "-".to_string();
+    };
+    let home = std::env::var("HOME").unwrap_or_default();
+    let home = home.trim_end_matches('/');
+    match cwd.strip_prefix(home) {
+        Some(rest) if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) => {
+            format!("~{rest}")
+        }
+        _ => cwd.to_string(),
+    }
+}
+
 /// `2026-02-14T09:42:18.245Z` as `2026-02-14 09:42`.
 fn minute(ts: Option<&str>) -> String {
     match ts {
@@ -292,7 +307,7 @@ fn narrow(ui: &mut Ui, rows: &[(&TaskRow, bool)]) -> Result<()> {
         let id = crate::cmd::visible::visible_line(&id).into_owned();
         let title = crate::cmd::visible::visible_line(&title).into_owned();
         let project =
-            crate::cmd::visible::visible_line(r.cwd.as_deref().unwrap_or("-")).into_owned();
+            crate::cmd::visible::visible_line(&home_relative(r.cwd.as_deref())).into_owned();
         let line = format!(
             "{}  {}  {}  {}  {:>calls_w$}  {}  {:>tokens_w$}",
             pad(&cut(&id, id_w), id_w),

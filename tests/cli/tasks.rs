@@ -387,3 +387,20 @@ fn the_table_over_a_fake_home_has_titles_projects_and_subagents_indented() {
         assert!(t["title"].is_string(), "{t}");
     }
 }
+
+#[test]
+fn a_project_under_home_is_shown_from_tilde() {
+    let env = TestEnv::new();
+    env.import_fixture("claude-code/small-session.jsonl");
+    let mut cmd = env.command(&["tasks"]);
+    cmd.env("HOME", "/home/dev");
+    let run = env.finish(cmd);
+    run.success();
+    assert!(
+        run.stdout.contains("  ~/projects/tally  "),
+        "{}",
+        run.stdout
+    );
+    // JSON keeps the path as recorded.
+    assert_eq!(env.task(CLAUDE_TASK)["cwd"], "/home/dev/projects/tally");
+}
