@@ -32,6 +32,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand preflight 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
             cand step 'Run the full operation at one model call and report which tiers fired'
             cand export 'Render a view file for other tools or people'
+            cand watch 'Follow a session file as it is written: one line per new model call'
             cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
             cand probe 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
             cand compact 'Compact a saved session offline: replay it, then write the final view'
@@ -41,7 +42,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
             cand check 'Prove on fixture transcripts that projection is deterministic (for CI)'
             cand completions 'Print shell completions for SHELL'
-            cand man 'Print the man page (roff)'
+            cand man 'Print the man page (roff): the main one, or one subcommand''s'
+            cand __complete-tasks 'Print `latest` and every task id, one a line, for shell completion of `--task`'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'compactor;import'= {
@@ -50,6 +52,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --tool-rules 'JSON file of per-tool compaction rules, consulted before the built-in ones'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --claude 'Import every Claude Code session: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects'
+            cand --codex 'Import every Codex session: $CODEX_HOME/sessions, else ~/.codex/sessions'
             cand --skip-invalid 'Import the valid lines of a file that has invalid ones, listing each skipped line'
             cand --json 'Print one JSON object per file instead of the human report'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
@@ -62,7 +66,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;tasks'= {
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
-            cand --json 'Print a JSON array'
+            cand --json 'Print JSON Lines: one record per task (by id), then the totals'
+            cand --wide 'Full ids, titles and project paths, and every usage figure (wider than 100 columns)'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help'
@@ -71,7 +76,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;show'= {
-            cand --task 'The task'
+            cand --task 'The task: its id, a unique prefix of it, or `latest`'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --json 'Print JSON instead of text'
@@ -83,7 +88,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;preflight'= {
-            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
@@ -114,7 +120,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;step'= {
-            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
@@ -157,8 +164,39 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'compactor;watch'= {
+            cand --cwd 'The project directory: `latest` and prefixes pick among its sessions'
+            cand --input-format 'FILE''s transcript format'
+            cand --window 'The model''s context window, in tokens'
+            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
+            cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
+            cand --stop-ratio 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)'
+            cand --protect-recent-steps 'Model steps at the end of the history that ordinary compaction never touches'
+            cand --summary-budget 'Token cap of the floor summary'
+            cand --summarizer 'How floor summaries are written (default extractive, or the config file''s `summarizer`)'
+            cand --llm-provider 'The model server''s wire format (with --summarizer llm). Config key: llm_provider'
+            cand --llm-base-url 'The server''s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider''s public API'
+            cand --llm-model 'The model name the server knows'
+            cand --llm-timeout 'Seconds one model request may take (default 60)'
+            cand --llm-api-key-env 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value'
+            cand --llm-fallback 'What the floor uses when the model fails (default extractive)'
+            cand --llm-price-input 'USD per million input tokens of the summarizer''s own calls (default 0)'
+            cand --llm-price-output 'USD per million output tokens of the summarizer''s own calls (default 0)'
+            cand --until-idle 'Stop once nothing was added for SECONDS (default: run until Ctrl-C)'
+            cand --interval 'How often to look at the file, in milliseconds'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --json 'One JSON line per model call, the same as `step --at CALL --json` prints'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'compactor;replay'= {
-            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
@@ -198,7 +236,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;probe'= {
-            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
@@ -229,7 +268,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;compact'= {
-            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
@@ -250,7 +290,6 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --output 'Write the final view to FILE (default: standard output)'
             cand --format 'The final view''s format'
             cand --write-session 'Write the final view as a new session of this agent, to resume from. The report then goes to stdout, and the view only to `-o FILE`'
-            cand --cwd 'The working directory the written session belongs to (default: the source session''s, else the current directory)'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --json 'Print the final call''s report as JSON (on stderr when the view goes to stdout)'
@@ -263,7 +302,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;report'= {
-            cand --task 'The task (`compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
@@ -366,6 +406,17 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;man'= {
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --list 'List the subcommands that have a page, one a line'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;__complete-tasks'= {
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help'
@@ -380,6 +431,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand preflight 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
             cand step 'Run the full operation at one model call and report which tiers fired'
             cand export 'Render a view file for other tools or people'
+            cand watch 'Follow a session file as it is written: one line per new model call'
             cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
             cand probe 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
             cand compact 'Compact a saved session offline: replay it, then write the final view'
@@ -389,7 +441,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
             cand check 'Prove on fixture transcripts that projection is deterministic (for CI)'
             cand completions 'Print shell completions for SHELL'
-            cand man 'Print the man page (roff)'
+            cand man 'Print the man page (roff): the main one, or one subcommand''s'
+            cand __complete-tasks 'Print `latest` and every task id, one a line, for shell completion of `--task`'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'compactor;help;import'= {
@@ -403,6 +456,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;help;step'= {
         }
         &'compactor;help;export'= {
+        }
+        &'compactor;help;watch'= {
         }
         &'compactor;help;replay'= {
         }
@@ -423,6 +478,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;help;completions'= {
         }
         &'compactor;help;man'= {
+        }
+        &'compactor;help;__complete-tasks'= {
         }
         &'compactor;help;help'= {
         }

@@ -37,6 +37,7 @@ complete -c compactor -n "__fish_compactor_needs_command" -f -a "show" -d 'Print
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "preflight" -d 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "step" -d 'Run the full operation at one model call and report which tiers fired'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "export" -d 'Render a view file for other tools or people'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "watch" -d 'Follow a session file as it is written: one line per new model call'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "probe" -d 'Score a call\'s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "compact" -d 'Compact a saved session offline: replay it, then write the final view'
@@ -46,7 +47,8 @@ complete -c compactor -n "__fish_compactor_needs_command" -f -a "reset" -d 'Forg
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "diff" -d 'Compare two views (files or saved runs): exit 0 identical, 1 different'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "check" -d 'Prove on fixture transcripts that projection is deterministic (for CI)'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "completions" -d 'Print shell completions for SHELL'
-complete -c compactor -n "__fish_compactor_needs_command" -f -a "man" -d 'Print the man page (roff)'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "man" -d 'Print the man page (roff): the main one, or one subcommand\'s'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "__complete-tasks" -d 'Print `latest` and every task id, one a line, for shell completion of `--task`'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l format -d 'The files\' format; `auto` detects it from the first lines' -r -f -a "auto\t''
 claude-code\t''
@@ -59,6 +61,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand import" -l db -d 'Th
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand import" -l claude -d 'Import every Claude Code session: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects'
+complete -c compactor -n "__fish_compactor_using_subcommand import" -l codex -d 'Import every Codex session: $CODEX_HOME/sessions, else ~/.codex/sessions'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l skip-invalid -d 'Import the valid lines of a file that has invalid ones, listing each skipped line'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l json -d 'Print one JSON object per file instead of the human report'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
@@ -68,11 +72,12 @@ complete -c compactor -n "__fish_compactor_using_subcommand tasks" -l db -d 'The
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand tasks" -l json -d 'Print a JSON array'
+complete -c compactor -n "__fish_compactor_using_subcommand tasks" -l json -d 'Print JSON Lines: one record per task (by id), then the totals'
+complete -c compactor -n "__fish_compactor_using_subcommand tasks" -l wide -d 'Full ids, titles and project paths, and every usage figure (wider than 100 columns)'
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand show" -l task -d 'The task' -r
+complete -c compactor -n "__fish_compactor_using_subcommand show" -l task -d 'The task: its id, a unique prefix of it, or `latest`' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
 complete -c compactor -n "__fish_compactor_using_subcommand show" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand show" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -81,7 +86,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand show" -l json -d 'Pr
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l task -d 'The task (`compactor tasks` lists them). With FILE, the name to import it as' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
@@ -117,7 +123,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l in-pla
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand step" -l task -d 'The task (`compactor tasks` lists them). With FILE, the name to import it as' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
@@ -164,7 +171,43 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand export" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand export" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l task -d 'The task (`compactor tasks` lists them). With FILE, the name to import it as' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l cwd -d 'The project directory: `latest` and prefixes pick among its sessions' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
+claude-code\t''
+codex\t''
+openai-chat\t''
+anthropic\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l window -d 'The model\'s context window, in tokens' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+llm\t'A model over HTTP, validated against the extractive summary and stored before use'
+static\t'The last ask and an action count'"
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l llm-provider -d 'The model server\'s wire format (with --summarizer llm). Config key: llm_provider' -r -f -a "openai\t'OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp server, Ollama, LM Studio)'
+anthropic\t'Anthropic Messages'"
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l llm-base-url -d 'The server\'s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider\'s public API' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l llm-model -d 'The model name the server knows' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l llm-timeout -d 'Seconds one model request may take (default 60)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l llm-api-key-env -d 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l llm-fallback -d 'What the floor uses when the model fails (default extractive)' -r -f -a "extractive\t''
+static\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l llm-price-input -d 'USD per million input tokens of the summarizer\'s own calls (default 0)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l llm-price-output -d 'USD per million output tokens of the summarizer\'s own calls (default 0)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l until-idle -d 'Stop once nothing was added for SECONDS (default: run until Ctrl-C)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l interval -d 'How often to look at the file, in milliseconds' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l json -d 'One JSON line per model call, the same as `step --at CALL --json` prints'
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
@@ -209,7 +252,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand replay" -l probes -d
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand probe" -l task -d 'The task (`compactor tasks` lists them). With FILE, the name to import it as' -r
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
@@ -245,7 +289,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand probe" -l fail-on-lo
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand compact" -l task -d 'The task (`compactor tasks` lists them). With FILE, the name to import it as' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
@@ -276,7 +321,6 @@ openai\t'OpenAI Chat Completions messages'
 markdown\t'A readable transcript'"
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l write-session -d 'Write the final view as a new session of this agent, to resume from. The report then goes to stdout, and the view only to `-o FILE`' -r -f -a "claude-code\t'A Claude Code session (`claude --resume <id>`)'
 codex\t'A Codex rollout (`codex resume <id>`)'"
-complete -c compactor -n "__fish_compactor_using_subcommand compact" -l cwd -d 'The working directory the written session belongs to (default: the source session\'s, else the current directory)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -286,7 +330,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand compact" -l in-place
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l task -d 'The task (`compactor tasks` lists them). With FILE, the name to import it as' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
@@ -384,23 +429,33 @@ complete -c compactor -n "__fish_compactor_using_subcommand man" -l db -d 'The S
 complete -c compactor -n "__fish_compactor_using_subcommand man" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand man" -l list -d 'List the subcommands that have a page, one a line'
 complete -c compactor -n "__fish_compactor_using_subcommand man" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand man" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand man" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "import" -d 'Import transcript files into the store (idempotent, incremental, atomic per file)'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "tasks" -d 'List imported tasks with their sizes and recorded usage'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "show" -d 'Print a task\'s messages, one message, or a tool call\'s raw input and output'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "preflight" -d 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "step" -d 'Run the full operation at one model call and report which tiers fired'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "export" -d 'Render a view file for other tools or people'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "probe" -d 'Score a call\'s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "compact" -d 'Compact a saved session offline: replay it, then write the final view'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "report" -d 'Replay a task and write one self-contained HTML page picturing it'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "runs" -d 'List saved replay runs'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "reset" -d 'Forget a task\'s compaction state (all profiles, or one); never the raw record'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "diff" -d 'Compare two views (files or saved runs): exit 0 identical, 1 different'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "check" -d 'Prove on fixture transcripts that projection is deterministic (for CI)'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "completions" -d 'Print shell completions for SHELL'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "man" -d 'Print the man page (roff)'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export replay probe compact report runs reset diff check completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c compactor -n "__fish_compactor_using_subcommand __complete-tasks" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand __complete-tasks" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand __complete-tasks" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand __complete-tasks" -s h -l help -d 'Print help'
+complete -c compactor -n "__fish_compactor_using_subcommand __complete-tasks" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "import" -d 'Import transcript files into the store (idempotent, incremental, atomic per file)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "tasks" -d 'List imported tasks with their sizes and recorded usage'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "show" -d 'Print a task\'s messages, one message, or a tool call\'s raw input and output'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "preflight" -d 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "step" -d 'Run the full operation at one model call and report which tiers fired'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "export" -d 'Render a view file for other tools or people'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "watch" -d 'Follow a session file as it is written: one line per new model call'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "probe" -d 'Score a call\'s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "compact" -d 'Compact a saved session offline: replay it, then write the final view'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "report" -d 'Replay a task and write one self-contained HTML page picturing it'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "runs" -d 'List saved replay runs'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "reset" -d 'Forget a task\'s compaction state (all profiles, or one); never the raw record'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "diff" -d 'Compare two views (files or saved runs): exit 0 identical, 1 different'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "check" -d 'Prove on fixture transcripts that projection is deterministic (for CI)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "completions" -d 'Print shell completions for SHELL'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "man" -d 'Print the man page (roff): the main one, or one subcommand\'s'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "__complete-tasks" -d 'Print `latest` and every task id, one a line, for shell completion of `--task`'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

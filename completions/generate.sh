@@ -13,3 +13,9 @@ run completions fish > completions/compactor.fish
 run completions elvish > completions/compactor.elv
 run completions powershell > completions/_compactor.ps1
 run man > completions/compactor.1
+# One page per subcommand, as the main page's SEE ALSO names them.
+rm -rf completions/man
+mkdir -p completions/man
+for sub in $(run man --list); do
+    run man "$sub" > "completions/man/compactor-$sub.1"
+done

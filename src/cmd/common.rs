@@ -24,12 +24,19 @@ use crate::view::View;
 #[derive(Debug, Args)]
 pub struct TaskSource {
     /// A transcript file: imported first (a no-op when unchanged), then its main task is used.
-    #[arg(value_name = "FILE", required_unless_present = "task")]
+    #[arg(value_name = "FILE", required_unless_present_any = ["task", "cwd"])]
     pub file: Option<PathBuf>,
 
-    /// The task (`compactor tasks` lists them). With FILE, the name to import it as.
+    /// The task: its id, a unique prefix of it, or `latest` (the most recently active;
+    /// `compactor tasks` lists them). With FILE, the name to import it as.
     #[arg(long, value_name = "TASK")]
     pub task: Option<String>,
+
+    /// The project directory: `latest` and id prefixes pick among the sessions recorded
+    /// there (alone: the latest of them). `compact --write-session` also writes the new
+    /// session for it (default there: the source session's directory).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
 
     /// FILE's transcript format.
     #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT")]
@@ -163,11 +170,122 @@ pub fn resolve_task(store: &mut Store, ui: &mut Ui, src: &TaskSource) -> Result<
             }
         }
         None => {
-            let task = src.task.clone().expect("clap requires FILE or --task");
-            if store.reader().task(&task)?.is_none() {
-                return Err(unknown_task(&task));
+            let name = src.task.as_deref().unwrap_or("latest");
+            find_task(store, name, src.cwd.as_deref())
+        }
+    }
+}
+
+/// The task a name means: an exact id; `latest`, the most recently active
+/// task (subagents aside); or a unique id prefix (a prefix that names a task
+/// and its subagents means the task). `cwd` keeps the sessions recorded in
+/// that directory; without it, `latest` prefers the current directory's
+/// sessions when there are any. An ambiguous prefix lists the candidates.
+pub fn find_task(store: &Store, name: &str, cwd: Option<&Path>) -> Result<String> {
+    let reader = store.reader();
+    if name != "latest" && reader.task(name)?.is_some() {
+        return Ok(name.to_string());
+    }
+    let tasks = reader.tasks()?;
+    let in_dir = |dir: &Path| -> Vec<&crate::store::TaskRecord> {
+        let wanted = [
+            dir.display().to_string(),
+            std::fs::canonicalize(dir)
+                .map(|d| d.display().to_string())
+                .unwrap_or_default(),
+        ];
+        tasks
+            .iter()
+            .filter(|t| t.cwd.as_ref().is_some_and(|c| wanted.contains(c)))
+            .collect()
+    };
+    let pool: Vec<&crate::store::TaskRecord> = match cwd {
+        Some(dir) => {
+            let pool = in_dir(dir);
+            if pool.is_empty() {
+                return Err(hinted(
+                    format!("no task was recorded in {}", dir.display()),
+                    "`compactor tasks` shows each task's project directory",
+                ));
             }
-            Ok(task)
+            pool
+        }
+        None if name == "latest" => {
+            let here = std::env::current_dir()
+                .map(|d| in_dir(&d))
+                .unwrap_or_default();
+            if here.iter().any(|t| t.parent_id.is_none()) {
+                here
+            } else {
+                tasks.iter().collect()
+            }
+        }
+        None => tasks.iter().collect(),
+    };
+    if name == "latest" {
+        let activity: std::collections::BTreeMap<String, (Option<String>, i64)> = reader
+            .task_activity()?
+            .into_iter()
+            .map(|(id, ts, row)| (id, (ts, row)))
+            .collect();
+        return pool
+            .iter()
+            .filter(|t| t.parent_id.is_none())
+            .max_by_key(|t| (activity.get(&t.id).cloned(), t.id.clone()))
+            .map(|t| t.id.clone())
+            .ok_or_else(|| {
+                hinted(
+                    "no task yet, so none is the latest",
+                    "import a transcript with `compactor import`",
+                )
+            });
+    }
+    let matches: Vec<&str> = pool
+        .iter()
+        .filter(|t| t.id.starts_with(name))
+        .map(|t| t.id.as_str())
+        .collect();
+    // A task and its own subagents: the prefix names the task.
+    let heads: Vec<&str> = matches
+        .iter()
+        .copied()
+        .filter(|id| {
+            !matches
+                .iter()
+                .any(|p| id.len() > p.len() && id.starts_with(p) && id.as_bytes()[p.len()] == b'/')
+        })
+        .collect();
+    match heads.as_slice() {
+        [one] => Ok(one.to_string()),
+        // `PREFIX/AGENT`: a subagent under the task PREFIX names (`c2e8d4a1/agent-a5`).
+        [] if name.contains('/') => {
+            let (head, rest) = name.split_once('/').expect("checked");
+            let parent = find_task(store, head, cwd).map_err(|_| unknown_task(name))?;
+            let full = format!("{parent}/{rest}");
+            if full != name {
+                // Ambiguity is reported as is; an unknown one under the name given.
+                return find_task(store, &full, None).map_err(|e| {
+                    if e.to_string().starts_with("unknown task") {
+                        unknown_task(name)
+                    } else {
+                        e
+                    }
+                });
+            }
+            Err(unknown_task(name))
+        }
+        [] => Err(unknown_task(name)),
+        many => {
+            let shown: Vec<String> = many.iter().take(20).map(|id| format!("  {id}")).collect();
+            Err(hinted(
+                format!(
+                    "task prefix {name:?} is ambiguous: {} tasks match\n{}{}",
+                    many.len(),
+                    shown.join("\n"),
+                    if many.len() > 20 { "\n  ..." } else { "" }
+                ),
+                "give more of the id",
+            ))
         }
     }
 }

@@ -68,11 +68,6 @@ pub struct CompactArgs {
     /// report then goes to stdout, and the view only to `-o FILE`.
     #[arg(long, value_enum, value_name = "AGENT")]
     pub write_session: Option<SessionKind>,
-
-    /// The working directory the written session belongs to (default: the
-    /// source session's, else the current directory).
-    #[arg(long, value_name = "DIR", requires = "write_session")]
-    pub cwd: Option<PathBuf>,
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome> {
@@ -169,7 +164,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             &task,
             &out,
             kind,
-            args.cwd.as_deref(),
+            args.source.cwd.as_deref(),
         )?),
         None => None,
     };

@@ -1,6 +1,6 @@
 //! `compactor import FILE...`
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 use std::path::PathBuf;
 
@@ -13,7 +13,10 @@ use crate::cmd::exit::Outcome;
 use crate::engine::toolrules::ToolRules;
 use crate::model::Format;
 use crate::store::Store;
-use crate::transcript::ingest::{FileReport, ImportStatus, IngestOptions, ingest_file};
+use crate::transcript::discover::{Pick, walk};
+use crate::transcript::ingest::{
+    FileReport, ImportStatus, IngestOptions, ingest_bytes, ingest_file,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FormatArg {
@@ -25,10 +28,20 @@ pub enum FormatArg {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = IMPORT_AFTER_HELP)]
 pub struct ImportArgs {
-    /// Transcript files (JSONL, or a JSON document for openai-chat/anthropic).
-    #[arg(required = true, value_name = "FILE")]
+    /// Transcript files or directories (walked recursively for *.jsonl and *.json);
+    /// `-` reads standard input. None: every session under the default locations.
+    #[arg(value_name = "PATH")]
     pub files: Vec<PathBuf>,
+
+    /// Import every Claude Code session: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects.
+    #[arg(long)]
+    pub claude: bool,
+
+    /// Import every Codex session: $CODEX_HOME/sessions, else ~/.codex/sessions.
+    #[arg(long)]
+    pub codex: bool,
 
     /// The files' format; `auto` detects it from the first lines.
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
@@ -52,8 +65,148 @@ pub struct ImportArgs {
     pub json: bool,
 }
 
+const IMPORT_AFTER_HELP: &str = "\
+Default locations (no PATH):
+  Claude Code  $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects
+  Codex        $CODEX_HOME/sessions, else ~/.codex/sessions
+A file whose size and modification time are as at its last import is skipped unread.
+A last line still being written (no newline, not yet JSON) is left for the next import.
+
+Examples:
+  compactor import                        every Claude Code and Codex session
+  compactor import --claude ~/agent-logs   Claude Code sessions, and a folder of logs
+  cat chat.json | compactor import - --format openai-chat";
+
 /// Files at least this large get a progress bar (on a terminal, without --quiet).
 const PROGRESS_MIN_BYTES: u64 = 4 << 20;
+
+/// Where one import input comes from.
+enum Input {
+    File(PathBuf),
+    Stdin,
+}
+
+/// A default session location.
+struct Location {
+    what: &'static str,
+    path: PathBuf,
+}
+
+fn env_dir(name: &str) -> Option<PathBuf> {
+    std::env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+fn home_dir() -> Option<PathBuf> {
+    env_dir("HOME").or_else(|| env_dir("USERPROFILE"))
+}
+
+/// `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`.
+pub fn claude_projects() -> Option<PathBuf> {
+    env_dir("CLAUDE_CONFIG_DIR")
+        .or_else(|| home_dir().map(|h| h.join(".claude")))
+        .map(|d| d.join("projects"))
+}
+
+/// `$CODEX_HOME/sessions`, else `~/.codex/sessions`.
+pub fn codex_sessions() -> Option<PathBuf> {
+    env_dir("CODEX_HOME")
+        .or_else(|| home_dir().map(|h| h.join(".codex")))
+        .map(|d| d.join("sessions"))
+}
+
+/// The inputs the arguments name, directories walked, in order.
+fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<(Input, u64)>, bool)> {
+    let mut out = Vec::new();
+    let mut discovered = false;
+    let defaults = args.files.is_empty() || args.claude || args.codex;
+    if defaults {
+        let both = !args.claude && !args.codex;
+        let mut locations = Vec::new();
+        if both || args.claude {
+            locations.extend(claude_projects().map(|path| Location {
+                what: "Claude Code",
+                path,
+            }));
+        }
+        if both || args.codex {
+            locations.extend(codex_sessions().map(|path| Location {
+                what: "Codex",
+                path,
+            }));
+        }
+        let mut any = false;
+        for l in &locations {
+            if !l.path.is_dir() {
+                if !both {
+                    anyhow::bail!(hinted_missing(l));
+                }
+                ui.note(format!(
+                    "no {} sessions: {} does not exist",
+                    l.what,
+                    l.path.display()
+                ));
+                continue;
+            }
+            any = true;
+            discovered = true;
+            for f in walk(&l.path, Pick::Jsonl)
+                .with_context(|| format!("cannot read the {} sessions", l.what))?
+            {
+                out.push((Input::File(f.path), f.bytes));
+            }
+        }
+        if !any && args.files.is_empty() {
+            return Err(super::common::hinted(
+                format!(
+                    "no sessions found: {} does not exist",
+                    locations
+                        .iter()
+                        .map(|l| l.path.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(" nor ")
+                ),
+                "name a file or directory to import, or set CLAUDE_CONFIG_DIR or CODEX_HOME",
+            ));
+        }
+    }
+    for p in &args.files {
+        if p.as_os_str() == "-" {
+            out.push((Input::Stdin, 0));
+        } else if p.is_dir() {
+            discovered = true;
+            let found = walk(p, Pick::Transcripts)
+                .with_context(|| format!("cannot read the directory {}", p.display()))?;
+            if found.is_empty() {
+                ui.note(format!(
+                    "{}: no transcript files (*.jsonl, *.json) in it",
+                    p.display()
+                ));
+            }
+            out.extend(found.into_iter().map(|f| (Input::File(f.path), f.bytes)));
+        } else {
+            let size = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+            out.push((Input::File(p.clone()), size));
+        }
+    }
+    Ok((out, discovered))
+}
+
+fn hinted_missing(l: &Location) -> anyhow::Error {
+    super::common::hinted(
+        format!(
+            "no {} sessions: {} does not exist",
+            l.what,
+            l.path.display()
+        ),
+        if l.what == "Codex" {
+            "set CODEX_HOME to the Codex home directory"
+        } else {
+            "set CLAUDE_CONFIG_DIR to the Claude Code configuration directory"
+        },
+    )
+}
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome> {
     let opts = IngestOptions {
@@ -62,24 +215,98 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome>
         skip_invalid: args.skip_invalid,
         rules: load_rules(args.tool_rules.as_deref())?,
     };
-    if args.task.is_some() && args.files.len() > 1 {
+    let (inputs, discovered) = inputs(ui, args)?;
+    if inputs
+        .iter()
+        .filter(|(i, _)| matches!(i, Input::Stdin))
+        .count()
+        > 1
+    {
+        anyhow::bail!("`-` (standard input) can be named only once");
+    }
+    if args.task.is_some() && inputs.len() > 1 {
         ui.note("note: --task names every file's task the same; files are appended to it in order");
     }
-    if let [path] = args.files.as_slice() {
-        let report = import_one(store, ui, path, &opts)?;
+    if let [(input, _)] = inputs.as_slice()
+        && !discovered
+    {
+        let report = match input {
+            Input::File(path) => import_one(store, ui, path, &opts)?,
+            Input::Stdin => import_stdin(store, &opts)?,
+        };
         print_report(ui, &report, args.json)?;
         return Ok(Outcome::Ok);
     }
+    let total: u64 = inputs.iter().map(|(_, b)| b).sum();
+    let bar = progress(
+        ui,
+        total >= PROGRESS_MIN_BYTES || inputs.len() >= 20,
+        total,
+        "{msg} {wide_bar} {binary_bytes}/{binary_total_bytes} ETA {eta}",
+    );
     let mut failed = Vec::new();
-    for path in &args.files {
-        match import_one(store, ui, path, &opts) {
-            Ok(report) => print_report(ui, &report, args.json)?,
+    let (mut imported, mut unchanged) = (0u64, 0u64);
+    let mut done = 0u64;
+    for (i, (input, bytes)) in inputs.iter().enumerate() {
+        if let Some(b) = &bar {
+            b.set_message(format!("{}/{} files", i, inputs.len()));
+        }
+        let result = match input {
+            Input::File(path) => ingest_file(store, path, &opts, &mut |n| {
+                if let Some(b) = &bar {
+                    b.set_position(done + n.min(*bytes));
+                }
+            })
+            .map_err(anyhow::Error::from),
+            Input::Stdin => import_stdin(store, &opts),
+        };
+        done += bytes;
+        if let Some(b) = &bar {
+            b.set_position(done);
+        }
+        let shown = match input {
+            Input::File(p) => p.display().to_string(),
+            Input::Stdin => "-".to_string(),
+        };
+        match result {
+            Ok(report) => {
+                if report.status == ImportStatus::Unchanged {
+                    unchanged += 1;
+                } else {
+                    imported += 1;
+                }
+                // A walked tree lists what changed; unchanged files are counted.
+                if args.json || !discovered || report.status != ImportStatus::Unchanged {
+                    if let Some(b) = &bar {
+                        b.suspend(|| print_report(ui, &report, args.json))?;
+                    } else {
+                        print_report(ui, &report, args.json)?;
+                    }
+                }
+            }
             Err(e) => {
                 // Each file is atomic: report and go on with the next one.
                 ui.error(&e);
-                failed.push(path.display().to_string());
+                failed.push(shown);
             }
         }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    if !args.json && discovered {
+        writeln!(
+            ui.out,
+            "{}: {} imported, {} unchanged{}",
+            plural(inputs.len() as u64, "file"),
+            imported,
+            unchanged,
+            if failed.is_empty() {
+                String::new()
+            } else {
+                format!(", {} failed", failed.len())
+            }
+        )?;
     }
     if failed.is_empty() {
         Ok(Outcome::Ok)
@@ -87,10 +314,26 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome>
         anyhow::bail!(
             "{} of {} files not imported (nothing of them was stored): {}",
             failed.len(),
-            args.files.len(),
+            inputs.len(),
             failed.join(", ")
         )
     }
+}
+
+/// `import -`: the whole of standard input, recorded under a name made from its content.
+fn import_stdin(store: &mut Store, opts: &IngestOptions) -> Result<FileReport> {
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        return Err(super::common::hinted(
+            "`-` reads a transcript from standard input, which is a terminal",
+            "pipe one in: `cat session.jsonl | compactor import -`",
+        ));
+    }
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut bytes)
+        .context("cannot read standard input")?;
+    Ok(ingest_bytes(store, "-", &bytes, opts)?)
 }
 
 pub fn format_of(f: FormatArg) -> Option<Format> {
@@ -252,6 +495,13 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
     }
     if !skipped.is_empty() {
         writeln!(ui.out, "  lines skipped: {}", skipped.join(", "))?;
+    }
+    if r.incomplete_lines > 0 {
+        writeln!(
+            ui.out,
+            "  {} incomplete line at the end, left for later",
+            r.incomplete_lines
+        )?;
     }
     Ok(())
 }

@@ -21,6 +21,7 @@ pub mod style;
 mod summarizer;
 pub mod tasks;
 pub mod visible;
+pub mod watch;
 mod write_session;
 
 use std::ffi::OsString;
@@ -87,10 +88,12 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Report(args) => html_report::run(&mut open_store(cli)?, ui, args),
         Command::Runs(args) => runs::run(&open_store(cli)?, ui, args),
         Command::Reset(args) => reset::run(&mut open_store(cli)?, ui, args),
+        Command::Watch(args) => watch::run(&mut open_store(cli)?, ui, args),
         Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
         Command::Check(args) => check::run(ui, args, db_location(cli).ok()),
         Command::Completions(args) => completions::run(ui, args.shell),
-        Command::Man => completions::man(ui),
+        Command::Man(args) => completions::man(ui, args),
+        Command::CompleteTasks => completions::tasks(cli, ui),
     }
 }
 

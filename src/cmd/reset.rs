@@ -8,13 +8,14 @@ use clap::Args;
 use serde_json::json;
 
 use super::Ui;
-use super::common::{hinted, unknown_task};
+use super::common::{find_task, hinted};
 use crate::cmd::exit::Outcome;
 use crate::store::{Forgotten, Store, StoreError};
 
 #[derive(Debug, Args)]
 pub struct ResetArgs {
-    /// The task whose compaction state to forget (`compactor tasks` lists them).
+    /// The task whose compaction state to forget: its id or a unique prefix of it
+    /// (`compactor tasks` lists them).
     #[arg(value_name = "TASK")]
     pub task: String,
 
@@ -30,10 +31,7 @@ pub struct ResetArgs {
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ResetArgs) -> Result<Outcome> {
-    let task = &args.task;
-    if store.reader().task(task)?.is_none() {
-        return Err(unknown_task(task));
-    }
+    let task = &find_task(store, &args.task, None)?;
     let profile = match &args.profile {
         None => None,
         Some(p) => {

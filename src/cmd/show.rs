@@ -8,7 +8,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::Ui;
-use super::common::{hinted, unknown_task};
+use super::common::{find_task, hinted};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self};
 use crate::cmd::visible::{visible, visible_line};
@@ -21,7 +21,7 @@ use crate::view::text::{block_text, tool_content_text};
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// The task.
+    /// The task: its id, a unique prefix of it, or `latest`.
     #[arg(long, value_name = "TASK")]
     pub task: String,
 
@@ -109,28 +109,26 @@ fn parse_address(s: Option<&str>) -> Result<Address> {
 
 pub fn run(store: &Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
     let reader = store.reader();
-    if reader.task(&args.task)?.is_none() {
-        return Err(unknown_task(&args.task));
-    }
+    let task = find_task(store, &args.task, None)?;
     let address = parse_address(args.address.as_deref())?;
     match &address {
-        Address::Tool(id) => return show_tool(store, ui, &args.task, id, args.json),
-        Address::Part(a) => return show_part(store, ui, &args.task, a, args.json),
-        Address::Coverage(key) => return show_summary(store, ui, &args.task, key, args.json),
-        Address::Compacted => return show_compacted(store, ui, &args.task, args.json),
+        Address::Tool(id) => return show_tool(store, ui, &task, id, args.json),
+        Address::Part(a) => return show_part(store, ui, &task, a, args.json),
+        Address::Coverage(key) => return show_summary(store, ui, &task, key, args.json),
+        Address::Compacted => return show_compacted(store, ui, &task, args.json),
         _ => {}
     }
     let rows: Vec<StoredMessage> = match address {
-        Address::All => reader.all_messages(&args.task)?,
-        Address::Seq(n) => reader.messages(&args.task, n, n.saturating_add(1))?,
-        Address::Range(a, b) => reader.messages(&args.task, a, b)?,
+        Address::All => reader.all_messages(&task)?,
+        Address::Seq(n) => reader.messages(&task, n, n.saturating_add(1))?,
+        Address::Range(a, b) => reader.messages(&task, a, b)?,
         Address::Turn(t) => reader
-            .all_messages(&args.task)?
+            .all_messages(&task)?
             .into_iter()
             .filter(|m| m.message.turn == t)
             .collect(),
         Address::Step(s) => reader
-            .all_messages(&args.task)?
+            .all_messages(&task)?
             .into_iter()
             .filter(|m| m.message.step == s)
             .collect(),
@@ -142,8 +140,8 @@ pub fn run(store: &Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
         bail!(
             "nothing at {} in task {} ({} messages stored)",
             args.address.as_deref().unwrap_or("(all)"),
-            args.task,
-            reader.message_count(&args.task)?
+            task,
+            reader.message_count(&task)?
         );
     }
     if args.json {

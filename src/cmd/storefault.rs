@@ -21,7 +21,7 @@ pub fn explain(cli: &Cli, e: anyhow::Error) -> anyhow::Error {
     // Commands that use no store of the user's (check's stores are temporary).
     if matches!(
         cli.command,
-        Command::Check(_) | Command::Export(_) | Command::Completions(_) | Command::Man
+        Command::Check(_) | Command::Export(_) | Command::Completions(_) | Command::Man(_)
     ) {
         return e;
     }

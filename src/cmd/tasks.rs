@@ -1,5 +1,7 @@
-//! `compactor tasks`
+//! `compactor tasks`: one line per task, most recently active first, each
+//! task's subagents indented under it.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 
 use anyhow::Result;
@@ -8,22 +10,37 @@ use serde::Serialize;
 
 use super::Ui;
 use crate::cmd::exit::Outcome;
-use crate::model::Usage;
-use crate::store::Store;
+use crate::engine::clean::{normalise_whitespace, request_text};
+use crate::model::{Block, Kind, Usage};
+use crate::store::{Store, stats_of};
 
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  compactor tasks                  the 100-column table, most recently active first
+  compactor tasks --wide           full ids, projects, titles and usage
+  compactor tasks --json | jq -r 'select(.cwd == \"/home/me/shop\") | .id'")]
 pub struct TasksArgs {
-    /// Print a JSON array.
+    /// Print JSON Lines: one record per task (by id), then the totals.
     #[arg(long)]
     pub json: bool,
+
+    /// Full ids, titles and project paths, and every usage figure (wider than 100 columns).
+    #[arg(long, conflicts_with = "json")]
+    pub wide: bool,
 }
 
 #[derive(Serialize)]
 struct TaskRow {
     id: String,
+    /// The shortest prefix (8 characters at least) that names the task alone.
+    short_id: String,
     format: String,
     parent: Option<String>,
+    /// The session's summary line, else its first ask (one line, at most 120 characters).
     title: Option<String>,
+    /// The project directory the session was recorded in.
+    cwd: Option<String>,
     model: Option<String>,
     /// Conversation messages (meta rows excluded).
     messages: u64,
@@ -42,17 +59,38 @@ struct TaskRow {
     last_timestamp: Option<String>,
 }
 
+/// The widest the table gets without --wide.
+const WIDTH: usize = 100;
+const MIN_SHORT: usize = 8;
+const TITLE_MAX: usize = 120;
+
 pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
     let reader = store.reader();
+    let records = reader.tasks()?;
+    let ids: Vec<&str> = records.iter().map(|t| t.id.as_str()).collect();
     let mut rows = Vec::new();
-    for t in reader.tasks()? {
-        let st = reader.task_stats(&t.id)?;
+    for t in &records {
+        let msgs = reader.all_messages(&t.id)?;
+        let st = stats_of(msgs.iter().map(|s| &s.message));
+        let title = t
+            .title
+            .as_deref()
+            .map(normalise_whitespace)
+            .filter(|s| !s.is_empty())
+            .or_else(|| {
+                msgs.iter()
+                    .filter(|m| m.message.kind == Kind::Ask)
+                    .find_map(|m| ask_text(&m.message.content))
+            })
+            .map(|s| cut(&s, TITLE_MAX));
         rows.push(TaskRow {
-            id: t.id,
-            format: t.format,
-            parent: t.parent_id,
-            title: t.title,
-            model: t.model,
+            short_id: short_id(&t.id, &ids),
+            id: t.id.clone(),
+            format: t.format.clone(),
+            parent: t.parent_id.clone(),
+            title,
+            cwd: t.cwd.clone(),
+            model: t.model.clone(),
             messages: st.messages,
             rows: st.rows,
             turns: st.turns,
@@ -67,7 +105,7 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
         });
     }
     if args.json {
-        // JSON Lines: one task a line, then the totals record.
+        // JSON Lines: one task a line (by id), then the totals record.
         for r in &rows {
             ui.json_kind("task", r)?;
         }
@@ -82,53 +120,318 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     if rows.is_empty() {
-        ui.note("no tasks yet: import a transcript with `compactor import FILE`");
+        ui.note("no tasks yet: import your sessions with `compactor import`");
         return Ok(Outcome::Ok);
     }
-    let width = rows
+    let ordered = by_activity(&rows);
+    if args.wide {
+        wide(ui, &ordered)?;
+    } else {
+        narrow(ui, &ordered)?;
+    }
+    Ok(Outcome::Ok)
+}
+
+/// The first text of an ask, the client's wrappers taken off, on one line.
+fn ask_text(content: &[Block]) -> Option<String> {
+    content.iter().find_map(|b| match b {
+        Block::Text { text } => request_text(text)
+            .map(|t| normalise_whitespace(&t))
+            .filter(|t| !t.is_empty()),
+        _ => None,
+    })
+}
+
+/// Top-level tasks, most recently active first (then by id); each followed
+/// by its subagents, in the same order. A subagent whose parent is not
+/// stored is listed as a top-level task.
+fn by_activity(rows: &[TaskRow]) -> Vec<(&TaskRow, bool)> {
+    let key = |r: &TaskRow| (std::cmp::Reverse(r.last_timestamp.clone()), r.id.clone());
+    let present: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    let mut children: BTreeMap<&str, Vec<&TaskRow>> = BTreeMap::new();
+    let mut top = Vec::new();
+    for r in rows {
+        match r.parent.as_deref().filter(|p| present.contains(p)) {
+            Some(p) => children.entry(p).or_default().push(r),
+            None => top.push(r),
+        }
+    }
+    top.sort_by_key(|r| key(r));
+    let mut out = Vec::new();
+    for r in top {
+        out.push((r, false));
+        if let Some(kids) = children.get_mut(r.id.as_str()) {
+            kids.sort_by_key(|r| key(r));
+            out.extend(kids.iter().map(|k| (*k, true)));
+        }
+    }
+    out
+}
+
+/// The shortest prefix of `id`, at least 8 characters, that is a prefix of no
+/// other task id except the task's own subagents (`id/…`), which a prefix
+/// naming the task does not make ambiguous.
+fn short_id(id: &str, all: &[&str]) -> String {
+    let chars: Vec<(usize, char)> = id.char_indices().collect();
+    for n in MIN_SHORT..chars.len() {
+        let prefix = &id[..chars[n].0];
+        let clash = all.iter().any(|other| {
+            *other != id && other.starts_with(prefix) && !other.starts_with(&format!("{id}/"))
+        });
+        if !clash {
+            return prefix.to_string();
+        }
+    }
+    id.to_string()
+}
+
+/// `s` in at most `n` characters, an ellipsis marking a cut.
+fn cut(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// A path in at most `n` characters, keeping its end (the project's name).
+fn cut_left(s: &str, n: usize) -> String {
+    let count = s.chars().count();
+    if count <= n {
+        return s.to_string();
+    }
+    let tail: String = s.chars().skip(count - n + 1).collect();
+    format!("…{tail}")
+}
+
+/// A project directory under $HOME as `~/…` (the table only; JSON keeps the path).
+fn home_relative(cwd: Option<&str>) -> String {
+    let Some(cwd) = cwd else {
+        return "-".to_string();
+    };
+    let home = std::env::var("HOME").unwrap_or_default();
+    let home = home.trim_end_matches('/');
+    match cwd.strip_prefix(home) {
+        Some(rest) if !home.is_empty() && (rest.is_empty() || rest.starts_with('/')) => {
+            format!("~{rest}")
+        }
+        _ => cwd.to_string(),
+    }
+}
+
+/// `2026-02-14T09:42:18.245Z` as `2026-02-14 09:42`.
+fn minute(ts: Option<&str>) -> String {
+    match ts {
+        Some(t) if t.len() >= 16 && t.is_char_boundary(16) => t[..16].replacen('T', " ", 1),
+        Some(t) => t.to_string(),
+        None => "-".to_string(),
+    }
+}
+
+/// Every recorded token: input, output, cache reads and cache writes.
+fn total(u: &Usage) -> u64 {
+    u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens
+}
+
+/// 950, 12.3k, 4.1M: integer arithmetic, so no float formatting.
+fn human(n: u64) -> String {
+    let scaled = |unit: u64, suffix: &str| {
+        let tenths = (n * 10 + unit / 2) / unit;
+        if tenths >= 100 {
+            format!("{}{suffix}", (n + unit / 2) / unit)
+        } else {
+            format!("{}.{}{suffix}", tenths / 10, tenths % 10)
+        }
+    };
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=999_499 => scaled(1_000, "k"),
+        999_500..=999_499_999 => scaled(1_000_000, "M"),
+        _ => scaled(1_000_000_000, "G"),
+    }
+}
+
+fn short_format(f: &str) -> &str {
+    match f {
+        "claude-code" => "claude",
+        "openai-chat" => "openai",
+        other => other,
+    }
+}
+
+fn pad(s: &str, n: usize) -> String {
+    let len = s.chars().count();
+    format!("{s}{}", " ".repeat(n.saturating_sub(len)))
+}
+
+fn narrow(ui: &mut Ui, rows: &[(&TaskRow, bool)]) -> Result<()> {
+    let id_w = rows
         .iter()
-        .map(|r| r.id.chars().count())
+        .filter(|(_, sub)| !sub)
+        .map(|(r, _)| r.short_id.chars().count())
         .max()
-        .unwrap_or(4)
-        .max(4);
+        .unwrap_or(MIN_SHORT)
+        .clamp(MIN_SHORT, 24);
+    // ID TITLE PROJECT FORMAT CALLS LAST TOKENS, two spaces apart.
+    let (project_w, format_w, calls_w, last_w, tokens_w) = (16, 9, 5, 16, 6);
+    let fixed = id_w + project_w + format_w + calls_w + last_w + tokens_w + 2 * 6;
+    let title_w = WIDTH.saturating_sub(fixed).max(12);
     let header = format!(
-        "{:<width$}  {:<11}  {:>5}  {:>5}  {:>5}  {:>5}  {:>10}  {:>9}  {:>11}  {:>11}  {:<24}  {:<24}",
-        "TASK",
-        "FORMAT",
-        "MSGS",
-        "TURNS",
-        "STEPS",
-        "TOOLS",
-        "INPUT",
-        "OUTPUT",
-        "CACHE_READ",
-        "CACHE_WRITE",
-        "FIRST",
-        "LAST"
+        "{}  {}  {}  {}  {:>calls_w$}  {}  {:>tokens_w$}",
+        pad("ID", id_w),
+        pad("TITLE", title_w),
+        pad("PROJECT", project_w),
+        pad("FORMAT", format_w),
+        "CALLS",
+        pad("LAST", last_w),
+        "TOKENS"
     );
     writeln!(
         ui.out,
         "{}",
         crate::cmd::style::paint(ui.color, crate::cmd::style::BOLD, header.trim_end())
     )?;
-    for r in &rows {
-        // The last column is padded too: trim so lines carry no trailing blanks.
+    for (r, sub) in rows {
+        let (id, title) = if *sub {
+            // A subagent: its own part of the id leads the title.
+            let own = r.id.rsplit('/').next().unwrap_or(&r.id);
+            let t = match &r.title {
+                Some(t) => format!("└ {own}: {t}"),
+                None => format!("└ {own}"),
+            };
+            (String::new(), t)
+        } else {
+            (r.short_id.clone(), r.title.clone().unwrap_or_default())
+        };
+        let id = crate::cmd::visible::visible_line(&id).into_owned();
+        let title = crate::cmd::visible::visible_line(&title).into_owned();
+        let project =
+            crate::cmd::visible::visible_line(&home_relative(r.cwd.as_deref())).into_owned();
         let line = format!(
-            "{:<width$}  {:<11}  {:>5}  {:>5}  {:>5}  {:>5}  {:>10}  {:>9}  {:>11}  {:>11}  {:<24}  {:<24}",
-            r.id,
+            "{}  {}  {}  {}  {:>calls_w$}  {}  {:>tokens_w$}",
+            pad(&cut(&id, id_w), id_w),
+            pad(&cut(&title, title_w), title_w),
+            pad(&cut_left(&project, project_w), project_w),
+            pad(short_format(&r.format), format_w),
+            r.calls,
+            pad(&minute(r.last_timestamp.as_deref()), last_w),
+            human(total(&r.usage)),
+        );
+        writeln!(ui.out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+fn wide(ui: &mut Ui, rows: &[(&TaskRow, bool)]) -> Result<()> {
+    let id_w = rows
+        .iter()
+        .map(|(r, sub)| r.id.chars().count() + if *sub { 2 } else { 0 })
+        .max()
+        .unwrap_or(4)
+        .max(2);
+    let project_w = rows
+        .iter()
+        .map(|(r, _)| r.cwd.as_deref().unwrap_or("-").chars().count())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    let title_w = 60;
+    let header = format!(
+        "{}  {}  {}  {:<11}  {:>5}  {:>5}  {:>5}  {:>10}  {:>9}  {:>11}  {:>11}  {:<24}  {:<24}  {}",
+        pad("ID", id_w),
+        pad("PROJECT", project_w),
+        pad("TITLE", title_w),
+        "FORMAT",
+        "CALLS",
+        "TURNS",
+        "MSGS",
+        "INPUT",
+        "OUTPUT",
+        "CACHE_READ",
+        "CACHE_WRITE",
+        "FIRST",
+        "LAST",
+        "MODEL"
+    );
+    writeln!(
+        ui.out,
+        "{}",
+        crate::cmd::style::paint(ui.color, crate::cmd::style::BOLD, header.trim_end())
+    )?;
+    for (r, sub) in rows {
+        let id = if *sub {
+            format!("└ {}", r.id)
+        } else {
+            r.id.clone()
+        };
+        let vis = |s: &str| crate::cmd::visible::visible_line(s).into_owned();
+        let line = format!(
+            "{}  {}  {}  {:<11}  {:>5}  {:>5}  {:>5}  {:>10}  {:>9}  {:>11}  {:>11}  {:<24}  {:<24}  {}",
+            pad(&vis(&id), id_w),
+            pad(&vis(r.cwd.as_deref().unwrap_or("-")), project_w),
+            pad(
+                &cut(&vis(r.title.as_deref().unwrap_or("")), title_w),
+                title_w
+            ),
             r.format,
-            r.messages,
+            r.calls,
             r.turns,
-            r.steps,
-            r.tool_calls,
+            r.messages,
             r.usage.input_tokens,
             r.usage.output_tokens,
             r.usage.cache_read_input_tokens,
             r.usage.cache_creation_input_tokens,
             r.first_timestamp.as_deref().unwrap_or("-"),
             r.last_timestamp.as_deref().unwrap_or("-"),
+            r.model.as_deref().unwrap_or("-"),
         );
         writeln!(ui.out, "{}", line.trim_end())?;
     }
-    Ok(Outcome::Ok)
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_token_counts_round_without_floats() {
+        for (n, s) in [
+            (0, "0"),
+            (999, "999"),
+            (1_000, "1.0k"),
+            (12_345, "12k"),
+            (9_949, "9.9k"),
+            (9_950, "10k"),
+            (999_499, "999k"),
+            (999_500, "1.0M"),
+            (172_345, "172k"),
+            (16_043_815, "16M"),
+            (2_500_000_000, "2.5G"),
+        ] {
+            assert_eq!(human(n), s, "{n}");
+        }
+    }
+
+    #[test]
+    fn a_short_id_is_unique_but_a_task_and_its_subagents_share_it() {
+        let all = [
+            "7f3c9a2e-aaaa",
+            "7f3c9a2e-bbbb",
+            "c2e8d4a1-9f3b",
+            "c2e8d4a1-9f3b/agent-a5",
+            "proj",
+        ];
+        assert_eq!(short_id("7f3c9a2e-aaaa", &all), "7f3c9a2e-a");
+        assert_eq!(short_id("c2e8d4a1-9f3b", &all), "c2e8d4a1");
+        assert_eq!(short_id("proj", &all), "proj");
+    }
+
+    #[test]
+    fn paths_keep_their_end_and_titles_their_start() {
+        assert_eq!(cut_left("/home/dev/projects/tally", 12), "…jects/tally");
+        assert_eq!(cut("Fix the rounding bug", 8), "Fix the…");
+        assert_eq!(minute(Some("2026-02-14T09:42:18.245Z")), "2026-02-14 09:42");
+    }
 }

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use rusqlite::Connection;
 
-pub use raw::{AppendOutcome, StoredMessage, TaskRecord, TaskStats, row_hash};
+pub use raw::{AppendOutcome, StoredMessage, TaskRecord, TaskStats, row_hash, stats_of};
 pub use runs::{RunInfo, RunStep};
 pub use snapshot::{Forgotten, ProfileState};
 pub use summary_cache::{CachedSummary, SummaryCache};
@@ -29,6 +29,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0003_replay_progress.sql"),
     include_str!("migrations/0004_summary_cache.sql"),
     include_str!("migrations/0005_profiles.sql"),
+    include_str!("migrations/0006_source_stat.sql"),
 ];
 
 /// The page size of a store this build creates (bytes).

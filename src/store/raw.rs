@@ -151,6 +151,16 @@ impl Tx<'_> {
         )?)
     }
 
+    /// Record the size and modification time a source had when it was read
+    /// (`None`: unknown, so the next import reads it again).
+    pub fn set_source_stat(&self, path: &str, stat: Option<(u64, i64)>) -> Result<()> {
+        self.tx.execute(
+            "UPDATE import_source SET file_bytes = ?2, mtime_ns = ?3 WHERE path = ?1",
+            params![path, stat.map(|s| s.0 as i64), stat.map(|s| s.1)],
+        )?;
+        Ok(())
+    }
+
     /// Append a task's parsed rows. The rows must extend what is stored: the
     /// stored rows are compared with the parsed prefix by their chain hash, the
     /// rest is appended. Re-importing the same file adds nothing; a grown file
@@ -280,6 +290,29 @@ impl Reader<'_> {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// The source file a task's latest row was imported from.
+    pub fn task_source(&self, task_id: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT s.path FROM task_message m JOIN import_source s ON s.id = m.source_id
+                 WHERE m.task_id = ?1 ORDER BY m.rowid DESC LIMIT 1",
+                [task_id],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Per task: its latest recorded timestamp and its last row's rowid (how
+    /// recently it was imported), for "the most recently active task".
+    pub fn task_activity(&self) -> Result<Vec<(String, Option<String>, i64)>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT task_id, max(timestamp), max(rowid) FROM task_message GROUP BY task_id ORDER BY task_id",
+        )?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Whether `msgs` would extend (or be a prefix of) what is stored for the
     /// task: true when the task is absent or agrees with them row for row.
     pub fn consistent_with(&self, task_id: &str, msgs: &[Message]) -> Result<bool> {
@@ -389,6 +422,19 @@ impl Reader<'_> {
                 |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, Vec<u8>>(1)?)),
             )
             .optional()?)
+    }
+
+    /// The size and modification time a source had at its last import.
+    pub fn source_stat(&self, path: &str) -> Result<Option<(u64, i64)>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT file_bytes, mtime_ns FROM import_source WHERE path = ?1",
+                [path],
+                |r| Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i64>>(1)?)),
+            )
+            .optional()?
+            .and_then(|(b, m)| Some((b? as u64, m?))))
     }
 
     /// The tasks that have rows from a source path, in first-row order.

@@ -108,6 +108,9 @@ pub struct FileReport {
     pub unknown_line_types: BTreeMap<String, u64>,
     pub skipped_lines: Vec<SkippedReport>,
     pub warnings: Vec<LocatedWarning>,
+    /// 1 when the last line has no newline and does not parse yet (a session
+    /// still being written): left for the next import.
+    pub incomplete_lines: u64,
 }
 
 impl FileReport {
@@ -151,11 +154,10 @@ pub fn ingest_file(
     };
     let canonical = source_path(path).display().to_string();
     let meta = std::fs::metadata(path).map_err(io_err)?;
-    // Only regular files: a directory is not imported (yet), and opening a
-    // FIFO would wait for a writer forever.
+    // Only regular files: opening a FIFO would wait for a writer forever.
     if meta.is_dir() {
         return Err(io_err(std::io::Error::other(
-            "is a directory; expected a transcript file (name the files to import)",
+            "is a directory; expected a transcript file",
         )));
     }
     if !meta.is_file() {
@@ -164,23 +166,84 @@ pub fn ingest_file(
         )));
     }
     let size = meta.len();
-    if opts.task.is_none()
-        && let Some(report) = unchanged(store, path, &canonical, size, &shown)?
-    {
-        return Ok(report);
+    // Taken before reading: a file that grows while it is read has another
+    // size next time, so it is read again.
+    let stat = mtime_ns(&meta).map(|m| (size, m));
+    if opts.task.is_none() {
+        // Near-instant: size and modification time as at the last import.
+        if stat.is_some() && store.reader().source_stat(&canonical).map_err(store_err)? == stat {
+            return unchanged_report(store, &canonical, size, &shown);
+        }
+        if let Some(report) = unchanged(store, path, &canonical, size, &shown)? {
+            store
+                .transaction(|tx| tx.set_source_stat(&canonical, stat))
+                .map_err(store_err)?;
+            return Ok(report);
+        }
+        if let Some(report) = only_a_tail_grew(store, path, &canonical, size, &shown)? {
+            store
+                .transaction(|tx| tx.set_source_stat(&canonical, stat))
+                .map_err(store_err)?;
+            return Ok(report);
+        }
     }
-    let parsed = parse(path, opts, progress, &shown)?;
+    let file = File::open(path).map_err(io_err)?;
+    let parsed = parse(
+        BufReader::with_capacity(1 << 20, file),
+        opts,
+        progress,
+        &shown,
+    )?;
+    store_parsed(store, &canonical, &shown, parsed, opts, stat)
+}
+
+/// Import a transcript read whole from a stream (`import -`), shown as
+/// `shown`. It is recorded under a name made from its content, so importing
+/// the same text again adds nothing and another text is another source.
+pub fn ingest_bytes(
+    store: &mut Store,
+    shown: &str,
+    bytes: &[u8],
+    opts: &IngestOptions,
+) -> Result<FileReport, IngestError> {
+    let parsed = parse(bytes, opts, &mut |_| {}, shown)?;
+    let canonical = format!("stdin:{}", &parsed.hash.to_hex()[..16]);
+    store_parsed(store, &canonical, shown, parsed, opts, None)
+}
+
+/// A file's modification time in nanoseconds since the epoch, when the
+/// platform tells it.
+fn mtime_ns(meta: &std::fs::Metadata) -> Option<i64> {
+    let t = meta.modified().ok()?;
+    let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
+    i64::try_from(d.as_nanos()).ok()
+}
+
+/// Phases 3 and 4: name the parsed file's tasks and store them, in one transaction.
+fn store_parsed(
+    store: &mut Store,
+    canonical: &str,
+    shown: &str,
+    parsed: ParsedFile,
+    opts: &IngestOptions,
+    stat: Option<(u64, i64)>,
+) -> Result<FileReport, IngestError> {
+    let store_err = |source| IngestError::Store {
+        path: shown.to_string(),
+        source,
+    };
     let base = match base_name(opts, &parsed) {
         Some(b) => b,
-        None => content_name(store, &canonical, parsed.format, &parsed.tasks).map_err(store_err)?,
+        None => content_name(store, canonical, parsed.format, &parsed.tasks).map_err(store_err)?,
     };
-    let mut report = parsed_report(&parsed, &shown);
+    let mut report = parsed_report(&parsed, shown);
     store
         .transaction(|tx| -> Result<(), StoreError> {
             let hash = *parsed.hash.as_bytes();
             let format = parsed.format;
             let source_id =
-                tx.upsert_source(&canonical, format, parsed.bytes, parsed.lines, &hash)?;
+                tx.upsert_source(canonical, format, parsed.bytes, parsed.lines, &hash)?;
+            tx.set_source_stat(canonical, stat)?;
             for t in &parsed.tasks {
                 // Titles or a system prompt alone are no conversation yet (a Claude Code
                 // file that so far holds only `summary` lines): storing them would make
@@ -193,6 +256,50 @@ pub fn ingest_file(
         })
         .map_err(store_err)?;
     Ok(report)
+}
+
+/// Phase 1, for a grown file: it still starts with what was consumed (the
+/// stored prefix hash says so) and all it gained is a half-written last line.
+/// Nothing to parse yet: the report says the line is left for later.
+fn only_a_tail_grew(
+    store: &Store,
+    path: &Path,
+    canonical: &str,
+    size: u64,
+    shown: &str,
+) -> Result<Option<FileReport>, IngestError> {
+    let store_err = |source| IngestError::Store {
+        path: shown.to_string(),
+        source,
+    };
+    let io_err = |source| IngestError::Io {
+        path: shown.to_string(),
+        source,
+    };
+    let Some((consumed, hash)) = store.reader().source(canonical).map_err(store_err)? else {
+        return Ok(None);
+    };
+    // A whole line is at most this long to be worth checking here; a longer
+    // growth is parsed anyway.
+    const TAIL_MAX: u64 = 64 << 20;
+    if consumed == 0 || size <= consumed || size - consumed > TAIL_MAX {
+        return Ok(None);
+    }
+    let mut f = File::open(path).map_err(io_err)?;
+    let mut h = blake3::Hasher::new();
+    std::io::copy(&mut (&mut f).take(consumed), &mut h).map_err(io_err)?;
+    if h.finalize().as_bytes()[..] != hash[..] {
+        return Ok(None);
+    }
+    let mut tail = Vec::new();
+    f.read_to_end(&mut tail).map_err(io_err)?;
+    // One line, no newline yet, not yet JSON: a whole new line means parsing.
+    if tail.contains(&b'\n') || !transcript::reader::is_incomplete_tail(&tail) {
+        return Ok(None);
+    }
+    let mut report = unchanged_report(store, canonical, size, shown)?;
+    report.incomplete_lines = 1;
+    Ok(Some(report))
 }
 
 /// Phase 1: the file is byte-for-byte what was imported last time. Its report
@@ -222,6 +329,20 @@ fn unchanged(
     if !same {
         return Ok(None);
     }
+    unchanged_report(store, canonical, size, shown).map(Some)
+}
+
+/// The report of a file not read again: the tasks already stored, nothing added.
+fn unchanged_report(
+    store: &Store,
+    canonical: &str,
+    size: u64,
+    shown: &str,
+) -> Result<FileReport, IngestError> {
+    let store_err = |source| IngestError::Store {
+        path: shown.to_string(),
+        source,
+    };
     let tasks = store
         .reader()
         .tasks_of_source(canonical)
@@ -238,7 +359,7 @@ fn unchanged(
             id,
         })
         .collect();
-    Ok(Some(FileReport {
+    Ok(FileReport {
         path: shown.to_string(),
         format: String::new(),
         status: ImportStatus::Unchanged,
@@ -250,30 +371,22 @@ fn unchanged(
         unknown_line_types: BTreeMap::new(),
         skipped_lines: Vec::new(),
         warnings: Vec::new(),
-    }))
+        incomplete_lines: 0,
+    })
 }
 
 /// Phase 2: parse the whole file (a read error is IO, a bad line is input).
 fn parse(
-    path: &Path,
+    reader: impl std::io::BufRead,
     opts: &IngestOptions,
     progress: &mut dyn FnMut(u64),
     shown: &str,
 ) -> Result<ParsedFile, IngestError> {
-    let file = File::open(path).map_err(|source| IngestError::Io {
-        path: shown.to_string(),
-        source,
-    })?;
     let parse_opts = ParseOptions {
         format: opts.format,
         skip_invalid: opts.skip_invalid,
     };
-    transcript::parse_reader(
-        BufReader::with_capacity(1 << 20, file),
-        &parse_opts,
-        progress,
-    )
-    .map_err(|error| match error.line {
+    transcript::parse_reader(reader, &parse_opts, progress).map_err(|error| match error.line {
         0 => IngestError::Io {
             path: shown.to_string(),
             source: std::io::Error::other(error.message.clone()),
@@ -328,6 +441,7 @@ fn parsed_report(parsed: &ParsedFile, shown: &str) -> FileReport {
             })
             .collect(),
         warnings: Vec::new(),
+        incomplete_lines: parsed.incomplete_lines,
     }
 }
 

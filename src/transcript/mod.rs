@@ -11,6 +11,7 @@ pub mod claude_code;
 pub mod codex;
 mod common;
 pub mod detect;
+pub mod discover;
 pub mod ingest;
 pub mod openai_chat;
 pub mod reader;

@@ -33,6 +33,10 @@ pub struct ParsedFile {
     pub not_conversation: u64,
     pub duplicates: u64,
     pub unknown: BTreeMap<String, u64>,
+    /// A last line without its newline that does not parse (a session still
+    /// being written): left for the next import, and not in `lines`, `bytes`
+    /// or `hash`. 0 or 1.
+    pub incomplete_lines: u64,
 }
 
 /// How many non-blank lines are read ahead to detect the format.
@@ -49,11 +53,17 @@ pub fn parse_reader<R: BufRead>(
     let mut hasher = blake3::Hasher::new();
     let mut bytes = 0u64;
     let mut next_progress = PROGRESS_EVERY;
+    // The hash and size before a last line that has no newline: what was
+    // consumed when that line is left for later.
+    let mut before_tail: Option<(blake3::Hasher, u64)> = None;
     let mut read_line = |buf: &mut Vec<u8>| -> Result<bool, LineError> {
         buf.clear();
         let n = reader
             .read_until(b'\n', buf)
             .map_err(|e| LineError::new(0, 0, format!("read error: {e}")))?;
+        if n > 0 && !buf.ends_with(b"\n") {
+            before_tail = Some((hasher.clone(), bytes));
+        }
         hasher.update(buf);
         bytes += n as u64;
         if bytes >= next_progress {
@@ -150,6 +160,7 @@ pub fn parse_reader<R: BufRead>(
             not_conversation: 0,
             duplicates: 0,
             unknown: BTreeMap::new(),
+            incomplete_lines: 0,
         });
     }
 
@@ -181,8 +192,13 @@ pub fn parse_reader<R: BufRead>(
     let mut tasks = TaskSet::default();
     let mut state = Counts::default();
     let mut line_no = 0u64;
+    let mut incomplete = false;
     for buf in &ahead {
         line_no += 1;
+        if is_incomplete_tail(buf) {
+            incomplete = true;
+            continue;
+        }
         feed(
             importer.as_mut(),
             line_no,
@@ -196,6 +212,10 @@ pub fn parse_reader<R: BufRead>(
     let mut buf = Vec::new();
     while read_line(&mut buf)? {
         line_no += 1;
+        if is_incomplete_tail(&buf) {
+            incomplete = true;
+            continue;
+        }
         feed(
             importer.as_mut(),
             line_no,
@@ -224,16 +244,21 @@ pub fn parse_reader<R: BufRead>(
             ),
         ));
     }
+    let (hash, bytes, lines) = match before_tail {
+        Some((before, consumed)) if incomplete => (before.finalize(), consumed, line_no - 1),
+        _ => (hasher.finalize(), bytes, line_no),
+    };
     Ok(ParsedFile {
         format,
         tasks: tasks.into_tasks(),
-        lines: line_no,
+        lines,
         bytes,
-        hash: hasher.finalize(),
+        hash,
         skipped: state.skipped,
         not_conversation: state.not_conversation,
         duplicates: state.duplicates,
         unknown: state.unknown,
+        incomplete_lines: u64::from(incomplete),
     })
 }
 
@@ -307,6 +332,17 @@ fn feed(
         Err(e) => return Err(e),
     }
     Ok(())
+}
+
+/// A last line still being written: no newline yet, and not a whole JSON
+/// value. Only the last line of a file can lack its newline.
+pub(crate) fn is_incomplete_tail(raw: &[u8]) -> bool {
+    !raw.ends_with(b"\n")
+        && !is_blank(raw)
+        && std::str::from_utf8(raw)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde::de::IgnoredAny>(t).ok())
+            .is_none()
 }
 
 fn parse_check(line: u64, raw: &[u8]) -> Result<(), LineError> {

@@ -343,3 +343,64 @@ fn a_broken_store_is_an_internal_error_with_status_3() {
     run.failure(3);
     assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
 }
+
+#[test]
+fn the_table_over_a_fake_home_has_titles_projects_and_subagents_indented() {
+    let env = TestEnv::new();
+    crate::discover::fake_home(&env);
+    env.run(&["import"]).success();
+    // One task with its summary line as the title; the rest take their first ask.
+    env.fixture("claude-code/inline-sidechain.jsonl");
+    env.run(&["import", "claude-code/inline-sidechain.jsonl"])
+        .success();
+    let run = env.run(&["tasks"]);
+    run.success();
+    for line in run.stdout.lines() {
+        assert!(
+            line.chars().count() <= 100,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    assert_snapshot!(run.snapshot());
+    let wide = env.run(&["tasks", "--wide"]);
+    wide.success();
+    assert!(
+        wide.stdout
+            .contains(&format!("└ {SUBAGENT_SESSION}/agent-a5c31d7")),
+        "{}",
+        wide.stdout
+    );
+    // Every short id names its task.
+    for t in env.tasks().iter().filter(|t| t["parent"].is_null()) {
+        let short = t["short_id"].as_str().unwrap();
+        assert!(
+            run.stdout.contains(&format!("\n{short} ")),
+            "{short}: {}",
+            run.stdout
+        );
+        let shown = env.run(&["show", "--task", short, "0..1"]);
+        let full = env.run(&["show", "--task", t["id"].as_str().unwrap(), "0..1"]);
+        shown.success();
+        assert_eq!(shown.stdout, full.stdout);
+        assert_eq!(t["cwd"], "/home/dev/projects/tally", "{t}");
+        assert!(t["title"].is_string(), "{t}");
+    }
+}
+
+#[test]
+fn a_project_under_home_is_shown_from_tilde() {
+    let env = TestEnv::new();
+    env.import_fixture("claude-code/small-session.jsonl");
+    let mut cmd = env.command(&["tasks"]);
+    cmd.env("HOME", "/home/dev");
+    let run = env.finish(cmd);
+    run.success();
+    assert!(
+        run.stdout.contains("  ~/projects/tally  "),
+        "{}",
+        run.stdout
+    );
+    // JSON keeps the path as recorded.
+    assert_eq!(env.task(CLAUDE_TASK)["cwd"], "/home/dev/projects/tally");
+}

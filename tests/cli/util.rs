@@ -266,7 +266,7 @@ impl TestEnv {
     }
 }
 
-fn copy_tree(from: &Path, to: &Path) {
+pub fn copy_tree(from: &Path, to: &Path) {
     if from.is_dir() {
         fs::create_dir_all(to).unwrap();
         for entry in fs::read_dir(from).unwrap() {

@@ -1,0 +1,143 @@
+//! Where sessions live: walking a directory for transcript files.
+//!
+//! The walk is deterministic: entries are visited in byte order of their
+//! names, a directory's files before its subdirectories, so a session file
+//! (`<id>.jsonl`) comes before its subagents (`<id>/subagents/agent-*.jsonl`).
+//! Hidden entries (a leading `.`) and symbolic links to directories are not
+//! followed, so a link loop cannot make the walk endless.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Which files a walk picks up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    /// `*.jsonl` only: an agent's own session folder (Claude Code, Codex).
+    Jsonl,
+    /// `*.jsonl` and `*.json`: a directory the user named.
+    Transcripts,
+}
+
+impl Pick {
+    fn wants(self, name: &str) -> bool {
+        name.ends_with(".jsonl") || (self == Pick::Transcripts && name.ends_with(".json"))
+    }
+}
+
+/// One file found by a walk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub path: PathBuf,
+    pub bytes: u64,
+}
+
+/// Every transcript file under `dir`, recursively, in a fixed order.
+pub fn walk(dir: &Path, pick: Pick) -> io::Result<Vec<Found>> {
+    let mut out = Vec::new();
+    walk_into(dir, pick, &mut out)?;
+    Ok(out)
+}
+
+fn walk_into(dir: &Path, pick: Pick, out: &mut Vec<Found>) -> io::Result<()> {
+    let mut entries: Vec<(Vec<u8>, PathBuf, std::fs::FileType)> = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| located(dir, e))? {
+        let entry = entry.map_err(|e| located(dir, e))?;
+        let name = entry.file_name();
+        let key = name.as_encoded_bytes().to_vec();
+        if key.first() == Some(&b'.') {
+            continue;
+        }
+        let kind = entry.file_type().map_err(|e| located(&entry.path(), e))?;
+        entries.push((key, entry.path(), kind));
+    }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut dirs = Vec::new();
+    for (key, path, kind) in entries {
+        if kind.is_dir() {
+            dirs.push(path);
+            continue;
+        }
+        if !pick.wants(&String::from_utf8_lossy(&key)) {
+            continue;
+        }
+        // A symbolic link counts when it leads to a regular file; one that
+        // leads nowhere is kept, so its import says what is wrong with it.
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => out.push(Found {
+                path,
+                bytes: m.len(),
+            }),
+            Ok(_) => {}
+            Err(_) => out.push(Found { path, bytes: 0 }),
+        }
+    }
+    for d in dirs {
+        walk_into(&d, pick, out)?;
+    }
+    Ok(())
+}
+
+fn located(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_come_before_subdirectories_in_name_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for rel in [
+            "p/b.jsonl",
+            "p/a.jsonl",
+            "p/a/subagents/agent-2.jsonl",
+            "p/a/subagents/agent-1.jsonl",
+            "p/a/tool-results/x.txt",
+            "p/.hidden.jsonl",
+            "p/doc.json",
+            "c/2026/01/rollout-1.jsonl",
+        ] {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, b"{}\n").unwrap();
+        }
+        let rel = |found: Vec<Found>| -> Vec<String> {
+            found
+                .into_iter()
+                .map(|f| {
+                    f.path
+                        .strip_prefix(root)
+                        .unwrap()
+                        .to_string_lossy()
+                        .replace('\\', "/")
+                })
+                .collect()
+        };
+        assert_eq!(
+            rel(walk(root, Pick::Jsonl).unwrap()),
+            [
+                "c/2026/01/rollout-1.jsonl",
+                "p/a.jsonl",
+                "p/b.jsonl",
+                "p/a/subagents/agent-1.jsonl",
+                "p/a/subagents/agent-2.jsonl",
+            ]
+        );
+        let all = rel(walk(&root.join("p"), Pick::Transcripts).unwrap());
+        assert!(all.contains(&"p/doc.json".to_string()), "{all:?}");
+        assert!(
+            !all.iter()
+                .any(|p| p.contains("hidden") || p.ends_with(".txt"))
+        );
+    }
+
+    #[test]
+    fn a_missing_directory_is_named_in_the_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let gone = dir.path().join("gone");
+        let err = walk(&gone, Pick::Jsonl).unwrap_err();
+        assert!(err.to_string().contains("gone"), "{err}");
+    }
+}

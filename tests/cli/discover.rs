@@ -1,0 +1,385 @@
+//! `compactor import` where sessions live: the default locations under a fake
+//! home, directories walked, standard input, unchanged files skipped unread,
+//! and a session file that is still being written.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use rusqlite::Connection;
+use serde_json::Value;
+
+use crate::import::{CLAUDE_TASK, CODEX_TASK};
+use crate::util::{TestEnv, copy_tree, corpus, testdata};
+
+const SUBAGENT_SESSION: &str = "c2e8d4a1-9f3b-4c7e-b5a2-6e1d0f8c3b94";
+
+/// A fake home: Claude Code projects holding the subagent fixture and a plain
+/// session, and a Codex sessions tree holding a rollout.
+pub fn fake_home(env: &TestEnv) -> PathBuf {
+    let home = env.home();
+    let projects = home.join(".claude/projects");
+    copy_tree(
+        &testdata("claude-code/with-subagent"),
+        &projects.join("-home-dev-projects-tally"),
+    );
+    copy_tree(
+        &testdata("claude-code/small-session.jsonl"),
+        &projects.join("-home-dev-projects-tally/small-session.jsonl"),
+    );
+    copy_tree(
+        &testdata("codex/small-rollout.jsonl"),
+        &home.join(".codex/sessions/2026/02/26/rollout-small.jsonl"),
+    );
+    home
+}
+
+fn statuses(run: &crate::util::Run) -> Vec<String> {
+    run.stdout
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            v["status"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn import_with_no_path_imports_every_session_of_the_fake_home() {
+    let env = TestEnv::new();
+    fake_home(&env);
+    let run = env.run(&["import"]);
+    run.success();
+    assert!(
+        run.stdout.ends_with("4 files: 4 imported, 0 unchanged\n"),
+        "{}",
+        run.stdout
+    );
+    let tasks = env.tasks();
+    let mut ids: Vec<&str> = tasks.iter().map(|t| t["id"].as_str().unwrap()).collect();
+    ids.sort();
+    let sub = format!("{SUBAGENT_SESSION}/agent-a5c31d7");
+    let mut expected = vec![CODEX_TASK, CLAUDE_TASK, SUBAGENT_SESSION, sub.as_str()];
+    expected.sort();
+    assert_eq!(ids, expected);
+    assert_eq!(env.task(&sub)["parent"], SUBAGENT_SESSION);
+    assert_eq!(env.task(SUBAGENT_SESSION)["parent"], Value::Null);
+
+    // A second run reads nothing: every file is unchanged, and says so.
+    let again = env.run(&["import", "--json"]);
+    again.success();
+    assert_eq!(statuses(&again), ["unchanged"; 4]);
+    let human = env.run(&["import"]);
+    assert_eq!(human.stdout, "4 files: 0 imported, 4 unchanged\n");
+}
+
+#[test]
+fn claude_and_codex_pick_one_location_and_the_env_vars_move_them() {
+    let env = TestEnv::new();
+    fake_home(&env);
+    let run = env.run(&["import", "--codex", "--json"]);
+    run.success();
+    let ids: Vec<String> = env
+        .tasks()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, [CODEX_TASK]);
+
+    // CLAUDE_CONFIG_DIR replaces ~/.claude; a location that is missing when
+    // asked for by name is an error with a hint.
+    let elsewhere = env.root().join("claude-config");
+    copy_tree(
+        &testdata("claude-code/small-session.jsonl"),
+        &elsewhere.join("projects/p/s.jsonl"),
+    );
+    let mut cmd = env.command(&["import", "--claude"]);
+    cmd.env("CLAUDE_CONFIG_DIR", &elsewhere);
+    let run = env.finish(cmd);
+    run.success();
+    assert!(
+        run.stdout.contains("claude-config/projects/p/s.jsonl"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.ends_with("1 file: 1 imported, 0 unchanged\n"),
+        "{}",
+        run.stdout
+    );
+
+    let mut cmd = env.command(&["import", "--codex"]);
+    cmd.env("CODEX_HOME", env.root().join("no-codex"));
+    let run = env.finish(cmd);
+    run.failure(2);
+    assert!(
+        run.stderr
+            .contains("no Codex sessions: [TMP]/no-codex/sessions does not exist"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("hint: set CODEX_HOME"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn no_path_and_no_sessions_is_an_input_error() {
+    let env = TestEnv::new();
+    let run = env.run(&["import"]);
+    run.failure(2);
+    assert!(run.stderr.contains("no sessions found"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("hint: name a file or directory"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_directory_is_walked_and_its_subagents_linked() {
+    let env = TestEnv::new();
+    env.fixture("claude-code/with-subagent");
+    let run = env.run(&["import", "claude-code"]);
+    run.success();
+    // The session file before its subagent, in a fixed order.
+    let first = run.stdout.find("with-subagent/c2e8d4a1").unwrap();
+    let sub = run.stdout.find("subagents/agent-a5c31d7.jsonl").unwrap();
+    assert!(first < sub, "{}", run.stdout);
+    assert!(
+        run.stdout.contains(&format!("parent {SUBAGENT_SESSION}")),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.ends_with("2 files: 2 imported, 0 unchanged\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn standard_input_is_read_and_needs_format_when_undetectable() {
+    let env = TestEnv::new();
+    let text = fs::read(testdata("openai-chat/conversation.jsonl")).unwrap();
+    let run = env.finish({
+        let mut c = env.command(&["import", "-", "--json"]);
+        c.write_stdin(text.clone());
+        c
+    });
+    run.success();
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["path"], "-");
+    assert_eq!(v["format"], "openai-chat");
+    assert!(v["tasks"][0]["added"].as_u64().unwrap() > 0, "{v}");
+    // The same text again adds nothing.
+    let again = env.finish({
+        let mut c = env.command(&["import", "-", "--json"]);
+        c.write_stdin(text);
+        c
+    });
+    let v: Value = serde_json::from_str(&again.stdout).unwrap();
+    assert_eq!(v["tasks"][0]["added"], 0, "{v}");
+
+    let run = env.finish({
+        let mut c = env.command(&["import", "-"]);
+        c.write_stdin("{\"what\":1}\n");
+        c
+    });
+    run.failure(2);
+    assert!(
+        run.stderr
+            .contains("error: -:1:1: could not tell the format"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("hint: pass --format"), "{}", run.stderr);
+}
+
+#[test]
+fn a_touched_file_is_checked_by_its_hash_and_stays_unchanged() {
+    let env = TestEnv::new();
+    let rel = env.fixture("claude-code/small-session.jsonl");
+    env.run(&["import", &rel]).success();
+    let path = env.work().join(&rel);
+    let f = fs::File::options().append(true).open(&path).unwrap();
+    f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(86_400))
+        .unwrap();
+    drop(f);
+    let run = env.run(&["import", &rel, "--json"]);
+    assert_eq!(statuses(&run), ["unchanged"]);
+    // A grown file is read again.
+    let mut bytes = fs::read(&path).unwrap();
+    bytes.extend_from_slice(b"\n");
+    fs::write(&path, &bytes).unwrap();
+    let run = env.run(&["import", &rel, "--json"]);
+    assert_eq!(statuses(&run), ["imported"]);
+}
+
+/// The rows of the record and the tasks, in a fixed order.
+fn record(db: &Path) -> Vec<String> {
+    let conn = Connection::open(db).unwrap();
+    let mut out = Vec::new();
+    for q in [
+        "SELECT task_id, seq, role, kind, turn, step, gen_id, content, usage, source_line,
+                source_uuid, timestamp, hex(row_hash) FROM task_message ORDER BY task_id, seq",
+        "SELECT id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title
+           FROM task ORDER BY id",
+        "SELECT * FROM task_tool_compaction ORDER BY 1, 2",
+    ] {
+        let mut stmt = conn.prepare(q).unwrap();
+        let n = stmt.column_count();
+        let rows = stmt
+            .query_map([], |r| {
+                let mut s = String::new();
+                for i in 0..n {
+                    let v: rusqlite::types::Value = r.get(i)?;
+                    s.push_str(&format!("{v:?} "));
+                }
+                Ok(s)
+            })
+            .unwrap();
+        out.extend(rows.map(Result::unwrap));
+    }
+    out
+}
+
+#[test]
+fn repeated_imports_of_a_growing_session_equal_one_import_of_the_finished_file() {
+    for rel in [
+        "claude-code/small-session.jsonl",
+        "codex/small-rollout.jsonl",
+    ] {
+        let env = TestEnv::new();
+        let whole = fs::read_to_string(testdata(rel)).unwrap();
+        let live = env.work().join("live.jsonl");
+        fs::write(&live, "").unwrap();
+        let mut incomplete_seen = 0;
+        let lines: Vec<&str> = whole.split_inclusive('\n').collect();
+        for (i, line) in lines.iter().enumerate() {
+            // The writer appends a line in two writes: half of it, an import
+            // in between, then the rest with its newline.
+            // (A byte cut: it may fall inside a multi-byte character.)
+            let (line, cut) = (line.as_bytes(), line.len() / 2);
+            let mut f = fs::File::options().append(true).open(&live).unwrap();
+            use std::io::Write;
+            f.write_all(&line[..cut]).unwrap();
+            drop(f);
+            if i > 0 {
+                let run = env.run(&["import", "live.jsonl", "--json"]);
+                run.success();
+                let v: Value = serde_json::from_str(&run.stdout).unwrap();
+                incomplete_seen += v["incomplete_lines"].as_u64().unwrap();
+            }
+            let mut f = fs::File::options().append(true).open(&live).unwrap();
+            f.write_all(&line[cut..]).unwrap();
+            drop(f);
+            env.run(&["import", "live.jsonl"]).success();
+        }
+        assert_eq!(fs::read_to_string(&live).unwrap(), whole);
+        assert_eq!(incomplete_seen, lines.len() as u64 - 1, "{rel}");
+        let once = env.root().join("once.db");
+        let mut cmd = env.bare_command();
+        cmd.arg("--db").arg(&once).args(["import", "live.jsonl"]);
+        env.finish(cmd).success();
+        let grown = record(&env.db());
+        assert!(grown.len() > 5, "{rel}: {grown:?}");
+        assert_eq!(grown, record(&once), "{rel}");
+    }
+}
+
+#[test]
+fn a_half_written_last_line_is_reported_and_left_for_later() {
+    let env = TestEnv::new();
+    let whole = fs::read_to_string(testdata("claude-code/small-session.jsonl")).unwrap();
+    let cut = whole[..whole.len() - 40].to_string();
+    env.write("live.jsonl", &cut);
+    let run = env.run(&["import", "live.jsonl"]);
+    run.success();
+    assert!(
+        run.stdout
+            .contains("  1 incomplete line at the end, left for later\n"),
+        "{}",
+        run.stdout
+    );
+    env.write("live.jsonl", &whole);
+    let run = env.run(&["import", "live.jsonl"]);
+    run.success();
+    assert!(!run.stdout.contains("incomplete"), "{}", run.stdout);
+    assert!(run.stdout.contains("+1 row"), "{}", run.stdout);
+}
+
+#[test]
+fn corpus_sessions_in_a_fake_home_import_with_subagents_linked() {
+    let Some(corpus) = corpus("corpus_sessions_in_a_fake_home_import_with_subagents_linked") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let projects = env.home().join(".claude/projects");
+    let sessions = env.home().join(".codex/sessions/2026/02/23");
+    for (from, to) in [
+        (
+            "claude-code/v2.1.39_spotter_interrupts_biglines",
+            projects.join("-work-spotter"),
+        ),
+        (
+            "claude-code/v2.1.38_spotter_small/short.jsonl",
+            projects.join("-work-small/short.jsonl"),
+        ),
+        (
+            "claude-code/v2.1.14_claude_reliability/coverage-test-fix.jsonl",
+            projects.join("-work-rel/coverage-test-fix.jsonl"),
+        ),
+        (
+            "codex/v0.104.0-alpha.1_localpush_redacted/rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl",
+            sessions.join("rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl"),
+        ),
+    ] {
+        copy_tree(&corpus.join(from), &to);
+    }
+    let run = env.run(&["import", "--json"]);
+    run.success();
+    assert_eq!(statuses(&run), ["imported"; 6]);
+    let tasks = env.tasks();
+    let subs: Vec<&Value> = tasks.iter().filter(|t| t["parent"].is_string()).collect();
+    assert_eq!(subs.len(), 2, "{tasks:#?}");
+    for s in subs {
+        assert_eq!(s["parent"], "8463c716-a2ea-4c14-9efa-87158ebd9f20");
+    }
+    let again = env.run(&["import", "--json"]);
+    assert_eq!(statuses(&again), ["unchanged"; 6]);
+}
+
+#[test]
+fn a_file_that_only_gained_half_a_line_is_not_parsed_again() {
+    let env = TestEnv::new();
+    let whole = fs::read_to_string(testdata("claude-code/small-session.jsonl")).unwrap();
+    let lines: Vec<&str> = whole.split_inclusive('\n').collect();
+    let first: String = lines[..6].concat();
+    env.write("live.jsonl", &first);
+    env.run(&["import", "live.jsonl"]).success();
+    // Half of the next line: the stored prefix hash still matches, so the
+    // file is not read as a transcript again; the half line waits.
+    let half = &lines[6][..lines[6].len() / 2];
+    env.write("live.jsonl", format!("{first}{half}"));
+    let run = env.run(&["import", "live.jsonl", "--json"]);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["status"], "unchanged", "{v}");
+    assert_eq!(v["incomplete_lines"], 1, "{v}");
+    // A whole new line and half of another: parsed.
+    env.write(
+        "live.jsonl",
+        format!("{first}{}{}", lines[6], &lines[7][..10]),
+    );
+    let run = env.run(&["import", "live.jsonl", "--json"]);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["status"], "imported", "{v}");
+    assert_eq!(v["incomplete_lines"], 1, "{v}");
+    // A rewritten start is not taken for growth: parsed (and refused, the
+    // record being append-only).
+    let rewritten = format!("{}{}", whole.replacen("Fix", "Fax", 1), "{\"x\":");
+    env.write("live.jsonl", rewritten);
+    let run = env.run(&["import", "live.jsonl", "--json"]);
+    assert!(!run.stdout.contains("\"unchanged\""), "{}", run.stdout);
+}
