@@ -245,7 +245,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome>
         "{msg} {wide_bar} {binary_bytes}/{binary_total_bytes} ETA {eta}",
     );
     let mut failed = Vec::new();
-    let (mut imported, mut unchanged) = (0u64, 0u64);
+    let (mut imported, mut unchanged, mut rows_added) = (0u64, 0u64, 0u64);
     let mut done = 0u64;
     for (i, (input, bytes)) in inputs.iter().enumerate() {
         if let Some(b) = &bar {
@@ -270,6 +270,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome>
         };
         match result {
             Ok(report) => {
+                rows_added += report.added();
                 if report.status == ImportStatus::Unchanged {
                     unchanged += 1;
                 } else {
@@ -294,7 +295,19 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome>
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    if !args.json && discovered {
+    if args.json {
+        // JSON Lines end with the totals record.
+        ui.json_kind(
+            "import_total",
+            &serde_json::json!({
+                "files": inputs.len(),
+                "imported": imported,
+                "unchanged": unchanged,
+                "failed": failed.len(),
+                "rows_added": rows_added,
+            }),
+        )?;
+    } else if discovered {
         writeln!(
             ui.out,
             "{}: {} imported, {} unchanged{}",

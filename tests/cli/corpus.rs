@@ -36,7 +36,7 @@ fn import_json(env: &TestEnv, files: &[PathBuf]) -> Vec<Value> {
     let run = env.run(&args);
     run.success();
     assert!(!run.stderr.contains("error"), "{}", run.stderr);
-    let reports = run.json_lines();
+    let reports = run.import_reports();
     assert_eq!(reports.len(), files.len());
     reports
 }

@@ -34,12 +34,9 @@ pub fn fake_home(env: &TestEnv) -> PathBuf {
 }
 
 fn statuses(run: &crate::util::Run) -> Vec<String> {
-    run.stdout
-        .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            v["status"].as_str().unwrap().to_string()
-        })
+    run.import_reports()
+        .iter()
+        .map(|v| v["status"].as_str().unwrap().to_string())
         .collect()
 }
 

@@ -96,6 +96,25 @@ impl Run {
             .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
             .collect()
     }
+
+    /// `import --json`: the per-file reports, after checking the closing
+    /// totals record counts them (one named file has no totals record).
+    pub fn import_reports(&self) -> Vec<Value> {
+        let mut lines = self.json_lines();
+        if lines.len() == 1 && lines[0]["schema"] == "compactor.import/1" {
+            return lines;
+        }
+        let total = lines.pop().expect("the totals record");
+        assert_eq!(total["schema"], "compactor.import_total/1", "{total}");
+        assert_eq!(total["files"], lines.len() as u64, "{total}");
+        let added: u64 = lines
+            .iter()
+            .flat_map(|r| r["tasks"].as_array().unwrap())
+            .map(|t| t["added"].as_u64().unwrap())
+            .sum();
+        assert_eq!(total["rows_added"], added, "{total}");
+        lines
+    }
 }
 
 impl TestEnv {
