@@ -264,12 +264,11 @@ impl Collector {
             .unwrap_or(usize::MAX);
         let e = evaluate(&self.probes, &out.view, end);
         let score = CallScore::of(row.call, row.status, &row.tiers_fired, &e);
-        let key = |e: &Evaluation| (e.critical_kept_permille(), e.kept_permille());
-        // Strictly worse: the earliest call wins a tie.
+        // Strictly worse: the earliest call wins a tie, as in `probe::worst`.
         if self
             .probe_worst
             .as_ref()
-            .is_none_or(|(_, w)| key(&e) < key(w))
+            .is_none_or(|(_, w)| e.survival() < w.survival())
         {
             self.probe_worst = Some((row.call, e));
         }

@@ -420,6 +420,12 @@ impl Evaluation {
     pub fn kept_permille(&self) -> u64 {
         permille(self.passed + self.recoverable, self.judged)
     }
+
+    /// How well the view fares, worst first when sorted: critical probes
+    /// kept, then all probes kept.
+    pub fn survival(&self) -> (u64, u64) {
+        (self.critical_kept_permille(), self.kept_permille())
+    }
 }
 
 /// The worst call up to the scored one, by critical probes kept.
@@ -460,7 +466,7 @@ impl CallScore {
 pub fn worst(scores: &[CallScore]) -> Option<Worst> {
     scores
         .iter()
-        .min_by_key(|s| (s.critical_kept_permille, s.kept_permille, s.call))
+        .min_by_key(|s| ((s.critical_kept_permille, s.kept_permille), s.call))
         .map(|s| Worst {
             call: s.call,
             critical_lost: s.critical_lost,

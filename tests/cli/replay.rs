@@ -356,6 +356,25 @@ fn aborted_replay(env: &TestEnv, task: &str, budget: &[&str], at: u64) -> u64 {
         .unwrap() as u64
 }
 
+/// An in-place `compact` after an interrupted run resumes it and ends on `view_hash`.
+fn compact_resumes_to(env: &TestEnv, budget: &[&str], view_hash: &Value) {
+    let run = env.run(&args(
+        &[
+            "compact",
+            "--task",
+            TENANT_TASK,
+            "--json",
+            "-o",
+            "v.json",
+            "--in-place",
+        ],
+        budget,
+    ));
+    run.success();
+    assert!(run.stderr.contains("resuming at call"), "{}", run.stderr);
+    assert_eq!(&run.json()["view_hash"], view_hash);
+}
+
 #[test]
 fn a_replay_aborted_mid_way_and_run_again_ends_on_the_same_view() {
     let budget = FOLD;
@@ -384,21 +403,7 @@ fn a_replay_aborted_mid_way_and_run_again_ends_on_the_same_view() {
         full_hashes[committed as usize - 1..].to_vec()
     );
     // compact then resumes after the replay and ends on the reference's view.
-    let run = env.run(&args(
-        &[
-            "compact",
-            "--task",
-            TENANT_TASK,
-            "--json",
-            "-o",
-            "v.json",
-            "--in-place",
-        ],
-        &budget,
-    ));
-    run.success();
-    assert!(run.stderr.contains("resuming at call"), "{}", run.stderr);
-    assert_eq!(run.json()["view_hash"], compacted);
+    compact_resumes_to(&env, &budget, &compacted);
 
     // Aborted again on another store, then replayed again: a replay starts
     // from a scratch copy, so it is the uninterrupted one, row for row.
@@ -423,21 +428,7 @@ fn a_replay_aborted_mid_way_and_run_again_ends_on_the_same_view() {
     let env = TestEnv::new();
     env.import_fixture(TENANT);
     assert_eq!(aborted_replay(&env, TENANT_TASK, &budget, 13), 13);
-    let run = env.run(&args(
-        &[
-            "compact",
-            "--task",
-            TENANT_TASK,
-            "--json",
-            "-o",
-            "v.json",
-            "--in-place",
-        ],
-        &budget,
-    ));
-    run.success();
-    assert!(run.stderr.contains("resuming at call"), "{}", run.stderr);
-    assert_eq!(run.json()["view_hash"], compacted);
+    compact_resumes_to(&env, &budget, &compacted);
 }
 
 #[test]

@@ -211,11 +211,7 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<(String, Value)>>) {
             let sse = anthropic_sse(n, anthropic_tool_call(&body_copy));
             ("text/event-stream", Some(sse))
         } else if path.starts_with("/v1/responses") {
-            let sse = if wants_codex_tool(&body_copy) {
-                responses_tool_sse(n)
-            } else {
-                responses_sse(n)
-            };
+            let sse = responses_sse(n, wants_codex_tool(&body_copy));
             ("text/event-stream", Some(sse))
         } else {
             ("application/json", None)
@@ -337,17 +333,37 @@ fn wants_codex_tool(body: &Value) -> bool {
         && last["content"].to_string().contains(TOOL_MARK)
 }
 
-fn responses_tool_sse(n: usize) -> String {
-    let item = json!({"type": "function_call", "id": format!("fc_{n}"), "status": "completed", "name": "exec_command", "arguments": json!({"cmd": "cat notes.txt"}).to_string(), "call_id": format!("call_stub{n:04}")});
-    sse(&[
-        (
-            "response.created",
-            json!({"type": "response.created", "response": {"id": format!("resp_{n}")}}),
-        ),
-        (
+/// One streamed Responses answer: an exec_command call when `tool`, else a text message.
+fn responses_sse(n: usize, tool: bool) -> String {
+    let mut events = vec![(
+        "response.created",
+        json!({"type": "response.created", "response": {"id": format!("resp_{n}")}}),
+    )];
+    let item = if tool {
+        let item = json!({"type": "function_call", "id": format!("fc_{n}"), "status": "completed", "name": "exec_command", "arguments": json!({"cmd": "cat notes.txt"}).to_string(), "call_id": format!("call_stub{n:04}")});
+        events.push((
             "response.output_item.added",
             json!({"type": "response.output_item.added", "output_index": 0, "item": item}),
-        ),
+        ));
+        item
+    } else {
+        let item = json!({"type": "message", "role": "assistant", "id": format!("msg_{n}"), "status": "completed", "content": [{"type": "output_text", "text": format!("stub answer {n}"), "annotations": []}]});
+        let mut added = item.clone();
+        added["content"] = json!([]);
+        added["status"] = json!("in_progress");
+        events.extend([
+            (
+                "response.output_item.added",
+                json!({"type": "response.output_item.added", "output_index": 0, "item": added}),
+            ),
+            (
+                "response.output_text.delta",
+                json!({"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "item_id": format!("msg_{n}"), "delta": format!("stub answer {n}")}),
+            ),
+        ]);
+        item
+    };
+    events.extend([
         (
             "response.output_item.done",
             json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
@@ -356,36 +372,8 @@ fn responses_tool_sse(n: usize) -> String {
             "response.completed",
             json!({"type": "response.completed", "response": {"id": format!("resp_{n}"), "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 3, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 13}}}),
         ),
-    ])
-}
-
-fn responses_sse(n: usize) -> String {
-    let item = json!({"type": "message", "role": "assistant", "id": format!("msg_{n}"), "status": "completed", "content": [{"type": "output_text", "text": format!("stub answer {n}"), "annotations": []}]});
-    let mut added = item.clone();
-    added["content"] = json!([]);
-    added["status"] = json!("in_progress");
-    sse(&[
-        (
-            "response.created",
-            json!({"type": "response.created", "response": {"id": format!("resp_{n}")}}),
-        ),
-        (
-            "response.output_item.added",
-            json!({"type": "response.output_item.added", "output_index": 0, "item": added}),
-        ),
-        (
-            "response.output_text.delta",
-            json!({"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "item_id": format!("msg_{n}"), "delta": format!("stub answer {n}")}),
-        ),
-        (
-            "response.output_item.done",
-            json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
-        ),
-        (
-            "response.completed",
-            json!({"type": "response.completed", "response": {"id": format!("resp_{n}"), "usage": {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 3, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 13}}}),
-        ),
-    ])
+    ]);
+    sse(&events)
 }
 
 // ---------------------------------------------------------------- comparison
