@@ -174,16 +174,15 @@ pub fn ingest_file(
         if stat.is_some() && store.reader().source_stat(&canonical).map_err(store_err)? == stat {
             return unchanged_report(store, &canonical, size, &shown);
         }
-        if let Some(report) = unchanged(store, path, &canonical, size, &shown)? {
+        let stored = store.reader().source(&canonical).map_err(store_err)?;
+        if let Some((consumed, hash)) = stored
+            && let Some(incomplete) = recognise(path, consumed, &hash, size).map_err(io_err)?
+        {
             store
                 .transaction(|tx| tx.set_source_stat(&canonical, stat))
                 .map_err(store_err)?;
-            return Ok(report);
-        }
-        if let Some(report) = only_a_tail_grew(store, path, &canonical, size, &shown)? {
-            store
-                .transaction(|tx| tx.set_source_stat(&canonical, stat))
-                .map_err(store_err)?;
+            let mut report = unchanged_report(store, &canonical, size, &shown)?;
+            report.incomplete_lines = incomplete;
             return Ok(report);
         }
     }
@@ -258,78 +257,31 @@ fn store_parsed(
     Ok(report)
 }
 
-/// Phase 1, for a grown file: it still starts with what was consumed (the
-/// stored prefix hash says so) and all it gained is a half-written last line.
-/// Nothing to parse yet: the report says the line is left for later.
-fn only_a_tail_grew(
-    store: &Store,
-    path: &Path,
-    canonical: &str,
-    size: u64,
-    shown: &str,
-) -> Result<Option<FileReport>, IngestError> {
-    let store_err = |source| IngestError::Store {
-        path: shown.to_string(),
-        source,
-    };
-    let io_err = |source| IngestError::Io {
-        path: shown.to_string(),
-        source,
-    };
-    let Some((consumed, hash)) = store.reader().source(canonical).map_err(store_err)? else {
-        return Ok(None);
-    };
+/// Phase 1: whether the file is the one imported last time (`Some(0)`:
+/// byte for byte, by its stored hash), or that plus a half-written last line
+/// and nothing else (`Some(1)`: nothing to parse yet, the line is left for
+/// later). `None`: the file is read and imported.
+fn recognise(path: &Path, consumed: u64, hash: &[u8], size: u64) -> std::io::Result<Option<u64>> {
+    if size == consumed {
+        return Ok((hash_file(path)?.as_bytes()[..] == hash[..]).then_some(0));
+    }
     // A whole line is at most this long to be worth checking here; a longer
     // growth is parsed anyway.
     const TAIL_MAX: u64 = 64 << 20;
-    if consumed == 0 || size <= consumed || size - consumed > TAIL_MAX {
+    if consumed == 0 || size < consumed || size - consumed > TAIL_MAX {
         return Ok(None);
     }
-    let mut f = File::open(path).map_err(io_err)?;
+    let mut f = File::open(path)?;
     let mut h = blake3::Hasher::new();
-    std::io::copy(&mut (&mut f).take(consumed), &mut h).map_err(io_err)?;
+    std::io::copy(&mut (&mut f).take(consumed), &mut h)?;
     if h.finalize().as_bytes()[..] != hash[..] {
         return Ok(None);
     }
     let mut tail = Vec::new();
-    f.read_to_end(&mut tail).map_err(io_err)?;
+    f.read_to_end(&mut tail)?;
     // One line, no newline yet, not yet JSON: a whole new line means parsing.
-    if tail.contains(&b'\n') || !transcript::reader::is_incomplete_tail(&tail) {
-        return Ok(None);
-    }
-    let mut report = unchanged_report(store, canonical, size, shown)?;
-    report.incomplete_lines = 1;
-    Ok(Some(report))
-}
-
-/// Phase 1: the file is byte-for-byte what was imported last time. Its report
-/// names the tasks already stored, nothing added.
-fn unchanged(
-    store: &Store,
-    path: &Path,
-    canonical: &str,
-    size: u64,
-    shown: &str,
-) -> Result<Option<FileReport>, IngestError> {
-    let store_err = |source| IngestError::Store {
-        path: shown.to_string(),
-        source,
-    };
-    let Some((bytes, hash)) = store.reader().source(canonical).map_err(store_err)? else {
-        return Ok(None);
-    };
-    let same = bytes == size
-        && hash_file(path)
-            .map_err(|source| IngestError::Io {
-                path: shown.to_string(),
-                source,
-            })?
-            .as_bytes()[..]
-            == hash[..];
-    if !same {
-        return Ok(None);
-    }
-    unchanged_report(store, canonical, size, shown).map(Some)
+    let half_line = !tail.contains(&b'\n') && transcript::reader::is_incomplete_tail(&tail);
+    Ok(half_line.then_some(1))
 }
 
 /// The report of a file not read again: the tasks already stored, nothing added.
