@@ -176,14 +176,9 @@ fn report_call(
     Ok(())
 }
 
-/// `call 12 (turn 3) · 63727 → 41200 tokens (trigger 117000) · tiers shrink, fold · ok`
+/// `call 12 (turn 3) · 63727 → 41200 tokens (trigger 117000) · tiers shrink, floor · ok`
 fn one_line(r: &Report) -> String {
-    let word = |v: serde_json::Value| v.as_str().map(str::to_string).unwrap_or_default();
-    let tiers: Vec<String> = r
-        .tiers_fired
-        .iter()
-        .map(|t| word(serde_json::to_value(t).unwrap_or_default()))
-        .collect();
+    let tiers: Vec<&str> = r.tiers_fired.iter().map(|t| t.name()).collect();
     format!(
         "call {} (turn {}) · {} → {} tokens (trigger {}) · tiers {} · {}",
         r.call,
@@ -196,6 +191,6 @@ fn one_line(r: &Report) -> String {
         } else {
             tiers.join(", ")
         },
-        word(serde_json::to_value(r.status).unwrap_or_default())
+        r.status.name()
     )
 }
