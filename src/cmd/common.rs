@@ -9,10 +9,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::Ui;
 use super::exit::Outcome;
-use super::import::{FormatArg, format_of, import_one};
+use super::import::{format_or_auto, import_one};
 use super::summarizer::{Configured, SummarizerArgs};
 use crate::engine::Status;
 use crate::engine::budget::Budget;
+use crate::model::Format;
 use crate::model::decimal::Ratio;
 use crate::store::{Store, StoreError};
 use crate::transcript::LineError;
@@ -39,8 +40,8 @@ pub struct TaskSource {
     pub cwd: Option<PathBuf>,
 
     /// FILE's transcript format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT")]
-    pub input_format: FormatArg,
+    #[arg(long, default_value = "auto", value_parser = format_or_auto(), value_name = "FORMAT")]
+    pub input_format: ::std::option::Option<Format>,
 }
 
 /// The compaction budget. Env vars are named as in the engine specification.
@@ -153,7 +154,7 @@ pub fn resolve_task(store: &mut Store, ui: &mut Ui, src: &TaskSource) -> Result<
     match &src.file {
         Some(file) => {
             let opts = IngestOptions {
-                format: format_of(src.input_format),
+                format: src.input_format,
                 task: src.task.clone(),
                 ..IngestOptions::default()
             };

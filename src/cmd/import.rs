@@ -5,7 +5,9 @@ use std::path::Path;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
+use clap::ValueEnum;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 
 use super::Ui;
 use super::common::{plural, progress};
@@ -17,15 +19,6 @@ use crate::transcript::discover::{Pick, walk};
 use crate::transcript::ingest::{
     FileReport, ImportStatus, IngestOptions, ingest_bytes, ingest_file,
 };
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    Auto,
-    ClaudeCode,
-    Codex,
-    OpenaiChat,
-    Anthropic,
-}
 
 #[derive(Debug, Args)]
 #[command(after_help = IMPORT_AFTER_HELP)]
@@ -44,8 +37,8 @@ pub struct ImportArgs {
     pub codex: bool,
 
     /// The files' format; `auto` detects it from the first lines.
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-    pub format: FormatArg,
+    #[arg(long, default_value = "auto", value_parser = format_or_auto())]
+    pub format: ::std::option::Option<Format>,
 
     /// Task name (default: the session id in the file, else one derived from its first line).
     /// Subagents become NAME/agent-ID.
@@ -210,7 +203,7 @@ fn hinted_missing(l: &Location) -> anyhow::Error {
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome> {
     let opts = IngestOptions {
-        format: format_of(args.format),
+        format: args.format,
         task: args.task.clone(),
         skip_invalid: args.skip_invalid,
         rules: load_rules(args.tool_rules.as_deref())?,
@@ -349,14 +342,12 @@ fn import_stdin(store: &mut Store, opts: &IngestOptions) -> Result<FileReport> {
     Ok(ingest_bytes(store, "-", &bytes, opts)?)
 }
 
-pub fn format_of(f: FormatArg) -> Option<Format> {
-    match f {
-        FormatArg::Auto => None,
-        FormatArg::ClaudeCode => Some(Format::ClaudeCode),
-        FormatArg::Codex => Some(Format::Codex),
-        FormatArg::OpenaiChat => Some(Format::OpenaiChat),
-        FormatArg::Anthropic => Some(Format::Anthropic),
-    }
+/// The parser of a format flag: `auto` (None: detect from the first lines) or a
+/// [`Format`]'s name. The flag's type is written `::std::option::Option<Format>` so
+/// that clap takes the value as a whole rather than making the flag optional.
+pub fn format_or_auto() -> impl TypedValueParser<Value = Option<Format>> {
+    let names = std::iter::once("auto").chain(Format::value_variants().iter().map(|f| f.as_str()));
+    PossibleValuesParser::new(names.map(PossibleValue::new)).map(|s| Format::parse(&s))
 }
 
 pub fn load_rules(path: Option<&Path>) -> Result<ToolRules> {

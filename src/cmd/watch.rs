@@ -16,11 +16,12 @@ use clap::Args;
 
 use super::Ui;
 use super::common::{BudgetArgs, budget_of, find_task, summarizer_of};
-use super::import::{FormatArg, format_of};
+use super::import::format_or_auto;
 use super::summarizer::print_call_with;
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::{Report, budget::Budget};
+use crate::model::Format;
 use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
 use crate::store::Store;
 use crate::transcript::ingest::{IngestOptions, ingest_file};
@@ -42,8 +43,8 @@ pub struct WatchArgs {
     pub cwd: Option<PathBuf>,
 
     /// FILE's transcript format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto, value_name = "FORMAT")]
-    pub input_format: FormatArg,
+    #[arg(long, default_value = "auto", value_parser = format_or_auto(), value_name = "FORMAT")]
+    pub input_format: ::std::option::Option<Format>,
 
     #[command(flatten)]
     pub budget: BudgetArgs,
@@ -65,7 +66,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &WatchArgs) -> Result<Outcome> 
     let budget = budget_of(&args.budget)?;
     let (path, mut task) = target(store, args)?;
     let opts = IngestOptions {
-        format: format_of(args.input_format),
+        format: args.input_format,
         ..IngestOptions::default()
     };
     let idle = args.until_idle.map(Duration::from_secs);

@@ -262,8 +262,9 @@ impl Message {
     }
 }
 
-/// The source format of a transcript.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// The source format of a transcript. Its flag values (`--format`, `--input-format`)
+/// are the same kebab-case names as `as_str`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
     ClaudeCode,
