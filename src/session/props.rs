@@ -1,16 +1,21 @@
-//! Property tests over generated transcripts and budgets: determinism,
-//! idempotence, legality, and the trigger guarantee.
+//! Property tests over generated transcripts and budgets, run by the real
+//! session driver over real stores: determinism, idempotence, legality, and
+//! the trigger guarantee.
 
 use proptest::prelude::*;
 use serde_json::json;
 
-use super::tests::{Sim, file_text};
+use super::driver::{Driver, RunSettings};
+use super::tests::{Record, file_text};
+use crate::engine::Status;
 use crate::engine::budget::Budget;
+use crate::engine::estimate::CharsPerToken;
 use crate::engine::parts::PartState;
 use crate::engine::toolrules::ToolRules;
-use crate::engine::{Mode, Status};
 use crate::model::decimal::Ratio;
 use crate::model::{Block, Kind, Role};
+use crate::store::{DbLocation, Store};
+use crate::summarize::StaticCheckpoint;
 use crate::view::validate;
 
 /// The case count: `PROPTEST_CASES` (set by `fuzz/run`), else `default`.
@@ -27,6 +32,7 @@ pub(crate) enum Ev {
     Tool { tool: usize, tokens: usize },
     Reply(String),
     Interrupted,
+    AgentCompaction(String),
 }
 
 const TOOLS: [&str; 5] = ["Read", "Grep", "Bash", "reflect", "Keep"];
@@ -37,6 +43,7 @@ fn ev() -> impl Strategy<Value = Ev> {
         6 => (0..TOOLS.len(), 0usize..2_600).prop_map(|(tool, tokens)| Ev::Tool { tool, tokens }),
         2 => "\\PC{1,60}".prop_map(Ev::Reply),
         1 => Just(Ev::Interrupted),
+        1 => "[a-z ]{1,40}".prop_map(Ev::AgentCompaction),
     ]
 }
 
@@ -70,49 +77,59 @@ pub(crate) fn budget() -> impl Strategy<Value = Budget> {
         })
 }
 
-pub(crate) fn build(events: &[Ev]) -> Sim {
+pub(crate) fn build(events: &[Ev]) -> Record {
     let rules = ToolRules::with_overrides(r#"{"rules":[{"tools":["Keep"],"rule":"keep"}]}"#)
         .expect("valid rules");
-    let mut sim = Sim::with_rules(rules);
+    let mut rec = Record::with_rules(rules);
     // Half the transcripts carry recorded usage, half are cold starts.
-    sim.usage = events.len().is_multiple_of(2);
+    rec.usage = events.len().is_multiple_of(2);
     for e in events {
         match e {
-            Ev::Ask(t) => sim.ask(t),
-            Ev::Tool { tool, tokens } => sim.tool_step(TOOLS[*tool], &file_text(*tokens)),
-            Ev::Reply(t) => sim.reply(t),
-            Ev::Interrupted => sim.interrupted_call(),
+            Ev::Ask(t) => rec.ask(t),
+            Ev::Tool { tool, tokens } => rec.tool_step(TOOLS[*tool], &file_text(*tokens)),
+            Ev::Reply(t) => rec.reply(t),
+            Ev::Interrupted => rec.interrupted_call(),
+            Ev::AgentCompaction(t) => rec.agent_compaction(t),
         }
     }
-    sim
-}
-
-fn calls(sim: &Sim) -> u32 {
-    sim.messages()
-        .iter()
-        .filter(|m| m.kind == Kind::Generation)
-        .map(|m| m.step)
-        .max()
-        .unwrap_or(0)
+    rec
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: cases(96), ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(48), ..ProptestConfig::default() })]
 
-    /// (a) same raw + same store + same budget ⇒ byte-identical views;
+    /// The real driver, call by call, over a file store and an in-memory one:
+    /// (a) the same record, store and budget give byte-identical views;
     /// (b) re-running a call restores the same view and mints nothing;
-    /// (c) every view is legal; (d) over trigger only with a status that says so.
+    /// (c) every view is legal, the preflight at each turn start too, and a
+    ///     preflight neither reduces nor mints;
+    /// (d) over trigger only with a status that says so, and then with the
+    ///     ladder exhausted.
     #[test]
-    fn replay_properties(events in transcript(), b in budget()) {
-        let mut first = build(&events);
-        let mut second = build(&events);
-        let n = calls(&first) + 1;
-        for k in 1..=n {
-            let a = first.call(k, b);
-            let again = first.call(k, b);
-            let other = second.call(k, b);
-            prop_assert_eq!(a.view.canonical_bytes(), other.view.canonical_bytes(), "call {} differs between runs", k);
+    fn driver_properties(events in transcript(), b in budget()) {
+        let rec = build(&events);
+        let est = CharsPerToken::default();
+        let settings = || RunSettings::new(b, &est, &StaticCheckpoint);
+        let dir = tempfile::tempdir().unwrap();
+        let mut file = Store::open(&DbLocation::File(dir.path().join("props.db"))).unwrap();
+        let index = rec.store_into(&mut file);
+        let mut mem = Store::open_memory().unwrap();
+        let other_index = rec.store_into(&mut mem);
+        let mut first = Driver::new(&file, &index, settings()).unwrap();
+        let mut second = Driver::new(&mem, &other_index, settings()).unwrap();
+        for k in 1..=index.calls() + 1 {
+            if index.turn_first_call(k) == k {
+                let pre = first.preflight(&file, k).unwrap();
+                prop_assert!(pre.new_entries.is_empty(), "call {}: a preflight minted", k);
+                prop_assert!(pre.report.tiers_fired.is_empty(), "call {}: a preflight reduced", k);
+                let v = validate(&pre.view);
+                prop_assert!(v.is_empty(), "call {}: illegal preflight {:?}", k, v);
+            }
+            let a = first.step(&mut file, k).unwrap();
+            let other = second.step(&mut mem, k).unwrap();
+            prop_assert_eq!(a.view.canonical_bytes(), other.view.canonical_bytes(), "call {} differs between stores", k);
             prop_assert_eq!(&a.report, &other.report);
+            let again = first.step(&mut file, k).unwrap();
             prop_assert_eq!(&a.view, &again.view, "call {}: a re-run changed the view", k);
             prop_assert!(again.new_entries.is_empty(), "call {}: a re-run minted {:?}", k, again.new_entries);
             let v = validate(&a.view);
@@ -123,30 +140,16 @@ proptest! {
                 prop_assert!(matches!(r.status, Status::Breakthrough | Status::OverWindow), "call {}: {:?}", k, r.status);
                 // The ladder was exhausted: no tool with a stored form is left raw.
                 for p in &a.parts {
-                    if let Some(id) = p.tool_id() && first.forms.contains_key(id) {
+                    if let Some(id) = p.tool_id() && rec.forms.contains_key(id) {
                         prop_assert!(p.state != PartState::Raw, "call {}: {} left raw over trigger", k, p.address);
                     }
                 }
             }
         }
     }
-
-    /// Preflight never reduces and never mints.
-    #[test]
-    fn preflight_mints_nothing(events in transcript(), b in budget()) {
-        let mut sim = build(&events);
-        let n = calls(&sim) + 1;
-        for k in 1..=n {
-            sim.call(k, b);
-            let pre = sim.peek(k, b, Mode::Preflight);
-            prop_assert!(pre.new_entries.is_empty());
-            prop_assert!(pre.report.tiers_fired.is_empty());
-            prop_assert!(validate(&pre.view).is_empty());
-        }
-    }
 }
 
-impl Sim {
+impl Record {
     /// A generation whose tool call never got a result.
     pub(crate) fn interrupted_call(&mut self) {
         let id = format!("toolu_int_{}", self.messages().len());
@@ -160,6 +163,26 @@ impl Sim {
             Kind::Interrupt,
             vec![Block::Text {
                 text: "[Request interrupted by user for tool use]".into(),
+            }],
+        );
+    }
+
+    /// The agent compacted its own context: a boundary, then its summary.
+    pub(crate) fn agent_compaction(&mut self, summary: &str) {
+        self.push_row(
+            Role::Meta,
+            Kind::CompactBoundary,
+            vec![Block::Text {
+                text: "Conversation compacted (manual)".into(),
+            }],
+        );
+        self.push_row(
+            Role::User,
+            Kind::CompactSummary,
+            vec![Block::Text {
+                text: format!(
+                    "This session is being continued from a previous conversation. {summary}"
+                ),
             }],
         );
     }

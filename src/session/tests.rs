@@ -1,7 +1,8 @@
-//! Engine tests on small hand-built transcripts: each tier fires exactly when
-//! the seed says, and not otherwise.
+//! Engine tests on small hand-built transcripts, run by the real session
+//! driver over a real store: each tier fires exactly when the seed says, and
+//! not otherwise.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use serde_json::json;
 
@@ -9,16 +10,19 @@ use crate::engine::budget::Budget;
 use crate::engine::entries::{Entry, GATE_KEY};
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::parts::{PartBody, PartState, reconstruct};
-use crate::engine::restore::{SHELL_TEXT, StoreView};
+use crate::engine::restore::SHELL_TEXT;
 use crate::engine::toolrules::{ToolForm, ToolRules};
 use crate::engine::*;
 use crate::model::{Block, Kind, Message, Role, ToolContent};
+use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
+use crate::store::{Store, StoreError, TaskRecord};
 use crate::summarize::StaticCheckpoint;
 use crate::transcript::TaskSet;
 use crate::view::validate;
 
-/// A transcript under construction plus an in-memory store, replayed call by call.
-pub(crate) struct Sim {
+/// A transcript under construction, written into a real (in-memory) store
+/// as import writes it, and run call by call by the real session [`Driver`].
+pub(crate) struct Record {
     /// Record provider usage on generations (prompt = overhead + estimate).
     pub usage: bool,
     /// The floor's summarizer (the static checkpoint unless a test says otherwise).
@@ -26,26 +30,30 @@ pub(crate) struct Sim {
     tasks: TaskSet,
     line: u64,
     generations: u32,
-    pub snapshot: BTreeMap<String, Entry>,
+    /// The tool forms minted as import mints them (also written to the store).
     pub forms: HashMap<String, ToolForm>,
     pub rules: ToolRules,
+    store: Store,
 }
 
-impl Sim {
-    pub fn new() -> Sim {
-        Sim::with_rules(ToolRules::default())
+/// The task id the record is stored under.
+const TASK: &str = "t";
+
+impl Record {
+    pub fn new() -> Record {
+        Record::with_rules(ToolRules::default())
     }
 
-    pub fn with_rules(rules: ToolRules) -> Sim {
-        Sim {
+    pub fn with_rules(rules: ToolRules) -> Record {
+        Record {
             usage: false,
             summarizer: Box::new(StaticCheckpoint),
             tasks: TaskSet::default(),
             line: 0,
             generations: 0,
-            snapshot: BTreeMap::new(),
             forms: HashMap::new(),
             rules,
+            store: Store::open_memory().expect("in-memory store"),
         }
     }
 
@@ -141,13 +149,7 @@ impl Sim {
     }
 
     pub fn reply(&mut self, text: &str) {
-        self.generations += 1;
-        self.push(
-            Role::Assistant,
-            Kind::Generation,
-            vec![Block::Text { text: text.into() }],
-            Some(format!("msg_{}", self.generations)),
-        );
+        self.push_generation(vec![Block::Text { text: text.into() }]);
     }
 
     pub fn messages(&self) -> &[Message] {
@@ -164,54 +166,74 @@ impl Sim {
         &msgs[..end]
     }
 
-    /// Run model call `k` as a step, then store what it minted.
-    pub fn call(&mut self, k: u32, budget: Budget) -> CallOutput {
-        let out = self.peek(k, budget, Mode::Step);
-        for (key, v) in &out.new_entries {
-            if let Some(e) = Entry::from_value(v) {
-                self.snapshot.insert(key.clone(), e);
-            }
-        }
-        out
+    /// Write the record into `store` as import writes it and index it.
+    pub fn store_into(&self, store: &mut Store) -> TaskRecordIndex {
+        write_record(self.messages(), &self.forms, store)
     }
 
-    /// Run call `k` without storing anything.
-    pub fn peek(&self, k: u32, budget: Budget, mode: Mode) -> CallOutput {
-        let est = CharsPerToken::default();
-        let history = self.history(k);
-        let index = crate::session::driver::TaskRecordIndex::new("sim", self.messages().to_vec());
-        let previous_call = k.checked_sub(1).and_then(|p| {
-            index
-                .usage(p)
-                .map(|u| (p, u.prompt_tokens() + u.output_tokens))
-        });
-        let turn = history.last().map_or(0, |m| m.turn);
-        let parts = reconstruct(history, &est);
-        let ctx = CallContext {
-            budget,
-            turn,
-            call: k,
-            mode,
-            estimator: &est,
-            summarizer: self.summarizer.as_ref(),
-            fallback: &StaticCheckpoint,
-            calibration: Calibration {
-                overhead: index.overhead(&est),
-                previous_call,
-                agent_compacted: false,
-                raw: None,
-                ratio: None,
-            },
-        };
-        run_call(
-            parts,
-            &ctx,
-            StoreView {
-                snapshot: &self.snapshot,
-                tool_forms: &self.forms,
-            },
-        )
+    /// Write what was added since the last call into the record's own store.
+    fn sync(&mut self) -> TaskRecordIndex {
+        let msgs = &self.tasks.get("").expect("main task").messages;
+        write_record(msgs, &self.forms, &mut self.store)
     }
+
+    /// Model call `k` as the driver steps it; its entries are committed.
+    pub fn call(&mut self, k: u32, budget: Budget) -> CallOutput {
+        let index = self.sync();
+        let est = CharsPerToken::default();
+        let settings = RunSettings::new(budget, &est, self.summarizer.as_ref());
+        let mut d = Driver::new(&self.store, &index, settings).expect("driver");
+        d.step(&mut self.store, k).expect("step")
+    }
+
+    /// The driver's preflight for the turn of call `k`; stores nothing.
+    pub fn preflight(&mut self, k: u32, budget: Budget) -> CallOutput {
+        let index = self.sync();
+        let est = CharsPerToken::default();
+        let settings = RunSettings::new(budget, &est, self.summarizer.as_ref());
+        let mut d = Driver::new(&self.store, &index, settings).expect("driver");
+        d.preflight(&self.store, k).expect("preflight")
+    }
+
+    /// Store `entry` under `key` in the compaction state the driver reads
+    /// under `budget`, after forgetting what that state held.
+    pub fn seed(&mut self, budget: Budget, key: &str, entry: &Entry) {
+        self.sync();
+        let est = CharsPerToken::default();
+        let settings = RunSettings::new(budget, &est, self.summarizer.as_ref());
+        let (profile, identity) = (settings.profile(), settings.identity());
+        self.store
+            .transaction(|tx| -> Result<(), StoreError> {
+                tx.forget_compaction(TASK, Some(&profile))?;
+                tx.put_profile(&profile, &identity)?;
+                tx.put_entry(TASK, &profile, key, &entry.to_value())
+            })
+            .expect("seeded");
+    }
+}
+
+/// Write a task's rows and tool forms as import does (rows extend the stored
+/// ones, as a re-import of a grown file adds them), then index the task.
+fn write_record(
+    msgs: &[Message],
+    forms: &HashMap<String, ToolForm>,
+    store: &mut Store,
+) -> TaskRecordIndex {
+    store
+        .transaction(|tx| -> Result<(), StoreError> {
+            tx.upsert_task(&TaskRecord {
+                id: TASK.into(),
+                format: "anthropic".into(),
+                ..Default::default()
+            })?;
+            tx.append_messages(TASK, None, msgs)?;
+            for f in forms.values() {
+                tx.put_tool_form(TASK, f)?;
+            }
+            Ok(())
+        })
+        .expect("the record is stored");
+    TaskRecordIndex::load(store, TASK).expect("the record is indexed")
 }
 
 /// A file read of about `tokens` estimated tokens (40 chars a line).
@@ -239,12 +261,12 @@ fn assert_legal(out: &CallOutput) {
 
 #[test]
 fn under_trigger_nothing_fires_and_the_view_is_the_raw_history() {
-    let mut sim = Sim::new();
-    sim.ask("read the files");
+    let mut rec = Record::new();
+    rec.ask("read the files");
     for _ in 0..5 {
-        sim.tool_step("Read", &file_text(2_000));
+        rec.tool_step("Read", &file_text(2_000));
     }
-    let out = sim.call(6, small_budget());
+    let out = rec.call(6, small_budget());
     assert!(out.report.tokens_before <= out.report.trigger);
     assert!(out.report.tiers_fired.is_empty());
     assert_eq!(out.report.status, Status::Ok);
@@ -252,22 +274,22 @@ fn under_trigger_nothing_fires_and_the_view_is_the_raw_history() {
         out.new_entries.is_empty(),
         "nothing is minted under trigger"
     );
-    let raw = project::project(&reconstruct(sim.history(6), &CharsPerToken::default())).0;
+    let raw = project::project(&reconstruct(rec.history(6), &CharsPerToken::default())).0;
     assert_eq!(out.view, raw);
     assert_legal(&out);
 }
 
 #[test]
 fn shrink_fires_over_trigger_outside_the_protected_window_toward_stop() {
-    let mut sim = Sim::new();
-    sim.ask("read the files");
+    let mut rec = Record::new();
+    rec.ask("read the files");
     for _ in 0..14 {
-        sim.tool_step("Read", &file_text(2_000));
+        rec.tool_step("Read", &file_text(2_000));
     }
     let b = small_budget();
     let mut first = None;
     for k in 1..=15 {
-        let out = sim.call(k, b);
+        let out = rec.call(k, b);
         assert_legal(&out);
         if out.report.tokens_before > b.trigger() && first.is_none() {
             first = Some((k, out));
@@ -310,16 +332,16 @@ fn shrink_fires_over_trigger_outside_the_protected_window_toward_stop() {
 
 #[test]
 fn the_dead_zone_holds_and_restore_keeps_the_prefix_stable() {
-    let mut sim = Sim::new();
-    sim.ask("read the files");
+    let mut rec = Record::new();
+    rec.ask("read the files");
     for _ in 0..20 {
-        sim.tool_step("Read", &file_text(2_000));
+        rec.tool_step("Read", &file_text(2_000));
     }
     let b = small_budget();
     let mut prev: Option<CallOutput> = None;
     let mut dead_zone_calls = 0;
     for k in 1..=21 {
-        let out = sim.call(k, b);
+        let out = rec.call(k, b);
         assert_legal(&out);
         let before = out.report.tokens_before;
         if before > b.stop() && before <= b.trigger() {
@@ -348,10 +370,10 @@ fn the_dead_zone_holds_and_restore_keeps_the_prefix_stable() {
 #[test]
 fn a_shrink_miss_is_skipped_never_dropped_and_the_floor_absorbs_it() {
     // Outputs below the precompact threshold have no form: shrink misses them.
-    let mut sim = Sim::new();
-    sim.ask("do not touch the tenant_registry table; list the modules");
+    let mut rec = Record::new();
+    rec.ask("do not touch the tenant_registry table; list the modules");
     for _ in 0..40 {
-        sim.tool_step("Bash", &file_text(450));
+        rec.tool_step("Bash", &file_text(450));
     }
     let b = Budget {
         window: 16_000,
@@ -360,7 +382,7 @@ fn a_shrink_miss_is_skipped_never_dropped_and_the_floor_absorbs_it() {
     };
     let mut floor_seen = false;
     for k in 1..=41 {
-        let out = sim.call(k, b);
+        let out = rec.call(k, b);
         assert_legal(&out);
         for p in &out.parts {
             assert_ne!(p.state, PartState::Dropped, "a miss must never drop");
@@ -408,10 +430,10 @@ fn a_shrink_miss_is_skipped_never_dropped_and_the_floor_absorbs_it() {
 
 #[test]
 fn breakthrough_shrink_breaches_the_window_only_when_needed() {
-    let mut sim = Sim::new();
-    sim.ask("read everything");
+    let mut rec = Record::new();
+    rec.ask("read everything");
     for _ in 0..12 {
-        sim.tool_step("Read", &file_text(2_000));
+        rec.tool_step("Read", &file_text(2_000));
     }
     // w_eff 10000, trigger 6500: the five protected reads alone are ~10000.
     let b = Budget {
@@ -421,7 +443,7 @@ fn breakthrough_shrink_breaches_the_window_only_when_needed() {
     };
     let mut seen = false;
     for k in 1..=13 {
-        let out = sim.call(k, b);
+        let out = rec.call(k, b);
         assert_legal(&out);
         let breached = out.parts.iter().any(|p| {
             p.step >= out.report.protected_from_step && p.state != PartState::Raw && p.is_tool()
@@ -452,10 +474,10 @@ fn breakthrough_shrink_breaches_the_window_only_when_needed() {
 fn breakthrough_floor_fires_when_nothing_else_can_and_over_window_is_reported() {
     let rules =
         ToolRules::with_overrides(r#"{"rules":[{"tools":["Bash"],"rule":"keep"}]}"#).unwrap();
-    let mut sim = Sim::with_rules(rules);
-    sim.ask("run the suite");
+    let mut rec = Record::with_rules(rules);
+    rec.ask("run the suite");
     for _ in 0..4 {
-        sim.tool_step("Bash", &file_text(2_500));
+        rec.tool_step("Bash", &file_text(2_500));
     }
     let b = Budget {
         window: 12_000,
@@ -463,7 +485,7 @@ fn breakthrough_floor_fires_when_nothing_else_can_and_over_window_is_reported() 
         ..Budget::default()
     };
     // Call 5: every step is protected, nothing has a form: ① ② ③ cannot act.
-    let out = sim.call(5, b);
+    let out = rec.call(5, b);
     assert_legal(&out);
     assert_eq!(out.report.tiers_fired, vec![Tier::BreakthroughFloor]);
     assert!(out.parts[0].summary().is_some());
@@ -471,12 +493,12 @@ fn breakthrough_floor_fires_when_nothing_else_can_and_over_window_is_reported() 
     assert!(out.parts.iter().any(|p| p.step == 4 && p.is_tool()));
 
     // One step larger than the whole window: even ④ cannot fit.
-    let mut sim = Sim::with_rules(
+    let mut rec = Record::with_rules(
         ToolRules::with_overrides(r#"{"rules":[{"tools":["Bash"],"rule":"keep"}]}"#).unwrap(),
     );
-    sim.ask("dump the database");
-    sim.tool_step("Bash", &file_text(15_000));
-    let out = sim.call(2, b);
+    rec.ask("dump the database");
+    rec.tool_step("Bash", &file_text(15_000));
+    let out = rec.call(2, b);
     assert_legal(&out);
     assert_eq!(out.report.status, Status::OverWindow);
     assert!(out.report.tokens_after > out.report.w_eff);
@@ -484,12 +506,12 @@ fn breakthrough_floor_fires_when_nothing_else_can_and_over_window_is_reported() 
 
 #[test]
 fn disposable_tools_become_the_legal_empty_shell() {
-    let mut sim = Sim::new();
-    sim.ask("think it through");
+    let mut rec = Record::new();
+    rec.ask("think it through");
     for _ in 0..10 {
-        sim.tool_step("reflect", &file_text(2_500));
+        rec.tool_step("reflect", &file_text(2_500));
     }
-    let out = sim.call(11, small_budget());
+    let out = rec.call(11, small_budget());
     assert_legal(&out);
     assert!(out.report.tiers_fired.contains(&Tier::Shrink));
     let dropped: Vec<_> = out
@@ -521,10 +543,10 @@ fn disposable_tools_become_the_legal_empty_shell() {
 
 #[test]
 fn a_rerun_restores_the_same_view_and_mints_nothing() {
-    let mut sim = Sim::new();
-    sim.ask("read everything");
+    let mut rec = Record::new();
+    rec.ask("read everything");
     for _ in 0..14 {
-        sim.tool_step("Read", &file_text(2_000));
+        rec.tool_step("Read", &file_text(2_000));
     }
     let b = Budget {
         window: 12_000,
@@ -532,8 +554,8 @@ fn a_rerun_restores_the_same_view_and_mints_nothing() {
         ..Budget::default()
     };
     for k in 1..=15 {
-        let first = sim.call(k, b);
-        let second = sim.call(k, b);
+        let first = rec.call(k, b);
+        let second = rec.call(k, b);
         assert_eq!(
             first.view, second.view,
             "call {k}: a re-run changed the view"
@@ -550,27 +572,25 @@ fn a_rerun_restores_the_same_view_and_mints_nothing() {
 fn anti_thrash_holds_after_two_ineffective_compactions_in_a_turn() {
     let rules =
         ToolRules::with_overrides(r#"{"rules":[{"tools":["Bash"],"rule":"keep"}]}"#).unwrap();
-    let mut sim = Sim::with_rules(rules);
-    sim.ask("go");
-    sim.tool_step("Bash", &file_text(12_000));
-    sim.tool_step("Bash", &file_text(100));
+    let mut rec = Record::with_rules(rules);
+    rec.ask("go");
+    rec.tool_step("Bash", &file_text(12_000));
+    rec.tool_step("Bash", &file_text(100));
     let b = Budget {
         window: 12_000,
         output_reserved: 2_000,
         ..Budget::default()
     };
     // Seed the gate as if two ineffective compactions already happened this turn.
-    sim.snapshot.insert(
-        GATE_KEY.into(),
-        Entry::Gate {
-            turn: 1,
-            call: 1,
-            streak_before: 1,
-            streak_after: 2,
-        },
-    );
+    let gate = |turn| Entry::Gate {
+        turn,
+        call: 1,
+        streak_before: 1,
+        streak_after: 2,
+    };
+    rec.seed(b, GATE_KEY, &gate(1));
     // Over the window the gate never holds: the provider would reject the call.
-    let out = sim.peek(3, b, Mode::Step);
+    let out = rec.call(3, b);
     assert!(!out.report.gated);
     assert!(out.report.tokens_before > b.w_eff());
     // Over trigger but within the window, it holds.
@@ -579,7 +599,8 @@ fn anti_thrash_holds_after_two_ineffective_compactions_in_a_turn() {
         output_reserved: 2_000,
         ..Budget::default()
     };
-    let out = sim.peek(3, roomy, Mode::Step);
+    rec.seed(roomy, GATE_KEY, &gate(1));
+    let out = rec.call(3, roomy);
     assert!(
         out.report.tokens_before > roomy.trigger() && out.report.tokens_before <= roomy.w_eff()
     );
@@ -588,16 +609,8 @@ fn anti_thrash_holds_after_two_ineffective_compactions_in_a_turn() {
     assert_eq!(out.report.status, Status::OverTrigger);
     assert!(out.new_entries.is_empty());
     // A new turn resets the streak.
-    sim.snapshot.insert(
-        GATE_KEY.into(),
-        Entry::Gate {
-            turn: 0,
-            call: 1,
-            streak_before: 1,
-            streak_after: 2,
-        },
-    );
-    let out = sim.peek(3, b, Mode::Step);
+    rec.seed(b, GATE_KEY, &gate(0));
+    let out = rec.call(3, b);
     assert!(!out.report.gated);
     assert!(!out.report.tiers_fired.is_empty());
     // An effective compaction writes a zero streak; an ineffective one counts up.
@@ -615,18 +628,18 @@ fn anti_thrash_holds_after_two_ineffective_compactions_in_a_turn() {
 
 #[test]
 fn preflight_restores_without_reducing() {
-    let mut sim = Sim::new();
-    sim.ask("read the files");
+    let mut rec = Record::new();
+    rec.ask("read the files");
     for _ in 0..14 {
-        sim.tool_step("Read", &file_text(2_000));
+        rec.tool_step("Read", &file_text(2_000));
     }
     let b = small_budget();
     for k in 1..=15 {
-        sim.call(k, b);
+        rec.call(k, b);
     }
-    let step = sim.peek(15, b, Mode::Step);
-    sim.ask("now summarise");
-    let pre = sim.peek(16, b, Mode::Preflight);
+    let step = rec.call(15, b);
+    rec.ask("now summarise");
+    let pre = rec.preflight(16, b);
     assert!(pre.report.tiers_fired.is_empty());
     assert!(pre.new_entries.is_empty());
     assert!(
@@ -640,31 +653,24 @@ fn preflight_restores_without_reducing() {
 
 #[test]
 fn interrupted_calls_get_a_marked_synthetic_result() {
-    let mut sim = Sim::new();
-    sim.ask("run it");
-    sim.tool_step("Bash", "ok");
-    sim.generations += 1;
-    sim.push(
-        Role::Assistant,
-        Kind::Generation,
-        vec![Block::ToolUse {
-            id: "toolu_lost".into(),
-            name: "Bash".into(),
-            input: json!({"command": "sleep 100"}),
-        }],
-        Some("msg_lost".into()),
-    );
-    sim.push(
+    let mut rec = Record::new();
+    rec.ask("run it");
+    rec.tool_step("Bash", "ok");
+    rec.push_generation(vec![Block::ToolUse {
+        id: "toolu_lost".into(),
+        name: "Bash".into(),
+        input: json!({"command": "sleep 100"}),
+    }]);
+    rec.push_row(
         Role::User,
         Kind::Interrupt,
         vec![Block::Text {
             text: "[Request interrupted by user for tool use]".into(),
         }],
-        None,
     );
-    sim.ask("try again");
-    sim.reply("Retrying with a shorter timeout.");
-    let out = sim.peek(99, Budget::default(), Mode::Preflight);
+    rec.ask("try again");
+    rec.reply("Retrying with a shorter timeout.");
+    let out = rec.preflight(99, Budget::default());
     assert_legal(&out);
     assert_eq!(out.report.synthetic_results, 1);
     let json = String::from_utf8(out.view.canonical_bytes()).unwrap();
@@ -675,23 +681,23 @@ fn interrupted_calls_get_a_marked_synthetic_result() {
 fn an_early_negative_constraint_survives_two_folds_verbatim() {
     use crate::summarize::Extractive;
     const RULE: &str = "do not touch the tenant_registry table";
-    let mut sim = Sim::with_rules(
+    let mut rec = Record::with_rules(
         ToolRules::with_overrides(r#"{"rules":[{"tools":["Bash"],"rule":"keep"}]}"#).unwrap(),
     );
-    sim.ask(&format!("Speed up the nightly export; {RULE}."));
+    rec.ask(&format!("Speed up the nightly export; {RULE}."));
     for _ in 0..40 {
-        sim.tool_step("Bash", &file_text(700));
+        rec.tool_step("Bash", &file_text(700));
     }
     let b = Budget {
         window: 16_000,
         output_reserved: 2_000,
         ..Budget::default()
     };
-    sim.summarizer = Box::new(Extractive);
+    rec.summarizer = Box::new(Extractive);
     let mut folds = 0;
     let mut last = None;
     for k in 1..=41 {
-        let out = sim.call(k, b);
+        let out = rec.call(k, b);
         folds += out
             .report
             .tiers_fired
