@@ -80,52 +80,72 @@ pub struct ProfileState {
     pub entries: u64,
 }
 
+/// The columns of `task_compaction_snapshot` an entry is read from, in one place.
+const COLUMNS: &str = "profile, key, entry";
+
+/// One row of `task_compaction_snapshot`, decoded by column name.
+struct Row {
+    profile: String,
+    key: String,
+    entry: String,
+}
+
+impl Row {
+    fn decode(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+        Ok(Row {
+            profile: r.get("profile")?,
+            key: r.get("key")?,
+            entry: r.get("entry")?,
+        })
+    }
+
+    /// The entry's JSON, or a corrupt-store error naming it.
+    fn value(&self, task_id: &str) -> Result<Value> {
+        serde_json::from_str(&self.entry).map_err(|e| {
+            StoreError::Corrupt(format!(
+                "snapshot entry {} of task {task_id}: {e}",
+                self.key
+            ))
+        })
+    }
+}
+
 impl Reader<'_> {
     pub fn entry(&self, task_id: &str, profile: &str, key: &str) -> Result<Option<Value>> {
-        let text: Option<String> = self
-            .conn
-            .prepare_cached(
-                "SELECT entry FROM task_compaction_snapshot WHERE task_id = ?1 AND profile = ?2 AND key = ?3",
-            )?
-            .query_row(params![task_id, profile, key], |r| r.get(0))
-            .optional()?;
-        text.map(|t| parse(task_id, key, &t)).transpose()
+        self.conn
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM task_compaction_snapshot WHERE task_id = ?1 AND profile = ?2 AND key = ?3"
+            ))?
+            .query_row(params![task_id, profile, key], Row::decode)
+            .optional()?
+            .map(|r| r.value(task_id))
+            .transpose()
     }
 
     /// Every entry of a task in one profile, ordered by key.
     pub fn entries(&self, task_id: &str, profile: &str) -> Result<BTreeMap<String, Value>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT key, entry FROM task_compaction_snapshot WHERE task_id = ?1 AND profile = ?2 ORDER BY key",
-        )?;
-        let rows = stmt.query_map(params![task_id, profile], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-        })?;
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM task_compaction_snapshot WHERE task_id = ?1 AND profile = ?2 ORDER BY key"
+        ))?;
         let mut out = BTreeMap::new();
-        for row in rows {
-            let (k, t) = row?;
-            let v = parse(task_id, &k, &t)?;
-            out.insert(k, v);
+        for row in stmt.query_map(params![task_id, profile], Row::decode)? {
+            let row = row?;
+            let v = row.value(task_id)?;
+            out.insert(row.key, v);
         }
         Ok(out)
     }
 
     /// Every entry of a task in every profile, ordered by profile then key.
     pub fn all_entries(&self, task_id: &str) -> Result<Vec<(String, String, Value)>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT profile, key, entry FROM task_compaction_snapshot WHERE task_id = ?1 ORDER BY profile, key",
-        )?;
-        let rows = stmt.query_map([task_id], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-            ))
-        })?;
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM task_compaction_snapshot WHERE task_id = ?1 ORDER BY profile, key"
+        ))?;
         let mut out = Vec::new();
-        for row in rows {
-            let (p, k, t) = row?;
-            let v = parse(task_id, &k, &t)?;
-            out.push((p, k, v));
+        for row in stmt.query_map([task_id], Row::decode)? {
+            let row = row?;
+            let v = row.value(task_id)?;
+            out.push((row.profile, row.key, v));
         }
         Ok(out)
     }
@@ -133,15 +153,16 @@ impl Reader<'_> {
     /// The profiles holding state for a task, ordered by id.
     pub fn profiles(&self, task_id: &str) -> Result<Vec<ProfileState>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT s.profile, p.settings, COUNT(*) FROM task_compaction_snapshot s
+            "SELECT s.profile AS profile, p.settings AS settings, COUNT(*) AS entries
+               FROM task_compaction_snapshot s
                LEFT JOIN compaction_profile p ON p.profile = s.profile
               WHERE s.task_id = ?1 GROUP BY s.profile ORDER BY s.profile",
         )?;
         let rows = stmt.query_map([task_id], |r| {
             Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<String>>(1)?,
-                r.get::<_, i64>(2)?,
+                r.get::<_, String>("profile")?,
+                r.get::<_, Option<String>>("settings")?,
+                r.get::<_, i64>("entries")?,
             ))
         })?;
         let mut out = Vec::new();
@@ -164,7 +185,61 @@ impl Reader<'_> {
     }
 }
 
-fn parse(task_id: &str, key: &str, text: &str) -> Result<Value> {
-    serde_json::from_str(text)
-        .map_err(|e| StoreError::Corrupt(format!("snapshot entry {key} of task {task_id}: {e}")))
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::store::{Store, StoreError, TaskRecord};
+
+    #[test]
+    fn entries_read_back_by_column_and_a_corrupt_one_is_named() {
+        let mut store = Store::open_memory().unwrap();
+        store
+            .transaction(|tx| -> Result<(), StoreError> {
+                tx.upsert_task(&TaskRecord {
+                    id: "t".into(),
+                    format: "anthropic".into(),
+                    ..Default::default()
+                })?;
+                tx.put_profile("p", &json!({"budget": 1}))?;
+                tx.put_entry("t", "p", "b", &json!({"kind": "drop"}))?;
+                tx.put_entry("t", "p", "a", &json!({"kind": "shrink"}))?;
+                tx.put_entry("t", "q", "a", &json!(1))
+            })
+            .unwrap();
+        let r = store.reader();
+        assert_eq!(
+            r.entry("t", "p", "b").unwrap(),
+            Some(json!({"kind": "drop"}))
+        );
+        assert_eq!(r.entry("t", "p", "c").unwrap(), None);
+        let keys: Vec<_> = r.entries("t", "p").unwrap().into_keys().collect();
+        assert_eq!(keys, ["a", "b"]);
+        let all: Vec<_> = r
+            .all_entries("t")
+            .unwrap()
+            .into_iter()
+            .map(|(p, k, _)| format!("{p}/{k}"))
+            .collect();
+        assert_eq!(all, ["p/a", "p/b", "q/a"]);
+        let profiles = r.profiles("t").unwrap();
+        assert_eq!(profiles.len(), 2);
+        assert_eq!(profiles[0].settings, Some(json!({"budget": 1})));
+        assert_eq!((profiles[0].entries, profiles[1].entries), (2, 1));
+        assert_eq!(profiles[1].settings, None);
+
+        store
+            .transaction(|tx| -> Result<usize, StoreError> {
+                Ok(tx.tx.execute(
+                    "UPDATE task_compaction_snapshot SET entry = '{not json' WHERE key = 'b'",
+                    [],
+                )?)
+            })
+            .unwrap();
+        let err = store.reader().entries("t", "p").unwrap_err();
+        assert!(
+            matches!(&err, StoreError::Corrupt(m) if m.starts_with("snapshot entry b of task t:")),
+            "{err:?}"
+        );
+    }
 }

@@ -35,29 +35,15 @@ impl SummaryCache {
     }
 
     pub fn get(&self, key: &str) -> Result<Option<CachedSummary>> {
-        let row: Option<(String, String, String, i64, i64)> = self
-            .store
+        self.store
             .conn
-            .prepare_cached(
-                "SELECT summarizer, summary, repaired, input_tokens, output_tokens
-                 FROM summary_cache WHERE request_key = ?1",
-            )?
-            .query_row([key], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-            })
-            .optional()?;
-        let Some((summarizer, summary, repaired, input, output)) = row else {
-            return Ok(None);
-        };
-        let repaired: Vec<String> = serde_json::from_str(&repaired)
-            .map_err(|e| super::StoreError::Corrupt(format!("summary cache entry {key}: {e}")))?;
-        Ok(Some(CachedSummary {
-            summarizer,
-            summary,
-            repaired,
-            input_tokens: input.max(0) as u64,
-            output_tokens: output.max(0) as u64,
-        }))
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM summary_cache WHERE request_key = ?1"
+            ))?
+            .query_row([key], Row::decode)
+            .optional()?
+            .map(Row::into_summary)
+            .transpose()
     }
 
     /// Store `entry` under `key` (first write wins: the cache is append-only).
@@ -65,11 +51,10 @@ impl SummaryCache {
         let repaired = serde_json::to_string(&entry.repaired).expect("strings serialise");
         self.store.transaction(|tx| -> Result<()> {
             tx.tx
-                .prepare_cached(
-                    "INSERT INTO summary_cache
-                     (request_key, summarizer, summary, repaired, input_tokens, output_tokens)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(request_key) DO NOTHING",
-                )?
+                .prepare_cached(&format!(
+                    "INSERT INTO summary_cache ({COLUMNS})
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(request_key) DO NOTHING"
+                ))?
                 .execute(params![
                     key,
                     entry.summarizer,
@@ -79,6 +64,45 @@ impl SummaryCache {
                     entry.output_tokens as i64
                 ])?;
             Ok(())
+        })
+    }
+}
+
+/// The columns of `summary_cache`, in one place (written and read in this order).
+const COLUMNS: &str = "request_key, summarizer, summary, repaired, input_tokens, output_tokens";
+
+/// One row of `summary_cache`, decoded by column name.
+struct Row {
+    request_key: String,
+    summarizer: String,
+    summary: String,
+    repaired: String,
+    input_tokens: i64,
+    output_tokens: i64,
+}
+
+impl Row {
+    fn decode(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
+        Ok(Row {
+            request_key: r.get("request_key")?,
+            summarizer: r.get("summarizer")?,
+            summary: r.get("summary")?,
+            repaired: r.get("repaired")?,
+            input_tokens: r.get("input_tokens")?,
+            output_tokens: r.get("output_tokens")?,
+        })
+    }
+
+    fn into_summary(self) -> Result<CachedSummary> {
+        let repaired: Vec<String> = serde_json::from_str(&self.repaired).map_err(|e| {
+            super::StoreError::Corrupt(format!("summary cache entry {}: {e}", self.request_key))
+        })?;
+        Ok(CachedSummary {
+            summarizer: self.summarizer,
+            summary: self.summary,
+            repaired,
+            input_tokens: self.input_tokens.max(0) as u64,
+            output_tokens: self.output_tokens.max(0) as u64,
         })
     }
 }
