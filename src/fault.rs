@@ -15,16 +15,16 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The environment variable that arms a fault.
-pub const ENV: &str = "COMPACTOR_FAULT";
+pub(crate) const ENV: &str = "COMPACTOR_FAULT";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fault {
+pub(crate) enum Fault {
     AfterCall(u32),
     AfterLine(u64),
 }
 
 impl Fault {
-    pub fn parse(s: &str) -> Option<Fault> {
+    pub(crate) fn parse(s: &str) -> Option<Fault> {
         let (kind, n) = s.trim().split_once(':')?;
         match kind {
             "abort-after-call" => n.parse().ok().filter(|n| *n > 0).map(Fault::AfterCall),
@@ -34,7 +34,7 @@ impl Fault {
     }
 
     /// The value of [`ENV`] that arms this fault.
-    pub fn env_value(&self) -> String {
+    pub(crate) fn env_value(&self) -> String {
         match self {
             Fault::AfterCall(n) => format!("abort-after-call:{n}"),
             Fault::AfterLine(n) => format!("abort-after-line:{n}"),
@@ -57,14 +57,14 @@ fn armed() -> Option<Fault> {
 }
 
 /// Call after committing call `k` of a run that records progress.
-pub fn after_call(k: u32) {
+pub(crate) fn after_call(k: u32) {
     if armed() == Some(Fault::AfterCall(k)) {
         std::process::abort();
     }
 }
 
 /// Call after reading each input line of an import.
-pub fn after_line() {
+pub(crate) fn after_line() {
     static LINES: AtomicU64 = AtomicU64::new(0);
     if let Some(Fault::AfterLine(n)) = armed()
         && LINES.fetch_add(1, Ordering::Relaxed) + 1 == n

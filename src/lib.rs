@@ -3,7 +3,7 @@
 //!
 //! Layers (ARCHITECTURE.md has the table and what each may import):
 //! - core, pure: [`model`], [`view`] (canonical bytes, validation), [`engine`]
-//!   (the projection, and the summarizer seam it owns), [`probe`] (fidelity:
+//!   (the projection, and the summarizer seam it owns), `probe` (fidelity:
 //!   facts from the record, scored on a view);
 //! - [`summarize`] implements that seam; [`store`] keeps the record and the
 //!   compaction stores; [`transcript`] parses formats and ingests them;
@@ -13,10 +13,10 @@
 pub mod cli;
 pub mod cmd;
 pub mod engine;
-pub mod fault;
-pub mod htmlreport;
+pub(crate) mod fault;
+pub(crate) mod htmlreport;
 pub mod model;
-pub mod probe;
+pub(crate) mod probe;
 pub mod session;
 pub mod store;
 pub mod summarize;

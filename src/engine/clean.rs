@@ -21,7 +21,7 @@ const COMMAND_TAGS: [&str; 3] = ["<command-name>", "<command-message>", "<comman
 /// ANSI escape sequences (CSI, OSC and two-byte escapes) and every other
 /// control character except line breaks and tabs removed; `\r\n` and a lone
 /// `\r` become `\n`. Text without any comes back unchanged.
-pub fn strip_controls(s: &str) -> String {
+pub(crate) fn strip_controls(s: &str) -> String {
     if !s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
         return s.to_string();
     }
@@ -84,7 +84,7 @@ pub fn strip_controls(s: &str) -> String {
 /// nothing the user typed is left (a slash-command wrapper, injected context
 /// alone). A Codex IDE ask keeps only what follows `## My request for Codex:`;
 /// `<system-reminder>` and IDE blocks are removed; controls are stripped.
-pub fn request_text(ask: &str) -> Option<String> {
+pub(crate) fn request_text(ask: &str) -> Option<String> {
     let text = strip_controls(ask);
     let t = text.trim_start();
     if COMMAND_TAGS.iter().any(|tag| t.starts_with(tag)) {
@@ -126,7 +126,7 @@ fn remove_blocks(text: &str, tag: &str) -> String {
 }
 
 /// Whitespace runs (line breaks included) become one space; ends trimmed.
-pub fn normalise_whitespace(s: &str) -> String {
+pub(crate) fn normalise_whitespace(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

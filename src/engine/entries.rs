@@ -9,9 +9,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The key of the cross-turn calibration anchor.
-pub const ANCHOR_KEY: &str = "meta:anchor";
+pub(crate) const ANCHOR_KEY: &str = "meta:anchor";
 /// The key of the anti-thrash gate.
-pub const GATE_KEY: &str = "meta:gate";
+pub(crate) const GATE_KEY: &str = "meta:gate";
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -67,7 +67,7 @@ impl Entry {
 /// A task's snapshot entries decoded once, as they are read from the store.
 /// An entry that does not decode (corrupt, or not the engine's) is left out:
 /// it is never trusted.
-pub fn decode_all(entries: &BTreeMap<String, Value>) -> BTreeMap<String, Entry> {
+pub(crate) fn decode_all(entries: &BTreeMap<String, Value>) -> BTreeMap<String, Entry> {
     entries
         .iter()
         .filter_map(|(k, v)| Some((k.clone(), Entry::from_value(v)?)))

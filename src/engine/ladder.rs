@@ -38,7 +38,7 @@ pub struct TierReport {
 }
 
 /// The state one reduction pass threads through the tiers.
-pub struct Pass<'a> {
+pub(crate) struct Pass<'a> {
     pub ctx: &'a CallContext<'a>,
     pub store: StoreView<'a>,
     /// How a view's estimate becomes a prediction in real-token space.
@@ -56,7 +56,7 @@ pub struct Pass<'a> {
 impl Pass<'_> {
     /// The prediction once `removed` estimated tokens leave the view and
     /// `added` join it.
-    pub fn after(&self, removed: u64, added: u64) -> u64 {
+    pub(crate) fn after(&self, removed: u64, added: u64) -> u64 {
         self.model.of(self
             .view_estimate
             .saturating_sub(removed)
@@ -64,7 +64,7 @@ impl Pass<'_> {
     }
 
     /// Apply such a change to the running estimate and prediction.
-    pub fn change(&mut self, removed: u64, added: u64) {
+    pub(crate) fn change(&mut self, removed: u64, added: u64) {
         self.view_estimate = self
             .view_estimate
             .saturating_sub(removed)
@@ -76,7 +76,7 @@ impl Pass<'_> {
 /// Shrink tool parts for which `eligible` holds, oldest first, toward `target`.
 /// The target is checked only between generations, so a generation is never
 /// bisected. A part with no stored form is a miss: skipped, never dropped.
-pub fn shrink(
+pub(crate) fn shrink(
     pass: &mut Pass<'_>,
     tier: Tier,
     parts: &mut [Part],
@@ -127,7 +127,7 @@ pub fn shrink(
 }
 
 /// Positions where the parts may be cut: no generation has parts on both sides.
-pub fn legal_boundaries(parts: &[Part]) -> Vec<bool> {
+pub(crate) fn legal_boundaries(parts: &[Part]) -> Vec<bool> {
     let n = parts.len();
     let mut prefix_max = vec![0u32; n + 1];
     for (i, p) in parts.iter().enumerate() {
@@ -145,7 +145,7 @@ pub fn legal_boundaries(parts: &[Part]) -> Vec<bool> {
 /// Fold the oldest prefix, ending at a legal boundary no later than `cap`, as
 /// little as reaches `target` (the raw tail kept is the larger of what fits
 /// and the protected window). Returns `None` when there is nothing to fold.
-pub fn floor(
+pub(crate) fn floor(
     pass: &mut Pass<'_>,
     tier: Tier,
     parts: &mut Vec<Part>,
@@ -238,7 +238,7 @@ pub fn floor(
 
 /// Codex 0.40 wraps shell output as `{"output": ..., "metadata": {...}}`; the
 /// record keeps it verbatim, the summarizer is shown the output itself.
-pub fn unwrap_envelope(text: String) -> String {
+pub(crate) fn unwrap_envelope(text: String) -> String {
     if text.starts_with("{\"output\"")
         && let Ok(serde_json::Value::Object(env)) = serde_json::from_str(&text)
         && let Some(serde_json::Value::String(inner)) = env.get("output")
@@ -250,7 +250,7 @@ pub fn unwrap_envelope(text: String) -> String {
 
 /// What the summarizer is shown of a part: terminal control sequences
 /// stripped, an ask cut down to its request (`clean`).
-pub fn span_entry(p: &Part) -> Option<SpanEntry> {
+pub(crate) fn span_entry(p: &Part) -> Option<SpanEntry> {
     Some(match &p.body {
         PartBody::Summary(_) => return None,
         PartBody::Tool {

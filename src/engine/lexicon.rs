@@ -3,7 +3,7 @@
 //! so both read a rule the same way.
 
 /// Markers of a user rule. Matched as whole-word sequences.
-pub const RULE_MARKERS: &[&[&str]] = &[
+pub(crate) const RULE_MARKERS: &[&[&str]] = &[
     &["do", "not"],
     &["don't"],
     &["dont"],
@@ -54,7 +54,7 @@ pub const RULE_MARKERS: &[&[&str]] = &[
 ];
 
 /// Markers of a choice made; a sentence with one is a decision.
-pub const DECISION_MARKERS: &[&[&str]] = &[
+pub(crate) const DECISION_MARKERS: &[&[&str]] = &[
     &["i'll", "use"],
     &["i", "will", "use"],
     &["i'm", "going", "to", "use"],
@@ -76,13 +76,13 @@ pub const DECISION_MARKERS: &[&[&str]] = &[
 ];
 
 /// A lowercase word and where it starts in the source (bytes).
-pub struct Word {
+pub(crate) struct Word {
     pub start: usize,
     pub text: String,
 }
 
 /// Words: runs of letters and digits, with inner apostrophes (’ read as ').
-pub fn words(s: &str) -> Vec<Word> {
+pub(crate) fn words(s: &str) -> Vec<Word> {
     let mut out = Vec::new();
     let mut current: Option<Word> = None;
     for (i, c) in s.char_indices() {
@@ -111,7 +111,7 @@ pub fn words(s: &str) -> Vec<Word> {
 
 /// Where a user rule's marker starts (bytes), if the sentence carries one.
 /// A sentence opening with "No" (`No DDL against X`) is a rule too.
-pub fn rule_marker(sentence: &str) -> Option<usize> {
+pub(crate) fn rule_marker(sentence: &str) -> Option<usize> {
     let ws = words(sentence);
     match ws.first() {
         Some(w) if w.text == "no" => Some(w.start),
@@ -120,7 +120,7 @@ pub fn rule_marker(sentence: &str) -> Option<usize> {
 }
 
 /// Where the first marker starts (bytes).
-pub fn find_marker(ws: &[Word], markers: &[&[&str]]) -> Option<usize> {
+pub(crate) fn find_marker(ws: &[Word], markers: &[&[&str]]) -> Option<usize> {
     (0..ws.len()).find_map(|i| {
         let hit = markers
             .iter()

@@ -8,17 +8,17 @@
 //! loads the store entries and writes back the new ones the call returns.
 
 pub mod budget;
-pub mod clean;
-pub mod entries;
+pub(crate) mod clean;
+pub(crate) mod entries;
 pub mod estimate;
-pub mod ladder;
-pub mod lexicon;
-pub mod parts;
-pub mod project;
-pub mod restore;
+pub(crate) mod ladder;
+pub(crate) mod lexicon;
+pub(crate) mod parts;
+pub(crate) mod project;
+pub(crate) mod restore;
 pub mod summarizer;
-pub mod toolfacts;
-pub mod toolrules;
+pub(crate) mod toolfacts;
+pub(crate) mod toolrules;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -278,13 +278,9 @@ pub struct CallOutput {
     pub new_entries: Vec<(String, Value)>,
 }
 
-/// Run the operation on reconstructed parts.
-pub fn run_call(parts: Vec<Part>, ctx: &CallContext<'_>, store: StoreView<'_>) -> CallOutput {
-    run_call_resuming(parts, ctx, store, &mut HashResume::default())
-}
-
-/// [`run_call`], hashing the view from where the previous call's view hash
-/// left off (`resume`): the same output, less work when the views share a prefix.
+/// Run the operation on reconstructed parts, hashing the view from where the
+/// previous call's view hash left off (`resume`; a default one starts afresh):
+/// the same output, less work when the views share a prefix.
 pub fn run_call_resuming(
     parts: Vec<Part>,
     ctx: &CallContext<'_>,

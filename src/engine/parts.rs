@@ -107,10 +107,10 @@ impl Part {
 }
 
 /// The text a tool call without a recorded result shows in a view.
-pub const NO_RESULT_TEXT: &str =
+pub(crate) const NO_RESULT_TEXT: &str =
     "[compactor: no result was recorded for this tool call; it was interrupted]";
 
-pub fn part_tokens(est: &dyn Estimator, body: &PartBody) -> u64 {
+pub(crate) fn part_tokens(est: &dyn Estimator, body: &PartBody) -> u64 {
     match body {
         PartBody::Block { block, .. } => block_tokens(est, block),
         PartBody::Tool {
@@ -131,7 +131,7 @@ pub fn part_tokens(est: &dyn Estimator, body: &PartBody) -> u64 {
 }
 
 /// The text of the summary part as the model sees it.
-pub fn summary_block_text(sections: &str) -> String {
+pub(crate) fn summary_block_text(sections: &str) -> String {
     format!("## Task Context\n\n{}", sections.trim_end())
 }
 
@@ -145,7 +145,7 @@ fn short_hash(parts: &[&[u8]]) -> String {
 }
 
 /// The address of a plain block part.
-pub fn block_address(side: Side, block: &Block) -> String {
+pub(crate) fn block_address(side: Side, block: &Block) -> String {
     let side_tag: &[u8] = match side {
         Side::User => b"user",
         Side::Assistant => b"assistant",
@@ -184,11 +184,11 @@ pub fn block_address(side: Side, block: &Block) -> String {
 
 /// Coverage hashing: a chain over the addresses of the folded raw parts, so a
 /// stored summary is found again whatever the message source.
-pub fn coverage_start() -> [u8; 32] {
+pub(crate) fn coverage_start() -> [u8; 32] {
     *blake3::hash(b"compactor/coverage/v1").as_bytes()
 }
 
-pub fn coverage_next(h: &[u8; 32], address: &str) -> [u8; 32] {
+pub(crate) fn coverage_next(h: &[u8; 32], address: &str) -> [u8; 32] {
     let mut hasher = blake3::Hasher::new();
     hasher.update(h);
     hasher.update(address.as_bytes());
@@ -196,14 +196,14 @@ pub fn coverage_next(h: &[u8; 32], address: &str) -> [u8; 32] {
 }
 
 /// The snapshot-store key of a summary covering up to a chain hash.
-pub fn coverage_key(h: &[u8; 32]) -> String {
+pub(crate) fn coverage_key(h: &[u8; 32]) -> String {
     format!("cov:{}", blake3::Hash::from_bytes(*h).to_hex())
 }
 
 /// Rebuild parts from record rows (in order). Rows that never reach a view
 /// (meta, titles, the agent's own summaries, usage) are skipped; tool results
 /// join their call; results with no call become user text.
-pub fn reconstruct<'a>(
+pub(crate) fn reconstruct<'a>(
     msgs: impl IntoIterator<Item = &'a Message>,
     est: &dyn Estimator,
 ) -> Vec<Part> {

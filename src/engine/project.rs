@@ -7,18 +7,18 @@ use crate::view::{View, ViewMessage, ViewRole};
 
 /// What projection had to add to keep the view legal.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ProjectStats {
+pub(crate) struct ProjectStats {
     /// Tool calls without a recorded result, answered by a marked synthetic result.
     pub synthetic_results: u32,
 }
 
 /// The whole view when the history has nothing a request can carry.
-pub const EMPTY_TEXT: &str = "[compactor: the history has no content yet]";
+pub(crate) const EMPTY_TEXT: &str = "[compactor: the history has no content yet]";
 
 /// Stands first when a history would otherwise open with the assistant.
-pub const OPENING_TEXT: &str = "[compactor: the history starts with an assistant message]";
+pub(crate) const OPENING_TEXT: &str = "[compactor: the history starts with an assistant message]";
 
-pub fn project(parts: &[Part]) -> (View, ProjectStats) {
+pub(crate) fn project(parts: &[Part]) -> (View, ProjectStats) {
     let mut p = Projector::default();
     for part in parts {
         match &part.body {

@@ -42,10 +42,10 @@ pub struct RestoreReport {
 }
 
 /// The text an empty shell's result carries.
-pub const SHELL_TEXT: &str =
+pub(crate) const SHELL_TEXT: &str =
     "[compactor: output dropped; this tool declares its output disposable]";
 
-pub fn restore(
+pub(crate) fn restore(
     mut parts: Vec<Part>,
     current_turn: u32,
     store: StoreView<'_>,
@@ -76,7 +76,7 @@ pub fn restore(
 /// What the parts hold from earlier calls, whichever path put it there
 /// (restored from the store now, or carried from the previous call's view):
 /// the report's `restored` counts what the view actually holds.
-pub fn holding(parts: &[Part]) -> RestoreReport {
+pub(crate) fn holding(parts: &[Part]) -> RestoreReport {
     let mut r = RestoreReport::default();
     for p in parts {
         match &p.state {
@@ -208,7 +208,7 @@ fn fold_stored(
 }
 
 /// A summary part standing where `last` (the last folded part) was.
-pub fn summary_part(last: &Part, head: SummaryHead, est: &dyn Estimator) -> Part {
+pub(crate) fn summary_part(last: &Part, head: SummaryHead, est: &dyn Estimator) -> Part {
     let address = format!(
         "summary:{}",
         &blake3::Hash::from_bytes(head.coverage).to_hex()[..32]
@@ -228,7 +228,7 @@ pub fn summary_part(last: &Part, head: SummaryHead, est: &dyn Estimator) -> Part
 }
 
 /// Swap a stored compacted form into a tool part.
-pub fn apply_form(p: &mut Part, rule: &str, form: &Value, est: &dyn Estimator) {
+pub(crate) fn apply_form(p: &mut Part, rule: &str, form: &Value, est: &dyn Estimator) {
     if let PartBody::Tool { input, output, .. } = &mut p.body {
         if let Some(i) = form.get("input") {
             *input = i.clone();
@@ -247,7 +247,7 @@ pub fn apply_form(p: &mut Part, rule: &str, form: &Value, est: &dyn Estimator) {
 }
 
 /// Reduce a tool part to its legal empty shell: id and name kept, content elided.
-pub fn apply_shell(p: &mut Part, est: &dyn Estimator) {
+pub(crate) fn apply_shell(p: &mut Part, est: &dyn Estimator) {
     if let PartBody::Tool { input, output, .. } = &mut p.body {
         *input = Value::Object(Map::new());
         *output = Some(ToolOutput {

@@ -18,7 +18,7 @@ fn clip(s: &str, max: usize) -> String {
 
 /// Paths a successful call wrote, with how: Claude Code file tools, the
 /// Anthropic text editor tool, and Codex patches (in any string of the input).
-pub fn written_paths(name: &str, input: &Value) -> Vec<(String, &'static str)> {
+pub(crate) fn written_paths(name: &str, input: &Value) -> Vec<(String, &'static str)> {
     let field = |keys: &[&str]| {
         keys.iter()
             .find_map(|k| input.get(*k).and_then(Value::as_str))
@@ -52,7 +52,7 @@ pub fn written_paths(name: &str, input: &Value) -> Vec<(String, &'static str)> {
 }
 
 /// `*** Add File:` / `*** Update File:` / `*** Delete File:` / `*** Move to:` lines.
-pub fn patch_paths(patch: &str) -> Vec<(String, &'static str)> {
+pub(crate) fn patch_paths(patch: &str) -> Vec<(String, &'static str)> {
     const OPS: [(&str, &str); 4] = [
         ("*** Add File: ", "created"),
         ("*** Update File: ", "edited"),
@@ -71,7 +71,7 @@ pub fn patch_paths(patch: &str) -> Vec<(String, &'static str)> {
 }
 
 /// Every string in a JSON value, depth-first in the value's own key order.
-pub fn strings_of(v: &Value) -> Box<dyn Iterator<Item = &str> + '_> {
+pub(crate) fn strings_of(v: &Value) -> Box<dyn Iterator<Item = &str> + '_> {
     match v {
         Value::String(s) => Box::new(std::iter::once(s.as_str())),
         Value::Array(items) => Box::new(items.iter().flat_map(strings_of)),
@@ -104,7 +104,7 @@ fn has_error_word(line: &str) -> bool {
 
 /// Up to two verbatim lines of an error: the first, plus the first line that
 /// names the error when the first does not (`Exit code 1`), else the second.
-pub fn error_excerpt(output: &str) -> String {
+pub(crate) fn error_excerpt(output: &str) -> String {
     let lines: Vec<&str> = output
         .lines()
         .map(str::trim)
@@ -136,7 +136,7 @@ fn names_exception(line: &str) -> bool {
 }
 
 /// The excerpt line that names the error (`Exit code 1` rarely does).
-pub fn naming_line(excerpt: &str) -> &str {
+pub(crate) fn naming_line(excerpt: &str) -> &str {
     excerpt
         .lines()
         .find(|l| has_error_word(l))

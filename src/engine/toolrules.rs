@@ -91,7 +91,7 @@ const DEFAULT_RULES: &str = include_str!("toolrules/default.json");
 
 /// A short id of the built-in rule table: part of a compaction profile, so
 /// state minted under other rules is never restored.
-pub fn default_rules_id() -> String {
+pub(crate) fn default_rules_id() -> String {
     blake3::hash(DEFAULT_RULES.as_bytes()).to_hex()[..16].to_string()
 }
 
@@ -196,7 +196,12 @@ pub struct ToolForm {
 }
 
 /// Estimated tokens of a tool call: its name, input JSON and result content.
-pub fn call_tokens(est: &dyn Estimator, name: &str, input: &Value, content: &ToolContent) -> u64 {
+pub(crate) fn call_tokens(
+    est: &dyn Estimator,
+    name: &str,
+    input: &Value,
+    content: &ToolContent,
+) -> u64 {
     est.text(name)
         + est.text(&serde_json::to_string(input).unwrap_or_default())
         + tool_content_tokens(est, content)
@@ -206,7 +211,7 @@ pub fn call_tokens(est: &dyn Estimator, name: &str, input: &Value, content: &Too
 /// summarizer both use it): `command` or `cmd`, a string or an argv;
 /// `["bash", "-lc", SCRIPT, ...]` (any `*sh`, any `-…c` flag) is unwrapped to
 /// SCRIPT, another argv is joined with spaces.
-pub fn shell_command(input: &Value) -> Option<String> {
+pub(crate) fn shell_command(input: &Value) -> Option<String> {
     let command = input.get("command").or_else(|| input.get("cmd"))?;
     if let Some(s) = command.as_str() {
         return Some(s.to_string());
@@ -231,7 +236,7 @@ pub fn shell_command(input: &Value) -> Option<String> {
 
 /// The program a shell call runs: the first word of the last `&&` segment of
 /// its command (`cd repo && rg foo` runs `rg`), unwrapping `bash -lc "..."`.
-pub fn shell_program(input: &Value) -> Option<String> {
+pub(crate) fn shell_program(input: &Value) -> Option<String> {
     let text = shell_command(input)?;
     let last = text.rsplit("&&").next()?.trim();
     let word = last.split_whitespace().next()?;
@@ -341,7 +346,7 @@ fn compact_plain(rule: &Rule, s: &str, pointer: &str) -> String {
 }
 
 /// First `head` and last `tail` lines, with the elided count and the pointer.
-pub fn head_tail_lines(s: &str, head: usize, tail: usize, pointer: &str) -> String {
+pub(crate) fn head_tail_lines(s: &str, head: usize, tail: usize, pointer: &str) -> String {
     let lines: Vec<&str> = s.split('\n').collect();
     if lines.len() <= head + tail + 1 {
         // Few long lines: fall back to characters so the form still shrinks.
@@ -358,7 +363,7 @@ pub fn head_tail_lines(s: &str, head: usize, tail: usize, pointer: &str) -> Stri
 }
 
 /// The first `n` entries (non-empty lines) of a listing.
-pub fn top_entries(s: &str, n: usize, pointer: &str) -> String {
+pub(crate) fn top_entries(s: &str, n: usize, pointer: &str) -> String {
     let entries: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).collect();
     if entries.len() <= n {
         return head_tail_chars(s, 1500, 500, pointer);
@@ -373,7 +378,7 @@ pub fn top_entries(s: &str, n: usize, pointer: &str) -> String {
 }
 
 /// First `head` and last `tail` characters (never splitting a character).
-pub fn head_tail_chars(s: &str, head: usize, tail: usize, pointer: &str) -> String {
+pub(crate) fn head_tail_chars(s: &str, head: usize, tail: usize, pointer: &str) -> String {
     let total = s.chars().count();
     if total <= head + tail + 80 {
         return s.to_string();

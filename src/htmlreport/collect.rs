@@ -14,9 +14,9 @@ use crate::session::replay::StepRow;
 
 /// Tool names that get their own segment in the composition bar; the rest
 /// share "other tools".
-pub const TOOL_SEGMENTS: usize = 8;
+pub(crate) const TOOL_SEGMENTS: usize = 8;
 /// Rows of the largest-tool-outputs table.
-pub const LARGEST_TOOLS: usize = 15;
+pub(crate) const LARGEST_TOOLS: usize = 15;
 
 /// The fixed composition segments, in bar order (tool segments follow `summary`).
 const OVERHEAD: usize = 0;
@@ -38,7 +38,7 @@ const OTHER_TOOLS: &str = "other tools";
 
 /// One fold's `## Task Context`, as first seen in the replay.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fold {
+pub(crate) struct Fold {
     /// The summary's coverage key (`cov:…`).
     pub coverage: String,
     /// Raw parts it folds.
@@ -56,7 +56,7 @@ pub struct Fold {
 
 /// What happened to one tool output, call by call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolFate {
+pub(crate) struct ToolFate {
     pub id: String,
     pub name: String,
     /// The model call that issued the tool call.
@@ -71,7 +71,7 @@ pub struct ToolFate {
 
 /// Everything the renderer needs besides the header.
 #[derive(Debug, Clone)]
-pub struct Collected {
+pub(crate) struct Collected {
     pub rows: Vec<StepRow>,
     /// Calls made right after the original agent compacted its own context.
     pub agent_compactions: Vec<u32>,
@@ -99,7 +99,7 @@ enum Seen {
     Absent,
 }
 
-pub struct Collector {
+pub(crate) struct Collector {
     overhead: u64,
     rows: Vec<StepRow>,
     /// Per call: fixed segments, tool tokens by name, elided tokens.
@@ -122,7 +122,7 @@ pub struct Collector {
 
 impl Collector {
     /// Prepare for a replay of `index` (all its calls).
-    pub fn new(index: &TaskRecordIndex, est: &dyn Estimator) -> Collector {
+    pub(crate) fn new(index: &TaskRecordIndex, est: &dyn Estimator) -> Collector {
         let overhead = index.overhead(est).unwrap_or(0);
         // The largest tool outputs of the whole record, largest first.
         let mut raw: Vec<ToolFate> = reconstruct(&index.rows, est)
@@ -167,7 +167,7 @@ impl Collector {
     }
 
     /// Take one replayed call.
-    pub fn on_call(&mut self, row: &StepRow, out: &CallOutput) {
+    pub(crate) fn on_call(&mut self, row: &StepRow, out: &CallOutput) {
         self.score_probes(row, out);
         let mut fixed = [0u64; FIXED.len()];
         fixed[OVERHEAD] = self.overhead;
@@ -275,7 +275,7 @@ impl Collector {
         self.probe_scores.push(score);
     }
 
-    pub fn finish(self) -> Collected {
+    pub(crate) fn finish(self) -> Collected {
         // The tool names with the most tokens over the whole replay get a segment.
         let mut by_name: BTreeMap<&str, u64> = BTreeMap::new();
         for t in &self.tools {
@@ -334,7 +334,7 @@ impl Collector {
 
 /// Calls made right after the original agent compacted its own context (a
 /// compact summary or boundary row recorded since the previous call).
-pub fn agent_compactions(index: &TaskRecordIndex) -> Vec<u32> {
+pub(crate) fn agent_compactions(index: &TaskRecordIndex) -> Vec<u32> {
     let mut out = Vec::new();
     let mut from = 0;
     for k in 1..=index.calls() {

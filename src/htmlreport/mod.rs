@@ -14,22 +14,22 @@
 //! precomputed calls would make the picker skip the very calls one wants
 //! (where a tier fired).
 
-pub mod collect;
-pub mod svg;
+pub(crate) mod collect;
+pub(crate) mod svg;
 
 use std::fmt::Write;
 
 use serde_json::json;
 use similar::{ChangeTag, TextDiff};
 
-pub use collect::{Collected, Collector, Fold, ToolFate};
+pub(crate) use collect::{Collected, Collector};
 
 use crate::engine::budget::Budget;
 use crate::session::cost::{Prices, Totals};
 
 /// Who and what the report is about.
 #[derive(Debug, Clone)]
-pub struct Header {
+pub(crate) struct Header {
     pub task: String,
     pub title: Option<String>,
     /// Where the task came from (the file name as given, or the task id).
@@ -44,13 +44,13 @@ pub struct Header {
 }
 
 /// Folds shown in full (text or diff); beyond this the middle ones are listed only.
-pub const MAX_FOLDS_SHOWN: usize = 40;
+pub(crate) const MAX_FOLDS_SHOWN: usize = 40;
 
 const CSS: &str = include_str!("report.css");
 const JS: &str = include_str!("report.js");
 
 /// Render the page.
-pub fn render(h: &Header, c: &Collected, totals: &Totals) -> String {
+pub(crate) fn render(h: &Header, c: &Collected, totals: &Totals) -> String {
     let mut out = String::with_capacity(64 * 1024 + c.rows.len() * 300);
     let title = h.title.as_deref().unwrap_or(&h.task);
     let last_hash = c.rows.last().map_or("", |r| r.view_hash.as_str());
@@ -333,7 +333,7 @@ fn summaries_section(out: &mut String, c: &Collected) {
 }
 
 /// A line diff (similar) as `<pre>` with inserted and deleted lines marked.
-pub fn diff_html(old: &str, new: &str) -> String {
+pub(crate) fn diff_html(old: &str, new: &str) -> String {
     let diff = TextDiff::from_lines(old, new);
     let (mut plus, mut minus) = (0u64, 0u64);
     let mut body = String::new();
@@ -511,14 +511,14 @@ fn data_json(c: &Collected) -> String {
 }
 
 /// JSON that cannot end or open anything inside a `<script>` element.
-pub fn script_safe_json(s: &str) -> String {
+pub(crate) fn script_safe_json(s: &str) -> String {
     s.replace('&', "\\u0026")
         .replace('<', "\\u003c")
         .replace('>', "\\u003e")
 }
 
 /// Escape text for HTML content and attribute values.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
         match ch {
@@ -534,7 +534,7 @@ pub fn esc(s: &str) -> String {
 }
 
 /// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, ch) in s.chars().enumerate() {
@@ -547,7 +547,7 @@ pub fn thousands(n: u64) -> String {
 }
 
 /// `64000` → `64k`, `1250000` → `1.25M` (axis labels).
-pub fn short_tokens(n: u64) -> String {
+pub(crate) fn short_tokens(n: u64) -> String {
     let (div, unit) = if n >= 1_000_000 {
         (1_000_000, "M")
     } else if n >= 1_000 {
@@ -567,7 +567,7 @@ pub fn short_tokens(n: u64) -> String {
 }
 
 /// `part` of `whole` as a percentage with one decimal, from integers.
-pub fn percent(part: u64, whole: u64) -> String {
+pub(crate) fn percent(part: u64, whole: u64) -> String {
     if whole == 0 {
         return "–".to_string();
     }
@@ -576,7 +576,7 @@ pub fn percent(part: u64, whole: u64) -> String {
 }
 
 /// Micro-dollars with two to six decimals (cents always shown).
-pub fn money(micros: u64) -> String {
+pub(crate) fn money(micros: u64) -> String {
     let s = format!("{}.{:06}", micros / 1_000_000, micros % 1_000_000);
     let trimmed = s.trim_end_matches('0');
     let dot = trimmed.find('.').unwrap_or(trimmed.len());

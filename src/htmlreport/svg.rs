@@ -9,13 +9,13 @@ use crate::probe::CallScore;
 use crate::session::replay::StepRow;
 
 /// Chart geometry in viewBox units.
-pub const WIDTH: u64 = 1200;
-pub const LEFT: u64 = 72;
-pub const RIGHT: u64 = 1110;
-pub const TOP: u64 = 16;
+pub(crate) const WIDTH: u64 = 1200;
+pub(crate) const LEFT: u64 = 72;
+pub(crate) const RIGHT: u64 = 1110;
+pub(crate) const TOP: u64 = 16;
 
 /// The x of call `k` (1-based) of `n`.
-pub fn x_of(k: u64, n: u64) -> u64 {
+pub(crate) fn x_of(k: u64, n: u64) -> u64 {
     if n <= 1 {
         return LEFT;
     }
@@ -24,14 +24,14 @@ pub fn x_of(k: u64, n: u64) -> u64 {
 
 /// A vertical scale: `0..=max` tokens onto `bottom..=TOP`.
 #[derive(Clone, Copy)]
-pub struct Scale {
+pub(crate) struct Scale {
     pub max: u64,
     pub bottom: u64,
 }
 
 impl Scale {
     /// Values above `max` are drawn at the top edge (the chart clips them).
-    pub fn y(&self, v: u64) -> u64 {
+    pub(crate) fn y(&self, v: u64) -> u64 {
         let v = v.min(self.max + self.max / 20);
         let h = self.bottom - TOP;
         let off = (u128::from(v) * u128::from(h) + u128::from(self.max) / 2) / u128::from(self.max);
@@ -41,7 +41,7 @@ impl Scale {
 
 /// A round number at or above `v` (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a
 /// power of ten), and the tick step that divides it into three to six.
-pub fn nice_max(v: u64) -> (u64, u64) {
+pub(crate) fn nice_max(v: u64) -> (u64, u64) {
     let v = v.max(10);
     let mut p = 1u64;
     while p * 10 < v {
@@ -137,19 +137,19 @@ fn deepest(tiers: &[Tier]) -> &'static str {
     .map_or("other", Tier::name)
 }
 
-pub struct ContextChart<'a> {
+pub(crate) struct ContextChart<'a> {
     pub rows: &'a [StepRow],
     pub budget: &'a Budget,
     pub agent_compactions: &'a [u32],
 }
 
-pub const CONTEXT_HEIGHT: u64 = 440;
+pub(crate) const CONTEXT_HEIGHT: u64 = 440;
 const CONTEXT_BOTTOM: u64 = 392;
 
 impl ContextChart<'_> {
     /// The top of the token axis and its tick step. The raw history far above
     /// the window is clipped at about twice the window.
-    pub fn y_max(&self) -> (u64, u64) {
+    pub(crate) fn y_max(&self) -> (u64, u64) {
         let rows = self.rows;
         let b = self.budget;
         let peak = rows
@@ -171,7 +171,7 @@ impl ContextChart<'_> {
         nice_max(top + top / 20)
     }
 
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let rows = self.rows;
         let n = rows.len() as u64;
         let b = self.budget;
@@ -290,11 +290,11 @@ impl ContextChart<'_> {
     }
 }
 
-pub const CACHE_HEIGHT: u64 = 300;
+pub(crate) const CACHE_HEIGHT: u64 = 300;
 const CACHE_BOTTOM: u64 = 252;
 
 /// Cache reads and writes per call (stacked areas) against the raw history's prompt.
-pub fn cache_chart(rows: &[StepRow]) -> String {
+pub(crate) fn cache_chart(rows: &[StepRow]) -> String {
     let n = rows.len() as u64;
     let view_peak = rows
         .iter()
@@ -345,11 +345,11 @@ pub fn cache_chart(rows: &[StepRow]) -> String {
     out
 }
 
-pub const PROBE_HEIGHT: u64 = 220;
+pub(crate) const PROBE_HEIGHT: u64 = 220;
 const PROBE_BOTTOM: u64 = 172;
 
 /// Critical and all probes kept per call, in per mille (0–100%).
-pub fn probe_chart(scores: &[CallScore]) -> String {
+pub(crate) fn probe_chart(scores: &[CallScore]) -> String {
     let n = scores.len() as u64;
     let s = Scale {
         max: 1000,

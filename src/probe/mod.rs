@@ -50,7 +50,7 @@ const SENTENCE_PART_CHARS: usize = 150;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Category {
+pub(crate) enum Category {
     Ask,
     Constraint,
     Deliverable,
@@ -60,7 +60,7 @@ pub enum Category {
 }
 
 impl Category {
-    pub const ALL: [Category; 6] = [
+    pub(crate) const ALL: [Category; 6] = [
         Category::Ask,
         Category::Constraint,
         Category::Deliverable,
@@ -69,7 +69,7 @@ impl Category {
         Category::State,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Category::Ask => "ask",
             Category::Constraint => "constraint",
@@ -81,7 +81,7 @@ impl Category {
     }
 
     /// Losing one of these breaks the task: asks, rules and files written.
-    pub fn critical(self) -> bool {
+    pub(crate) fn critical(self) -> bool {
         matches!(
             self,
             Category::Ask | Category::Constraint | Category::Deliverable
@@ -91,7 +91,7 @@ impl Category {
 
 /// One fact a view should still carry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Probe {
+pub(crate) struct Probe {
     pub category: Category,
     /// The text to find, whitespace-normalised.
     pub expected: String,
@@ -113,7 +113,7 @@ pub struct Probe {
 }
 
 /// Every probe of a record, in record order.
-pub fn extract(rows: &[Message]) -> Vec<Probe> {
+pub(crate) fn extract(rows: &[Message]) -> Vec<Probe> {
     let mut x = Extractor::default();
     for (i, m) in rows.iter().enumerate() {
         x.row(i, m);
@@ -339,7 +339,7 @@ fn push_sentence(s: &str, out: &mut Vec<String>) {
 /// What a view says, as probes look for it: every block's text, tool inputs'
 /// strings, tool output out of its Codex envelope, controls stripped,
 /// whitespace normalised.
-pub fn view_text(view: &View) -> String {
+pub(crate) fn view_text(view: &View) -> String {
     let mut out = String::new();
     for m in &view.messages {
         for b in &m.content {
@@ -364,7 +364,7 @@ pub fn view_text(view: &View) -> String {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Passed,
     Recoverable,
     Lost,
@@ -372,7 +372,7 @@ pub enum Outcome {
 
 /// One category's counts on one view.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Counts {
+pub(crate) struct Counts {
     pub passed: u64,
     pub recoverable: u64,
     pub lost: u64,
@@ -380,14 +380,15 @@ pub struct Counts {
 }
 
 impl Counts {
-    pub fn judged(&self) -> u64 {
+    #[cfg(test)]
+    pub(crate) fn judged(&self) -> u64 {
         self.passed + self.recoverable + self.lost
     }
 }
 
 /// A lost probe, as reports list it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Lost {
+pub(crate) struct Lost {
     pub category: Category,
     pub expected: String,
     pub source: String,
@@ -397,7 +398,7 @@ pub struct Lost {
 
 /// The score of one view.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Evaluation {
+pub(crate) struct Evaluation {
     pub categories: BTreeMap<&'static str, Counts>,
     pub judged: u64,
     pub passed: u64,
@@ -409,7 +410,7 @@ pub struct Evaluation {
 
 impl Evaluation {
     /// Critical probes kept (passed or recoverable), per mille of those judged.
-    pub fn critical_kept_permille(&self) -> u64 {
+    pub(crate) fn critical_kept_permille(&self) -> u64 {
         permille(
             self.critical_judged - self.critical_lost,
             self.critical_judged,
@@ -417,20 +418,20 @@ impl Evaluation {
     }
 
     /// All probes kept (passed or recoverable), per mille of those judged.
-    pub fn kept_permille(&self) -> u64 {
+    pub(crate) fn kept_permille(&self) -> u64 {
         permille(self.passed + self.recoverable, self.judged)
     }
 
     /// How well the view fares, worst first when sorted: critical probes
     /// kept, then all probes kept.
-    pub fn survival(&self) -> (u64, u64) {
+    pub(crate) fn survival(&self) -> (u64, u64) {
         (self.critical_kept_permille(), self.kept_permille())
     }
 }
 
 /// The worst call up to the scored one, by critical probes kept.
 #[derive(Debug, Clone, Serialize)]
-pub struct Worst {
+pub(crate) struct Worst {
     pub call: u32,
     pub critical_lost: u64,
     pub critical_kept_permille: u64,
@@ -439,7 +440,7 @@ pub struct Worst {
 
 /// One call's score, as `replay --probes` and `probe` report it.
 #[derive(Debug, Clone, Serialize)]
-pub struct CallScore {
+pub(crate) struct CallScore {
     pub call: u32,
     pub status: Status,
     pub tiers_fired: Vec<Tier>,
@@ -449,7 +450,7 @@ pub struct CallScore {
 }
 
 impl CallScore {
-    pub fn of(call: u32, status: Status, tiers: &[Tier], e: &Evaluation) -> CallScore {
+    pub(crate) fn of(call: u32, status: Status, tiers: &[Tier], e: &Evaluation) -> CallScore {
         CallScore {
             call,
             status,
@@ -463,7 +464,7 @@ impl CallScore {
 
 /// The worst of the scores: fewest critical probes kept, then fewest kept
 /// overall, the earliest call on a tie.
-pub fn worst(scores: &[CallScore]) -> Option<Worst> {
+pub(crate) fn worst(scores: &[CallScore]) -> Option<Worst> {
     scores
         .iter()
         .min_by_key(|s| ((s.critical_kept_permille, s.kept_permille), s.call))
@@ -476,19 +477,19 @@ pub fn worst(scores: &[CallScore]) -> Option<Worst> {
 }
 
 /// `part / whole` in thousandths, rounded down; 1000 when nothing was judged.
-pub fn permille(part: u64, whole: u64) -> u64 {
+pub(crate) fn permille(part: u64, whole: u64) -> u64 {
     (part * 1000).checked_div(whole).unwrap_or(1000)
 }
 
 /// Integer per mille as a percentage with one decimal: `987` → `98.7%`.
-pub fn percent(permille: u64) -> String {
+pub(crate) fn percent(permille: u64) -> String {
     format!("{}.{}%", permille / 10, permille % 10)
 }
 
 /// Judge `probes` on `view`, the view of a call whose history is the
 /// record's first `history_rows` rows: probes from later rows are not judged,
 /// and of the `state` probes only the latest one before the view is.
-pub fn evaluate(probes: &[Probe], view: &View, history_rows: usize) -> Evaluation {
+pub(crate) fn evaluate(probes: &[Probe], view: &View, history_rows: usize) -> Evaluation {
     let text = view_text(view);
     let latest_state = probes
         .iter()
@@ -555,7 +556,7 @@ pub fn evaluate(probes: &[Probe], view: &View, history_rows: usize) -> Evaluatio
 }
 
 /// One probe on a view's text (as `view_text` made it).
-pub fn judge(p: &Probe, view_text: &str) -> Outcome {
+pub(crate) fn judge(p: &Probe, view_text: &str) -> Outcome {
     if view_text.contains(&p.expected) || p.also.iter().any(|a| view_text.contains(a.as_str())) {
         Outcome::Passed
     } else if p

@@ -80,8 +80,6 @@ pub struct Totals {
     pub raw: CostTotals,
 }
 
-/// Split a view's tokens into the cached prefix (shared block for block with
-/// the previous view, plus the overhead) and the rest.
 fn blocks(v: &View) -> Vec<(ViewRole, &Block)> {
     v.messages
         .iter()
@@ -89,7 +87,11 @@ fn blocks(v: &View) -> Vec<(ViewRole, &Block)> {
         .collect()
 }
 
-pub fn cache_split(
+/// Split a view's tokens into the cached prefix (shared block for block with
+/// the previous view, plus the overhead) and the rest: the reference
+/// [`CacheSplitter`] is held to.
+#[cfg(test)]
+pub(crate) fn cache_split(
     prev: Option<&View>,
     view: &View,
     overhead: u64,
@@ -113,14 +115,14 @@ pub fn cache_split(
 /// it: the previous view's cumulative block tokens are kept, so only the
 /// blocks after the shared prefix are estimated. The same figures.
 #[derive(Default)]
-pub struct CacheSplitter {
+pub(crate) struct CacheSplitter {
     /// `cum[i]`: the tokens of the last view's first `i` blocks.
     cum: Vec<u64>,
 }
 
 impl CacheSplitter {
     /// `prev` must be the view this splitter split last (or `None`).
-    pub fn split(
+    pub(crate) fn split(
         &mut self,
         prev: Option<&View>,
         view: &View,

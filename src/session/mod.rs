@@ -1,7 +1,7 @@
 //! Sessions: the engine driven over a stored task call by call, as a live
 //! agent would run it, with the store kept between calls.
 
-pub mod cost;
+pub(crate) mod cost;
 pub mod driver;
 pub mod replay;
 

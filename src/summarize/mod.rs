@@ -4,8 +4,8 @@
 //! caller hands the engine for when a richer summarizer fails.
 
 pub mod extractive;
-pub mod llm;
-pub mod static_checkpoint;
+pub(crate) mod llm;
+pub(crate) mod static_checkpoint;
 
 pub use extractive::Extractive;
 pub use static_checkpoint::StaticCheckpoint;

@@ -8,7 +8,7 @@ use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role};
 
 #[derive(Default)]
-pub struct AnthropicImporter {
+pub(crate) struct AnthropicImporter {
     generations: u32,
 }
 

@@ -23,11 +23,11 @@ use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role};
 
 /// The text Claude Code puts at the head of a resumed session's summary.
-pub const CONTINUATION_PREFIX: &str =
+pub(crate) const CONTINUATION_PREFIX: &str =
     "This session is being continued from a previous conversation that ran out of context";
 
 #[derive(Default)]
-pub struct ClaudeCodeImporter {
+pub(crate) struct ClaudeCodeImporter {
     seen_uuids: HashSet<String>,
     /// uuid → task key, for sidechain lines (their parent decides their task).
     sidechain_task: HashMap<String, String>,

@@ -16,7 +16,7 @@ use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role, ToolContent, Usage};
 
 #[derive(Default)]
-pub struct CodexImporter {
+pub(crate) struct CodexImporter {
     /// Ordinal of the last generation started.
     generation: u32,
     /// Whether the last conversation item was assistant-side (the generation is open).

@@ -6,7 +6,7 @@ use super::LineError;
 use crate::model::{Block, ImageSource, ToolContent, Usage};
 
 /// Parse a `content` field that is a string or a list of Anthropic blocks.
-pub fn anthropic_content(line: u64, content: &Value) -> Result<Vec<Block>, LineError> {
+pub(super) fn anthropic_content(line: u64, content: &Value) -> Result<Vec<Block>, LineError> {
     match content {
         Value::String(s) => Ok(vec![Block::Text { text: s.clone() }]),
         Value::Array(items) => items.iter().map(|b| anthropic_block(line, b)).collect(),
@@ -22,7 +22,7 @@ pub fn anthropic_content(line: u64, content: &Value) -> Result<Vec<Block>, LineE
 }
 
 /// Parse one Anthropic content block. Unknown block types are kept verbatim.
-pub fn anthropic_block(line: u64, b: &Value) -> Result<Block, LineError> {
+pub(super) fn anthropic_block(line: u64, b: &Value) -> Result<Block, LineError> {
     let obj = b.as_object().ok_or_else(|| {
         shape(
             line,
@@ -68,7 +68,7 @@ pub fn anthropic_block(line: u64, b: &Value) -> Result<Block, LineError> {
 }
 
 /// A tool_result's content: a string, a list of blocks, or nothing.
-pub fn tool_content(line: u64, v: Option<&Value>) -> Result<ToolContent, LineError> {
+pub(super) fn tool_content(line: u64, v: Option<&Value>) -> Result<ToolContent, LineError> {
     match v {
         None | Some(Value::Null) => Ok(ToolContent::Text(String::new())),
         Some(Value::String(s)) => Ok(ToolContent::Text(s.clone())),
@@ -104,7 +104,7 @@ fn image_source(line: u64, v: Option<&Value>) -> Result<ImageSource, LineError> 
 }
 
 /// An image from a data URL (`data:image/png;base64,...`) or a plain URL.
-pub fn image_from_url(url: &str) -> Block {
+pub(super) fn image_from_url(url: &str) -> Block {
     if let Some(rest) = url.strip_prefix("data:")
         && let Some((meta, data)) = rest.split_once(',')
     {
@@ -129,7 +129,7 @@ pub fn image_from_url(url: &str) -> Block {
 }
 
 /// Anthropic usage (`input_tokens`, `cache_*`, `output_tokens`); absent fields count 0.
-pub fn anthropic_usage(line: u64, v: &Value) -> Result<Option<Usage>, LineError> {
+pub(super) fn anthropic_usage(line: u64, v: &Value) -> Result<Option<Usage>, LineError> {
     let Some(obj) = v.as_object() else {
         return Ok(None);
     };
@@ -142,7 +142,7 @@ pub fn anthropic_usage(line: u64, v: &Value) -> Result<Option<Usage>, LineError>
     }))
 }
 
-pub fn req_str(
+pub(super) fn req_str(
     line: u64,
     obj: &Map<String, Value>,
     key: &str,
@@ -164,16 +164,16 @@ pub fn req_str(
     }
 }
 
-pub fn opt_str(obj: &Map<String, Value>, key: &str) -> Option<String> {
+pub(super) fn opt_str(obj: &Map<String, Value>, key: &str) -> Option<String> {
     obj.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
 /// A shape error: the JSON is valid but not what the format says.
-pub fn shape(line: u64, message: impl Into<String>) -> LineError {
+pub(super) fn shape(line: u64, message: impl Into<String>) -> LineError {
     LineError::new(line, 1, message)
 }
 
-pub fn type_name(v: &Value) -> &'static str {
+pub(super) fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -185,7 +185,7 @@ pub fn type_name(v: &Value) -> &'static str {
 }
 
 /// Parse a line that must be a JSON object.
-pub fn parse_object(
+pub(super) fn parse_object(
     line: u64,
     text: &str,
     expected: &str,
@@ -201,7 +201,7 @@ pub fn parse_object(
 }
 
 /// Text of the first text block (or the string content), for classification.
-pub fn first_text(blocks: &[crate::model::Block]) -> Option<&str> {
+pub(super) fn first_text(blocks: &[crate::model::Block]) -> Option<&str> {
     blocks.iter().find_map(|b| match b {
         Block::Text { text } => Some(text.as_str()),
         _ => None,
@@ -210,7 +210,7 @@ pub fn first_text(blocks: &[crate::model::Block]) -> Option<&str> {
 
 /// The messages of a whole JSON document, each an object. A document has no
 /// per-message lines: message i is reported as "line" i+1.
-pub fn each_message(
+pub(super) fn each_message(
     items: &[Value],
     mut f: impl FnMut(u64, &Map<String, Value>) -> Result<(), LineError>,
 ) -> Result<(), LineError> {

@@ -28,7 +28,7 @@ const CODEX_TYPES: [&str; 5] = [
 
 /// Guess the format from sample JSON values (the first lines, or the items of
 /// a whole document). `None` when nothing in the sample decides it.
-pub fn detect(samples: &[Value]) -> Option<Format> {
+pub(crate) fn detect(samples: &[Value]) -> Option<Format> {
     let mut chat_votes = 0;
     let mut anthropic_votes = 0;
     let mut saw_plain_message = false;

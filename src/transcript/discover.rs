@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 /// Which files a walk picks up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pick {
+pub(crate) enum Pick {
     /// `*.jsonl` only: an agent's own session folder (Claude Code, Codex).
     Jsonl,
     /// `*.jsonl` and `*.json`: a directory the user named.
@@ -26,13 +26,13 @@ impl Pick {
 
 /// One file found by a walk.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     pub path: PathBuf,
     pub bytes: u64,
 }
 
 /// Every transcript file under `dir`, recursively, in a fixed order.
-pub fn walk(dir: &Path, pick: Pick) -> io::Result<Vec<Found>> {
+pub(crate) fn walk(dir: &Path, pick: Pick) -> io::Result<Vec<Found>> {
     let mut out = Vec::new();
     walk_into(dir, pick, &mut out)?;
     Ok(out)

@@ -6,15 +6,15 @@
 //! their results the same way for every format, so the engine never needs to
 //! know where a message came from.
 
-pub mod anthropic;
-pub mod claude_code;
-pub mod codex;
+pub(crate) mod anthropic;
+pub(crate) mod claude_code;
+pub(crate) mod codex;
 mod common;
-pub mod detect;
-pub mod discover;
+pub(crate) mod detect;
+pub(crate) mod discover;
 pub mod ingest;
-pub mod openai_chat;
-pub mod reader;
+pub(crate) mod openai_chat;
+pub(crate) mod reader;
 mod tokens;
 
 use std::collections::HashMap;
@@ -316,15 +316,12 @@ impl TaskSet {
         self.task("")
     }
 
-    pub fn get(&self, key: &str) -> Option<&TaskBuilder> {
+    #[cfg(test)]
+    pub(crate) fn get(&self, key: &str) -> Option<&TaskBuilder> {
         self.index.get(key).map(|i| &self.tasks[*i])
     }
 
     pub fn into_tasks(self) -> Vec<TaskBuilder> {
         self.tasks
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = &TaskBuilder> {
-        self.tasks.iter()
     }
 }

@@ -9,7 +9,7 @@ use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role, ToolContent, Usage};
 
 #[derive(Default)]
-pub struct OpenAiChatImporter {
+pub(crate) struct OpenAiChatImporter {
     generations: u32,
 }
 

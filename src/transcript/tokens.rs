@@ -9,10 +9,10 @@ use super::LineError;
 
 /// 2^40 tokens: far beyond any context window or session, and small enough
 /// that sums over millions of rows cannot overflow a u64.
-pub const MAX_TOKENS: u64 = 1 << 40;
+pub(super) const MAX_TOKENS: u64 = 1 << 40;
 
 /// The token count `obj[key]` on line `line`.
-pub fn count(line: u64, obj: &Map<String, Value>, key: &str) -> Result<u64, LineError> {
+pub(super) fn count(line: u64, obj: &Map<String, Value>, key: &str) -> Result<u64, LineError> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(0),
         Some(Value::Number(n)) if n.as_u64().is_some_and(|v| v <= MAX_TOKENS) => {

@@ -269,11 +269,6 @@ pub enum ExportFormat {
     Markdown,
 }
 
-/// Render a view in an export format (always ends with a newline).
-pub fn export(view: &View, format: ExportFormat) -> Vec<u8> {
-    export_request(view, &RequestHead::default(), format).0
-}
-
 /// What a whole request carries besides the messages, as the transcript
 /// recorded it: the system prompt and the tool definitions (Anthropic shape:
 /// `{name, description, input_schema}`, or a server tool's own shape).
@@ -426,12 +421,8 @@ pub fn export_request(
 
 /// OpenAI Chat Completions messages: tool_use → `tool_calls`, tool_result →
 /// `role: tool` messages, images → `image_url`; reasoning is left out (Chat
-/// Completions has no standard field for it).
-pub fn to_openai(view: &View) -> Vec<Value> {
-    openai_messages(view).0
-}
-
-/// The messages and how many reasoning blocks were left out.
+/// Completions has no standard field for it): the messages and how many
+/// reasoning blocks were left out.
 fn openai_messages(view: &View) -> (Vec<Value>, u32) {
     let mut out = Vec::new();
     let mut dropped = 0u32;
@@ -665,7 +656,7 @@ mod tests {
                 user(vec![result("t1")]),
             ],
         };
-        let msgs = to_openai(&v);
+        let msgs = openai_messages(&v).0;
         assert_eq!(msgs.len(), 3);
         assert_eq!(msgs[1]["tool_calls"][0]["function"]["name"], "Read");
         assert_eq!(

@@ -93,7 +93,7 @@ pub struct LlmOverrides {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
+pub(crate) enum ConfigError {
     #[error("cannot read the config file {path}: {source}")]
     Read {
         path: String,
@@ -126,7 +126,7 @@ pub struct LlmConfig {
 
 /// The resolved choice of summarizer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Choice {
+pub(crate) enum Choice {
     Extractive,
     Static,
     Llm(LlmConfig),
@@ -134,7 +134,7 @@ pub enum Choice {
 
 /// The config file's values, by key (all optional).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct FileConfig {
+pub(crate) struct FileConfig {
     pub path: String,
     pub values: Vec<(String, String, usize)>,
 }
@@ -153,7 +153,7 @@ const KEYS: &[&str] = &[
 
 impl FileConfig {
     /// The config file's location, if one is configured or exists by default.
-    pub fn default_path() -> Option<PathBuf> {
+    pub(crate) fn default_path() -> Option<PathBuf> {
         let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
         if let Some(p) = env("COMPACTOR_CONFIG") {
             return Some(PathBuf::from(p));
@@ -165,7 +165,7 @@ impl FileConfig {
     }
 
     /// Load the file at `path`; a missing file is an empty config.
-    pub fn load(path: &Path) -> Result<FileConfig, ConfigError> {
+    pub(crate) fn load(path: &Path) -> Result<FileConfig, ConfigError> {
         let shown = path.display().to_string();
         match std::fs::read_to_string(path) {
             Ok(text) => FileConfig::parse(&shown, &text),
@@ -182,7 +182,7 @@ impl FileConfig {
 
     /// Parse the flat TOML subset: `key = "string"` or `key = 123` / `1.5`,
     /// `#` comments, blank lines. Tables, arrays and unknown keys are refused.
-    pub fn parse(path: &str, text: &str) -> Result<FileConfig, ConfigError> {
+    pub(crate) fn parse(path: &str, text: &str) -> Result<FileConfig, ConfigError> {
         let mut values: Vec<(String, String, usize)> = Vec::new();
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
@@ -284,7 +284,7 @@ fn value_enum<T: ValueEnum>(v: &str) -> Result<T, String> {
 }
 
 /// `60`, `0.5`: seconds, exactly (no float).
-pub fn parse_seconds(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_seconds(s: &str) -> Result<Duration, String> {
     let micros = parse_millionths(s.trim())
         .map_err(|_| format!("`{s}` is not a number of seconds such as 60 or 0.5"))?;
     if micros == 0 {
@@ -294,7 +294,7 @@ pub fn parse_seconds(s: &str) -> Result<Duration, String> {
 }
 
 /// Resolve the summarizer from flags/env (`kind`, `args`) and the config file.
-pub fn resolve(
+pub(crate) fn resolve(
     kind: Option<SummarizerKind>,
     args: &LlmOverrides,
     file: &FileConfig,
@@ -366,7 +366,7 @@ pub fn resolve(
 }
 
 /// Plain http only to a loopback host; anything else must be https.
-pub fn check_transport(url: &str) -> Result<(), ConfigError> {
+pub(crate) fn check_transport(url: &str) -> Result<(), ConfigError> {
     let (scheme, rest) = url.split_once("://").ok_or_else(|| {
         ConfigError::Invalid(format!(
             "--llm-base-url {url:?} is not a URL; expected e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1"
@@ -396,7 +396,7 @@ pub fn check_transport(url: &str) -> Result<(), ConfigError> {
     }
 }
 
-pub fn is_loopback(host: &str) -> bool {
+pub(crate) fn is_loopback(host: &str) -> bool {
     host.eq_ignore_ascii_case("localhost")
         || host
             .parse::<std::net::IpAddr>()

@@ -16,10 +16,10 @@
 //! fallbacks and their reasons, the summarizer's own usage) is collected as
 //! [`Event`]s.
 
-pub mod config;
-pub mod prompt;
-pub mod validate;
-pub mod wire;
+pub(crate) mod config;
+pub(crate) mod prompt;
+pub(crate) mod validate;
+pub(crate) mod wire;
 
 use std::cell::RefCell;
 
@@ -34,7 +34,7 @@ use wire::Client;
 
 /// Names a store file whose summary cache a run uses instead of its own
 /// store's (set by `check` for its child replays, so all share one cache).
-pub const CACHE_ENV: &str = "COMPACTOR_LLM_CACHE_DB";
+pub(crate) const CACHE_ENV: &str = "COMPACTOR_LLM_CACHE_DB";
 
 /// Something the summarizer did, for the reports.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use crate::engine::summarizer::SpanEntry;
 
 /// Bumped whenever the prompt's wording or rendering changes: it is part of
 /// the cache key, so an old cached summary is never served for a new prompt.
-pub const PROMPT_VERSION: u32 = 1;
+pub(crate) const PROMPT_VERSION: u32 = 1;
 
 /// The longest tool output shown to the model (head and tail kept).
 const TOOL_OUTPUT_CHARS: usize = 1_500;
@@ -19,7 +19,7 @@ const TOOL_INPUT_CHARS: usize = 400;
 const PROSE_CHARS: usize = 3_000;
 
 /// The summary constitution (seed: "The floor summary constitution").
-pub fn system_prompt(budget_tokens: u64) -> String {
+pub(crate) fn system_prompt(budget_tokens: u64) -> String {
     format!(
         "\
 You write the floor summary of a coding agent's session: a dense digest, re-sent at the head of \
@@ -78,7 +78,7 @@ Answer with the sections only, starting with `## Requests`: no preamble, no code
 }
 
 /// The user message: prior summary, covered span, checklist.
-pub fn user_message(
+pub(crate) fn user_message(
     prior: Option<&str>,
     span: &str,
     checklist: &[(String, Vec<String>)],
@@ -111,7 +111,7 @@ pub fn user_message(
 
 /// The span, rendered compactly: one block per entry, tool outputs as the
 /// engine holds them (their stored compacted forms when shrunk), clipped.
-pub fn render_span(span: &[SpanEntry]) -> String {
+pub(crate) fn render_span(span: &[SpanEntry]) -> String {
     let mut out = String::new();
     for e in span {
         match e {
@@ -191,7 +191,7 @@ fn clip(s: &str, max: usize) -> String {
 
 /// The cache key: blake3 of the canonical request (everything that shapes
 /// the answer; the server address and the key do not).
-pub fn cache_key(
+pub(crate) fn cache_key(
     provider: &str,
     model: &str,
     budget_tokens: u64,

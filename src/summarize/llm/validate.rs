@@ -5,12 +5,12 @@
 //! the required sections is unusable.
 
 /// Sections every summary has.
-pub const REQUIRED_SECTIONS: &[&str] = &["## Requests", "## Current state"];
+pub(crate) const REQUIRED_SECTIONS: &[&str] = &["## Requests", "## Current state"];
 /// Sections whose lines must survive verbatim.
-pub const P0_SECTIONS: &[&str] = &["## Requests", "## Constraints"];
+pub(crate) const P0_SECTIONS: &[&str] = &["## Requests", "## Constraints"];
 
 /// The non-empty lines under `heading`, up to the next `## ` heading.
-pub fn section_lines(text: &str, heading: &str) -> Vec<String> {
+pub(crate) fn section_lines(text: &str, heading: &str) -> Vec<String> {
     text.lines()
         .skip_while(|l| l.trim_end() != heading)
         .skip(1)
@@ -22,7 +22,7 @@ pub fn section_lines(text: &str, heading: &str) -> Vec<String> {
 
 /// The lines that must survive, by section: the prior summary's, then the
 /// extractive summary's (which carries the span's asks and constraints), once each.
-pub fn required_lines(prior: Option<&str>, extractive: &str) -> Vec<(String, Vec<String>)> {
+pub(crate) fn required_lines(prior: Option<&str>, extractive: &str) -> Vec<(String, Vec<String>)> {
     P0_SECTIONS
         .iter()
         .map(|&h| {
@@ -44,7 +44,7 @@ pub fn required_lines(prior: Option<&str>, extractive: &str) -> Vec<(String, Vec
 
 /// A model response that cannot be used as a summary.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Unusable {
+pub(crate) enum Unusable {
     #[error("the response is empty")]
     Empty,
     #[error("the response lacks the required section `{0}`")]
@@ -54,7 +54,7 @@ pub enum Unusable {
 /// Normalise a response (strip a code fence, a `## Task Context` heading,
 /// preamble before `## Requests`), check it, and re-insert missing P0 lines.
 /// Returns the summary text (ending in one newline) and the re-inserted lines.
-pub fn validate(
+pub(crate) fn validate(
     response: &str,
     required: &[(String, Vec<String>)],
 ) -> Result<(String, Vec<String>), Unusable> {

@@ -11,11 +11,11 @@ use serde_json::{Value, json};
 use super::config::{LlmConfig, Provider, is_loopback};
 
 /// At most this many HTTP attempts per exchange.
-pub const MAX_ATTEMPTS: u32 = 3;
+pub(crate) const MAX_ATTEMPTS: u32 = 3;
 
 /// What a model call returned.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reply {
+pub(crate) struct Reply {
     pub text: String,
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -25,7 +25,7 @@ pub struct Reply {
 
 /// Why a model call failed (no secret in it).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WireError {
+pub(crate) struct WireError {
     pub reason: String,
     pub attempts: u32,
 }
@@ -52,7 +52,7 @@ impl Default for Backoff {
 }
 
 /// An HTTP client for one configuration.
-pub struct Client {
+pub(crate) struct Client {
     agent: ureq::Agent,
     config: LlmConfig,
     key: Option<String>,
@@ -60,7 +60,7 @@ pub struct Client {
 }
 
 impl Client {
-    pub fn new(config: LlmConfig, key: Option<String>) -> Client {
+    pub(crate) fn new(config: LlmConfig, key: Option<String>) -> Client {
         let host_loopback = host_of(&config.base_url).is_some_and(is_loopback);
         let mut builder = ureq::Agent::config_builder()
             .timeout_global(Some(config.timeout))
@@ -94,7 +94,7 @@ impl Client {
     }
 
     /// The request body.
-    pub fn body(&self, system: &str, user: &str, max_tokens: u64) -> Value {
+    pub(crate) fn body(&self, system: &str, user: &str, max_tokens: u64) -> Value {
         match self.config.provider {
             Provider::Openai => json!({
                 "model": self.config.model,
@@ -118,7 +118,12 @@ impl Client {
 
     /// Send one exchange: up to MAX_ATTEMPTS HTTP attempts, retrying 429 and
     /// 5xx after a backoff (the server's `retry-after` when given).
-    pub fn complete(&self, system: &str, user: &str, max_tokens: u64) -> Result<Reply, WireError> {
+    pub(crate) fn complete(
+        &self,
+        system: &str,
+        user: &str,
+        max_tokens: u64,
+    ) -> Result<Reply, WireError> {
         let body = self.body(system, user, max_tokens).to_string();
         let url = self.endpoint();
         let mut attempt = 0;
@@ -229,7 +234,7 @@ impl Client {
     }
 
     /// Remove the key from any text that could be shown.
-    pub fn scrub(&self, s: String) -> String {
+    pub(crate) fn scrub(&self, s: String) -> String {
         match &self.key {
             Some(k) if !k.is_empty() && s.contains(k.as_str()) => {
                 s.replace(k.as_str(), "[redacted]")
