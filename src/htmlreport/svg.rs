@@ -112,6 +112,19 @@ fn grid(out: &mut String, s: Scale, step: u64, n: u64) {
     );
 }
 
+/// Close the plot group, then the chart's hover guide (parked left of the
+/// plot until the page's script moves it) and the rectangle that catches the
+/// pointer over the plot down to `bottom`; their ids start with `chart`.
+fn guide_and_hit(out: &mut String, chart: &str, bottom: u64) {
+    let _ = write!(
+        out,
+        "</g><line id=\"{chart}-guide\" class=\"guide\" x1=\"-10\" x2=\"-10\" y1=\"{TOP}\" y2=\"{bottom}\"/>\
+         <rect id=\"{chart}-hit\" class=\"hit\" x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\"/>",
+        RIGHT - LEFT + 1,
+        bottom - TOP
+    );
+}
+
 /// `x,y x,y …` for a value per call.
 fn points(vals: impl Iterator<Item = u64>, n: u64, s: Scale) -> String {
     let mut out = String::new();
@@ -260,13 +273,8 @@ impl ContextChart<'_> {
             "<polyline class=\"line view\" data-series=\"compacted\" points=\"{}\"/>",
             points(rows.iter().map(|r| r.tokens_after), n, s)
         );
-        let _ = write!(
-            out,
-            "</g><line id=\"ctx-guide\" class=\"guide\" x1=\"-10\" x2=\"-10\" y1=\"{TOP}\" y2=\"{CONTEXT_BOTTOM}\"/>\
-             <rect id=\"ctx-hit\" class=\"hit\" x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\"/><g class=\"markers\">",
-            RIGHT - LEFT + 1,
-            CONTEXT_BOTTOM - TOP
-        );
+        guide_and_hit(&mut out, "ctx", CONTEXT_BOTTOM);
+        out.push_str("<g class=\"markers\">");
         for (i, r) in rows.iter().enumerate() {
             if r.tiers_fired.is_empty() {
                 continue;
@@ -335,13 +343,8 @@ pub(crate) fn cache_chart(rows: &[StepRow]) -> String {
          <polyline class=\"line raw-est\" data-series=\"raw-prompt\" points=\"{}\"/>",
         points(rows.iter().map(|r| r.raw_tokens), n, s)
     );
-    let _ = write!(
-        out,
-        "</g><line id=\"cache-guide\" class=\"guide\" x1=\"-10\" x2=\"-10\" y1=\"{TOP}\" y2=\"{CACHE_BOTTOM}\"/>\
-         <rect id=\"cache-hit\" class=\"hit\" x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\"/></svg>",
-        RIGHT - LEFT + 1,
-        CACHE_BOTTOM - TOP
-    );
+    guide_and_hit(&mut out, "cache", CACHE_BOTTOM);
+    out.push_str("</svg>");
     out
 }
 

@@ -87,33 +87,10 @@ fn blocks(v: &View) -> Vec<(ViewRole, &Block)> {
         .collect()
 }
 
-/// Split a view's tokens into the cached prefix (shared block for block with
-/// the previous view, plus the overhead) and the rest: the reference
-/// [`CacheSplitter`] is held to.
-#[cfg(test)]
-pub(crate) fn cache_split(
-    prev: Option<&View>,
-    view: &View,
-    overhead: u64,
-    est: &dyn Estimator,
-) -> (u64, u64) {
-    let now = blocks(view);
-    let total: u64 = overhead + now.iter().map(|(_, b)| block_tokens(est, b)).sum::<u64>();
-    let Some(prev) = prev else { return (0, total) };
-    let before = blocks(prev);
-    let shared: u64 = before
-        .iter()
-        .zip(&now)
-        .take_while(|(a, b)| a == b)
-        .map(|(_, (_, b))| block_tokens(est, b))
-        .sum();
-    let read = overhead + shared;
-    (read, total - read)
-}
-
-/// [`cache_split`] over a run of views, each split against the one before
-/// it: the previous view's cumulative block tokens are kept, so only the
-/// blocks after the shared prefix are estimated. The same figures.
+/// Splits each view of a run into the cached prefix (shared block for block
+/// with the previous view, plus the overhead) and the rest. The previous
+/// view's cumulative block tokens are kept, so only the blocks after the
+/// shared prefix are estimated.
 #[derive(Default)]
 pub(crate) struct CacheSplitter {
     /// `cum[i]`: the tokens of the last view's first `i` blocks.
@@ -161,6 +138,21 @@ mod tests {
     use crate::engine::estimate::CharsPerToken;
     use crate::view::ViewMessage;
 
+    /// The reference the splitter is held to: the shared leading blocks
+    /// (and the overhead of 1000) are read from the cache, the rest written.
+    fn cache_split(prev: Option<&View>, view: &View, est: &dyn Estimator) -> (u64, u64) {
+        let now = blocks(view);
+        let total: u64 = 1000 + now.iter().map(|(_, b)| block_tokens(est, b)).sum::<u64>();
+        let Some(prev) = prev else { return (0, total) };
+        let shared: u64 = blocks(prev)
+            .iter()
+            .zip(&now)
+            .take_while(|(a, b)| a == b)
+            .map(|(_, (_, b))| block_tokens(est, b))
+            .sum();
+        (1000 + shared, total - 1000 - shared)
+    }
+
     #[test]
     fn prices_parse_and_print_exactly() {
         assert_eq!("3.75".parse::<Micros>().unwrap(), Micros(3_750_000));
@@ -193,20 +185,17 @@ mod tests {
                 m(ViewRole::User, &"c".repeat(80)),
             ],
         };
-        assert_eq!(cache_split(None, &a, 1000, &est), (0, 1110));
-        assert_eq!(cache_split(Some(&a), &b, 1000, &est), (1110, 20));
+        assert_eq!(cache_split(None, &a, &est), (0, 1110));
+        assert_eq!(cache_split(Some(&a), &b, &est), (1110, 20));
         let changed = View {
             messages: vec![m(ViewRole::User, "summary")],
         };
-        assert_eq!(cache_split(Some(&b), &changed, 1000, &est), (1000, 2));
+        assert_eq!(cache_split(Some(&b), &changed, &est), (1000, 2));
         // The splitter gives the same figures over a run of views.
         let mut s = CacheSplitter::default();
         let mut prev: Option<&View> = None;
         for v in [&a, &b, &changed, &a, &a, &b] {
-            assert_eq!(
-                s.split(prev, v, 1000, &est),
-                cache_split(prev, v, 1000, &est)
-            );
+            assert_eq!(s.split(prev, v, 1000, &est), cache_split(prev, v, &est));
             prev = Some(v);
         }
     }

@@ -136,6 +136,13 @@ impl Record {
         }
     }
 
+    /// `n` calls of `tool`, each answered by a file of about `tokens` tokens.
+    pub fn tool_steps(&mut self, tool: &str, n: usize, tokens: usize) {
+        for _ in 0..n {
+            self.tool_step(tool, &file_text(tokens));
+        }
+    }
+
     /// A generation with the given blocks.
     pub fn push_generation(&mut self, content: Vec<Block>) {
         self.generations += 1;
@@ -245,13 +252,18 @@ pub(crate) fn file_text(tokens: usize) -> String {
         .join("\n")
 }
 
-fn small_budget() -> Budget {
-    // The worked example: w_eff 28000, trigger 18200, stop 14000, protect 5.
+/// The default budget with another window and output reserve.
+fn budget(window: u64, output_reserved: u64) -> Budget {
     Budget {
-        window: 32_000,
-        output_reserved: 4_000,
+        window,
+        output_reserved,
         ..Budget::default()
     }
+}
+
+fn small_budget() -> Budget {
+    // The worked example: w_eff 28000, trigger 18200, stop 14000, protect 5.
+    budget(32_000, 4_000)
 }
 
 fn assert_legal(out: &CallOutput) {
@@ -263,9 +275,7 @@ fn assert_legal(out: &CallOutput) {
 fn under_trigger_nothing_fires_and_the_view_is_the_raw_history() {
     let mut rec = Record::new();
     rec.ask("read the files");
-    for _ in 0..5 {
-        rec.tool_step("Read", &file_text(2_000));
-    }
+    rec.tool_steps("Read", 5, 2_000);
     let out = rec.call(6, small_budget());
     assert!(out.report.tokens_before <= out.report.trigger);
     assert!(out.report.tiers_fired.is_empty());
@@ -283,9 +293,7 @@ fn under_trigger_nothing_fires_and_the_view_is_the_raw_history() {
 fn shrink_fires_over_trigger_outside_the_protected_window_toward_stop() {
     let mut rec = Record::new();
     rec.ask("read the files");
-    for _ in 0..14 {
-        rec.tool_step("Read", &file_text(2_000));
-    }
+    rec.tool_steps("Read", 14, 2_000);
     let b = small_budget();
     let mut first = None;
     for k in 1..=15 {
@@ -334,9 +342,7 @@ fn shrink_fires_over_trigger_outside_the_protected_window_toward_stop() {
 fn the_dead_zone_holds_and_restore_keeps_the_prefix_stable() {
     let mut rec = Record::new();
     rec.ask("read the files");
-    for _ in 0..20 {
-        rec.tool_step("Read", &file_text(2_000));
-    }
+    rec.tool_steps("Read", 20, 2_000);
     let b = small_budget();
     let mut prev: Option<CallOutput> = None;
     let mut dead_zone_calls = 0;
@@ -372,14 +378,8 @@ fn a_shrink_miss_is_skipped_never_dropped_and_the_floor_absorbs_it() {
     // Outputs below the precompact threshold have no form: shrink misses them.
     let mut rec = Record::new();
     rec.ask("do not touch the tenant_registry table; list the modules");
-    for _ in 0..40 {
-        rec.tool_step("Bash", &file_text(450));
-    }
-    let b = Budget {
-        window: 16_000,
-        output_reserved: 2_000,
-        ..Budget::default()
-    };
+    rec.tool_steps("Bash", 40, 450);
+    let b = budget(16_000, 2_000);
     let mut floor_seen = false;
     for k in 1..=41 {
         let out = rec.call(k, b);
@@ -432,15 +432,9 @@ fn a_shrink_miss_is_skipped_never_dropped_and_the_floor_absorbs_it() {
 fn breakthrough_shrink_breaches_the_window_only_when_needed() {
     let mut rec = Record::new();
     rec.ask("read everything");
-    for _ in 0..12 {
-        rec.tool_step("Read", &file_text(2_000));
-    }
+    rec.tool_steps("Read", 12, 2_000);
     // w_eff 10000, trigger 6500: the five protected reads alone are ~10000.
-    let b = Budget {
-        window: 12_000,
-        output_reserved: 2_000,
-        ..Budget::default()
-    };
+    let b = budget(12_000, 2_000);
     let mut seen = false;
     for k in 1..=13 {
         let out = rec.call(k, b);
@@ -476,14 +470,8 @@ fn breakthrough_floor_fires_when_nothing_else_can_and_over_window_is_reported() 
         ToolRules::with_overrides(r#"{"rules":[{"tools":["Bash"],"rule":"keep"}]}"#).unwrap();
     let mut rec = Record::with_rules(rules);
     rec.ask("run the suite");
-    for _ in 0..4 {
-        rec.tool_step("Bash", &file_text(2_500));
-    }
-    let b = Budget {
-        window: 12_000,
-        output_reserved: 2_000,
-        ..Budget::default()
-    };
+    rec.tool_steps("Bash", 4, 2_500);
+    let b = budget(12_000, 2_000);
     // Call 5: every step is protected, nothing has a form: ① ② ③ cannot act.
     let out = rec.call(5, b);
     assert_legal(&out);
@@ -508,9 +496,7 @@ fn breakthrough_floor_fires_when_nothing_else_can_and_over_window_is_reported() 
 fn disposable_tools_become_the_legal_empty_shell() {
     let mut rec = Record::new();
     rec.ask("think it through");
-    for _ in 0..10 {
-        rec.tool_step("reflect", &file_text(2_500));
-    }
+    rec.tool_steps("reflect", 10, 2_500);
     let out = rec.call(11, small_budget());
     assert_legal(&out);
     assert!(out.report.tiers_fired.contains(&Tier::Shrink));
@@ -545,14 +531,8 @@ fn disposable_tools_become_the_legal_empty_shell() {
 fn a_rerun_restores_the_same_view_and_mints_nothing() {
     let mut rec = Record::new();
     rec.ask("read everything");
-    for _ in 0..14 {
-        rec.tool_step("Read", &file_text(2_000));
-    }
-    let b = Budget {
-        window: 12_000,
-        output_reserved: 2_000,
-        ..Budget::default()
-    };
+    rec.tool_steps("Read", 14, 2_000);
+    let b = budget(12_000, 2_000);
     for k in 1..=15 {
         let first = rec.call(k, b);
         let second = rec.call(k, b);
@@ -576,11 +556,7 @@ fn anti_thrash_holds_after_two_ineffective_compactions_in_a_turn() {
     rec.ask("go");
     rec.tool_step("Bash", &file_text(12_000));
     rec.tool_step("Bash", &file_text(100));
-    let b = Budget {
-        window: 12_000,
-        output_reserved: 2_000,
-        ..Budget::default()
-    };
+    let b = budget(12_000, 2_000);
     // Seed the gate as if two ineffective compactions already happened this turn.
     let gate = |turn| Entry::Gate {
         turn,
@@ -594,11 +570,7 @@ fn anti_thrash_holds_after_two_ineffective_compactions_in_a_turn() {
     assert!(!out.report.gated);
     assert!(out.report.tokens_before > b.w_eff());
     // Over trigger but within the window, it holds.
-    let roomy = Budget {
-        window: 20_000,
-        output_reserved: 2_000,
-        ..Budget::default()
-    };
+    let roomy = budget(20_000, 2_000);
     rec.seed(roomy, GATE_KEY, &gate(1));
     let out = rec.call(3, roomy);
     assert!(
@@ -630,9 +602,7 @@ fn anti_thrash_holds_after_two_ineffective_compactions_in_a_turn() {
 fn preflight_restores_without_reducing() {
     let mut rec = Record::new();
     rec.ask("read the files");
-    for _ in 0..14 {
-        rec.tool_step("Read", &file_text(2_000));
-    }
+    rec.tool_steps("Read", 14, 2_000);
     let b = small_budget();
     for k in 1..=15 {
         rec.call(k, b);
@@ -656,18 +626,7 @@ fn interrupted_calls_get_a_marked_synthetic_result() {
     let mut rec = Record::new();
     rec.ask("run it");
     rec.tool_step("Bash", "ok");
-    rec.push_generation(vec![Block::ToolUse {
-        id: "toolu_lost".into(),
-        name: "Bash".into(),
-        input: json!({"command": "sleep 100"}),
-    }]);
-    rec.push_row(
-        Role::User,
-        Kind::Interrupt,
-        vec![Block::Text {
-            text: "[Request interrupted by user for tool use]".into(),
-        }],
-    );
+    rec.interrupted_call();
     rec.ask("try again");
     rec.reply("Retrying with a shorter timeout.");
     let out = rec.preflight(99, Budget::default());
@@ -685,14 +644,8 @@ fn an_early_negative_constraint_survives_two_folds_verbatim() {
         ToolRules::with_overrides(r#"{"rules":[{"tools":["Bash"],"rule":"keep"}]}"#).unwrap(),
     );
     rec.ask(&format!("Speed up the nightly export; {RULE}."));
-    for _ in 0..40 {
-        rec.tool_step("Bash", &file_text(700));
-    }
-    let b = Budget {
-        window: 16_000,
-        output_reserved: 2_000,
-        ..Budget::default()
-    };
+    rec.tool_steps("Bash", 40, 700);
+    let b = budget(16_000, 2_000);
     rec.summarizer = Box::new(Extractive);
     let mut folds = 0;
     let mut last = None;
