@@ -8,10 +8,11 @@
 //! - [`summarize`] implements that seam; [`store`] keeps the record and the
 //!   compaction stores; [`transcript`] parses formats and ingests them;
 //! - [`session`] drives the engine over a stored task call by call;
-//! - [`cmd`] (with [`cli`]) is the command line.
+//! - `cmd` (with `cli`) is the command line; [`main`] is all the binary calls.
 
-pub mod cli;
-pub mod cmd;
+pub(crate) mod cli;
+pub(crate) mod cmd;
+pub use cmd::main;
 pub mod engine;
 pub(crate) mod fault;
 pub(crate) mod htmlreport;

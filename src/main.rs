@@ -3,5 +3,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    compactor::cmd::main(std::env::args_os())
+    compactor::main(std::env::args_os())
 }

@@ -1,7 +1,7 @@
 //! Exact decimals for flags such as ratios and prices: parsed into integer
 //! millionths, so no float ever reaches a budget, a view or a report.
 //! [`Ratio`] and [`Micros`] are the two newtypes; both parse through
-//! [`parse_millionths`] and serialise as their decimal text.
+//! `parse_millionths` and serialise as their decimal text.
 
 use std::fmt;
 use std::str::FromStr;

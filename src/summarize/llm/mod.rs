@@ -106,11 +106,6 @@ impl LlmSummarizer {
         })
     }
 
-    /// Replace the backoff sleep (tests record it instead of waiting).
-    pub fn set_backoff(&mut self, backoff: wire::Backoff) {
-        self.client.backoff = backoff;
-    }
-
     /// The events since the last drain, oldest first.
     pub fn drain_events(&self) -> Vec<Event> {
         std::mem::take(&mut *self.events.borrow_mut())
