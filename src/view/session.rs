@@ -30,13 +30,6 @@ pub enum SessionKind {
 }
 
 impl SessionKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SessionKind::ClaudeCode => "claude-code",
-            SessionKind::Codex => "codex",
-        }
-    }
-
     /// The provider family whose API the client speaks.
     pub fn provider(self) -> Provider {
         match self {
