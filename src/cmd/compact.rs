@@ -174,10 +174,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             report: &out.report,
             recorded_prompt_tokens: recorded,
             budget: &budget,
+            llm: llm.as_ref(),
         })?;
-        if let Some(r) = &llm {
-            v["llm"] = serde_json::to_value(r)?;
-        }
         if let Some(w) = &written {
             v["session_id"] = serde_json::Value::String(w.session_id.clone());
             v["session_path"] = serde_json::Value::String(w.path.display().to_string());
@@ -194,7 +192,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         if args.json {
             ui.json(&json_value()?)?;
         } else {
-            super::summarizer::print_call_with(
+            super::call_report::print_call(
                 ui,
                 &task,
                 &out.report,

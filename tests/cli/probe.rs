@@ -123,12 +123,7 @@ fn probe_report_of_the_tenant_fixture_under_the_fold_budget() {
 fn an_out_of_range_call_is_a_usage_error() {
     let env = adversarial();
     let run = env.run(&["probe", "--task", ADVERSARIAL_TASK, "--at", "999"]);
-    run.failure(2);
-    assert!(
-        run.stderr.contains("--at 999 is out of range"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2).stderr_has("--at 999 is out of range");
 }
 
 #[test]

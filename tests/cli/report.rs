@@ -336,12 +336,7 @@ fn transcript_text_is_escaped_and_cannot_inject_script() {
 fn an_unknown_task_is_a_usage_error_and_writes_nothing() {
     let env = TestEnv::new();
     let run = env.run(&["report", "--task", "nope", "-o", "r.html"]);
-    run.failure(2);
-    assert!(
-        run.stderr.contains("unknown task \"nope\""),
-        "{}",
-        run.stderr
-    );
+    run.failure(2).stderr_has("unknown task \"nope\"");
     assert!(!env.work().join("r.html").exists());
 }
 
@@ -379,12 +374,7 @@ fn open_hands_the_written_page_to_the_opener_only_when_asked() {
     let mut cmd = env.command(&["report", &fixture, "-o", "again.html", "--open"]);
     cmd.env("PATH", &path);
     let run = env.finish(cmd);
-    run.success();
-    assert!(
-        run.stderr.contains("could not open again.html"),
-        "{}",
-        run.stderr
-    );
+    run.success().stderr_has("could not open again.html");
     assert!(env.work().join("again.html").exists());
 }
 

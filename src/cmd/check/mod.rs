@@ -27,6 +27,7 @@ use harness::*;
 use matrix::{budget_flags, matrix};
 
 use super::Ui;
+use super::common::from_start;
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::cmd::summarizer::{Configured, SummarizerArgs};
@@ -34,7 +35,7 @@ use crate::engine::Tier;
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
 use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
-use crate::session::replay::{ReplayOptions, replay};
+use crate::session::replay::replay;
 use crate::store::{DbLocation, Store};
 use crate::transcript::ingest::{IngestOptions, ingest_file};
 use crate::view::View;
@@ -181,13 +182,7 @@ fn check_fixture(
         let calls = index.calls();
         let mut fresh = Vec::new();
         let mut tiers_seen: Vec<Tier> = Vec::new();
-        let opts = ReplayOptions {
-            from: 1,
-            to: calls,
-            resume: false,
-            prices: Default::default(),
-            progress: None,
-        };
+        let opts = from_start(calls, Default::default());
         if calls > 0 {
             replay(
                 &mut mem,
