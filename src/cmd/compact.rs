@@ -37,6 +37,9 @@ use crate::view::session::{
 use crate::view::{ExportFormat, RequestHead, export_request};
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  compactor compact --task latest -o checkpoint.json\n  compactor compact session.jsonl --write-session claude-code --cwd ~/src/app\n  compactor compact rollout.jsonl --write-session codex"
+)]
 pub struct CompactArgs {
     #[command(flatten)]
     pub source: TaskSource,

@@ -17,6 +17,9 @@ use crate::view::text::block_text;
 use crate::view::{View, ViewRole};
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  compactor diff before.json after.json\n  compactor diff run:baseline run:tighter --stat\n  compactor diff run:baseline@40 run:tighter@40 --json"
+)]
 pub struct DiffArgs {
     /// A view file, or `run:NAME` / `run:NAME@CALL` (a saved run; without @CALL
     /// two runs are compared call by call).

@@ -18,6 +18,9 @@ use crate::htmlreport::{self, Collector, Header};
 use crate::store::Store;
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  compactor report --task latest\n  compactor report session.jsonl --window 64000 -o report.html --open"
+)]
 pub struct ReportArgs {
     #[command(flatten)]
     pub source: TaskSource,

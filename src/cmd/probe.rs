@@ -23,6 +23,9 @@ use crate::probe::{
 use crate::view::{View, ViewMessage, ViewRole};
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  compactor probe --task latest --window 32000\n  compactor probe session.jsonl --at 40 --json\n  compactor probe session.jsonl --window 32000 --fail-on-loss"
+)]
 pub struct ProbeArgs {
     #[command(flatten)]
     pub source: TaskSource,

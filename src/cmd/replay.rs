@@ -42,6 +42,9 @@ pub struct PriceArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  compactor replay --task latest --window 64000\n  compactor replay session.jsonl --save baseline --jsonl\n  compactor replay --task 7f3c --from 100 --to 120 --views views/"
+)]
 pub struct ReplayArgs {
     #[command(flatten)]
     pub source: TaskSource,

@@ -41,6 +41,9 @@ use crate::transcript::ingest::{IngestOptions, ingest_file};
 use crate::view::View;
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  compactor check testdata/fixtures/* --golden testdata/golden\n  compactor check testdata/fixtures/claude-shrink-floor.jsonl --json"
+)]
 pub struct CheckArgs {
     /// Fixture transcripts.
     #[arg(required = true, value_name = "FIXTURE")]
