@@ -35,6 +35,16 @@ fn compact_with(env: &TestEnv, file: &str, budget: &[&str], extra: &[&str]) -> V
     r
 }
 
+/// The shrink-floor fixture compacted under the fold budget (with `extra`):
+/// the environment, the file, the report and the view's bytes.
+fn shrink_floor_compacted(extra: &[&str]) -> (TestEnv, String, Value, Vec<u8>) {
+    let env = TestEnv::new();
+    let file = env.fixture(SHRINK_FLOOR);
+    let r = compact_with(&env, &file, &FOLD, extra);
+    let canonical = std::fs::read(env.work().join("view.json")).unwrap();
+    (env, file, r, canonical)
+}
+
 #[test]
 fn the_view_validates_and_the_status_matches_the_numbers() {
     let env = TestEnv::new();
@@ -183,10 +193,7 @@ fn other_settings_replay_from_the_start() {
 
 #[test]
 fn export_formats() {
-    let env = TestEnv::new();
-    let file = env.fixture(SHRINK_FLOOR);
-    let r = compact(&env, &file, &FOLD);
-    let canonical = std::fs::read(env.work().join("view.json")).unwrap();
+    let (env, file, r, canonical) = shrink_floor_compacted(&[]);
     let view = compactor::view::View::from_json(&canonical).unwrap();
 
     let run = env.run(&args(&["compact", &file, "--format", "anthropic"], &FOLD));
@@ -238,10 +245,7 @@ fn export_formats() {
 
 #[test]
 fn without_o_the_view_goes_to_stdout_and_the_report_to_stderr() {
-    let env = TestEnv::new();
-    let file = env.fixture(SHRINK_FLOOR);
-    let r = compact_in_place(&env, &file, &FOLD);
-    let canonical = std::fs::read(env.work().join("view.json")).unwrap();
+    let (env, file, r, canonical) = shrink_floor_compacted(&["--in-place"]);
 
     let run = env.run(&args(&["compact", &file, "--in-place"], &FOLD));
     run.success();

@@ -243,7 +243,7 @@ fn llm_args(base: &str, provider: &str) -> Vec<String> {
 }
 
 fn run_with(env: &TestEnv, args: &[String], key: Option<&str>) -> crate::util::Run {
-    let mut cmd = env.command(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut cmd = command_of(env, args);
     match key {
         Some(k) => cmd.env("OPENAI_API_KEY", k).env("ANTHROPIC_API_KEY", k),
         None => cmd
@@ -261,6 +261,11 @@ fn replay_args(fixture: &str, to: u32, extra: &[String]) -> Vec<String> {
     a.extend(["--to".to_string(), to.to_string(), "--json".into()]);
     a.extend(extra.iter().cloned());
     a
+}
+
+/// The binary's command for owned arguments.
+fn command_of(env: &TestEnv, args: &[String]) -> assert_cmd::Command {
+    env.command(&args.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
 fn hashes(report: &Value) -> Vec<String> {
@@ -506,12 +511,7 @@ fn a_429_waits_for_retry_after_then_succeeds() {
         env.root().join("v").display().to_string(),
     ]);
     // No backoff cap here: the wait is real.
-    let mut cmd = env.command(
-        &replay_args(&fixture, 5, &extra)
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
-    );
+    let mut cmd = command_of(&env, &replay_args(&fixture, 5, &extra));
     cmd.env_remove("COMPACTOR_LLM_MAX_BACKOFF_MS");
     let run = env.finish(cmd);
     run.success();
@@ -709,26 +709,17 @@ fn the_config_file_configures_the_summarizer_and_flags_win() {
     assert!(minted > 0);
     assert_eq!(r["llm"]["cost_usd"], format!("0.{:06}", minted * 3000));
     // The environment beats the file, a flag beats both.
-    let mut cmd = env.command(
-        &replay_args(&fixture, 5, &["--summarizer".into(), "extractive".into()])
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
-    );
-    cmd.env("COMPACTOR_LLM_MODEL", "from-env");
-    let run = env.finish(cmd);
-    run.success();
-    assert!(run.json().get("llm").is_none());
-    let mut cmd = env.command(
-        &replay_args(&fixture, 5, &[])
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
-    );
-    cmd.env("COMPACTOR_LLM_MODEL", "from-env");
-    let run = env.finish(cmd);
-    run.success();
-    assert_eq!(run.json()["llm"]["summarizer"], "llm:openai:from-env");
+    for (extra, summarizer) in [
+        (vec!["--summarizer".to_string(), "extractive".into()], None),
+        (vec![], Some("llm:openai:from-env")),
+    ] {
+        let mut cmd = command_of(&env, &replay_args(&fixture, 5, &extra));
+        cmd.env("COMPACTOR_LLM_MODEL", "from-env");
+        let run = env.finish(cmd);
+        run.success();
+        let llm = run.json().get("llm").map(|l| l["summarizer"].clone());
+        assert_eq!(llm, summarizer.map(Value::from));
+    }
     // A broken file is a clear error naming the line.
     std::fs::write(
         dir.join("config.toml"),

@@ -130,12 +130,8 @@ fn an_out_of_range_call_is_a_usage_error() {
 fn replay_probes_adds_per_call_survival_and_the_worst_call() {
     let env = adversarial();
     let budget = ["--window", "8000", "--output-reserved", "1000"];
-    let run = env.run(&args(
-        &["replay", "--task", ADVERSARIAL_TASK, "--json", "--probes"],
-        &budget,
-    ));
-    run.success();
-    let v = run.json();
+    let replay = ["replay", "--task", ADVERSARIAL_TASK, "--json", "--probes"];
+    let v = env.json_of(&args(&replay, &budget), 0);
     let steps = v["calls"].as_array().unwrap();
     assert_eq!(steps.len(), 30);
     for s in steps {

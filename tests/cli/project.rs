@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::util::{
     FOLD, Run, SHRINK_FLOOR, SHRINK_FLOOR_CALLS, SHRINK_FLOOR_TASK, TIGHT, TestEnv, args,
-    assert_report_fields, assert_status_consistent, blake3_hex, valid_view,
+    assert_report_fields, assert_status_consistent, blake3_hex, field_of, valid_view,
 };
 
 /// A store holding the shrink/floor fixture (20 calls over 2 turns).
@@ -250,11 +250,8 @@ fn a_step_over_trigger_fires_tiers_and_stores_entries() {
     };
     // Every part the tiers shrank got its form stored under its address, and
     // the fold its summary under its coverage key.
-    let shrunk: u64 = r["tiers"]
-        .as_array()
-        .unwrap()
+    let shrunk: u64 = field_of(&r["tiers"], "parts_shrunk", Value::as_u64)
         .iter()
-        .map(|t| t["parts_shrunk"].as_u64().unwrap())
         .sum();
     assert_eq!(kinds("tool:", "shrink") as u64, shrunk, "{rows:#?}");
     assert_eq!(kinds("cov:", "summary"), 1, "{rows:#?}");

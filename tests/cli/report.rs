@@ -396,12 +396,8 @@ fn the_probe_section_agrees_with_replay_probes() {
     ];
     let html = report(&env, "probe/codex-adversarial.jsonl", "p.html", &budget);
     assert!(!html.contains("does not exist yet"));
-    let run = env.run(&args(
-        &["replay", "--task", ADVERSARIAL_TASK, "--json", "--probes"],
-        &budget,
-    ));
-    run.success();
-    let v = run.json();
+    let replay = ["replay", "--task", ADVERSARIAL_TASK, "--json", "--probes"];
+    let v = env.json_of(&args(&replay, &budget), 0);
     let calls = v["calls"].as_array().unwrap();
     let crit = series(&html, "probes", "critical-kept");
     let kept = series(&html, "probes", "all-kept");

@@ -5,7 +5,7 @@
 
 use crate::util::{
     BREAKTHROUGH, DISPOSABLE, FOLD, SHRINK_FLOOR, SHRINK_FLOOR_TASK, TENANT, TIGHT, TestEnv, args,
-    corpus, in_place_compact, jsonl_files,
+    corpus, field_of, in_place_compact, jsonl_files,
 };
 
 /// `compact --task TASK` at the default budget, with `more`: the view's bytes.
@@ -169,11 +169,8 @@ fn restored_counts_what_the_view_holds() {
         run.json()
     };
     let nine = step("9");
-    let shrunk: u64 = nine["tiers"]
-        .as_array()
-        .unwrap()
+    let shrunk: u64 = field_of(&nine["tiers"], "parts_shrunk", serde_json::Value::as_u64)
         .iter()
-        .map(|t| t["parts_shrunk"].as_u64().unwrap())
         .sum();
     assert!(shrunk > 0, "{nine}");
     let ten = step("10");

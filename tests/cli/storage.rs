@@ -50,14 +50,9 @@ fn a_file_that_is_not_sqlite_is_refused_and_left_untouched() {
             let mut cmd = env.bare_command();
             cmd.arg("--db").arg(&db).args(a);
             let run = env.finish(cmd);
-            run.failure(2);
-            assert!(
-                run.stderr.contains(&format!(
-                    "the store [TMP]/{name}.db is not an SQLite database"
-                )),
-                "{name}: {}",
-                run.stderr
-            );
+            run.failure(2).stderr_has(format!(
+                "the store [TMP]/{name}.db is not an SQLite database"
+            ));
             assert_eq!(std::fs::read(&db).unwrap(), bytes, "{name} was modified");
             no_side_files(&db);
         }

@@ -354,6 +354,14 @@ pub fn under_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
 }
 
+/// Every transcript of the corpus at `dir`, checked to be all 29 of them.
+pub fn corpus_files(dir: &Path) -> Vec<PathBuf> {
+    let files = jsonl_files(dir);
+    let n = files.len();
+    assert!(n >= 29, "expected the 29 corpus files, found {n}");
+    files
+}
+
 /// Every `.jsonl` file under `dir`, sorted.
 pub fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
     files_with_extension(dir, "jsonl")
