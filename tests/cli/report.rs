@@ -424,3 +424,34 @@ fn the_probe_section_agrees_with_replay_probes() {
         &html[html.find("id=\"probe\"").unwrap()..][..800]
     );
 }
+
+/// The calls the chart marks as the original agent's own compactions.
+fn agent_compaction_marks(html: &str) -> Vec<&str> {
+    tags(html, "line")
+        .into_iter()
+        .filter(|t| attr(t, "class") == Some("agent-compact"))
+        .filter_map(|t| attr(t, "data-call"))
+        .collect()
+}
+
+/// Where the original agent compacted itself is marked, at the first call
+/// after it: Claude Code compacted the corpus session 8463c716 after 71 model
+/// calls (its `isCompactSummary` line 715). A session that never compacted
+/// itself has no such marker.
+#[test]
+fn the_agents_own_compaction_is_marked_at_the_call_after_it() {
+    let env = TestEnv::new();
+    let html = report(&env, SHRINK_FLOOR, "none.html", &FOLD);
+    assert!(agent_compaction_marks(&html).is_empty());
+    let test = "the_agents_own_compaction_is_marked_at_the_call_after_it";
+    let Some(corpus) = crate::util::corpus(test) else {
+        return;
+    };
+    let file = corpus.join(
+        "claude-code/v2.1.39_spotter_interrupts_biglines/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl",
+    );
+    let run = env.run(&["report", file.to_str().unwrap(), "-o", "own.html"]);
+    run.success();
+    let html = fs::read_to_string(env.work().join("own.html")).unwrap();
+    assert_eq!(agent_compaction_marks(&html), ["72"]);
+}
