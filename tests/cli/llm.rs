@@ -263,6 +263,13 @@ fn replay_args(fixture: &str, to: u32, extra: &[String]) -> Vec<String> {
     a
 }
 
+/// A fresh environment holding the fixture, and the fixture's path.
+fn with_fixture() -> (TestEnv, String) {
+    let env = TestEnv::new();
+    let fixture = env.fixture(FIXTURE);
+    (env, fixture)
+}
+
 /// The binary's command for owned arguments.
 fn command_of(env: &TestEnv, args: &[String]) -> assert_cmd::Command {
     env.command(&args.iter().map(String::as_str).collect::<Vec<_>>())
@@ -290,8 +297,7 @@ fn extractive_hashes(env: &TestEnv, fixture: &str, to: u32) -> Vec<String> {
 
 #[test]
 fn openai_wire_the_summary_lands_in_the_view_and_a_second_run_asks_nothing() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = ModelServer::start(|_, rec| obedient(rec, None));
     let views = env.root().join("views");
     let mut extra = llm_args(&server.base, "openai");
@@ -350,8 +356,7 @@ fn openai_wire_the_summary_lands_in_the_view_and_a_second_run_asks_nothing() {
 
 #[test]
 fn anthropic_wire_compact_stores_before_use_and_reruns_byte_identical() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = ModelServer::start(|_, rec| obedient(rec, None));
     let compact = |out: &str| -> Vec<String> {
         let mut a: Vec<String> = vec!["compact".into(), fixture.clone()];
@@ -439,8 +444,7 @@ fn fell_back(env: &TestEnv, fixture: &str, base: &str, why: &[&str]) -> Value {
 
 #[test]
 fn a_server_that_is_down_falls_back_to_the_extractive_summary() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let port = {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
@@ -463,8 +467,7 @@ fn a_server_that_is_down_falls_back_to_the_extractive_summary() {
 
 #[test]
 fn static_fallback_is_configurable() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = ModelServer::start(|_, _| Answer::Raw(503, vec![], "down".into()));
     let views = env.root().join("v");
     let r = two_folds(
@@ -486,8 +489,7 @@ fn static_fallback_is_configurable() {
 
 #[test]
 fn a_500_is_retried_three_times_then_falls_back() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = ModelServer::start(|_, _| Answer::Raw(500, vec![], r#"{"error":"boom"}"#.into()));
     let r = fell_back(
         &env,
@@ -502,8 +504,7 @@ fn a_500_is_retried_three_times_then_falls_back() {
 
 #[test]
 fn a_429_waits_for_retry_after_then_succeeds() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = first_then_obedient(|_| raw(429, &[("retry-after", "1")], "slow down"));
     let mut extra = llm_args(&server.base, "openai");
     extra.extend([
@@ -536,8 +537,7 @@ fn a_429_waits_for_retry_after_then_succeeds() {
 
 #[test]
 fn a_timeout_falls_back_with_the_reason() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = ModelServer::start(|_, rec| {
         Answer::Late(Duration::from_millis(1500), Box::new(obedient(rec, None)))
     });
@@ -553,8 +553,7 @@ fn a_timeout_falls_back_with_the_reason() {
 
 #[test]
 fn a_response_missing_sections_is_asked_again_once_then_falls_back() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server =
         ModelServer::start(|_, _| Answer::Summary("I have summarized the session.".into()));
     let why = ["unusable response twice", "`## Requests`"];
@@ -565,8 +564,7 @@ fn a_response_missing_sections_is_asked_again_once_then_falls_back() {
 
 #[test]
 fn an_unusable_first_answer_is_retried_and_the_second_used() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = first_then_obedient(|_| Answer::Summary("## Requests\n- #1: only this\n".into()));
     let r = two_folds(&env, &fixture, &server.base, &[]);
     assert!(fallbacks(&r).is_empty(), "{r}");
@@ -576,8 +574,7 @@ fn an_unusable_first_answer_is_retried_and_the_second_used() {
 
 #[test]
 fn a_dropped_constraint_is_reinserted_and_reported() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = ModelServer::start(|_, rec| obedient(rec, Some("do-not-change-public-api")));
     let views = env.root().join("v");
     let r = two_folds(
@@ -605,8 +602,7 @@ fn a_dropped_constraint_is_reinserted_and_reported() {
 
 #[test]
 fn the_api_key_never_reaches_the_store_reports_or_errors() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     // A hostile server: it answers the first request with an error whose
     // body echoes the Authorization header back.
     let server = first_then_obedient(|rec| {
@@ -661,8 +657,7 @@ fn the_api_key_never_reaches_the_store_reports_or_errors() {
 
 #[test]
 fn plain_http_to_another_host_is_refused_and_a_model_is_required() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let mut a = replay_args(&fixture, 5, &llm_args("http://192.0.2.1:8080", "openai"));
     let run = run_with(&env, &a, Some(KEY));
     run.failure(2).stderr_has("needs https");
@@ -686,8 +681,7 @@ fn plain_http_to_another_host_is_refused_and_a_model_is_required() {
 
 #[test]
 fn the_config_file_configures_the_summarizer_and_flags_win() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = ModelServer::start(|_, rec| obedient(rec, None));
     let dir = env.root().join("config/compactor");
     std::fs::create_dir_all(&dir).unwrap();
@@ -732,8 +726,7 @@ fn the_config_file_configures_the_summarizer_and_flags_win() {
 
 #[test]
 fn check_with_the_llm_summarizer_is_byte_identical_and_never_asks_twice() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = ModelServer::start(|_, rec| obedient(rec, None));
     let mut a: Vec<String> = vec!["check".into(), fixture.clone(), "--json".into()];
     a.extend(llm_args(&server.base, "openai"));
