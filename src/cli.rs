@@ -50,9 +50,6 @@ pub enum Command {
     /// List imported tasks with their sizes and recorded usage.
     Tasks(TasksArgs),
     /// Print a task's messages, one message, or a tool call's raw input and output.
-    #[command(
-        after_help = "Examples:\n  compactor show --task latest               the latest task's whole record\n  compactor show --task 7f3c 40..60          rows 40 to 59 of a task named by a prefix\n  compactor show --task 7f3c tool:toolu_01A   a tool call's raw input and output"
-    )]
     Show(ShowArgs),
     /// Restore the bounded checkpoint at a turn start (no reduction) and report it.
     #[command(
@@ -65,55 +62,27 @@ pub enum Command {
     )]
     Step(ProjectArgs),
     /// Render a view file for other tools or people.
-    #[command(
-        after_help = "Examples:\n  compactor export checkpoint.json                       Markdown for people\n  compactor export checkpoint.json --format anthropic -o messages.json"
-    )]
     Export(ExportArgs),
     /// Follow a session file as it is written: one line per new model call.
     Watch(crate::cmd::watch::WatchArgs),
     /// Walk a task call by call as a live engine would have, and print a timeline.
-    #[command(
-        after_help = "Examples:\n  compactor replay --task latest --window 64000\n  compactor replay session.jsonl --save baseline --jsonl\n  compactor replay --task 7f3c --from 100 --to 120 --views views/"
-    )]
     Replay(ReplayArgs),
     /// Score a call's view with probes from the raw record: asks, rules, files
     /// written, errors, decisions and state kept, recoverable or lost.
-    #[command(
-        after_help = "Examples:\n  compactor probe --task latest --window 32000\n  compactor probe session.jsonl --at 40 --json\n  compactor probe session.jsonl --window 32000 --fail-on-loss"
-    )]
     Probe(crate::cmd::probe::ProbeArgs),
     /// Compact a saved session offline: replay it, then write the final view.
-    #[command(
-        after_help = "Examples:\n  compactor compact --task latest -o checkpoint.json\n  compactor compact session.jsonl --write-session claude-code --cwd ~/src/app\n  compactor compact rollout.jsonl --write-session codex"
-    )]
     Compact(CompactArgs),
     /// Replay a task and write one self-contained HTML page picturing it.
-    #[command(
-        after_help = "Examples:\n  compactor report --task latest\n  compactor report session.jsonl --window 64000 -o report.html --open"
-    )]
     Report(crate::cmd::html_report::ReportArgs),
     /// List saved replay runs.
-    #[command(after_help = "Examples:\n  compactor runs\n  compactor runs --json")]
     Runs(RunsArgs),
     /// Forget a task's compaction state (all profiles, or one); never the raw record.
-    #[command(
-        after_help = "Examples:\n  compactor reset 7f3c                       forget every profile's state of a task\n  compactor reset 7f3c --profile 9a1b         one profile's only"
-    )]
     Reset(ResetArgs),
     /// Compare two views (files or saved runs): exit 0 identical, 1 different.
-    #[command(
-        after_help = "Examples:\n  compactor diff before.json after.json\n  compactor diff run:baseline run:tighter --stat\n  compactor diff run:baseline@40 run:tighter@40 --json"
-    )]
     Diff(DiffArgs),
     /// Prove on fixture transcripts that projection is deterministic (for CI).
-    #[command(
-        after_help = "Examples:\n  compactor check testdata/fixtures/* --golden testdata/golden\n  compactor check testdata/fixtures/claude-shrink-floor.jsonl --json"
-    )]
     Check(CheckArgs),
     /// Print shell completions for SHELL.
-    #[command(
-        after_help = "Examples:\n  compactor completions bash > ~/.local/share/bash-completion/completions/compactor\n  compactor completions zsh > ~/.zfunc/_compactor\n  compactor completions fish > ~/.config/fish/completions/compactor.fish"
-    )]
     Completions(CompletionsArgs),
     /// Print the man page (roff): the main one, or one subcommand's.
     #[command(hide = true)]

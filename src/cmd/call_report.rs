@@ -10,6 +10,7 @@ use super::common::plural;
 use crate::cmd::style::{self, paint};
 use crate::engine::budget::Budget;
 use crate::engine::{Report, Status};
+use crate::summarize::llm::LlmReport;
 
 /// `--json` output: the engine's report plus what the record says.
 #[derive(Serialize)]
@@ -20,8 +21,14 @@ pub struct CallJson<'a> {
     /// What the original agent's provider counted for this call, when recorded.
     pub recorded_prompt_tokens: Option<u64>,
     pub budget: &'a Budget,
+    /// The model summarizer's report (`--summarizer llm` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llm: Option<&'a LlmReport>,
 }
 
+/// The report of one projecting call: one JSON object (with an `llm` key
+/// when the model summarizer ran), or the human report followed by the
+/// model summarizer's lines.
 pub fn print_call(
     ui: &mut Ui,
     task: &str,
@@ -29,18 +36,33 @@ pub fn print_call(
     budget: &Budget,
     recorded: Option<u64>,
     json: bool,
+    llm: Option<&LlmReport>,
 ) -> Result<()> {
+    let call = CallJson {
+        task,
+        report,
+        recorded_prompt_tokens: recorded,
+        budget,
+        llm,
+    };
     if json {
-        return ui.json_kind(
-            "call",
-            &CallJson {
-                task,
-                report,
-                recorded_prompt_tokens: recorded,
-                budget,
-            },
-        );
+        return ui.json_kind("call", &call);
     }
+    print_human(ui, &call)?;
+    for l in llm.map(LlmReport::human).unwrap_or_default() {
+        writeln!(ui.out, "{l}")?;
+    }
+    Ok(())
+}
+
+fn print_human(ui: &mut Ui, call: &CallJson) -> Result<()> {
+    let CallJson {
+        task,
+        report,
+        budget,
+        recorded_prompt_tokens: recorded,
+        ..
+    } = *call;
     let mode = match report.mode {
         crate::engine::Mode::Preflight => "preflight",
         crate::engine::Mode::Step => "step",

@@ -11,10 +11,14 @@ use super::Ui;
 use super::exit::Outcome;
 use super::import::{format_or_auto, import_one};
 use super::summarizer::{Configured, SummarizerArgs};
-use crate::engine::Status;
 use crate::engine::budget::Budget;
 use crate::model::Format;
+use crate::engine::estimate::CharsPerToken;
+use crate::engine::{CallOutput, Status};
 use crate::model::decimal::Ratio;
+use crate::session::cost::{Prices, Totals};
+use crate::session::driver::{RunSettings, TaskRecordIndex};
+use crate::session::replay::{ReplayOptions, StepRow, replay};
 use crate::store::{Store, StoreError};
 use crate::transcript::LineError;
 use crate::transcript::ingest::IngestError;
@@ -395,4 +399,84 @@ pub fn unknown_task(task: &str) -> anyhow::Error {
         format!("unknown task {task:?}"),
         "`compactor tasks` lists the imported ones",
     )
+}
+
+/// A task resolved for a command that replays it: the budget, the task and
+/// its record, which holds at least one model call.
+pub struct Replayable {
+    pub budget: Budget,
+    pub task: String,
+    pub index: TaskRecordIndex,
+    pub calls: u32,
+}
+
+/// Resolves the budget flags and the task (importing a named file first);
+/// a task with no model calls is refused: "no model calls to {verb}".
+pub fn replayable(
+    store: &mut Store,
+    ui: &mut Ui,
+    source: &TaskSource,
+    budget: &BudgetArgs,
+    verb: &str,
+) -> Result<Replayable> {
+    let budget = budget_of(budget)?;
+    let task = resolve_task(store, ui, source)?;
+    let index = TaskRecordIndex::load(store, &task)?;
+    let calls = index.calls();
+    if calls == 0 {
+        bail!("task {task} has no model calls to {verb}");
+    }
+    Ok(Replayable {
+        budget,
+        task,
+        index,
+        calls,
+    })
+}
+
+/// Run calls 1 to `to`, reporting them all, recording no progress.
+pub fn from_start(to: u32, prices: Prices) -> ReplayOptions {
+    ReplayOptions {
+        from: 1,
+        to,
+        resume: false,
+        prices,
+        progress: None,
+    }
+}
+
+/// Replays calls 1 to `to` of `r` on a scratch copy of the task with no
+/// compaction state, so it shows what a live engine would have done and
+/// repeats exactly; a bar (`template`) shows progress over 20 calls or more.
+/// `each` sees every call, after the summarizer's events are attributed to it.
+pub fn scratch_replay(
+    store: &mut Store,
+    ui: &Ui,
+    r: &Replayable,
+    summarizer: &Configured,
+    (to, prices): (u32, Prices),
+    template: &str,
+    mut each: impl FnMut(&StepRow, &CallOutput) -> Result<()>,
+) -> Result<Totals> {
+    let est = CharsPerToken::default();
+    let settings = RunSettings::new(r.budget, &est, summarizer.get());
+    let bar = progress(ui, to >= 20, u64::from(to), template);
+    let mut scratch = store.scratch_copy(&r.task)?;
+    let (_, totals) = replay(
+        &mut scratch,
+        &r.index,
+        settings,
+        from_start(to, prices),
+        |row, out| -> Result<()> {
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+            summarizer.note_call(row.call);
+            each(row, out)
+        },
+    )?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok(totals)
 }

@@ -37,6 +37,9 @@ use crate::view::session::{
 use crate::view::{ExportFormat, RequestHead, export_request};
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  compactor compact --task latest -o checkpoint.json\n  compactor compact session.jsonl --write-session claude-code --cwd ~/src/app\n  compactor compact rollout.jsonl --write-session codex"
+)]
 pub struct CompactArgs {
     #[command(flatten)]
     pub source: TaskSource,
@@ -174,10 +177,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             report: &out.report,
             recorded_prompt_tokens: recorded,
             budget: &budget,
+            llm: llm.as_ref(),
         })?;
-        if let Some(r) = &llm {
-            v["llm"] = serde_json::to_value(r)?;
-        }
         if let Some(w) = &written {
             v["session_id"] = serde_json::Value::String(w.session_id.clone());
             v["session_path"] = serde_json::Value::String(w.path.display().to_string());
@@ -194,7 +195,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         if args.json {
             ui.json(&json_value()?)?;
         } else {
-            super::summarizer::print_call_with(
+            super::call_report::print_call(
                 ui,
                 &task,
                 &out.report,

@@ -10,6 +10,9 @@ use crate::cli::Cli;
 use crate::cmd::exit::Outcome;
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  compactor completions bash > ~/.local/share/bash-completion/completions/compactor\n  compactor completions zsh > ~/.zfunc/_compactor\n  compactor completions fish > ~/.config/fish/completions/compactor.fish"
+)]
 pub struct CompletionsArgs {
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,

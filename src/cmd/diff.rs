@@ -17,6 +17,9 @@ use crate::view::text::block_text;
 use crate::view::{View, ViewRole};
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  compactor diff before.json after.json\n  compactor diff run:baseline run:tighter --stat\n  compactor diff run:baseline@40 run:tighter@40 --json"
+)]
 pub struct DiffArgs {
     /// A view file, or `run:NAME` / `run:NAME@CALL` (a saved run; without @CALL
     /// two runs are compared call by call).
@@ -75,18 +78,9 @@ pub fn run(db: Option<&DbLocation>, ui: &mut Ui, args: &DiffArgs) -> Result<Outc
             Outcome::Ok
         });
     }
-    let differs = match (a, b) {
-        (
-            Side::Run {
-                name: na,
-                steps: sa,
-            },
-            Side::Run {
-                name: nb,
-                steps: sb,
-            },
-        ) => compare_runs(ui, &na, &sa, &nb, &sb, args.stat)?,
-        (a, b) => {
+    let differs = match both_runs(&a, &b) {
+        Some(((na, sa), (nb, sb))) => compare_runs(ui, na, sa, nb, sb, args.stat)?,
+        None => {
             let (a, b) = (final_view(a), final_view(b));
             compare_sides(ui, &a, &b, args.stat)?
         }
@@ -349,21 +343,29 @@ fn render_view(v: &View) -> String {
     out
 }
 
-/// `diff --json`: where two sides first diverge and which parts changed.
-fn diff_json(a: Side, b: Side) -> (serde_json::Value, bool) {
-    use serde_json::json;
-    let mut out = json!({"a": label(&a), "b": label(&b)});
-    let (a, b) = match (a, b) {
+/// A saved run: its name and steps.
+type NamedRun<'a> = (&'a str, &'a [RunStep]);
+
+/// Both sides, when both are saved runs.
+fn both_runs<'a>(a: &'a Side, b: &'a Side) -> Option<(NamedRun<'a>, NamedRun<'a>)> {
+    match (a, b) {
         (
-            Side::Run {
-                name: na,
-                steps: sa,
-            },
+            Side::Run { name, steps },
             Side::Run {
                 name: nb,
                 steps: sb,
             },
-        ) => {
+        ) => Some(((name, steps), (nb, sb))),
+        _ => None,
+    }
+}
+
+/// `diff --json`: where two sides first diverge and which parts changed.
+fn diff_json(a: Side, b: Side) -> (serde_json::Value, bool) {
+    use serde_json::json;
+    let mut out = json!({"a": label(&a), "b": label(&b)});
+    let (a, b) = match both_runs(&a, &b) {
+        Some(((na, sa), (nb, sb))) => {
             let common = sa.len().min(sb.len());
             let first = (0..common).find(|&i| sa[i].view != sb[i].view || sa[i].step != sb[i].step);
             out["calls_compared"] = common.into();
@@ -387,11 +389,11 @@ fn diff_json(a: Side, b: Side) -> (serde_json::Value, bool) {
                         view: s.view.clone(),
                         bytes: s.view.canonical_bytes(),
                     };
-                    (side(&na, &sa[i]), side(&nb, &sb[i]))
+                    (side(na, &sa[i]), side(nb, &sb[i]))
                 }
             }
         }
-        (a, b) => (final_view(a), final_view(b)),
+        None => (final_view(a), final_view(b)),
     };
     let (_, ba, _) = rendered(&a, false);
     let (_, bb, _) = rendered(&b, false);

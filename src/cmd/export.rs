@@ -11,6 +11,9 @@ use crate::cmd::exit::Outcome;
 use crate::view::{ExportFormat, RequestHead, View, export_request};
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  compactor export checkpoint.json                       Markdown for people\n  compactor export checkpoint.json --format anthropic -o messages.json"
+)]
 pub struct ExportArgs {
     /// A view file (as written by --view).
     #[arg(value_name = "VIEW")]

@@ -4,22 +4,23 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::Args;
 
 use super::Ui;
 use super::common::{
-    BudgetArgs, TaskSource, budget_of, progress, resolve_task, summarizer_of, write_atomic,
+    BudgetArgs, TaskSource, replayable, scratch_replay, summarizer_of, write_atomic,
 };
 use super::replay::{PriceArgs, prices_of};
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
 use crate::htmlreport::{self, Collector, Header};
-use crate::session::driver::{RunSettings, TaskRecordIndex};
-use crate::session::replay::{ReplayOptions, replay};
 use crate::store::Store;
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  compactor report --task latest\n  compactor report session.jsonl --window 64000 -o report.html --open"
+)]
 pub struct ReportArgs {
     #[command(flatten)]
     pub source: TaskSource,
@@ -40,13 +41,8 @@ pub struct ReportArgs {
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome> {
-    let budget = budget_of(&args.budget)?;
-    let task = resolve_task(store, ui, &args.source)?;
-    let index = TaskRecordIndex::load(store, &task)?;
-    let calls = index.calls();
-    if calls == 0 {
-        bail!("task {task} has no model calls to report");
-    }
+    let r = replayable(store, ui, &args.source, &args.budget, "report")?;
+    let (budget, task, calls) = (r.budget, r.task.clone(), r.calls);
     let record = store
         .reader()
         .task(&task)?
@@ -54,40 +50,21 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.budget, store)?;
     let prices = prices_of(&args.prices);
-    let settings = RunSettings::new(budget, &est, summarizer.get());
-    let opts = ReplayOptions {
-        from: 1,
-        to: calls,
-        resume: false,
-        prices,
-        progress: None,
-    };
-    let bar = progress(
-        ui,
-        calls >= 20,
-        u64::from(calls),
-        "replaying {wide_bar} {pos}/{len} calls",
-    );
-    let mut collector = Collector::new(&index, &est);
+    let mut collector = Collector::new(&r.index, &est);
     // Like `replay`, on a scratch copy: the report shows what a live engine
     // would have done and repeats exactly.
-    let mut scratch = store.scratch_copy(&task)?;
-    let (_, totals) = replay(
-        &mut scratch,
-        &index,
-        settings,
-        opts,
-        |row, out| -> Result<()> {
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
+    let totals = scratch_replay(
+        store,
+        ui,
+        &r,
+        &summarizer,
+        (calls, prices),
+        "replaying {wide_bar} {pos}/{len} calls",
+        |row, out| {
             collector.on_call(row, out);
             Ok(())
         },
     )?;
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
     let source = match &args.source.file {
         // The file name only: no machine path reaches the page.
         Some(f) => f

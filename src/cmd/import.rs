@@ -396,27 +396,18 @@ pub fn import_one(
 }
 
 fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
-    if json {
-        for w in &r.warnings {
-            ui.warn(format!(
-                "{}:{}: {} (task {})",
-                r.path, w.line, w.message, w.task
-            ));
-        }
-        for s in &r.skipped_lines {
-            ui.warn(format!(
-                "{}:{}:{}: skipped: {}",
-                r.path, s.line, s.column, s.message
-            ));
-        }
-        return ui.json_kind("import", r);
-    }
-    // A path may hold a newline or an escape sequence: one visible line.
-    let shown = FileReport {
-        path: crate::cmd::visible::visible_line(&r.path).into_owned(),
-        ..r.clone()
+    // A path may hold a newline or an escape sequence: one visible line
+    // (JSON escapes it by itself).
+    let shown;
+    let r = if json {
+        r
+    } else {
+        shown = FileReport {
+            path: crate::cmd::visible::visible_line(&r.path).into_owned(),
+            ..r.clone()
+        };
+        &shown
     };
-    let r = &shown;
     for w in &r.warnings {
         ui.warn(format!(
             "{}:{}: {} (task {})",

@@ -10,20 +10,22 @@ use clap::Args;
 use serde_json::json;
 
 use super::Ui;
-use super::common::{BudgetArgs, TaskSource, budget_of, progress, resolve_task, summarizer_of};
+use super::common::{
+    BudgetArgs, Replayable, TaskSource, replayable, scratch_replay, summarizer_of,
+};
 use super::exit::Outcome;
 use super::style::{self, paint};
-use crate::engine::estimate::CharsPerToken;
 use crate::engine::{Status, Tier};
 use crate::model::{Kind, Message, Role};
 use crate::probe::{
     CallScore, Category, Evaluation, Probe, Worst, evaluate, extract, percent, worst,
 };
-use crate::session::driver::{RunSettings, TaskRecordIndex};
-use crate::session::replay::{ReplayOptions, replay};
 use crate::view::{View, ViewMessage, ViewRole};
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  compactor probe --task latest --window 32000\n  compactor probe session.jsonl --at 40 --json\n  compactor probe session.jsonl --window 32000 --fail-on-loss"
+)]
 pub struct ProbeArgs {
     #[command(flatten)]
     pub source: TaskSource,
@@ -50,13 +52,8 @@ pub struct ProbeArgs {
 }
 
 pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Result<Outcome> {
-    let budget = budget_of(&args.budget)?;
-    let task = resolve_task(store, ui, &args.source)?;
-    let index = TaskRecordIndex::load(store, &task)?;
-    let calls = index.calls();
-    if calls == 0 {
-        bail!("task {task} has no model calls to probe");
-    }
+    let r = replayable(store, ui, &args.source, &args.budget, "probe")?;
+    let (budget, task, index, calls) = (r.budget, &r.task, &r.index, r.calls);
     let at = args.at.unwrap_or(calls);
     if !(1..=calls).contains(&at) {
         bail!("--at {at} is out of range: task {task} has calls 1..={calls}");
@@ -67,8 +64,8 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
         let view = recorded_view(&index.rows[..end]);
         (evaluate(&probes, &view, end), None)
     } else {
-        let r = score_replay(store, ui, &task, &index, &probes, &args.budget, at)?;
-        (r.evaluation.clone(), Some(r))
+        let scored = score_replay(store, ui, &r, &probes, &args.budget, at)?;
+        (scored.evaluation.clone(), Some(scored))
     };
     let worst = replayed.as_ref().and_then(|r| worst(&r.scores));
     if args.json {
@@ -94,14 +91,7 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
         }
         ui.json_kind("probe", &v)?;
     } else {
-        print_human(
-            ui,
-            &task,
-            at,
-            replayed.as_ref(),
-            &evaluation,
-            worst.as_ref(),
-        )?;
+        print_human(ui, task, at, replayed.as_ref(), &evaluation, worst.as_ref())?;
     }
     Ok(if args.fail_on_loss && evaluation.critical_lost > 0 {
         Outcome::Differs
@@ -127,44 +117,25 @@ struct Replayed {
 fn score_replay(
     store: &mut crate::store::Store,
     ui: &mut Ui,
-    task: &str,
-    index: &TaskRecordIndex,
+    r: &Replayable,
     probes: &[Probe],
     budget_args: &BudgetArgs,
     at: u32,
 ) -> Result<Replayed> {
-    let budget = budget_of(budget_args)?;
-    let est = CharsPerToken::default();
     let summarizer = summarizer_of(budget_args, store)?;
-    let settings = RunSettings::new(budget, &est, summarizer.get());
-    let opts = ReplayOptions {
-        from: 1,
-        to: at,
-        resume: false,
-        prices: crate::session::cost::Prices::default(),
-        progress: None,
-    };
-    let bar = progress(
-        ui,
-        at >= 20,
-        u64::from(at),
-        "probing {wide_bar} {pos}/{len} calls",
-    );
-    let mut scratch = store.scratch_copy(task)?;
     let mut scores = Vec::new();
     let mut folds = 0;
     let mut last: Option<(Evaluation, Status, Vec<Tier>, u64, u64)> = None;
-    replay(
-        &mut scratch,
-        index,
-        settings,
-        opts,
-        |row, out| -> Result<()> {
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
-            summarizer.note_call(row.call);
-            let e = evaluate(probes, &out.view, index.history_end(row.call));
+    let prices = crate::session::cost::Prices::default();
+    scratch_replay(
+        store,
+        ui,
+        r,
+        &summarizer,
+        (at, prices),
+        "probing {wide_bar} {pos}/{len} calls",
+        |row, out| {
+            let e = evaluate(probes, &out.view, r.index.history_end(row.call));
             scores.push(CallScore::of(row.call, row.status, &row.tiers_fired, &e));
             if row
                 .tiers_fired
@@ -180,9 +151,6 @@ fn score_replay(
             Ok(())
         },
     )?;
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
     summarizer.note(ui);
     let (evaluation, status, tiers, tokens_after, raw_tokens) =
         last.expect("the replay reaches --at");

@@ -6,10 +6,10 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use super::Ui;
+use super::call_report::print_call;
 use super::common::{
     BudgetArgs, TaskSource, budget_of, outcome_of, resolve_task, summarizer_of, write_view,
 };
-use super::summarizer::print_call_with;
 use crate::cmd::exit::Outcome;
 use crate::engine::Mode;
 use crate::engine::estimate::CharsPerToken;
@@ -73,7 +73,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
         write_view(path, &out.view)?;
     }
     summarizer.note_call(out.report.call);
-    print_call_with(
+    print_call(
         ui,
         &task,
         &out.report,

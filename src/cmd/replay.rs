@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::Ui;
 use super::common::{BudgetArgs, TaskSource};
-use super::common::{budget_of, resolve_task, summarizer_of};
+use super::common::{Replayable, replayable, summarizer_of};
 use super::common::{hinted, progress, write_atomic};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
@@ -21,7 +21,7 @@ use crate::model::decimal::Micros;
 use crate::probe::{CallScore, worst};
 use crate::probe::{evaluate, extract, percent};
 use crate::session::cost::{Prices, Totals};
-use crate::session::driver::{RunSettings, TaskRecordIndex};
+use crate::session::driver::RunSettings;
 use crate::session::replay::{ReplayOptions, StepRow, replay};
 use crate::store::{RunInfo, RunStep, Store};
 
@@ -42,6 +42,9 @@ pub struct PriceArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  compactor replay --task latest --window 64000\n  compactor replay session.jsonl --save baseline --jsonl\n  compactor replay --task 7f3c --from 100 --to 120 --views views/"
+)]
 pub struct ReplayArgs {
     #[command(flatten)]
     pub source: TaskSource,
@@ -101,13 +104,12 @@ pub struct ReplayArgs {
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome> {
-    let budget = budget_of(&args.budget)?;
-    let task = resolve_task(store, ui, &args.source)?;
-    let index = TaskRecordIndex::load(store, &task)?;
-    let calls = index.calls();
-    if calls == 0 {
-        bail!("task {task} has no model calls to replay");
-    }
+    let Replayable {
+        budget,
+        task,
+        index,
+        calls,
+    } = replayable(store, ui, &args.source, &args.budget, "replay")?;
     let to = args.to.unwrap_or(calls);
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.budget, store)?;

@@ -13,6 +13,9 @@ use crate::cmd::exit::Outcome;
 use crate::store::{Forgotten, Store, StoreError};
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  compactor reset 7f3c                       forget every profile's state of a task\n  compactor reset 7f3c --profile 9a1b         one profile's only"
+)]
 pub struct ResetArgs {
     /// The task whose compaction state to forget: its id or a unique prefix of it
     /// (`compactor tasks` lists them).

@@ -11,6 +11,7 @@ use crate::cmd::exit::Outcome;
 use crate::store::Store;
 
 #[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  compactor runs\n  compactor runs --json")]
 pub struct RunsArgs {
     /// Print a JSON array.
     #[arg(long)]

@@ -20,6 +20,9 @@ use crate::store::{Store, StoredMessage};
 use crate::view::text::{block_text, tool_content_text};
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  compactor show --task latest               the latest task's whole record\n  compactor show --task 7f3c 40..60          rows 40 to 59 of a task named by a prefix\n  compactor show --task 7f3c tool:toolu_01A   a tool call's raw input and output"
+)]
 pub struct ShowArgs {
     /// The task: its id, a unique prefix of it, or `latest`.
     #[arg(long, value_name = "TASK")]
@@ -196,12 +199,7 @@ fn show_part(
     address: &str,
     json_out: bool,
 ) -> Result<Outcome> {
-    let rows: Vec<_> = store
-        .reader()
-        .all_messages(task)?
-        .into_iter()
-        .map(|r| r.message)
-        .collect();
+    let rows = crate::session::driver::TaskRecordIndex::load(store, task)?.rows;
     let parts = reconstruct(&rows, &CharsPerToken::default());
     let Some(p) = parts.iter().find(|p| p.address == address) else {
         bail!("no part {address} in task {task}");

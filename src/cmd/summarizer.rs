@@ -7,9 +7,6 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 
 use super::Ui;
-use super::call_report::{CallJson, print_call};
-use crate::engine::Report;
-use crate::engine::budget::Budget;
 use crate::engine::summarizer::Summarizer;
 use crate::model::decimal::Micros;
 use crate::store::{DbLocation, Store};
@@ -212,35 +209,4 @@ impl Configured {
             }
         }
     }
-}
-
-/// `print_call`, plus the model summarizer's report when there is one
-/// (an `llm` key in JSON; lines after the human report).
-pub fn print_call_with(
-    ui: &mut Ui,
-    task: &str,
-    report: &Report,
-    budget: &Budget,
-    recorded: Option<u64>,
-    json: bool,
-    llm: Option<&LlmReport>,
-) -> Result<()> {
-    let Some(llm) = llm else {
-        return print_call(ui, task, report, budget, recorded, json);
-    };
-    if json {
-        let mut v = serde_json::to_value(CallJson {
-            task,
-            report,
-            recorded_prompt_tokens: recorded,
-            budget,
-        })?;
-        v["llm"] = serde_json::to_value(llm)?;
-        return ui.json_kind("call", &v);
-    }
-    print_call(ui, task, report, budget, recorded, false)?;
-    for l in llm.human() {
-        std::io::Write::write_all(&mut ui.out, format!("{l}\n").as_bytes())?;
-    }
-    Ok(())
 }

@@ -287,11 +287,7 @@ fn narrow(ui: &mut Ui, rows: &[(&TaskRow, bool)]) -> Result<()> {
         pad("LAST", last_w),
         "TOKENS"
     );
-    writeln!(
-        ui.out,
-        "{}",
-        crate::cmd::style::paint(ui.color, crate::cmd::style::BOLD, header.trim_end())
-    )?;
+    bold_line(ui, &header)?;
     for (r, sub) in rows {
         let (id, title) = if *sub {
             // A subagent: its own part of the id leads the title.
@@ -354,11 +350,7 @@ fn wide(ui: &mut Ui, rows: &[(&TaskRow, bool)]) -> Result<()> {
         "LAST",
         "MODEL"
     );
-    writeln!(
-        ui.out,
-        "{}",
-        crate::cmd::style::paint(ui.color, crate::cmd::style::BOLD, header.trim_end())
-    )?;
+    bold_line(ui, &header)?;
     for (r, sub) in rows {
         let id = if *sub {
             format!("└ {}", r.id)
@@ -388,6 +380,13 @@ fn wide(ui: &mut Ui, rows: &[(&TaskRow, bool)]) -> Result<()> {
         );
         writeln!(ui.out, "{}", line.trim_end())?;
     }
+    Ok(())
+}
+
+/// A table's header line, bold on a colour terminal.
+fn bold_line(ui: &mut Ui, header: &str) -> Result<()> {
+    let line = crate::cmd::style::paint(ui.color, crate::cmd::style::BOLD, header.trim_end());
+    writeln!(ui.out, "{line}")?;
     Ok(())
 }
 

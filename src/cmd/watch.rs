@@ -15,9 +15,9 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::Ui;
+use super::call_report::print_call;
 use super::common::{BudgetArgs, budget_of, find_task, summarizer_of};
 use super::import::format_or_auto;
-use super::summarizer::print_call_with;
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::{Report, budget::Budget};
@@ -163,7 +163,7 @@ fn report_call(
     let out = driver.step(&mut scratch, k)?;
     summarizer.note_call(out.report.call);
     if args.json {
-        return print_call_with(
+        return print_call(
             ui,
             task,
             &out.report,

@@ -3,9 +3,10 @@
 //! allows, and every row allows only layers listed above it (no cycle, no
 //! upward import).
 
+use crate::util::files_with_extension;
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 struct Layer {
     name: String,
@@ -47,17 +48,6 @@ fn layers() -> Vec<Layer> {
             }
         })
         .collect()
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
 }
 
 /// The top-level modules a file's code names through `crate::` paths
@@ -115,9 +105,7 @@ fn crate_paths_follow_the_layer_table() {
         .flat_map(|l| l.modules.iter().map(move |m| (m.as_str(), l)))
         .collect();
     let src = root().join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
+    let files = files_with_extension(&src, "rs");
     let mut violations = Vec::new();
     let mut seen = 0;
     for f in &files {
@@ -194,8 +182,7 @@ fn human_rendering_cannot_change_a_view_hash() {
         );
     }
     let src = root().join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
+    let files = files_with_extension(&src, "rs");
     for f in files {
         let text = fs::read_to_string(&f).unwrap();
         for def in ["fn block_text(", "fn tool_content_text(", "fn image_label("] {

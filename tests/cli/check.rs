@@ -120,14 +120,9 @@ fn golden_files_bless_pass_and_catch_a_one_byte_edit() {
     let name = "claude-disposable-interrupt";
     // Without golden files yet: a drift that says how to make them.
     let run = env.run(&["check", DISPOSABLE, "--golden", "golden"]);
-    run.failure(1);
-    assert!(
-        run.stdout.contains(&format!(
-            "no golden file golden/{name}/default.jsonl; run with --bless to write it"
-        )),
-        "{}",
-        run.stdout
-    );
+    run.failure(1).stdout_has(format!(
+        "no golden file golden/{name}/default.jsonl; run with --bless to write it"
+    ));
 
     let run = env.run(&["check", DISPOSABLE, "--golden", "golden", "--bless"]);
     run.success();
@@ -219,24 +214,14 @@ fn golden_files_bless_pass_and_catch_a_one_byte_edit() {
     let kept: Vec<&str> = text.lines().collect();
     std::fs::write(&tight, kept[..kept.len() - 1].join("\n") + "\n").unwrap();
     let run = env.run(&["check", DISPOSABLE, "--golden", "golden"]);
-    run.failure(1);
-    assert!(
-        run.stdout.contains(&format!(
+    run.failure(1).stdout_has(format!(
             "DRIFT tight    the golden file golden/{name}/tight.jsonl has {} calls, the replay {DISPOSABLE_CALLS}",
             DISPOSABLE_CALLS - 1
-        )),
-        "{}",
-        run.stdout
-    );
+        ));
     std::fs::write(&tight, format!("{text}{}\n", kept[kept.len() - 1])).unwrap();
     let run = env.run(&["check", DISPOSABLE, "--golden", "golden"]);
-    run.failure(1);
-    assert!(
-        run.stdout
-            .contains("the golden file has more calls than the replay"),
-        "{}",
-        run.stdout
-    );
+    run.failure(1)
+        .stdout_has("the golden file has more calls than the replay");
 }
 
 #[test]
@@ -244,16 +229,10 @@ fn a_missing_fixture_is_an_error() {
     let env = TestEnv::new();
     env.fixture(DISPOSABLE);
     let run = env.run(&["check", DISPOSABLE, "fixtures/absent.jsonl"]);
-    run.failure(2);
-    assert!(
-        run.stderr
-            .contains("fixture fixtures/absent.jsonl does not exist or is not a file"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2)
+        .stderr_has("fixture fixtures/absent.jsonl does not exist or is not a file");
     let run = env.run(&["check"]);
     run.failure(2);
     let run = env.run(&["check", "--bless", DISPOSABLE]);
-    run.failure(2);
-    assert!(run.stderr.contains("--golden <DIR>"), "{}", run.stderr);
+    run.failure(2).stderr_has("--golden <DIR>");
 }

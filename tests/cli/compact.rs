@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::util::{
     BREAKTHROUGH, BUDGETS, DISPOSABLE, FOLD, SHRINK_FLOOR, SHRINK_FLOOR_CALLS, SHRINK_FLOOR_TASK,
     TENANT, TIGHT, TestEnv, args, assert_report_fields, assert_status_consistent, blake3_hex,
-    valid_view,
+    in_place_compact, valid_view,
 };
 
 /// `compact FILE -o view.json --json` under `budget`: the report, checked.
@@ -33,6 +33,16 @@ fn compact_with(env: &TestEnv, file: &str, budget: &[&str], extra: &[&str]) -> V
     let (bytes, _) = valid_view(&env.work().join("view.json"));
     assert_eq!(blake3_hex(&bytes), r["view_hash"]);
     r
+}
+
+/// The shrink-floor fixture compacted under the fold budget (with `extra`):
+/// the environment, the file, the report and the view's bytes.
+fn shrink_floor_compacted(extra: &[&str]) -> (TestEnv, String, Value, Vec<u8>) {
+    let env = TestEnv::new();
+    let file = env.fixture(SHRINK_FLOOR);
+    let r = compact_with(&env, &file, &FOLD, extra);
+    let canonical = std::fs::read(env.work().join("view.json")).unwrap();
+    (env, file, r, canonical)
 }
 
 #[test]
@@ -74,21 +84,13 @@ fn the_human_report_goes_to_stdout_with_o() {
         "{}",
         run.stdout
     );
-    assert!(
-        run.stdout.contains(&format!(
-            "\nstep · task {SHRINK_FLOOR_TASK} · call 21 (turn 2)\n"
-        )),
-        "{}",
-        run.stdout
-    );
-    assert!(run.stdout.contains("\nstatus: ok · "), "{}", run.stdout);
+    run.stdout_has(format!(
+        "\nstep · task {SHRINK_FLOOR_TASK} · call 21 (turn 2)\n"
+    ))
+    .stdout_has("\nstatus: ok · ");
     let (bytes, _) = valid_view(&env.work().join("view.json"));
     let hash = blake3_hex(&bytes);
-    assert!(
-        run.stdout.contains(&format!("view {}\n", &hash[..16])),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has(format!("view {}\n", &hash[..16]));
 }
 
 #[test]
@@ -155,15 +157,10 @@ fn compact_equals_a_replay_then_the_next_step() {
         ],
         &FOLD,
     ));
-    run.success();
-    assert!(
-        run.stderr.contains(&format!(
+    run.success().stderr_has(format!(
             "calls 1 to {} of {SHRINK_FLOOR_TASK} already ran on this store with these settings: resuming at call {}",
             SHRINK_FLOOR_CALLS, SHRINK_FLOOR_CALLS
-        )),
-        "{}",
-        run.stderr
-    );
+        ));
     assert_eq!(run.json()["view_hash"], r["view_hash"]);
     assert_eq!(other.snapshot_rows(), env.snapshot_rows());
 }
@@ -196,10 +193,7 @@ fn other_settings_replay_from_the_start() {
 
 #[test]
 fn export_formats() {
-    let env = TestEnv::new();
-    let file = env.fixture(SHRINK_FLOOR);
-    let r = compact(&env, &file, &FOLD);
-    let canonical = std::fs::read(env.work().join("view.json")).unwrap();
+    let (env, file, r, canonical) = shrink_floor_compacted(&[]);
     let view = compactor::view::View::from_json(&canonical).unwrap();
 
     let run = env.run(&args(&["compact", &file, "--format", "anthropic"], &FOLD));
@@ -251,10 +245,7 @@ fn export_formats() {
 
 #[test]
 fn without_o_the_view_goes_to_stdout_and_the_report_to_stderr() {
-    let env = TestEnv::new();
-    let file = env.fixture(SHRINK_FLOOR);
-    let r = compact_in_place(&env, &file, &FOLD);
-    let canonical = std::fs::read(env.work().join("view.json")).unwrap();
+    let (env, file, r, canonical) = shrink_floor_compacted(&["--in-place"]);
 
     let run = env.run(&args(&["compact", &file, "--in-place"], &FOLD));
     run.success();
@@ -288,14 +279,9 @@ fn without_o_the_view_goes_to_stdout_and_the_report_to_stderr() {
     let fresh = TestEnv::new();
     let file = fresh.fixture(SHRINK_FLOOR);
     let run = fresh.run(&args(&["compact", &file], &FOLD));
-    run.success();
-    assert!(
-        run.stderr.contains(&format!(
-            "compacted {SHRINK_FLOOR_TASK}: replayed {SHRINK_FLOOR_CALLS} recorded calls: "
-        )),
-        "{}",
-        run.stderr
-    );
+    run.success().stderr_has(format!(
+        "compacted {SHRINK_FLOOR_TASK}: replayed {SHRINK_FLOOR_CALLS} recorded calls: "
+    ));
     assert_eq!(run.stdout.as_bytes(), &canonical[..]);
 }
 
@@ -304,24 +290,14 @@ fn bad_parameters_are_refused() {
     let env = TestEnv::new();
     let file = env.fixture(SHRINK_FLOOR);
     let run = env.run(&["compact", &file, "--stop-ratio", "0.8"]);
-    run.failure(2);
-    assert!(
-        run.stderr.contains("must be below the trigger ratio"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2).stderr_has("must be below the trigger ratio");
     assert_eq!(
         env.counts(),
         [0, 0, 0],
         "nothing imported before the budget is checked"
     );
     let run = env.run(&["compact", "--task", "nope"]);
-    run.failure(2);
-    assert!(
-        run.stderr.contains("unknown task \"nope\""),
-        "{}",
-        run.stderr
-    );
+    run.failure(2).stderr_has("unknown task \"nope\"");
     let run = env.run(&["compact", &file, "--format", "yaml"]);
     run.failure(2);
 }
@@ -388,19 +364,8 @@ fn progress_records_in_place_runs_under_their_settings() {
     assert_eq!(settings["budget"]["window"], 32000);
     assert_eq!(settings["summarizer"], "extractive");
     // compact under the same settings resumes there...
-    let run = env.run(&args(
-        &[
-            "compact",
-            "--task",
-            SHRINK_FLOOR_TASK,
-            "-o",
-            "v.json",
-            "--in-place",
-        ],
-        &FOLD,
-    ));
-    run.success();
-    assert!(run.stderr.contains("resuming at call 3"), "{}", run.stderr);
+    let run = env.run(&in_place_compact(SHRINK_FLOOR_TASK, &FOLD));
+    run.success().stderr_has("resuming at call 3");
     assert_eq!(progress(&env, 32000).unwrap().0, SHRINK_FLOOR_CALLS + 1);
     // ...and under other settings starts over from call 1, in its own profile.
     let run = env.run(&[
@@ -446,13 +411,8 @@ fn a_grown_session_is_compacted_incrementally_to_the_fresh_result() {
             ],
             &budget,
         ));
-        run.success();
-        assert!(
-            run.stderr
-                .contains(&format!("calls 1 to {} of ", fewer + 1)),
-            "{}",
-            run.stderr
-        );
+        run.success()
+            .stderr_has(format!("calls 1 to {} of ", fewer + 1));
         let grown = run.json();
         let fresh = TestEnv::new();
         let file = fresh.fixture(TENANT);

@@ -87,12 +87,8 @@ fn an_unknown_shell_is_a_usage_error() {
     let mut cmd = env.bare_command();
     cmd.args(["completions", "tcsh"]);
     let run = env.finish(cmd);
-    run.failure(2);
-    assert!(
-        run.stderr.contains("invalid value 'tcsh' for '<SHELL>'"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2)
+        .stderr_has("invalid value 'tcsh' for '<SHELL>'");
     assert_eq!(run.stdout, "");
 }
 

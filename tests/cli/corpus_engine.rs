@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::util::{
     DEFAULT_BUDGET, FOLD, TestEnv, args, assert_report_fields, assert_status_consistent,
-    blake3_hex, corpus, jsonl_files, valid_view,
+    blake3_hex, corpus, corpus_files, valid_view,
 };
 
 /// The two windows: (name, flags, w_eff, trigger).
@@ -25,12 +25,7 @@ const WINDOWS: [(&str, [&str; 4], u64, u64); 2] = [
 /// A store holding the whole corpus, and its tasks (`tasks --json`).
 fn corpus_store(test: &str) -> Option<(TestEnv, Vec<Value>)> {
     let dir = corpus(test)?;
-    let files = jsonl_files(&dir);
-    assert!(
-        files.len() >= 29,
-        "expected the 29 corpus files, found {}",
-        files.len()
-    );
+    let files = corpus_files(&dir);
     let env = TestEnv::new();
     let mut a = vec!["import".to_string()];
     a.extend(files.iter().map(|f| f.display().to_string()));

@@ -54,14 +54,9 @@ fn a_one_byte_change_inside_a_text_is_shown() {
         "{}",
         run.stdout
     );
-    assert!(
-        run.stdout
-            .contains("\n-Reading module 8.\n+Reading module 9.\n"),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("\n-Reading module 8.\n+Reading module 9.\n");
     // The message and part are named in the hunk's context.
-    assert!(run.stdout.contains("--- part 1.0\n"), "{}", run.stdout);
+    run.stdout_has("--- part 1.0\n");
     let minus = run
         .stdout
         .lines()
@@ -108,11 +103,7 @@ fn a_one_byte_change_that_breaks_the_json_is_shown() {
         lines[3]
     );
     // Both sides are diffed as the same kind of text (the raw bytes).
-    assert!(
-        run.stdout.contains("\n--- view.json\n+++ broken.json\n"),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("\n--- view.json\n+++ broken.json\n");
     assert!(!run.stdout.contains("=== message"), "{}", run.stdout);
 
     let run = env.run(&["diff", "--stat", "view.json", "broken.json"]);
@@ -179,12 +170,20 @@ fn view_hashes(r: &serde_json::Value) -> Vec<&str> {
         .collect()
 }
 
-#[test]
-fn runs_with_different_budgets_report_the_first_diverging_call() {
+/// The saved runs, the first call where the fold and tight runs differ, and
+/// how many calls differ.
+fn fold_and_tight() -> (TestEnv, usize, usize) {
     let (env, outs) = with_runs();
     let (fold, tight) = (view_hashes(&outs[0]), view_hashes(&outs[2]));
-    let first = fold.iter().zip(&tight).position(|(a, b)| a != b).unwrap() + 1;
-    let differing = fold.iter().zip(&tight).filter(|(a, b)| a != b).count();
+    let pairs = || fold.iter().zip(&tight);
+    let first = pairs().position(|(a, b)| a != b).unwrap() + 1;
+    let differing = pairs().filter(|(a, b)| a != b).count();
+    (env, first, differing)
+}
+
+#[test]
+fn runs_with_different_budgets_report_the_first_diverging_call() {
+    let (env, first, differing) = fold_and_tight();
     let run = env.run(&["diff", "run:fold", "run:tight"]);
     run.failure(1);
     let mut lines = run.stdout.lines();
@@ -195,12 +194,7 @@ fn runs_with_different_budgets_report_the_first_diverging_call() {
         )
     );
     assert_eq!(lines.next().unwrap(), "first difference at byte 62");
-    assert!(
-        run.stdout
-            .contains(&format!("--- run:fold@{first}\n+++ run:tight@{first}\n")),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has(format!("--- run:fold@{first}\n+++ run:tight@{first}\n"));
     let run = env.run(&["diff", "--stat", "run:fold", "run:tight"]);
     run.failure(1);
     assert!(
@@ -244,12 +238,8 @@ fn identical_runs_and_single_calls_compare() {
         run.stdout
     );
     let run = env.run(&["diff", "run:fold@5", "run:tight@5"]);
-    run.failure(1);
-    assert!(
-        run.stdout.contains("--- run:fold@5\n+++ run:tight@5\n"),
-        "{}",
-        run.stdout
-    );
+    run.failure(1)
+        .stdout_has("--- run:fold@5\n+++ run:tight@5\n");
     // A whole run against one view stands for its last call.
     let run = env.run(&["diff", "run:tight", "tight/call-0020.json"]);
     run.success();
@@ -284,10 +274,7 @@ fn unknown_runs_and_calls_are_errors() {
 
 #[test]
 fn json_gives_the_first_divergence_and_the_changed_parts() {
-    let (env, outs) = with_runs();
-    let (fold, tight) = (view_hashes(&outs[0]), view_hashes(&outs[2]));
-    let first = fold.iter().zip(&tight).position(|(a, b)| a != b).unwrap() + 1;
-    let differing = fold.iter().zip(&tight).filter(|(a, b)| a != b).count();
+    let (env, first, differing) = fold_and_tight();
     let run = env.run(&["diff", "run:fold", "run:tight", "--json"]);
     run.failure(1);
     assert_eq!(run.stdout.lines().count(), 1, "compact JSON");

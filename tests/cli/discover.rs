@@ -92,12 +92,7 @@ fn claude_and_codex_pick_one_location_and_the_env_vars_move_them() {
     let mut cmd = env.command(&["import", "--claude"]);
     cmd.env("CLAUDE_CONFIG_DIR", &elsewhere);
     let run = env.finish(cmd);
-    run.success();
-    assert!(
-        run.stdout.contains("claude-config/projects/p/s.jsonl"),
-        "{}",
-        run.stdout
-    );
+    run.success().stdout_has("claude-config/projects/p/s.jsonl");
     assert!(
         run.stdout.ends_with("1 file: 1 imported, 0 unchanged\n"),
         "{}",
@@ -107,31 +102,18 @@ fn claude_and_codex_pick_one_location_and_the_env_vars_move_them() {
     let mut cmd = env.command(&["import", "--codex"]);
     cmd.env("CODEX_HOME", env.root().join("no-codex"));
     let run = env.finish(cmd);
-    run.failure(2);
-    assert!(
-        run.stderr
-            .contains("no Codex sessions: [TMP]/no-codex/sessions does not exist"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains("hint: set CODEX_HOME"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2)
+        .stderr_has("no Codex sessions: [TMP]/no-codex/sessions does not exist")
+        .stderr_has("hint: set CODEX_HOME");
 }
 
 #[test]
 fn no_path_and_no_sessions_is_an_input_error() {
     let env = TestEnv::new();
     let run = env.run(&["import"]);
-    run.failure(2);
-    assert!(run.stderr.contains("no sessions found"), "{}", run.stderr);
-    assert!(
-        run.stderr.contains("hint: name a file or directory"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2)
+        .stderr_has("no sessions found")
+        .stderr_has("hint: name a file or directory");
 }
 
 #[test]
@@ -144,11 +126,7 @@ fn a_directory_is_walked_and_its_subagents_linked() {
     let first = run.stdout.find("with-subagent/c2e8d4a1").unwrap();
     let sub = run.stdout.find("subagents/agent-a5c31d7.jsonl").unwrap();
     assert!(first < sub, "{}", run.stdout);
-    assert!(
-        run.stdout.contains(&format!("parent {SUBAGENT_SESSION}")),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has(format!("parent {SUBAGENT_SESSION}"));
     assert!(
         run.stdout.ends_with("2 files: 2 imported, 0 unchanged\n"),
         "{}",
@@ -184,14 +162,9 @@ fn standard_input_is_read_and_needs_format_when_undetectable() {
         c.write_stdin("{\"what\":1}\n");
         c
     });
-    run.failure(2);
-    assert!(
-        run.stderr
-            .contains("error: -:1:1: could not tell the format"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("hint: pass --format"), "{}", run.stderr);
+    run.failure(2)
+        .stderr_has("error: -:1:1: could not tell the format")
+        .stderr_has("hint: pass --format");
 }
 
 #[test]
@@ -293,18 +266,13 @@ fn a_half_written_last_line_is_reported_and_left_for_later() {
     let cut = whole[..whole.len() - 40].to_string();
     env.write("live.jsonl", &cut);
     let run = env.run(&["import", "live.jsonl"]);
-    run.success();
-    assert!(
-        run.stdout
-            .contains("  1 incomplete line at the end, left for later\n"),
-        "{}",
-        run.stdout
-    );
+    run.success()
+        .stdout_has("  1 incomplete line at the end, left for later\n");
     env.write("live.jsonl", &whole);
     let run = env.run(&["import", "live.jsonl"]);
     run.success();
     assert!(!run.stdout.contains("incomplete"), "{}", run.stdout);
-    assert!(run.stdout.contains("+1 row"), "{}", run.stdout);
+    run.stdout_has("+1 row");
 }
 
 #[test]

@@ -23,7 +23,7 @@ use compactor::view::validate;
 use proptest::prelude::*;
 use proptest::sample::Index;
 
-use crate::util::testdata;
+use crate::util::{read_testdata, testdata};
 
 /// The case count: `PROPTEST_CASES`, else `default`.
 pub fn cases(default: u32) -> u32 {
@@ -224,12 +224,7 @@ fn import_and_replay(dir: &Path, bytes: &[u8], budget: Budget) -> Result<(), Tes
 
 fn fixtures() -> &'static [Vec<u8>] {
     static DATA: std::sync::OnceLock<Vec<Vec<u8>>> = std::sync::OnceLock::new();
-    DATA.get_or_init(|| {
-        FIXTURES
-            .iter()
-            .map(|f| std::fs::read(testdata(f)).unwrap())
-            .collect()
-    })
+    DATA.get_or_init(|| read_testdata(&FIXTURES))
 }
 
 proptest! {

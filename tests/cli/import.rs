@@ -142,14 +142,7 @@ fn a_format_that_does_not_match_is_refused() {
     let claude = env.fixture("claude-code/small-session.jsonl");
     let codex = env.fixture("codex/small-rollout.jsonl");
     let run = env.run(&["import", "--format", "codex", &claude]);
-    run.failure(2);
-    assert!(
-        run.stderr.contains(
-            "claude-code/small-session.jsonl:1:1: 24 lines, all of types a codex transcript does not have"
-        ),
-        "{}",
-        run.stderr
-    );
+    run.failure(2).stderr_has("claude-code/small-session.jsonl:1:1: 24 lines, all of types a codex transcript does not have");
     env.run(&["import", "--format", "claude-code", &codex])
         .failure(2);
     env.run(&["import", "--format", "openai-chat", &codex])
@@ -159,8 +152,7 @@ fn a_format_that_does_not_match_is_refused() {
     assert_eq!(env.counts(), [0, 0, 0]);
     // The refused attempt must not mark the file as imported.
     let run = env.run(&["import", &claude]);
-    run.success();
-    assert!(run.stdout.contains("19 added"), "{}", run.stdout);
+    run.success().stdout_has("19 added");
 }
 
 #[test]
@@ -284,13 +276,8 @@ fn a_rewritten_file_is_refused() {
     let edited = text.replace("Bump it to 2.32.3.", "Bump it to 2.32.4.");
     env.write("chat.jsonl", edited);
     let run = env.run(&["import", &path]);
-    run.failure(2);
-    assert!(
-        run.stderr
-            .contains("no longer starts with what was imported before (row 5 differs)"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2)
+        .stderr_has("no longer starts with what was imported before (row 5 differs)");
     assert_eq!(env.counts(), before);
 }
 
@@ -411,13 +398,9 @@ fn a_truncated_line_aborts_the_whole_file() {
         .nth(2)
         .unwrap()
         .len();
-    assert!(
-        run.stderr.contains(&format!(
-            "error: invalid/truncated-line.jsonl:3:{line3}: truncated JSON"
-        )),
-        "{}",
-        run.stderr
-    );
+    run.stderr_has(format!(
+        "error: invalid/truncated-line.jsonl:3:{line3}: truncated JSON"
+    ));
     assert_snapshot!(run.snapshot());
 }
 
@@ -446,13 +429,9 @@ fn bad_utf8_is_located_by_line_and_byte_column() {
     let bytes = std::fs::read(testdata("invalid/bad-utf8.jsonl")).unwrap();
     let line4 = bytes.split(|b| *b == b'\n').nth(3).unwrap();
     let column = line4.iter().position(|b| *b == 0xe9).unwrap() + 1;
-    assert!(
-        run.stderr.contains(&format!(
-            "error: invalid/bad-utf8.jsonl:4:{column}: invalid UTF-8 (byte 0xe9); expected UTF-8 text"
-        )),
-        "{}",
-        run.stderr
-    );
+    run.stderr_has(format!(
+        "error: invalid/bad-utf8.jsonl:4:{column}: invalid UTF-8 (byte 0xe9); expected UTF-8 text"
+    ));
 }
 
 #[test]
@@ -474,13 +453,8 @@ fn an_empty_file_is_refused() {
     let env = TestEnv::new();
     let path = env.write("empty.jsonl", "\n\n");
     let run = env.run(&["import", &path]);
-    run.failure(2);
-    assert!(
-        run.stderr
-            .contains("error: empty.jsonl:1:1: the file is empty (no JSON lines)"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2)
+        .stderr_has("error: empty.jsonl:1:1: the file is empty (no JSON lines)");
     assert_eq!(env.counts(), [0, 0, 0]);
 }
 
@@ -518,20 +492,8 @@ fn with_several_files_the_good_ones_are_kept() {
     let good = env.fixture("anthropic/messages.jsonl");
     let bad = env.fixture("invalid/truncated-line.jsonl");
     let run = env.run(&["import", &bad, &good]);
-    run.failure(2);
-    assert!(
-        run.stderr
-            .contains("error: invalid/truncated-line.jsonl:3:360: truncated JSON"),
-        "{}",
-        run.stderr
-    );
-    assert!(
-        run.stderr.contains(
-            "error: 1 of 2 files not imported (nothing of them was stored): invalid/truncated-line.jsonl"
-        ),
-        "{}",
-        run.stderr
-    );
+    run.failure(2).stderr_has("error: invalid/truncated-line.jsonl:3:360: truncated JSON")
+        .stderr_has("error: 1 of 2 files not imported (nothing of them was stored): invalid/truncated-line.jsonl");
     assert!(run.stdout.contains("anthropic/messages.jsonl (anthropic)"));
     assert_eq!(env.counts()[0], 4);
     assert_eq!(env.tasks().len(), 1);
@@ -549,16 +511,11 @@ fn a_store_from_a_newer_compactor_is_refused() {
     let path = env.fixture("openai-chat/conversation.jsonl");
     for args in [vec!["import", path.as_str()], vec!["tasks"]] {
         let run = env.run(&args);
-        run.failure(2);
-        assert!(
-            run.stderr.contains(&format!(
+        run.failure(2).stderr_has(format!(
                 "error: the store [TMP]/store.db has format version {newer}, newer than this compactor understands (version {})",
                 compactor::store::STORE_VERSION
-            )),
-            "{}",
-            run.stderr
-        );
-        assert!(run.stderr.contains("upgrade compactor"), "{}", run.stderr);
+            ))
+        .stderr_has("upgrade compactor");
     }
     let version: u32 = env
         .conn()

@@ -6,7 +6,7 @@
 use insta::assert_snapshot;
 use serde_json::Value;
 
-use crate::util::{FOLD, SHRINK_FLOOR, SHRINK_FLOOR_TASK, TestEnv, args};
+use crate::util::{FOLD, SHRINK_FLOOR, SHRINK_FLOOR_TASK, TestEnv, args, strings_of};
 
 /// Every line of `text` is one JSON object with a `compactor.<kind>/1` schema;
 /// returns `schema: field, field, …` per distinct record shape.
@@ -98,28 +98,18 @@ fn every_json_output_parses_and_carries_its_schema() {
             .stdout,
     )
     .unwrap();
-    let key = entries["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["key"].as_str().unwrap())
-        .find(|k| k.starts_with("cov:"))
-        .expect("a stored summary")
-        .to_string();
-    let run = env.run(&["show", "--task", t, &key, "--json"]);
-    run.success();
-    add("show cov:KEY --json", &run.stdout);
-    let tool = entries["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["key"].as_str().unwrap())
-        .find(|k| k.starts_with("tool:"))
-        .expect("a stored form")
-        .to_string();
-    let run = env.run(&["show", "--task", t, &tool, "--json"]);
-    run.success();
-    add("show tool:ID --json", &run.stdout);
+    // A stored summary, then a stored form.
+    let keys = strings_of(&entries["entries"], "key");
+    for (prefix, what) in [
+        ("cov:", "show cov:KEY --json"),
+        ("tool:", "show tool:ID --json"),
+    ] {
+        let key = keys.iter().find(|k| k.starts_with(prefix));
+        let key = key.unwrap_or_else(|| panic!("no {prefix} entry in {keys:?}"));
+        let run = env.run(&["show", "--task", t, key, "--json"]);
+        run.success();
+        add(what, &run.stdout);
+    }
     // compact with the view on stdout: the report goes to stderr, one line.
     let run = env.run(&args(&["compact", "--task", t, "--json"], &FOLD));
     run.success();

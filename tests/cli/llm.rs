@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::util::{TestEnv, blake3_hex};
+use crate::util::{TestEnv, blake3_hex, field_of, strings_of};
 
 const FIXTURE: &str = "fixtures/claude-shrink-floor.jsonl";
 /// The tight budget: the floor folds at calls 4, 5, 6, …
@@ -63,6 +63,12 @@ impl Recorded {
             )
         }
     }
+}
+
+/// A raw answer: a status, extra headers and a body.
+fn raw(status: u16, headers: &[(&str, &str)], body: impl Into<String>) -> Answer {
+    let headers = headers.iter().map(|(k, v)| (k.to_string(), v.to_string()));
+    Answer::Raw(status, headers.collect(), body.into())
 }
 
 /// What the server answers.
@@ -237,7 +243,7 @@ fn llm_args(base: &str, provider: &str) -> Vec<String> {
 }
 
 fn run_with(env: &TestEnv, args: &[String], key: Option<&str>) -> crate::util::Run {
-    let mut cmd = env.command(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut cmd = command_of(env, args);
     match key {
         Some(k) => cmd.env("OPENAI_API_KEY", k).env("ANTHROPIC_API_KEY", k),
         None => cmd
@@ -257,32 +263,29 @@ fn replay_args(fixture: &str, to: u32, extra: &[String]) -> Vec<String> {
     a
 }
 
+/// A fresh environment holding the fixture, and the fixture's path.
+fn with_fixture() -> (TestEnv, String) {
+    let env = TestEnv::new();
+    let fixture = env.fixture(FIXTURE);
+    (env, fixture)
+}
+
+/// The binary's command for owned arguments.
+fn command_of(env: &TestEnv, args: &[String]) -> assert_cmd::Command {
+    env.command(&args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
 fn hashes(report: &Value) -> Vec<String> {
-    report["calls"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["view_hash"].as_str().unwrap().to_string())
-        .collect()
+    strings_of(&report["calls"], "view_hash")
 }
 
 fn fallbacks(report: &Value) -> Vec<String> {
-    report["llm"]["summarizer_fallback"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["reason"].as_str().unwrap().to_string())
-        .collect()
+    strings_of(&report["llm"]["summarizer_fallback"], "reason")
 }
 
 /// The calls whose floor fell back.
 fn fallback_calls(report: &Value) -> Vec<u64> {
-    report["llm"]["summarizer_fallback"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["call"].as_u64().unwrap())
-        .collect()
+    field_of(&report["llm"]["summarizer_fallback"], "call", Value::as_u64)
 }
 
 /// The extractive replay's view hashes, for comparison with fallbacks.
@@ -294,8 +297,7 @@ fn extractive_hashes(env: &TestEnv, fixture: &str, to: u32) -> Vec<String> {
 
 #[test]
 fn openai_wire_the_summary_lands_in_the_view_and_a_second_run_asks_nothing() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = ModelServer::start(|_, rec| obedient(rec, None));
     let views = env.root().join("views");
     let mut extra = llm_args(&server.base, "openai");
@@ -354,8 +356,7 @@ fn openai_wire_the_summary_lands_in_the_view_and_a_second_run_asks_nothing() {
 
 #[test]
 fn anthropic_wire_compact_stores_before_use_and_reruns_byte_identical() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = ModelServer::start(|_, rec| obedient(rec, None));
     let compact = |out: &str| -> Vec<String> {
         let mut a: Vec<String> = vec!["compact".into(), fixture.clone()];
@@ -408,6 +409,17 @@ fn anthropic_wire_compact_stores_before_use_and_reruns_byte_identical() {
     assert_eq!(second.json()["view_hash"], r1["view_hash"]);
 }
 
+/// A server whose first answer is `first`'s, and every later one obedient.
+fn first_then_obedient(first: impl Fn(&Recorded) -> Answer + Send + Sync + 'static) -> ModelServer {
+    ModelServer::start(move |i, rec| {
+        if i == 0 {
+            first(rec)
+        } else {
+            obedient(rec, None)
+        }
+    })
+}
+
 /// Run a two-fold replay (calls 4 and 5 fold) against `server` and return
 /// the report; the run itself must succeed.
 fn two_folds(env: &TestEnv, fixture: &str, server_base: &str, more: &[&str]) -> Value {
@@ -418,23 +430,28 @@ fn two_folds(env: &TestEnv, fixture: &str, server_base: &str, more: &[&str]) -> 
     run.json()
 }
 
+/// `two_folds`, checking that both folds fell back to the extractive
+/// summary, each for a reason that holds every one of `why`.
+fn fell_back(env: &TestEnv, fixture: &str, base: &str, why: &[&str]) -> Value {
+    let r = two_folds(env, fixture, base, &[]);
+    let reasons = fallbacks(&r);
+    assert!(fallback_calls(&r).ends_with(&[4, 5]), "{r}");
+    let explained = |x: &String| why.iter().all(|w| x.contains(w));
+    assert!(reasons.iter().all(explained), "{reasons:?}");
+    assert_eq!(hashes(&r), extractive_hashes(env, fixture, 5));
+    r
+}
+
 #[test]
 fn a_server_that_is_down_falls_back_to_the_extractive_summary() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let port = {
         let l = TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    let r = two_folds(&env, &fixture, &format!("http://127.0.0.1:{port}"), &[]);
-    let reasons = fallbacks(&r);
-    assert!(fallback_calls(&r).ends_with(&[4, 5]), "{r}");
-    assert!(
-        reasons.iter().all(|x| x.contains("cannot connect")),
-        "{reasons:?}"
-    );
+    let base = format!("http://127.0.0.1:{port}");
+    let r = fell_back(&env, &fixture, &base, &["cannot connect"]);
     assert_eq!(r["llm"]["model_calls"], 0);
-    assert_eq!(hashes(&r), extractive_hashes(&env, &fixture, 5));
     // The human report says so too.
     let mut a = replay_args(
         &fixture,
@@ -443,20 +460,14 @@ fn a_server_that_is_down_falls_back_to_the_extractive_summary() {
     );
     a.retain(|x| x != "--json");
     let human = run_with(&env, &a, None);
-    human.success();
-    assert!(
-        human
-            .stdout
-            .contains("summarizer_fallback at call 4: cannot connect"),
-        "{}",
-        human.stdout
-    );
+    human
+        .success()
+        .stdout_has("summarizer_fallback at call 4: cannot connect");
 }
 
 #[test]
 fn static_fallback_is_configurable() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = ModelServer::start(|_, _| Answer::Raw(503, vec![], "down".into()));
     let views = env.root().join("v");
     let r = two_folds(
@@ -478,50 +489,30 @@ fn static_fallback_is_configurable() {
 
 #[test]
 fn a_500_is_retried_three_times_then_falls_back() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = ModelServer::start(|_, _| Answer::Raw(500, vec![], r#"{"error":"boom"}"#.into()));
-    let r = two_folds(&env, &fixture, &server.base, &[]);
-    let reasons = fallbacks(&r);
-    assert!(fallback_calls(&r).ends_with(&[4, 5]), "{r}");
-    assert!(
-        reasons
-            .iter()
-            .all(|x| x.contains("HTTP 500") && x.contains("after 3 attempts")),
-        "{reasons:?}"
+    let r = fell_back(
+        &env,
+        &fixture,
+        &server.base,
+        &["HTTP 500", "after 3 attempts"],
     );
-    assert_eq!(server.count(), 3 * reasons.len(), "three attempts per fold");
+    let folds = fallbacks(&r).len();
+    assert_eq!(server.count(), 3 * folds, "three attempts per fold");
     assert_eq!(r["llm"]["http_requests"], server.count() as u64);
-    assert_eq!(hashes(&r), extractive_hashes(&env, &fixture, 5));
 }
 
 #[test]
 fn a_429_waits_for_retry_after_then_succeeds() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
-    let server = ModelServer::start(|i, rec| {
-        if i == 0 {
-            Answer::Raw(
-                429,
-                vec![("retry-after".into(), "1".into())],
-                "slow down".into(),
-            )
-        } else {
-            obedient(rec, None)
-        }
-    });
+    let (env, fixture) = with_fixture();
+    let server = first_then_obedient(|_| raw(429, &[("retry-after", "1")], "slow down"));
     let mut extra = llm_args(&server.base, "openai");
     extra.extend([
         "--views".to_string(),
         env.root().join("v").display().to_string(),
     ]);
     // No backoff cap here: the wait is real.
-    let mut cmd = env.command(
-        &replay_args(&fixture, 5, &extra)
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
-    );
+    let mut cmd = command_of(&env, &replay_args(&fixture, 5, &extra));
     cmd.env_remove("COMPACTOR_LLM_MAX_BACKOFF_MS");
     let run = env.finish(cmd);
     run.success();
@@ -546,8 +537,7 @@ fn a_429_waits_for_retry_after_then_succeeds() {
 
 #[test]
 fn a_timeout_falls_back_with_the_reason() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = ModelServer::start(|_, rec| {
         Answer::Late(Duration::from_millis(1500), Box::new(obedient(rec, None)))
     });
@@ -563,35 +553,19 @@ fn a_timeout_falls_back_with_the_reason() {
 
 #[test]
 fn a_response_missing_sections_is_asked_again_once_then_falls_back() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server =
         ModelServer::start(|_, _| Answer::Summary("I have summarized the session.".into()));
-    let r = two_folds(&env, &fixture, &server.base, &[]);
-    let reasons = fallbacks(&r);
-    assert!(fallback_calls(&r).ends_with(&[4, 5]), "{r}");
-    assert!(
-        reasons
-            .iter()
-            .all(|x| x.contains("unusable response twice") && x.contains("`## Requests`")),
-        "{reasons:?}"
-    );
-    assert_eq!(server.count(), 2 * reasons.len(), "two exchanges per fold");
-    // Nothing unusable was cached: a later good server is asked.
-    assert_eq!(hashes(&r), extractive_hashes(&env, &fixture, 5));
+    let why = ["unusable response twice", "`## Requests`"];
+    let r = fell_back(&env, &fixture, &server.base, &why);
+    let folds = fallbacks(&r).len();
+    assert_eq!(server.count(), 2 * folds, "two exchanges per fold");
 }
 
 #[test]
 fn an_unusable_first_answer_is_retried_and_the_second_used() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
-    let server = ModelServer::start(|i, rec| {
-        if i == 0 {
-            Answer::Summary("## Requests\n- #1: only this\n".into())
-        } else {
-            obedient(rec, None)
-        }
-    });
+    let (env, fixture) = with_fixture();
+    let server = first_then_obedient(|_| Answer::Summary("## Requests\n- #1: only this\n".into()));
     let r = two_folds(&env, &fixture, &server.base, &[]);
     assert!(fallbacks(&r).is_empty(), "{r}");
     let minted = r["llm"]["model_calls"].as_u64().unwrap();
@@ -600,8 +574,7 @@ fn an_unusable_first_answer_is_retried_and_the_second_used() {
 
 #[test]
 fn a_dropped_constraint_is_reinserted_and_reported() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = ModelServer::start(|_, rec| obedient(rec, Some("do-not-change-public-api")));
     let views = env.root().join("v");
     let r = two_folds(
@@ -629,23 +602,12 @@ fn a_dropped_constraint_is_reinserted_and_reported() {
 
 #[test]
 fn the_api_key_never_reaches_the_store_reports_or_errors() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     // A hostile server: it answers the first request with an error whose
     // body echoes the Authorization header back.
-    let server = ModelServer::start(|i, rec| {
-        if i == 0 {
-            Answer::Raw(
-                400,
-                vec![],
-                format!(
-                    "bad auth: {}",
-                    rec.header("authorization").unwrap_or_default()
-                ),
-            )
-        } else {
-            obedient(rec, None)
-        }
+    let server = first_then_obedient(|rec| {
+        let echoed = rec.header("authorization").unwrap_or_default();
+        raw(400, &[], format!("bad auth: {echoed}"))
     });
     let mut outputs = String::new();
     for args in [
@@ -695,16 +657,13 @@ fn the_api_key_never_reaches_the_store_reports_or_errors() {
 
 #[test]
 fn plain_http_to_another_host_is_refused_and_a_model_is_required() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let mut a = replay_args(&fixture, 5, &llm_args("http://192.0.2.1:8080", "openai"));
     let run = run_with(&env, &a, Some(KEY));
-    run.failure(2);
-    assert!(run.stderr.contains("needs https"), "{}", run.stderr);
+    run.failure(2).stderr_has("needs https");
     a = replay_args(&fixture, 5, &["--summarizer".into(), "llm".into()]);
     let run = run_with(&env, &a, Some(KEY));
-    run.failure(2);
-    assert!(run.stderr.contains("--llm-model"), "{}", run.stderr);
+    run.failure(2).stderr_has("--llm-model");
     // A remote https server needs a key.
     a = replay_args(
         &fixture,
@@ -716,18 +675,13 @@ fn plain_http_to_another_host_is_refused_and_a_model_is_required() {
         ],
     );
     let run = run_with(&env, &a, None);
-    run.failure(2);
-    assert!(
-        run.stderr.contains("COMPACTOR_TEST_NO_SUCH_KEY is not set"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2)
+        .stderr_has("COMPACTOR_TEST_NO_SUCH_KEY is not set");
 }
 
 #[test]
 fn the_config_file_configures_the_summarizer_and_flags_win() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = ModelServer::start(|_, rec| obedient(rec, None));
     let dir = env.root().join("config/compactor");
     std::fs::create_dir_all(&dir).unwrap();
@@ -749,26 +703,17 @@ fn the_config_file_configures_the_summarizer_and_flags_win() {
     assert!(minted > 0);
     assert_eq!(r["llm"]["cost_usd"], format!("0.{:06}", minted * 3000));
     // The environment beats the file, a flag beats both.
-    let mut cmd = env.command(
-        &replay_args(&fixture, 5, &["--summarizer".into(), "extractive".into()])
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
-    );
-    cmd.env("COMPACTOR_LLM_MODEL", "from-env");
-    let run = env.finish(cmd);
-    run.success();
-    assert!(run.json().get("llm").is_none());
-    let mut cmd = env.command(
-        &replay_args(&fixture, 5, &[])
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
-    );
-    cmd.env("COMPACTOR_LLM_MODEL", "from-env");
-    let run = env.finish(cmd);
-    run.success();
-    assert_eq!(run.json()["llm"]["summarizer"], "llm:openai:from-env");
+    for (extra, summarizer) in [
+        (vec!["--summarizer".to_string(), "extractive".into()], None),
+        (vec![], Some("llm:openai:from-env")),
+    ] {
+        let mut cmd = command_of(&env, &replay_args(&fixture, 5, &extra));
+        cmd.env("COMPACTOR_LLM_MODEL", "from-env");
+        let run = env.finish(cmd);
+        run.success();
+        let llm = run.json().get("llm").map(|l| l["summarizer"].clone());
+        assert_eq!(llm, summarizer.map(Value::from));
+    }
     // A broken file is a clear error naming the line.
     std::fs::write(
         dir.join("config.toml"),
@@ -776,14 +721,12 @@ fn the_config_file_configures_the_summarizer_and_flags_win() {
     )
     .unwrap();
     let run = run_with(&env, &replay_args(&fixture, 5, &[]), None);
-    run.failure(2);
-    assert!(run.stderr.contains("config.toml:2:"), "{}", run.stderr);
+    run.failure(2).stderr_has("config.toml:2:");
 }
 
 #[test]
 fn check_with_the_llm_summarizer_is_byte_identical_and_never_asks_twice() {
-    let env = TestEnv::new();
-    let fixture = env.fixture(FIXTURE);
+    let (env, fixture) = with_fixture();
     let server = ModelServer::start(|_, rec| obedient(rec, None));
     let mut a: Vec<String> = vec!["check".into(), fixture.clone(), "--json".into()];
     a.extend(llm_args(&server.base, "openai"));

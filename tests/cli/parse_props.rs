@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::FileFailurePersistence;
 
-use crate::util::testdata;
+use crate::util::{read_testdata, testdata};
 
 /// Every `--format` value: `auto` and the four formats.
 const FORMATS: [Option<Format>; 5] = [
@@ -36,12 +36,7 @@ const FIXTURES: [&str; 12] = [
 
 fn fixtures() -> &'static [Vec<u8>] {
     static DATA: std::sync::OnceLock<Vec<Vec<u8>>> = std::sync::OnceLock::new();
-    DATA.get_or_init(|| {
-        FIXTURES
-            .iter()
-            .map(|f| std::fs::read(testdata(f)).unwrap())
-            .collect()
-    })
+    DATA.get_or_init(|| read_testdata(&FIXTURES))
 }
 
 /// Lines in the input as an editor counts them (at least 1).

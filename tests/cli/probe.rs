@@ -123,24 +123,15 @@ fn probe_report_of_the_tenant_fixture_under_the_fold_budget() {
 fn an_out_of_range_call_is_a_usage_error() {
     let env = adversarial();
     let run = env.run(&["probe", "--task", ADVERSARIAL_TASK, "--at", "999"]);
-    run.failure(2);
-    assert!(
-        run.stderr.contains("--at 999 is out of range"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2).stderr_has("--at 999 is out of range");
 }
 
 #[test]
 fn replay_probes_adds_per_call_survival_and_the_worst_call() {
     let env = adversarial();
     let budget = ["--window", "8000", "--output-reserved", "1000"];
-    let run = env.run(&args(
-        &["replay", "--task", ADVERSARIAL_TASK, "--json", "--probes"],
-        &budget,
-    ));
-    run.success();
-    let v = run.json();
+    let replay = ["replay", "--task", ADVERSARIAL_TASK, "--json", "--probes"];
+    let v = env.json_of(&args(&replay, &budget), 0);
     let steps = v["calls"].as_array().unwrap();
     assert_eq!(steps.len(), 30);
     for s in steps {

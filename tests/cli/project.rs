@@ -6,8 +6,8 @@ use insta::assert_snapshot;
 use serde_json::Value;
 
 use crate::util::{
-    FOLD, SHRINK_FLOOR, SHRINK_FLOOR_CALLS, SHRINK_FLOOR_TASK, TIGHT, TestEnv, args,
-    assert_report_fields, assert_status_consistent, blake3_hex, valid_view,
+    FOLD, Run, SHRINK_FLOOR, SHRINK_FLOOR_CALLS, SHRINK_FLOOR_TASK, TIGHT, TestEnv, args,
+    assert_report_fields, assert_status_consistent, blake3_hex, field_of, valid_view,
 };
 
 /// A store holding the shrink/floor fixture (20 calls over 2 turns).
@@ -29,16 +29,20 @@ fn step_json(env: &TestEnv, more: &[&str]) -> Value {
     r
 }
 
+/// `COMMAND --at CALL` on the shrink-floor fixture under the fold budget.
+fn at_call_under_fold(command: &str, call: &str) -> (TestEnv, Run) {
+    let env = shrink_floor();
+    let a = [command, "--task", SHRINK_FLOOR_TASK, "--at", call];
+    let run = env.run(&args(&a, &FOLD));
+    (env, run)
+}
+
 #[test]
 fn human_report_of_a_step_that_folds() {
     // Call 8 under the fold budget on a fresh store: over trigger, the tools
     // outside the protected window are shrunk, the oldest prefix is folded,
     // then the window is breached.
-    let env = shrink_floor();
-    let run = env.run(&args(
-        &["step", "--task", SHRINK_FLOOR_TASK, "--at", "8"],
-        &FOLD,
-    ));
+    let (_env, run) = at_call_under_fold("step", "8");
     assert_snapshot!(run.snapshot());
 }
 
@@ -46,11 +50,7 @@ fn human_report_of_a_step_that_folds() {
 fn human_report_of_a_preflight() {
     // Preflight for call 9 restores the checkpoint at its turn's start (call 1),
     // and the recorded tokens it prints are call 1's.
-    let env = shrink_floor();
-    let run = env.run(&args(
-        &["preflight", "--task", SHRINK_FLOOR_TASK, "--at", "9"],
-        &FOLD,
-    ));
+    let (env, run) = at_call_under_fold("preflight", "9");
     assert_snapshot!(run.snapshot());
     let r = env.json_of(
         &args(
@@ -152,13 +152,8 @@ fn a_view_path_that_cannot_be_written_is_an_error() {
         "--view",
         "no/such/dir/v.json",
     ]);
-    run.failure(2);
-    assert!(
-        run.stderr
-            .contains("cannot write the view to no/such/dir/v.json"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2)
+        .stderr_has("cannot write the view to no/such/dir/v.json");
 }
 
 #[test]
@@ -255,11 +250,8 @@ fn a_step_over_trigger_fires_tiers_and_stores_entries() {
     };
     // Every part the tiers shrank got its form stored under its address, and
     // the fold its summary under its coverage key.
-    let shrunk: u64 = r["tiers"]
-        .as_array()
-        .unwrap()
+    let shrunk: u64 = field_of(&r["tiers"], "parts_shrunk", Value::as_u64)
         .iter()
-        .map(|t| t["parts_shrunk"].as_u64().unwrap())
         .sum();
     assert_eq!(kinds("tool:", "shrink") as u64, shrunk, "{rows:#?}");
     assert_eq!(kinds("cov:", "summary"), 1, "{rows:#?}");
@@ -347,22 +339,13 @@ fn bad_parameters_are_refused_with_status_2() {
             );
         }
         let run = env.run(&[mode, "--task", "no-such-task"]);
-        run.failure(2);
-        assert!(
-            run.stderr.contains(
-                "unknown task \"no-such-task\"\nhint: `compactor tasks` lists the imported ones"
-            ),
-            "{}",
-            run.stderr
+        run.failure(2).stderr_has(
+            "unknown task \"no-such-task\"\nhint: `compactor tasks` lists the imported ones",
         );
         // Neither FILE nor --task.
         let run = env.run(&[mode]);
-        run.failure(2);
-        assert!(
-            run.stderr.contains("required arguments were not provided"),
-            "{}",
-            run.stderr
-        );
+        run.failure(2)
+            .stderr_has("required arguments were not provided");
     }
     assert_eq!(
         env.snapshot_rows(),
@@ -432,12 +415,7 @@ fn the_specification_env_vars_are_honoured() {
     let mut cmd = env.command(&["step", "--task", SHRINK_FLOOR_TASK]);
     cmd.env("COMPACTION_STOP_RATIO", "0.9");
     let run = env.finish(cmd);
-    run.failure(2);
-    assert!(
-        run.stderr.contains("must be below the trigger ratio"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2).stderr_has("must be below the trigger ratio");
 }
 
 #[test]
@@ -468,8 +446,7 @@ fn a_file_source_is_imported_first() {
     assert_eq!(run.json()["task"], "renamed");
     // A FILE that does not exist is an error.
     let run = env.run(&["step", "missing.jsonl"]);
-    run.failure(2);
-    assert!(run.stderr.contains("missing.jsonl"), "{}", run.stderr);
+    run.failure(2).stderr_has("missing.jsonl");
 }
 
 /// A view with a folded head, tool calls and text: call 8 of the shrink fixture.
@@ -597,12 +574,8 @@ fn export_refuses_a_file_that_is_not_a_view() {
         "{}",
         run.stderr
     );
-    assert!(
-        run.stderr.contains("missing field `messages`"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("expected a view"), "{}", run.stderr);
+    run.stderr_has("missing field `messages`")
+        .stderr_has("expected a view");
     // Broken JSON is located by line and column.
     env.write(
         "broken.json",
@@ -616,10 +589,6 @@ fn export_refuses_a_file_that_is_not_a_view() {
         run.stderr
     );
     let run = env.run(&["export", "absent.json"]);
-    run.failure(2);
-    assert!(
-        run.stderr.contains("cannot read the view absent.json"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2)
+        .stderr_has("cannot read the view absent.json");
 }

@@ -14,7 +14,7 @@ use rusqlite::Connection;
 use serde_json::{Value, json};
 
 use crate::util::{FOLD, SHRINK_FLOOR, SHRINK_FLOOR_TASK, TENANT, TENANT_CALLS, TENANT_TASK};
-use crate::util::{TestEnv, args, blake3_hex};
+use crate::util::{TestEnv, args, blake3_hex, in_place_compact};
 
 /// A Claude Code session of `turns` turns, each a question, a Bash call, its
 /// output (`pad` bytes) and an answer: 4 lines per turn.
@@ -78,6 +78,23 @@ pub fn claude_session(session: &str, turns: usize, pad: usize) -> String {
 }
 
 /// A session id for generated session `i`.
+/// `count` sessions written to `{name}{i}.jsonl`, with ids
+/// from `session_id(first)` on, each of `turns` turns padded by `pad` bytes.
+fn sessions(
+    env: &TestEnv,
+    name: &str,
+    first: usize,
+    count: usize,
+    (turns, pad): (usize, usize),
+) -> Vec<String> {
+    (0..count)
+        .map(|i| {
+            let text = claude_session(&session_id(first + i), turns, pad);
+            env.write(&format!("{name}{i}.jsonl"), text)
+        })
+        .collect()
+}
+
 pub fn session_id(i: usize) -> String {
     format!("{i:08x}-0000-4000-8000-{:012x}", 0xfeed_0000u64 + i as u64)
 }
@@ -191,14 +208,7 @@ pub const FIRST_USE_ROUNDS: usize = 20;
 #[test]
 fn a_brand_new_store_opened_by_six_processes_at_once_works_twenty_times_in_a_row() {
     let env = TestEnv::new();
-    let files: Vec<String> = (0..FIRST_USE_PROCESSES)
-        .map(|i| {
-            env.write(
-                &format!("s{i}.jsonl"),
-                claude_session(&session_id(i), 2, 200),
-            )
-        })
-        .collect();
+    let files = sessions(&env, "s", 0, FIRST_USE_PROCESSES, (2, 200));
     for round in 0..FIRST_USE_ROUNDS {
         let db = env.root().join(format!("new-{round}/store.db"));
         std::fs::create_dir_all(db.parent().unwrap()).unwrap();
@@ -304,18 +314,7 @@ fn an_abort_after_every_call_of_a_fixture_leaves_a_sound_store_that_resumes_to_t
         let mut c = compactor(
             &env,
             db,
-            &args(
-                &[
-                    "compact",
-                    "--task",
-                    TENANT_TASK,
-                    "--json",
-                    "-o",
-                    "v.json",
-                    "--in-place",
-                ],
-                &FOLD,
-            ),
+            &in_place_compact(TENANT_TASK, &args(&["--json"], &FOLD)),
         );
         if let Some(f) = fault {
             c.env("COMPACTOR_FAULT", f);
@@ -352,14 +351,7 @@ pub const IMPORT_CRASH_POINTS: u64 = 20;
 fn an_abort_at_twenty_seeded_lines_of_a_large_import_keeps_whole_files_or_nothing() {
     let env = TestEnv::new();
     // Three files, 1,200 lines each (about 4 MB in all).
-    let files: Vec<String> = (0..3)
-        .map(|i| {
-            env.write(
-                &format!("big-{i}.jsonl"),
-                claude_session(&session_id(100 + i), 300, 800),
-            )
-        })
-        .collect();
+    let files = sessions(&env, "big-", 100, 3, (300, 800));
     let lines_per_file = 1200u64;
     let total = lines_per_file * files.len() as u64;
     let import = |db: &Path, fault: Option<u64>| {
@@ -461,14 +453,7 @@ pub const REPLAYERS: usize = 2;
 #[test]
 fn eight_importers_and_two_in_place_replays_share_one_store() {
     let env = TestEnv::new();
-    let files: Vec<String> = (0..IMPORTERS)
-        .map(|i| {
-            env.write(
-                &format!("w{i}.jsonl"),
-                claude_session(&session_id(200 + i), 40, 2000),
-            )
-        })
-        .collect();
+    let files = sessions(&env, "w", 200, IMPORTERS, (40, 2000));
     let tenant = env.fixture(TENANT);
     let shrink = env.fixture(SHRINK_FLOOR);
     // The clean single-writer results to compare with.

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::util::{
     BREAKTHROUGH, BUDGETS, DISPOSABLE, FOLD, SHRINK_FLOOR, SHRINK_FLOOR_CALLS, SHRINK_FLOOR_TASK,
     TENANT, TENANT_TASK, TestEnv, args, assert_report_fields, assert_status_consistent, blake3_hex,
-    valid_view,
+    in_place_compact, valid_view,
 };
 
 fn shrink_floor() -> TestEnv {
@@ -172,8 +172,7 @@ fn from_and_to_limit_the_rows_not_the_calls_run() {
         &["replay", "--task", SHRINK_FLOOR_TASK, "--to", "3"],
         &FOLD,
     ));
-    run.success();
-    assert!(run.stdout.contains("totals over 3 calls"), "{}", run.stdout);
+    run.success().stdout_has("totals over 3 calls");
 }
 
 #[test]
@@ -202,12 +201,7 @@ fn bad_ranges_and_flags_are_refused() {
         assert!(run.stderr.contains(message), "{extra:?}: {}", run.stderr);
     }
     let run = env.run(&["replay", "--task", "nope"]);
-    run.failure(2);
-    assert!(
-        run.stderr.contains("unknown task \"nope\""),
-        "{}",
-        run.stderr
-    );
+    run.failure(2).stderr_has("unknown task \"nope\"");
 }
 
 #[test]
@@ -236,8 +230,7 @@ fn views_dir_holds_one_file_per_call_hashing_to_its_row() {
 fn saved_runs_are_listed_and_not_overwritten_without_force() {
     let env = shrink_floor();
     let run = env.run(&["runs"]);
-    run.success();
-    assert!(run.stderr.contains("no saved runs"), "{}", run.stderr);
+    run.success().stderr_has("no saved runs");
 
     let r = replay_json(&env, SHRINK_FLOOR_TASK, &args(&["--save", "fold"], &FOLD));
     let final_hash = hashes(&r).last().unwrap().clone();
@@ -263,13 +256,8 @@ fn saved_runs_are_listed_and_not_overwritten_without_force() {
 
     // The name is taken: refused, and the saved run is unchanged.
     let run = env.run(&["replay", "--task", SHRINK_FLOOR_TASK, "--save", "fold"]);
-    run.failure(2);
-    assert!(
-        run.stderr
-            .contains("a run named \"fold\" is already saved\nhint: pass --force"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2)
+        .stderr_has("a run named \"fold\" is already saved\nhint: pass --force");
     assert_eq!(
         env.run(&["runs", "--json"]).json_list()[0]["settings"]["budget"]["window"],
         32000
@@ -285,12 +273,7 @@ fn saved_runs_are_listed_and_not_overwritten_without_force() {
         "--to",
         "4",
     ]);
-    run.success();
-    assert!(
-        run.stderr.contains("saved as run \"fold\" (4 calls)"),
-        "{}",
-        run.stderr
-    );
+    run.success().stderr_has("saved as run \"fold\" (4 calls)");
     let runs = env.run(&["runs", "--json"]).json_list();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0]["calls"], 4);
@@ -358,20 +341,8 @@ fn aborted_replay(env: &TestEnv, task: &str, budget: &[&str], at: u64) -> u64 {
 
 /// An in-place `compact` after an interrupted run resumes it and ends on `view_hash`.
 fn compact_resumes_to(env: &TestEnv, budget: &[&str], view_hash: &Value) {
-    let run = env.run(&args(
-        &[
-            "compact",
-            "--task",
-            TENANT_TASK,
-            "--json",
-            "-o",
-            "v.json",
-            "--in-place",
-        ],
-        budget,
-    ));
-    run.success();
-    assert!(run.stderr.contains("resuming at call"), "{}", run.stderr);
+    let run = env.run(&in_place_compact(TENANT_TASK, &args(&["--json"], budget)));
+    run.success().stderr_has("resuming at call");
     assert_eq!(&run.json()["view_hash"], view_hash);
 }
 
@@ -417,12 +388,8 @@ fn a_replay_aborted_mid_way_and_run_again_ends_on_the_same_view() {
         &["replay", "--task", TENANT_TASK, "--in-place", "--json"],
         &budget,
     ));
-    run.success();
-    assert!(
-        run.stderr.contains("already ran in place on this store"),
-        "{}",
-        run.stderr
-    );
+    run.success()
+        .stderr_has("already ran in place on this store");
 
     // A compact after an aborted replay resumes and ends on the same view too.
     let env = TestEnv::new();

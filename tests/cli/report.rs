@@ -336,12 +336,7 @@ fn transcript_text_is_escaped_and_cannot_inject_script() {
 fn an_unknown_task_is_a_usage_error_and_writes_nothing() {
     let env = TestEnv::new();
     let run = env.run(&["report", "--task", "nope", "-o", "r.html"]);
-    run.failure(2);
-    assert!(
-        run.stderr.contains("unknown task \"nope\""),
-        "{}",
-        run.stderr
-    );
+    run.failure(2).stderr_has("unknown task \"nope\"");
     assert!(!env.work().join("r.html").exists());
 }
 
@@ -379,12 +374,7 @@ fn open_hands_the_written_page_to_the_opener_only_when_asked() {
     let mut cmd = env.command(&["report", &fixture, "-o", "again.html", "--open"]);
     cmd.env("PATH", &path);
     let run = env.finish(cmd);
-    run.success();
-    assert!(
-        run.stderr.contains("could not open again.html"),
-        "{}",
-        run.stderr
-    );
+    run.success().stderr_has("could not open again.html");
     assert!(env.work().join("again.html").exists());
 }
 
@@ -406,12 +396,8 @@ fn the_probe_section_agrees_with_replay_probes() {
     ];
     let html = report(&env, "probe/codex-adversarial.jsonl", "p.html", &budget);
     assert!(!html.contains("does not exist yet"));
-    let run = env.run(&args(
-        &["replay", "--task", ADVERSARIAL_TASK, "--json", "--probes"],
-        &budget,
-    ));
-    run.success();
-    let v = run.json();
+    let replay = ["replay", "--task", ADVERSARIAL_TASK, "--json", "--probes"];
+    let v = env.json_of(&args(&replay, &budget), 0);
     let calls = v["calls"].as_array().unwrap();
     let crit = series(&html, "probes", "critical-kept");
     let kept = series(&html, "probes", "all-kept");
@@ -437,4 +423,35 @@ fn the_probe_section_agrees_with_replay_probes() {
         "{}",
         &html[html.find("id=\"probe\"").unwrap()..][..800]
     );
+}
+
+/// The calls the chart marks as the original agent's own compactions.
+fn agent_compaction_marks(html: &str) -> Vec<&str> {
+    tags(html, "line")
+        .into_iter()
+        .filter(|t| attr(t, "class") == Some("agent-compact"))
+        .filter_map(|t| attr(t, "data-call"))
+        .collect()
+}
+
+/// Where the original agent compacted itself is marked, at the first call
+/// after it: Claude Code compacted the corpus session 8463c716 after 71 model
+/// calls (its `isCompactSummary` line 715). A session that never compacted
+/// itself has no such marker.
+#[test]
+fn the_agents_own_compaction_is_marked_at_the_call_after_it() {
+    let env = TestEnv::new();
+    let html = report(&env, SHRINK_FLOOR, "none.html", &FOLD);
+    assert!(agent_compaction_marks(&html).is_empty());
+    let test = "the_agents_own_compaction_is_marked_at_the_call_after_it";
+    let Some(corpus) = crate::util::corpus(test) else {
+        return;
+    };
+    let file = corpus.join(
+        "claude-code/v2.1.39_spotter_interrupts_biglines/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl",
+    );
+    let run = env.run(&["report", file.to_str().unwrap(), "-o", "own.html"]);
+    run.success();
+    let html = fs::read_to_string(env.work().join("own.html")).unwrap();
+    assert_eq!(agent_compaction_marks(&html), ["72"]);
 }

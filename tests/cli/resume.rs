@@ -634,15 +634,7 @@ fn compact_and_resume(
             run_bounded(cmd)
         }
         Agent::Codex => {
-            std::fs::create_dir_all(home.join(".codex")).unwrap();
-            std::fs::write(
-                home.join(".codex").join("config.toml"),
-                format!(
-                    "model_provider = \"stub\"\nmodel = \"gpt-5.1-codex\"\n\n[model_providers.stub]\nname = \"stub\"\nbase_url = \"http://127.0.0.1:{}/v1\"\nwire_api = \"responses\"\nenv_key = \"STUB_API_KEY\"\n",
-                    stub.port
-                ),
-            )
-            .unwrap();
+            codex_config(&home, stub.port);
             let mut cmd = client_command(&bin, &home, &project);
             cmd.env("STUB_API_KEY", "loopback").args([
                 "exec",
@@ -942,15 +934,7 @@ fn regenerate_client_fixtures() {
         std::fs::create_dir_all(&project).unwrap();
         std::fs::write(project.join("notes.txt"), "The export job batches reads.\n").unwrap();
         let stub = Stub::start();
-        std::fs::create_dir_all(home.join(".codex")).unwrap();
-        std::fs::write(
-            home.join(".codex").join("config.toml"),
-            format!(
-                "model_provider = \"stub\"\nmodel = \"gpt-5.1-codex\"\n\n[model_providers.stub]\nname = \"stub\"\nbase_url = \"http://127.0.0.1:{}/v1\"\nwire_api = \"responses\"\nenv_key = \"STUB_API_KEY\"\n",
-                stub.port
-            ),
-        )
-        .unwrap();
+        codex_config(&home, stub.port);
         let mut id: Option<String> = None;
         for t in &turns {
             let mut cmd = client_command(&codex, &home, &project);
@@ -1033,6 +1017,14 @@ fn fresh_client_fixtures_import_with_no_unknown_lines() {
     }
 }
 
+/// `compact FILE -o checkpoint.json`, read back.
+fn checkpoint(env: &TestEnv, file: &str) -> Value {
+    env.run(&["compact", file, "-o", "checkpoint.json", "-q"])
+        .success();
+    let bytes = std::fs::read(env.work().join("checkpoint.json")).unwrap();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
 /// The checkpoint is a whole request: `compact -o` carries the recorded system
 /// prompt and tools, and `export --format openai` turns it into a standard
 /// Chat Completions body (system message first, function tools, no reasoning
@@ -1041,11 +1033,7 @@ fn fresh_client_fixtures_import_with_no_unknown_lines() {
 fn the_checkpoint_carries_system_prompt_and_tools() {
     let env = TestEnv::new();
     let f = env.fixture(CLAUDE_FIXTURE);
-    env.run(&["compact", &f, "-o", "checkpoint.json", "-q"])
-        .success();
-    let cp: Value =
-        serde_json::from_slice(&std::fs::read(env.work().join("checkpoint.json")).unwrap())
-            .unwrap();
+    let cp = checkpoint(&env, &f);
     let system = cp["system"].as_str().expect("a system prompt");
     assert!(system.contains("Claude"), "{system:.200}");
     let tools = cp["tools"].as_array().expect("tools");
@@ -1082,11 +1070,7 @@ fn the_checkpoint_carries_system_prompt_and_tools() {
 fn a_codex_checkpoint_carries_the_base_instructions() {
     let env = TestEnv::new();
     let f = env.fixture("codex/client-0.171.0.jsonl");
-    env.run(&["compact", &f, "-o", "checkpoint.json", "-q"])
-        .success();
-    let cp: Value =
-        serde_json::from_slice(&std::fs::read(env.work().join("checkpoint.json")).unwrap())
-            .unwrap();
+    let cp = checkpoint(&env, &f);
     let system = cp["system"].as_str().expect("a system prompt");
     assert!(
         system.starts_with("You are a coding agent running in the Codex CLI"),
@@ -1133,12 +1117,7 @@ fn write_session_refuses_to_overwrite_and_rejects_bad_input() {
     let file = only_jsonl(&projects);
     let before = std::fs::read(&file).unwrap();
     let again = write(&["--cwd", "."], id);
-    again.failure(2);
-    assert!(
-        again.stderr.contains("cannot write the session"),
-        "{}",
-        again.stderr
-    );
+    again.failure(2).stderr_has("cannot write the session");
     assert_eq!(
         std::fs::read(&file).unwrap(),
         before,
@@ -1148,18 +1127,20 @@ fn write_session_refuses_to_overwrite_and_rejects_bad_input() {
         &["--cwd", "no/such/dir"],
         "0199a1b2-0000-7000-8000-00000000000b",
     );
-    bad_cwd.failure(2);
-    assert!(
-        bad_cwd.stderr.contains("--cwd no/such/dir"),
-        "{}",
-        bad_cwd.stderr
-    );
+    bad_cwd.failure(2).stderr_has("--cwd no/such/dir");
     let bad_id = write(&["--cwd", "."], "not-a-uuid");
-    bad_id.failure(2);
-    assert!(
-        bad_id.stderr.contains("COMPACTOR_SESSION_ID"),
-        "{}",
-        bad_id.stderr
-    );
+    bad_id.failure(2).stderr_has("COMPACTOR_SESSION_ID");
     assert_eq!(only_jsonl(&projects), file, "nothing else was written");
+}
+
+/// A Codex home whose model provider is the loopback stub on `port`.
+fn codex_config(home: &Path, port: u16) {
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    std::fs::write(
+        home.join(".codex").join("config.toml"),
+        format!(
+            "model_provider = \"stub\"\nmodel = \"gpt-5.1-codex\"\n\n[model_providers.stub]\nname = \"stub\"\nbase_url = \"http://127.0.0.1:{port}/v1\"\nwire_api = \"responses\"\nenv_key = \"STUB_API_KEY\"\n"
+        ),
+    )
+    .unwrap();
 }

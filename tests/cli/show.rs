@@ -18,6 +18,12 @@ fn claude_env() -> TestEnv {
     env
 }
 
+/// `show --json` of a tool call of the Claude Code fixture.
+fn show_tool_json(env: &TestEnv, id: &str) -> Value {
+    let tool = format!("tool:{id}");
+    env.json_of(&["show", "--task", CLAUDE_TASK, &tool, "--json"], 0)
+}
+
 /// The content of the tool_result for `id` in a fixture, as written there.
 fn fixture_tool_result(rel: &str, id: &str) -> Value {
     for (_, l) in json_lines(&testdata(rel)) {
@@ -52,15 +58,7 @@ fn a_tool_call_with_its_raw_output() {
 #[test]
 fn a_big_tool_output_has_a_compacted_form_and_its_raw_text() {
     let env = claude_env();
-    let run = env.run(&[
-        "show",
-        "--task",
-        CLAUDE_TASK,
-        &format!("tool:{READ_ID}"),
-        "--json",
-    ]);
-    run.success();
-    let v = run.json();
+    let v = show_tool_json(&env, READ_ID);
     assert_eq!(v["id"], READ_ID);
     assert_eq!(v["name"], "Read");
     assert_eq!(v["interrupted"], false);
@@ -113,15 +111,7 @@ fn a_big_tool_output_has_a_compacted_form_and_its_raw_text() {
 #[test]
 fn a_small_tool_output_has_no_compacted_form() {
     let env = claude_env();
-    let run = env.run(&[
-        "show",
-        "--task",
-        CLAUDE_TASK,
-        &format!("tool:{BASH_ID}"),
-        "--json",
-    ]);
-    run.success();
-    let v = run.json();
+    let v = show_tool_json(&env, BASH_ID);
     assert_eq!(v["compacted_form"], Value::Null);
     assert_eq!(
         v["result"]["content"],
@@ -205,12 +195,7 @@ fn an_interrupted_tool_call_says_so() {
     assert_eq!(run.json()["interrupted"], true);
     assert_eq!(run.json()["result"], Value::Null);
     let run = env.run(&["show", "--task", task, &format!("tool:{call}")]);
-    assert!(
-        run.stdout
-            .contains("output: none recorded (the call was interrupted)"),
-        "{}",
-        run.stdout
-    );
+    run.stdout_has("output: none recorded (the call was interrupted)");
 }
 
 fn seqs(env: &TestEnv, address: &str) -> Vec<u64> {

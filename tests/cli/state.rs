@@ -5,7 +5,7 @@
 
 use crate::util::{
     BREAKTHROUGH, DISPOSABLE, FOLD, SHRINK_FLOOR, SHRINK_FLOOR_TASK, TENANT, TIGHT, TestEnv, args,
-    corpus, jsonl_files,
+    corpus, field_of, in_place_compact, jsonl_files,
 };
 
 /// `compact --task TASK` at the default budget, with `more`: the view's bytes.
@@ -117,18 +117,8 @@ fn reset_forgets_one_profile_or_all() {
     let env = TestEnv::new();
     env.import_fixture(SHRINK_FLOOR);
     for budget in [FOLD, TIGHT] {
-        env.run(&args(
-            &[
-                "compact",
-                "--task",
-                SHRINK_FLOOR_TASK,
-                "-o",
-                "v.json",
-                "--in-place",
-            ],
-            &budget,
-        ))
-        .success();
+        env.run(&in_place_compact(SHRINK_FLOOR_TASK, &budget))
+            .success();
     }
     let profiles = |env: &TestEnv| -> Vec<String> {
         let conn = env.conn();
@@ -156,20 +146,10 @@ fn reset_forgets_one_profile_or_all() {
     assert!(r["entries_forgotten"].as_u64().unwrap() > 0, "{r}");
     assert_eq!(profiles(&env), vec![both[1].clone()]);
     let run = env.run(&["reset", SHRINK_FLOOR_TASK]);
-    run.success();
-    assert!(
-        run.stdout.contains("the raw record is untouched"),
-        "{}",
-        run.stdout
-    );
+    run.success().stdout_has("the raw record is untouched");
     assert!(profiles(&env).is_empty());
     let run = env.run(&["reset", "nope"]);
-    run.failure(2);
-    assert!(
-        run.stderr.contains("unknown task \"nope\""),
-        "{}",
-        run.stderr
-    );
+    run.failure(2).stderr_has("unknown task \"nope\"");
 }
 
 #[test]
@@ -189,11 +169,8 @@ fn restored_counts_what_the_view_holds() {
         run.json()
     };
     let nine = step("9");
-    let shrunk: u64 = nine["tiers"]
-        .as_array()
-        .unwrap()
+    let shrunk: u64 = field_of(&nine["tiers"], "parts_shrunk", serde_json::Value::as_u64)
         .iter()
-        .map(|t| t["parts_shrunk"].as_u64().unwrap())
         .sum();
     assert!(shrunk > 0, "{nine}");
     let ten = step("10");

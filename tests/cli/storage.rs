@@ -50,14 +50,9 @@ fn a_file_that_is_not_sqlite_is_refused_and_left_untouched() {
             let mut cmd = env.bare_command();
             cmd.arg("--db").arg(&db).args(a);
             let run = env.finish(cmd);
-            run.failure(2);
-            assert!(
-                run.stderr.contains(&format!(
-                    "the store [TMP]/{name}.db is not an SQLite database"
-                )),
-                "{name}: {}",
-                run.stderr
-            );
+            run.failure(2).stderr_has(format!(
+                "the store [TMP]/{name}.db is not an SQLite database"
+            ));
             assert_eq!(std::fs::read(&db).unwrap(), bytes, "{name} was modified");
             no_side_files(&db);
         }
@@ -105,15 +100,10 @@ fn a_store_from_a_newer_compactor_is_refused_and_left_as_it_was() {
     let f = env.fixture(SHRINK_FLOOR);
     for a in [&["import", f.as_str()][..], &["tasks"][..]] {
         let run = env.run(a);
-        run.failure(2);
-        assert!(
-            run.stderr.contains(&format!(
+        run.failure(2).stderr_has(format!(
                 "the store [TMP]/store.db has format version 99, newer than this compactor understands (version {})",
                 compactor::store::STORE_VERSION
-            )),
-            "{}",
-            run.stderr
-        );
+            ));
     }
     let version: u32 = env
         .conn()
@@ -131,13 +121,8 @@ fn a_db_path_in_a_missing_directory_is_an_error_but_the_default_store_dir_is_cre
     let mut cmd = env.bare_command();
     cmd.args(["--db", "no/such/dir/store.db", "import", &f]);
     let run = env.finish(cmd);
-    run.failure(2);
-    assert!(
-        run.stderr.contains(
-            "the store's directory no/such/dir does not exist; create it or use another --db"
-        ),
-        "{}",
-        run.stderr
+    run.failure(2).stderr_has(
+        "the store's directory no/such/dir does not exist; create it or use another --db",
     );
     assert!(!env.work().join("no").exists(), "the directory was created");
     // The same through COMPACTOR_DB.
@@ -163,9 +148,9 @@ fn euid() -> u32 {
 
 /// The binary as an unprivileged user (itself when not root; `nobody`
 /// through setpriv when root), or `None` when that is not possible here.
-fn unprivileged(env: &TestEnv, args: &[&std::ffi::OsStr]) -> Option<Run> {
+fn unprivileged(env: &TestEnv, db: &Path, args: &[&str]) -> Option<Run> {
     let mut inner = env.std_command();
-    inner.args(args);
+    inner.arg("--db").arg(db).args(args);
     if euid() != 0 {
         return Some(env.finish(inner.into()));
     }
@@ -217,38 +202,17 @@ fn a_read_only_store_is_refused_for_writes_and_left_untouched_but_can_be_read() 
     let hash = file_hash(&db);
     set_mode(&dir, 0o777);
     set_mode(&db, 0o444);
-    let os = |s: &str| std::ffi::OsString::from(s);
-    let a = [
-        os("--db"),
-        db.clone().into_os_string(),
-        os("import"),
-        os(&f),
-    ];
-    let refs: Vec<&std::ffi::OsStr> = a.iter().map(|s| s.as_os_str()).collect();
-    let Some(run) = unprivileged(&env, &refs) else {
+    let Some(run) = unprivileged(&env, &db, &["import", &f]) else {
         return skipped(
             "a_read_only_store_is_refused_for_writes_and_left_untouched_but_can_be_read",
         );
     };
-    run.failure(2);
-    assert!(
-        run.stderr
-            .contains("the store [TMP]/ro/store.db is read-only"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2)
+        .stderr_has("the store [TMP]/ro/store.db is read-only");
     assert_eq!(file_hash(&db), hash);
     // Reading needs no write: tasks works on a read-only file.
-    let a = [
-        os("--db"),
-        db.clone().into_os_string(),
-        os("tasks"),
-        os("--json"),
-    ];
-    let refs: Vec<&std::ffi::OsStr> = a.iter().map(|s| s.as_os_str()).collect();
-    let run = unprivileged(&env, &refs).unwrap();
-    run.success();
-    assert!(run.stdout.contains(DISPOSABLE_TASK), "{}", run.stdout);
+    let run = unprivileged(&env, &db, &["tasks", "--json"]).unwrap();
+    run.success().stdout_has(DISPOSABLE_TASK);
     set_mode(&db, 0o644);
     assert_eq!(store_dump(&env, &db), before);
     assert_eq!(file_hash(&db), hash);
@@ -262,25 +226,12 @@ fn an_unwritable_directory_is_refused_and_nothing_appears_in_it() {
     let dir = env.root().join("locked");
     std::fs::create_dir(&dir).unwrap();
     set_mode(&dir, 0o555);
-    let os = |s: &str| std::ffi::OsString::from(s);
     let db = dir.join("store.db");
-    let a = [
-        os("--db"),
-        db.clone().into_os_string(),
-        os("import"),
-        os(&f),
-    ];
-    let refs: Vec<&std::ffi::OsStr> = a.iter().map(|s| s.as_os_str()).collect();
-    let Some(run) = unprivileged(&env, &refs) else {
+    let Some(run) = unprivileged(&env, &db, &["import", &f]) else {
         return skipped("an_unwritable_directory_is_refused_and_nothing_appears_in_it");
     };
-    run.failure(2);
-    assert!(
-        run.stderr
-            .contains("cannot open the store [TMP]/locked/store.db"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2)
+        .stderr_has("cannot open the store [TMP]/locked/store.db");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
 
     // An existing, writable store file in a directory that cannot be
@@ -295,21 +246,9 @@ fn an_unwritable_directory_is_refused_and_nothing_appears_in_it() {
     set_mode(&db2, 0o666);
     set_mode(&dir2, 0o555);
     let g = env.fixture(SHRINK_FLOOR);
-    let a = [
-        os("--db"),
-        db2.clone().into_os_string(),
-        os("import"),
-        os(&g),
-    ];
-    let refs: Vec<&std::ffi::OsStr> = a.iter().map(|s| s.as_os_str()).collect();
-    let run = unprivileged(&env, &refs).unwrap();
-    run.failure(2);
-    assert!(
-        run.stderr
-            .contains("the store [TMP]/locked2/store.db is read-only"),
-        "{}",
-        run.stderr
-    );
+    let run = unprivileged(&env, &db2, &["import", &g]).unwrap();
+    run.failure(2)
+        .stderr_has("the store [TMP]/locked2/store.db is read-only");
     set_mode(&dir2, 0o755);
     assert_eq!(file_hash(&db2), hash);
     assert_eq!(std::fs::read_dir(&dir2).unwrap().count(), 1);

@@ -59,12 +59,8 @@ fn a_unique_prefix_names_the_task() {
         format!("{SUBAGENT_SESSION}/agent-a5c31d7")
     );
     let run = env.run(&["step", "--task", "c2e8d4a1/agent-zz"]);
-    run.failure(2);
-    assert!(
-        run.stderr.contains("unknown task \"c2e8d4a1/agent-zz\""),
-        "{}",
-        run.stderr
-    );
+    run.failure(2)
+        .stderr_has("unknown task \"c2e8d4a1/agent-zz\"");
     // show and reset take prefixes too.
     let full = env.run(&["show", "--task", CLAUDE_TASK, "0..2"]);
     let short = env.run(&["show", "--task", "7f3c", "0..2"]);
@@ -72,12 +68,7 @@ fn a_unique_prefix_names_the_task() {
     assert_eq!(short.stdout, full.stdout);
     env.run(&["reset", "7f3c"]).success();
     let none = env.run(&["show", "--task", "zz", "0..2"]);
-    none.failure(2);
-    assert!(
-        none.stderr.contains("unknown task \"zz\""),
-        "{}",
-        none.stderr
-    );
+    none.failure(2).stderr_has("unknown task \"zz\"");
 }
 
 #[test]
@@ -104,8 +95,7 @@ fn latest_is_the_most_recently_active_task() {
     // With no task at all.
     let empty = TestEnv::new();
     let run = empty.run(&["step", "--task", "latest"]);
-    run.failure(2);
-    assert!(run.stderr.contains("no task yet"), "{}", run.stderr);
+    run.failure(2).stderr_has("no task yet");
 }
 
 #[test]
@@ -132,12 +122,8 @@ fn cwd_picks_among_the_sessions_of_a_project() {
     let run = env.run(&["step", "--cwd", "/home/dev/projects/other", "--task", "7f"]);
     run.failure(2);
     let run = env.run(&["step", "--cwd", "/nowhere"]);
-    run.failure(2);
-    assert!(
-        run.stderr.contains("no task was recorded in /nowhere"),
-        "{}",
-        run.stderr
-    );
+    run.failure(2)
+        .stderr_has("no task was recorded in /nowhere");
 
     // Without --cwd, `latest` prefers the sessions of the current directory.
     let here = "a1b2c3d4-0000-4000-8000-000000000002";

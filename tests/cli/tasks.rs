@@ -282,8 +282,7 @@ fn a_memory_store_keeps_nothing() {
     let mut cmd = env.bare_command();
     cmd.args(["--db", ":memory:", "import", &path]);
     let run = env.finish(cmd);
-    run.success();
-    assert!(run.stdout.contains("4 added"), "{}", run.stdout);
+    run.success().stdout_has("4 added");
     let mut cmd = env.bare_command();
     cmd.args(["--db", ":memory:", "tasks", "--json"]);
     assert_eq!(
@@ -364,13 +363,8 @@ fn the_table_over_a_fake_home_has_titles_projects_and_subagents_indented() {
     }
     assert_snapshot!(run.snapshot());
     let wide = env.run(&["tasks", "--wide"]);
-    wide.success();
-    assert!(
-        wide.stdout
-            .contains(&format!("└ {SUBAGENT_SESSION}/agent-a5c31d7")),
-        "{}",
-        wide.stdout
-    );
+    wide.success()
+        .stdout_has(format!("└ {SUBAGENT_SESSION}/agent-a5c31d7"));
     // Every short id names its task.
     for t in env.tasks().iter().filter(|t| t["parent"].is_null()) {
         let short = t["short_id"].as_str().unwrap();
@@ -395,12 +389,7 @@ fn a_project_under_home_is_shown_from_tilde() {
     let mut cmd = env.command(&["tasks"]);
     cmd.env("HOME", "/home/dev");
     let run = env.finish(cmd);
-    run.success();
-    assert!(
-        run.stdout.contains("  ~/projects/tally  "),
-        "{}",
-        run.stdout
-    );
+    run.success().stdout_has("  ~/projects/tally  ");
     // JSON keeps the path as recorded.
     assert_eq!(env.task(CLAUDE_TASK)["cwd"], "/home/dev/projects/tally");
 }

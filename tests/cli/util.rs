@@ -20,6 +20,14 @@ pub fn crate_dir() -> &'static Path {
 }
 
 /// A committed fixture under `testdata/`.
+/// The bytes of each of `files` under testdata/.
+pub fn read_testdata(files: &[&str]) -> Vec<Vec<u8>> {
+    files
+        .iter()
+        .map(|f| std::fs::read(testdata(f)).unwrap())
+        .collect()
+}
+
 pub fn testdata(rel: &str) -> PathBuf {
     crate_dir().join("testdata").join(rel)
 }
@@ -69,6 +77,25 @@ impl Run {
     pub fn failure(&self, code: i32) -> &Run {
         assert_eq!(self.status, code, "unexpected status:\n{}", self.snapshot());
         self
+    }
+
+    /// Asserts stderr contains `needle`, showing stderr when it does not.
+    #[track_caller]
+    pub fn stderr_has(&self, needle: impl AsRef<str>) -> &Run {
+        Run::has("stderr", &self.stderr, needle.as_ref());
+        self
+    }
+
+    /// Asserts stdout contains `needle`, showing stdout when it does not.
+    #[track_caller]
+    pub fn stdout_has(&self, needle: impl AsRef<str>) -> &Run {
+        Run::has("stdout", &self.stdout, needle.as_ref());
+        self
+    }
+
+    #[track_caller]
+    fn has(stream: &str, text: &str, needle: &str) {
+        assert!(text.contains(needle), "{needle:?} not in {stream}:\n{text}");
     }
 
     /// One JSON object, or JSON Lines as an array (without a totals record).
@@ -327,20 +354,33 @@ pub fn under_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
 }
 
+/// Every transcript of the corpus at `dir`, checked to be all 29 of them.
+pub fn corpus_files(dir: &Path) -> Vec<PathBuf> {
+    let files = jsonl_files(dir);
+    let n = files.len();
+    assert!(n >= 29, "expected the 29 corpus files, found {n}");
+    files
+}
+
 /// Every `.jsonl` file under `dir`, sorted.
 pub fn jsonl_files(dir: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    files_with_extension(dir, "jsonl")
+}
+
+/// Every file under `dir` whose name ends in `.{ext}`, sorted.
+pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    fn walk(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
         for entry in fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                walk(&path, ext, out);
+            } else if path.extension().is_some_and(|e| e == ext) {
                 out.push(path);
             }
         }
     }
     let mut out = Vec::new();
-    walk(dir, &mut out);
+    walk(dir, ext, &mut out);
     out.sort();
     out
 }
@@ -551,6 +591,12 @@ pub const BUDGETS: [(&str, [&str; 4]); 3] = [
 ];
 
 /// `args` followed by `more`, for building argument lists from constants.
+/// An in-place `compact` of `task` writing v.json, then `more`.
+pub fn in_place_compact<'a>(task: &'a str, more: &[&'a str]) -> Vec<&'a str> {
+    let a = ["compact", "--task", task, "-o", "v.json", "--in-place"];
+    args(&a, more)
+}
+
 pub fn args<'a>(args: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
     let mut v = args.to_vec();
     v.extend_from_slice(more);
@@ -685,4 +731,21 @@ impl TestEnv {
         run.failure(status);
         run.json()
     }
+}
+
+/// The field `key` of every item of the JSON array `list`, read by `get`.
+#[track_caller]
+pub fn field_of<T>(list: &Value, key: &str, get: impl Fn(&Value) -> Option<T>) -> Vec<T> {
+    let items = list.as_array();
+    let items = items.unwrap_or_else(|| panic!("not an array: {list}"));
+    items
+        .iter()
+        .map(|item| get(&item[key]).unwrap_or_else(|| panic!("no {key} in {item}")))
+        .collect()
+}
+
+/// `field_of` for string fields.
+#[track_caller]
+pub fn strings_of(list: &Value, key: &str) -> Vec<String> {
+    field_of(list, key, |v| v.as_str().map(String::from))
 }

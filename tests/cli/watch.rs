@@ -36,11 +36,7 @@ fn watch_json_lines_equal_step_json_of_each_call() {
             let v: Value = serde_json::from_str(line).unwrap();
             assert_eq!(v["call"], i + 1);
         }
-        assert!(
-            run.stderr.contains(&format!("(task {task})")),
-            "{}",
-            run.stderr
-        );
+        run.stderr_has(format!("(task {task})"));
     }
 }
 
@@ -95,12 +91,7 @@ fn watch_a_task_by_name_prints_one_line_per_call() {
 fn watch_of_an_unknown_task_is_an_input_error() {
     let env = TestEnv::new();
     let run = env.run(&["watch", "nope", "--until-idle", "0"]);
-    run.failure(2);
-    assert!(
-        run.stderr.contains("unknown task \"nope\""),
-        "{}",
-        run.stderr
-    );
+    run.failure(2).stderr_has("unknown task \"nope\"");
 }
 
 /// Rows of the record, in order.

@@ -27,6 +27,7 @@ use harness::*;
 use matrix::{budget_flags, matrix};
 
 use super::Ui;
+use super::common::from_start;
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::cmd::summarizer::{Configured, SummarizerArgs};
@@ -34,12 +35,15 @@ use crate::engine::Tier;
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
 use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
-use crate::session::replay::{ReplayOptions, replay};
+use crate::session::replay::replay;
 use crate::store::{DbLocation, Store};
 use crate::transcript::ingest::{IngestOptions, ingest_file};
 use crate::view::View;
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  compactor check testdata/fixtures/* --golden testdata/golden\n  compactor check testdata/fixtures/claude-shrink-floor.jsonl --json"
+)]
 pub struct CheckArgs {
     /// Fixture transcripts.
     #[arg(required = true, value_name = "FIXTURE")]
@@ -181,13 +185,7 @@ fn check_fixture(
         let calls = index.calls();
         let mut fresh = Vec::new();
         let mut tiers_seen: Vec<Tier> = Vec::new();
-        let opts = ReplayOptions {
-            from: 1,
-            to: calls,
-            resume: false,
-            prices: Default::default(),
-            progress: None,
-        };
+        let opts = from_start(calls, Default::default());
         if calls > 0 {
             replay(
                 &mut mem,
