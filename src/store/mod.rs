@@ -17,7 +17,10 @@ use std::path::PathBuf;
 
 use rusqlite::Connection;
 
-pub use raw::{AppendOutcome, StoredMessage, TaskRecord, TaskStats, row_hash, stats_of};
+pub use raw::{
+    AppendOutcome, CONTENT_JSON, CONTENT_LZ4, StoredMessage, TaskRecord, TaskStats, decode_content,
+    encode_content, row_hash, stats_of,
+};
 pub use runs::{RunInfo, RunStep};
 pub use snapshot::{Forgotten, ProfileState};
 pub use summary_cache::{CachedSummary, SummaryCache};
@@ -30,6 +33,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0004_summary_cache.sql"),
     include_str!("migrations/0005_profiles.sql"),
     include_str!("migrations/0006_source_stat.sql"),
+    include_str!("migrations/0007_compressed_content.sql"),
 ];
 
 /// The page size of a store this build creates (bytes).

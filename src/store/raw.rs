@@ -2,6 +2,9 @@
 
 use std::collections::HashMap;
 
+use std::borrow::Cow;
+
+use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{OptionalExtension, params};
 
 use super::{Reader, Result, StoreError, Tx};
@@ -56,6 +59,54 @@ pub struct TaskStats {
     pub usage: Usage,
     pub first_timestamp: Option<String>,
     pub last_timestamp: Option<String>,
+}
+
+/// `task_message.content_encoding` of a row whose `content` is the canonical
+/// JSON text itself (every row a store before version 7 holds).
+pub const CONTENT_JSON: &str = "json";
+/// `content_encoding` of a row whose `content` is a BLOB: the canonical JSON
+/// compressed as one LZ4 block, prefixed with its length (4 bytes, little
+/// endian).
+pub const CONTENT_LZ4: &str = "lz4";
+
+/// How a row's canonical content JSON is stored: compressed when that is
+/// smaller (small rows, a few dozen bytes, do not shrink and stay text).
+/// The row hash is always over the canonical JSON, never over these bytes.
+pub fn encode_content(json: String) -> (&'static str, SqlValue) {
+    let packed = lz4_flex::compress_prepend_size(json.as_bytes());
+    if packed.len() < json.len() {
+        (CONTENT_LZ4, SqlValue::Blob(packed))
+    } else {
+        (CONTENT_JSON, SqlValue::Text(json))
+    }
+}
+
+/// The canonical content JSON of a stored row, from its `content_encoding`
+/// and the bytes of its `content` (TEXT or BLOB). Every read of a row's
+/// content goes through here.
+pub fn decode_content<'a>(
+    encoding: &str,
+    bytes: &'a [u8],
+) -> std::result::Result<Cow<'a, [u8]>, String> {
+    match encoding {
+        CONTENT_JSON => Ok(Cow::Borrowed(bytes)),
+        CONTENT_LZ4 => lz4_flex::decompress_size_prepended(bytes)
+            .map(Cow::Owned)
+            .map_err(|e| format!("content does not decompress: {e}")),
+        other => Err(format!("unknown content encoding {other:?}")),
+    }
+}
+
+/// The bytes of a `content` value, TEXT or BLOB.
+fn content_bytes(r: &rusqlite::Row<'_>, idx: usize) -> rusqlite::Result<Vec<u8>> {
+    match r.get_ref(idx)? {
+        ValueRef::Text(b) | ValueRef::Blob(b) => Ok(b.to_vec()),
+        other => Err(rusqlite::Error::InvalidColumnType(
+            idx,
+            "content".to_string(),
+            other.data_type(),
+        )),
+    }
 }
 
 /// The chain hash of a row: blake3 over the previous row's hash and the row's
@@ -180,11 +231,17 @@ impl Tx<'_> {
         let mut prev = [0u8; 32];
         let mut encoded = Vec::with_capacity(msgs.len());
         let mut chain = Vec::with_capacity(msgs.len());
-        for m in msgs {
+        for (i, m) in msgs.iter().enumerate() {
             let content = m.content_json();
             let usage = usage_json(&m.usage);
             prev = row_hash(&prev, m, &content, usage.as_deref());
             chain.push(prev);
+            // Only the rows to insert are compressed.
+            let content = if (i as u64) < stored {
+                (CONTENT_JSON, SqlValue::Null)
+            } else {
+                encode_content(content)
+            };
             encoded.push((content, usage));
         }
         let n = msgs.len() as u64;
@@ -219,13 +276,13 @@ impl Tx<'_> {
             }
         }
         let mut stmt = self.tx.prepare_cached(
-            "INSERT INTO task_message (task_id, seq, role, kind, turn, step, gen_id, content, usage,
-               source_id, source_line, source_uuid, timestamp, row_hash)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            "INSERT INTO task_message (task_id, seq, role, kind, turn, step, gen_id, content,
+               content_encoding, usage, source_id, source_line, source_uuid, timestamp, row_hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
         )?;
         for i in stored as usize..msgs.len() {
             let m = &msgs[i];
-            let (content, usage) = &encoded[i];
+            let ((encoding, content), usage) = &encoded[i];
             stmt.execute(params![
                 task_id,
                 i as i64,
@@ -235,6 +292,7 @@ impl Tx<'_> {
                 m.step,
                 m.gen_id,
                 content,
+                encoding,
                 usage,
                 source_id,
                 m.line as i64,
@@ -357,7 +415,7 @@ impl Reader<'_> {
                 r.get::<_, u32>(3)?,
                 r.get::<_, u32>(4)?,
                 r.get::<_, Option<String>>(5)?,
-                r.get::<_, String>(6)?,
+                content_bytes(r, 6)?,
                 r.get::<_, String>(7)?,
                 r.get::<_, Option<String>>(8)?,
                 r.get::<_, Option<String>>(9)?,
@@ -372,15 +430,13 @@ impl Reader<'_> {
                 row?;
             let corrupt =
                 |what: &str| StoreError::Corrupt(format!("task {task_id} row {seq}: {what}"));
-            if enc != "json" {
-                return Err(corrupt(&format!("unknown content encoding {enc:?}")));
-            }
             let role =
                 Role::parse(&role).ok_or_else(|| corrupt(&format!("unknown role {role:?}")))?;
             let kind =
                 Kind::parse(&kind).ok_or_else(|| corrupt(&format!("unknown kind {kind:?}")))?;
+            let json = decode_content(&enc, &content).map_err(|e| corrupt(&e))?;
             let content: Vec<Block> =
-                serde_json::from_str(&content).map_err(|e| corrupt(&format!("content: {e}")))?;
+                serde_json::from_slice(&json).map_err(|e| corrupt(&format!("content: {e}")))?;
             let usage: Option<Usage> = match usage {
                 Some(u) => {
                     Some(serde_json::from_str(&u).map_err(|e| corrupt(&format!("usage: {e}")))?)
