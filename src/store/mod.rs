@@ -272,6 +272,28 @@ impl Store {
         Ok(scratch)
     }
 
+    /// Stop SQLite from checkpointing the WAL after each commit of this
+    /// connection (its `wal_autocheckpoint`): an import of many files, or of
+    /// one large file, then copies its pages into the database once, at
+    /// [`Store::checkpoint`] or when the last connection closes, instead of
+    /// right after every file's commit. Other connections keep their own
+    /// setting.
+    pub fn defer_checkpoints(&self) -> Result<()> {
+        self.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        Ok(())
+    }
+
+    /// Copy what the WAL holds into the database and truncate the WAL, as far
+    /// as readers allow (never waiting for them: a PASSIVE checkpoint). A
+    /// no-op for an in-memory store.
+    pub fn checkpoint(&self) -> Result<()> {
+        if matches!(self.location, DbLocation::File(_)) {
+            self.conn
+                .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
+        }
+        Ok(())
+    }
+
     /// This open store's identity within the process (see the field).
     pub fn instance(&self) -> u64 {
         self.instance
