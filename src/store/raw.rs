@@ -151,6 +151,50 @@ fn usage_json(u: &Option<Usage>) -> Option<String> {
         .map(|u| serde_json::to_string(u).expect("usage serialises"))
 }
 
+/// Rows per batch between the encoding and the inserting thread.
+const PIPELINE_BATCH: usize = 64;
+/// Batches that may wait in the channel: memory stays at a few batches.
+const PIPELINE_DEPTH: usize = 4;
+
+/// A row ready to insert: its content as stored, its usage JSON and its
+/// chain hash.
+struct EncodedRow {
+    encoding: &'static str,
+    content: SqlValue,
+    usage: Option<String>,
+    hash: [u8; 32],
+}
+
+/// The encoding stage: serialise, hash (chained from `prev`) and compress
+/// `msgs` in order, sending them in batches until done or until the
+/// inserting side hangs up.
+fn encode_rows(
+    msgs: &[Message],
+    mut prev: [u8; 32],
+    send: std::sync::mpsc::SyncSender<Vec<EncodedRow>>,
+) {
+    for chunk in msgs.chunks(PIPELINE_BATCH) {
+        let batch = chunk
+            .iter()
+            .map(|m| {
+                let content = m.content_json();
+                let usage = usage_json(&m.usage);
+                prev = row_hash(&prev, m, &content, usage.as_deref());
+                let (encoding, content) = encode_content(content);
+                EncodedRow {
+                    encoding,
+                    content,
+                    usage,
+                    hash: prev,
+                }
+            })
+            .collect();
+        if send.send(batch).is_err() {
+            return;
+        }
+    }
+}
+
 impl Tx<'_> {
     /// Insert or refresh a task's descriptive row (known fields are never blanked).
     pub fn upsert_task(&self, t: &TaskRecord) -> Result<()> {
@@ -216,6 +260,11 @@ impl Tx<'_> {
     /// stored rows are compared with the parsed prefix by their chain hash, the
     /// rest is appended. Re-importing the same file adds nothing; a grown file
     /// adds its new rows; a rewritten one is refused.
+    ///
+    /// The new rows go through two stages on two threads: one serialises,
+    /// hashes and compresses them ([`EncodedRow`]), the other (this one, which
+    /// holds the transaction) inserts them. A bounded channel of small batches
+    /// joins them, so the encoded form of only a few batches is in memory.
     pub fn append_messages(
         &self,
         task_id: &str,
@@ -228,23 +277,8 @@ impl Tx<'_> {
             [task_id],
             |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)),
         )?;
-        let mut prev = [0u8; 32];
-        let mut encoded = Vec::with_capacity(msgs.len());
-        let mut chain = Vec::with_capacity(msgs.len());
-        for (i, m) in msgs.iter().enumerate() {
-            let content = m.content_json();
-            let usage = usage_json(&m.usage);
-            prev = row_hash(&prev, m, &content, usage.as_deref());
-            chain.push(prev);
-            // Only the rows to insert are compressed.
-            let content = if (i as u64) < stored {
-                (CONTENT_JSON, SqlValue::Null)
-            } else {
-                encode_content(content)
-            };
-            encoded.push((content, usage));
-        }
         let n = msgs.len() as u64;
+        let mut prev = [0u8; 32];
         if stored > 0 {
             let check_at = stored.min(n);
             if check_at == 0 {
@@ -262,10 +296,14 @@ impl Tx<'_> {
                     |r| r.get(0),
                 )?
             };
-            if expected.as_slice() != chain[(check_at - 1) as usize] {
+            prev = chain_of(&msgs[..check_at as usize])
+                .last()
+                .copied()
+                .unwrap_or_default();
+            if expected.as_slice() != prev {
                 return Err(StoreError::Diverged {
                     task: task_id.to_string(),
-                    row: self.first_divergence(task_id, &chain)?,
+                    row: self.first_divergence(task_id, &chain_of(msgs))?,
                 });
             }
             if n <= stored {
@@ -280,27 +318,36 @@ impl Tx<'_> {
                content_encoding, usage, source_id, source_line, source_uuid, timestamp, row_hash)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
         )?;
-        for i in stored as usize..msgs.len() {
-            let m = &msgs[i];
-            let ((encoding, content), usage) = &encoded[i];
-            stmt.execute(params![
-                task_id,
-                i as i64,
-                m.role.as_str(),
-                m.kind.as_str(),
-                m.turn,
-                m.step,
-                m.gen_id,
-                content,
-                encoding,
-                usage,
-                source_id,
-                m.line as i64,
-                m.source_uuid,
-                m.timestamp,
-                &chain[i][..],
-            ])?;
-        }
+        let new = &msgs[stored as usize..];
+        std::thread::scope(|scope| -> Result<()> {
+            let (send, batches) = std::sync::mpsc::sync_channel::<Vec<EncodedRow>>(PIPELINE_DEPTH);
+            scope.spawn(move || encode_rows(new, prev, send));
+            let mut seq = stored as i64;
+            // Dropping the receiver on an error stops the encoder at its next batch.
+            for batch in batches {
+                for (row, m) in batch.iter().zip(&new[(seq - stored as i64) as usize..]) {
+                    stmt.execute(params![
+                        task_id,
+                        seq,
+                        m.role.as_str(),
+                        m.kind.as_str(),
+                        m.turn,
+                        m.step,
+                        m.gen_id,
+                        row.content,
+                        row.encoding,
+                        row.usage,
+                        source_id,
+                        m.line as i64,
+                        m.source_uuid,
+                        m.timestamp,
+                        &row.hash[..],
+                    ])?;
+                    seq += 1;
+                }
+            }
+            Ok(())
+        })?;
         Ok(AppendOutcome {
             already: stored,
             added: n - stored,
