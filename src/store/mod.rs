@@ -346,6 +346,32 @@ mod tests {
     }
 
     #[test]
+    fn content_round_trips_and_bad_bytes_are_errors() {
+        let json = serde_json::to_string(&vec!["a long enough text block "; 8]).unwrap();
+        let (encoding, value) = encode_content(json.clone());
+        assert_eq!(encoding, CONTENT_LZ4);
+        let rusqlite::types::Value::Blob(bytes) = value else {
+            panic!("compressed content is a BLOB")
+        };
+        assert!(bytes.len() < json.len());
+        assert_eq!(decode_content(encoding, &bytes).unwrap(), json.as_bytes());
+        // Too small to shrink: kept as text.
+        let (encoding, value) = encode_content("[]".to_string());
+        assert_eq!(encoding, CONTENT_JSON);
+        assert_eq!(value, rusqlite::types::Value::Text("[]".to_string()));
+        // Damaged or unknown: an error, never a panic.
+        for bad in [
+            &bytes[..3],
+            &bytes[..bytes.len() / 2],
+            b"\xff\xff\xff\x7fxyz",
+        ] {
+            assert!(decode_content(CONTENT_LZ4, bad).is_err());
+        }
+        let err = decode_content("zip", b"[]").unwrap_err();
+        assert!(err.contains("unknown content encoding"), "{err}");
+    }
+
+    #[test]
     fn newer_store_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.db");

@@ -97,18 +97,6 @@ pub fn decode_content<'a>(
     }
 }
 
-/// The bytes of a `content` value, TEXT or BLOB.
-fn content_bytes(r: &rusqlite::Row<'_>, idx: usize) -> rusqlite::Result<Vec<u8>> {
-    match r.get_ref(idx)? {
-        ValueRef::Text(b) | ValueRef::Blob(b) => Ok(b.to_vec()),
-        other => Err(rusqlite::Error::InvalidColumnType(
-            idx,
-            "content".to_string(),
-            other.data_type(),
-        )),
-    }
-}
-
 /// The chain hash of a row: blake3 over the previous row's hash and the row's
 /// identity (role, kind, generation, content, usage, uuid, timestamp). Source
 /// line numbers are left out: identity comes from content, not location.
@@ -377,21 +365,19 @@ impl Reader<'_> {
         Ok(self
             .conn
             .query_row(
-                "SELECT id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title
-                 FROM task WHERE id = ?1",
+                &format!("SELECT {TASK_COLUMNS} FROM task WHERE id = ?1"),
                 [id],
-                task_from_row,
+                TaskRecord::from_row,
             )
             .optional()?)
     }
 
     /// All tasks, ordered by id.
     pub fn tasks(&self) -> Result<Vec<TaskRecord>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title
-             FROM task ORDER BY id",
-        )?;
-        let rows = stmt.query_map([], task_from_row)?;
+        let mut stmt = self
+            .conn
+            .prepare(&format!("SELECT {TASK_COLUMNS} FROM task ORDER BY id"))?;
+        let rows = stmt.query_map([], TaskRecord::from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -447,65 +433,16 @@ impl Reader<'_> {
 
     /// Rows with `from <= seq < to`, in order.
     pub fn messages(&self, task_id: &str, from: u64, to: u64) -> Result<Vec<StoredMessage>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT m.seq, m.role, m.kind, m.turn, m.step, m.gen_id, m.content, m.content_encoding, m.usage,
-                    s.path, m.source_line, m.source_uuid, m.timestamp
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {MESSAGE_COLUMNS}
              FROM task_message m LEFT JOIN import_source s ON s.id = m.source_id
-             WHERE m.task_id = ?1 AND m.seq >= ?2 AND m.seq < ?3 ORDER BY m.seq",
-        )?;
+             WHERE m.task_id = ?1 AND m.seq >= ?2 AND m.seq < ?3 ORDER BY m.seq"
+        ))?;
         let to = to.min(i64::MAX as u64);
-        let rows = stmt.query_map(params![task_id, from as i64, to as i64], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, u32>(3)?,
-                r.get::<_, u32>(4)?,
-                r.get::<_, Option<String>>(5)?,
-                content_bytes(r, 6)?,
-                r.get::<_, String>(7)?,
-                r.get::<_, Option<String>>(8)?,
-                r.get::<_, Option<String>>(9)?,
-                r.get::<_, i64>(10)?,
-                r.get::<_, Option<String>>(11)?,
-                r.get::<_, Option<String>>(12)?,
-            ))
-        })?;
+        let mut rows = stmt.query(params![task_id, from as i64, to as i64])?;
         let mut out = Vec::new();
-        for row in rows {
-            let (seq, role, kind, turn, step, gen_id, content, enc, usage, path, line, uuid, ts) =
-                row?;
-            let corrupt =
-                |what: &str| StoreError::Corrupt(format!("task {task_id} row {seq}: {what}"));
-            let role =
-                Role::parse(&role).ok_or_else(|| corrupt(&format!("unknown role {role:?}")))?;
-            let kind =
-                Kind::parse(&kind).ok_or_else(|| corrupt(&format!("unknown kind {kind:?}")))?;
-            let json = decode_content(&enc, &content).map_err(|e| corrupt(&e))?;
-            let content: Vec<Block> =
-                serde_json::from_slice(&json).map_err(|e| corrupt(&format!("content: {e}")))?;
-            let usage: Option<Usage> = match usage {
-                Some(u) => {
-                    Some(serde_json::from_str(&u).map_err(|e| corrupt(&format!("usage: {e}")))?)
-                }
-                None => None,
-            };
-            out.push(StoredMessage {
-                seq: seq as u64,
-                source_path: path,
-                message: Message {
-                    role,
-                    kind,
-                    content,
-                    gen_id,
-                    usage,
-                    line: line as u64,
-                    source_uuid: uuid,
-                    timestamp: ts,
-                    turn,
-                    step,
-                },
-            });
+        while let Some(r) = rows.next()? {
+            out.push(StoredMessage::from_row(task_id, r)?);
         }
         Ok(out)
     }
@@ -611,16 +548,70 @@ pub fn stats_of<'a>(msgs: impl Iterator<Item = &'a Message>) -> TaskStats {
     st
 }
 
-fn task_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TaskRecord> {
-    Ok(TaskRecord {
-        id: r.get(0)?,
-        format: r.get(1)?,
-        parent_id: r.get(2)?,
-        session_id: r.get(3)?,
-        agent_id: r.get(4)?,
-        cwd: r.get(5)?,
-        model: r.get(6)?,
-        cli_version: r.get(7)?,
-        title: r.get(8)?,
-    })
+/// The `task` table's columns that [`TaskRecord::from_row`] reads (by name).
+const TASK_COLUMNS: &str =
+    "id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title";
+
+impl TaskRecord {
+    fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TaskRecord> {
+        Ok(TaskRecord {
+            id: r.get("id")?,
+            format: r.get("format")?,
+            parent_id: r.get("parent_id")?,
+            session_id: r.get("session_id")?,
+            agent_id: r.get("agent_id")?,
+            cwd: r.get("cwd")?,
+            model: r.get("model")?,
+            cli_version: r.get("cli_version")?,
+            title: r.get("title")?,
+        })
+    }
+}
+
+/// The columns of a `task_message` row (`m`, joined with its `import_source`
+/// `s`) that [`StoredMessage::from_row`] reads (by name).
+const MESSAGE_COLUMNS: &str = "m.seq AS seq, m.role AS role, m.kind AS kind, m.turn AS turn,
+    m.step AS step, m.gen_id AS gen_id, m.content AS content,
+    m.content_encoding AS content_encoding, m.usage AS usage, s.path AS source_path,
+    m.source_line AS source_line, m.source_uuid AS source_uuid, m.timestamp AS timestamp";
+
+impl StoredMessage {
+    /// A row of [`MESSAGE_COLUMNS`] of task `task_id`, decoded; a value the
+    /// store should never hold is [`StoreError::Corrupt`].
+    fn from_row(task_id: &str, r: &rusqlite::Row<'_>) -> Result<StoredMessage> {
+        let seq: i64 = r.get("seq")?;
+        let corrupt = |what: &str| StoreError::Corrupt(format!("task {task_id} row {seq}: {what}"));
+        let role: String = r.get("role")?;
+        let role = Role::parse(&role).ok_or_else(|| corrupt(&format!("unknown role {role:?}")))?;
+        let kind: String = r.get("kind")?;
+        let kind = Kind::parse(&kind).ok_or_else(|| corrupt(&format!("unknown kind {kind:?}")))?;
+        let encoding: String = r.get("content_encoding")?;
+        let bytes = match r.get_ref("content")? {
+            ValueRef::Text(b) | ValueRef::Blob(b) => b,
+            other => return Err(corrupt(&format!("content is {}", other.data_type()))),
+        };
+        let json = decode_content(&encoding, bytes).map_err(|e| corrupt(&e))?;
+        let content: Vec<Block> =
+            serde_json::from_slice(&json).map_err(|e| corrupt(&format!("content: {e}")))?;
+        let usage: Option<Usage> = match r.get::<_, Option<String>>("usage")? {
+            Some(u) => Some(serde_json::from_str(&u).map_err(|e| corrupt(&format!("usage: {e}")))?),
+            None => None,
+        };
+        Ok(StoredMessage {
+            seq: seq as u64,
+            source_path: r.get("source_path")?,
+            message: Message {
+                role,
+                kind,
+                content,
+                gen_id: r.get("gen_id")?,
+                usage,
+                line: r.get::<_, i64>("source_line")? as u64,
+                source_uuid: r.get("source_uuid")?,
+                timestamp: r.get("timestamp")?,
+                turn: r.get("turn")?,
+                step: r.get("step")?,
+            },
+        })
+    }
 }
