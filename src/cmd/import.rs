@@ -202,6 +202,14 @@ fn hinted_missing(l: &Location) -> anyhow::Error {
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome> {
+    // The WAL is copied into the database once, after the last file.
+    store.defer_checkpoints()?;
+    let outcome = import_all(store, ui, args);
+    store.checkpoint()?;
+    outcome
+}
+
+fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome> {
     let opts = IngestOptions {
         format: args.format,
         task: args.task.clone(),

@@ -17,7 +17,10 @@ use std::path::PathBuf;
 
 use rusqlite::Connection;
 
-pub use raw::{AppendOutcome, StoredMessage, TaskRecord, TaskStats, row_hash, stats_of};
+pub use raw::{
+    AppendOutcome, CONTENT_JSON, CONTENT_LZ4, StoredMessage, TaskRecord, TaskStats, decode_content,
+    encode_content, row_hash, stats_of,
+};
 pub use runs::{RunInfo, RunStep};
 pub use snapshot::{Forgotten, ProfileState};
 pub use summary_cache::{CachedSummary, SummaryCache};
@@ -30,6 +33,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0004_summary_cache.sql"),
     include_str!("migrations/0005_profiles.sql"),
     include_str!("migrations/0006_source_stat.sql"),
+    include_str!("migrations/0007_compressed_content.sql"),
 ];
 
 /// The page size of a store this build creates (bytes).
@@ -268,6 +272,28 @@ impl Store {
         Ok(scratch)
     }
 
+    /// Stop SQLite from checkpointing the WAL after each commit of this
+    /// connection (its `wal_autocheckpoint`): an import of many files, or of
+    /// one large file, then copies its pages into the database once, at
+    /// [`Store::checkpoint`] or when the last connection closes, instead of
+    /// right after every file's commit. Other connections keep their own
+    /// setting.
+    pub fn defer_checkpoints(&self) -> Result<()> {
+        self.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        Ok(())
+    }
+
+    /// Copy what the WAL holds into the database and truncate the WAL, as far
+    /// as readers allow (never waiting for them: a PASSIVE checkpoint). A
+    /// no-op for an in-memory store.
+    pub fn checkpoint(&self) -> Result<()> {
+        if matches!(self.location, DbLocation::File(_)) {
+            self.conn
+                .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
+        }
+        Ok(())
+    }
+
     /// This open store's identity within the process (see the field).
     pub fn instance(&self) -> u64 {
         self.instance
@@ -317,6 +343,32 @@ mod tests {
     fn fresh_store_has_current_version() {
         let s = Store::open_memory().unwrap();
         assert_eq!(s.version().unwrap(), STORE_VERSION);
+    }
+
+    #[test]
+    fn content_round_trips_and_bad_bytes_are_errors() {
+        let json = serde_json::to_string(&vec!["a long enough text block "; 8]).unwrap();
+        let (encoding, value) = encode_content(json.clone());
+        assert_eq!(encoding, CONTENT_LZ4);
+        let rusqlite::types::Value::Blob(bytes) = value else {
+            panic!("compressed content is a BLOB")
+        };
+        assert!(bytes.len() < json.len());
+        assert_eq!(decode_content(encoding, &bytes).unwrap(), json.as_bytes());
+        // Too small to shrink: kept as text.
+        let (encoding, value) = encode_content("[]".to_string());
+        assert_eq!(encoding, CONTENT_JSON);
+        assert_eq!(value, rusqlite::types::Value::Text("[]".to_string()));
+        // Damaged or unknown: an error, never a panic.
+        for bad in [
+            &bytes[..3],
+            &bytes[..bytes.len() / 2],
+            b"\xff\xff\xff\x7fxyz",
+        ] {
+            assert!(decode_content(CONTENT_LZ4, bad).is_err());
+        }
+        let err = decode_content("zip", b"[]").unwrap_err();
+        assert!(err.contains("unknown content encoding"), "{err}");
     }
 
     #[test]

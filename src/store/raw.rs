@@ -2,6 +2,9 @@
 
 use std::collections::HashMap;
 
+use std::borrow::Cow;
+
+use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{OptionalExtension, params};
 
 use super::{Reader, Result, StoreError, Tx};
@@ -58,6 +61,42 @@ pub struct TaskStats {
     pub last_timestamp: Option<String>,
 }
 
+/// `task_message.content_encoding` of a row whose `content` is the canonical
+/// JSON text itself (every row a store before version 7 holds).
+pub const CONTENT_JSON: &str = "json";
+/// `content_encoding` of a row whose `content` is a BLOB: the canonical JSON
+/// compressed as one LZ4 block, prefixed with its length (4 bytes, little
+/// endian).
+pub const CONTENT_LZ4: &str = "lz4";
+
+/// How a row's canonical content JSON is stored: compressed when that is
+/// smaller (small rows, a few dozen bytes, do not shrink and stay text).
+/// The row hash is always over the canonical JSON, never over these bytes.
+pub fn encode_content(json: String) -> (&'static str, SqlValue) {
+    let packed = lz4_flex::compress_prepend_size(json.as_bytes());
+    if packed.len() < json.len() {
+        (CONTENT_LZ4, SqlValue::Blob(packed))
+    } else {
+        (CONTENT_JSON, SqlValue::Text(json))
+    }
+}
+
+/// The canonical content JSON of a stored row, from its `content_encoding`
+/// and the bytes of its `content` (TEXT or BLOB). Every read of a row's
+/// content goes through here.
+pub fn decode_content<'a>(
+    encoding: &str,
+    bytes: &'a [u8],
+) -> std::result::Result<Cow<'a, [u8]>, String> {
+    match encoding {
+        CONTENT_JSON => Ok(Cow::Borrowed(bytes)),
+        CONTENT_LZ4 => lz4_flex::decompress_size_prepended(bytes)
+            .map(Cow::Owned)
+            .map_err(|e| format!("content does not decompress: {e}")),
+        other => Err(format!("unknown content encoding {other:?}")),
+    }
+}
+
 /// The chain hash of a row: blake3 over the previous row's hash and the row's
 /// identity (role, kind, generation, content, usage, uuid, timestamp). Source
 /// line numbers are left out: identity comes from content, not location.
@@ -98,6 +137,50 @@ pub fn chain_of(msgs: &[Message]) -> Vec<[u8; 32]> {
 fn usage_json(u: &Option<Usage>) -> Option<String> {
     u.as_ref()
         .map(|u| serde_json::to_string(u).expect("usage serialises"))
+}
+
+/// Rows per batch between the encoding and the inserting thread.
+const PIPELINE_BATCH: usize = 64;
+/// Batches that may wait in the channel: memory stays at a few batches.
+const PIPELINE_DEPTH: usize = 4;
+
+/// A row ready to insert: its content as stored, its usage JSON and its
+/// chain hash.
+struct EncodedRow {
+    encoding: &'static str,
+    content: SqlValue,
+    usage: Option<String>,
+    hash: [u8; 32],
+}
+
+/// The encoding stage: serialise, hash (chained from `prev`) and compress
+/// `msgs` in order, sending them in batches until done or until the
+/// inserting side hangs up.
+fn encode_rows(
+    msgs: &[Message],
+    mut prev: [u8; 32],
+    send: std::sync::mpsc::SyncSender<Vec<EncodedRow>>,
+) {
+    for chunk in msgs.chunks(PIPELINE_BATCH) {
+        let batch = chunk
+            .iter()
+            .map(|m| {
+                let content = m.content_json();
+                let usage = usage_json(&m.usage);
+                prev = row_hash(&prev, m, &content, usage.as_deref());
+                let (encoding, content) = encode_content(content);
+                EncodedRow {
+                    encoding,
+                    content,
+                    usage,
+                    hash: prev,
+                }
+            })
+            .collect();
+        if send.send(batch).is_err() {
+            return;
+        }
+    }
 }
 
 impl Tx<'_> {
@@ -165,6 +248,11 @@ impl Tx<'_> {
     /// stored rows are compared with the parsed prefix by their chain hash, the
     /// rest is appended. Re-importing the same file adds nothing; a grown file
     /// adds its new rows; a rewritten one is refused.
+    ///
+    /// The new rows go through two stages on two threads: one serialises,
+    /// hashes and compresses them ([`EncodedRow`]), the other (this one, which
+    /// holds the transaction) inserts them. A bounded channel of small batches
+    /// joins them, so the encoded form of only a few batches is in memory.
     pub fn append_messages(
         &self,
         task_id: &str,
@@ -177,17 +265,8 @@ impl Tx<'_> {
             [task_id],
             |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)),
         )?;
-        let mut prev = [0u8; 32];
-        let mut encoded = Vec::with_capacity(msgs.len());
-        let mut chain = Vec::with_capacity(msgs.len());
-        for m in msgs {
-            let content = m.content_json();
-            let usage = usage_json(&m.usage);
-            prev = row_hash(&prev, m, &content, usage.as_deref());
-            chain.push(prev);
-            encoded.push((content, usage));
-        }
         let n = msgs.len() as u64;
+        let mut prev = [0u8; 32];
         if stored > 0 {
             let check_at = stored.min(n);
             if check_at == 0 {
@@ -205,10 +284,14 @@ impl Tx<'_> {
                     |r| r.get(0),
                 )?
             };
-            if expected.as_slice() != chain[(check_at - 1) as usize] {
+            prev = chain_of(&msgs[..check_at as usize])
+                .last()
+                .copied()
+                .unwrap_or_default();
+            if expected.as_slice() != prev {
                 return Err(StoreError::Diverged {
                     task: task_id.to_string(),
-                    row: self.first_divergence(task_id, &chain)?,
+                    row: self.first_divergence(task_id, &chain_of(msgs))?,
                 });
             }
             if n <= stored {
@@ -219,30 +302,40 @@ impl Tx<'_> {
             }
         }
         let mut stmt = self.tx.prepare_cached(
-            "INSERT INTO task_message (task_id, seq, role, kind, turn, step, gen_id, content, usage,
-               source_id, source_line, source_uuid, timestamp, row_hash)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            "INSERT INTO task_message (task_id, seq, role, kind, turn, step, gen_id, content,
+               content_encoding, usage, source_id, source_line, source_uuid, timestamp, row_hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
         )?;
-        for i in stored as usize..msgs.len() {
-            let m = &msgs[i];
-            let (content, usage) = &encoded[i];
-            stmt.execute(params![
-                task_id,
-                i as i64,
-                m.role.as_str(),
-                m.kind.as_str(),
-                m.turn,
-                m.step,
-                m.gen_id,
-                content,
-                usage,
-                source_id,
-                m.line as i64,
-                m.source_uuid,
-                m.timestamp,
-                &chain[i][..],
-            ])?;
-        }
+        let new = &msgs[stored as usize..];
+        std::thread::scope(|scope| -> Result<()> {
+            let (send, batches) = std::sync::mpsc::sync_channel::<Vec<EncodedRow>>(PIPELINE_DEPTH);
+            scope.spawn(move || encode_rows(new, prev, send));
+            let mut seq = stored as i64;
+            // Dropping the receiver on an error stops the encoder at its next batch.
+            for batch in batches {
+                for (row, m) in batch.iter().zip(&new[(seq - stored as i64) as usize..]) {
+                    stmt.execute(params![
+                        task_id,
+                        seq,
+                        m.role.as_str(),
+                        m.kind.as_str(),
+                        m.turn,
+                        m.step,
+                        m.gen_id,
+                        row.content,
+                        row.encoding,
+                        row.usage,
+                        source_id,
+                        m.line as i64,
+                        m.source_uuid,
+                        m.timestamp,
+                        &row.hash[..],
+                    ])?;
+                    seq += 1;
+                }
+            }
+            Ok(())
+        })?;
         Ok(AppendOutcome {
             already: stored,
             added: n - stored,
@@ -272,21 +365,19 @@ impl Reader<'_> {
         Ok(self
             .conn
             .query_row(
-                "SELECT id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title
-                 FROM task WHERE id = ?1",
+                &format!("SELECT {TASK_COLUMNS} FROM task WHERE id = ?1"),
                 [id],
-                task_from_row,
+                TaskRecord::from_row,
             )
             .optional()?)
     }
 
     /// All tasks, ordered by id.
     pub fn tasks(&self) -> Result<Vec<TaskRecord>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title
-             FROM task ORDER BY id",
-        )?;
-        let rows = stmt.query_map([], task_from_row)?;
+        let mut stmt = self
+            .conn
+            .prepare(&format!("SELECT {TASK_COLUMNS} FROM task ORDER BY id"))?;
+        let rows = stmt.query_map([], TaskRecord::from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -342,67 +433,16 @@ impl Reader<'_> {
 
     /// Rows with `from <= seq < to`, in order.
     pub fn messages(&self, task_id: &str, from: u64, to: u64) -> Result<Vec<StoredMessage>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT m.seq, m.role, m.kind, m.turn, m.step, m.gen_id, m.content, m.content_encoding, m.usage,
-                    s.path, m.source_line, m.source_uuid, m.timestamp
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {MESSAGE_COLUMNS}
              FROM task_message m LEFT JOIN import_source s ON s.id = m.source_id
-             WHERE m.task_id = ?1 AND m.seq >= ?2 AND m.seq < ?3 ORDER BY m.seq",
-        )?;
+             WHERE m.task_id = ?1 AND m.seq >= ?2 AND m.seq < ?3 ORDER BY m.seq"
+        ))?;
         let to = to.min(i64::MAX as u64);
-        let rows = stmt.query_map(params![task_id, from as i64, to as i64], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, u32>(3)?,
-                r.get::<_, u32>(4)?,
-                r.get::<_, Option<String>>(5)?,
-                r.get::<_, String>(6)?,
-                r.get::<_, String>(7)?,
-                r.get::<_, Option<String>>(8)?,
-                r.get::<_, Option<String>>(9)?,
-                r.get::<_, i64>(10)?,
-                r.get::<_, Option<String>>(11)?,
-                r.get::<_, Option<String>>(12)?,
-            ))
-        })?;
+        let mut rows = stmt.query(params![task_id, from as i64, to as i64])?;
         let mut out = Vec::new();
-        for row in rows {
-            let (seq, role, kind, turn, step, gen_id, content, enc, usage, path, line, uuid, ts) =
-                row?;
-            let corrupt =
-                |what: &str| StoreError::Corrupt(format!("task {task_id} row {seq}: {what}"));
-            if enc != "json" {
-                return Err(corrupt(&format!("unknown content encoding {enc:?}")));
-            }
-            let role =
-                Role::parse(&role).ok_or_else(|| corrupt(&format!("unknown role {role:?}")))?;
-            let kind =
-                Kind::parse(&kind).ok_or_else(|| corrupt(&format!("unknown kind {kind:?}")))?;
-            let content: Vec<Block> =
-                serde_json::from_str(&content).map_err(|e| corrupt(&format!("content: {e}")))?;
-            let usage: Option<Usage> = match usage {
-                Some(u) => {
-                    Some(serde_json::from_str(&u).map_err(|e| corrupt(&format!("usage: {e}")))?)
-                }
-                None => None,
-            };
-            out.push(StoredMessage {
-                seq: seq as u64,
-                source_path: path,
-                message: Message {
-                    role,
-                    kind,
-                    content,
-                    gen_id,
-                    usage,
-                    line: line as u64,
-                    source_uuid: uuid,
-                    timestamp: ts,
-                    turn,
-                    step,
-                },
-            });
+        while let Some(r) = rows.next()? {
+            out.push(StoredMessage::from_row(task_id, r)?);
         }
         Ok(out)
     }
@@ -508,16 +548,70 @@ pub fn stats_of<'a>(msgs: impl Iterator<Item = &'a Message>) -> TaskStats {
     st
 }
 
-fn task_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TaskRecord> {
-    Ok(TaskRecord {
-        id: r.get(0)?,
-        format: r.get(1)?,
-        parent_id: r.get(2)?,
-        session_id: r.get(3)?,
-        agent_id: r.get(4)?,
-        cwd: r.get(5)?,
-        model: r.get(6)?,
-        cli_version: r.get(7)?,
-        title: r.get(8)?,
-    })
+/// The `task` table's columns that [`TaskRecord::from_row`] reads (by name).
+const TASK_COLUMNS: &str =
+    "id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title";
+
+impl TaskRecord {
+    fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TaskRecord> {
+        Ok(TaskRecord {
+            id: r.get("id")?,
+            format: r.get("format")?,
+            parent_id: r.get("parent_id")?,
+            session_id: r.get("session_id")?,
+            agent_id: r.get("agent_id")?,
+            cwd: r.get("cwd")?,
+            model: r.get("model")?,
+            cli_version: r.get("cli_version")?,
+            title: r.get("title")?,
+        })
+    }
+}
+
+/// The columns of a `task_message` row (`m`, joined with its `import_source`
+/// `s`) that [`StoredMessage::from_row`] reads (by name).
+const MESSAGE_COLUMNS: &str = "m.seq AS seq, m.role AS role, m.kind AS kind, m.turn AS turn,
+    m.step AS step, m.gen_id AS gen_id, m.content AS content,
+    m.content_encoding AS content_encoding, m.usage AS usage, s.path AS source_path,
+    m.source_line AS source_line, m.source_uuid AS source_uuid, m.timestamp AS timestamp";
+
+impl StoredMessage {
+    /// A row of [`MESSAGE_COLUMNS`] of task `task_id`, decoded; a value the
+    /// store should never hold is [`StoreError::Corrupt`].
+    fn from_row(task_id: &str, r: &rusqlite::Row<'_>) -> Result<StoredMessage> {
+        let seq: i64 = r.get("seq")?;
+        let corrupt = |what: &str| StoreError::Corrupt(format!("task {task_id} row {seq}: {what}"));
+        let role: String = r.get("role")?;
+        let role = Role::parse(&role).ok_or_else(|| corrupt(&format!("unknown role {role:?}")))?;
+        let kind: String = r.get("kind")?;
+        let kind = Kind::parse(&kind).ok_or_else(|| corrupt(&format!("unknown kind {kind:?}")))?;
+        let encoding: String = r.get("content_encoding")?;
+        let bytes = match r.get_ref("content")? {
+            ValueRef::Text(b) | ValueRef::Blob(b) => b,
+            other => return Err(corrupt(&format!("content is {}", other.data_type()))),
+        };
+        let json = decode_content(&encoding, bytes).map_err(|e| corrupt(&e))?;
+        let content: Vec<Block> =
+            serde_json::from_slice(&json).map_err(|e| corrupt(&format!("content: {e}")))?;
+        let usage: Option<Usage> = match r.get::<_, Option<String>>("usage")? {
+            Some(u) => Some(serde_json::from_str(&u).map_err(|e| corrupt(&format!("usage: {e}")))?),
+            None => None,
+        };
+        Ok(StoredMessage {
+            seq: seq as u64,
+            source_path: r.get("source_path")?,
+            message: Message {
+                role,
+                kind,
+                content,
+                gen_id: r.get("gen_id")?,
+                usage,
+                line: r.get::<_, i64>("source_line")? as u64,
+                source_uuid: r.get("source_uuid")?,
+                timestamp: r.get("timestamp")?,
+                turn: r.get("turn")?,
+                step: r.get("step")?,
+            },
+        })
+    }
 }

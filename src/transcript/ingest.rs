@@ -135,8 +135,9 @@ pub fn source_path(path: &Path) -> PathBuf {
 
 /// Import one file. Nothing of the file is stored unless all of it is.
 ///
-/// Phases: skip an unchanged file; parse it whole; name its tasks; then, in
-/// one transaction, store each task's rows and mint its tool forms.
+/// Phases: check it is a regular file; skip it when it is known (unchanged,
+/// or only a half-written line more); parse it whole; then name its tasks
+/// and, in one transaction, store each task's rows and mint its tool forms.
 pub fn ingest_file(
     store: &mut Store,
     path: &Path,
@@ -148,43 +149,15 @@ pub fn ingest_file(
         path: shown.clone(),
         source,
     };
-    let store_err = |source| IngestError::Store {
-        path: shown.clone(),
-        source,
-    };
     let canonical = source_path(path).display().to_string();
-    let meta = std::fs::metadata(path).map_err(io_err)?;
-    // Only regular files: opening a FIFO would wait for a writer forever.
-    if meta.is_dir() {
-        return Err(io_err(std::io::Error::other(
-            "is a directory; expected a transcript file",
-        )));
-    }
-    if !meta.is_file() {
-        return Err(io_err(std::io::Error::other(
-            "is not a regular file (a FIFO, socket or device); expected a transcript file",
-        )));
-    }
-    let size = meta.len();
+    let meta = regular_file(path).map_err(io_err)?;
     // Taken before reading: a file that grows while it is read has another
     // size next time, so it is read again.
-    let stat = mtime_ns(&meta).map(|m| (size, m));
-    if opts.task.is_none() {
-        // Near-instant: size and modification time as at the last import.
-        if stat.is_some() && store.reader().source_stat(&canonical).map_err(store_err)? == stat {
-            return unchanged_report(store, &canonical, size, &shown);
-        }
-        let stored = store.reader().source(&canonical).map_err(store_err)?;
-        if let Some((consumed, hash)) = stored
-            && let Some(incomplete) = recognise(path, consumed, &hash, size).map_err(io_err)?
-        {
-            store
-                .transaction(|tx| tx.set_source_stat(&canonical, stat))
-                .map_err(store_err)?;
-            let mut report = unchanged_report(store, &canonical, size, &shown)?;
-            report.incomplete_lines = incomplete;
-            return Ok(report);
-        }
+    let stat = mtime_ns(&meta).map(|m| (meta.len(), m));
+    if opts.task.is_none()
+        && let Some(report) = known_file(store, path, &canonical, &shown, meta.len(), stat)?
+    {
+        return Ok(report);
     }
     let file = File::open(path).map_err(io_err)?;
     let parsed = parse(
@@ -194,6 +167,60 @@ pub fn ingest_file(
         &shown,
     )?;
     store_parsed(store, &canonical, &shown, parsed, opts, stat)
+}
+
+/// Phase 0: the file's metadata, when it is a regular file. Opening a FIFO
+/// would wait for a writer forever.
+fn regular_file(path: &Path) -> std::io::Result<std::fs::Metadata> {
+    let meta = std::fs::metadata(path)?;
+    if meta.is_dir() {
+        return Err(std::io::Error::other(
+            "is a directory; expected a transcript file",
+        ));
+    }
+    if !meta.is_file() {
+        return Err(std::io::Error::other(
+            "is not a regular file (a FIFO, socket or device); expected a transcript file",
+        ));
+    }
+    Ok(meta)
+}
+
+/// Phase 1: the report of a file imported before and not to be read again:
+/// its size and modification time are as at the last import (near-instant),
+/// or its bytes are what was consumed then, plus at most a half-written
+/// line. `None`: the file is parsed.
+fn known_file(
+    store: &mut Store,
+    path: &Path,
+    canonical: &str,
+    shown: &str,
+    size: u64,
+    stat: Option<(u64, i64)>,
+) -> Result<Option<FileReport>, IngestError> {
+    let store_err = |source| IngestError::Store {
+        path: shown.to_string(),
+        source,
+    };
+    if stat.is_some() && store.reader().source_stat(canonical).map_err(store_err)? == stat {
+        return unchanged_report(store, canonical, size, shown).map(Some);
+    }
+    let Some((consumed, hash)) = store.reader().source(canonical).map_err(store_err)? else {
+        return Ok(None);
+    };
+    let recognised = recognise(path, consumed, &hash, size).map_err(|source| IngestError::Io {
+        path: shown.to_string(),
+        source,
+    })?;
+    let Some(incomplete) = recognised else {
+        return Ok(None);
+    };
+    store
+        .transaction(|tx| tx.set_source_stat(canonical, stat))
+        .map_err(store_err)?;
+    let mut report = unchanged_report(store, canonical, size, shown)?;
+    report.incomplete_lines = incomplete;
+    Ok(Some(report))
 }
 
 /// Import a transcript read whole from a stream (`import -`), shown as
@@ -257,7 +284,7 @@ fn store_parsed(
     Ok(report)
 }
 
-/// Phase 1: whether the file is the one imported last time (`Some(0)`:
+/// Part of phase 1: whether the file is the one imported last time (`Some(0)`:
 /// byte for byte, by its stored hash), or that plus a half-written last line
 /// and nothing else (`Some(1)`: nothing to parse yet, the line is left for
 /// later). `None`: the file is read and imported.

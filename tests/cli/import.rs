@@ -605,3 +605,135 @@ fn conversations_sharing_a_system_prompt_are_separate_tasks() {
         2
     );
 }
+
+/// Every row with its content decoded to the canonical JSON (whatever its
+/// `content_encoding`), and what identifies it.
+fn decoded_record(env: &TestEnv) -> Vec<(String, i64, String, String)> {
+    let conn = env.conn();
+    let mut stmt = conn
+        .prepare(
+            "SELECT task_id, seq, content_encoding, content, hex(row_hash)
+             FROM task_message ORDER BY task_id, seq",
+        )
+        .unwrap();
+    stmt.query_map([], |r| {
+        let encoding: String = r.get(2)?;
+        let bytes = match r.get_ref(3)? {
+            rusqlite::types::ValueRef::Text(b) | rusqlite::types::ValueRef::Blob(b) => b.to_vec(),
+            other => panic!("content is {:?}", other.data_type()),
+        };
+        let json = compactor::store::decode_content(&encoding, &bytes).unwrap();
+        Ok((
+            r.get(0)?,
+            r.get(1)?,
+            String::from_utf8(json.into_owned()).unwrap(),
+            r.get(4)?,
+        ))
+    })
+    .unwrap()
+    .collect::<rusqlite::Result<_>>()
+    .unwrap()
+}
+
+/// Turn the store into what a compactor before store version 7 wrote: every
+/// row's content as JSON text (the triggers lifted for it, then put back).
+fn downgrade_to_json_rows(env: &TestEnv) {
+    let record = decoded_record(env);
+    let conn = env.conn();
+    let trigger: String = conn
+        .query_row(
+            "SELECT sql FROM sqlite_master WHERE name = 'task_message_no_update'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    conn.execute_batch("DROP TRIGGER task_message_no_update")
+        .unwrap();
+    for (task, seq, json, _) in &record {
+        conn.execute(
+            "UPDATE task_message SET content = ?3, content_encoding = 'json'
+             WHERE task_id = ?1 AND seq = ?2",
+            rusqlite::params![task, seq, json],
+        )
+        .unwrap();
+    }
+    conn.execute_batch(&trigger).unwrap();
+    conn.pragma_update(None, "user_version", 6).unwrap();
+}
+
+#[test]
+fn content_is_stored_compressed_and_decodes_to_the_canonical_json() {
+    let env = TestEnv::new();
+    env.import_fixture("claude-code/small-session.jsonl");
+    let conn = env.conn();
+    let (lz4, blobs, json): (i64, i64, i64) = conn
+        .query_row(
+            "SELECT sum(content_encoding = 'lz4'), sum(typeof(content) = 'blob'),
+                    sum(content_encoding = 'json')
+             FROM task_message",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert!(lz4 > 0, "no row was compressed");
+    assert_eq!(lz4, blobs, "every lz4 row is a BLOB, every json row text");
+    assert!(json > 0, "rows too small to shrink stay text");
+    // The decoded content is the compact JSON of the blocks the importer made.
+    for (task, seq, content, _) in decoded_record(&env) {
+        let blocks: Vec<compactor::model::Block> = serde_json::from_str(&content).unwrap();
+        assert_eq!(
+            serde_json::to_string(&blocks).unwrap(),
+            content,
+            "{task} {seq}"
+        );
+    }
+}
+
+#[test]
+fn a_store_written_before_compression_still_recognises_its_files() {
+    let rel = "claude-code/small-session.jsonl";
+    let text = std::fs::read_to_string(testdata(rel)).unwrap();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let fresh = TestEnv::new();
+    fresh.import_fixture(rel);
+
+    // An old store holding the first two thirds of the file as JSON text.
+    let old = TestEnv::new();
+    let path = old.write("growing.jsonl", lines[..lines.len() * 2 / 3].concat());
+    old.run(&["import", &path]).success();
+    let before = old.counts();
+    downgrade_to_json_rows(&old);
+
+    // The same bytes elsewhere: parsed again, recognised row for row.
+    let copy = old.write("copy.jsonl", lines[..lines.len() * 2 / 3].concat());
+    let run = old.run(&["import", "--json", &copy]);
+    run.success();
+    for t in run.json_lines()[0]["tasks"].as_array().unwrap() {
+        assert_eq!(t["added"], 0, "{t}");
+        assert!(t["already"].as_u64().unwrap() > 0, "{t}");
+    }
+    assert_eq!(old.counts(), before);
+    let version: u32 = old
+        .conn()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, compactor::store::STORE_VERSION);
+
+    // The grown file appends compressed rows after the JSON ones, and the
+    // record and a view over it are those of a fresh import.
+    old.write("growing.jsonl", &text);
+    old.run(&["import", &path]).success();
+    let mixed = decoded_record(&old);
+    assert_eq!(mixed, decoded_record(&fresh));
+    let encodings: Vec<String> = old
+        .conn()
+        .prepare("SELECT DISTINCT content_encoding FROM task_message ORDER BY 1")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert_eq!(encodings, ["json", "lz4"]);
+    let view = |env: &TestEnv| env.run(&["compact", "--task", CLAUDE_TASK]).stdout.clone();
+    assert_eq!(view(&old), view(&fresh));
+}

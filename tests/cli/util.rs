@@ -521,17 +521,29 @@ pub fn codex_usage(lines: &[(u64, Value)]) -> (u64, [u64; 4]) {
 /// answer exactly one tool_use of the same task. Returns the problems found.
 pub fn pairing_problems(conn: &Connection) -> Vec<String> {
     let mut stmt = conn
-        .prepare("SELECT task_id, seq, content FROM task_message ORDER BY task_id, seq")
+        .prepare(
+            "SELECT task_id, seq, content_encoding, content FROM task_message ORDER BY task_id, seq",
+        )
         .unwrap();
-    let rows: Vec<(String, i64, String)> = stmt
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+    let rows: Vec<(String, i64, String, Vec<u8>)> = stmt
+        .query_map([], |r| {
+            let content = match r.get_ref(3)? {
+                rusqlite::types::ValueRef::Text(b) | rusqlite::types::ValueRef::Blob(b) => {
+                    b.to_vec()
+                }
+                other => panic!("content is {:?}", other.data_type()),
+            };
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, content))
+        })
         .unwrap()
         .collect::<rusqlite::Result<_>>()
         .unwrap();
     let mut problems = Vec::new();
     let mut by_task: std::collections::BTreeMap<&str, Vec<(i64, Value)>> = Default::default();
-    for (task, seq, content) in &rows {
-        let v: Value = serde_json::from_str(content)
+    for (task, seq, encoding, content) in &rows {
+        let json = compactor::store::decode_content(encoding, content)
+            .unwrap_or_else(|e| panic!("task {task} row {seq}: {e}"));
+        let v: Value = serde_json::from_slice(&json)
             .unwrap_or_else(|e| panic!("task {task} row {seq}: content is not JSON: {e}"));
         by_task.entry(task).or_default().push((*seq, v));
     }

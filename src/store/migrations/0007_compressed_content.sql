@@ -1,0 +1,12 @@
+-- compactor store, version 7: new rows store their content compressed.
+-- `task_message.content` holds, by `content_encoding`:
+--   'json': the canonical JSON text (every row written before version 7, and
+--           rows too small to shrink);
+--   'lz4':  a BLOB, that JSON compressed as one LZ4 block prefixed with its
+--           length (4 bytes, little endian).
+-- The row hash stays over the canonical JSON, so rows of either encoding
+-- chain together and a file imported before is recognised. Existing rows are
+-- not rewritten (the record is append-only); the column's TEXT affinity
+-- keeps a BLOB as a BLOB. The version step is what matters: an older
+-- compactor refuses this store instead of misreading its rows.
+SELECT 1;
