@@ -59,9 +59,40 @@ impl HashResume {
 }
 
 /// Serialise `value` as compact JSON straight into `h`: the bytes are
-/// hashed as they are written, never held whole.
+/// hashed as they are written, through a small buffer on the stack, never
+/// held whole (nor allocated: a large heap buffer per message costs more in
+/// the allocator than the hashing).
 fn hash_json(h: &mut blake3::Hasher, value: &impl Serialize) {
-    let mut w = std::io::BufWriter::with_capacity(64 * 1024, h);
+    struct Sink<'a> {
+        h: &'a mut blake3::Hasher,
+        buf: [u8; 4096],
+        len: usize,
+    }
+    impl std::io::Write for Sink<'_> {
+        fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+            if self.len + data.len() > self.buf.len() {
+                self.h.update(&self.buf[..self.len]);
+                self.len = 0;
+            }
+            if data.len() >= self.buf.len() {
+                self.h.update(data);
+            } else {
+                self.buf[self.len..self.len + data.len()].copy_from_slice(data);
+                self.len += data.len();
+            }
+            Ok(data.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            self.h.update(&self.buf[..self.len]);
+            self.len = 0;
+            Ok(())
+        }
+    }
+    let mut w = Sink {
+        h,
+        buf: [0; 4096],
+        len: 0,
+    };
     serde_json::to_writer(&mut w, value).expect("views serialise");
     std::io::Write::flush(&mut w).expect("a hasher takes every byte");
 }
