@@ -64,6 +64,10 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
         &index,
         RunSettings::new(budget, &est, summarizer.get()),
     )?;
+    if mode == Mode::Preflight {
+        // One call with nothing before it to resume a hash from.
+        driver.one_shot();
+    }
     let out = match mode {
         Mode::Preflight => driver.preflight(target, k)?,
         Mode::Step => driver.step(target, k)?,

@@ -13,6 +13,7 @@ pub(crate) mod entries;
 pub mod estimate;
 pub(crate) mod ladder;
 pub(crate) mod lexicon;
+pub(crate) mod measure;
 pub(crate) mod parts;
 pub(crate) mod project;
 pub(crate) mod restore;
@@ -145,20 +146,6 @@ impl RawMeasure {
                 0
             },
             last_step: parts.iter().filter_map(|p| p.generation).max().unwrap_or(0),
-        }
-    }
-
-    /// The same measure of a builder's parts from its running totals: only
-    /// the tail of parts at or after the previous call's step is walked.
-    pub fn of_builder(b: &parts::PartsBuilder, previous: u32, est: &dyn Estimator) -> RawMeasure {
-        RawMeasure {
-            estimate: b.total_tokens(),
-            increment: if previous > 0 {
-                increment_since(&b.parts[b.tail_from_step(previous)..], previous, est)
-            } else {
-                0
-            },
-            last_step: b.last_generation(),
         }
     }
 }

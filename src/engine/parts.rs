@@ -215,19 +215,23 @@ pub(crate) fn reconstruct<'a>(
 }
 
 /// Incremental reconstruction: feed rows one by one (growth after a checkpoint).
+/// (The raw history's measures come from `measure::MeasureBuilder`, which
+/// follows the same rules without keeping content.)
 ///
-/// Besides the parts it keeps running measures of them, so a caller that
-/// feeds a long history never re-walks it: the sum of the parts' tokens, the
-/// last generation, and the running maximum of the parts' steps (to find the
-/// tail of parts at or after a step without a scan from the start).
+/// A builder can drop parts from its front ([`PartsBuilder::drop_front`])
+/// once nothing will show them again (a stored summary folds them): it keeps
+/// of each dropped tool call only whether its result arrived, so later rows
+/// make the same parts as if nothing had been dropped.
 #[derive(Default)]
 pub struct PartsBuilder {
+    /// The parts from [`PartsBuilder::offset`] on.
     pub parts: Vec<Part>,
+    /// Tool call id → the index of its part among all parts made.
     tool_index: HashMap<String, usize>,
-    total: u64,
-    last_generation: u32,
-    /// `step_max[i]`: the largest `step` of `parts[..=i]`.
-    step_max: Vec<u32>,
+    /// How many parts were dropped from the front.
+    offset: usize,
+    /// Whether each dropped tool call had its result, by part index.
+    dropped_tools: HashMap<usize, bool>,
 }
 
 impl PartsBuilder {
@@ -239,39 +243,27 @@ impl PartsBuilder {
             .enumerate()
             .filter_map(|(i, p)| p.tool_id().map(|id| (id.to_string(), i)))
             .collect();
-        let mut b = PartsBuilder {
-            parts: Vec::new(),
+        PartsBuilder {
+            parts,
             tool_index,
             ..PartsBuilder::default()
-        };
-        for p in &parts {
-            b.note(p);
         }
-        b.parts = parts;
-        b
     }
 
-    /// The sum of the parts' tokens, as they stand.
-    pub fn total_tokens(&self) -> u64 {
-        self.total
+    /// How many parts were dropped from the front: `parts[0]` is part
+    /// number `offset()` of all the parts made.
+    pub fn offset(&self) -> usize {
+        self.offset
     }
 
-    /// The largest generation among the parts (0 when none).
-    pub fn last_generation(&self) -> u32 {
-        self.last_generation
-    }
-
-    /// The index of the first part of the tail holding every part whose
-    /// `step` is at least `step`: every part before it has a smaller step.
-    pub fn tail_from_step(&self, step: u32) -> usize {
-        self.step_max.partition_point(|&m| m < step)
-    }
-
-    fn note(&mut self, p: &Part) {
-        self.total += p.tokens;
-        self.last_generation = self.last_generation.max(p.generation.unwrap_or(0));
-        let before = self.step_max.last().copied().unwrap_or(0);
-        self.step_max.push(before.max(p.step));
+    /// Drop the first `n` parts held (their content is no longer needed).
+    pub fn drop_front(&mut self, n: usize) {
+        for (j, p) in self.parts.drain(..n).enumerate() {
+            if let PartBody::Tool { output, .. } = &p.body {
+                self.dropped_tools.insert(self.offset + j, output.is_some());
+            }
+        }
+        self.offset += n;
     }
 
     pub fn push(&mut self, m: &Message, est: &dyn Estimator) {
@@ -300,7 +292,8 @@ impl PartsBuilder {
                         self.plain(m, Side::Assistant, generation, Block::Text { text }, est);
                         continue;
                     }
-                    self.tool_index.insert(id.clone(), self.parts.len());
+                    self.tool_index
+                        .insert(id.clone(), self.offset + self.parts.len());
                     let body = PartBody::Tool {
                         id: id.clone(),
                         name: name.clone(),
@@ -314,18 +307,25 @@ impl PartsBuilder {
                     content,
                     is_error,
                 } => {
-                    if let Some(&i) = self.tool_index.get(tool_use_id)
-                        && let PartBody::Tool { output, .. } = &mut self.parts[i].body
-                        && output.is_none()
-                    {
-                        *output = Some(ToolOutput {
-                            content: content.clone(),
-                            is_error: *is_error,
-                        });
-                        let before = self.parts[i].tokens;
-                        self.parts[i].measure(est);
-                        self.total = self.total - before + self.parts[i].tokens;
-                        continue;
+                    if let Some(&i) = self.tool_index.get(tool_use_id) {
+                        if let Some(i) = i.checked_sub(self.offset) {
+                            if let PartBody::Tool { output, .. } = &mut self.parts[i].body
+                                && output.is_none()
+                            {
+                                *output = Some(ToolOutput {
+                                    content: content.clone(),
+                                    is_error: *is_error,
+                                });
+                                self.parts[i].measure(est);
+                                continue;
+                            }
+                        } else if let Some(filled) = self.dropped_tools.get_mut(&i)
+                            && !*filled
+                        {
+                            // Its call was dropped: the result joins it unseen.
+                            *filled = true;
+                            continue;
+                        }
                     }
                     // No call to answer in this view: keep the text, as user text.
                     let text = format!(
@@ -370,7 +370,6 @@ impl PartsBuilder {
             state: PartState::Raw,
             tokens,
         };
-        self.note(&part);
         self.parts.push(part);
     }
 }

@@ -23,12 +23,12 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use crate::engine::budget::Budget;
 use crate::engine::entries::{ANCHOR_KEY, Entry, decode_all};
 use crate::engine::estimate::Estimator;
+use crate::engine::measure::MeasureBuilder;
 use crate::engine::parts::{
     Part, PartsBuilder, SummaryHead, coverage_key, coverage_next, coverage_start, reconstruct,
 };
 use crate::engine::restore::{StoreView, summary_part};
 use crate::engine::summarizer::Summarizer;
-use crate::engine::toolrules::ToolForm;
 use crate::engine::{Calibration, CallContext, CallOutput, Mode, RawMeasure, run_call_resuming};
 use crate::model::decimal::Ratio;
 use crate::model::{Kind, Message, Usage};
@@ -159,7 +159,7 @@ impl TaskRecordIndex {
     /// The raw history measured at every call `1..=calls()+1` (index `k-1`),
     /// in one walk over the record (running totals, no re-walk per call).
     pub fn raw_measures(&self, est: &dyn Estimator) -> Vec<RawMeasure> {
-        let mut b = PartsBuilder::default();
+        let mut b = MeasureBuilder::default();
         let mut at = 0;
         let mut out = Vec::with_capacity(self.first_row.len() + 1);
         for k in 1..=self.calls() + 1 {
@@ -168,7 +168,7 @@ impl TaskRecordIndex {
                 b.push(m, est);
             }
             at = end;
-            out.push(RawMeasure::of_builder(&b, k - 1, est));
+            out.push(b.measure(k - 1));
         }
         out
     }
@@ -362,13 +362,17 @@ fn decode_cov(key: &str) -> Option<[u8; 32]> {
 
 /// The raw history's parts up to some row, with the coverage chain over
 /// their addresses. Addresses never change once a part exists (a later tool
-/// result only fills its call's output), so both only ever grow.
+/// result only fills its call's output), so the chain only ever grows. The
+/// parts themselves are kept only from the last part a stored summary folded
+/// on (see [`Driver::raw_parts`]): what a summary folds is never shown again
+/// while the summary is stored, so the history costs its chain (a hash per
+/// part), not a copy of its content.
 #[derive(Default)]
 struct RawHistory {
     builder: PartsBuilder,
     /// Rows fed.
     fed: usize,
-    /// `chain[i]`: the coverage hash of `parts[..=i]`.
+    /// `chain[i]`: the coverage hash of parts `..=i` (of all parts made).
     chain: Vec<[u8; 32]>,
     /// Where each chain hash is.
     at: HashMap<[u8; 32], usize>,
@@ -380,12 +384,21 @@ impl RawHistory {
             self.builder.push(m, est);
         }
         self.fed += rows.len();
-        for i in self.chain.len()..self.builder.parts.len() {
+        let offset = self.builder.offset();
+        for i in self.chain.len()..offset + self.builder.parts.len() {
             let prev = self.chain.last().copied().unwrap_or_else(coverage_start);
-            let h = coverage_next(&prev, &self.builder.parts[i].address);
+            let h = coverage_next(&prev, &self.builder.parts[i - offset].address);
             self.chain.push(h);
             self.at.entry(h).or_insert(i);
         }
+    }
+
+    /// Built again from the first row: a summary that folded less than what
+    /// was dropped is the longest one now (another writer forgot state).
+    fn rebuilt(rows: &[Message], est: &dyn Estimator) -> RawHistory {
+        let mut r = RawHistory::default();
+        r.feed(rows, est);
+        r
     }
 }
 
@@ -398,7 +411,7 @@ pub struct Driver<'a> {
     overhead: Option<u64>,
     /// The raw history measured at each call (index `k-1`).
     raw: Vec<RawMeasure>,
-    tool_forms: HashMap<String, ToolForm>,
+    tool_forms: std::sync::Arc<crate::store::ToolForms>,
     /// The previous call's number, its parts and the rows they cover.
     last: Option<(u32, Vec<Part>, usize)>,
     /// Record each committed call as replay progress (in-place replays).
@@ -429,7 +442,7 @@ impl<'a> Driver<'a> {
             overhead = o;
         }
         Ok(Driver {
-            tool_forms: store.reader().tool_forms(&index.task)?,
+            tool_forms: store.tool_forms(&index.task)?,
             raw: index.raw_measures(settings.estimator),
             index,
             settings,
@@ -492,41 +505,56 @@ impl<'a> Driver<'a> {
         };
         raw.feed(&rows[raw.fed..end], est);
         let snap = self.snapshot.as_ref().expect("refreshed before use");
-        let parts = &raw.builder.parts;
         let best = snap
             .covers
             .iter()
             .filter_map(|h| raw.at.get(h).map(|&i| (i, h)))
-            .max_by_key(|(i, _)| *i);
-        let Some((i, h)) = best else {
-            return parts.clone();
+            .max_by_key(|(i, _)| *i)
+            .and_then(|(i, h)| match snap.entries.get(&coverage_key(h)) {
+                Some(Entry::Summary {
+                    text,
+                    covers,
+                    summarizer,
+                    minted_turn,
+                    minted_call,
+                    ..
+                }) => Some((
+                    i,
+                    SummaryHead {
+                        text: text.clone(),
+                        coverage: *h,
+                        covers: *covers,
+                        summarizer: summarizer.clone(),
+                        minted_at: (*minted_turn, *minted_call),
+                    },
+                )),
+                // Restore skips a corrupt entry the same way.
+                _ => None,
+            });
+        // The parts needed from here on: all of them with no summary, else
+        // the last one it folds (for the head) and what follows.
+        let need = best.as_ref().map_or(0, |(i, _)| *i);
+        if need < raw.builder.offset() {
+            *raw = RawHistory::rebuilt(&rows[..end], est);
+        }
+        let Some((i, head)) = best else {
+            return raw.builder.parts.clone();
         };
-        let Some(Entry::Summary {
-            text,
-            covers,
-            summarizer,
-            minted_turn,
-            minted_call,
-            ..
-        }) = snap.entries.get(&coverage_key(h))
-        else {
-            return parts.clone(); // restore skips a corrupt entry the same way
-        };
-        let head = summary_part(
-            &parts[i],
-            SummaryHead {
-                text: text.clone(),
-                coverage: *h,
-                covers: *covers,
-                summarizer: summarizer.clone(),
-                minted_at: (*minted_turn, *minted_call),
-            },
-            est,
-        );
+        let i = i - raw.builder.offset();
+        let parts = &raw.builder.parts;
+        let head = summary_part(&parts[i], head, est);
         let mut out = Vec::with_capacity(parts.len() - i);
         out.push(head);
         out.extend_from_slice(&parts[i + 1..]);
+        // What the summary folds is not shown again while it is stored.
+        raw.builder.drop_front(i);
         out
+    }
+
+    /// This driver makes one call: its view is hashed without keeping a copy
+    /// of it for the next call's hash to resume from.
+    pub fn one_shot(&mut self) {
+        self.hash_resume = HashResume::off();
     }
 
     /// Record every committed call as this task's replay progress, with the
@@ -581,7 +609,7 @@ impl<'a> Driver<'a> {
         let ctx = self.context(first, Mode::Preflight);
         let snapshot = &self.snapshot.as_ref().expect("refreshed").entries;
         if !self.cached {
-            self.hash_resume = HashResume::default();
+            self.hash_resume.reset();
         }
         let out = run_call_resuming(
             parts,
@@ -620,7 +648,7 @@ impl<'a> Driver<'a> {
         let ctx = self.context(k, Mode::Step);
         let snapshot = &self.snapshot.as_ref().expect("refreshed").entries;
         if !self.cached {
-            self.hash_resume = HashResume::default();
+            self.hash_resume.reset();
         }
         let out = run_call_resuming(
             builder.parts,

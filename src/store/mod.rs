@@ -13,7 +13,9 @@ mod snapshot;
 mod summary_cache;
 mod tools;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use rusqlite::Connection;
 
@@ -24,6 +26,9 @@ pub use raw::{
 pub use runs::{RunInfo, RunStep};
 pub use snapshot::{Forgotten, ProfileState};
 pub use summary_cache::{CachedSummary, SummaryCache};
+
+/// A task's import-time tool forms, by tool call id.
+pub type ToolForms = HashMap<String, crate::engine::toolrules::ToolForm>;
 
 /// Migrations in order; migration i brings the store to version i+1.
 const MIGRATIONS: &[&str] = &[
@@ -140,6 +145,9 @@ pub struct Store {
     /// Unique among the stores this process opened: a cache of what one
     /// connection read is never used with another.
     instance: u64,
+    /// A scratch store's task and the tool forms it was handed (see
+    /// [`Store::scratch_copy`]).
+    lent_forms: Option<(String, Arc<ToolForms>)>,
 }
 
 /// The next [`Store::instance`] to hand out.
@@ -188,6 +196,7 @@ impl Store {
             conn,
             location: location.clone(),
             instance: NEXT_INSTANCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            lent_forms: None,
         };
         store.migrate()?;
         Ok(store)
@@ -248,27 +257,21 @@ impl Store {
         Ok(out)
     }
 
-    /// An in-memory store for a what-if run over one task: its task record
-    /// and import-time tool forms, no compaction state, and none of its
-    /// rows. A run reads the rows from the store itself (a
-    /// `TaskRecordIndex` loaded before) and writes its state here, so a
-    /// what-if costs the tool forms, not a second copy of the record.
+    /// An in-memory store for a what-if run over one task: its task record,
+    /// no compaction state, and none of its rows. A run reads the rows from
+    /// the store itself (a `TaskRecordIndex` loaded before) and writes its
+    /// state here. The task's import-time tool forms are read once from this
+    /// store and handed over in memory ([`Store::tool_forms`]), never
+    /// written to the scratch store: a what-if costs its own state only.
     pub fn scratch_copy(&self, task: &str) -> Result<Store> {
         let reader = self.reader();
         let record = reader
             .task(task)?
             .ok_or_else(|| StoreError::Corrupt(format!("no task {task}")))?;
-        let mut forms: Vec<crate::engine::toolrules::ToolForm> =
-            reader.tool_forms(task)?.into_values().collect();
-        forms.sort_by(|a, b| a.tool_call_id.cmp(&b.tool_call_id));
+        let forms = reader.tool_forms(task)?;
         let mut scratch = Store::open_memory()?;
-        scratch.transaction(|tx| -> Result<()> {
-            tx.upsert_task(&record)?;
-            for f in &forms {
-                tx.put_tool_form(task, f)?;
-            }
-            Ok(())
-        })?;
+        scratch.transaction(|tx| tx.upsert_task(&record))?;
+        scratch.lent_forms = Some((task.to_string(), Arc::new(forms)));
         Ok(scratch)
     }
 
@@ -292,6 +295,15 @@ impl Store {
                 .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
         }
         Ok(())
+    }
+
+    /// The import-time tool forms of `task`: those a scratch store was handed
+    /// for its task, else the stored ones.
+    pub fn tool_forms(&self, task: &str) -> Result<Arc<ToolForms>> {
+        match &self.lent_forms {
+            Some((t, forms)) if t == task => Ok(Arc::clone(forms)),
+            _ => Ok(Arc::new(self.reader().tool_forms(task)?)),
+        }
     }
 
     /// This open store's identity within the process (see the field).

@@ -37,6 +37,64 @@ pub struct HashResume {
     messages: Vec<ViewMessage>,
     /// `states[i]`: the hasher after the canonical bytes before message `i`.
     states: Vec<blake3::Hasher>,
+    /// Keep nothing: every view is hashed from the start (a one-shot run,
+    /// which would only pay for a copy of its view).
+    off: bool,
+}
+
+impl HashResume {
+    /// A resume state that keeps nothing between views.
+    pub fn off() -> HashResume {
+        HashResume {
+            off: true,
+            ..HashResume::default()
+        }
+    }
+
+    /// Forget the last view (whether it keeps anything stays as it was).
+    pub fn reset(&mut self) {
+        self.messages.clear();
+        self.states.clear();
+    }
+}
+
+/// Serialise `value` as compact JSON straight into `h`: the bytes are
+/// hashed as they are written, through a small buffer on the stack, never
+/// held whole (nor allocated: a large heap buffer per message costs more in
+/// the allocator than the hashing).
+fn hash_json(h: &mut blake3::Hasher, value: &impl Serialize) {
+    struct Sink<'a> {
+        h: &'a mut blake3::Hasher,
+        buf: [u8; 4096],
+        len: usize,
+    }
+    impl std::io::Write for Sink<'_> {
+        fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+            if self.len + data.len() > self.buf.len() {
+                self.h.update(&self.buf[..self.len]);
+                self.len = 0;
+            }
+            if data.len() >= self.buf.len() {
+                self.h.update(data);
+            } else {
+                self.buf[self.len..self.len + data.len()].copy_from_slice(data);
+                self.len += data.len();
+            }
+            Ok(data.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            self.h.update(&self.buf[..self.len]);
+            self.len = 0;
+            Ok(())
+        }
+    }
+    let mut w = Sink {
+        h,
+        buf: [0; 4096],
+        len: 0,
+    };
+    serde_json::to_writer(&mut w, value).expect("views serialise");
+    std::io::Write::flush(&mut w).expect("a hasher takes every byte");
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -52,15 +110,22 @@ impl View {
         out
     }
 
-    /// blake3 of the canonical bytes, hex.
+    /// blake3 of the canonical bytes, hex (streamed: the bytes are never
+    /// held whole).
     pub fn hash(&self) -> String {
-        blake3::hash(&self.canonical_bytes()).to_hex().to_string()
+        let mut h = blake3::Hasher::new();
+        hash_json(&mut h, self);
+        h.update(b"\n");
+        h.finalize().to_hex().to_string()
     }
 
     /// The same hash as [`View::hash`], resumed from the longest prefix of
     /// messages this view shares with the last view `resume` hashed: only
     /// the messages after it are serialised.
     pub fn hash_resuming(&self, resume: &mut HashResume) -> String {
+        if resume.off {
+            return self.hash();
+        }
         let shared = self.shared_prefix(&resume.messages);
         resume.messages.truncate(shared);
         resume.states.truncate(shared + 1);
@@ -69,15 +134,12 @@ impl View {
             h.update(b"{\"messages\":[");
             resume.states.push(h);
         }
-        let mut buf = Vec::new();
         for (i, m) in self.messages.iter().enumerate().skip(shared) {
             let mut h = resume.states[i].clone();
-            buf.clear();
             if i > 0 {
-                buf.push(b',');
+                h.update(b",");
             }
-            serde_json::to_writer(&mut buf, m).expect("views serialise");
-            h.update(&buf);
+            hash_json(&mut h, m);
             resume.states.push(h);
             resume.messages.push(m.clone());
         }

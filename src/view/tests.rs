@@ -46,8 +46,14 @@ fn a_resumed_hash_equals_the_whole_hash() {
     };
     let empty = View { messages: vec![] };
     let mut r = HashResume::default();
+    let mut off = HashResume::off();
     for v in [&a, &b, &a, &empty, &b, &b] {
-        assert_eq!(v.hash_resuming(&mut r), v.hash());
+        // The streamed hash is the hash of the canonical bytes.
+        let whole = blake3::hash(&v.canonical_bytes()).to_hex().to_string();
+        assert_eq!(v.hash(), whole);
+        assert_eq!(v.hash_resuming(&mut r), whole);
+        assert_eq!(v.hash_resuming(&mut off), whole);
+        assert!(off.messages.is_empty() && off.states.is_empty());
     }
 }
 
