@@ -61,11 +61,7 @@ impl MeasureBuilder {
         };
         for block in &m.content {
             match block {
-                Block::Text { text } if text.trim().is_empty() => {}
-                Block::Thinking {
-                    thinking,
-                    signature,
-                } if thinking.is_empty() && signature.is_none() => {}
+                b if super::parts::leaves_no_part(b) => {}
                 Block::ToolUse { id, name, input } if assistant => {
                     let input = serde_json::to_string(input).unwrap_or_default();
                     if self.tool_index.contains_key(id) {

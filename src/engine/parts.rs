@@ -277,11 +277,7 @@ impl PartsBuilder {
         let generation = (side == Side::Assistant).then_some(m.step);
         for block in &m.content {
             match block {
-                Block::Text { text } if text.trim().is_empty() => {}
-                Block::Thinking {
-                    thinking,
-                    signature,
-                } if thinking.is_empty() && signature.is_none() => {}
+                b if leaves_no_part(b) => {}
                 Block::ToolUse { id, name, input } if side == Side::Assistant => {
                     if self.tool_index.contains_key(id) {
                         // A reused id cannot be paired twice; keep it visible as text.
@@ -371,6 +367,19 @@ impl PartsBuilder {
             tokens,
         };
         self.parts.push(part);
+    }
+}
+
+/// A block that makes no part: blank text, or thinking with neither text nor
+/// signature. The parts builder and the raw measures skip the same blocks.
+pub(crate) fn leaves_no_part(block: &Block) -> bool {
+    match block {
+        Block::Text { text } => text.trim().is_empty(),
+        Block::Thinking {
+            thinking,
+            signature,
+        } => thinking.is_empty() && signature.is_none(),
+        _ => false,
     }
 }
 
