@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::common::{anthropic_content, anthropic_usage, each_message, opt_str, shape, type_name};
-use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
+use super::{LineError, LineOutcome, LineResult, ObjectLines, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role};
 
 #[derive(Default)]
@@ -12,16 +12,12 @@ pub(crate) struct AnthropicImporter {
     generations: u32,
 }
 
-const EXPECTED: &str =
-    "one Anthropic message object per line ({\"role\":\"user\"|\"assistant\",\"content\"})";
+impl ObjectLines for AnthropicImporter {
+    const FORMAT: Format = Format::Anthropic;
+    const EXPECTED: &'static str =
+        "one Anthropic message object per line ({\"role\":\"user\"|\"assistant\",\"content\"})";
 
-impl Importer for AnthropicImporter {
-    fn format(&self) -> Format {
-        Format::Anthropic
-    }
-
-    fn line(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> LineResult {
-        let obj = super::common::parse_object(line, text, EXPECTED)?;
+    fn object(&mut self, line: u64, obj: Map<String, Value>, tasks: &mut TaskSet) -> LineResult {
         if obj.contains_key("messages") {
             // A request body on one line.
             self.body(line, &obj, tasks)?;

@@ -12,7 +12,7 @@
 use serde_json::{Map, Value};
 
 use super::common::{image_from_url, opt_str, shape, type_name};
-use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
+use super::{LineError, LineOutcome, LineResult, ObjectLines, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role, ToolContent, Usage};
 
 #[derive(Default)]
@@ -31,15 +31,12 @@ pub(crate) struct CodexImporter {
     meta_seen: bool,
 }
 
-const EXPECTED: &str = "one Codex rollout JSON object per line ({\"type\",\"payload\"})";
+impl ObjectLines for CodexImporter {
+    const FORMAT: Format = Format::Codex;
+    const EXPECTED: &'static str =
+        "one Codex rollout JSON object per line ({\"type\",\"payload\"})";
 
-impl Importer for CodexImporter {
-    fn format(&self) -> Format {
-        Format::Codex
-    }
-
-    fn line(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> LineResult {
-        let obj = super::common::parse_object(line, text, EXPECTED)?;
+    fn object(&mut self, line: u64, obj: Map<String, Value>, tasks: &mut TaskSet) -> LineResult {
         let timestamp = opt_str(&obj, "timestamp");
         let ty = obj.get("type").and_then(Value::as_str);
         match (ty, obj.get("payload")) {
@@ -62,12 +59,12 @@ impl Importer for CodexImporter {
                 Ok(LineOutcome::Imported)
             }
             (Some(_), None) if is_response_item(&obj) => {
-                self.response_item(line, &obj, timestamp, tasks)
+                push_item(self.response_item(line, &obj)?, timestamp, tasks)
             }
             (Some(other), None) => Ok(LineOutcome::Unknown(other.to_string())),
             (None, _) => Err(shape(
                 line,
-                format!("the object has no \"type\"; expected {EXPECTED}"),
+                format!("the object has no \"type\"; expected {}", Self::EXPECTED),
             )),
         }
     }
@@ -111,9 +108,11 @@ impl CodexImporter {
                 }
                 Ok(LineOutcome::NotConversation)
             }
-            "response_item" => self.response_item(line, payload, timestamp, tasks),
+            "response_item" => push_item(self.response_item(line, payload)?, timestamp, tasks),
             "event_msg" => match payload.get("type").and_then(Value::as_str) {
-                Some("token_count") => self.token_count(line, payload, timestamp, tasks),
+                Some("token_count") => {
+                    push_item(self.token_count(line, payload)?, timestamp, tasks)
+                }
                 Some(
                     "user_message"
                     | "agent_message"
@@ -135,16 +134,14 @@ impl CodexImporter {
                 } else {
                     message
                 };
-                let mut m = Message::new(
+                let m = Message::new(
                     Role::User,
                     Kind::CompactSummary,
                     vec![Block::Text { text }],
                     line,
                 );
-                m.timestamp = timestamp;
                 self.close_generation();
-                tasks.main().push(m);
-                Ok(LineOutcome::Imported)
+                push_item(Item::Message(m), timestamp, tasks)
             }
             "world_state"
             | "inter_agent_communication"
@@ -215,23 +212,17 @@ impl CodexImporter {
         format!("gen-{}", self.generation)
     }
 
-    fn token_count(
-        &mut self,
-        line: u64,
-        p: &Map<String, Value>,
-        timestamp: Option<String>,
-        tasks: &mut TaskSet,
-    ) -> LineResult {
+    fn token_count(&mut self, line: u64, p: &Map<String, Value>) -> ItemResult {
         let Some(info) = p.get("info").and_then(Value::as_object) else {
-            return Ok(LineOutcome::NotConversation);
+            return Ok(Item::Skip(LineOutcome::NotConversation));
         };
         let total = info.get("total_token_usage").cloned();
         if total.is_some() && total == self.last_total {
-            return Ok(LineOutcome::Duplicate);
+            return Ok(Item::Skip(LineOutcome::Duplicate));
         }
         self.last_total = total;
         let Some(last) = info.get("last_token_usage").and_then(Value::as_object) else {
-            return Ok(LineOutcome::NotConversation);
+            return Ok(Item::Skip(LineOutcome::NotConversation));
         };
         let n = |k: &str| super::tokens::count(line, last, k);
         let cached = n("cached_input_tokens")?;
@@ -252,18 +243,10 @@ impl CodexImporter {
         let mut m = Message::new(Role::Meta, Kind::Usage, Vec::new(), line);
         m.gen_id = Some(format!("gen-{gen_ordinal}"));
         m.usage = Some(usage);
-        m.timestamp = timestamp;
-        tasks.main().push(m);
-        Ok(LineOutcome::Imported)
+        Ok(Item::Message(m))
     }
 
-    fn response_item(
-        &mut self,
-        line: u64,
-        p: &Map<String, Value>,
-        timestamp: Option<String>,
-        tasks: &mut TaskSet,
-    ) -> LineResult {
+    fn response_item(&mut self, line: u64, p: &Map<String, Value>) -> ItemResult {
         let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
         let msg = match ty {
             "message" => {
@@ -308,7 +291,7 @@ impl CodexImporter {
                 let block = if text.is_empty() {
                     match encrypted {
                         Some(data) => Block::RedactedThinking { data },
-                        None => return Ok(LineOutcome::NotConversation),
+                        None => return Ok(Item::Skip(LineOutcome::NotConversation)),
                     }
                 } else {
                     Block::Thinking {
@@ -397,19 +380,40 @@ impl CodexImporter {
             | "compaction"
             | "additional_tools"
             | "image_generation_call"
-            | "agent_message" => return Ok(LineOutcome::NotConversation),
-            other => return Ok(LineOutcome::Unknown(format!("response_item/{other}"))),
+            | "agent_message" => return Ok(Item::Skip(LineOutcome::NotConversation)),
+            other => {
+                return Ok(Item::Skip(LineOutcome::Unknown(format!(
+                    "response_item/{other}"
+                ))));
+            }
         };
-        let mut msg = msg;
-        msg.timestamp = timestamp;
-        tasks.main().push(msg);
-        Ok(LineOutcome::Imported)
+        Ok(Item::Message(msg))
     }
 
     fn generation_message(&mut self, content: Vec<Block>, line: u64) -> Message {
         let mut m = Message::new(Role::Assistant, Kind::Generation, content, line);
         m.gen_id = Some(self.generation_id());
         m
+    }
+}
+
+/// What one rollout item makes: a message, or an outcome and no message.
+enum Item {
+    Message(Message),
+    Skip(LineOutcome),
+}
+
+type ItemResult = Result<Item, LineError>;
+
+/// Push an item's message, stamped with its line's time; an outcome passes through.
+fn push_item(item: Item, timestamp: Option<String>, tasks: &mut TaskSet) -> LineResult {
+    match item {
+        Item::Message(mut m) => {
+            m.timestamp = timestamp;
+            tasks.main().push(m);
+            Ok(LineOutcome::Imported)
+        }
+        Item::Skip(outcome) => Ok(outcome),
     }
 }
 

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::common::{each_message, image_from_url, opt_str, shape, type_name};
-use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
+use super::{LineError, LineOutcome, LineResult, ObjectLines, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role, ToolContent, Usage};
 
 #[derive(Default)]
@@ -13,15 +13,12 @@ pub(crate) struct OpenAiChatImporter {
     generations: u32,
 }
 
-const EXPECTED: &str = "one OpenAI chat message object per line ({\"role\",\"content\"})";
+impl ObjectLines for OpenAiChatImporter {
+    const FORMAT: Format = Format::OpenaiChat;
+    const EXPECTED: &'static str =
+        "one OpenAI chat message object per line ({\"role\",\"content\"})";
 
-impl Importer for OpenAiChatImporter {
-    fn format(&self) -> Format {
-        Format::OpenaiChat
-    }
-
-    fn line(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> LineResult {
-        let obj = super::common::parse_object(line, text, EXPECTED)?;
+    fn object(&mut self, line: u64, obj: Map<String, Value>, tasks: &mut TaskSet) -> LineResult {
         self.message(line, &obj, tasks)
     }
 
