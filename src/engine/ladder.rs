@@ -12,7 +12,7 @@ use super::parts::{
     coverage_start,
 };
 use super::restore::{StoreView, apply_form, apply_shell, summary_part};
-use super::summarizer::{SpanEntry, SummaryRequest};
+use super::summarizer::{SpanEntry, SummaryRequest, ToolCall};
 use super::{CallContext, Tier};
 use crate::model::{Block, Kind};
 use crate::view::text::tool_content_text;
@@ -258,7 +258,7 @@ pub(crate) fn span_entry(p: &Part) -> Option<SpanEntry> {
             name,
             input,
             output,
-        } => SpanEntry::ToolCall {
+        } => SpanEntry::ToolCall(ToolCall {
             step: p.step,
             id: id.clone(),
             name: name.clone(),
@@ -269,7 +269,7 @@ pub(crate) fn span_entry(p: &Part) -> Option<SpanEntry> {
             ),
             is_error: output.as_ref().is_some_and(|o| o.is_error),
             interrupted: output.is_none(),
-        },
+        }),
         PartBody::Block { block, .. } => {
             let text = match block {
                 Block::Text { text } => text.clone(),
@@ -362,7 +362,7 @@ mod tests {
             }
         );
         assert!(
-            matches!(&got[2], SpanEntry::ToolCall { output, .. } if output == "⎯⎯⎯ FAIL a.test.ts"),
+            matches!(&got[2], SpanEntry::ToolCall(c) if c.output == "⎯⎯⎯ FAIL a.test.ts"),
             "{got:?}"
         );
     }

@@ -14,8 +14,6 @@ pub(crate) struct AnthropicImporter {
 
 impl ObjectLines for AnthropicImporter {
     const FORMAT: Format = Format::Anthropic;
-    const EXPECTED: &'static str =
-        "one Anthropic message object per line ({\"role\":\"user\"|\"assistant\",\"content\"})";
 
     fn object(&mut self, line: u64, obj: Map<String, Value>, tasks: &mut TaskSet) -> LineResult {
         if obj.contains_key("messages") {

@@ -11,8 +11,8 @@
 
 use serde_json::{Map, Value};
 
-use super::common::{image_from_url, opt_str, shape, type_name};
-use super::{LineError, LineOutcome, LineResult, ObjectLines, TaskSet};
+use super::common::{image_from_url, opt_str, shape, type_name, typed_items};
+use super::{LineError, LineOutcome, LineResult, ObjectLines, TaskSet, expected_line};
 use crate::model::{Block, Format, Kind, Message, Role, ToolContent, Usage};
 
 #[derive(Default)]
@@ -33,8 +33,6 @@ pub(crate) struct CodexImporter {
 
 impl ObjectLines for CodexImporter {
     const FORMAT: Format = Format::Codex;
-    const EXPECTED: &'static str =
-        "one Codex rollout JSON object per line ({\"type\",\"payload\"})";
 
     fn object(&mut self, line: u64, obj: Map<String, Value>, tasks: &mut TaskSet) -> LineResult {
         let timestamp = opt_str(&obj, "timestamp");
@@ -64,7 +62,10 @@ impl ObjectLines for CodexImporter {
             (Some(other), None) => Ok(LineOutcome::Unknown(other.to_string())),
             (None, _) => Err(shape(
                 line,
-                format!("the object has no \"type\"; expected {}", Self::EXPECTED),
+                format!(
+                    "the object has no \"type\"; expected {}",
+                    expected_line(Self::FORMAT)
+                ),
             )),
         }
     }
@@ -365,16 +366,7 @@ impl CodexImporter {
                 self.close_generation();
                 let id = call_id(line, p)?;
                 let (content, is_error) = tool_output(line, p.get("output"))?;
-                Message::new(
-                    Role::User,
-                    Kind::ToolResult,
-                    vec![Block::ToolResult {
-                        tool_use_id: id,
-                        content,
-                        is_error,
-                    }],
-                    line,
-                )
+                Message::tool_result(id, content, is_error, line)
             }
             "ghost_snapshot"
             | "compaction"
@@ -440,33 +432,25 @@ fn message_content(line: u64, v: Option<&Value>) -> Result<Vec<Block>, LineError
     match v {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::String(s)) => Ok(vec![Block::Text { text: s.clone() }]),
-        Some(Value::Array(items)) => {
-            let mut out = Vec::with_capacity(items.len());
-            for it in items {
-                let ty = it.get("type").and_then(Value::as_str).unwrap_or("");
-                match ty {
-                    "input_text" | "output_text" | "text" | "summary_text" | "reasoning_text" => {
-                        let text = it.get("text").and_then(Value::as_str).unwrap_or("");
-                        out.push(Block::Text {
-                            text: text.to_string(),
-                        });
-                    }
-                    "input_image" => {
-                        let url = it.get("image_url").and_then(Value::as_str).unwrap_or("");
-                        out.push(image_from_url(url));
-                    }
-                    _ => out.push(Block::Other(it.clone())),
-                }
-            }
-            Ok(out)
-        }
-        Some(other) => Err(shape(
+        other => typed_items(
             line,
-            format!(
-                "message content is {}; expected a list of content items",
-                type_name(other)
-            ),
-        )),
+            other,
+            "message content",
+            "a list of content items",
+            |ty, it| match ty {
+                "input_text" | "output_text" | "text" | "summary_text" | "reasoning_text" => {
+                    let text = it.get("text").and_then(Value::as_str).unwrap_or("");
+                    Some(Block::Text {
+                        text: text.to_string(),
+                    })
+                }
+                "input_image" => {
+                    let url = it.get("image_url").and_then(Value::as_str).unwrap_or("");
+                    Some(image_from_url(url))
+                }
+                _ => None,
+            },
+        ),
     }
 }
 

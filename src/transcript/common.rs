@@ -184,6 +184,32 @@ pub(super) fn type_name(v: &Value) -> &'static str {
     }
 }
 
+/// A content list of typed items: `block` makes a block of an item by its
+/// `type` (`None`: the item is kept verbatim as `Block::Other`). Anything but
+/// a list is an error naming `field` and what it should be (`expected`).
+pub(super) fn typed_items(
+    line: u64,
+    v: Option<&Value>,
+    field: &str,
+    expected: &str,
+    block: impl Fn(&str, &Value) -> Option<Block>,
+) -> Result<Vec<Block>, LineError> {
+    let Some(Value::Array(items)) = v else {
+        let found = type_name(v.unwrap_or(&Value::Null));
+        return Err(shape(
+            line,
+            format!("{field} is {found}; expected {expected}"),
+        ));
+    };
+    Ok(items
+        .iter()
+        .map(|it| {
+            let ty = it.get("type").and_then(Value::as_str).unwrap_or("");
+            block(ty, it).unwrap_or_else(|| Block::Other(it.clone()))
+        })
+        .collect())
+}
+
 /// Parse a line that must be a JSON object.
 pub(super) fn parse_object(
     line: u64,

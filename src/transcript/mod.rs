@@ -109,8 +109,6 @@ pub trait Importer {
 /// what is wrong with one that is not an object, is the same for each.
 pub(crate) trait ObjectLines {
     const FORMAT: Format;
-    /// What a line should be, for error messages ("one ... per line").
-    const EXPECTED: &'static str;
 
     /// Handle one line's object.
     fn object(&mut self, line: u64, obj: Map<String, Value>, tasks: &mut TaskSet) -> LineResult;
@@ -128,12 +126,24 @@ impl<T: ObjectLines> Importer for T {
     }
 
     fn line(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> LineResult {
-        let obj = common::parse_object(line, text, T::EXPECTED)?;
+        let obj = common::parse_object(line, text, expected_line(T::FORMAT))?;
         self.object(line, obj, tasks)
     }
 
     fn document(&mut self, value: Value, tasks: &mut TaskSet) -> Result<(), LineError> {
         ObjectLines::document(self, value, tasks)
+    }
+}
+
+/// What one line of a format should be, for error messages.
+pub(crate) const fn expected_line(format: Format) -> &'static str {
+    match format {
+        Format::ClaudeCode => "one Claude Code JSON object per line",
+        Format::Codex => "one Codex rollout JSON object per line ({\"type\",\"payload\"})",
+        Format::OpenaiChat => "one OpenAI chat message object per line ({\"role\",\"content\"})",
+        Format::Anthropic => {
+            "one Anthropic message object per line ({\"role\":\"user\"|\"assistant\",\"content\"})"
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::common::{each_message, image_from_url, opt_str, shape, type_name};
+use super::common::{each_message, image_from_url, opt_str, shape, type_name, typed_items};
 use super::{LineError, LineOutcome, LineResult, ObjectLines, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role, ToolContent, Usage};
 
@@ -15,8 +15,6 @@ pub(crate) struct OpenAiChatImporter {
 
 impl ObjectLines for OpenAiChatImporter {
     const FORMAT: Format = Format::OpenaiChat;
-    const EXPECTED: &'static str =
-        "one OpenAI chat message object per line ({\"role\",\"content\"})";
 
     fn object(&mut self, line: u64, obj: Map<String, Value>, tasks: &mut TaskSet) -> LineResult {
         self.message(line, &obj, tasks)
@@ -120,16 +118,7 @@ impl OpenAiChatImporter {
                 } else {
                     ToolContent::Blocks(content)
                 };
-                Message::new(
-                    Role::User,
-                    Kind::ToolResult,
-                    vec![Block::ToolResult {
-                        tool_use_id: id,
-                        content,
-                        is_error: false,
-                    }],
-                    line,
-                )
+                Message::tool_result(id, content, false, line)
             }
             other => {
                 return Err(shape(
@@ -202,38 +191,30 @@ fn parts(line: u64, v: Option<&Value>) -> Result<Vec<Block>, LineError> {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::String(s)) if s.is_empty() => Ok(Vec::new()),
         Some(Value::String(s)) => Ok(vec![Block::Text { text: s.clone() }]),
-        Some(Value::Array(items)) => {
-            let mut out = Vec::new();
-            for it in items {
-                let ty = it.get("type").and_then(Value::as_str).unwrap_or("");
-                match ty {
-                    "text" | "input_text" | "output_text" => out.push(Block::Text {
-                        text: it
-                            .get("text")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                    }),
-                    "image_url" => {
-                        let url = it
-                            .get("image_url")
-                            .and_then(|u| u.get("url").or(Some(u)))
-                            .and_then(Value::as_str)
-                            .unwrap_or("");
-                        out.push(image_from_url(url));
-                    }
-                    _ => out.push(Block::Other(it.clone())),
-                }
-            }
-            Ok(out)
-        }
-        Some(other) => Err(shape(
+        other => typed_items(
             line,
-            format!(
-                "content is {}; expected a string, null or a list of parts",
-                type_name(other)
-            ),
-        )),
+            other,
+            "content",
+            "a string, null or a list of parts",
+            |ty, it| match ty {
+                "text" | "input_text" | "output_text" => Some(Block::Text {
+                    text: it
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                }),
+                "image_url" => {
+                    let url = it
+                        .get("image_url")
+                        .and_then(|u| u.get("url").or(Some(u)))
+                        .and_then(Value::as_str)
+                        .unwrap_or("");
+                    Some(image_from_url(url))
+                }
+                _ => None,
+            },
+        ),
     }
 }
 
