@@ -32,9 +32,8 @@ pub struct SummarizerArgs {
     pub llm: LlmArgs,
 }
 
-/// Declares [`LlmArgs`] from its field list, and with it `overrides` (each
-/// field sets the [`LlmOverrides`] field of its name) and the flag values
-/// `to_flags` writes back.
+/// Declares [`LlmArgs`] from its field list, and with it the flag values
+/// `to_flags` writes back (each field's flag is its name, dashed).
 macro_rules! llm_args {
     ($($(#[$attr:meta])* pub $field:ident: Option<$ty:ty>,)*) => {
         /// The model summarizer's flags (each also an environment variable and a config-file key).
@@ -44,13 +43,6 @@ macro_rules! llm_args {
         }
 
         impl LlmArgs {
-            /// The settings these flags (or their environment variables) fix.
-            pub fn overrides(&self) -> LlmOverrides {
-                LlmOverrides {
-                    $($field: self.$field.clone(),)*
-                }
-            }
-
             /// Each flag's field name and its value as a flag, in declaration order.
             fn values(&self) -> Vec<(&'static str, Option<String>)> {
                 vec![$((stringify!($field), self.$field.as_ref().map(FlagText::flag_text)),)*]
@@ -96,6 +88,20 @@ llm_args! {
 }
 
 impl LlmArgs {
+    /// The settings these flags (or their environment variables) fix.
+    pub fn overrides(&self) -> LlmOverrides {
+        LlmOverrides {
+            provider: self.llm_provider,
+            base_url: self.llm_base_url.clone(),
+            model: self.llm_model.clone(),
+            timeout: self.llm_timeout.clone(),
+            api_key_env: self.llm_api_key_env.clone(),
+            fallback: self.llm_fallback,
+            price_input: self.llm_price_input,
+            price_output: self.llm_price_output,
+        }
+    }
+
     /// The flags that reproduce this configuration, for a child process.
     pub fn to_flags(&self, kind: Option<SummarizerKind>) -> Vec<String> {
         let kind = kind.map(|k| ("summarizer", Some(k.flag_text())));

@@ -78,19 +78,18 @@ pub enum Fallback {
     Static,
 }
 
-/// What flags or environment variables set for the model summarizer, each
-/// named as its config-file key; an unset value comes from the config file,
-/// else its default.
+/// What flags or environment variables set for the model summarizer; each
+/// unset value comes from the config file, else its default.
 #[derive(Debug, Clone, Default)]
 pub struct LlmOverrides {
-    pub llm_provider: Option<Provider>,
-    pub llm_base_url: Option<String>,
-    pub llm_model: Option<String>,
-    pub llm_timeout: Option<String>,
-    pub llm_api_key_env: Option<String>,
-    pub llm_fallback: Option<Fallback>,
-    pub llm_price_input: Option<Micros>,
-    pub llm_price_output: Option<Micros>,
+    pub provider: Option<Provider>,
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub timeout: Option<String>,
+    pub api_key_env: Option<String>,
+    pub fallback: Option<Fallback>,
+    pub price_input: Option<Micros>,
+    pub price_output: Option<Micros>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -311,7 +310,7 @@ pub(crate) fn resolve(
         SummarizerKind::Static => return Ok(Choice::Static),
         SummarizerKind::Llm => {}
     }
-    let provider = match args.llm_provider {
+    let provider = match args.provider {
         Some(p) => p,
         None => file
             .typed("llm_provider", value_enum::<Provider>)?
@@ -321,16 +320,16 @@ pub(crate) fn resolve(
         flag.clone()
             .or_else(|| file.get(key).map(|(v, _)| v.to_string()))
     };
-    let base_url = string(&args.llm_base_url, "llm_base_url")
+    let base_url = string(&args.base_url, "llm_base_url")
         .unwrap_or_else(|| provider.default_base_url().to_string());
     let base_url = base_url.trim_end_matches('/').to_string();
     check_transport(&base_url)?;
-    let Some(model) = string(&args.llm_model, "llm_model").filter(|m| !m.trim().is_empty()) else {
+    let Some(model) = string(&args.model, "llm_model").filter(|m| !m.trim().is_empty()) else {
         return Err(ConfigError::Invalid(
             "--summarizer llm needs a model: pass --llm-model, set COMPACTOR_LLM_MODEL, or llm_model in the config file".into(),
         ));
     };
-    let timeout = match &args.llm_timeout {
+    let timeout = match &args.timeout {
         Some(t) => {
             parse_seconds(t).map_err(|e| ConfigError::Invalid(format!("--llm-timeout: {e}")))?
         }
@@ -338,9 +337,9 @@ pub(crate) fn resolve(
             .typed("llm_timeout", parse_seconds)?
             .unwrap_or(Duration::from_secs(60)),
     };
-    let api_key_env = string(&args.llm_api_key_env, "llm_api_key_env")
+    let api_key_env = string(&args.api_key_env, "llm_api_key_env")
         .unwrap_or_else(|| provider.default_key_env().to_string());
-    let fallback = match args.llm_fallback {
+    let fallback = match args.fallback {
         Some(f) => f,
         None => file
             .typed("llm_fallback", value_enum::<Fallback>)?
@@ -361,8 +360,8 @@ pub(crate) fn resolve(
         timeout,
         api_key_env,
         fallback,
-        price_input: price(args.llm_price_input, "llm_price_input")?,
-        price_output: price(args.llm_price_output, "llm_price_output")?,
+        price_input: price(args.price_input, "llm_price_input")?,
+        price_output: price(args.price_output, "llm_price_output")?,
     }))
 }
 
@@ -430,8 +429,8 @@ mod tests {
         assert_eq!(c.base_url, "https://api.anthropic.com");
         assert_eq!(c.fallback, Fallback::Extractive);
         let args = LlmOverrides {
-            llm_model: Some("from-flag".into()),
-            llm_timeout: Some("0.25".into()),
+            model: Some("from-flag".into()),
+            timeout: Some("0.25".into()),
             ..LlmOverrides::default()
         };
         let Choice::Llm(c) = llm(args, file).unwrap() else {
