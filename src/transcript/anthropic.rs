@@ -3,13 +3,15 @@
 
 use serde_json::{Map, Value};
 
-use super::common::{anthropic_content, anthropic_usage, each_message, opt_str, shape, type_name};
+use super::common::{
+    Generations, anthropic_content, anthropic_usage, each_message, opt_str, shape, type_name,
+};
 use super::{LineError, LineOutcome, LineResult, ObjectLines, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role};
 
 #[derive(Default)]
 pub(crate) struct AnthropicImporter {
-    generations: u32,
+    generations: Generations,
 }
 
 impl ObjectLines for AnthropicImporter {
@@ -107,11 +109,8 @@ impl AnthropicImporter {
                 Message::new(Role::User, kind, content, line)
             }
             "assistant" => {
-                self.generations += 1;
-                let mut m = Message::new(Role::Assistant, Kind::Generation, content, line);
                 // A response object carries its id; a bare message gets an ordinal.
-                m.gen_id =
-                    Some(opt_str(obj, "id").unwrap_or_else(|| format!("gen-{}", self.generations)));
+                let mut m = self.generations.message(content, line, opt_str(obj, "id"));
                 m.usage = match obj.get("usage") {
                     Some(u) => anthropic_usage(line, u)?,
                     None => None,

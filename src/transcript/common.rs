@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::LineError;
-use crate::model::{Block, ImageSource, ToolContent, Usage};
+use crate::model::{Block, ImageSource, Kind, Message, Role, ToolContent, Usage};
 
 /// Parse a `content` field that is a string or a list of Anthropic blocks.
 pub(super) fn anthropic_content(line: u64, content: &Value) -> Result<Vec<Block>, LineError> {
@@ -208,6 +208,27 @@ pub(super) fn typed_items(
             block(ty, it).unwrap_or_else(|| Block::Other(it.clone()))
         })
         .collect())
+}
+
+/// Numbers the assistant generations of a format whose messages may carry
+/// no id of their own.
+#[derive(Default)]
+pub(super) struct Generations(u32);
+
+impl Generations {
+    /// The next generation's message, with its own `id` as its generation
+    /// id, else `gen-N` (N counts every generation, with an id or not).
+    pub(super) fn message(
+        &mut self,
+        content: Vec<Block>,
+        line: u64,
+        id: Option<String>,
+    ) -> Message {
+        self.0 += 1;
+        let mut m = Message::new(Role::Assistant, Kind::Generation, content, line);
+        m.gen_id = Some(id.unwrap_or_else(|| format!("gen-{}", self.0)));
+        m
+    }
 }
 
 /// Parse a line that must be a JSON object.

@@ -4,13 +4,15 @@
 
 use serde_json::{Map, Value};
 
-use super::common::{each_message, image_from_url, opt_str, shape, type_name, typed_items};
+use super::common::{
+    Generations, each_message, image_from_url, opt_str, shape, type_name, typed_items,
+};
 use super::{LineError, LineOutcome, LineResult, ObjectLines, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role, ToolContent, Usage};
 
 #[derive(Default)]
 pub(crate) struct OpenAiChatImporter {
-    generations: u32,
+    generations: Generations,
 }
 
 impl ObjectLines for OpenAiChatImporter {
@@ -93,9 +95,7 @@ impl OpenAiChatImporter {
                         input: arguments(fc.get("arguments")),
                     });
                 }
-                self.generations += 1;
-                let mut m = Message::new(Role::Assistant, Kind::Generation, blocks, line);
-                m.gen_id = Some(format!("gen-{}", self.generations));
+                let mut m = self.generations.message(blocks, line, None);
                 m.usage = match obj.get("usage") {
                     Some(u) => openai_usage(line, u)?,
                     None => None,
