@@ -342,14 +342,10 @@ mod tests {
                 }],
                 2,
             ),
-            Message::new(
-                Role::User,
-                Kind::ToolResult,
-                vec![Block::ToolResult {
-                    tool_use_id: "t1".into(),
-                    content: ToolContent::Text("\u{1b}[31m⎯⎯⎯ FAIL\u{1b}[39m a.test.ts".into()),
-                    is_error: true,
-                }],
+            Message::tool_result(
+                "t1".into(),
+                ToolContent::Text("\u{1b}[31m⎯⎯⎯ FAIL\u{1b}[39m a.test.ts".into()),
+                true,
                 3,
             ),
         ]);

@@ -6,6 +6,17 @@ fn msg(role: ViewRole, content: Vec<Block>) -> ViewMessage {
     ViewMessage { role, content }
 }
 
+/// The user's message carrying the text result of tool call `id`.
+fn result(id: &str, text: &str) -> ViewMessage {
+    let content = ToolContent::Text(text.into());
+    let block = Block::ToolResult {
+        tool_use_id: id.into(),
+        content,
+        is_error: false,
+    };
+    msg(ViewRole::User, vec![block])
+}
+
 fn sample() -> View {
     View {
         messages: vec![
@@ -32,14 +43,7 @@ fn sample() -> View {
                     },
                 ],
             ),
-            msg(
-                ViewRole::User,
-                vec![Block::ToolResult {
-                    tool_use_id: "call.1".into(),
-                    content: ToolContent::Text("a\nb".into()),
-                    is_error: false,
-                }],
-            ),
+            result("call.1", "a\nb"),
             msg(
                 ViewRole::Assistant,
                 vec![Block::RedactedThinking { data: "x".into() }],
@@ -159,14 +163,7 @@ fn freeform_tools_go_back_as_custom_tool_calls() {
                     input: json!({"input": "*** Begin Patch"}),
                 }],
             ),
-            msg(
-                ViewRole::User,
-                vec![Block::ToolResult {
-                    tool_use_id: "c1".into(),
-                    content: ToolContent::Text("ok".into()),
-                    is_error: false,
-                }],
-            ),
+            result("c1", "ok"),
         ],
     };
     let items = responses_items(&view);
