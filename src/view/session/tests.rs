@@ -6,6 +6,15 @@ fn msg(role: ViewRole, content: Vec<Block>) -> ViewMessage {
     ViewMessage { role, content }
 }
 
+/// A JSON Lines file's values.
+fn json_lines(bytes: &[u8]) -> Vec<Value> {
+    bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect()
+}
+
 /// The user's message carrying the text result of tool call `id`.
 fn result(id: &str, text: &str) -> ViewMessage {
     let content = ToolContent::Text(text.into());
@@ -90,11 +99,7 @@ fn foreign_reasoning_is_dropped_with_a_note_and_ids_are_made_safe() {
 fn claude_code_session_has_boundary_summary_and_chained_lines() {
     let view = adapt(&sample(), Provider::OpenAi, Provider::Anthropic).view;
     let bytes = claude_code_session(&view, &params("s-1"));
-    let lines: Vec<Value> = bytes
-        .split(|b| *b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_slice(l).unwrap())
-        .collect();
+    let lines = json_lines(&bytes);
     assert_eq!(lines.len(), 5);
     assert_eq!(lines[0]["subtype"], "compact_boundary");
     assert_eq!(lines[0]["parentUuid"], Value::Null);
@@ -113,11 +118,7 @@ fn claude_code_session_has_boundary_summary_and_chained_lines() {
 #[test]
 fn codex_session_is_meta_then_one_compacted_item() {
     let bytes = codex_session(&sample(), &params("s-1"));
-    let lines: Vec<Value> = bytes
-        .split(|b| *b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_slice(l).unwrap())
-        .collect();
+    let lines = json_lines(&bytes);
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["payload"]["id"], "s-1");
     let c = &lines[1]["payload"];
