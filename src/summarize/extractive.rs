@@ -204,12 +204,7 @@ impl<'c> Folder<'c> {
         self.last_event = Some(LastEvent::Asked(ordinal));
         for sentence in sentences(ask) {
             if let Some(at) = ask_rule_marker(sentence) {
-                let text = clip_around(sentence, at, CONSTRAINT_MAX_CHARS);
-                self.add_fact(
-                    Section::Constraints,
-                    slug(&text, CONSTRAINT_KEY_WORDS),
-                    text,
-                );
+                self.add_constraint(sentence, at);
             }
         }
     }
@@ -267,12 +262,7 @@ impl<'c> Folder<'c> {
         let date = find_iso_date(text);
         for sentence in sentences(text) {
             if let Some(at) = strong_negative_marker(sentence) {
-                let rule = clip_around(sentence, at, CONSTRAINT_MAX_CHARS);
-                self.add_fact(
-                    Section::Constraints,
-                    slug(&rule, CONSTRAINT_KEY_WORDS),
-                    rule,
-                );
+                self.add_constraint(sentence, at);
             } else {
                 self.classify_prose(sentence, date);
             }
@@ -283,6 +273,17 @@ impl<'c> Folder<'c> {
 
     /// Adds a free-text fact unless it is already known. Free text names no
     /// subject we could verify, so a taken key never supersedes: it gets a suffix.
+    /// A rule sentence as a constraint: a window around its marker at `at`,
+    /// keyed by its first words.
+    fn add_constraint(&mut self, sentence: &str, at: usize) {
+        let rule = clip_around(sentence, at, CONSTRAINT_MAX_CHARS);
+        self.add_fact(
+            Section::Constraints,
+            slug(&rule, CONSTRAINT_KEY_WORDS),
+            rule,
+        );
+    }
+
     fn add_fact(&mut self, section: Section, base_key: String, text: String) {
         if self.is_known(section, &base_key, &text) {
             return;
