@@ -250,7 +250,7 @@ impl Tx<'_> {
     /// adds its new rows; a rewritten one is refused.
     ///
     /// The new rows go through two stages on two threads: one serialises,
-    /// hashes and compresses them ([`EncodedRow`]), the other (this one, which
+    /// hashes and compresses them (an `EncodedRow` each), the other (this one, which
     /// holds the transaction) inserts them. A bounded channel of small batches
     /// joins them, so the encoded form of only a few batches is in memory.
     pub fn append_messages(
