@@ -258,7 +258,9 @@ pub struct Report {
 /// The result of one call: the view, its parts (the next call's checkpoint),
 /// the report, and the store entries to write.
 pub struct CallOutput {
-    pub parts: Vec<Part>,
+    /// Shared, so a driver keeps them as its checkpoint without a copy and
+    /// takes them back whole once the caller has let go of its output.
+    pub parts: std::sync::Arc<Vec<Part>>,
     pub view: View,
     pub report: Report,
     /// `(key, entry)` upserts for `task_compaction_snapshot`, in minting order.
@@ -410,7 +412,7 @@ pub fn run_call_resuming(
         view_hash: view.hash_resuming(resume),
     };
     CallOutput {
-        parts,
+        parts: std::sync::Arc::new(parts),
         view,
         report,
         new_entries,

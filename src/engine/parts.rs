@@ -200,6 +200,25 @@ pub(crate) fn coverage_key(h: &[u8; 32]) -> String {
     format!("cov:{}", blake3::Hash::from_bytes(*h).to_hex())
 }
 
+/// The coverage hash of a `cov:<64 hex>` key, exactly as [`coverage_key`]
+/// writes it (lowercase); any other key is none.
+pub(crate) fn decode_coverage_key(key: &str) -> Option<[u8; 32]> {
+    let hex = key.strip_prefix("cov:")?.as_bytes();
+    if hex.len() != 64 {
+        return None;
+    }
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let mut out = [0u8; 32];
+    for (i, pair) in hex.chunks(2).enumerate() {
+        out[i] = digit(pair[0])? << 4 | digit(pair[1])?;
+    }
+    Some(out)
+}
+
 /// Rebuild parts from record rows (in order). Rows that never reach a view
 /// (meta, titles, the agent's own summaries, usage) are skipped; tool results
 /// join their call; results with no call become user text.
@@ -236,18 +255,37 @@ pub struct PartsBuilder {
 
 impl PartsBuilder {
     /// Continue after existing parts (a checkpoint): their tool calls can still
-    /// receive results.
-    pub fn continuing(parts: Vec<Part>) -> PartsBuilder {
-        let tool_index = parts
-            .iter()
-            .enumerate()
-            .filter_map(|(i, p)| p.tool_id().map(|id| (id.to_string(), i)))
-            .collect();
+    /// receive results. `tool_index` is a cache of their index (the one the
+    /// previous builder gave back through [`PartsBuilder::into_parts`], or
+    /// empty): it is checked against the parts and built again unless it
+    /// maps each tool call to its place and nothing else (a fold moves them).
+    pub fn continuing(parts: Vec<Part>, mut tool_index: HashMap<String, usize>) -> PartsBuilder {
+        let mut tools = 0;
+        let current = parts.iter().enumerate().all(|(i, p)| {
+            p.tool_id().is_none_or(|id| {
+                tools += 1;
+                tool_index.get(id) == Some(&i)
+            })
+        }) && tools == tool_index.len();
+        if !current {
+            tool_index.clear();
+            for (i, p) in parts.iter().enumerate() {
+                if let Some(id) = p.tool_id() {
+                    tool_index.insert(id.to_string(), i);
+                }
+            }
+        }
         PartsBuilder {
             parts,
             tool_index,
             ..PartsBuilder::default()
         }
+    }
+
+    /// The parts, and the tool call index for the next
+    /// [`PartsBuilder::continuing`] (of no use after parts were dropped).
+    pub fn into_parts(self) -> (Vec<Part>, HashMap<String, usize>) {
+        (self.parts, self.tool_index)
     }
 
     /// How many parts were dropped from the front: `parts[0]` is part
@@ -465,6 +503,74 @@ mod tests {
             block_address(Side::User, &Block::Text { text: "x".into() }),
             block_address(Side::Assistant, &Block::Text { text: "x".into() })
         );
+    }
+
+    /// A stale tool index (the parts moved since it was built: a fold) is
+    /// built again, so a later result still joins its own call; a current
+    /// one is kept as it is.
+    #[test]
+    fn a_continuing_builder_checks_the_tool_index_it_is_given() {
+        let est = CharsPerToken::default();
+        let call = |id: &str, step| {
+            msg(
+                Role::Assistant,
+                Kind::Generation,
+                vec![Block::ToolUse {
+                    id: id.into(),
+                    name: "Read".into(),
+                    input: json!({"file_path": id}),
+                }],
+                step,
+            )
+        };
+        let result = |id: &str, step| {
+            msg(
+                Role::User,
+                Kind::ToolResult,
+                vec![Block::ToolResult {
+                    tool_use_id: id.into(),
+                    content: ToolContent::Text(format!("contents of {id}")),
+                    is_error: false,
+                }],
+                step,
+            )
+        };
+        let mut b = PartsBuilder::default();
+        for m in [
+            call("a", 1),
+            result("a", 1),
+            call("x", 2),
+            result("x", 2),
+            call("b", 3),
+            call("c", 3),
+        ] {
+            b.push(&m, &est);
+        }
+        let (parts, index) = b.into_parts();
+        assert_eq!(index.len(), 4);
+        // Kept: the same parts again.
+        let kept = PartsBuilder::continuing(parts.clone(), index.clone());
+        assert_eq!(kept.tool_index, index);
+        // A fold put one part where the first two were: the later calls moved.
+        let mut folded = parts[1..].to_vec();
+        folded[0].body = PartBody::Block {
+            side: Side::User,
+            block: Block::Text {
+                text: "summary".into(),
+            },
+        };
+        let mut stale = PartsBuilder::continuing(folded.clone(), index);
+        let mut fresh = PartsBuilder::continuing(folded, HashMap::new());
+        for m in [result("c", 3), result("b", 3), call("a", 4)] {
+            stale.push(&m, &est);
+            fresh.push(&m, &est);
+        }
+        assert_eq!(stale.parts, fresh.parts);
+        assert!(
+            matches!(&stale.parts[1].body, PartBody::Tool { id, output: Some(_), .. } if id == "b")
+        );
+        // "a" is no longer in the view: a new call with its id is a tool part again.
+        assert_eq!(stale.parts.last().and_then(Part::tool_id), Some("a"));
     }
 
     #[test]

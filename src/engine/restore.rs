@@ -4,6 +4,7 @@
 //! every stored per-part form.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Bound;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -11,7 +12,8 @@ use serde_json::{Map, Value};
 use super::entries::Entry;
 use super::estimate::Estimator;
 use super::parts::{
-    Part, PartBody, PartState, SummaryHead, ToolOutput, coverage_key, coverage_next, coverage_start,
+    Part, PartBody, PartState, SummaryHead, ToolOutput, coverage_key, coverage_next,
+    coverage_start, decode_coverage_key,
 };
 use super::toolrules::ToolForm;
 use crate::model::{Block, Kind, ToolContent};
@@ -162,11 +164,22 @@ fn fold_stored(
         Some(head) => (1, head.coverage),
         None => (0, coverage_start()),
     };
+    // The stored coverages, decoded once (the `cov:` keys sort together):
+    // each part's chain hash is looked up without formatting its key.
+    let mut stored: Vec<[u8; 32]> = store
+        .snapshot
+        .range::<str, _>((Bound::Included("cov:"), Bound::Unbounded))
+        .take_while(|(k, _)| k.starts_with("cov:"))
+        .filter_map(|(k, _)| decode_coverage_key(k))
+        .collect();
+    stored.sort_unstable();
     let mut best: Option<(usize, [u8; 32])> = None;
-    for (i, p) in parts.iter().enumerate().skip(start) {
-        h = coverage_next(&h, &p.address);
-        if store.snapshot.contains_key(&coverage_key(&h)) {
-            best = Some((i + 1, h));
+    if !stored.is_empty() {
+        for (i, p) in parts.iter().enumerate().skip(start) {
+            h = coverage_next(&h, &p.address);
+            if stored.binary_search(&h).is_ok() {
+                best = Some((i + 1, h));
+            }
         }
     }
     let Some((end, coverage)) = best else {

@@ -25,7 +25,8 @@ use crate::engine::entries::{ANCHOR_KEY, Entry, decode_all};
 use crate::engine::estimate::Estimator;
 use crate::engine::measure::MeasureBuilder;
 use crate::engine::parts::{
-    Part, PartsBuilder, SummaryHead, coverage_key, coverage_next, coverage_start, reconstruct,
+    Part, PartsBuilder, SummaryHead, coverage_key, coverage_next, coverage_start,
+    decode_coverage_key, reconstruct,
 };
 use crate::engine::restore::{StoreView, summary_part};
 use crate::engine::summarizer::Summarizer;
@@ -314,7 +315,10 @@ struct SnapshotCache {
 
 impl SnapshotCache {
     fn new(read_at: (u64, i64), entries: BTreeMap<String, Entry>) -> SnapshotCache {
-        let covers = entries.keys().filter_map(|k| decode_cov(k)).collect();
+        let covers = entries
+            .keys()
+            .filter_map(|k| decode_coverage_key(k))
+            .collect();
         SnapshotCache {
             read_at,
             entries,
@@ -329,35 +333,16 @@ impl SnapshotCache {
         match Entry::from_value(value) {
             Some(e) => {
                 self.entries.insert(key.to_string(), e);
-                self.covers.extend(decode_cov(key));
+                self.covers.extend(decode_coverage_key(key));
             }
             None => {
                 self.entries.remove(key);
-                if let Some(h) = decode_cov(key) {
+                if let Some(h) = decode_coverage_key(key) {
                     self.covers.remove(&h);
                 }
             }
         }
     }
-}
-
-/// The coverage hash of a `cov:<64 hex>` key, exactly as [`coverage_key`]
-/// writes it (lowercase); any other key is none.
-fn decode_cov(key: &str) -> Option<[u8; 32]> {
-    let hex = key.strip_prefix("cov:")?.as_bytes();
-    if hex.len() != 64 {
-        return None;
-    }
-    let digit = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        _ => None,
-    };
-    let mut out = [0u8; 32];
-    for (i, pair) in hex.chunks(2).enumerate() {
-        out[i] = digit(pair[0])? << 4 | digit(pair[1])?;
-    }
-    Some(out)
 }
 
 /// The raw history's parts up to some row, with the coverage chain over
@@ -412,8 +397,9 @@ pub struct Driver<'a> {
     /// The raw history measured at each call (index `k-1`).
     raw: Vec<RawMeasure>,
     tool_forms: std::sync::Arc<crate::store::ToolForms>,
-    /// The previous call's number, its parts and the rows they cover.
-    last: Option<(u32, Vec<Part>, usize)>,
+    /// The previous call's number, its parts (shared with the output the
+    /// caller got) and the rows they cover.
+    last: Option<(u32, std::sync::Arc<Vec<Part>>, usize)>,
     /// Record each committed call as replay progress (in-place replays).
     progress: Option<serde_json::Value>,
     /// Keep the caches (see the module); `false`: re-derive at every call.
@@ -422,6 +408,9 @@ pub struct Driver<'a> {
     raw_history: Option<RawHistory>,
     /// Where the last view's hash left off.
     hash_resume: HashResume,
+    /// The tool call index of the last step's parts, for the next step's
+    /// builder to check and reuse (see [`PartsBuilder::continuing`]).
+    tool_index: HashMap<String, usize>,
 }
 
 impl<'a> Driver<'a> {
@@ -454,6 +443,7 @@ impl<'a> Driver<'a> {
             snapshot: None,
             raw_history: None,
             hash_resume: HashResume::default(),
+            tool_index: HashMap::new(),
         })
     }
 
@@ -631,19 +621,28 @@ impl<'a> Driver<'a> {
         let (base, from) = match self.last.take() {
             // Within a turn the previous call's parts are the checkpoint so far;
             // a turn start re-folds from the pristine raw history (preflight).
+            // Taken back whole when the caller has dropped its output (a
+            // copy only while it still holds it).
             Some((prev, parts, covered)) if prev + 1 == k && covered <= end && !turn_start => {
-                (parts, covered)
+                (std::sync::Arc::unwrap_or_clone(parts), covered)
             }
             _ => {
                 let first = self.index.turn_first_call(k);
                 let pre = self.preflight(store, k)?;
-                (pre.parts, self.index.history_end(first))
+                let parts = std::sync::Arc::unwrap_or_clone(pre.parts);
+                (parts, self.index.history_end(first))
             }
         };
-        let mut builder = PartsBuilder::continuing(base);
+        let tool_index = match self.cached {
+            true => std::mem::take(&mut self.tool_index),
+            false => HashMap::new(),
+        };
+        let mut builder = PartsBuilder::continuing(base, tool_index);
         for m in &self.index.rows[from..end] {
             builder.push(m, self.settings.estimator);
         }
+        let (parts, tool_index) = builder.into_parts();
+        self.tool_index = tool_index;
         self.refresh(store)?;
         let ctx = self.context(k, Mode::Step);
         let snapshot = &self.snapshot.as_ref().expect("refreshed").entries;
@@ -651,7 +650,7 @@ impl<'a> Driver<'a> {
             self.hash_resume.reset();
         }
         let out = run_call_resuming(
-            builder.parts,
+            parts,
             &ctx,
             StoreView {
                 snapshot,
@@ -697,7 +696,7 @@ impl<'a> Driver<'a> {
         if self.progress.is_some() {
             crate::fault::after_call(k);
         }
-        self.last = Some((k, out.parts.clone(), end));
+        self.last = Some((k, std::sync::Arc::clone(&out.parts), end));
         Ok(out)
     }
 
