@@ -3,8 +3,7 @@
 //! the longest stored summary whose coverage is a prefix of the parts, and
 //! every stored per-part form.
 
-use std::collections::{BTreeMap, HashMap};
-use std::ops::Bound;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -12,8 +11,7 @@ use serde_json::{Map, Value};
 use super::entries::Entry;
 use super::estimate::Estimator;
 use super::parts::{
-    Part, PartBody, PartState, SummaryHead, ToolOutput, coverage_key, coverage_next,
-    coverage_start, decode_coverage_key,
+    Part, PartBody, PartState, SummaryHead, ToolOutput, coverage_key, coverage_next, coverage_start,
 };
 use super::toolrules::ToolForm;
 use crate::model::{Block, Kind, ToolContent};
@@ -24,6 +22,9 @@ use crate::view::text::image_label;
 pub struct StoreView<'a> {
     /// `task_compaction_snapshot` entries of the task, by key.
     pub snapshot: &'a BTreeMap<String, Entry>,
+    /// The coverage hashes of the `cov:` keys among them, decoded
+    /// ([`super::parts::decode_coverage_key`]).
+    pub covers: &'a HashSet<[u8; 32]>,
     /// `task_tool_compaction` forms of the task, by tool call id.
     pub tool_forms: &'a HashMap<String, ToolForm>,
 }
@@ -164,20 +165,12 @@ fn fold_stored(
         Some(head) => (1, head.coverage),
         None => (0, coverage_start()),
     };
-    // The stored coverages, decoded once (the `cov:` keys sort together):
-    // each part's chain hash is looked up without formatting its key.
-    let mut stored: Vec<[u8; 32]> = store
-        .snapshot
-        .range::<str, _>((Bound::Included("cov:"), Bound::Unbounded))
-        .take_while(|(k, _)| k.starts_with("cov:"))
-        .filter_map(|(k, _)| decode_coverage_key(k))
-        .collect();
-    stored.sort_unstable();
+    // Each part's chain hash is looked up decoded, its key never formatted.
     let mut best: Option<(usize, [u8; 32])> = None;
-    if !stored.is_empty() {
+    if !store.covers.is_empty() {
         for (i, p) in parts.iter().enumerate().skip(start) {
             h = coverage_next(&h, &p.address);
-            if stored.binary_search(&h).is_ok() {
+            if store.covers.contains(&h) {
                 best = Some((i + 1, h));
             }
         }

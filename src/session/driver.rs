@@ -597,20 +597,25 @@ impl<'a> Driver<'a> {
         self.refresh(store)?;
         let parts = self.raw_parts(end);
         let ctx = self.context(first, Mode::Preflight);
-        let snapshot = &self.snapshot.as_ref().expect("refreshed").entries;
+        Ok(self.run(parts, &ctx))
+    }
+
+    /// The engine's operation over `parts`, with the snapshot as refreshed.
+    fn run(&mut self, parts: Vec<Part>, ctx: &CallContext<'_>) -> CallOutput {
+        let snap = self.snapshot.as_ref().expect("refreshed before use");
         if !self.cached {
             self.hash_resume.reset();
         }
-        let out = run_call_resuming(
+        run_call_resuming(
             parts,
-            &ctx,
+            ctx,
             StoreView {
-                snapshot,
+                snapshot: &snap.entries,
+                covers: &snap.covers,
                 tool_forms: &self.tool_forms,
             },
             &mut self.hash_resume,
-        );
-        Ok(out)
+        )
     }
 
     /// Step at call `k`: the full operation over checkpoint + growth. The new
@@ -645,19 +650,7 @@ impl<'a> Driver<'a> {
         self.tool_index = tool_index;
         self.refresh(store)?;
         let ctx = self.context(k, Mode::Step);
-        let snapshot = &self.snapshot.as_ref().expect("refreshed").entries;
-        if !self.cached {
-            self.hash_resume.reset();
-        }
-        let out = run_call_resuming(
-            parts,
-            &ctx,
-            StoreView {
-                snapshot,
-                tool_forms: &self.tool_forms,
-            },
-            &mut self.hash_resume,
-        );
+        let out = self.run(parts, &ctx);
         let mut writes = out.new_entries.clone();
         if self.index.ends_turn(k) && k <= self.index.calls() {
             // Turn end: persist the calibration anchor for the next turn's preflight.
