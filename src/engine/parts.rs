@@ -512,28 +512,22 @@ mod tests {
     fn a_continuing_builder_checks_the_tool_index_it_is_given() {
         let est = CharsPerToken::default();
         let call = |id: &str, step| {
-            msg(
-                Role::Assistant,
-                Kind::Generation,
-                vec![Block::ToolUse {
-                    id: id.into(),
-                    name: "Read".into(),
-                    input: json!({"file_path": id}),
-                }],
-                step,
-            )
+            let input = json!({ "file_path": id });
+            let block = Block::ToolUse {
+                id: id.into(),
+                name: "Read".into(),
+                input,
+            };
+            msg(Role::Assistant, Kind::Generation, vec![block], step)
         };
         let result = |id: &str, step| {
-            msg(
-                Role::User,
-                Kind::ToolResult,
-                vec![Block::ToolResult {
-                    tool_use_id: id.into(),
-                    content: ToolContent::Text(format!("contents of {id}")),
-                    is_error: false,
-                }],
-                step,
-            )
+            let content = ToolContent::Text(format!("contents of {id}"));
+            let block = Block::ToolResult {
+                tool_use_id: id.into(),
+                content,
+                is_error: false,
+            };
+            msg(Role::User, Kind::ToolResult, vec![block], step)
         };
         let mut b = PartsBuilder::default();
         for m in [
