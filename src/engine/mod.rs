@@ -268,17 +268,19 @@ pub struct CallOutput {
 }
 
 /// Run the operation on reconstructed parts, hashing the view from where the
-/// previous call's view hash left off (`resume`; a default one starts afresh):
-/// the same output, less work when the views share a prefix.
+/// previous call's view hash left off (`resume`) and walking the coverage
+/// chain from where the previous walk left off (`chain`); default ones start
+/// afresh: the same output, less work when the calls share a prefix.
 pub fn run_call_resuming(
     parts: Vec<Part>,
     ctx: &CallContext<'_>,
     store: StoreView<'_>,
     resume: &mut HashResume,
+    chain: &mut parts::ChainResume,
 ) -> CallOutput {
     let budget = ctx.budget;
     let (trigger, stop, w_eff) = (budget.trigger(), budget.stop(), budget.w_eff());
-    let (mut parts, _) = restore(parts, ctx.turn, store, ctx.estimator);
+    let (mut parts, _) = restore(parts, ctx.turn, store, ctx.estimator, chain);
     let restored = restore::holding(&parts);
 
     let last_step = parts.iter().filter_map(|p| p.generation).max().unwrap_or(0);

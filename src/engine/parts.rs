@@ -195,6 +195,56 @@ pub(crate) fn coverage_next(h: &[u8; 32], address: &str) -> [u8; 32] {
     *hasher.finalize().as_bytes()
 }
 
+/// The coverage chain over the parts it was last walked over, from the hash
+/// that walk started at: a cache of [`coverage_next`], never an input to it.
+/// A walk reuses each link while its start and every address so far are the
+/// same as the last walk's, and hashes from the first difference on.
+#[derive(Default)]
+pub struct ChainResume {
+    start: [u8; 32],
+    /// `(address, the chain hash through it)` for each part walked.
+    links: Vec<(String, [u8; 32])>,
+}
+
+impl ChainResume {
+    /// Walk from `start`: [`ChainWalk::next`] for each part, in order.
+    pub(crate) fn walk(&mut self, start: [u8; 32]) -> ChainWalk<'_> {
+        if self.links.is_empty() || self.start != start {
+            self.links.clear();
+            self.start = start;
+        }
+        ChainWalk {
+            resume: self,
+            at: 0,
+            hash: start,
+        }
+    }
+}
+
+/// One walk along the coverage chain (see [`ChainResume`]).
+pub(crate) struct ChainWalk<'a> {
+    resume: &'a mut ChainResume,
+    at: usize,
+    hash: [u8; 32],
+}
+
+impl ChainWalk<'_> {
+    /// The chain hash through the next part, whose address is `address`.
+    pub(crate) fn next(&mut self, address: &str) -> [u8; 32] {
+        let links = &mut self.resume.links;
+        match links.get(self.at) {
+            Some((a, h)) if a == address => self.hash = *h,
+            _ => {
+                links.truncate(self.at);
+                self.hash = coverage_next(&self.hash, address);
+                links.push((address.to_string(), self.hash));
+            }
+        }
+        self.at += 1;
+        self.hash
+    }
+}
+
 /// The snapshot-store key of a summary covering up to a chain hash.
 pub(crate) fn coverage_key(h: &[u8; 32]) -> String {
     format!("cov:{}", blake3::Hash::from_bytes(*h).to_hex())
@@ -565,6 +615,37 @@ mod tests {
         );
         // "a" is no longer in the view: a new call with its id is a tool part again.
         assert_eq!(stale.parts.last().and_then(Part::tool_id), Some("a"));
+    }
+
+    /// A resumed walk gives the chain hash by hash, whatever the walks
+    /// before it: the same parts, more parts, a changed part, another start.
+    #[test]
+    fn a_resumed_coverage_walk_equals_the_chain() {
+        let chain = |start: [u8; 32], addresses: &[&str]| {
+            let mut h = start;
+            addresses
+                .iter()
+                .map(|a| {
+                    h = coverage_next(&h, a);
+                    h
+                })
+                .collect::<Vec<_>>()
+        };
+        let other = coverage_next(&coverage_start(), "head");
+        let walks: [([u8; 32], &[&str]); 6] = [
+            (coverage_start(), &["a", "b", "c"]),
+            (coverage_start(), &["a", "b", "c", "d"]),
+            (coverage_start(), &["a", "x", "c", "d"]),
+            (other, &["a", "x", "c", "d"]),
+            (other, &["a"]),
+            (coverage_start(), &["a", "x", "c", "d", "e"]),
+        ];
+        let mut resume = ChainResume::default();
+        for (start, addresses) in walks {
+            let mut walk = resume.walk(start);
+            let resumed: Vec<_> = addresses.iter().map(|a| walk.next(a)).collect();
+            assert_eq!(resumed, chain(start, addresses), "{addresses:?}");
+        }
     }
 
     #[test]

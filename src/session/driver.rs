@@ -7,7 +7,7 @@
 //! added since the previous call into parts (or, after a restart, the rows
 //! since the turn start): no whole-history walk on the per-call path.
 //!
-//! It keeps three caches of the derivation, never a second source of truth
+//! It keeps these caches of the derivation, never a second source of truth
 //! (a property test holds them to [`Driver::uncached`], which re-derives
 //! everything at every call):
 //! - the profile's snapshot entries, decoded, updated with the driver's own
@@ -16,7 +16,10 @@
 //!   the coverage chain over their addresses, so a turn start finds the
 //!   longest stored summary by looking its decoded coverage up in the chain
 //!   and hands the engine only the summary and what follows it;
-//! - the raw history's measures at every call, from running totals.
+//! - the raw history's measures at every call, from running totals;
+//! - per call: the previous call's parts handed over as the checkpoint (not
+//!   copied), their tool call index (checked, built again after a fold), the
+//!   coverage walk restore resumes, and where the view hash left off.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -25,7 +28,7 @@ use crate::engine::entries::{ANCHOR_KEY, Entry, decode_all};
 use crate::engine::estimate::Estimator;
 use crate::engine::measure::MeasureBuilder;
 use crate::engine::parts::{
-    Part, PartsBuilder, SummaryHead, coverage_key, coverage_next, coverage_start,
+    ChainResume, Part, PartsBuilder, SummaryHead, coverage_key, coverage_next, coverage_start,
     decode_coverage_key, reconstruct,
 };
 use crate::engine::restore::{StoreView, summary_part};
@@ -408,6 +411,8 @@ pub struct Driver<'a> {
     raw_history: Option<RawHistory>,
     /// Where the last view's hash left off.
     hash_resume: HashResume,
+    /// Where the last restore's coverage walk left off.
+    chain: ChainResume,
     /// The tool call index of the last step's parts, for the next step's
     /// builder to check and reuse (see [`PartsBuilder::continuing`]).
     tool_index: HashMap<String, usize>,
@@ -444,6 +449,7 @@ impl<'a> Driver<'a> {
             raw_history: None,
             hash_resume: HashResume::default(),
             tool_index: HashMap::new(),
+            chain: ChainResume::default(),
         })
     }
 
@@ -605,6 +611,7 @@ impl<'a> Driver<'a> {
         let snap = self.snapshot.as_ref().expect("refreshed before use");
         if !self.cached {
             self.hash_resume.reset();
+            self.chain = ChainResume::default();
         }
         run_call_resuming(
             parts,
@@ -615,6 +622,7 @@ impl<'a> Driver<'a> {
                 tool_forms: &self.tool_forms,
             },
             &mut self.hash_resume,
+            &mut self.chain,
         )
     }
 
