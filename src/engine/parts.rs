@@ -648,6 +648,33 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any sequence of walks (two starts, three addresses, so the same
+        /// addresses follow different starts and parts change anywhere)
+        /// resumes to the chain hash by hash.
+        #[test]
+        fn resumed_coverage_walks_equal_the_chain(
+            walks in proptest::collection::vec(
+                (proptest::bool::ANY, proptest::collection::vec(0usize..3, 0..8)),
+                1..10,
+            ),
+        ) {
+            let mut resume = ChainResume::default();
+            for (other, addresses) in walks {
+                let start = match other {
+                    true => coverage_next(&coverage_start(), "head"),
+                    false => coverage_start(),
+                };
+                let mut walk = resume.walk(start);
+                let mut h = start;
+                for a in addresses.iter().map(|&i| ["a", "b", "c"][i]) {
+                    h = coverage_next(&h, a);
+                    proptest::prop_assert_eq!(walk.next(a), h);
+                }
+            }
+        }
+    }
+
     #[test]
     fn coverage_chain_depends_on_order() {
         let s = coverage_start();
