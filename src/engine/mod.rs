@@ -258,13 +258,45 @@ pub struct Report {
 /// The result of one call: the view, its parts (the next call's checkpoint),
 /// the report, and the store entries to write.
 pub struct CallOutput {
-    /// Shared, so a driver keeps them as its checkpoint without a copy and
-    /// takes them back whole once the caller has let go of its output.
-    pub parts: std::sync::Arc<Vec<Part>>,
+    pub parts: SharedParts,
     pub view: View,
     pub report: Report,
     /// `(key, entry)` upserts for `task_compaction_snapshot`, in minting order.
     pub new_entries: Vec<(String, Value)>,
+}
+
+/// A call's parts, shared: a driver keeps them as its checkpoint without a
+/// copy and takes them back whole ([`SharedParts::into_vec`]) once the
+/// caller has let go of the output (a copy only while it still holds it).
+#[derive(Debug, Clone, Default)]
+pub struct SharedParts(std::sync::Arc<Vec<Part>>);
+
+impl SharedParts {
+    pub fn new(parts: Vec<Part>) -> SharedParts {
+        SharedParts(std::sync::Arc::new(parts))
+    }
+
+    /// The parts, owned: taken back whole when no one else holds them.
+    pub fn into_vec(self) -> Vec<Part> {
+        std::sync::Arc::unwrap_or_clone(self.0)
+    }
+}
+
+impl std::ops::Deref for SharedParts {
+    type Target = Vec<Part>;
+
+    fn deref(&self) -> &Vec<Part> {
+        &self.0
+    }
+}
+
+impl<'a> IntoIterator for &'a SharedParts {
+    type Item = &'a Part;
+    type IntoIter = std::slice::Iter<'a, Part>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
 }
 
 /// Run the operation on reconstructed parts, hashing the view from where the
@@ -414,7 +446,7 @@ pub fn run_call_resuming(
         view_hash: view.hash_resuming(resume),
     };
     CallOutput {
-        parts: std::sync::Arc::new(parts),
+        parts: SharedParts::new(parts),
         view,
         report,
         new_entries,

@@ -174,7 +174,7 @@ impl Collector {
         let mut tools: BTreeMap<String, u64> = BTreeMap::new();
         let mut elided = 0;
         let mut now: Vec<Option<Seen>> = vec![None; self.tracked.len()];
-        for p in out.parts.iter() {
+        for p in &out.parts {
             if p.state != PartState::Raw {
                 elided += p.tokens;
             }

@@ -33,7 +33,9 @@ use crate::engine::parts::{
 };
 use crate::engine::restore::{StoreView, summary_part};
 use crate::engine::summarizer::Summarizer;
-use crate::engine::{Calibration, CallContext, CallOutput, Mode, RawMeasure, run_call_resuming};
+use crate::engine::{
+    Calibration, CallContext, CallOutput, Mode, RawMeasure, SharedParts, run_call_resuming,
+};
 use crate::model::decimal::Ratio;
 use crate::model::{Kind, Message, Usage};
 use crate::store::{Store, StoreError};
@@ -402,7 +404,7 @@ pub struct Driver<'a> {
     tool_forms: std::sync::Arc<crate::store::ToolForms>,
     /// The previous call's number, its parts (shared with the output the
     /// caller got) and the rows they cover.
-    last: Option<(u32, std::sync::Arc<Vec<Part>>, usize)>,
+    last: Option<(u32, SharedParts, usize)>,
     /// Record each committed call as replay progress (in-place replays).
     progress: Option<serde_json::Value>,
     /// Keep the caches (see the module); `false`: re-derive at every call.
@@ -634,16 +636,14 @@ impl<'a> Driver<'a> {
         let (base, from) = match self.last.take() {
             // Within a turn the previous call's parts are the checkpoint so far;
             // a turn start re-folds from the pristine raw history (preflight).
-            // Taken back whole when the caller has dropped its output (a
-            // copy only while it still holds it).
+            // Taken back whole when the caller has dropped its output.
             Some((prev, parts, covered)) if prev + 1 == k && covered <= end && !turn_start => {
-                (std::sync::Arc::unwrap_or_clone(parts), covered)
+                (parts.into_vec(), covered)
             }
             _ => {
                 let first = self.index.turn_first_call(k);
                 let pre = self.preflight(store, k)?;
-                let parts = std::sync::Arc::unwrap_or_clone(pre.parts);
-                (parts, self.index.history_end(first))
+                (pre.parts.into_vec(), self.index.history_end(first))
             }
         };
         let tool_index = match self.cached {
@@ -697,7 +697,8 @@ impl<'a> Driver<'a> {
         if self.progress.is_some() {
             crate::fault::after_call(k);
         }
-        self.last = Some((k, std::sync::Arc::clone(&out.parts), end));
+        // Shared with the output, not copied.
+        self.last = Some((k, out.parts.clone(), end));
         Ok(out)
     }
 

@@ -139,7 +139,7 @@ proptest! {
             if r.tokens_after > r.trigger && !r.gated {
                 prop_assert!(matches!(r.status, Status::Breakthrough | Status::OverWindow), "call {}: {:?}", k, r.status);
                 // The ladder was exhausted: no tool with a stored form is left raw.
-                for p in a.parts.iter() {
+                for p in &a.parts {
                     if let Some(id) = p.tool_id() && rec.forms.contains_key(id) {
                         prop_assert!(p.state != PartState::Raw, "call {}: {} left raw over trigger", k, p.address);
                     }

@@ -312,7 +312,7 @@ fn shrink_fires_over_trigger_outside_the_protected_window_toward_stop() {
     );
     let protect_from = k - b.protect_recent_steps;
     assert_eq!(out.report.protected_from_step, protect_from);
-    for p in out.parts.iter() {
+    for p in &out.parts {
         if p.step >= protect_from {
             assert_eq!(
                 p.state,
@@ -384,7 +384,7 @@ fn a_shrink_miss_is_skipped_never_dropped_and_the_floor_absorbs_it() {
     for k in 1..=41 {
         let out = rec.call(k, b);
         assert_legal(&out);
-        for p in out.parts.iter() {
+        for p in &out.parts {
             assert_ne!(p.state, PartState::Dropped, "a miss must never drop");
             if let PartBody::Tool {
                 output: Some(o), ..
