@@ -258,25 +258,61 @@ pub struct Report {
 /// The result of one call: the view, its parts (the next call's checkpoint),
 /// the report, and the store entries to write.
 pub struct CallOutput {
-    pub parts: Vec<Part>,
+    pub parts: SharedParts,
     pub view: View,
     pub report: Report,
     /// `(key, entry)` upserts for `task_compaction_snapshot`, in minting order.
     pub new_entries: Vec<(String, Value)>,
 }
 
+/// A call's parts, shared: a driver keeps them as its checkpoint without a
+/// copy and takes them back whole ([`SharedParts::into_vec`]) once the
+/// caller has let go of the output (a copy only while it still holds it).
+#[derive(Debug, Clone, Default)]
+pub struct SharedParts(std::sync::Arc<Vec<Part>>);
+
+impl SharedParts {
+    pub fn new(parts: Vec<Part>) -> SharedParts {
+        SharedParts(std::sync::Arc::new(parts))
+    }
+
+    /// The parts, owned: taken back whole when no one else holds them.
+    pub fn into_vec(self) -> Vec<Part> {
+        std::sync::Arc::unwrap_or_clone(self.0)
+    }
+}
+
+impl std::ops::Deref for SharedParts {
+    type Target = Vec<Part>;
+
+    fn deref(&self) -> &Vec<Part> {
+        &self.0
+    }
+}
+
+impl<'a> IntoIterator for &'a SharedParts {
+    type Item = &'a Part;
+    type IntoIter = std::slice::Iter<'a, Part>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
 /// Run the operation on reconstructed parts, hashing the view from where the
-/// previous call's view hash left off (`resume`; a default one starts afresh):
-/// the same output, less work when the views share a prefix.
+/// previous call's view hash left off (`resume`) and walking the coverage
+/// chain from where the previous walk left off (`chain`); default ones start
+/// afresh: the same output, less work when the calls share a prefix.
 pub fn run_call_resuming(
     parts: Vec<Part>,
     ctx: &CallContext<'_>,
     store: StoreView<'_>,
     resume: &mut HashResume,
+    chain: &mut parts::ChainResume,
 ) -> CallOutput {
     let budget = ctx.budget;
     let (trigger, stop, w_eff) = (budget.trigger(), budget.stop(), budget.w_eff());
-    let (mut parts, _) = restore(parts, ctx.turn, store, ctx.estimator);
+    let (mut parts, _) = restore(parts, ctx.turn, store, ctx.estimator, chain);
     let restored = restore::holding(&parts);
 
     let last_step = parts.iter().filter_map(|p| p.generation).max().unwrap_or(0);
@@ -410,7 +446,7 @@ pub fn run_call_resuming(
         view_hash: view.hash_resuming(resume),
     };
     CallOutput {
-        parts,
+        parts: SharedParts::new(parts),
         view,
         report,
         new_entries,

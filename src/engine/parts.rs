@@ -195,9 +195,78 @@ pub(crate) fn coverage_next(h: &[u8; 32], address: &str) -> [u8; 32] {
     *hasher.finalize().as_bytes()
 }
 
+/// The coverage chain over the parts it was last walked over, from the hash
+/// that walk started at: a cache of [`coverage_next`], never an input to it.
+/// A walk reuses each link while its start and every address so far are the
+/// same as the last walk's, and hashes from the first difference on.
+#[derive(Default)]
+pub struct ChainResume {
+    start: [u8; 32],
+    /// `(address, the chain hash through it)` for each part walked.
+    links: Vec<(String, [u8; 32])>,
+}
+
+impl ChainResume {
+    /// Walk from `start`: [`ChainWalk::next`] for each part, in order.
+    pub(crate) fn walk(&mut self, start: [u8; 32]) -> ChainWalk<'_> {
+        if self.links.is_empty() || self.start != start {
+            self.links.clear();
+            self.start = start;
+        }
+        ChainWalk {
+            resume: self,
+            at: 0,
+            hash: start,
+        }
+    }
+}
+
+/// One walk along the coverage chain (see [`ChainResume`]).
+pub(crate) struct ChainWalk<'a> {
+    resume: &'a mut ChainResume,
+    at: usize,
+    hash: [u8; 32],
+}
+
+impl ChainWalk<'_> {
+    /// The chain hash through the next part, whose address is `address`.
+    pub(crate) fn next(&mut self, address: &str) -> [u8; 32] {
+        let links = &mut self.resume.links;
+        match links.get(self.at) {
+            Some((a, h)) if a == address => self.hash = *h,
+            _ => {
+                links.truncate(self.at);
+                self.hash = coverage_next(&self.hash, address);
+                links.push((address.to_string(), self.hash));
+            }
+        }
+        self.at += 1;
+        self.hash
+    }
+}
+
 /// The snapshot-store key of a summary covering up to a chain hash.
 pub(crate) fn coverage_key(h: &[u8; 32]) -> String {
     format!("cov:{}", blake3::Hash::from_bytes(*h).to_hex())
+}
+
+/// The coverage hash of a `cov:<64 hex>` key, exactly as [`coverage_key`]
+/// writes it (lowercase); any other key is none.
+pub(crate) fn decode_coverage_key(key: &str) -> Option<[u8; 32]> {
+    let hex = key.strip_prefix("cov:")?.as_bytes();
+    if hex.len() != 64 {
+        return None;
+    }
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let mut out = [0u8; 32];
+    for (i, pair) in hex.chunks(2).enumerate() {
+        out[i] = digit(pair[0])? << 4 | digit(pair[1])?;
+    }
+    Some(out)
 }
 
 /// Rebuild parts from record rows (in order). Rows that never reach a view
@@ -236,18 +305,37 @@ pub struct PartsBuilder {
 
 impl PartsBuilder {
     /// Continue after existing parts (a checkpoint): their tool calls can still
-    /// receive results.
-    pub fn continuing(parts: Vec<Part>) -> PartsBuilder {
-        let tool_index = parts
-            .iter()
-            .enumerate()
-            .filter_map(|(i, p)| p.tool_id().map(|id| (id.to_string(), i)))
-            .collect();
+    /// receive results. `tool_index` is a cache of their index (the one the
+    /// previous builder gave back through [`PartsBuilder::into_parts`], or
+    /// empty): it is checked against the parts and built again unless it
+    /// maps each tool call to its place and nothing else (a fold moves them).
+    pub fn continuing(parts: Vec<Part>, mut tool_index: HashMap<String, usize>) -> PartsBuilder {
+        let mut tools = 0;
+        let current = parts.iter().enumerate().all(|(i, p)| {
+            p.tool_id().is_none_or(|id| {
+                tools += 1;
+                tool_index.get(id) == Some(&i)
+            })
+        }) && tools == tool_index.len();
+        if !current {
+            tool_index.clear();
+            for (i, p) in parts.iter().enumerate() {
+                if let Some(id) = p.tool_id() {
+                    tool_index.insert(id.to_string(), i);
+                }
+            }
+        }
         PartsBuilder {
             parts,
             tool_index,
             ..PartsBuilder::default()
         }
+    }
+
+    /// The parts, and the tool call index for the next
+    /// [`PartsBuilder::continuing`] (of no use after parts were dropped).
+    pub fn into_parts(self) -> (Vec<Part>, HashMap<String, usize>) {
+        (self.parts, self.tool_index)
     }
 
     /// How many parts were dropped from the front: `parts[0]` is part
@@ -454,6 +542,126 @@ mod tests {
             block_address(Side::User, &Block::Text { text: "x".into() }),
             block_address(Side::Assistant, &Block::Text { text: "x".into() })
         );
+    }
+
+    /// A stale tool index (the parts moved since it was built: a fold) is
+    /// built again, so a later result still joins its own call; a current
+    /// one is kept as it is.
+    #[test]
+    fn a_continuing_builder_checks_the_tool_index_it_is_given() {
+        let est = CharsPerToken::default();
+        let call = |id: &str, step| {
+            let input = json!({ "file_path": id });
+            let block = Block::ToolUse {
+                id: id.into(),
+                name: "Read".into(),
+                input,
+            };
+            msg(Role::Assistant, Kind::Generation, vec![block], step)
+        };
+        let result = |id: &str, step| {
+            let content = ToolContent::Text(format!("contents of {id}"));
+            let block = Block::ToolResult {
+                tool_use_id: id.into(),
+                content,
+                is_error: false,
+            };
+            msg(Role::User, Kind::ToolResult, vec![block], step)
+        };
+        let mut b = PartsBuilder::default();
+        for m in [
+            call("a", 1),
+            result("a", 1),
+            call("x", 2),
+            result("x", 2),
+            call("b", 3),
+            call("c", 3),
+        ] {
+            b.push(&m, &est);
+        }
+        let (parts, index) = b.into_parts();
+        assert_eq!(index.len(), 4);
+        // Kept: the same parts again.
+        let kept = PartsBuilder::continuing(parts.clone(), index.clone());
+        assert_eq!(kept.tool_index, index);
+        // A fold put one part where the first two were: the later calls moved.
+        let mut folded = parts[1..].to_vec();
+        folded[0].body = PartBody::Block {
+            side: Side::User,
+            block: Block::Text {
+                text: "summary".into(),
+            },
+        };
+        let mut stale = PartsBuilder::continuing(folded.clone(), index);
+        let mut fresh = PartsBuilder::continuing(folded, HashMap::new());
+        for m in [result("c", 3), result("b", 3), call("a", 4)] {
+            stale.push(&m, &est);
+            fresh.push(&m, &est);
+        }
+        assert_eq!(stale.parts, fresh.parts);
+        assert!(
+            matches!(&stale.parts[1].body, PartBody::Tool { id, output: Some(_), .. } if id == "b")
+        );
+        // "a" is no longer in the view: a new call with its id is a tool part again.
+        assert_eq!(stale.parts.last().and_then(Part::tool_id), Some("a"));
+    }
+
+    /// A resumed walk gives the chain hash by hash, whatever the walks
+    /// before it: the same parts, more parts, a changed part, another start.
+    #[test]
+    fn a_resumed_coverage_walk_equals_the_chain() {
+        let chain = |start: [u8; 32], addresses: &[&str]| {
+            let mut h = start;
+            addresses
+                .iter()
+                .map(|a| {
+                    h = coverage_next(&h, a);
+                    h
+                })
+                .collect::<Vec<_>>()
+        };
+        let other = coverage_next(&coverage_start(), "head");
+        let walks: [([u8; 32], &[&str]); 6] = [
+            (coverage_start(), &["a", "b", "c"]),
+            (coverage_start(), &["a", "b", "c", "d"]),
+            (coverage_start(), &["a", "x", "c", "d"]),
+            (other, &["a", "x", "c", "d"]),
+            (other, &["a"]),
+            (coverage_start(), &["a", "x", "c", "d", "e"]),
+        ];
+        let mut resume = ChainResume::default();
+        for (start, addresses) in walks {
+            let mut walk = resume.walk(start);
+            let resumed: Vec<_> = addresses.iter().map(|a| walk.next(a)).collect();
+            assert_eq!(resumed, chain(start, addresses), "{addresses:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Any sequence of walks (two starts, three addresses, so the same
+        /// addresses follow different starts and parts change anywhere)
+        /// resumes to the chain hash by hash.
+        #[test]
+        fn resumed_coverage_walks_equal_the_chain(
+            walks in proptest::collection::vec(
+                (proptest::bool::ANY, proptest::collection::vec(0usize..3, 0..8)),
+                1..10,
+            ),
+        ) {
+            let mut resume = ChainResume::default();
+            for (other, addresses) in walks {
+                let start = match other {
+                    true => coverage_next(&coverage_start(), "head"),
+                    false => coverage_start(),
+                };
+                let mut walk = resume.walk(start);
+                let mut h = start;
+                for a in addresses.iter().map(|&i| ["a", "b", "c"][i]) {
+                    h = coverage_next(&h, a);
+                    proptest::prop_assert_eq!(walk.next(a), h);
+                }
+            }
+        }
     }
 
     #[test]

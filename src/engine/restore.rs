@@ -3,7 +3,7 @@
 //! the longest stored summary whose coverage is a prefix of the parts, and
 //! every stored per-part form.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::entries::Entry;
 use super::estimate::Estimator;
 use super::parts::{
-    Part, PartBody, PartState, SummaryHead, ToolOutput, coverage_key, coverage_next, coverage_start,
+    ChainResume, Part, PartBody, PartState, SummaryHead, ToolOutput, coverage_key, coverage_start,
 };
 use super::toolrules::ToolForm;
 use crate::model::{Block, Kind, ToolContent};
@@ -22,6 +22,9 @@ use crate::view::text::image_label;
 pub struct StoreView<'a> {
     /// `task_compaction_snapshot` entries of the task, by key.
     pub snapshot: &'a BTreeMap<String, Entry>,
+    /// The coverage hashes of the `cov:` keys among them, decoded
+    /// ([`super::parts::decode_coverage_key`]).
+    pub covers: &'a HashSet<[u8; 32]>,
     /// `task_tool_compaction` forms of the task, by tool call id.
     pub tool_forms: &'a HashMap<String, ToolForm>,
 }
@@ -50,10 +53,11 @@ pub(crate) fn restore(
     current_turn: u32,
     store: StoreView<'_>,
     est: &dyn Estimator,
+    chain: &mut ChainResume,
 ) -> (Vec<Part>, RestoreReport) {
     let mut report = RestoreReport::default();
     placeholder_images(&mut parts, current_turn, est, &mut report);
-    parts = fold_stored(parts, store, est, &mut report);
+    parts = fold_stored(parts, store, est, &mut report, chain);
     for p in parts.iter_mut() {
         if p.state != PartState::Raw || !p.is_tool() {
             continue;
@@ -157,16 +161,22 @@ fn fold_stored(
     store: StoreView<'_>,
     est: &dyn Estimator,
     report: &mut RestoreReport,
+    chain: &mut ChainResume,
 ) -> Vec<Part> {
-    let (start, mut h) = match parts.first().and_then(Part::summary) {
+    let (start, h) = match parts.first().and_then(Part::summary) {
         Some(head) => (1, head.coverage),
         None => (0, coverage_start()),
     };
+    // Each part's chain hash is looked up decoded, its key never formatted,
+    // and the chain resumed where it runs over the same parts as before.
     let mut best: Option<(usize, [u8; 32])> = None;
-    for (i, p) in parts.iter().enumerate().skip(start) {
-        h = coverage_next(&h, &p.address);
-        if store.snapshot.contains_key(&coverage_key(&h)) {
-            best = Some((i + 1, h));
+    if !store.covers.is_empty() {
+        let mut walk = chain.walk(h);
+        for (i, p) in parts.iter().enumerate().skip(start) {
+            let h = walk.next(&p.address);
+            if store.covers.contains(&h) {
+                best = Some((i + 1, h));
+            }
         }
     }
     let Some((end, coverage)) = best else {

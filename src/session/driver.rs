@@ -7,7 +7,7 @@
 //! added since the previous call into parts (or, after a restart, the rows
 //! since the turn start): no whole-history walk on the per-call path.
 //!
-//! It keeps three caches of the derivation, never a second source of truth
+//! It keeps these caches of the derivation, never a second source of truth
 //! (a property test holds them to [`Driver::uncached`], which re-derives
 //! everything at every call):
 //! - the profile's snapshot entries, decoded, updated with the driver's own
@@ -16,7 +16,10 @@
 //!   the coverage chain over their addresses, so a turn start finds the
 //!   longest stored summary by looking its decoded coverage up in the chain
 //!   and hands the engine only the summary and what follows it;
-//! - the raw history's measures at every call, from running totals.
+//! - the raw history's measures at every call, from running totals;
+//! - per call: the previous call's parts handed over as the checkpoint (not
+//!   copied), their tool call index (checked, built again after a fold), the
+//!   coverage walk restore resumes, and where the view hash left off.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -25,11 +28,14 @@ use crate::engine::entries::{ANCHOR_KEY, Entry, decode_all};
 use crate::engine::estimate::Estimator;
 use crate::engine::measure::MeasureBuilder;
 use crate::engine::parts::{
-    Part, PartsBuilder, SummaryHead, coverage_key, coverage_next, coverage_start, reconstruct,
+    ChainResume, Part, PartsBuilder, SummaryHead, coverage_key, coverage_next, coverage_start,
+    decode_coverage_key, reconstruct,
 };
 use crate::engine::restore::{StoreView, summary_part};
 use crate::engine::summarizer::Summarizer;
-use crate::engine::{Calibration, CallContext, CallOutput, Mode, RawMeasure, run_call_resuming};
+use crate::engine::{
+    Calibration, CallContext, CallOutput, Mode, RawMeasure, SharedParts, run_call_resuming,
+};
 use crate::model::decimal::Ratio;
 use crate::model::{Kind, Message, Usage};
 use crate::store::{Store, StoreError};
@@ -314,7 +320,10 @@ struct SnapshotCache {
 
 impl SnapshotCache {
     fn new(read_at: (u64, i64), entries: BTreeMap<String, Entry>) -> SnapshotCache {
-        let covers = entries.keys().filter_map(|k| decode_cov(k)).collect();
+        let covers = entries
+            .keys()
+            .filter_map(|k| decode_coverage_key(k))
+            .collect();
         SnapshotCache {
             read_at,
             entries,
@@ -329,35 +338,16 @@ impl SnapshotCache {
         match Entry::from_value(value) {
             Some(e) => {
                 self.entries.insert(key.to_string(), e);
-                self.covers.extend(decode_cov(key));
+                self.covers.extend(decode_coverage_key(key));
             }
             None => {
                 self.entries.remove(key);
-                if let Some(h) = decode_cov(key) {
+                if let Some(h) = decode_coverage_key(key) {
                     self.covers.remove(&h);
                 }
             }
         }
     }
-}
-
-/// The coverage hash of a `cov:<64 hex>` key, exactly as [`coverage_key`]
-/// writes it (lowercase); any other key is none.
-fn decode_cov(key: &str) -> Option<[u8; 32]> {
-    let hex = key.strip_prefix("cov:")?.as_bytes();
-    if hex.len() != 64 {
-        return None;
-    }
-    let digit = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        _ => None,
-    };
-    let mut out = [0u8; 32];
-    for (i, pair) in hex.chunks(2).enumerate() {
-        out[i] = digit(pair[0])? << 4 | digit(pair[1])?;
-    }
-    Some(out)
 }
 
 /// The raw history's parts up to some row, with the coverage chain over
@@ -412,8 +402,9 @@ pub struct Driver<'a> {
     /// The raw history measured at each call (index `k-1`).
     raw: Vec<RawMeasure>,
     tool_forms: std::sync::Arc<crate::store::ToolForms>,
-    /// The previous call's number, its parts and the rows they cover.
-    last: Option<(u32, Vec<Part>, usize)>,
+    /// The previous call's number, its parts (shared with the output the
+    /// caller got) and the rows they cover.
+    last: Option<(u32, SharedParts, usize)>,
     /// Record each committed call as replay progress (in-place replays).
     progress: Option<serde_json::Value>,
     /// Keep the caches (see the module); `false`: re-derive at every call.
@@ -422,6 +413,11 @@ pub struct Driver<'a> {
     raw_history: Option<RawHistory>,
     /// Where the last view's hash left off.
     hash_resume: HashResume,
+    /// Where the last restore's coverage walk left off.
+    chain: ChainResume,
+    /// The tool call index of the last step's parts, for the next step's
+    /// builder to check and reuse (see [`PartsBuilder::continuing`]).
+    tool_index: HashMap<String, usize>,
 }
 
 impl<'a> Driver<'a> {
@@ -454,6 +450,8 @@ impl<'a> Driver<'a> {
             snapshot: None,
             raw_history: None,
             hash_resume: HashResume::default(),
+            tool_index: HashMap::new(),
+            chain: ChainResume::default(),
         })
     }
 
@@ -607,20 +605,27 @@ impl<'a> Driver<'a> {
         self.refresh(store)?;
         let parts = self.raw_parts(end);
         let ctx = self.context(first, Mode::Preflight);
-        let snapshot = &self.snapshot.as_ref().expect("refreshed").entries;
+        Ok(self.run(parts, &ctx))
+    }
+
+    /// The engine's operation over `parts`, with the snapshot as refreshed.
+    fn run(&mut self, parts: Vec<Part>, ctx: &CallContext<'_>) -> CallOutput {
+        let snap = self.snapshot.as_ref().expect("refreshed before use");
         if !self.cached {
             self.hash_resume.reset();
+            self.chain = ChainResume::default();
         }
-        let out = run_call_resuming(
+        run_call_resuming(
             parts,
-            &ctx,
+            ctx,
             StoreView {
-                snapshot,
+                snapshot: &snap.entries,
+                covers: &snap.covers,
                 tool_forms: &self.tool_forms,
             },
             &mut self.hash_resume,
-        );
-        Ok(out)
+            &mut self.chain,
+        )
     }
 
     /// Step at call `k`: the full operation over checkpoint + growth. The new
@@ -631,34 +636,29 @@ impl<'a> Driver<'a> {
         let (base, from) = match self.last.take() {
             // Within a turn the previous call's parts are the checkpoint so far;
             // a turn start re-folds from the pristine raw history (preflight).
+            // Taken back whole when the caller has dropped its output.
             Some((prev, parts, covered)) if prev + 1 == k && covered <= end && !turn_start => {
-                (parts, covered)
+                (parts.into_vec(), covered)
             }
             _ => {
                 let first = self.index.turn_first_call(k);
                 let pre = self.preflight(store, k)?;
-                (pre.parts, self.index.history_end(first))
+                (pre.parts.into_vec(), self.index.history_end(first))
             }
         };
-        let mut builder = PartsBuilder::continuing(base);
+        let tool_index = match self.cached {
+            true => std::mem::take(&mut self.tool_index),
+            false => HashMap::new(),
+        };
+        let mut builder = PartsBuilder::continuing(base, tool_index);
         for m in &self.index.rows[from..end] {
             builder.push(m, self.settings.estimator);
         }
+        let (parts, tool_index) = builder.into_parts();
+        self.tool_index = tool_index;
         self.refresh(store)?;
         let ctx = self.context(k, Mode::Step);
-        let snapshot = &self.snapshot.as_ref().expect("refreshed").entries;
-        if !self.cached {
-            self.hash_resume.reset();
-        }
-        let out = run_call_resuming(
-            builder.parts,
-            &ctx,
-            StoreView {
-                snapshot,
-                tool_forms: &self.tool_forms,
-            },
-            &mut self.hash_resume,
-        );
+        let out = self.run(parts, &ctx);
         let mut writes = out.new_entries.clone();
         if self.index.ends_turn(k) && k <= self.index.calls() {
             // Turn end: persist the calibration anchor for the next turn's preflight.
@@ -697,6 +697,7 @@ impl<'a> Driver<'a> {
         if self.progress.is_some() {
             crate::fault::after_call(k);
         }
+        // Shared with the output, not copied.
         self.last = Some((k, out.parts.clone(), end));
         Ok(out)
     }
