@@ -32,14 +32,19 @@ use crate::engine::summarizer::Summarizer;
 use crate::engine::{Calibration, CallContext, CallOutput, Mode, RawMeasure, run_call_resuming};
 use crate::model::decimal::Ratio;
 use crate::model::{Kind, Message, Usage};
-use crate::store::{Store, StoreError};
+use crate::store::{RowHead, Store, StoreError};
 use crate::summarize::StaticCheckpoint;
 use crate::view::HashResume;
 
-/// A task's record, indexed by model call.
+/// A task's record, indexed by model call: per-row metadata only (kind,
+/// turn, step, recorded usage), with the rows' content read from the store
+/// by range when a caller needs it, so an index costs a few bytes per row
+/// whatever the rows hold.
 pub struct TaskRecordIndex {
     pub task: String,
-    pub rows: Vec<Message>,
+    rows: RowSource,
+    /// Per row: its kind and turn.
+    heads: Vec<(Kind, u32)>,
     /// `first_row[s - 1]`: index of the first row of generation `s`.
     first_row: Vec<usize>,
     /// Recorded usage per generation (the last one written), by step.
@@ -50,18 +55,46 @@ pub struct TaskRecordIndex {
     raw_calls: Vec<u32>,
 }
 
+/// Where an index reads its rows' content.
+enum RowSource {
+    /// A connection of its own to the store file (a run may write through
+    /// another one meanwhile; the record is append-only).
+    Store(Box<Store>),
+    /// The rows themselves: an index of rows in memory, or of an in-memory
+    /// store (which has no second connection).
+    Memory(Vec<Message>),
+}
+
 impl TaskRecordIndex {
     pub fn load(store: &Store, task: &str) -> Result<TaskRecordIndex, StoreError> {
-        let rows: Vec<Message> = store
-            .reader()
-            .all_messages(task)?
-            .into_iter()
-            .map(|s| s.message)
-            .collect();
-        Ok(TaskRecordIndex::new(task, rows))
+        match store.reopen()? {
+            Some(own) => {
+                let heads = own.reader().row_heads(task)?;
+                Ok(TaskRecordIndex::of_heads(
+                    task,
+                    heads,
+                    RowSource::Store(Box::new(own)),
+                ))
+            }
+            None => {
+                let rows: Vec<Message> = store
+                    .reader()
+                    .all_messages(task)?
+                    .into_iter()
+                    .map(|s| s.message)
+                    .collect();
+                Ok(TaskRecordIndex::new(task, rows))
+            }
+        }
     }
 
+    /// An index of rows held in memory.
     pub fn new(task: &str, rows: Vec<Message>) -> TaskRecordIndex {
+        let heads = rows.iter().map(RowHead::of).collect();
+        TaskRecordIndex::of_heads(task, heads, RowSource::Memory(rows))
+    }
+
+    fn of_heads(task: &str, rows: Vec<RowHead>, source: RowSource) -> TaskRecordIndex {
         let mut first_row = Vec::new();
         let mut step_of_gen: HashMap<&str, u32> = HashMap::new();
         for (i, m) in rows.iter().enumerate() {
@@ -90,13 +123,15 @@ impl TaskRecordIndex {
                 agent_compacted_before[next] = compacted;
                 next += 1;
             }
-            if matches!(m.kind, Kind::CompactSummary | Kind::CompactBoundary) {
+            if is_agent_compaction(m.kind) {
                 compacted = true;
             }
         }
+        drop(step_of_gen);
         let mut index = TaskRecordIndex {
             task: task.to_string(),
-            rows,
+            rows: source,
+            heads: rows.iter().map(|m| (m.kind, m.turn)).collect(),
             first_row,
             usage,
             agent_compacted_before,
@@ -106,6 +141,101 @@ impl TaskRecordIndex {
             .filter(|&k| index.raw_recorded(k).is_some())
             .collect();
         index
+    }
+
+    /// The number of rows in the record.
+    pub fn len(&self) -> usize {
+        self.heads.len()
+    }
+
+    /// Whether the record has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.heads.is_empty()
+    }
+
+    /// The kind of row `i`.
+    pub fn kind(&self, i: usize) -> Kind {
+        self.heads[i].0
+    }
+
+    /// Whether rows `from..to` hold the agent compacting its own context (a
+    /// compact summary or boundary row).
+    pub fn agent_compacted_in(&self, from: usize, to: usize) -> bool {
+        self.heads[from..to]
+            .iter()
+            .any(|(k, _)| is_agent_compaction(*k))
+    }
+
+    /// Rows `from..to`, each handed to `f` with its index as it is read:
+    /// one row in memory at a time.
+    pub fn each_row(
+        &self,
+        from: usize,
+        to: usize,
+        mut f: impl FnMut(usize, &Message),
+    ) -> Result<(), StoreError> {
+        match &self.rows {
+            RowSource::Memory(rows) => {
+                for (i, m) in rows[from..to].iter().enumerate() {
+                    f(from + i, m);
+                }
+                Ok(())
+            }
+            RowSource::Store(store) => {
+                let mut i = from;
+                store
+                    .reader()
+                    .each_message(&self.task, from as u64, to as u64, |m| {
+                        f(i, &m);
+                        i += 1;
+                        Ok::<(), StoreError>(())
+                    })?;
+                if i != to {
+                    return Err(StoreError::Corrupt(format!(
+                        "task {}: rows {from}..{to} were indexed, {} read",
+                        self.task,
+                        i - from
+                    )));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Rows `from..to`, read into memory.
+    pub fn read_rows(&self, from: usize, to: usize) -> Result<Vec<Message>, StoreError> {
+        if let RowSource::Memory(rows) = &self.rows {
+            return Ok(rows[from..to].to_vec());
+        }
+        let mut out = Vec::with_capacity(to - from);
+        self.each_row(from, to, |_, m| out.push(m.clone()))?;
+        Ok(out)
+    }
+
+    /// Every row, read into memory (for what needs the whole record at once:
+    /// `show`, probe extraction, the report).
+    pub fn all_rows(&self) -> Result<Vec<Message>, StoreError> {
+        self.read_rows(0, self.len())
+    }
+
+    /// The recorded system rows (the request's system prompt and tools), read
+    /// alone.
+    pub fn system_rows(&self) -> Result<Vec<Message>, StoreError> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < self.len() {
+            if self.kind(i) != Kind::System {
+                i += 1;
+                continue;
+            }
+            let run = self.heads[i..]
+                .iter()
+                .take_while(|(k, _)| *k == Kind::System)
+                .count();
+            out.extend(self.read_rows(i, i + run)?);
+            i += run;
+        }
+        Ok(out)
     }
 
     /// The number of model calls (generations) recorded.
@@ -120,14 +250,14 @@ impl TaskRecordIndex {
             .and_then(|i| self.first_row.get(i as usize))
         {
             Some(&i) => i,
-            None => self.rows.len(),
+            None => self.len(),
         }
     }
 
     /// The turn call `k` belongs to.
     pub fn turn_of(&self, k: u32) -> u32 {
         let end = self.history_end(k);
-        self.rows[..end].last().map_or(0, |m| m.turn)
+        self.heads[..end].last().map_or(0, |(_, turn)| *turn)
     }
 
     /// The first call of the turn call `k` belongs to.
@@ -157,20 +287,34 @@ impl TaskRecordIndex {
     }
 
     /// The raw history measured at every call `1..=calls()+1` (index `k-1`),
-    /// in one walk over the record (running totals, no re-walk per call).
-    pub fn raw_measures(&self, est: &dyn Estimator) -> Vec<RawMeasure> {
+    /// in one streamed walk over the record (running totals, no re-walk per
+    /// call).
+    pub fn raw_measures(&self, est: &dyn Estimator) -> Result<Vec<RawMeasure>, StoreError> {
+        self.measures_until(self.calls() + 1, est)
+    }
+
+    /// The raw history measured at calls `1..=last`.
+    fn measures_until(
+        &self,
+        last: u32,
+        est: &dyn Estimator,
+    ) -> Result<Vec<RawMeasure>, StoreError> {
         let mut b = MeasureBuilder::default();
-        let mut at = 0;
-        let mut out = Vec::with_capacity(self.first_row.len() + 1);
-        for k in 1..=self.calls() + 1 {
-            let end = self.history_end(k);
-            for m in &self.rows[at..end] {
-                b.push(m, est);
+        let mut out = Vec::with_capacity(last as usize);
+        let mut k = 1;
+        let mut emit = |b: &MeasureBuilder, row: usize, out: &mut Vec<RawMeasure>| {
+            while k <= last && self.history_end(k) == row {
+                out.push(b.measure(k - 1));
+                k += 1;
             }
-            at = end;
-            out.push(b.measure(k - 1));
-        }
-        out
+        };
+        let end = self.history_end(last);
+        self.each_row(0, end, |i, m| {
+            emit(&b, i, &mut out);
+            b.push(m, est);
+        })?;
+        emit(&b, end, &mut out);
+        Ok(out)
     }
 
     /// Whether the recorded usage of call `k` measures the raw history (the
@@ -213,26 +357,32 @@ impl TaskRecordIndex {
     /// the first recorded call's prompt minus the estimate of the messages it
     /// was sent (clamped at 0). The larger, because a record can hold only part
     /// of the request (Codex records no tools) or a redacted prompt.
-    pub fn overhead(&self, est: &dyn Estimator) -> Option<u64> {
+    pub fn overhead(&self, est: &dyn Estimator) -> Result<Option<u64>, StoreError> {
         let system: u64 = self
-            .rows
+            .system_rows()?
             .iter()
-            .filter(|m| m.kind == Kind::System)
             .flat_map(|m| &m.content)
             .map(|b| crate::engine::estimate::block_tokens(est, b))
             .sum();
-        let measured = (1..=self.calls())
-            .find(|k| self.usage(*k).is_some())
-            .and_then(|k| {
-                let parts = reconstruct(&self.rows[..self.history_end(k)], est);
-                let estimate: u64 = parts.iter().map(|p| p.tokens).sum();
-                Some(self.recorded_prompt(k)?.saturating_sub(estimate))
-            });
-        match measured {
+        // The raw estimate at that call is the sum of its history's parts'
+        // tokens, measured without building them.
+        let measured = match (1..=self.calls()).find(|k| self.usage(*k).is_some()) {
+            Some(k) => {
+                let estimate = self.measures_until(k, est)?[k as usize - 1].estimate;
+                self.recorded_prompt(k).map(|p| p.saturating_sub(estimate))
+            }
+            None => None,
+        };
+        Ok(match measured {
             Some(m) => Some(m.max(system)),
             None => (system > 0).then_some(system),
-        }
+        })
     }
+}
+
+/// A row of the agent compacting its own context.
+fn is_agent_compaction(kind: Kind) -> bool {
+    matches!(kind, Kind::CompactSummary | Kind::CompactBoundary)
 }
 
 /// The least growth of the raw estimate (tokens) a ratio is measured over.
@@ -379,11 +529,16 @@ struct RawHistory {
 }
 
 impl RawHistory {
-    fn feed(&mut self, rows: &[Message], est: &dyn Estimator) {
-        for m in rows {
-            self.builder.push(m, est);
-        }
-        self.fed += rows.len();
+    /// Feed rows `self.fed..end` of the record, read as they are needed.
+    fn feed(
+        &mut self,
+        index: &TaskRecordIndex,
+        end: usize,
+        est: &dyn Estimator,
+    ) -> Result<(), StoreError> {
+        let builder = &mut self.builder;
+        index.each_row(self.fed, end, |_, m| builder.push(m, est))?;
+        self.fed = end;
         let offset = self.builder.offset();
         for i in self.chain.len()..offset + self.builder.parts.len() {
             let prev = self.chain.last().copied().unwrap_or_else(coverage_start);
@@ -391,14 +546,19 @@ impl RawHistory {
             self.chain.push(h);
             self.at.entry(h).or_insert(i);
         }
+        Ok(())
     }
 
     /// Built again from the first row: a summary that folded less than what
     /// was dropped is the longest one now (another writer forgot state).
-    fn rebuilt(rows: &[Message], est: &dyn Estimator) -> RawHistory {
+    fn rebuilt(
+        index: &TaskRecordIndex,
+        end: usize,
+        est: &dyn Estimator,
+    ) -> Result<RawHistory, StoreError> {
         let mut r = RawHistory::default();
-        r.feed(rows, est);
-        r
+        r.feed(index, end, est)?;
+        Ok(r)
     }
 }
 
@@ -422,6 +582,8 @@ pub struct Driver<'a> {
     raw_history: Option<RawHistory>,
     /// Where the last view's hash left off.
     hash_resume: HashResume,
+    /// This driver makes one call (see [`Driver::one_shot`]).
+    one_shot: bool,
 }
 
 impl<'a> Driver<'a> {
@@ -431,7 +593,7 @@ impl<'a> Driver<'a> {
         settings: RunSettings<'a>,
     ) -> Result<Driver<'a>, StoreError> {
         let profile = settings.profile();
-        let mut overhead = index.overhead(settings.estimator);
+        let mut overhead = index.overhead(settings.estimator)?;
         if overhead.is_none()
             && let Some(Entry::Anchor { overhead: o, .. }) = store
                 .reader()
@@ -443,7 +605,7 @@ impl<'a> Driver<'a> {
         }
         Ok(Driver {
             tool_forms: store.tool_forms(&index.task)?,
-            raw: index.raw_measures(settings.estimator),
+            raw: index.raw_measures(settings.estimator)?,
             index,
             settings,
             profile,
@@ -454,6 +616,7 @@ impl<'a> Driver<'a> {
             snapshot: None,
             raw_history: None,
             hash_resume: HashResume::default(),
+            one_shot: false,
         })
     }
 
@@ -493,17 +656,17 @@ impl<'a> Driver<'a> {
     /// longest stored summary whose coverage is a prefix of them is already
     /// folded in (what restore would fold; it finds nothing longer), so only
     /// the summary and what follows it are copied.
-    fn raw_parts(&mut self, end: usize) -> Vec<Part> {
+    fn raw_parts(&mut self, end: usize) -> Result<Vec<Part>, StoreError> {
         let est = self.settings.estimator;
-        let rows = &self.index.rows;
+        let index = self.index;
         if !self.cached {
-            return reconstruct(&rows[..end], est);
+            return Ok(reconstruct(&index.read_rows(0, end)?, est));
         }
         let raw = match &mut self.raw_history {
             Some(r) if r.fed <= end => r,
             slot => slot.insert(RawHistory::default()),
         };
-        raw.feed(&rows[raw.fed..end], est);
+        raw.feed(index, end, est)?;
         let snap = self.snapshot.as_ref().expect("refreshed before use");
         let best = snap
             .covers
@@ -535,10 +698,15 @@ impl<'a> Driver<'a> {
         // the last one it folds (for the head) and what follows.
         let need = best.as_ref().map_or(0, |(i, _)| *i);
         if need < raw.builder.offset() {
-            *raw = RawHistory::rebuilt(&rows[..end], est);
+            *raw = RawHistory::rebuilt(index, end, est)?;
         }
         let Some((i, head)) = best else {
-            return raw.builder.parts.clone();
+            if self.one_shot {
+                // No later call reads the history: hand it over, uncopied.
+                let raw = self.raw_history.take().expect("fed above");
+                return Ok(raw.builder.parts);
+            }
+            return Ok(raw.builder.parts.clone());
         };
         let i = i - raw.builder.offset();
         let parts = &raw.builder.parts;
@@ -548,13 +716,22 @@ impl<'a> Driver<'a> {
         out.extend_from_slice(&parts[i + 1..]);
         // What the summary folds is not shown again while it is stored.
         raw.builder.drop_front(i);
-        out
+        Ok(out)
     }
 
     /// This driver makes one call: its view is hashed without keeping a copy
     /// of it for the next call's hash to resume from.
     pub fn one_shot(&mut self) {
         self.hash_resume = HashResume::off();
+        self.one_shot = true;
+    }
+
+    /// This driver makes one call whose view only its report needs: the
+    /// view is hashed as it is projected and never held (the call's
+    /// [`CallOutput::view`] is left empty; its report is the same).
+    pub fn one_shot_unkept(&mut self) {
+        self.one_shot();
+        self.hash_resume = HashResume::unkept();
     }
 
     /// Record every committed call as this task's replay progress, with the
@@ -573,10 +750,7 @@ impl<'a> Driver<'a> {
             Some(i) if (i as usize) < idx.agent_compacted_before.len() => {
                 idx.agent_compacted_before[i as usize]
             }
-            _ => idx
-                .rows
-                .iter()
-                .any(|m| matches!(m.kind, Kind::CompactSummary | Kind::CompactBoundary)),
+            _ => idx.agent_compacted_in(0, idx.len()),
         };
         CallContext {
             budget: self.settings.budget,
@@ -605,7 +779,7 @@ impl<'a> Driver<'a> {
         let first = self.index.turn_first_call(k);
         let end = self.index.history_end(first);
         self.refresh(store)?;
-        let parts = self.raw_parts(end);
+        let parts = self.raw_parts(end)?;
         let ctx = self.context(first, Mode::Preflight);
         let snapshot = &self.snapshot.as_ref().expect("refreshed").entries;
         if !self.cached {
@@ -641,9 +815,9 @@ impl<'a> Driver<'a> {
             }
         };
         let mut builder = PartsBuilder::continuing(base);
-        for m in &self.index.rows[from..end] {
-            builder.push(m, self.settings.estimator);
-        }
+        let est = self.settings.estimator;
+        self.index
+            .each_row(from, end, |_, m| builder.push(m, est))?;
         self.refresh(store)?;
         let ctx = self.context(k, Mode::Step);
         let snapshot = &self.snapshot.as_ref().expect("refreshed").entries;
@@ -794,6 +968,39 @@ mod tests {
             }
         }
 
+        /// A one-shot preflight that never holds its view (hashed as it is
+        /// projected, the raw history handed over uncopied, rows read from
+        /// the store as they are needed) reports exactly what a preflight
+        /// that builds its view does: the same hash of the same bytes, the
+        /// same messages, parts and measures, at every call, also once calls
+        /// have stored summaries and forms for it to restore.
+        #[test]
+        fn unkept_one_shot_preflight_reports_what_the_built_view_gives(events in transcript(), b in budget()) {
+            let est = CharsPerToken::default();
+            let settings = || RunSettings { budget: b, estimator: &est, summarizer: &StaticCheckpoint, fallback: &StaticCheckpoint };
+            let dir = tempfile::tempdir().unwrap();
+            let mut store = Store::open(&DbLocation::File(dir.path().join("s.db"))).unwrap();
+            let index = stored(&events, &mut store);
+            let mut stepper = Driver::new(&store, &index, settings()).unwrap();
+            for k in 1..=index.calls() + 1 {
+                let built = stepper.preflight(&store, k).unwrap();
+                let mut once = Driver::new(&store, &index, settings()).unwrap();
+                once.one_shot_unkept();
+                let unkept = once.preflight(&store, k).unwrap();
+                prop_assert_eq!(&unkept.report.view_hash, &built.view.hash(), "call {}", k);
+                prop_assert_eq!(unkept.report.messages, built.view.messages.len());
+                prop_assert_eq!(
+                    serde_json::to_string(&unkept.report).unwrap(),
+                    serde_json::to_string(&built.report).unwrap(),
+                    "call {}", k
+                );
+                prop_assert_eq!(&unkept.parts, &built.parts);
+                prop_assert_eq!(&unkept.new_entries, &built.new_entries);
+                prop_assert!(unkept.view.messages.is_empty());
+                stepper.step(&mut store, k).unwrap();
+            }
+        }
+
         /// The raw measures from running totals equal a walk over the parts,
         /// and the ratio from the indexed raw calls equals a scan of them.
         #[test]
@@ -801,9 +1008,10 @@ mod tests {
             let est = CharsPerToken::default();
             let mut mem = Store::open_memory().unwrap();
             let index = stored(&events, &mut mem);
-            let measures = index.raw_measures(&est);
+            let measures = index.raw_measures(&est).unwrap();
+            let rows = index.all_rows().unwrap();
             for k in 1..=index.calls() + 1 {
-                let parts = reconstruct(&index.rows[..index.history_end(k)], &est);
+                let parts = reconstruct(&rows[..index.history_end(k)], &est);
                 prop_assert_eq!(measures[k as usize - 1], RawMeasure::of(&parts, k - 1, &est), "call {}", k);
                 let raw = |j: u32| index.raw_recorded(j).map(|p| (p, measures[j as usize - 1].estimate));
                 let scanned = (|| {

@@ -65,7 +65,7 @@ pub fn replay<E: From<StoreError>>(
     mut on_call: impl FnMut(&StepRow, &CallOutput) -> Result<(), E>,
 ) -> Result<(Vec<StepRow>, Totals), E> {
     let est = settings.estimator;
-    let overhead = index.overhead(est).unwrap_or(0);
+    let overhead = index.overhead(est)?.unwrap_or(0);
     let mut driver = Driver::new(store, index, settings)?;
     if let Some(p) = &opts.progress {
         driver.record_progress(p.clone());

@@ -20,8 +20,8 @@ use std::sync::Arc;
 use rusqlite::Connection;
 
 pub use raw::{
-    AppendOutcome, CONTENT_JSON, CONTENT_LZ4, StoredMessage, TaskRecord, TaskStats, decode_content,
-    encode_content, row_hash, stats_of,
+    AppendOutcome, CONTENT_JSON, CONTENT_LZ4, RowHead, StoredMessage, TaskRecord, TaskStats,
+    decode_content, encode_content, row_hash, stats_of,
 };
 pub use runs::{RunInfo, RunStep};
 pub use snapshot::{Forgotten, ProfileState};
@@ -273,6 +273,16 @@ impl Store {
         scratch.transaction(|tx| tx.upsert_task(&record))?;
         scratch.lent_forms = Some((task.to_string(), Arc::new(forms)));
         Ok(scratch)
+    }
+
+    /// A second connection to the same store file, for reading while this
+    /// one writes; `None` for an in-memory store (it has no second
+    /// connection).
+    pub fn reopen(&self) -> Result<Option<Store>> {
+        match &self.location {
+            DbLocation::Memory => Ok(None),
+            file => Store::open(file).map(Some),
+        }
     }
 
     /// Stop SQLite from checkpointing the WAL after each commit of this

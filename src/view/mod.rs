@@ -40,6 +40,9 @@ pub struct HashResume {
     /// Keep nothing: every view is hashed from the start (a one-shot run,
     /// which would only pay for a copy of its view).
     off: bool,
+    /// Keep not even the view: it is hashed message by message as it is
+    /// projected, each message dropped once hashed ([`HashResume::unkept`]).
+    unkept: bool,
 }
 
 impl HashResume {
@@ -49,6 +52,22 @@ impl HashResume {
             off: true,
             ..HashResume::default()
         }
+    }
+
+    /// A state for a run that needs its view's hash and measures, never its
+    /// bytes: the engine hashes the view as it projects it (a
+    /// [`StreamHash`]) and hands back an empty view.
+    pub fn unkept() -> HashResume {
+        HashResume {
+            off: true,
+            unkept: true,
+            ..HashResume::default()
+        }
+    }
+
+    /// Whether the view is hashed as it is projected and not kept.
+    pub fn keeps_no_view(&self) -> bool {
+        self.unkept
     }
 
     /// Forget the last view (whether it keeps anything stays as it was).
@@ -95,6 +114,44 @@ fn hash_json(h: &mut blake3::Hasher, value: &impl Serialize) {
     };
     serde_json::to_writer(&mut w, value).expect("views serialise");
     std::io::Write::flush(&mut w).expect("a hasher takes every byte");
+}
+
+/// A view's hash taken message by message, in order, without the view: the
+/// same bytes as [`View::hash`] hashes, each message serialised straight
+/// into the hasher and then free to drop.
+pub struct StreamHash {
+    h: blake3::Hasher,
+    messages: usize,
+}
+
+impl Default for StreamHash {
+    fn default() -> StreamHash {
+        let mut h = blake3::Hasher::new();
+        h.update(b"{\"messages\":[");
+        StreamHash { h, messages: 0 }
+    }
+}
+
+impl StreamHash {
+    /// The view's next message.
+    pub fn push(&mut self, m: &ViewMessage) {
+        if self.messages > 0 {
+            self.h.update(b",");
+        }
+        hash_json(&mut self.h, m);
+        self.messages += 1;
+    }
+
+    /// The messages pushed so far.
+    pub fn messages(&self) -> usize {
+        self.messages
+    }
+
+    /// The view's hash, hex, as [`View::hash`] gives it.
+    pub fn finish(mut self) -> String {
+        self.h.update(b"]}\n");
+        self.h.finalize().to_hex().to_string()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
