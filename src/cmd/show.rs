@@ -199,12 +199,7 @@ fn show_part(
     address: &str,
     json_out: bool,
 ) -> Result<Outcome> {
-    let rows: Vec<_> = store
-        .reader()
-        .all_messages(task)?
-        .into_iter()
-        .map(|s| s.message)
-        .collect();
+    let rows = store.reader().task_rows(task)?;
     let parts = reconstruct(&rows, &CharsPerToken::default());
     let Some(p) = parts.iter().find(|p| p.address == address) else {
         bail!("no part {address} in task {task}");

@@ -76,21 +76,22 @@ impl TaskRecordIndex {
                     RowSource::Store(Box::new(own)),
                 ))
             }
-            None => {
-                let rows: Vec<Message> = store
-                    .reader()
-                    .all_messages(task)?
-                    .into_iter()
-                    .map(|s| s.message)
-                    .collect();
-                Ok(TaskRecordIndex::new(task, rows))
-            }
+            None => Ok(TaskRecordIndex::new(task, store.reader().task_rows(task)?)),
         }
     }
 
     /// An index of rows held in memory.
     pub fn new(task: &str, rows: Vec<Message>) -> TaskRecordIndex {
-        let heads = rows.iter().map(RowHead::of).collect();
+        let heads = rows
+            .iter()
+            .map(|m| RowHead {
+                kind: m.kind,
+                turn: m.turn,
+                step: m.step,
+                gen_id: m.gen_id.clone(),
+                usage: m.usage,
+            })
+            .collect();
         TaskRecordIndex::of_heads(task, heads, RowSource::Memory(rows))
     }
 
@@ -185,8 +186,8 @@ impl TaskRecordIndex {
                 let mut i = from;
                 store
                     .reader()
-                    .each_message(&self.task, from as u64, to as u64, |m| {
-                        f(i, &m);
+                    .each_stored(&self.task, from as u64, to as u64, |s| {
+                        f(i, &s.message);
                         i += 1;
                         Ok::<(), StoreError>(())
                     })?;

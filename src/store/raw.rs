@@ -37,23 +37,14 @@ pub struct StoredMessage {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RowHead {
     pub kind: Kind,
+    /// The turn the row belongs to.
     pub turn: u32,
+    /// The generation it belongs to or follows.
     pub step: u32,
+    /// Its generation's id, as [`Message::gen_id`].
     pub gen_id: Option<String>,
+    /// The usage recorded on it.
     pub usage: Option<Usage>,
-}
-
-impl RowHead {
-    /// The head of a row already in memory.
-    pub fn of(m: &Message) -> RowHead {
-        RowHead {
-            kind: m.kind,
-            turn: m.turn,
-            step: m.step,
-            gen_id: m.gen_id.clone(),
-            usage: m.usage,
-        }
-    }
 }
 
 /// What appending a task's parsed rows did.
@@ -470,20 +461,19 @@ impl Reader<'_> {
         self.messages(task_id, 0, u64::MAX)
     }
 
-    /// Rows with `from <= seq < to`, in order, each handed to `f` as it is
-    /// decoded: one row in memory at a time, however long the range.
-    pub fn each_message<E: From<StoreError>>(
-        &self,
-        task_id: &str,
-        from: u64,
-        to: u64,
-        mut f: impl FnMut(Message) -> std::result::Result<(), E>,
-    ) -> std::result::Result<(), E> {
-        self.each_stored(task_id, from, to, |s| f(s.message))
+    /// The whole record of a task, its rows only.
+    pub fn task_rows(&self, task_id: &str) -> Result<Vec<Message>> {
+        let mut out = Vec::new();
+        self.each_stored(task_id, 0, u64::MAX, |s| {
+            out.push(s.message);
+            Ok::<(), StoreError>(())
+        })?;
+        Ok(out)
     }
 
-    /// [`Reader::each_message`] with each row's sequence number and source.
-    fn each_stored<E: From<StoreError>>(
+    /// Rows with `from <= seq < to`, in order, each handed to `f` as it is
+    /// decoded: one row in memory at a time, however long the range.
+    pub fn each_stored<E: From<StoreError>>(
         &self,
         task_id: &str,
         from: u64,
