@@ -300,22 +300,9 @@ impl TaskRecordIndex {
         last: u32,
         est: &dyn Estimator,
     ) -> Result<Vec<RawMeasure>, StoreError> {
-        let mut b = MeasureBuilder::default();
-        let mut out = Vec::with_capacity(last as usize);
-        let mut k = 1;
-        let mut emit = |b: &MeasureBuilder, row: usize, out: &mut Vec<RawMeasure>| {
-            while k <= last && self.history_end(k) == row {
-                out.push(b.measure(k - 1));
-                k += 1;
-            }
-        };
-        let end = self.history_end(last);
-        self.each_row(0, end, |i, m| {
-            emit(&b, i, &mut out);
-            b.push(m, est);
-        })?;
-        emit(&b, end, &mut out);
-        Ok(out)
+        let mut m = Measures::default();
+        m.ensure(self, last, est)?;
+        Ok(m.out)
     }
 
     /// Whether the recorded usage of call `k` measures the raw history (the
@@ -378,6 +365,59 @@ impl TaskRecordIndex {
             Some(m) => Some(m.max(system)),
             None => (system > 0).then_some(system),
         })
+    }
+}
+
+/// The raw history measured call by call from running totals over the rows
+/// seen so far. A driver offers it the rows it reads for the parts, so a
+/// row is read once for both.
+#[derive(Default)]
+struct Measures {
+    builder: MeasureBuilder,
+    /// Rows seen.
+    fed: usize,
+    /// `out[k - 1]`: the raw history measured at call `k`.
+    out: Vec<RawMeasure>,
+}
+
+impl Measures {
+    /// Row `i` of the record: taken if it is the next one not seen yet.
+    fn offer(&mut self, index: &TaskRecordIndex, i: usize, m: &Message, est: &dyn Estimator) {
+        if i == self.fed {
+            self.emit(index, i);
+            self.builder.push(m, est);
+            self.fed += 1;
+        }
+    }
+
+    /// Measure the calls whose history ends at row `row` (all rows before
+    /// it seen, none after).
+    fn emit(&mut self, index: &TaskRecordIndex, row: usize) {
+        loop {
+            let k = self.out.len() as u32 + 1;
+            if k > index.calls() + 1 || index.history_end(k) != row {
+                return;
+            }
+            self.out.push(self.builder.measure(k - 1));
+        }
+    }
+
+    /// Measured at calls `1..=k` (`k` at most `calls()+1`), reading the
+    /// rows not seen yet.
+    fn ensure(
+        &mut self,
+        index: &TaskRecordIndex,
+        k: u32,
+        est: &dyn Estimator,
+    ) -> Result<(), StoreError> {
+        let k = k.min(index.calls() + 1);
+        if self.out.len() >= k as usize {
+            return Ok(());
+        }
+        let end = index.history_end(k);
+        index.each_row(self.fed, end, |i, m| self.offer(index, i, m, est))?;
+        self.emit(index, end);
+        Ok(())
     }
 }
 
@@ -536,9 +576,13 @@ impl RawHistory {
         index: &TaskRecordIndex,
         end: usize,
         est: &dyn Estimator,
+        measures: &mut Measures,
     ) -> Result<(), StoreError> {
         let builder = &mut self.builder;
-        index.each_row(self.fed, end, |_, m| builder.push(m, est))?;
+        index.each_row(self.fed, end, |i, m| {
+            builder.push(m, est);
+            measures.offer(index, i, m, est);
+        })?;
         self.fed = end;
         let offset = self.builder.offset();
         for i in self.chain.len()..offset + self.builder.parts.len() {
@@ -556,9 +600,10 @@ impl RawHistory {
         index: &TaskRecordIndex,
         end: usize,
         est: &dyn Estimator,
+        measures: &mut Measures,
     ) -> Result<RawHistory, StoreError> {
         let mut r = RawHistory::default();
-        r.feed(index, end, est)?;
+        r.feed(index, end, est, measures)?;
         Ok(r)
     }
 }
@@ -570,8 +615,8 @@ pub struct Driver<'a> {
     /// The compaction profile this driver reads and writes.
     profile: String,
     overhead: Option<u64>,
-    /// The raw history measured at each call (index `k-1`).
-    raw: Vec<RawMeasure>,
+    /// The raw history measured at each call so far (index `k-1`).
+    raw: Measures,
     tool_forms: std::sync::Arc<crate::store::ToolForms>,
     /// The previous call's number, its parts and the rows they cover.
     last: Option<(u32, Vec<Part>, usize)>,
@@ -606,7 +651,7 @@ impl<'a> Driver<'a> {
         }
         Ok(Driver {
             tool_forms: store.tool_forms(&index.task)?,
-            raw: index.raw_measures(settings.estimator)?,
+            raw: Measures::default(),
             index,
             settings,
             profile,
@@ -636,9 +681,10 @@ impl<'a> Driver<'a> {
 
     /// The estimate of the raw history's parts at call `k` (any `k` past the
     /// record measures the whole record).
-    pub fn raw_estimate(&self, k: u32) -> u64 {
-        let i = (k.max(1) as usize - 1).min(self.raw.len() - 1);
-        self.raw[i].estimate
+    pub fn raw_estimate(&mut self, k: u32) -> Result<u64, StoreError> {
+        let k = k.clamp(1, self.index.calls() + 1);
+        self.raw.ensure(self.index, k, self.settings.estimator)?;
+        Ok(self.raw.out[k as usize - 1].estimate)
     }
 
     /// Make the snapshot cache current: read it again unless it was read
@@ -667,7 +713,7 @@ impl<'a> Driver<'a> {
             Some(r) if r.fed <= end => r,
             slot => slot.insert(RawHistory::default()),
         };
-        raw.feed(index, end, est)?;
+        raw.feed(index, end, est, &mut self.raw)?;
         let snap = self.snapshot.as_ref().expect("refreshed before use");
         let best = snap
             .covers
@@ -699,7 +745,7 @@ impl<'a> Driver<'a> {
         // the last one it folds (for the head) and what follows.
         let need = best.as_ref().map_or(0, |(i, _)| *i);
         if need < raw.builder.offset() {
-            *raw = RawHistory::rebuilt(index, end, est)?;
+            *raw = RawHistory::rebuilt(index, end, est, &mut self.raw)?;
         }
         let Some((i, head)) = best else {
             if self.one_shot {
@@ -767,9 +813,9 @@ impl<'a> Driver<'a> {
                 agent_compacted,
                 raw: k
                     .checked_sub(1)
-                    .and_then(|i| self.raw.get(i as usize))
+                    .and_then(|i| self.raw.out.get(i as usize))
                     .copied(),
-                ratio: idx.ratio_before(k, &self.raw),
+                ratio: idx.ratio_before(k, &self.raw.out),
             },
         }
     }
@@ -781,6 +827,8 @@ impl<'a> Driver<'a> {
         let end = self.index.history_end(first);
         self.refresh(store)?;
         let parts = self.raw_parts(end)?;
+        self.raw
+            .ensure(self.index, first, self.settings.estimator)?;
         let ctx = self.context(first, Mode::Preflight);
         let snapshot = &self.snapshot.as_ref().expect("refreshed").entries;
         if !self.cached {
@@ -816,9 +864,12 @@ impl<'a> Driver<'a> {
             }
         };
         let mut builder = PartsBuilder::continuing(base);
-        let est = self.settings.estimator;
-        self.index
-            .each_row(from, end, |_, m| builder.push(m, est))?;
+        let (index, est, raw) = (self.index, self.settings.estimator, &mut self.raw);
+        index.each_row(from, end, |i, m| {
+            builder.push(m, est);
+            raw.offer(index, i, m, est);
+        })?;
+        raw.ensure(index, k, est)?;
         self.refresh(store)?;
         let ctx = self.context(k, Mode::Step);
         let snapshot = &self.snapshot.as_ref().expect("refreshed").entries;
@@ -965,7 +1016,7 @@ mod tests {
                 let a = outcome(&cached.preflight(&cached_store, k).unwrap());
                 let r = outcome(&reference.preflight(&reference_store, k).unwrap());
                 prop_assert_eq!(a, r, "preflight at call {}", k);
-                prop_assert_eq!(cached.raw_estimate(k), reference.raw_estimate(k));
+                prop_assert_eq!(cached.raw_estimate(k).unwrap(), reference.raw_estimate(k).unwrap());
             }
         }
 
