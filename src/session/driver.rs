@@ -608,6 +608,20 @@ impl RawHistory {
     }
 }
 
+/// How many rows the raw history is fed at a time before what a stored
+/// summary folds is dropped (a few under test, so that the property tests'
+/// short sessions drop between slices too).
+const FEED_ROWS: usize = if cfg!(test) { 3 } else { 2048 };
+
+/// The stored summary coverage that is the longest prefix of the raw
+/// history's parts: the index of the last part it folds, and its hash.
+fn longest_fold<'s>(snap: &'s SnapshotCache, raw: &RawHistory) -> Option<(usize, &'s [u8; 32])> {
+    snap.covers
+        .iter()
+        .filter_map(|h| raw.at.get(h).map(|&i| (i, h)))
+        .max_by_key(|(i, _)| *i)
+}
+
 /// Drives calls over one task, keeping the previous call's parts in memory.
 pub struct Driver<'a> {
     pub index: &'a TaskRecordIndex,
@@ -713,14 +727,25 @@ impl<'a> Driver<'a> {
             Some(r) if r.fed <= end => r,
             slot => slot.insert(RawHistory::default()),
         };
-        raw.feed(index, end, est, &mut self.raw)?;
         let snap = self.snapshot.as_ref().expect("refreshed before use");
-        let best = snap
-            .covers
-            .iter()
-            .filter_map(|h| raw.at.get(h).map(|&i| (i, h)))
-            .max_by_key(|(i, _)| *i)
-            .and_then(|(i, h)| match snap.entries.get(&coverage_key(h)) {
+        // Fed a slice of rows at a time, dropping what the longest stored
+        // summary folds so far as it goes: a history built from the first
+        // row (a new driver over a store with state) never holds all of it.
+        while raw.fed < end {
+            let to = end.min(raw.fed + FEED_ROWS);
+            raw.feed(index, to, est, &mut self.raw)?;
+            if let Some((i, h)) = longest_fold(snap, raw)
+                && i > raw.builder.offset()
+                && matches!(
+                    snap.entries.get(&coverage_key(h)),
+                    Some(Entry::Summary { .. })
+                )
+            {
+                raw.builder.drop_front(i - raw.builder.offset());
+            }
+        }
+        let best = longest_fold(snap, raw).and_then(|(i, h)| {
+            match snap.entries.get(&coverage_key(h)) {
                 Some(Entry::Summary {
                     text,
                     covers,
@@ -740,7 +765,8 @@ impl<'a> Driver<'a> {
                 )),
                 // Restore skips a corrupt entry the same way.
                 _ => None,
-            });
+            }
+        });
         // The parts needed from here on: all of them with no summary, else
         // the last one it folds (for the head) and what follows.
         let need = best.as_ref().map_or(0, |(i, _)| *i);
