@@ -3,9 +3,12 @@
 //! the checkpoint plus the turn's growth, the store read before and written
 //! after every call.
 //!
-//! The driver loads the task's record once. Per call it only turns the rows
-//! added since the previous call into parts (or, after a restart, the rows
-//! since the turn start): no whole-history walk on the per-call path.
+//! The task's record is indexed once ([`TaskRecordIndex`]: per-row metadata,
+//! a few bytes a row); the rows' content is read from the store by range as
+//! the driver needs it, in order. Per call it only turns the
+//! rows added since the previous call into parts (or, after a restart, the
+//! rows since the turn start): no whole-history walk on the per-call path,
+//! and no copy of the record in memory.
 //!
 //! It keeps three caches of the derivation, never a second source of truth
 //! (a property test holds them to [`Driver::uncached`], which re-derives
@@ -16,8 +19,10 @@
 //!   the coverage chain over their addresses, so a turn start finds the
 //!   longest stored summary by looking its decoded coverage up in the chain
 //!   and hands the engine only the summary and what follows it;
-//! - the raw history's measures at every call, from running totals.
+//! - the raw history's measures at every call, from running totals over the
+//!   rows read for the parts.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::engine::budget::Budget;
@@ -58,12 +63,20 @@ pub struct TaskRecordIndex {
 /// Where an index reads its rows' content.
 enum RowSource {
     /// A connection of its own to the store file (a run may write through
-    /// another one meanwhile; the record is append-only).
-    Store(Box<Store>),
+    /// another one meanwhile; the record is append-only), and the last block
+    /// of rows read from it: its first row's index and the rows.
+    Store {
+        store: Box<Store>,
+        block: RefCell<(usize, Vec<Message>)>,
+    },
     /// The rows themselves: an index of rows in memory, or of an in-memory
     /// store (which has no second connection).
     Memory(Vec<Message>),
 }
+
+/// How many rows an index reads from the store at a time (one query each:
+/// a query per call costs more than the rows it reads).
+const READ_BLOCK: usize = if cfg!(test) { 4 } else { 256 };
 
 impl TaskRecordIndex {
     pub fn load(store: &Store, task: &str) -> Result<TaskRecordIndex, StoreError> {
@@ -73,7 +86,10 @@ impl TaskRecordIndex {
                 Ok(TaskRecordIndex::of_heads(
                     task,
                     heads,
-                    RowSource::Store(Box::new(own)),
+                    RowSource::Store {
+                        store: Box::new(own),
+                        block: RefCell::new((0, Vec::new())),
+                    },
                 ))
             }
             None => Ok(TaskRecordIndex::new(task, store.reader().task_rows(task)?)),
@@ -182,21 +198,37 @@ impl TaskRecordIndex {
                 }
                 Ok(())
             }
-            RowSource::Store(store) => {
+            RowSource::Store { store, block } => {
+                let mut block = block.borrow_mut();
                 let mut i = from;
-                store
-                    .reader()
-                    .each_stored(&self.task, from as u64, to as u64, |s| {
-                        f(i, &s.message);
-                        i += 1;
-                        Ok::<(), StoreError>(())
-                    })?;
-                if i != to {
-                    return Err(StoreError::Corrupt(format!(
-                        "task {}: rows {from}..{to} were indexed, {} read",
-                        self.task,
-                        i - from
-                    )));
+                while i < to {
+                    let (start, rows) = &mut *block;
+                    if !(*start..*start + rows.len()).contains(&i) {
+                        // Read ahead a block: the rows a run reads next
+                        // (the rest of the turn, the history at the turn
+                        // start) mostly follow.
+                        let end = self.len().min(i + READ_BLOCK);
+                        rows.clear();
+                        store
+                            .reader()
+                            .each_stored(&self.task, i as u64, end as u64, |s| {
+                                rows.push(s.message);
+                                Ok::<(), StoreError>(())
+                            })?;
+                        *start = i;
+                        if rows.len() != end - i {
+                            return Err(StoreError::Corrupt(format!(
+                                "task {}: rows {i}..{end} were indexed, {} read",
+                                self.task,
+                                rows.len()
+                            )));
+                        }
+                    }
+                    let stop = to.min(*start + rows.len());
+                    for (j, m) in rows[i - *start..stop - *start].iter().enumerate() {
+                        f(i + j, m);
+                    }
+                    i = stop;
                 }
                 Ok(())
             }
