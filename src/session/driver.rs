@@ -1111,6 +1111,44 @@ mod tests {
             }
         }
 
+        /// An index that reads its rows from the store by block (a file
+        /// store) and one that holds them (the same rows in memory) agree on
+        /// every call's boundaries, turn, usage and measures, on the
+        /// overhead and the system rows, and on any range of rows read.
+        #[test]
+        fn a_store_read_index_agrees_with_rows_in_memory(
+            events in transcript(),
+            from in 0usize..40,
+            len in 0usize..40,
+        ) {
+            let est = CharsPerToken::default();
+            let dir = tempfile::tempdir().unwrap();
+            let mut store = Store::open(&DbLocation::File(dir.path().join("s.db"))).unwrap();
+            let read = stored(&events, &mut store);
+            let rows = store.reader().task_rows("t").unwrap();
+            let from_store = matches!(read.rows, RowSource::Store { .. });
+            prop_assert!(from_store, "a file store's index reads its rows");
+            let held = TaskRecordIndex::new("t", rows.clone());
+            prop_assert_eq!(read.len(), rows.len());
+            prop_assert_eq!(read.calls(), held.calls());
+            for k in 1..=held.calls() + 1 {
+                prop_assert_eq!(read.history_end(k), held.history_end(k));
+                prop_assert_eq!(read.turn_of(k), held.turn_of(k));
+                prop_assert_eq!(read.usage(k), held.usage(k));
+                prop_assert_eq!(read.ends_turn(k), held.ends_turn(k));
+            }
+            prop_assert_eq!(read.raw_measures(&est).unwrap(), held.raw_measures(&est).unwrap());
+            prop_assert_eq!(read.overhead(&est).unwrap(), held.overhead(&est).unwrap());
+            prop_assert_eq!(read.system_rows().unwrap(), held.system_rows().unwrap());
+            prop_assert_eq!(read.all_rows().unwrap(), rows.clone());
+            let from = from.min(rows.len());
+            let to = (from + len).min(rows.len());
+            prop_assert_eq!(read.read_rows(from, to).unwrap(), rows[from..to].to_vec());
+            // Backwards after forwards: a block read before is not trusted
+            // for rows outside it.
+            prop_assert_eq!(read.read_rows(0, from).unwrap(), rows[..from].to_vec());
+        }
+
         /// The raw measures from running totals equal a walk over the parts,
         /// and the ratio from the indexed raw calls equals a scan of them.
         #[test]

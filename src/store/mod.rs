@@ -393,6 +393,58 @@ mod tests {
         assert!(err.contains("unknown content encoding"), "{err}");
     }
 
+    /// Row heads come without reading any row's content, and a record
+    /// that is not numbered from 0 without gaps, or holds usage that does
+    /// not parse, is an error naming the row, never a panic.
+    #[test]
+    fn row_heads_read_no_content_and_refuse_a_damaged_record() {
+        let s = Store::open_memory().unwrap();
+        let insert = |seq: i64, kind: &str, usage: Option<&str>| {
+            s.conn
+                .execute(
+                    "INSERT INTO task_message (task_id, seq, role, kind, turn, step, gen_id,
+                     content, content_encoding, usage, source_line, row_hash)
+                     VALUES ('t', ?1, 'assistant', ?2, 3, 1, 'g', 'not json', 'json', ?3, 1, x'00')",
+                    rusqlite::params![seq, kind, usage],
+                )
+                .unwrap();
+        };
+        insert(
+            0,
+            "generation",
+            Some(r#"{"input_tokens":5,"output_tokens":1}"#),
+        );
+        let heads = s.reader().row_heads("t").unwrap();
+        assert_eq!(heads.len(), 1);
+        assert_eq!(heads[0].kind, crate::model::Kind::Generation);
+        assert_eq!((heads[0].turn, heads[0].step), (3, 1));
+        assert_eq!(heads[0].gen_id.as_deref(), Some("g"));
+        assert_eq!(heads[0].usage.map(|u| u.input_tokens), Some(5));
+        // The content itself does not parse: reading it is the error.
+        assert!(matches!(
+            s.reader().task_rows("t"),
+            Err(StoreError::Corrupt(e)) if e.contains("row 0")
+        ));
+        insert(2, "generation", None);
+        assert!(matches!(
+            s.reader().row_heads("t"),
+            Err(StoreError::Corrupt(e)) if e.contains("row 2")
+        ));
+        let s = Store::open_memory().unwrap();
+        s.conn
+            .execute(
+                "INSERT INTO task_message (task_id, seq, role, kind, turn, step, content,
+                 usage, source_line, row_hash) VALUES ('t', 0, 'user', 'ask', 1, 0, '[]',
+                 '{\"input_tokens\":\"many\"}', 1, x'00')",
+                [],
+            )
+            .unwrap();
+        assert!(matches!(
+            s.reader().row_heads("t"),
+            Err(StoreError::Corrupt(e)) if e.contains("usage")
+        ));
+    }
+
     #[test]
     fn newer_store_is_refused() {
         let dir = tempfile::tempdir().unwrap();
