@@ -183,8 +183,9 @@ impl TaskRecordIndex {
             .any(|(k, _)| is_agent_compaction(*k))
     }
 
-    /// Rows `from..to`, each handed to `f` with its index as it is read:
-    /// one row in memory at a time.
+    /// Rows `from..to`, each handed to `f` with its index as it is read: at
+    /// most a block of rows in memory at a time (`READ_BLOCK` rows). `f` must
+    /// not read this index's rows itself.
     pub fn each_row(
         &self,
         from: usize,

@@ -118,7 +118,7 @@ fn hash_json(h: &mut blake3::Hasher, value: &impl Serialize) {
 
 /// A view's hash taken message by message, in order, without the view: the
 /// same bytes as [`View::hash`] hashes, each message serialised into a
-/// buffer that is hashed whenever it holds [`STREAM_HASH_BUFFER`] bytes, and
+/// buffer that is hashed whenever it holds `STREAM_HASH_BUFFER` bytes, and
 /// then free to drop. (Large updates keep blake3 on its wide path: short
 /// ones each start and end on a partly filled chunk, hashed a block at a
 /// time.)
