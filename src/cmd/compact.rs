@@ -139,13 +139,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
     let llm = summarizer.report();
     let format = args.format;
     // The checkpoint is a whole request: the recorded system prompt and tools too.
-    let head = RequestHead::from_system_blocks(
-        index
-            .rows
-            .iter()
-            .filter(|m| m.kind == crate::model::Kind::System)
-            .flat_map(|m| &m.content),
-    );
+    let head =
+        RequestHead::from_system_blocks(index.system_rows()?.iter().flat_map(|m| &m.content));
     let (bytes, export_notes) = export_request(&out.view, &head, format);
     for n in export_notes {
         ui.note(format!("the view as {}: {n}", format_name(format)));

@@ -45,7 +45,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.run.budget, store)?;
     let prices = prices_of(&args.prices);
-    let mut collector = Collector::new(&r.index, &est);
+    let overhead = r.index.overhead(&est)?.unwrap_or(0);
+    let mut collector = Collector::new(&r.index, &r.index.all_rows()?, overhead, &est);
     // Like `replay`, on a scratch copy: the report shows what a live engine
     // would have done and repeats exactly.
     let totals = scratch_replay(

@@ -53,10 +53,11 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
     if !(1..=calls).contains(&at) {
         bail!("--at {at} is out of range: task {task} has calls 1..={calls}");
     }
-    let probes = extract(&index.rows);
+    let rows = index.all_rows()?;
+    let probes = extract(&rows);
     let (evaluation, replayed) = if args.recorded {
         let end = index.history_end(at);
-        let view = recorded_view(&index.rows[..end]);
+        let view = recorded_view(&rows[..end]);
         (evaluate(&probes, &view, end), None)
     } else {
         let scored = score_replay(store, ui, &r, &probes, &args.run.budget, at)?;

@@ -62,9 +62,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
         &index,
         RunSettings::new(budget, &est, summarizer.get()),
     )?;
-    if mode == Mode::Preflight {
+    match mode {
+        // Only the report is printed: the view is hashed, never held.
+        Mode::Preflight if args.view.is_none() => driver.one_shot_unkept(),
         // One call with nothing before it to resume a hash from.
-        driver.one_shot();
+        Mode::Preflight => driver.one_shot(),
+        Mode::Step => {}
     }
     let out = match mode {
         Mode::Preflight => driver.preflight(target, k)?,

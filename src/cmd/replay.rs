@@ -174,7 +174,10 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     };
     let target: &mut Store = scratch.as_mut().unwrap_or(store);
     let prices = opts.prices;
-    let probes = args.probes.then(|| extract(&index.rows));
+    let probes = match args.probes {
+        true => Some(extract(&index.all_rows()?)),
+        false => None,
+    };
     let mut scores: Vec<CallScore> = Vec::new();
     let (rows, totals) = replay(target, &index, settings, opts, |row, out| -> Result<()> {
         if let Some(b) = &bar {

@@ -199,7 +199,7 @@ fn show_part(
     address: &str,
     json_out: bool,
 ) -> Result<Outcome> {
-    let rows = crate::session::driver::TaskRecordIndex::load(store, task)?.rows;
+    let rows = store.reader().task_rows(task)?;
     let parts = reconstruct(&rows, &CharsPerToken::default());
     let Some(p) = parts.iter().find(|p| p.address == address) else {
         bail!("no part {address} in task {task}");

@@ -407,7 +407,16 @@ pub fn run_call_resuming(
     let shrink_misses = pass.misses;
     let new_entries = pass.new_entries;
 
-    let (view, stats) = project::project(&parts);
+    // A run that keeps no view hashes it as it is projected (the same bytes).
+    let (view, stats, messages, view_hash) = if resume.keeps_no_view() {
+        let (hash, messages, stats) = project::project_hashed(&parts);
+        (View::default(), stats, messages, hash)
+    } else {
+        let (view, stats) = project::project(&parts);
+        let hash = view.hash_resuming(resume);
+        let messages = view.messages.len();
+        (view, stats, messages, hash)
+    };
     let ladder_ran = ctx.mode == Mode::Step && tokens_before > trigger && !gated;
     let status = if predicted <= trigger {
         Status::Ok
@@ -442,8 +451,8 @@ pub fn run_call_resuming(
         synthetic_results: stats.synthetic_results,
         protected_from_step: protect_from,
         parts: parts.len(),
-        messages: view.messages.len(),
-        view_hash: view.hash_resuming(resume),
+        messages,
+        view_hash,
     };
     CallOutput {
         parts: SharedParts::new(parts),

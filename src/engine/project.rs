@@ -3,7 +3,7 @@
 use super::parts::{NO_RESULT_TEXT, Part, PartBody, Side, summary_block_text};
 use crate::model::{Block, ToolContent};
 use crate::view::text::block_text;
-use crate::view::{View, ViewMessage, ViewRole};
+use crate::view::{StreamHash, View, ViewMessage, ViewRole};
 
 /// What projection had to add to keep the view legal.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -20,65 +20,94 @@ pub(crate) const OPENING_TEXT: &str = "[compactor: the history starts with an as
 
 pub(crate) fn project(parts: &[Part]) -> (View, ProjectStats) {
     let mut p = Projector::default();
-    for part in parts {
-        match &part.body {
-            PartBody::Summary(head) => p.user(Block::Text {
-                text: summary_block_text(&head.text),
-            }),
-            PartBody::Block {
-                side: Side::User,
-                block,
-            } => p.user(view_block(block)),
-            PartBody::Block {
-                side: Side::Assistant,
-                block,
-            } => p.assistant(part.generation, view_block(block)),
-            PartBody::Tool {
-                id,
-                name,
-                input,
-                output,
-            } => {
-                p.assistant(
-                    part.generation,
-                    Block::ToolUse {
-                        id: id.clone(),
-                        name: name.clone(),
-                        input: input.clone(),
-                    },
-                );
-                let result = match output {
-                    Some(o) => Block::ToolResult {
-                        tool_use_id: id.clone(),
-                        content: non_empty(&o.content),
-                        is_error: o.is_error,
-                    },
-                    None => {
-                        p.stats.synthetic_results += 1;
-                        Block::ToolResult {
+    p.run(parts);
+    (View { messages: p.msgs }, p.stats)
+}
+
+/// [`project`]'s view hashed as it is projected, never held whole: a
+/// message is hashed and dropped as soon as the next one starts (only the
+/// last message can still grow). The same hash as the projected view's
+/// [`View::hash`], with its number of messages and the stats.
+pub(crate) fn project_hashed(parts: &[Part]) -> (String, usize, ProjectStats) {
+    let mut p = Projector {
+        hashed: Some(StreamHash::default()),
+        ..Projector::default()
+    };
+    p.run(parts);
+    let mut h = p.hashed.take().expect("set above");
+    for m in &p.msgs {
+        h.push(m);
+    }
+    let n = h.messages();
+    (h.finish(), n, p.stats)
+}
+
+impl Projector {
+    fn run(&mut self, parts: &[Part]) {
+        let p = self;
+        for part in parts {
+            match &part.body {
+                PartBody::Summary(head) => p.user(Block::Text {
+                    text: summary_block_text(&head.text),
+                }),
+                PartBody::Block {
+                    side: Side::User,
+                    block,
+                } => p.user(view_block(block)),
+                PartBody::Block {
+                    side: Side::Assistant,
+                    block,
+                } => p.assistant(part.generation, view_block(block)),
+                PartBody::Tool {
+                    id,
+                    name,
+                    input,
+                    output,
+                } => {
+                    p.assistant(
+                        part.generation,
+                        Block::ToolUse {
+                            id: id.clone(),
+                            name: name.clone(),
+                            input: input.clone(),
+                        },
+                    );
+                    let result = match output {
+                        Some(o) => Block::ToolResult {
                             tool_use_id: id.clone(),
-                            content: ToolContent::Text(NO_RESULT_TEXT.to_string()),
-                            is_error: true,
+                            content: non_empty(&o.content),
+                            is_error: o.is_error,
+                        },
+                        None => {
+                            p.stats.synthetic_results += 1;
+                            Block::ToolResult {
+                                tool_use_id: id.clone(),
+                                content: ToolContent::Text(NO_RESULT_TEXT.to_string()),
+                                is_error: true,
+                            }
                         }
-                    }
-                };
-                p.pending.push(result);
+                    };
+                    p.pending.push(result);
+                }
             }
         }
+        p.flush();
+        if p.msgs.is_empty() {
+            // A request needs a message even when the history has no content yet.
+            p.user(Block::Text {
+                text: EMPTY_TEXT.to_string(),
+            });
+        }
     }
-    p.flush();
-    if p.msgs.is_empty() {
-        // A request needs a message even when the history has no content yet.
-        p.user(Block::Text {
-            text: EMPTY_TEXT.to_string(),
-        });
-    }
-    (View { messages: p.msgs }, p.stats)
 }
 
 #[derive(Default)]
 struct Projector {
+    /// The view's messages; with `hashed`, only the last one (the others are
+    /// final and hashed).
     msgs: Vec<ViewMessage>,
+    /// Where final messages go when the view is not kept.
+    hashed: Option<StreamHash>,
     /// Results owed by the last assistant message; they open the next user message.
     pending: Vec<Block>,
     last_generation: Option<u32>,
@@ -86,6 +115,16 @@ struct Projector {
 }
 
 impl Projector {
+    /// Start a message: the last one is final from here on.
+    fn push(&mut self, m: ViewMessage) {
+        if let Some(h) = &mut self.hashed
+            && let Some(done) = self.msgs.pop()
+        {
+            h.push(&done);
+        }
+        self.msgs.push(m);
+    }
+
     fn last_role(&self) -> Option<ViewRole> {
         self.msgs.last().map(|m| m.role)
     }
@@ -96,7 +135,7 @@ impl Projector {
         } else {
             let mut content = std::mem::take(&mut self.pending);
             content.push(b);
-            self.msgs.push(ViewMessage {
+            self.push(ViewMessage {
                 role: ViewRole::User,
                 content,
             });
@@ -118,7 +157,7 @@ impl Projector {
             }
             Some(ViewRole::User) => self.push_assistant(b),
             None => {
-                self.msgs.push(ViewMessage {
+                self.push(ViewMessage {
                     role: ViewRole::User,
                     content: vec![Block::Text {
                         text: OPENING_TEXT.to_string(),
@@ -131,7 +170,7 @@ impl Projector {
     }
 
     fn push_assistant(&mut self, b: Block) {
-        self.msgs.push(ViewMessage {
+        self.push(ViewMessage {
             role: ViewRole::Assistant,
             content: vec![b],
         });
@@ -141,7 +180,7 @@ impl Projector {
     fn flush(&mut self) {
         if !self.pending.is_empty() {
             let content = std::mem::take(&mut self.pending);
-            self.msgs.push(ViewMessage {
+            self.push(ViewMessage {
                 role: ViewRole::User,
                 content,
             });
@@ -176,5 +215,22 @@ fn non_empty(c: &ToolContent) -> ToolContent {
             }
         }
         other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An empty history projects to one placeholder message, hashed the
+    /// same whether the view is kept or not.
+    #[test]
+    fn an_empty_history_hashes_the_same_unkept() {
+        let (view, stats) = project(&[]);
+        let (hash, messages, hashed_stats) = project_hashed(&[]);
+        assert_eq!(messages, 1);
+        assert_eq!(view.messages.len(), 1);
+        assert_eq!(hash, view.hash());
+        assert_eq!(hashed_stats, stats);
     }
 }

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::engine::CallOutput;
 use crate::engine::estimate::Estimator;
 use crate::engine::parts::{PartBody, PartState, Side, coverage_key, reconstruct};
-use crate::model::{Block, Kind};
+use crate::model::{Block, Kind, Message};
 use crate::probe::{CallScore, Evaluation, Probe, evaluate, extract};
 use crate::session::driver::TaskRecordIndex;
 use crate::session::replay::StepRow;
@@ -125,11 +125,16 @@ pub(crate) struct Collector {
 }
 
 impl Collector {
-    /// Prepare for a replay of `index` (all its calls).
-    pub(crate) fn new(index: &TaskRecordIndex, est: &dyn Estimator) -> Collector {
-        let overhead = index.overhead(est).unwrap_or(0);
+    /// Prepare for a replay of `index` (all its calls): `rows` are its rows,
+    /// `overhead` its [`TaskRecordIndex::overhead`] (0 when unknown).
+    pub(crate) fn new(
+        index: &TaskRecordIndex,
+        rows: &[Message],
+        overhead: u64,
+        est: &dyn Estimator,
+    ) -> Collector {
         // The largest tool outputs of the whole record, largest first.
-        let mut raw: Vec<ToolFate> = reconstruct(&index.rows, est)
+        let mut raw: Vec<ToolFate> = reconstruct(rows, est)
             .into_iter()
             .filter_map(|p| match &p.body {
                 PartBody::Tool { id, name, .. } => Some(ToolFate {
@@ -163,7 +168,7 @@ impl Collector {
             tracked_at,
             tracked_state,
             agent_compactions: agent_compactions(index),
-            probes: extract(&index.rows),
+            probes: extract(rows),
             history_ends: (1..=index.calls()).map(|k| index.history_end(k)).collect(),
             probe_scores: Vec::new(),
             probe_worst: None,
@@ -343,10 +348,7 @@ pub(crate) fn agent_compactions(index: &TaskRecordIndex) -> Vec<u32> {
     let mut from = 0;
     for k in 1..=index.calls() {
         let end = index.history_end(k);
-        if index.rows[from..end]
-            .iter()
-            .any(|m| matches!(m.kind, Kind::CompactSummary | Kind::CompactBoundary))
-        {
+        if index.agent_compacted_in(from, end) {
             out.push(k);
         }
         from = end;

@@ -3,9 +3,12 @@
 //! the checkpoint plus the turn's growth, the store read before and written
 //! after every call.
 //!
-//! The driver loads the task's record once. Per call it only turns the rows
-//! added since the previous call into parts (or, after a restart, the rows
-//! since the turn start): no whole-history walk on the per-call path.
+//! The task's record is indexed once ([`TaskRecordIndex`]: per-row metadata,
+//! a few bytes a row); the rows' content is read from the store by range as
+//! the driver needs it, in order. Per call it only turns the
+//! rows added since the previous call into parts (or, after a restart, the
+//! rows since the turn start): no whole-history walk on the per-call path,
+//! and no copy of the record in memory.
 //!
 //! It keeps these caches of the derivation, never a second source of truth
 //! (a property test holds them to [`Driver::uncached`], which re-derives
@@ -16,11 +19,13 @@
 //!   the coverage chain over their addresses, so a turn start finds the
 //!   longest stored summary by looking its decoded coverage up in the chain
 //!   and hands the engine only the summary and what follows it;
-//! - the raw history's measures at every call, from running totals;
+//! - the raw history's measures at every call, from running totals over the
+//!   rows read for the parts;
 //! - per call: the previous call's parts handed over as the checkpoint (not
 //!   copied), their tool call index (checked, built again after a fold), the
 //!   coverage walk restore resumes, and where the view hash left off.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::engine::budget::Budget;
@@ -38,14 +43,19 @@ use crate::engine::{
 };
 use crate::model::decimal::Ratio;
 use crate::model::{Kind, Message, Usage};
-use crate::store::{Store, StoreError};
+use crate::store::{RowHead, Store, StoreError};
 use crate::summarize::StaticCheckpoint;
 use crate::view::HashResume;
 
-/// A task's record, indexed by model call.
+/// A task's record, indexed by model call: per-row metadata only (kind,
+/// turn, step, recorded usage), with the rows' content read from the store
+/// by range when a caller needs it, so an index costs a few bytes per row
+/// whatever the rows hold.
 pub struct TaskRecordIndex {
     pub task: String,
-    pub rows: Vec<Message>,
+    rows: RowSource,
+    /// Per row: its kind and turn.
+    heads: Vec<(Kind, u32)>,
     /// `first_row[s - 1]`: index of the first row of generation `s`.
     first_row: Vec<usize>,
     /// Recorded usage per generation (the last one written), by step.
@@ -56,18 +66,58 @@ pub struct TaskRecordIndex {
     raw_calls: Vec<u32>,
 }
 
+/// Where an index reads its rows' content.
+enum RowSource {
+    /// A connection of its own to the store file (a run may write through
+    /// another one meanwhile; the record is append-only), and the last block
+    /// of rows read from it: its first row's index and the rows.
+    Store {
+        store: Box<Store>,
+        block: RefCell<(usize, Vec<Message>)>,
+    },
+    /// The rows themselves: an index of rows in memory, or of an in-memory
+    /// store (which has no second connection).
+    Memory(Vec<Message>),
+}
+
+/// How many rows an index reads from the store at a time (one query each:
+/// a query per call costs more than the rows it reads).
+const READ_BLOCK: usize = if cfg!(test) { 4 } else { 256 };
+
 impl TaskRecordIndex {
     pub fn load(store: &Store, task: &str) -> Result<TaskRecordIndex, StoreError> {
-        let rows: Vec<Message> = store
-            .reader()
-            .all_messages(task)?
-            .into_iter()
-            .map(|s| s.message)
-            .collect();
-        Ok(TaskRecordIndex::new(task, rows))
+        match store.reopen()? {
+            Some(own) => {
+                let heads = own.reader().row_heads(task)?;
+                Ok(TaskRecordIndex::of_heads(
+                    task,
+                    heads,
+                    RowSource::Store {
+                        store: Box::new(own),
+                        block: RefCell::new((0, Vec::new())),
+                    },
+                ))
+            }
+            None => Ok(TaskRecordIndex::new(task, store.reader().task_rows(task)?)),
+        }
     }
 
+    /// An index of rows held in memory.
     pub fn new(task: &str, rows: Vec<Message>) -> TaskRecordIndex {
+        let heads = rows
+            .iter()
+            .map(|m| RowHead {
+                kind: m.kind,
+                turn: m.turn,
+                step: m.step,
+                gen_id: m.gen_id.clone(),
+                usage: m.usage,
+            })
+            .collect();
+        TaskRecordIndex::of_heads(task, heads, RowSource::Memory(rows))
+    }
+
+    fn of_heads(task: &str, rows: Vec<RowHead>, source: RowSource) -> TaskRecordIndex {
         let mut first_row = Vec::new();
         let mut step_of_gen: HashMap<&str, u32> = HashMap::new();
         for (i, m) in rows.iter().enumerate() {
@@ -96,13 +146,15 @@ impl TaskRecordIndex {
                 agent_compacted_before[next] = compacted;
                 next += 1;
             }
-            if matches!(m.kind, Kind::CompactSummary | Kind::CompactBoundary) {
+            if is_agent_compaction(m.kind) {
                 compacted = true;
             }
         }
+        drop(step_of_gen);
         let mut index = TaskRecordIndex {
             task: task.to_string(),
-            rows,
+            rows: source,
+            heads: rows.iter().map(|m| (m.kind, m.turn)).collect(),
             first_row,
             usage,
             agent_compacted_before,
@@ -112,6 +164,118 @@ impl TaskRecordIndex {
             .filter(|&k| index.raw_recorded(k).is_some())
             .collect();
         index
+    }
+
+    /// The number of rows in the record.
+    pub fn len(&self) -> usize {
+        self.heads.len()
+    }
+
+    /// Whether the record has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.heads.is_empty()
+    }
+
+    /// The kind of row `i`.
+    pub fn kind(&self, i: usize) -> Kind {
+        self.heads[i].0
+    }
+
+    /// Whether rows `from..to` hold the agent compacting its own context (a
+    /// compact summary or boundary row).
+    pub fn agent_compacted_in(&self, from: usize, to: usize) -> bool {
+        self.heads[from..to]
+            .iter()
+            .any(|(k, _)| is_agent_compaction(*k))
+    }
+
+    /// Rows `from..to`, each handed to `f` with its index as it is read: at
+    /// most a block of rows in memory at a time (`READ_BLOCK` rows). `f` must
+    /// not read this index's rows itself.
+    pub fn each_row(
+        &self,
+        from: usize,
+        to: usize,
+        mut f: impl FnMut(usize, &Message),
+    ) -> Result<(), StoreError> {
+        match &self.rows {
+            RowSource::Memory(rows) => {
+                for (i, m) in rows[from..to].iter().enumerate() {
+                    f(from + i, m);
+                }
+                Ok(())
+            }
+            RowSource::Store { store, block } => {
+                let mut block = block.borrow_mut();
+                let mut i = from;
+                while i < to {
+                    let (start, rows) = &mut *block;
+                    if !(*start..*start + rows.len()).contains(&i) {
+                        // Read ahead a block: the rows a run reads next
+                        // (the rest of the turn, the history at the turn
+                        // start) mostly follow.
+                        let end = self.len().min(i + READ_BLOCK);
+                        rows.clear();
+                        store
+                            .reader()
+                            .each_stored(&self.task, i as u64, end as u64, |s| {
+                                rows.push(s.message);
+                                Ok::<(), StoreError>(())
+                            })?;
+                        *start = i;
+                        if rows.len() != end - i {
+                            return Err(StoreError::Corrupt(format!(
+                                "task {}: rows {i}..{end} were indexed, {} read",
+                                self.task,
+                                rows.len()
+                            )));
+                        }
+                    }
+                    let stop = to.min(*start + rows.len());
+                    for (j, m) in rows[i - *start..stop - *start].iter().enumerate() {
+                        f(i + j, m);
+                    }
+                    i = stop;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Rows `from..to`, read into memory.
+    pub fn read_rows(&self, from: usize, to: usize) -> Result<Vec<Message>, StoreError> {
+        if let RowSource::Memory(rows) = &self.rows {
+            return Ok(rows[from..to].to_vec());
+        }
+        let mut out = Vec::with_capacity(to - from);
+        self.each_row(from, to, |_, m| out.push(m.clone()))?;
+        Ok(out)
+    }
+
+    /// Every row, read into memory (for what needs the whole record at once:
+    /// `show`, probe extraction, the report).
+    pub fn all_rows(&self) -> Result<Vec<Message>, StoreError> {
+        self.read_rows(0, self.len())
+    }
+
+    /// The recorded system rows (the request's system prompt and tools), read
+    /// alone.
+    pub fn system_rows(&self) -> Result<Vec<Message>, StoreError> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < self.len() {
+            if self.kind(i) != Kind::System {
+                i += 1;
+                continue;
+            }
+            let run = self.heads[i..]
+                .iter()
+                .take_while(|(k, _)| *k == Kind::System)
+                .count();
+            out.extend(self.read_rows(i, i + run)?);
+            i += run;
+        }
+        Ok(out)
     }
 
     /// The number of model calls (generations) recorded.
@@ -126,14 +290,14 @@ impl TaskRecordIndex {
             .and_then(|i| self.first_row.get(i as usize))
         {
             Some(&i) => i,
-            None => self.rows.len(),
+            None => self.len(),
         }
     }
 
     /// The turn call `k` belongs to.
     pub fn turn_of(&self, k: u32) -> u32 {
         let end = self.history_end(k);
-        self.rows[..end].last().map_or(0, |m| m.turn)
+        self.heads[..end].last().map_or(0, |(_, turn)| *turn)
     }
 
     /// The first call of the turn call `k` belongs to.
@@ -163,20 +327,21 @@ impl TaskRecordIndex {
     }
 
     /// The raw history measured at every call `1..=calls()+1` (index `k-1`),
-    /// in one walk over the record (running totals, no re-walk per call).
-    pub fn raw_measures(&self, est: &dyn Estimator) -> Vec<RawMeasure> {
-        let mut b = MeasureBuilder::default();
-        let mut at = 0;
-        let mut out = Vec::with_capacity(self.first_row.len() + 1);
-        for k in 1..=self.calls() + 1 {
-            let end = self.history_end(k);
-            for m in &self.rows[at..end] {
-                b.push(m, est);
-            }
-            at = end;
-            out.push(b.measure(k - 1));
-        }
-        out
+    /// in one streamed walk over the record (running totals, no re-walk per
+    /// call).
+    pub fn raw_measures(&self, est: &dyn Estimator) -> Result<Vec<RawMeasure>, StoreError> {
+        self.measures_until(self.calls() + 1, est)
+    }
+
+    /// The raw history measured at calls `1..=last`.
+    fn measures_until(
+        &self,
+        last: u32,
+        est: &dyn Estimator,
+    ) -> Result<Vec<RawMeasure>, StoreError> {
+        let mut m = Measures::default();
+        m.ensure(self, last, est)?;
+        Ok(m.out)
     }
 
     /// Whether the recorded usage of call `k` measures the raw history (the
@@ -219,26 +384,85 @@ impl TaskRecordIndex {
     /// the first recorded call's prompt minus the estimate of the messages it
     /// was sent (clamped at 0). The larger, because a record can hold only part
     /// of the request (Codex records no tools) or a redacted prompt.
-    pub fn overhead(&self, est: &dyn Estimator) -> Option<u64> {
+    pub fn overhead(&self, est: &dyn Estimator) -> Result<Option<u64>, StoreError> {
         let system: u64 = self
-            .rows
+            .system_rows()?
             .iter()
-            .filter(|m| m.kind == Kind::System)
             .flat_map(|m| &m.content)
             .map(|b| crate::engine::estimate::block_tokens(est, b))
             .sum();
-        let measured = (1..=self.calls())
-            .find(|k| self.usage(*k).is_some())
-            .and_then(|k| {
-                let parts = reconstruct(&self.rows[..self.history_end(k)], est);
-                let estimate: u64 = parts.iter().map(|p| p.tokens).sum();
-                Some(self.recorded_prompt(k)?.saturating_sub(estimate))
-            });
-        match measured {
+        // The raw estimate at that call is the sum of its history's parts'
+        // tokens, measured without building them.
+        let measured = match (1..=self.calls()).find(|k| self.usage(*k).is_some()) {
+            Some(k) => {
+                let estimate = self.measures_until(k, est)?[k as usize - 1].estimate;
+                self.recorded_prompt(k).map(|p| p.saturating_sub(estimate))
+            }
+            None => None,
+        };
+        Ok(match measured {
             Some(m) => Some(m.max(system)),
             None => (system > 0).then_some(system),
+        })
+    }
+}
+
+/// The raw history measured call by call from running totals over the rows
+/// seen so far. A driver offers it the rows it reads for the parts, so a
+/// row is read once for both.
+#[derive(Default)]
+struct Measures {
+    builder: MeasureBuilder,
+    /// Rows seen.
+    fed: usize,
+    /// `out[k - 1]`: the raw history measured at call `k`.
+    out: Vec<RawMeasure>,
+}
+
+impl Measures {
+    /// Row `i` of the record: taken if it is the next one not seen yet.
+    fn offer(&mut self, index: &TaskRecordIndex, i: usize, m: &Message, est: &dyn Estimator) {
+        if i == self.fed {
+            self.emit(index, i);
+            self.builder.push(m, est);
+            self.fed += 1;
         }
     }
+
+    /// Measure the calls whose history ends at row `row` (all rows before
+    /// it seen, none after).
+    fn emit(&mut self, index: &TaskRecordIndex, row: usize) {
+        loop {
+            let k = self.out.len() as u32 + 1;
+            if k > index.calls() + 1 || index.history_end(k) != row {
+                return;
+            }
+            self.out.push(self.builder.measure(k - 1));
+        }
+    }
+
+    /// Measured at calls `1..=k` (`k` at most `calls()+1`), reading the
+    /// rows not seen yet.
+    fn ensure(
+        &mut self,
+        index: &TaskRecordIndex,
+        k: u32,
+        est: &dyn Estimator,
+    ) -> Result<(), StoreError> {
+        let k = k.min(index.calls() + 1);
+        if self.out.len() >= k as usize {
+            return Ok(());
+        }
+        let end = index.history_end(k);
+        index.each_row(self.fed, end, |i, m| self.offer(index, i, m, est))?;
+        self.emit(index, end);
+        Ok(())
+    }
+}
+
+/// A row of the agent compacting its own context.
+fn is_agent_compaction(kind: Kind) -> bool {
+    matches!(kind, Kind::CompactSummary | Kind::CompactBoundary)
 }
 
 /// The least growth of the raw estimate (tokens) a ratio is measured over.
@@ -369,11 +593,20 @@ struct RawHistory {
 }
 
 impl RawHistory {
-    fn feed(&mut self, rows: &[Message], est: &dyn Estimator) {
-        for m in rows {
-            self.builder.push(m, est);
-        }
-        self.fed += rows.len();
+    /// Feed rows `self.fed..end` of the record, read as they are needed.
+    fn feed(
+        &mut self,
+        index: &TaskRecordIndex,
+        end: usize,
+        est: &dyn Estimator,
+        measures: &mut Measures,
+    ) -> Result<(), StoreError> {
+        let builder = &mut self.builder;
+        index.each_row(self.fed, end, |i, m| {
+            builder.push(m, est);
+            measures.offer(index, i, m, est);
+        })?;
+        self.fed = end;
         let offset = self.builder.offset();
         for i in self.chain.len()..offset + self.builder.parts.len() {
             let prev = self.chain.last().copied().unwrap_or_else(coverage_start);
@@ -381,15 +614,35 @@ impl RawHistory {
             self.chain.push(h);
             self.at.entry(h).or_insert(i);
         }
+        Ok(())
     }
 
     /// Built again from the first row: a summary that folded less than what
     /// was dropped is the longest one now (another writer forgot state).
-    fn rebuilt(rows: &[Message], est: &dyn Estimator) -> RawHistory {
+    fn rebuilt(
+        index: &TaskRecordIndex,
+        end: usize,
+        est: &dyn Estimator,
+        measures: &mut Measures,
+    ) -> Result<RawHistory, StoreError> {
         let mut r = RawHistory::default();
-        r.feed(rows, est);
-        r
+        r.feed(index, end, est, measures)?;
+        Ok(r)
     }
+}
+
+/// How many rows the raw history is fed at a time before what a stored
+/// summary folds is dropped (a few under test, so that the property tests'
+/// short sessions drop between slices too).
+const FEED_ROWS: usize = if cfg!(test) { 3 } else { 2048 };
+
+/// The stored summary coverage that is the longest prefix of the raw
+/// history's parts: the index of the last part it folds, and its hash.
+fn longest_fold<'s>(snap: &'s SnapshotCache, raw: &RawHistory) -> Option<(usize, &'s [u8; 32])> {
+    snap.covers
+        .iter()
+        .filter_map(|h| raw.at.get(h).map(|&i| (i, h)))
+        .max_by_key(|(i, _)| *i)
 }
 
 /// Drives calls over one task, keeping the previous call's parts in memory.
@@ -399,8 +652,8 @@ pub struct Driver<'a> {
     /// The compaction profile this driver reads and writes.
     profile: String,
     overhead: Option<u64>,
-    /// The raw history measured at each call (index `k-1`).
-    raw: Vec<RawMeasure>,
+    /// The raw history measured at each call so far (index `k-1`).
+    raw: Measures,
     tool_forms: std::sync::Arc<crate::store::ToolForms>,
     /// The previous call's number, its parts (shared with the output the
     /// caller got) and the rows they cover.
@@ -418,6 +671,8 @@ pub struct Driver<'a> {
     /// The tool call index of the last step's parts, for the next step's
     /// builder to check and reuse (see [`PartsBuilder::continuing`]).
     tool_index: HashMap<String, usize>,
+    /// This driver makes one call (see [`Driver::one_shot`]).
+    one_shot: bool,
 }
 
 impl<'a> Driver<'a> {
@@ -427,7 +682,7 @@ impl<'a> Driver<'a> {
         settings: RunSettings<'a>,
     ) -> Result<Driver<'a>, StoreError> {
         let profile = settings.profile();
-        let mut overhead = index.overhead(settings.estimator);
+        let mut overhead = index.overhead(settings.estimator)?;
         if overhead.is_none()
             && let Some(Entry::Anchor { overhead: o, .. }) = store
                 .reader()
@@ -439,7 +694,7 @@ impl<'a> Driver<'a> {
         }
         Ok(Driver {
             tool_forms: store.tool_forms(&index.task)?,
-            raw: index.raw_measures(settings.estimator),
+            raw: Measures::default(),
             index,
             settings,
             profile,
@@ -452,6 +707,7 @@ impl<'a> Driver<'a> {
             hash_resume: HashResume::default(),
             tool_index: HashMap::new(),
             chain: ChainResume::default(),
+            one_shot: false,
         })
     }
 
@@ -470,9 +726,10 @@ impl<'a> Driver<'a> {
 
     /// The estimate of the raw history's parts at call `k` (any `k` past the
     /// record measures the whole record).
-    pub fn raw_estimate(&self, k: u32) -> u64 {
-        let i = (k.max(1) as usize - 1).min(self.raw.len() - 1);
-        self.raw[i].estimate
+    pub fn raw_estimate(&mut self, k: u32) -> Result<u64, StoreError> {
+        let k = k.clamp(1, self.index.calls() + 1);
+        self.raw.ensure(self.index, k, self.settings.estimator)?;
+        Ok(self.raw.out[k as usize - 1].estimate)
     }
 
     /// Make the snapshot cache current: read it again unless it was read
@@ -491,24 +748,35 @@ impl<'a> Driver<'a> {
     /// longest stored summary whose coverage is a prefix of them is already
     /// folded in (what restore would fold; it finds nothing longer), so only
     /// the summary and what follows it are copied.
-    fn raw_parts(&mut self, end: usize) -> Vec<Part> {
+    fn raw_parts(&mut self, end: usize) -> Result<Vec<Part>, StoreError> {
         let est = self.settings.estimator;
-        let rows = &self.index.rows;
+        let index = self.index;
         if !self.cached {
-            return reconstruct(&rows[..end], est);
+            return Ok(reconstruct(&index.read_rows(0, end)?, est));
         }
         let raw = match &mut self.raw_history {
             Some(r) if r.fed <= end => r,
             slot => slot.insert(RawHistory::default()),
         };
-        raw.feed(&rows[raw.fed..end], est);
         let snap = self.snapshot.as_ref().expect("refreshed before use");
-        let best = snap
-            .covers
-            .iter()
-            .filter_map(|h| raw.at.get(h).map(|&i| (i, h)))
-            .max_by_key(|(i, _)| *i)
-            .and_then(|(i, h)| match snap.entries.get(&coverage_key(h)) {
+        // Fed a slice of rows at a time, dropping what the longest stored
+        // summary folds so far as it goes: a history built from the first
+        // row (a new driver over a store with state) never holds all of it.
+        while raw.fed < end {
+            let to = end.min(raw.fed + FEED_ROWS);
+            raw.feed(index, to, est, &mut self.raw)?;
+            if let Some((i, h)) = longest_fold(snap, raw)
+                && i > raw.builder.offset()
+                && matches!(
+                    snap.entries.get(&coverage_key(h)),
+                    Some(Entry::Summary { .. })
+                )
+            {
+                raw.builder.drop_front(i - raw.builder.offset());
+            }
+        }
+        let best = longest_fold(snap, raw).and_then(|(i, h)| {
+            match snap.entries.get(&coverage_key(h)) {
                 Some(Entry::Summary {
                     text,
                     covers,
@@ -528,15 +796,21 @@ impl<'a> Driver<'a> {
                 )),
                 // Restore skips a corrupt entry the same way.
                 _ => None,
-            });
+            }
+        });
         // The parts needed from here on: all of them with no summary, else
         // the last one it folds (for the head) and what follows.
         let need = best.as_ref().map_or(0, |(i, _)| *i);
         if need < raw.builder.offset() {
-            *raw = RawHistory::rebuilt(&rows[..end], est);
+            *raw = RawHistory::rebuilt(index, end, est, &mut self.raw)?;
         }
         let Some((i, head)) = best else {
-            return raw.builder.parts.clone();
+            if self.one_shot {
+                // No later call reads the history: hand it over, uncopied.
+                let raw = self.raw_history.take().expect("fed above");
+                return Ok(raw.builder.parts);
+            }
+            return Ok(raw.builder.parts.clone());
         };
         let i = i - raw.builder.offset();
         let parts = &raw.builder.parts;
@@ -546,13 +820,22 @@ impl<'a> Driver<'a> {
         out.extend_from_slice(&parts[i + 1..]);
         // What the summary folds is not shown again while it is stored.
         raw.builder.drop_front(i);
-        out
+        Ok(out)
     }
 
     /// This driver makes one call: its view is hashed without keeping a copy
     /// of it for the next call's hash to resume from.
     pub fn one_shot(&mut self) {
         self.hash_resume = HashResume::off();
+        self.one_shot = true;
+    }
+
+    /// This driver makes one call whose view only its report needs: the
+    /// view is hashed as it is projected and never held (the call's
+    /// [`CallOutput::view`] is left empty; its report is the same).
+    pub fn one_shot_unkept(&mut self) {
+        self.one_shot();
+        self.hash_resume = HashResume::unkept();
     }
 
     /// Record every committed call as this task's replay progress, with the
@@ -571,10 +854,7 @@ impl<'a> Driver<'a> {
             Some(i) if (i as usize) < idx.agent_compacted_before.len() => {
                 idx.agent_compacted_before[i as usize]
             }
-            _ => idx
-                .rows
-                .iter()
-                .any(|m| matches!(m.kind, Kind::CompactSummary | Kind::CompactBoundary)),
+            _ => idx.agent_compacted_in(0, idx.len()),
         };
         CallContext {
             budget: self.settings.budget,
@@ -590,9 +870,9 @@ impl<'a> Driver<'a> {
                 agent_compacted,
                 raw: k
                     .checked_sub(1)
-                    .and_then(|i| self.raw.get(i as usize))
+                    .and_then(|i| self.raw.out.get(i as usize))
                     .copied(),
-                ratio: idx.ratio_before(k, &self.raw),
+                ratio: idx.ratio_before(k, &self.raw.out),
             },
         }
     }
@@ -603,7 +883,9 @@ impl<'a> Driver<'a> {
         let first = self.index.turn_first_call(k);
         let end = self.index.history_end(first);
         self.refresh(store)?;
-        let parts = self.raw_parts(end);
+        let parts = self.raw_parts(end)?;
+        self.raw
+            .ensure(self.index, first, self.settings.estimator)?;
         let ctx = self.context(first, Mode::Preflight);
         Ok(self.run(parts, &ctx))
     }
@@ -651,9 +933,12 @@ impl<'a> Driver<'a> {
             false => HashMap::new(),
         };
         let mut builder = PartsBuilder::continuing(base, tool_index);
-        for m in &self.index.rows[from..end] {
-            builder.push(m, self.settings.estimator);
-        }
+        let (index, est, raw) = (self.index, self.settings.estimator, &mut self.raw);
+        index.each_row(from, end, |i, m| {
+            builder.push(m, est);
+            raw.offer(index, i, m, est);
+        })?;
+        raw.ensure(index, k, est)?;
         let (parts, tool_index) = builder.into_parts();
         self.tool_index = tool_index;
         self.refresh(store)?;
@@ -791,8 +1076,79 @@ mod tests {
                 let a = outcome(&cached.preflight(&cached_store, k).unwrap());
                 let r = outcome(&reference.preflight(&reference_store, k).unwrap());
                 prop_assert_eq!(a, r, "preflight at call {}", k);
-                prop_assert_eq!(cached.raw_estimate(k), reference.raw_estimate(k));
+                prop_assert_eq!(cached.raw_estimate(k).unwrap(), reference.raw_estimate(k).unwrap());
             }
+        }
+
+        /// A one-shot preflight that never holds its view (hashed as it is
+        /// projected, the raw history handed over uncopied, rows read from
+        /// the store as they are needed) reports exactly what a preflight
+        /// that builds its view does: the same hash of the same bytes, the
+        /// same messages, parts and measures, at every call, also once calls
+        /// have stored summaries and forms for it to restore.
+        #[test]
+        fn unkept_one_shot_preflight_reports_what_the_built_view_gives(events in transcript(), b in budget()) {
+            let est = CharsPerToken::default();
+            let settings = || RunSettings { budget: b, estimator: &est, summarizer: &StaticCheckpoint, fallback: &StaticCheckpoint };
+            let dir = tempfile::tempdir().unwrap();
+            let mut store = Store::open(&DbLocation::File(dir.path().join("s.db"))).unwrap();
+            let index = stored(&events, &mut store);
+            let mut stepper = Driver::new(&store, &index, settings()).unwrap();
+            for k in 1..=index.calls() + 1 {
+                let built = stepper.preflight(&store, k).unwrap();
+                let mut once = Driver::new(&store, &index, settings()).unwrap();
+                once.one_shot_unkept();
+                let unkept = once.preflight(&store, k).unwrap();
+                prop_assert_eq!(&unkept.report.view_hash, &built.view.hash(), "call {}", k);
+                prop_assert_eq!(unkept.report.messages, built.view.messages.len());
+                prop_assert_eq!(
+                    serde_json::to_string(&unkept.report).unwrap(),
+                    serde_json::to_string(&built.report).unwrap(),
+                    "call {}", k
+                );
+                prop_assert_eq!(&unkept.parts[..], &built.parts[..]);
+                prop_assert_eq!(&unkept.new_entries, &built.new_entries);
+                prop_assert!(unkept.view.messages.is_empty());
+                stepper.step(&mut store, k).unwrap();
+            }
+        }
+
+        /// An index that reads its rows from the store by block (a file
+        /// store) and one that holds them (the same rows in memory) agree on
+        /// every call's boundaries, turn, usage and measures, on the
+        /// overhead and the system rows, and on any range of rows read.
+        #[test]
+        fn a_store_read_index_agrees_with_rows_in_memory(
+            events in transcript(),
+            from in 0usize..40,
+            len in 0usize..40,
+        ) {
+            let est = CharsPerToken::default();
+            let dir = tempfile::tempdir().unwrap();
+            let mut store = Store::open(&DbLocation::File(dir.path().join("s.db"))).unwrap();
+            let read = stored(&events, &mut store);
+            let rows = store.reader().task_rows("t").unwrap();
+            let from_store = matches!(read.rows, RowSource::Store { .. });
+            prop_assert!(from_store, "a file store's index reads its rows");
+            let held = TaskRecordIndex::new("t", rows.clone());
+            prop_assert_eq!(read.len(), rows.len());
+            prop_assert_eq!(read.calls(), held.calls());
+            for k in 1..=held.calls() + 1 {
+                prop_assert_eq!(read.history_end(k), held.history_end(k));
+                prop_assert_eq!(read.turn_of(k), held.turn_of(k));
+                prop_assert_eq!(read.usage(k), held.usage(k));
+                prop_assert_eq!(read.ends_turn(k), held.ends_turn(k));
+            }
+            prop_assert_eq!(read.raw_measures(&est).unwrap(), held.raw_measures(&est).unwrap());
+            prop_assert_eq!(read.overhead(&est).unwrap(), held.overhead(&est).unwrap());
+            prop_assert_eq!(read.system_rows().unwrap(), held.system_rows().unwrap());
+            prop_assert_eq!(read.all_rows().unwrap(), rows.clone());
+            let from = from.min(rows.len());
+            let to = (from + len).min(rows.len());
+            prop_assert_eq!(read.read_rows(from, to).unwrap(), rows[from..to].to_vec());
+            // Backwards after forwards: a block read before is not trusted
+            // for rows outside it.
+            prop_assert_eq!(read.read_rows(0, from).unwrap(), rows[..from].to_vec());
         }
 
         /// The raw measures from running totals equal a walk over the parts,
@@ -802,9 +1158,10 @@ mod tests {
             let est = CharsPerToken::default();
             let mut mem = Store::open_memory().unwrap();
             let index = stored(&events, &mut mem);
-            let measures = index.raw_measures(&est);
+            let measures = index.raw_measures(&est).unwrap();
+            let rows = index.all_rows().unwrap();
             for k in 1..=index.calls() + 1 {
-                let parts = reconstruct(&index.rows[..index.history_end(k)], &est);
+                let parts = reconstruct(&rows[..index.history_end(k)], &est);
                 prop_assert_eq!(measures[k as usize - 1], RawMeasure::of(&parts, k - 1, &est), "call {}", k);
                 let raw = |j: u32| index.raw_recorded(j).map(|p| (p, measures[j as usize - 1].estimate));
                 let scanned = (|| {

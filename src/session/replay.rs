@@ -65,7 +65,7 @@ pub fn replay<E: From<StoreError>>(
     mut on_call: impl FnMut(&StepRow, &CallOutput) -> Result<(), E>,
 ) -> Result<(Vec<StepRow>, Totals), E> {
     let est = settings.estimator;
-    let overhead = index.overhead(est).unwrap_or(0);
+    let overhead = index.overhead(est)?.unwrap_or(0);
     let mut driver = Driver::new(store, index, settings)?;
     if let Some(p) = &opts.progress {
         driver.record_progress(p.clone());
@@ -80,7 +80,7 @@ pub fn replay<E: From<StoreError>>(
         let out = driver.step(store, k)?;
         // The raw history at this call, for comparison. The cache and cost
         // model is on the estimate basis, for both histories.
-        let raw_tokens = overhead + driver.raw_estimate(k);
+        let raw_tokens = overhead + driver.raw_estimate(k)?;
         let (read, write) = splitter.split(prev_view.as_ref(), &out.view, overhead, est);
         if k >= opts.from {
             let raw_read = raw_prev.map_or(0, |p| p.min(raw_tokens));

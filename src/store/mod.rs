@@ -20,8 +20,8 @@ use std::sync::Arc;
 use rusqlite::Connection;
 
 pub use raw::{
-    AppendOutcome, CONTENT_JSON, CONTENT_LZ4, StoredMessage, TaskRecord, TaskStats, decode_content,
-    encode_content, row_hash, stats_of,
+    AppendOutcome, CONTENT_JSON, CONTENT_LZ4, RowHead, StoredMessage, TaskRecord, TaskStats,
+    decode_content, encode_content, row_hash, stats_of,
 };
 pub use runs::{RunInfo, RunStep};
 pub use snapshot::{Forgotten, ProfileState};
@@ -275,6 +275,16 @@ impl Store {
         Ok(scratch)
     }
 
+    /// A second connection to the same store file, for reading while this
+    /// one writes; `None` for an in-memory store (it has no second
+    /// connection).
+    pub fn reopen(&self) -> Result<Option<Store>> {
+        match &self.location {
+            DbLocation::Memory => Ok(None),
+            file => Store::open(file).map(Some),
+        }
+    }
+
     /// Stop SQLite from checkpointing the WAL after each commit of this
     /// connection (its `wal_autocheckpoint`): an import of many files, or of
     /// one large file, then copies its pages into the database once, at
@@ -381,6 +391,58 @@ mod tests {
         }
         let err = decode_content("zip", b"[]").unwrap_err();
         assert!(err.contains("unknown content encoding"), "{err}");
+    }
+
+    /// Row heads come without reading any row's content, and a record
+    /// that is not numbered from 0 without gaps, or holds usage that does
+    /// not parse, is an error naming the row, never a panic.
+    #[test]
+    fn row_heads_read_no_content_and_refuse_a_damaged_record() {
+        let s = Store::open_memory().unwrap();
+        let insert = |seq: i64, kind: &str, usage: Option<&str>| {
+            s.conn
+                .execute(
+                    "INSERT INTO task_message (task_id, seq, role, kind, turn, step, gen_id,
+                     content, content_encoding, usage, source_line, row_hash)
+                     VALUES ('t', ?1, 'assistant', ?2, 3, 1, 'g', 'not json', 'json', ?3, 1, x'00')",
+                    rusqlite::params![seq, kind, usage],
+                )
+                .unwrap();
+        };
+        insert(
+            0,
+            "generation",
+            Some(r#"{"input_tokens":5,"output_tokens":1}"#),
+        );
+        let heads = s.reader().row_heads("t").unwrap();
+        assert_eq!(heads.len(), 1);
+        assert_eq!(heads[0].kind, crate::model::Kind::Generation);
+        assert_eq!((heads[0].turn, heads[0].step), (3, 1));
+        assert_eq!(heads[0].gen_id.as_deref(), Some("g"));
+        assert_eq!(heads[0].usage.map(|u| u.input_tokens), Some(5));
+        // The content itself does not parse: reading it is the error.
+        assert!(matches!(
+            s.reader().task_rows("t"),
+            Err(StoreError::Corrupt(e)) if e.contains("row 0")
+        ));
+        insert(2, "generation", None);
+        assert!(matches!(
+            s.reader().row_heads("t"),
+            Err(StoreError::Corrupt(e)) if e.contains("row 2")
+        ));
+        let s = Store::open_memory().unwrap();
+        s.conn
+            .execute(
+                "INSERT INTO task_message (task_id, seq, role, kind, turn, step, content,
+                 usage, source_line, row_hash) VALUES ('t', 0, 'user', 'ask', 1, 0, '[]',
+                 '{\"input_tokens\":\"many\"}', 1, x'00')",
+                [],
+            )
+            .unwrap();
+        assert!(matches!(
+            s.reader().row_heads("t"),
+            Err(StoreError::Corrupt(e)) if e.contains("usage")
+        ));
     }
 
     #[test]

@@ -32,6 +32,21 @@ pub struct StoredMessage {
     pub message: Message,
 }
 
+/// What indexes a row of the record, without its content (see
+/// [`Reader::row_heads`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowHead {
+    pub kind: Kind,
+    /// The turn the row belongs to.
+    pub turn: u32,
+    /// The generation it belongs to or follows.
+    pub step: u32,
+    /// Its generation's id, as [`Message::gen_id`].
+    pub gen_id: Option<String>,
+    /// The usage recorded on it.
+    pub usage: Option<Usage>,
+}
+
 /// What appending a task's parsed rows did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct AppendOutcome {
@@ -433,23 +448,89 @@ impl Reader<'_> {
 
     /// Rows with `from <= seq < to`, in order.
     pub fn messages(&self, task_id: &str, from: u64, to: u64) -> Result<Vec<StoredMessage>> {
-        let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT {MESSAGE_COLUMNS}
-             FROM task_message m LEFT JOIN import_source s ON s.id = m.source_id
-             WHERE m.task_id = ?1 AND m.seq >= ?2 AND m.seq < ?3 ORDER BY m.seq"
-        ))?;
-        let to = to.min(i64::MAX as u64);
-        let mut rows = stmt.query(params![task_id, from as i64, to as i64])?;
         let mut out = Vec::new();
-        while let Some(r) = rows.next()? {
-            out.push(StoredMessage::from_row(task_id, r)?);
-        }
+        self.each_stored(task_id, from, to, |m| {
+            out.push(m);
+            Ok::<(), StoreError>(())
+        })?;
         Ok(out)
     }
 
     /// The whole record of a task.
     pub fn all_messages(&self, task_id: &str) -> Result<Vec<StoredMessage>> {
         self.messages(task_id, 0, u64::MAX)
+    }
+
+    /// The whole record of a task, its rows only.
+    pub fn task_rows(&self, task_id: &str) -> Result<Vec<Message>> {
+        let mut out = Vec::new();
+        self.each_stored(task_id, 0, u64::MAX, |s| {
+            out.push(s.message);
+            Ok::<(), StoreError>(())
+        })?;
+        Ok(out)
+    }
+
+    /// Rows with `from <= seq < to`, in order, each handed to `f` as it is
+    /// decoded: one row in memory at a time, however long the range.
+    pub fn each_stored<E: From<StoreError>>(
+        &self,
+        task_id: &str,
+        from: u64,
+        to: u64,
+        mut f: impl FnMut(StoredMessage) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT {MESSAGE_COLUMNS}
+                 FROM task_message m LEFT JOIN import_source s ON s.id = m.source_id
+                 WHERE m.task_id = ?1 AND m.seq >= ?2 AND m.seq < ?3 ORDER BY m.seq"
+            ))
+            .map_err(StoreError::from)?;
+        let to = to.min(i64::MAX as u64);
+        let mut rows = stmt
+            .query(params![task_id, from as i64, to as i64])
+            .map_err(StoreError::from)?;
+        while let Some(r) = rows.next().map_err(StoreError::from)? {
+            f(StoredMessage::from_row(task_id, r)?)?;
+        }
+        Ok(())
+    }
+
+    /// Every row's [`RowHead`], in order, without reading any content.
+    pub fn row_heads(&self, task_id: &str) -> Result<Vec<RowHead>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, kind, turn, step, gen_id, usage FROM task_message
+             WHERE task_id = ?1 ORDER BY seq",
+        )?;
+        let mut rows = stmt.query(params![task_id])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let seq: i64 = r.get(0)?;
+            let corrupt =
+                |what: &str| StoreError::Corrupt(format!("task {task_id} row {seq}: {what}"));
+            if seq != out.len() as i64 {
+                return Err(corrupt("rows are not numbered from 0 without gaps"));
+            }
+            let kind: String = r.get(1)?;
+            let kind =
+                Kind::parse(&kind).ok_or_else(|| corrupt(&format!("unknown kind {kind:?}")))?;
+            let usage = match r.get::<_, Option<String>>(5)? {
+                Some(u) => {
+                    Some(serde_json::from_str(&u).map_err(|e| corrupt(&format!("usage: {e}")))?)
+                }
+                None => None,
+            };
+            out.push(RowHead {
+                kind,
+                turn: r.get(2)?,
+                step: r.get(3)?,
+                gen_id: r.get(4)?,
+                usage,
+            });
+        }
+        Ok(out)
     }
 
     /// The last import of a source path: (bytes consumed, hash).
@@ -569,7 +650,8 @@ impl TaskRecord {
 }
 
 /// The columns of a `task_message` row (`m`, joined with its `import_source`
-/// `s`) that [`StoredMessage::from_row`] reads (by name).
+/// `s`) that [`StoredMessage::from_row`] reads, by position (a lookup by
+/// name costs a search of the column names per value, per row).
 const MESSAGE_COLUMNS: &str = "m.seq AS seq, m.role AS role, m.kind AS kind, m.turn AS turn,
     m.step AS step, m.gen_id AS gen_id, m.content AS content,
     m.content_encoding AS content_encoding, m.usage AS usage, s.path AS source_path,
@@ -579,38 +661,38 @@ impl StoredMessage {
     /// A row of [`MESSAGE_COLUMNS`] of task `task_id`, decoded; a value the
     /// store should never hold is [`StoreError::Corrupt`].
     fn from_row(task_id: &str, r: &rusqlite::Row<'_>) -> Result<StoredMessage> {
-        let seq: i64 = r.get("seq")?;
+        let seq: i64 = r.get(0)?;
         let corrupt = |what: &str| StoreError::Corrupt(format!("task {task_id} row {seq}: {what}"));
-        let role: String = r.get("role")?;
+        let role: String = r.get(1)?;
         let role = Role::parse(&role).ok_or_else(|| corrupt(&format!("unknown role {role:?}")))?;
-        let kind: String = r.get("kind")?;
+        let kind: String = r.get(2)?;
         let kind = Kind::parse(&kind).ok_or_else(|| corrupt(&format!("unknown kind {kind:?}")))?;
-        let encoding: String = r.get("content_encoding")?;
-        let bytes = match r.get_ref("content")? {
+        let encoding: String = r.get(7)?;
+        let bytes = match r.get_ref(6)? {
             ValueRef::Text(b) | ValueRef::Blob(b) => b,
             other => return Err(corrupt(&format!("content is {}", other.data_type()))),
         };
         let json = decode_content(&encoding, bytes).map_err(|e| corrupt(&e))?;
         let content: Vec<Block> =
             serde_json::from_slice(&json).map_err(|e| corrupt(&format!("content: {e}")))?;
-        let usage: Option<Usage> = match r.get::<_, Option<String>>("usage")? {
+        let usage: Option<Usage> = match r.get::<_, Option<String>>(8)? {
             Some(u) => Some(serde_json::from_str(&u).map_err(|e| corrupt(&format!("usage: {e}")))?),
             None => None,
         };
         Ok(StoredMessage {
             seq: seq as u64,
-            source_path: r.get("source_path")?,
+            source_path: r.get(9)?,
             message: Message {
                 role,
                 kind,
                 content,
-                gen_id: r.get("gen_id")?,
+                gen_id: r.get(5)?,
                 usage,
-                line: r.get::<_, i64>("source_line")? as u64,
-                source_uuid: r.get("source_uuid")?,
-                timestamp: r.get("timestamp")?,
-                turn: r.get("turn")?,
-                step: r.get("step")?,
+                line: r.get::<_, i64>(10)? as u64,
+                source_uuid: r.get(11)?,
+                timestamp: r.get(12)?,
+                turn: r.get(3)?,
+                step: r.get(4)?,
             },
         })
     }

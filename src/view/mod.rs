@@ -40,6 +40,9 @@ pub struct HashResume {
     /// Keep nothing: every view is hashed from the start (a one-shot run,
     /// which would only pay for a copy of its view).
     off: bool,
+    /// Keep not even the view: it is hashed message by message as it is
+    /// projected, each message dropped once hashed ([`HashResume::unkept`]).
+    unkept: bool,
 }
 
 impl HashResume {
@@ -49,6 +52,22 @@ impl HashResume {
             off: true,
             ..HashResume::default()
         }
+    }
+
+    /// A state for a run that needs its view's hash and measures, never its
+    /// bytes: the engine hashes the view as it projects it (a
+    /// [`StreamHash`]) and hands back an empty view.
+    pub fn unkept() -> HashResume {
+        HashResume {
+            off: true,
+            unkept: true,
+            ..HashResume::default()
+        }
+    }
+
+    /// Whether the view is hashed as it is projected and not kept.
+    pub fn keeps_no_view(&self) -> bool {
+        self.unkept
     }
 
     /// Forget the last view (whether it keeps anything stays as it was).
@@ -95,6 +114,60 @@ fn hash_json(h: &mut blake3::Hasher, value: &impl Serialize) {
     };
     serde_json::to_writer(&mut w, value).expect("views serialise");
     std::io::Write::flush(&mut w).expect("a hasher takes every byte");
+}
+
+/// A view's hash taken message by message, in order, without the view: the
+/// same bytes as [`View::hash`] hashes, each message serialised into a
+/// buffer that is hashed whenever it holds `STREAM_HASH_BUFFER` bytes, and
+/// then free to drop. (Large updates keep blake3 on its wide path: short
+/// ones each start and end on a partly filled chunk, hashed a block at a
+/// time.)
+pub struct StreamHash {
+    h: blake3::Hasher,
+    buf: Vec<u8>,
+    messages: usize,
+}
+
+/// How many bytes a [`StreamHash`] gathers before hashing them.
+const STREAM_HASH_BUFFER: usize = 64 * 1024;
+
+impl Default for StreamHash {
+    fn default() -> StreamHash {
+        let mut buf = Vec::with_capacity(2 * STREAM_HASH_BUFFER);
+        buf.extend_from_slice(b"{\"messages\":[");
+        StreamHash {
+            h: blake3::Hasher::new(),
+            buf,
+            messages: 0,
+        }
+    }
+}
+
+impl StreamHash {
+    /// The view's next message.
+    pub fn push(&mut self, m: &ViewMessage) {
+        if self.messages > 0 {
+            self.buf.push(b',');
+        }
+        serde_json::to_writer(&mut self.buf, m).expect("views serialise");
+        self.messages += 1;
+        if self.buf.len() >= STREAM_HASH_BUFFER {
+            self.h.update(&self.buf);
+            self.buf.clear();
+        }
+    }
+
+    /// The messages pushed so far.
+    pub fn messages(&self) -> usize {
+        self.messages
+    }
+
+    /// The view's hash, hex, as [`View::hash`] gives it.
+    pub fn finish(mut self) -> String {
+        self.buf.extend_from_slice(b"]}\n");
+        self.h.update(&self.buf);
+        self.h.finalize().to_hex().to_string()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
