@@ -46,9 +46,22 @@ const PROGRESS_EVERY: u64 = 1 << 20;
 /// Parse a whole transcript from a reader. `progress` is called with the
 /// number of bytes read so far, about once per MiB.
 pub fn parse_reader<R: BufRead>(
+    reader: R,
+    opts: &ParseOptions,
+    progress: &mut dyn FnMut(u64),
+) -> Result<ParsedFile, LineError> {
+    parse_stream(reader, opts, progress, &mut |_, _| Ok(()))
+}
+
+/// [`parse_reader`], calling `flush` after each line of a JSONL file with
+/// the format and the tasks so far: it may take the messages pushed so far
+/// out of a task (each is final once pushed), so that a caller stores them
+/// while the rest is parsed. An error from `flush` ends the parse with it.
+pub fn parse_stream<R: BufRead>(
     mut reader: R,
     opts: &ParseOptions,
     progress: &mut dyn FnMut(u64),
+    flush: &mut dyn FnMut(Format, &mut TaskSet) -> Result<(), LineError>,
 ) -> Result<ParsedFile, LineError> {
     let mut hasher = blake3::Hasher::new();
     let mut bytes = 0u64;
@@ -207,6 +220,7 @@ pub fn parse_reader<R: BufRead>(
             opts,
             &mut state,
         )?;
+        flush(format, &mut tasks)?;
     }
     drop(ahead);
     let mut buf = Vec::new();
@@ -224,6 +238,7 @@ pub fn parse_reader<R: BufRead>(
             opts,
             &mut state,
         )?;
+        flush(format, &mut tasks)?;
     }
     // Every line of a type this format does not know: the file is in another
     // format (an explicit --format that does not match). Importing nothing with
