@@ -73,12 +73,13 @@ pub const CONTENT_LZ4: &str = "lz4";
 /// smaller (small rows, a few dozen bytes, do not shrink and stay text).
 /// The row hash is always over the canonical JSON, never over these bytes.
 pub fn encode_content(json: String) -> (&'static str, SqlValue) {
+    compressed(&json).unwrap_or((CONTENT_JSON, SqlValue::Text(json)))
+}
+
+/// The LZ4 form of a row's content JSON, when it is smaller than the JSON.
+fn compressed(json: &str) -> Option<(&'static str, SqlValue)> {
     let packed = lz4_flex::compress_prepend_size(json.as_bytes());
-    if packed.len() < json.len() {
-        (CONTENT_LZ4, SqlValue::Blob(packed))
-    } else {
-        (CONTENT_JSON, SqlValue::Text(json))
-    }
+    (packed.len() < json.len()).then_some((CONTENT_LZ4, SqlValue::Blob(packed)))
 }
 
 /// The canonical content JSON of a stored row, from its `content_encoding`
@@ -160,6 +161,8 @@ pub struct RowEncoder {
     prev: [u8; 32],
     skip: u64,
     seen: u64,
+    /// The content JSON of the row being encoded: one buffer for all rows.
+    json: Vec<u8>,
 }
 
 impl RowEncoder {
@@ -168,19 +171,24 @@ impl RowEncoder {
             prev: [0u8; 32],
             skip,
             seen: 0,
+            json: Vec::new(),
         }
     }
 
     /// Serialise, hash and (for a row to insert) compress the next row.
     pub fn encode(&mut self, m: &Message) -> EncodedRow {
-        let content = m.content_json();
+        // The bytes `Message::content_json` gives, without a String per row.
+        self.json.clear();
+        serde_json::to_writer(&mut self.json, &m.content).expect("blocks always serialise");
+        let content = std::str::from_utf8(&self.json).expect("serde_json writes UTF-8");
         let usage = usage_json(&m.usage);
-        self.prev = row_hash(&self.prev, m, &content, usage.as_deref());
+        self.prev = row_hash(&self.prev, m, content, usage.as_deref());
         self.seen += 1;
         let (encoding, content) = if self.seen <= self.skip {
             (CONTENT_JSON, SqlValue::Null)
         } else {
-            encode_content(content)
+            compressed(content)
+                .unwrap_or_else(|| (CONTENT_JSON, SqlValue::Text(content.to_string())))
         };
         EncodedRow {
             encoding,
