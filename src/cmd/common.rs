@@ -401,37 +401,51 @@ pub fn unknown_task(task: &str) -> anyhow::Error {
     )
 }
 
-/// A task resolved for a command that replays it: the budget, the task and
-/// its record, which holds at least one model call.
-pub struct Replayable {
+/// The task a command runs and the budget it runs it under: the head of
+/// `compact`, `preflight`, `step`, `replay`, `report` and `probe`.
+#[derive(Debug, Args)]
+pub struct RunTarget {
+    #[command(flatten)]
+    pub source: TaskSource,
+
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+}
+
+/// A task resolved for a command that runs it: the budget, the task and its
+/// record.
+pub struct Resolved {
     pub budget: Budget,
     pub task: String,
     pub index: TaskRecordIndex,
     pub calls: u32,
 }
 
-/// Resolves the budget flags and the task (importing a named file first);
-/// a task with no model calls is refused: "no model calls to {verb}".
-pub fn replayable(
-    store: &mut Store,
-    ui: &mut Ui,
-    source: &TaskSource,
-    budget: &BudgetArgs,
-    verb: &str,
-) -> Result<Replayable> {
-    let budget = budget_of(budget)?;
-    let task = resolve_task(store, ui, source)?;
-    let index = TaskRecordIndex::load(store, &task)?;
-    let calls = index.calls();
-    if calls == 0 {
-        bail!("task {task} has no model calls to {verb}");
+impl RunTarget {
+    /// Resolves the budget flags, then the task (importing a named file
+    /// first), and loads its record.
+    pub fn resolve(&self, store: &mut Store, ui: &mut Ui) -> Result<Resolved> {
+        let budget = budget_of(&self.budget)?;
+        let task = resolve_task(store, ui, &self.source)?;
+        let index = TaskRecordIndex::load(store, &task)?;
+        let calls = index.calls();
+        Ok(Resolved {
+            budget,
+            task,
+            index,
+            calls,
+        })
     }
-    Ok(Replayable {
-        budget,
-        task,
-        index,
-        calls,
-    })
+
+    /// As [`RunTarget::resolve`], for a command that replays the task: one
+    /// with no model calls is refused ("no model calls to {verb}").
+    pub fn replayable(&self, store: &mut Store, ui: &mut Ui, verb: &str) -> Result<Resolved> {
+        let r = self.resolve(store, ui)?;
+        if r.calls == 0 {
+            bail!("task {} has no model calls to {verb}", r.task);
+        }
+        Ok(r)
+    }
 }
 
 /// Run calls 1 to `to`, reporting them all, recording no progress.
@@ -452,7 +466,7 @@ pub fn from_start(to: u32, prices: Prices) -> ReplayOptions {
 pub fn scratch_replay(
     store: &mut Store,
     ui: &Ui,
-    r: &Replayable,
+    r: &Resolved,
     summarizer: &Configured,
     (to, prices): (u32, Prices),
     template: &str,

@@ -19,8 +19,8 @@ use clap::Args;
 
 use super::Ui;
 use super::call_report::CallJson;
-use super::common::{BudgetArgs, TaskSource};
-use super::common::{budget_of, outcome_of, progress, resolve_task, summarizer_of, write_atomic};
+use super::common::{Resolved, RunTarget};
+use super::common::{outcome_of, progress, summarizer_of, write_atomic};
 use super::write_session::{Stamp, resume_command, session_path, write_new};
 use crate::cmd::exit::Outcome;
 use crate::engine::CallOutput;
@@ -28,7 +28,7 @@ use crate::engine::Tier;
 use crate::engine::estimate::CharsPerToken;
 use crate::model::Format;
 use crate::session::cost::Prices;
-use crate::session::driver::{Driver, RunSettings, TaskRecordIndex, resume_point};
+use crate::session::driver::{Driver, RunSettings, resume_point};
 use crate::session::replay::{ReplayOptions, replay};
 use crate::store::Store;
 use crate::view::session::{
@@ -42,10 +42,7 @@ use crate::view::{ExportFormat, RequestHead, export_request};
 )]
 pub struct CompactArgs {
     #[command(flatten)]
-    pub source: TaskSource,
-
-    #[command(flatten)]
-    pub budget: BudgetArgs,
+    pub run: RunTarget,
 
     /// Write the final view to FILE (default: standard output).
     #[arg(short, long, value_name = "FILE")]
@@ -74,13 +71,15 @@ pub struct CompactArgs {
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome> {
-    let budget = budget_of(&args.budget)?;
-    let task = resolve_task(store, ui, &args.source)?;
-    let index = TaskRecordIndex::load(store, &task)?;
+    let Resolved {
+        budget,
+        task,
+        index,
+        calls,
+    } = args.run.resolve(store, ui)?;
     let est = CharsPerToken::default();
-    let summarizer = summarizer_of(&args.budget, store)?;
+    let summarizer = summarizer_of(&args.run.budget, store)?;
     let settings = || RunSettings::new(budget, &est, summarizer.get());
-    let calls = index.calls();
     let identity = settings().identity();
     let mut scratch = if args.in_place {
         None
@@ -167,7 +166,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             &task,
             &out,
             kind,
-            args.source.cwd.as_deref(),
+            args.run.source.cwd.as_deref(),
         )?),
         None => None,
     };

@@ -8,9 +8,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::Ui;
-use super::common::{
-    BudgetArgs, TaskSource, replayable, scratch_replay, summarizer_of, write_atomic,
-};
+use super::common::{RunTarget, scratch_replay, summarizer_of, write_atomic};
 use super::replay::{PriceArgs, prices_of};
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
@@ -23,10 +21,7 @@ use crate::store::Store;
 )]
 pub struct ReportArgs {
     #[command(flatten)]
-    pub source: TaskSource,
-
-    #[command(flatten)]
-    pub budget: BudgetArgs,
+    pub run: RunTarget,
 
     #[command(flatten)]
     pub prices: PriceArgs,
@@ -41,14 +36,14 @@ pub struct ReportArgs {
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome> {
-    let r = replayable(store, ui, &args.source, &args.budget, "report")?;
+    let r = args.run.replayable(store, ui, "report")?;
     let (budget, task, calls) = (r.budget, r.task.clone(), r.calls);
     let record = store
         .reader()
         .task(&task)?
         .with_context(|| format!("task {task} vanished from the store"))?;
     let est = CharsPerToken::default();
-    let summarizer = summarizer_of(&args.budget, store)?;
+    let summarizer = summarizer_of(&args.run.budget, store)?;
     let prices = prices_of(&args.prices);
     let mut collector = Collector::new(&r.index, &est);
     // Like `replay`, on a scratch copy: the report shows what a live engine
@@ -65,7 +60,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
             Ok(())
         },
     )?;
-    let source = match &args.source.file {
+    let source = match &args.run.source.file {
         // The file name only: no machine path reaches the page.
         Some(f) => f
             .file_name()

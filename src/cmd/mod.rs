@@ -37,7 +37,8 @@ use crate::cli::{Cli, Command};
 use crate::engine::Mode;
 use crate::store::{DbLocation, Store};
 
-/// Run compactor with these arguments; returns the exit status (see [`exit`]).
+/// Run compactor with these arguments; returns the exit status (the statuses
+/// are listed in `src/cmd/exit.rs`).
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     ExitCode::from(run(args))
 }

@@ -10,9 +10,7 @@ use clap::Args;
 use serde_json::json;
 
 use super::Ui;
-use super::common::{
-    BudgetArgs, Replayable, TaskSource, replayable, scratch_replay, summarizer_of,
-};
+use super::common::{BudgetArgs, Resolved, RunTarget, scratch_replay, summarizer_of};
 use super::exit::Outcome;
 use super::style::{self, paint};
 use crate::engine::{Status, Tier};
@@ -28,10 +26,7 @@ use crate::view::{View, ViewMessage, ViewRole};
 )]
 pub struct ProbeArgs {
     #[command(flatten)]
-    pub source: TaskSource,
-
-    #[command(flatten)]
-    pub budget: BudgetArgs,
+    pub run: RunTarget,
 
     /// The call whose view is scored (default: the last call).
     #[arg(long, value_name = "CALL")]
@@ -52,7 +47,7 @@ pub struct ProbeArgs {
 }
 
 pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Result<Outcome> {
-    let r = replayable(store, ui, &args.source, &args.budget, "probe")?;
+    let r = args.run.replayable(store, ui, "probe")?;
     let (budget, task, index, calls) = (r.budget, &r.task, &r.index, r.calls);
     let at = args.at.unwrap_or(calls);
     if !(1..=calls).contains(&at) {
@@ -64,7 +59,7 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
         let view = recorded_view(&index.rows[..end]);
         (evaluate(&probes, &view, end), None)
     } else {
-        let scored = score_replay(store, ui, &r, &probes, &args.budget, at)?;
+        let scored = score_replay(store, ui, &r, &probes, &args.run.budget, at)?;
         (scored.evaluation.clone(), Some(scored))
     };
     let worst = replayed.as_ref().and_then(|r| worst(&r.scores));
@@ -117,7 +112,7 @@ struct Replayed {
 fn score_replay(
     store: &mut crate::store::Store,
     ui: &mut Ui,
-    r: &Replayable,
+    r: &Resolved,
     probes: &[Probe],
     budget_args: &BudgetArgs,
     at: u32,

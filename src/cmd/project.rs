@@ -7,9 +7,7 @@ use clap::Args;
 
 use super::Ui;
 use super::call_report::print_call;
-use super::common::{
-    BudgetArgs, TaskSource, budget_of, outcome_of, resolve_task, summarizer_of, write_view,
-};
+use super::common::{Resolved, RunTarget, outcome_of, summarizer_of, write_view};
 use crate::cmd::exit::Outcome;
 use crate::engine::Mode;
 use crate::engine::estimate::CharsPerToken;
@@ -19,10 +17,7 @@ use crate::store::Store;
 #[derive(Debug, Args)]
 pub struct ProjectArgs {
     #[command(flatten)]
-    pub source: TaskSource,
-
-    #[command(flatten)]
-    pub budget: BudgetArgs,
+    pub run: RunTarget,
 
     /// The model call to project (1 = the first). Default: the next call after
     /// the last recorded message.
@@ -46,12 +41,15 @@ pub struct ProjectArgs {
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Result<Outcome> {
-    let budget = budget_of(&args.budget)?;
-    let task = resolve_task(store, ui, &args.source)?;
-    let index = TaskRecordIndex::load(store, &task)?;
+    let Resolved {
+        budget,
+        task,
+        index,
+        ..
+    } = args.run.resolve(store, ui)?;
     let k = call_of(&index, args.at)?;
     let est = CharsPerToken::default();
-    let summarizer = summarizer_of(&args.budget, store)?;
+    let summarizer = summarizer_of(&args.run.budget, store)?;
     // A what-if run leaves no trace: a scratch copy with no compaction state.
     let mut scratch = if args.in_place {
         None

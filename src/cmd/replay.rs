@@ -9,8 +9,7 @@ use clap::Args;
 use serde_json::json;
 
 use super::Ui;
-use super::common::{BudgetArgs, TaskSource};
-use super::common::{Replayable, replayable, summarizer_of};
+use super::common::{Resolved, RunTarget, summarizer_of};
 use super::common::{hinted, progress, write_atomic};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
@@ -47,10 +46,7 @@ pub struct PriceArgs {
 )]
 pub struct ReplayArgs {
     #[command(flatten)]
-    pub source: TaskSource,
-
-    #[command(flatten)]
-    pub budget: BudgetArgs,
+    pub run: RunTarget,
 
     #[command(flatten)]
     pub prices: PriceArgs,
@@ -104,15 +100,15 @@ pub struct ReplayArgs {
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome> {
-    let Replayable {
+    let Resolved {
         budget,
         task,
         index,
         calls,
-    } = replayable(store, ui, &args.source, &args.budget, "replay")?;
+    } = args.run.replayable(store, ui, "replay")?;
     let to = args.to.unwrap_or(calls);
     let est = CharsPerToken::default();
-    let summarizer = summarizer_of(&args.budget, store)?;
+    let summarizer = summarizer_of(&args.run.budget, store)?;
     let run_settings = RunSettings::new(budget, &est, summarizer.get()).identity();
     let profile = crate::session::driver::profile_of(&run_settings);
     let from = match (args.from, args.resume) {

@@ -32,16 +32,28 @@ pub struct SummarizerArgs {
     pub llm: LlmArgs,
 }
 
-/// The model summarizer's flags (each also an environment variable and a config-file key).
-#[derive(Debug, Clone, Default, Args)]
-pub struct LlmArgs {
+/// Declares [`LlmArgs`] from its field list, and with it the flag values
+/// `to_flags` writes back (each field's flag is its name, dashed).
+macro_rules! llm_args {
+    ($($(#[$attr:meta])* pub $field:ident: Option<$ty:ty>,)*) => {
+        /// The model summarizer's flags (each also an environment variable and a config-file key).
+        #[derive(Debug, Clone, Default, Args)]
+        pub struct LlmArgs {
+            $($(#[$attr])* pub $field: Option<$ty>,)*
+        }
+
+        impl LlmArgs {
+            /// Each flag's field name and its value as a flag, in declaration order.
+            fn values(&self) -> Vec<(&'static str, Option<String>)> {
+                vec![$((stringify!($field), self.$field.as_ref().map(FlagText::flag_text)),)*]
+            }
+        }
+    };
+}
+
+llm_args! {
     /// The model server's wire format (with --summarizer llm). Config key: llm_provider.
-    #[arg(
-        long,
-        env = "COMPACTOR_LLM_PROVIDER",
-        value_enum,
-        value_name = "FORMAT"
-    )]
+    #[arg(long, env = "COMPACTOR_LLM_PROVIDER", value_enum, value_name = "FORMAT")]
     pub llm_provider: Option<Provider>,
 
     /// The server's base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to
@@ -63,12 +75,7 @@ pub struct LlmArgs {
     pub llm_api_key_env: Option<String>,
 
     /// What the floor uses when the model fails (default extractive).
-    #[arg(
-        long,
-        env = "COMPACTOR_LLM_FALLBACK",
-        value_enum,
-        value_name = "SUMMARIZER"
-    )]
+    #[arg(long, env = "COMPACTOR_LLM_FALLBACK", value_enum, value_name = "SUMMARIZER")]
     pub llm_fallback: Option<Fallback>,
 
     /// USD per million input tokens of the summarizer's own calls (default 0).
@@ -97,42 +104,44 @@ impl LlmArgs {
 
     /// The flags that reproduce this configuration, for a child process.
     pub fn to_flags(&self, kind: Option<SummarizerKind>) -> Vec<String> {
-        let mut out = Vec::new();
-        if let Some(k) = kind {
-            out.push(format!(
-                "--summarizer={}",
-                k.to_possible_value().expect("no skipped values").get_name()
-            ));
-        }
-        let mut push = |name: &str, v: Option<String>| {
-            if let Some(v) = v {
-                out.push(format!("--{name}={v}"));
-            }
-        };
-        push("llm-provider", self.llm_provider.map(|p| p.name().into()));
-        push("llm-base-url", self.llm_base_url.clone());
-        push("llm-model", self.llm_model.clone());
-        push("llm-timeout", self.llm_timeout.clone());
-        push("llm-api-key-env", self.llm_api_key_env.clone());
-        push(
-            "llm-fallback",
-            self.llm_fallback.map(|f| {
-                f.to_possible_value()
-                    .expect("no skipped values")
-                    .get_name()
-                    .to_string()
-            }),
-        );
-        push(
-            "llm-price-input",
-            self.llm_price_input.map(|p| p.to_string()),
-        );
-        push(
-            "llm-price-output",
-            self.llm_price_output.map(|p| p.to_string()),
-        );
-        out
+        let kind = kind.map(|k| ("summarizer", Some(k.flag_text())));
+        kind.into_iter()
+            .chain(self.values())
+            .filter_map(|(field, v)| Some(format!("--{}={}", field.replace('_', "-"), v?)))
+            .collect()
     }
+}
+
+/// A value as a flag takes it on the command line.
+trait FlagText {
+    fn flag_text(&self) -> String;
+}
+
+/// [`FlagText`] for each type of value: an enum by its value name, the rest as displayed.
+macro_rules! flag_text {
+    ($($ty:ty => $text:expr),*) => {
+        $(impl FlagText for $ty {
+            fn flag_text(&self) -> String {
+                $text(self)
+            }
+        })*
+    };
+}
+
+flag_text!(
+    SummarizerKind => value_name,
+    Provider => value_name,
+    Fallback => value_name,
+    String => String::clone,
+    Micros => Micros::to_string
+);
+
+/// An enum value's name on the command line.
+fn value_name(v: &impl ValueEnum) -> String {
+    v.to_possible_value()
+        .expect("no skipped values")
+        .get_name()
+        .to_string()
 }
 
 /// The summarizer of one command run.
@@ -208,5 +217,51 @@ impl Configured {
                 ui.note(l);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        summary: SummarizerArgs,
+    }
+
+    fn parse<S: Into<String>>(flags: impl IntoIterator<Item = S>) -> SummarizerArgs {
+        let args =
+            std::iter::once("compactor".to_string()).chain(flags.into_iter().map(Into::into));
+        Cli::try_parse_from(args).unwrap().summary
+    }
+
+    /// Every flag, set, is written back as given, and parsing what is written
+    /// gives the same settings.
+    #[test]
+    fn to_flags_round_trips_every_flag() {
+        let flags = [
+            "--summarizer=llm",
+            "--llm-provider=anthropic",
+            "--llm-base-url=http://127.0.0.1:9/v1",
+            "--llm-model=m",
+            "--llm-timeout=2.5",
+            "--llm-api-key-env=KEY",
+            "--llm-fallback=static",
+            "--llm-price-input=0.150000",
+            "--llm-price-output=0.600000",
+        ];
+        let given = parse(flags);
+        let written = given.llm.to_flags(given.summarizer);
+        assert_eq!(written, flags);
+        let again = parse(written);
+        assert_eq!(again.summarizer, given.summarizer);
+        assert_eq!(
+            format!("{:?}", again.llm.overrides()),
+            format!("{:?}", given.llm.overrides())
+        );
+        assert_eq!(LlmArgs::default().to_flags(None), Vec::<String>::new());
     }
 }

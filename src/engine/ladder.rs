@@ -12,7 +12,7 @@ use super::parts::{
     coverage_start,
 };
 use super::restore::{StoreView, apply_form, apply_shell, summary_part};
-use super::summarizer::{SpanEntry, SummaryRequest};
+use super::summarizer::{SpanEntry, SummaryRequest, ToolCall};
 use super::{CallContext, Tier};
 use crate::model::{Block, Kind};
 use crate::view::text::tool_content_text;
@@ -258,7 +258,7 @@ pub(crate) fn span_entry(p: &Part) -> Option<SpanEntry> {
             name,
             input,
             output,
-        } => SpanEntry::ToolCall {
+        } => SpanEntry::ToolCall(ToolCall {
             step: p.step,
             id: id.clone(),
             name: name.clone(),
@@ -269,7 +269,7 @@ pub(crate) fn span_entry(p: &Part) -> Option<SpanEntry> {
             ),
             is_error: output.as_ref().is_some_and(|o| o.is_error),
             interrupted: output.is_none(),
-        },
+        }),
         PartBody::Block { block, .. } => {
             let text = match block {
                 Block::Text { text } => text.clone(),
@@ -342,14 +342,10 @@ mod tests {
                 }],
                 2,
             ),
-            Message::new(
-                Role::User,
-                Kind::ToolResult,
-                vec![Block::ToolResult {
-                    tool_use_id: "t1".into(),
-                    content: ToolContent::Text("\u{1b}[31m⎯⎯⎯ FAIL\u{1b}[39m a.test.ts".into()),
-                    is_error: true,
-                }],
+            Message::tool_result(
+                "t1".into(),
+                ToolContent::Text("\u{1b}[31m⎯⎯⎯ FAIL\u{1b}[39m a.test.ts".into()),
+                true,
                 3,
             ),
         ]);
@@ -362,7 +358,7 @@ mod tests {
             }
         );
         assert!(
-            matches!(&got[2], SpanEntry::ToolCall { output, .. } if output == "⎯⎯⎯ FAIL a.test.ts"),
+            matches!(&got[2], SpanEntry::ToolCall(c) if c.output == "⎯⎯⎯ FAIL a.test.ts"),
             "{got:?}"
         );
     }

@@ -440,10 +440,7 @@ fn ladder(pass: &mut Pass<'_>, parts: &mut Vec<Part>, protect_from: u32) -> Vec<
         .and_then(Part::summary)
         .is_some_and(|h| h.minted_at == (ctx.turn, ctx.call));
     if !folded_this_call {
-        let cap = parts
-            .iter()
-            .position(|p| p.step >= protect_from)
-            .unwrap_or(parts.len());
+        let cap = first_from_step(parts, protect_from);
         if let Some(r) = floor(pass, Tier::Floor, parts, cap, stop) {
             fired.push(r);
             folded_this_call = true;
@@ -464,14 +461,20 @@ fn ladder(pass: &mut Pass<'_>, parts: &mut Vec<Part>, protect_from: u32) -> Vec<
 
     // ④ breakthrough floor: fold with no protection, keeping the last step.
     let keep_from = last_generation(parts).max(1);
-    let cap = parts
-        .iter()
-        .position(|p| p.step >= keep_from)
-        .unwrap_or(parts.len());
+    let cap = first_from_step(parts, keep_from);
     if let Some(r) = floor(pass, Tier::BreakthroughFloor, parts, cap, stop) {
         fired.push(r);
     }
     fired
+}
+
+/// The index of the first part at `step` or later (the end when there is none):
+/// a fold's cap.
+fn first_from_step(parts: &[Part], step: u32) -> usize {
+    parts
+        .iter()
+        .position(|p| p.step >= step)
+        .unwrap_or(parts.len())
 }
 
 fn last_generation(parts: &[Part]) -> u32 {

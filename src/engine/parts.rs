@@ -396,6 +396,13 @@ mod tests {
         m
     }
 
+    /// A text tool result for `id` at step 1.
+    fn result(id: &str, text: &str) -> Message {
+        let content = ToolContent::Text(text.into());
+        let r = Message::tool_result(id.into(), content, false, 1);
+        msg(r.role, r.kind, r.content, 1)
+    }
+
     #[test]
     fn tool_calls_pair_with_results_and_addresses_are_content_based() {
         let est = CharsPerToken::default();
@@ -423,26 +430,8 @@ mod tests {
                 ],
                 1,
             ),
-            msg(
-                Role::User,
-                Kind::ToolResult,
-                vec![Block::ToolResult {
-                    tool_use_id: "t1".into(),
-                    content: ToolContent::Text("contents".into()),
-                    is_error: false,
-                }],
-                1,
-            ),
-            msg(
-                Role::User,
-                Kind::ToolResult,
-                vec![Block::ToolResult {
-                    tool_use_id: "ghost".into(),
-                    content: ToolContent::Text("lost".into()),
-                    is_error: false,
-                }],
-                1,
-            ),
+            result("t1", "contents"),
+            result("ghost", "lost"),
         ];
         let parts = reconstruct(&msgs, &est);
         assert_eq!(parts.len(), 3, "whitespace text is not a part");

@@ -23,17 +23,23 @@ pub enum SpanEntry {
     /// Visible reasoning.
     Reasoning { step: u32, text: String },
     /// One tool call with its result (or none, if interrupted).
-    ToolCall {
-        step: u32,
-        id: String,
-        name: String,
-        input: Value,
-        output: String,
-        is_error: bool,
-        interrupted: bool,
-    },
+    ToolCall(ToolCall),
     /// The agent's own compaction summary found in the record.
     AgentSummary { text: String },
+}
+
+/// A tool call in the folded span, with its result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub step: u32,
+    pub id: String,
+    pub name: String,
+    pub input: Value,
+    /// The result's text (a placeholder when there is none).
+    pub output: String,
+    pub is_error: bool,
+    /// No result was recorded: the call was interrupted.
+    pub interrupted: bool,
 }
 
 /// One fold request.

@@ -18,13 +18,17 @@ pub(crate) const TOOL_SEGMENTS: usize = 8;
 /// Rows of the largest-tool-outputs table.
 pub(crate) const LARGEST_TOOLS: usize = 15;
 
-/// The fixed composition segments, in bar order (tool segments follow `summary`).
-const OVERHEAD: usize = 0;
-const ASKS: usize = 1;
-const CONTEXT: usize = 2;
-const ASSISTANT: usize = 3;
-const THINKING: usize = 4;
-const SUMMARY: usize = 5;
+/// The fixed composition segments, in bar order (tool segments follow
+/// `Summary`); each one's label is `FIXED[segment as usize]`.
+#[derive(Clone, Copy)]
+enum Fixed {
+    Overhead,
+    Asks,
+    Context,
+    Assistant,
+    Thinking,
+    Summary,
+}
 const FIXED: [&str; 6] = [
     "system + tools",
     "user asks",
@@ -170,7 +174,7 @@ impl Collector {
     pub(crate) fn on_call(&mut self, row: &StepRow, out: &CallOutput) {
         self.score_probes(row, out);
         let mut fixed = [0u64; FIXED.len()];
-        fixed[OVERHEAD] = self.overhead;
+        fixed[Fixed::Overhead as usize] = self.overhead;
         let mut tools: BTreeMap<String, u64> = BTreeMap::new();
         let mut elided = 0;
         let mut now: Vec<Option<Seen>> = vec![None; self.tracked.len()];
@@ -180,7 +184,7 @@ impl Collector {
             }
             match &p.body {
                 PartBody::Summary(h) => {
-                    fixed[SUMMARY] += p.tokens;
+                    fixed[Fixed::Summary as usize] += p.tokens;
                     let key = coverage_key(&h.coverage);
                     if self.seen_folds.insert(key.clone()) {
                         self.folds.push(Fold {
@@ -214,12 +218,12 @@ impl Collector {
                         (
                             Side::Assistant,
                             Block::Thinking { .. } | Block::RedactedThinking { .. },
-                        ) => THINKING,
-                        (Side::Assistant, _) => ASSISTANT,
-                        (Side::User, _) if p.kind == Kind::Ask => ASKS,
-                        (Side::User, _) => CONTEXT,
+                        ) => Fixed::Thinking,
+                        (Side::Assistant, _) => Fixed::Assistant,
+                        (Side::User, _) if p.kind == Kind::Ask => Fixed::Asks,
+                        (Side::User, _) => Fixed::Context,
                     };
-                    fixed[seg] += p.tokens;
+                    fixed[seg as usize] += p.tokens;
                 }
             }
         }

@@ -256,6 +256,21 @@ impl Message {
         }
     }
 
+    /// A tool's result, as the user side of the conversation carries it.
+    pub fn tool_result(
+        tool_use_id: String,
+        content: ToolContent,
+        is_error: bool,
+        line: u64,
+    ) -> Message {
+        let result = Block::ToolResult {
+            tool_use_id,
+            content,
+            is_error,
+        };
+        Message::new(Role::User, Kind::ToolResult, vec![result], line)
+    }
+
     /// The content as compact JSON (the form stored in `task_message.content`).
     pub fn content_json(&self) -> String {
         serde_json::to_string(&self.content).expect("blocks always serialise")

@@ -37,16 +37,7 @@ fn call(id: &str, name: &str, input: Value, line: u64) -> Message {
 }
 
 fn result(id: &str, out: &str, is_error: bool, line: u64) -> Message {
-    msg(
-        Role::User,
-        Kind::ToolResult,
-        vec![Block::ToolResult {
-            tool_use_id: id.into(),
-            content: ToolContent::Text(out.into()),
-            is_error,
-        }],
-        line,
-    )
+    Message::tool_result(id.into(), ToolContent::Text(out.into()), is_error, line)
 }
 
 fn view_of(texts: &[&str]) -> View {

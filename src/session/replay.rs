@@ -1,5 +1,5 @@
 //! Replay a stored task call by call as a live engine would have, keeping the
-//! store between calls, and account (through [`super::cost`]) for what a
+//! store between calls, and account (through `session::cost`) for what a
 //! prompt cache would have done.
 
 use serde::Serialize;

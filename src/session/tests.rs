@@ -44,6 +44,12 @@ impl Record {
         Record::with_rules(ToolRules::default())
     }
 
+    /// A record whose Bash output no rule may shrink (`keep`).
+    pub fn keeping_bash() -> Record {
+        let keep = r#"{"rules":[{"tools":["Bash"],"rule":"keep"}]}"#;
+        Record::with_rules(ToolRules::with_overrides(keep).unwrap())
+    }
+
     pub fn with_rules(rules: ToolRules) -> Record {
         Record {
             usage: false,
@@ -137,6 +143,15 @@ impl Record {
     }
 
     /// `n` calls of `tool`, each answered by a file of about `tokens` tokens.
+    /// A record of one ask answered by `n` calls of `tool`, each returning
+    /// about `tokens` tokens.
+    pub fn of_tool_steps(ask: &str, tool: &str, n: usize, tokens: usize) -> Record {
+        let mut rec = Record::new();
+        rec.ask(ask);
+        rec.tool_steps(tool, n, tokens);
+        rec
+    }
+
     pub fn tool_steps(&mut self, tool: &str, n: usize, tokens: usize) {
         for _ in 0..n {
             self.tool_step(tool, &file_text(tokens));
@@ -184,22 +199,30 @@ impl Record {
         write_record(msgs, &self.forms, &mut self.store)
     }
 
-    /// Model call `k` as the driver steps it; its entries are committed.
-    pub fn call(&mut self, k: u32, budget: Budget) -> CallOutput {
+    /// `f` with a driver over the record as it stands now, under `budget`.
+    fn drive<T>(&mut self, budget: Budget, f: impl FnOnce(&mut Driver, &mut Store) -> T) -> T {
         let index = self.sync();
         let est = CharsPerToken::default();
         let settings = RunSettings::new(budget, &est, self.summarizer.as_ref());
         let mut d = Driver::new(&self.store, &index, settings).expect("driver");
-        d.step(&mut self.store, k).expect("step")
+        f(&mut d, &mut self.store)
+    }
+
+    /// Model call `k` as the driver steps it; its entries are committed.
+    pub fn call(&mut self, k: u32, budget: Budget) -> CallOutput {
+        self.drive(budget, |d, store| d.step(store, k).expect("step"))
+    }
+
+    /// [`Record::call`], whose view must be legal.
+    pub fn legal_call(&mut self, k: u32, budget: Budget) -> CallOutput {
+        let out = self.call(k, budget);
+        assert_legal(&out);
+        out
     }
 
     /// The driver's preflight for the turn of call `k`; stores nothing.
     pub fn preflight(&mut self, k: u32, budget: Budget) -> CallOutput {
-        let index = self.sync();
-        let est = CharsPerToken::default();
-        let settings = RunSettings::new(budget, &est, self.summarizer.as_ref());
-        let mut d = Driver::new(&self.store, &index, settings).expect("driver");
-        d.preflight(&self.store, k).expect("preflight")
+        self.drive(budget, |d, store| d.preflight(store, k).expect("preflight"))
     }
 
     /// Store `entry` under `key` in the compaction state the driver reads
@@ -273,9 +296,7 @@ fn assert_legal(out: &CallOutput) {
 
 #[test]
 fn under_trigger_nothing_fires_and_the_view_is_the_raw_history() {
-    let mut rec = Record::new();
-    rec.ask("read the files");
-    rec.tool_steps("Read", 5, 2_000);
+    let mut rec = Record::of_tool_steps("read the files", "Read", 5, 2_000);
     let out = rec.call(6, small_budget());
     assert!(out.report.tokens_before <= out.report.trigger);
     assert!(out.report.tiers_fired.is_empty());
@@ -291,14 +312,11 @@ fn under_trigger_nothing_fires_and_the_view_is_the_raw_history() {
 
 #[test]
 fn shrink_fires_over_trigger_outside_the_protected_window_toward_stop() {
-    let mut rec = Record::new();
-    rec.ask("read the files");
-    rec.tool_steps("Read", 14, 2_000);
+    let mut rec = Record::of_tool_steps("read the files", "Read", 14, 2_000);
     let b = small_budget();
     let mut first = None;
     for k in 1..=15 {
-        let out = rec.call(k, b);
-        assert_legal(&out);
+        let out = rec.legal_call(k, b);
         if out.report.tokens_before > b.trigger() && first.is_none() {
             first = Some((k, out));
         }
@@ -340,15 +358,12 @@ fn shrink_fires_over_trigger_outside_the_protected_window_toward_stop() {
 
 #[test]
 fn the_dead_zone_holds_and_restore_keeps_the_prefix_stable() {
-    let mut rec = Record::new();
-    rec.ask("read the files");
-    rec.tool_steps("Read", 20, 2_000);
+    let mut rec = Record::of_tool_steps("read the files", "Read", 20, 2_000);
     let b = small_budget();
     let mut prev: Option<CallOutput> = None;
     let mut dead_zone_calls = 0;
     for k in 1..=21 {
-        let out = rec.call(k, b);
-        assert_legal(&out);
+        let out = rec.legal_call(k, b);
         let before = out.report.tokens_before;
         if before > b.stop() && before <= b.trigger() {
             assert!(
@@ -376,14 +391,16 @@ fn the_dead_zone_holds_and_restore_keeps_the_prefix_stable() {
 #[test]
 fn a_shrink_miss_is_skipped_never_dropped_and_the_floor_absorbs_it() {
     // Outputs below the precompact threshold have no form: shrink misses them.
-    let mut rec = Record::new();
-    rec.ask("do not touch the tenant_registry table; list the modules");
-    rec.tool_steps("Bash", 40, 450);
+    let mut rec = Record::of_tool_steps(
+        "do not touch the tenant_registry table; list the modules",
+        "Bash",
+        40,
+        450,
+    );
     let b = budget(16_000, 2_000);
     let mut floor_seen = false;
     for k in 1..=41 {
-        let out = rec.call(k, b);
-        assert_legal(&out);
+        let out = rec.legal_call(k, b);
         for p in &out.parts {
             assert_ne!(p.state, PartState::Dropped, "a miss must never drop");
             if let PartBody::Tool {
@@ -430,15 +447,12 @@ fn a_shrink_miss_is_skipped_never_dropped_and_the_floor_absorbs_it() {
 
 #[test]
 fn breakthrough_shrink_breaches_the_window_only_when_needed() {
-    let mut rec = Record::new();
-    rec.ask("read everything");
-    rec.tool_steps("Read", 12, 2_000);
+    let mut rec = Record::of_tool_steps("read everything", "Read", 12, 2_000);
     // w_eff 10000, trigger 6500: the five protected reads alone are ~10000.
     let b = budget(12_000, 2_000);
     let mut seen = false;
     for k in 1..=13 {
-        let out = rec.call(k, b);
-        assert_legal(&out);
+        let out = rec.legal_call(k, b);
         let breached = out.parts.iter().any(|p| {
             p.step >= out.report.protected_from_step && p.state != PartState::Raw && p.is_tool()
         });
@@ -466,39 +480,30 @@ fn breakthrough_shrink_breaches_the_window_only_when_needed() {
 
 #[test]
 fn breakthrough_floor_fires_when_nothing_else_can_and_over_window_is_reported() {
-    let rules =
-        ToolRules::with_overrides(r#"{"rules":[{"tools":["Bash"],"rule":"keep"}]}"#).unwrap();
-    let mut rec = Record::with_rules(rules);
+    let mut rec = Record::keeping_bash();
     rec.ask("run the suite");
     rec.tool_steps("Bash", 4, 2_500);
     let b = budget(12_000, 2_000);
     // Call 5: every step is protected, nothing has a form: ① ② ③ cannot act.
-    let out = rec.call(5, b);
-    assert_legal(&out);
+    let out = rec.legal_call(5, b);
     assert_eq!(out.report.tiers_fired, vec![Tier::BreakthroughFloor]);
     assert!(out.parts[0].summary().is_some());
     // The last step is never folded.
     assert!(out.parts.iter().any(|p| p.step == 4 && p.is_tool()));
 
     // One step larger than the whole window: even ④ cannot fit.
-    let mut rec = Record::with_rules(
-        ToolRules::with_overrides(r#"{"rules":[{"tools":["Bash"],"rule":"keep"}]}"#).unwrap(),
-    );
+    let mut rec = Record::keeping_bash();
     rec.ask("dump the database");
     rec.tool_step("Bash", &file_text(15_000));
-    let out = rec.call(2, b);
-    assert_legal(&out);
+    let out = rec.legal_call(2, b);
     assert_eq!(out.report.status, Status::OverWindow);
     assert!(out.report.tokens_after > out.report.w_eff);
 }
 
 #[test]
 fn disposable_tools_become_the_legal_empty_shell() {
-    let mut rec = Record::new();
-    rec.ask("think it through");
-    rec.tool_steps("reflect", 10, 2_500);
-    let out = rec.call(11, small_budget());
-    assert_legal(&out);
+    let mut rec = Record::of_tool_steps("think it through", "reflect", 10, 2_500);
+    let out = rec.legal_call(11, small_budget());
     assert!(out.report.tiers_fired.contains(&Tier::Shrink));
     let dropped: Vec<_> = out
         .parts
@@ -529,9 +534,7 @@ fn disposable_tools_become_the_legal_empty_shell() {
 
 #[test]
 fn a_rerun_restores_the_same_view_and_mints_nothing() {
-    let mut rec = Record::new();
-    rec.ask("read everything");
-    rec.tool_steps("Read", 14, 2_000);
+    let mut rec = Record::of_tool_steps("read everything", "Read", 14, 2_000);
     let b = budget(12_000, 2_000);
     for k in 1..=15 {
         let first = rec.call(k, b);
@@ -550,9 +553,7 @@ fn a_rerun_restores_the_same_view_and_mints_nothing() {
 
 #[test]
 fn anti_thrash_holds_after_two_ineffective_compactions_in_a_turn() {
-    let rules =
-        ToolRules::with_overrides(r#"{"rules":[{"tools":["Bash"],"rule":"keep"}]}"#).unwrap();
-    let mut rec = Record::with_rules(rules);
+    let mut rec = Record::keeping_bash();
     rec.ask("go");
     rec.tool_step("Bash", &file_text(12_000));
     rec.tool_step("Bash", &file_text(100));
@@ -600,9 +601,7 @@ fn anti_thrash_holds_after_two_ineffective_compactions_in_a_turn() {
 
 #[test]
 fn preflight_restores_without_reducing() {
-    let mut rec = Record::new();
-    rec.ask("read the files");
-    rec.tool_steps("Read", 14, 2_000);
+    let mut rec = Record::of_tool_steps("read the files", "Read", 14, 2_000);
     let b = small_budget();
     for k in 1..=15 {
         rec.call(k, b);
@@ -640,9 +639,7 @@ fn interrupted_calls_get_a_marked_synthetic_result() {
 fn an_early_negative_constraint_survives_two_folds_verbatim() {
     use crate::summarize::Extractive;
     const RULE: &str = "do not touch the tenant_registry table";
-    let mut rec = Record::with_rules(
-        ToolRules::with_overrides(r#"{"rules":[{"tools":["Bash"],"rule":"keep"}]}"#).unwrap(),
-    );
+    let mut rec = Record::keeping_bash();
     rec.ask(&format!("Speed up the nightly export; {RULE}."));
     rec.tool_steps("Bash", 40, 700);
     let b = budget(16_000, 2_000);

@@ -57,7 +57,9 @@ mod tools;
 
 use crate::engine::clean::strip_controls;
 use crate::engine::estimate::Estimator;
-use crate::engine::summarizer::{SpanEntry, SummarizeError, Summarizer, Summary, SummaryRequest};
+use crate::engine::summarizer::{
+    SpanEntry, SummarizeError, Summarizer, Summary, SummaryRequest, ToolCall,
+};
 use crate::engine::toolfacts::{error_excerpt, naming_line, written_paths};
 use budget::{fit_to_budget, gist};
 use digest::{COLLAPSED_KEY, CurrentState, Digest, Fact, Section, ordinal_of};
@@ -65,7 +67,7 @@ use prose::{
     DECISION_MARKERS, FINDING_MARKERS, anchor_date, ask_rule_marker, clip, clip_around,
     find_iso_date, flatten, has_marker, offset_in, sentences, slug, strong_negative_marker,
 };
-use tools::Call;
+use tools::{call_key, call_subject};
 
 /// The default floor summarizer. Stateless: everything it carries across
 /// folds lives in its own previous output.
@@ -168,23 +170,7 @@ impl<'c> Folder<'c> {
         match entry {
             SpanEntry::Ask { text, .. } => self.absorb_ask(text),
             SpanEntry::AssistantText { text, .. } => self.absorb_assistant_text(text),
-            SpanEntry::ToolCall {
-                step,
-                name,
-                input,
-                output,
-                is_error,
-                interrupted,
-                ..
-            } => {
-                let call = Call {
-                    step: *step,
-                    name,
-                    input,
-                    output,
-                };
-                self.absorb_call(&call, *is_error, *interrupted);
-            }
+            SpanEntry::ToolCall(call) => self.absorb_call(call),
             SpanEntry::Interrupt { .. } => self.last_event = Some(LastEvent::Interrupted),
             SpanEntry::AgentSummary { text } => self.absorb_summary_text(text, "agent-summary"),
             // Injected context is re-readable and reasoning is process: neither is kept.
@@ -193,13 +179,13 @@ impl<'c> Folder<'c> {
     }
 
     /// A failed or interrupted call is ruled out; a successful one may deliver files.
-    fn absorb_call(&mut self, call: &Call<'_>, is_error: bool, interrupted: bool) {
-        if interrupted {
+    fn absorb_call(&mut self, call: &ToolCall) {
+        if call.interrupted {
             self.rule_out(call, None);
             self.last_event = Some(LastEvent::Interrupted);
-        } else if is_error {
-            let excerpt = error_excerpt(call.output);
-            let failed = format!("{}— {}", call.subject(), naming_line(&excerpt));
+        } else if call.is_error {
+            let excerpt = error_excerpt(&call.output);
+            let failed = format!("{}— {}", call_subject(call), naming_line(&excerpt));
             self.rule_out(call, Some(&excerpt));
             self.last_event = Some(LastEvent::Failed(failed));
         } else {
@@ -218,12 +204,7 @@ impl<'c> Folder<'c> {
         self.last_event = Some(LastEvent::Asked(ordinal));
         for sentence in sentences(ask) {
             if let Some(at) = ask_rule_marker(sentence) {
-                let text = clip_around(sentence, at, CONSTRAINT_MAX_CHARS);
-                self.add_fact(
-                    Section::Constraints,
-                    slug(&text, CONSTRAINT_KEY_WORDS),
-                    text,
-                );
+                self.add_constraint(sentence, at);
             }
         }
     }
@@ -281,12 +262,7 @@ impl<'c> Folder<'c> {
         let date = find_iso_date(text);
         for sentence in sentences(text) {
             if let Some(at) = strong_negative_marker(sentence) {
-                let rule = clip_around(sentence, at, CONSTRAINT_MAX_CHARS);
-                self.add_fact(
-                    Section::Constraints,
-                    slug(&rule, CONSTRAINT_KEY_WORDS),
-                    rule,
-                );
+                self.add_constraint(sentence, at);
             } else {
                 self.classify_prose(sentence, date);
             }
@@ -297,6 +273,17 @@ impl<'c> Folder<'c> {
 
     /// Adds a free-text fact unless it is already known. Free text names no
     /// subject we could verify, so a taken key never supersedes: it gets a suffix.
+    /// A rule sentence as a constraint: a window around its marker at `at`,
+    /// keyed by its first words.
+    fn add_constraint(&mut self, sentence: &str, at: usize) {
+        let rule = clip_around(sentence, at, CONSTRAINT_MAX_CHARS);
+        self.add_fact(
+            Section::Constraints,
+            slug(&rule, CONSTRAINT_KEY_WORDS),
+            rule,
+        );
+    }
+
     fn add_fact(&mut self, section: Section, base_key: String, text: String) {
         if self.is_known(section, &base_key, &text) {
             return;
@@ -340,13 +327,13 @@ impl<'c> Folder<'c> {
     /// supersedes in place (only its step moves on), a different error of
     /// that call or a key held by another call moves on to the next suffix,
     /// so distinct errors are never merged.
-    fn rule_out(&mut self, call: &Call<'_>, error: Option<&str>) {
-        let subject = call.subject();
+    fn rule_out(&mut self, call: &ToolCall, error: Option<&str>) {
+        let subject = call_subject(call);
         let text = match error {
             Some(excerpt) => format!("{subject}failed (step {}): {excerpt}", call.step),
             None => format!("{subject}interrupted (step {})", call.step),
         };
-        let base = call.key();
+        let base = call_key(call);
         for key in key_family(&base) {
             match self.slug_index.get(&key) {
                 Some(&(Section::RuledOut, i))
@@ -367,8 +354,8 @@ impl<'c> Folder<'c> {
 
     /// A path is its own key, so the same key is always the same subject:
     /// a second write supersedes the note in place.
-    fn record_deliverables(&mut self, call: &Call<'_>) {
-        for (path, verb) in written_paths(call.name, call.input) {
+    fn record_deliverables(&mut self, call: &ToolCall) {
+        for (path, verb) in written_paths(&call.name, &call.input) {
             let key = path_key(&path);
             let change = format!("{verb} (step {})", call.step);
             match self.d.deliverables.iter_mut().find(|f| f.key == key) {

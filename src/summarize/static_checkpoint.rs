@@ -21,9 +21,9 @@ impl Summarizer for StaticCheckpoint {
         for e in req.span {
             match e {
                 SpanEntry::Ask { text, .. } => last_ask = Some(text.as_str()),
-                SpanEntry::ToolCall { is_error, .. } => {
+                SpanEntry::ToolCall(call) => {
                     actions += 1;
-                    errors += u64::from(*is_error);
+                    errors += u64::from(call.is_error);
                 }
                 _ => {}
             }
@@ -67,10 +67,11 @@ fn prior_last_ask(prior: &str) -> Option<String> {
 mod tests {
     use super::*;
     use crate::engine::estimate::CharsPerToken;
+    use crate::engine::summarizer::ToolCall;
     use serde_json::json;
 
     fn call(step: u32, is_error: bool) -> SpanEntry {
-        SpanEntry::ToolCall {
+        SpanEntry::ToolCall(ToolCall {
             step,
             id: format!("t{step}"),
             name: "Bash".into(),
@@ -78,7 +79,7 @@ mod tests {
             output: "x".into(),
             is_error,
             interrupted: false,
-        }
+        })
     }
 
     #[test]

@@ -3,25 +3,21 @@
 
 use serde_json::{Map, Value};
 
-use super::common::{anthropic_content, anthropic_usage, each_message, opt_str, shape, type_name};
-use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
+use super::common::{
+    Generations, anthropic_content, anthropic_usage, each_message, opt_str, shape, type_name,
+};
+use super::{LineError, LineOutcome, LineResult, ObjectLines, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role};
 
 #[derive(Default)]
 pub(crate) struct AnthropicImporter {
-    generations: u32,
+    generations: Generations,
 }
 
-const EXPECTED: &str =
-    "one Anthropic message object per line ({\"role\":\"user\"|\"assistant\",\"content\"})";
+impl ObjectLines for AnthropicImporter {
+    const FORMAT: Format = Format::Anthropic;
 
-impl Importer for AnthropicImporter {
-    fn format(&self) -> Format {
-        Format::Anthropic
-    }
-
-    fn line(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> LineResult {
-        let obj = super::common::parse_object(line, text, EXPECTED)?;
+    fn object(&mut self, line: u64, obj: Map<String, Value>, tasks: &mut TaskSet) -> LineResult {
         if obj.contains_key("messages") {
             // A request body on one line.
             self.body(line, &obj, tasks)?;
@@ -113,11 +109,8 @@ impl AnthropicImporter {
                 Message::new(Role::User, kind, content, line)
             }
             "assistant" => {
-                self.generations += 1;
-                let mut m = Message::new(Role::Assistant, Kind::Generation, content, line);
                 // A response object carries its id; a bare message gets an ordinal.
-                m.gen_id =
-                    Some(opt_str(obj, "id").unwrap_or_else(|| format!("gen-{}", self.generations)));
+                let mut m = self.generations.message(content, line, opt_str(obj, "id"));
                 m.usage = match obj.get("usage") {
                     Some(u) => anthropic_usage(line, u)?,
                     None => None,

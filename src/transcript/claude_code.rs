@@ -19,7 +19,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::common::{anthropic_content, anthropic_usage, first_text, shape};
-use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
+use super::{Importer, LineError, LineOutcome, LineResult, TaskSet, expected_line};
 use crate::model::{Block, Format, Kind, Message, Role};
 
 /// The text Claude Code puts at the head of a resumed session's summary.
@@ -84,7 +84,7 @@ struct ApiMessage {
     usage: Option<Value>,
 }
 
-const EXPECTED: &str = "one Claude Code JSON object per line";
+const EXPECTED: &str = expected_line(Format::ClaudeCode);
 
 impl Importer for ClaudeCodeImporter {
     fn format(&self) -> Format {

@@ -11,8 +11,8 @@
 
 use serde_json::{Map, Value};
 
-use super::common::{image_from_url, opt_str, shape, type_name};
-use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
+use super::common::{image_from_url, opt_str, shape, type_name, typed_items};
+use super::{LineError, LineOutcome, LineResult, ObjectLines, TaskSet, expected_line};
 use crate::model::{Block, Format, Kind, Message, Role, ToolContent, Usage};
 
 #[derive(Default)]
@@ -31,15 +31,10 @@ pub(crate) struct CodexImporter {
     meta_seen: bool,
 }
 
-const EXPECTED: &str = "one Codex rollout JSON object per line ({\"type\",\"payload\"})";
+impl ObjectLines for CodexImporter {
+    const FORMAT: Format = Format::Codex;
 
-impl Importer for CodexImporter {
-    fn format(&self) -> Format {
-        Format::Codex
-    }
-
-    fn line(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> LineResult {
-        let obj = super::common::parse_object(line, text, EXPECTED)?;
+    fn object(&mut self, line: u64, obj: Map<String, Value>, tasks: &mut TaskSet) -> LineResult {
         let timestamp = opt_str(&obj, "timestamp");
         let ty = obj.get("type").and_then(Value::as_str);
         match (ty, obj.get("payload")) {
@@ -62,12 +57,15 @@ impl Importer for CodexImporter {
                 Ok(LineOutcome::Imported)
             }
             (Some(_), None) if is_response_item(&obj) => {
-                self.response_item(line, &obj, timestamp, tasks)
+                push_item(self.response_item(line, &obj)?, timestamp, tasks)
             }
             (Some(other), None) => Ok(LineOutcome::Unknown(other.to_string())),
             (None, _) => Err(shape(
                 line,
-                format!("the object has no \"type\"; expected {EXPECTED}"),
+                format!(
+                    "the object has no \"type\"; expected {}",
+                    expected_line(Self::FORMAT)
+                ),
             )),
         }
     }
@@ -111,9 +109,11 @@ impl CodexImporter {
                 }
                 Ok(LineOutcome::NotConversation)
             }
-            "response_item" => self.response_item(line, payload, timestamp, tasks),
+            "response_item" => push_item(self.response_item(line, payload)?, timestamp, tasks),
             "event_msg" => match payload.get("type").and_then(Value::as_str) {
-                Some("token_count") => self.token_count(line, payload, timestamp, tasks),
+                Some("token_count") => {
+                    push_item(self.token_count(line, payload)?, timestamp, tasks)
+                }
                 Some(
                     "user_message"
                     | "agent_message"
@@ -135,16 +135,14 @@ impl CodexImporter {
                 } else {
                     message
                 };
-                let mut m = Message::new(
+                let m = Message::new(
                     Role::User,
                     Kind::CompactSummary,
                     vec![Block::Text { text }],
                     line,
                 );
-                m.timestamp = timestamp;
                 self.close_generation();
-                tasks.main().push(m);
-                Ok(LineOutcome::Imported)
+                push_item(Item::Message(m), timestamp, tasks)
             }
             "world_state"
             | "inter_agent_communication"
@@ -215,23 +213,17 @@ impl CodexImporter {
         format!("gen-{}", self.generation)
     }
 
-    fn token_count(
-        &mut self,
-        line: u64,
-        p: &Map<String, Value>,
-        timestamp: Option<String>,
-        tasks: &mut TaskSet,
-    ) -> LineResult {
+    fn token_count(&mut self, line: u64, p: &Map<String, Value>) -> ItemResult {
         let Some(info) = p.get("info").and_then(Value::as_object) else {
-            return Ok(LineOutcome::NotConversation);
+            return Ok(Item::Skip(LineOutcome::NotConversation));
         };
         let total = info.get("total_token_usage").cloned();
         if total.is_some() && total == self.last_total {
-            return Ok(LineOutcome::Duplicate);
+            return Ok(Item::Skip(LineOutcome::Duplicate));
         }
         self.last_total = total;
         let Some(last) = info.get("last_token_usage").and_then(Value::as_object) else {
-            return Ok(LineOutcome::NotConversation);
+            return Ok(Item::Skip(LineOutcome::NotConversation));
         };
         let n = |k: &str| super::tokens::count(line, last, k);
         let cached = n("cached_input_tokens")?;
@@ -252,18 +244,10 @@ impl CodexImporter {
         let mut m = Message::new(Role::Meta, Kind::Usage, Vec::new(), line);
         m.gen_id = Some(format!("gen-{gen_ordinal}"));
         m.usage = Some(usage);
-        m.timestamp = timestamp;
-        tasks.main().push(m);
-        Ok(LineOutcome::Imported)
+        Ok(Item::Message(m))
     }
 
-    fn response_item(
-        &mut self,
-        line: u64,
-        p: &Map<String, Value>,
-        timestamp: Option<String>,
-        tasks: &mut TaskSet,
-    ) -> LineResult {
+    fn response_item(&mut self, line: u64, p: &Map<String, Value>) -> ItemResult {
         let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
         let msg = match ty {
             "message" => {
@@ -308,7 +292,7 @@ impl CodexImporter {
                 let block = if text.is_empty() {
                     match encrypted {
                         Some(data) => Block::RedactedThinking { data },
-                        None => return Ok(LineOutcome::NotConversation),
+                        None => return Ok(Item::Skip(LineOutcome::NotConversation)),
                     }
                 } else {
                     Block::Thinking {
@@ -382,34 +366,46 @@ impl CodexImporter {
                 self.close_generation();
                 let id = call_id(line, p)?;
                 let (content, is_error) = tool_output(line, p.get("output"))?;
-                Message::new(
-                    Role::User,
-                    Kind::ToolResult,
-                    vec![Block::ToolResult {
-                        tool_use_id: id,
-                        content,
-                        is_error,
-                    }],
-                    line,
-                )
+                Message::tool_result(id, content, is_error, line)
             }
             "ghost_snapshot"
             | "compaction"
             | "additional_tools"
             | "image_generation_call"
-            | "agent_message" => return Ok(LineOutcome::NotConversation),
-            other => return Ok(LineOutcome::Unknown(format!("response_item/{other}"))),
+            | "agent_message" => return Ok(Item::Skip(LineOutcome::NotConversation)),
+            other => {
+                return Ok(Item::Skip(LineOutcome::Unknown(format!(
+                    "response_item/{other}"
+                ))));
+            }
         };
-        let mut msg = msg;
-        msg.timestamp = timestamp;
-        tasks.main().push(msg);
-        Ok(LineOutcome::Imported)
+        Ok(Item::Message(msg))
     }
 
     fn generation_message(&mut self, content: Vec<Block>, line: u64) -> Message {
         let mut m = Message::new(Role::Assistant, Kind::Generation, content, line);
         m.gen_id = Some(self.generation_id());
         m
+    }
+}
+
+/// What one rollout item makes: a message, or an outcome and no message.
+enum Item {
+    Message(Message),
+    Skip(LineOutcome),
+}
+
+type ItemResult = Result<Item, LineError>;
+
+/// Push an item's message, stamped with its line's time; an outcome passes through.
+fn push_item(item: Item, timestamp: Option<String>, tasks: &mut TaskSet) -> LineResult {
+    match item {
+        Item::Message(mut m) => {
+            m.timestamp = timestamp;
+            tasks.main().push(m);
+            Ok(LineOutcome::Imported)
+        }
+        Item::Skip(outcome) => Ok(outcome),
     }
 }
 
@@ -436,33 +432,25 @@ fn message_content(line: u64, v: Option<&Value>) -> Result<Vec<Block>, LineError
     match v {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::String(s)) => Ok(vec![Block::Text { text: s.clone() }]),
-        Some(Value::Array(items)) => {
-            let mut out = Vec::with_capacity(items.len());
-            for it in items {
-                let ty = it.get("type").and_then(Value::as_str).unwrap_or("");
-                match ty {
-                    "input_text" | "output_text" | "text" | "summary_text" | "reasoning_text" => {
-                        let text = it.get("text").and_then(Value::as_str).unwrap_or("");
-                        out.push(Block::Text {
-                            text: text.to_string(),
-                        });
-                    }
-                    "input_image" => {
-                        let url = it.get("image_url").and_then(Value::as_str).unwrap_or("");
-                        out.push(image_from_url(url));
-                    }
-                    _ => out.push(Block::Other(it.clone())),
-                }
-            }
-            Ok(out)
-        }
-        Some(other) => Err(shape(
+        other => typed_items(
             line,
-            format!(
-                "message content is {}; expected a list of content items",
-                type_name(other)
-            ),
-        )),
+            other,
+            "message content",
+            "a list of content items",
+            |ty, it| match ty {
+                "input_text" | "output_text" | "text" | "summary_text" | "reasoning_text" => {
+                    let text = it.get("text").and_then(Value::as_str).unwrap_or("");
+                    Some(Block::Text {
+                        text: text.to_string(),
+                    })
+                }
+                "input_image" => {
+                    let url = it.get("image_url").and_then(Value::as_str).unwrap_or("");
+                    Some(image_from_url(url))
+                }
+                _ => None,
+            },
+        ),
     }
 }
 

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::LineError;
-use crate::model::{Block, ImageSource, ToolContent, Usage};
+use crate::model::{Block, ImageSource, Kind, Message, Role, ToolContent, Usage};
 
 /// Parse a `content` field that is a string or a list of Anthropic blocks.
 pub(super) fn anthropic_content(line: u64, content: Value) -> Result<Vec<Block>, LineError> {
@@ -209,6 +209,53 @@ pub(super) fn type_name(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+/// A content list of typed items: `block` makes a block of an item by its
+/// `type` (`None`: the item is kept verbatim as `Block::Other`). Anything but
+/// a list is an error naming `field` and what it should be (`expected`).
+pub(super) fn typed_items(
+    line: u64,
+    v: Option<&Value>,
+    field: &str,
+    expected: &str,
+    block: impl Fn(&str, &Value) -> Option<Block>,
+) -> Result<Vec<Block>, LineError> {
+    let Some(Value::Array(items)) = v else {
+        let found = type_name(v.unwrap_or(&Value::Null));
+        return Err(shape(
+            line,
+            format!("{field} is {found}; expected {expected}"),
+        ));
+    };
+    Ok(items
+        .iter()
+        .map(|it| {
+            let ty = it.get("type").and_then(Value::as_str).unwrap_or("");
+            block(ty, it).unwrap_or_else(|| Block::Other(it.clone()))
+        })
+        .collect())
+}
+
+/// Numbers the assistant generations of a format whose messages may carry
+/// no id of their own.
+#[derive(Default)]
+pub(super) struct Generations(u32);
+
+impl Generations {
+    /// The next generation's message, with its own `id` as its generation
+    /// id, else `gen-N` (N counts every generation, with an id or not).
+    pub(super) fn message(
+        &mut self,
+        content: Vec<Block>,
+        line: u64,
+        id: Option<String>,
+    ) -> Message {
+        self.0 += 1;
+        let mut m = Message::new(Role::Assistant, Kind::Generation, content, line);
+        m.gen_id = Some(id.unwrap_or_else(|| format!("gen-{}", self.0)));
+        m
     }
 }
 

@@ -19,7 +19,7 @@ mod tokens;
 
 use std::collections::HashMap;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::model::{Block, Format, Kind, Message, Role};
 
@@ -101,15 +101,62 @@ pub trait Importer {
     /// location is known.
     fn document(&mut self, value: Value, tasks: &mut TaskSet) -> Result<(), LineError> {
         let _ = (value, tasks);
-        Err(LineError::new(
-            1,
-            1,
-            format!(
-                "a single JSON document is not a {} transcript; expected one JSON object per line",
-                self.format().as_str()
-            ),
-        ))
+        Err(not_a_document(self.format()))
     }
+}
+
+/// A format whose every line is one JSON object: reading the line, and saying
+/// what is wrong with one that is not an object, is the same for each.
+pub(crate) trait ObjectLines {
+    const FORMAT: Format;
+
+    /// Handle one line's object.
+    fn object(&mut self, line: u64, obj: Map<String, Value>, tasks: &mut TaskSet) -> LineResult;
+
+    /// As [`Importer::document`].
+    fn document(&mut self, value: Value, tasks: &mut TaskSet) -> Result<(), LineError> {
+        let _ = (value, tasks);
+        Err(not_a_document(Self::FORMAT))
+    }
+}
+
+impl<T: ObjectLines> Importer for T {
+    fn format(&self) -> Format {
+        T::FORMAT
+    }
+
+    fn line(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> LineResult {
+        let obj = common::parse_object(line, text, expected_line(T::FORMAT))?;
+        self.object(line, obj, tasks)
+    }
+
+    fn document(&mut self, value: Value, tasks: &mut TaskSet) -> Result<(), LineError> {
+        ObjectLines::document(self, value, tasks)
+    }
+}
+
+/// What one line of a format should be, for error messages.
+pub(crate) const fn expected_line(format: Format) -> &'static str {
+    match format {
+        Format::ClaudeCode => "one Claude Code JSON object per line",
+        Format::Codex => "one Codex rollout JSON object per line ({\"type\",\"payload\"})",
+        Format::OpenaiChat => "one OpenAI chat message object per line ({\"role\",\"content\"})",
+        Format::Anthropic => {
+            "one Anthropic message object per line ({\"role\":\"user\"|\"assistant\",\"content\"})"
+        }
+    }
+}
+
+/// A format that has no whole-document form was given one.
+fn not_a_document(format: Format) -> LineError {
+    LineError::new(
+        1,
+        1,
+        format!(
+            "a single JSON document is not a {} transcript; expected one JSON object per line",
+            format.as_str()
+        ),
+    )
 }
 
 /// Make the importer for a format.

@@ -4,24 +4,21 @@
 
 use serde_json::{Map, Value};
 
-use super::common::{each_message, image_from_url, opt_str, shape, type_name};
-use super::{Importer, LineError, LineOutcome, LineResult, TaskSet};
+use super::common::{
+    Generations, each_message, image_from_url, opt_str, shape, type_name, typed_items,
+};
+use super::{LineError, LineOutcome, LineResult, ObjectLines, TaskSet};
 use crate::model::{Block, Format, Kind, Message, Role, ToolContent, Usage};
 
 #[derive(Default)]
 pub(crate) struct OpenAiChatImporter {
-    generations: u32,
+    generations: Generations,
 }
 
-const EXPECTED: &str = "one OpenAI chat message object per line ({\"role\",\"content\"})";
+impl ObjectLines for OpenAiChatImporter {
+    const FORMAT: Format = Format::OpenaiChat;
 
-impl Importer for OpenAiChatImporter {
-    fn format(&self) -> Format {
-        Format::OpenaiChat
-    }
-
-    fn line(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> LineResult {
-        let obj = super::common::parse_object(line, text, EXPECTED)?;
+    fn object(&mut self, line: u64, obj: Map<String, Value>, tasks: &mut TaskSet) -> LineResult {
         self.message(line, &obj, tasks)
     }
 
@@ -98,9 +95,7 @@ impl OpenAiChatImporter {
                         input: arguments(fc.get("arguments")),
                     });
                 }
-                self.generations += 1;
-                let mut m = Message::new(Role::Assistant, Kind::Generation, blocks, line);
-                m.gen_id = Some(format!("gen-{}", self.generations));
+                let mut m = self.generations.message(blocks, line, None);
                 m.usage = match obj.get("usage") {
                     Some(u) => openai_usage(line, u)?,
                     None => None,
@@ -123,16 +118,7 @@ impl OpenAiChatImporter {
                 } else {
                     ToolContent::Blocks(content)
                 };
-                Message::new(
-                    Role::User,
-                    Kind::ToolResult,
-                    vec![Block::ToolResult {
-                        tool_use_id: id,
-                        content,
-                        is_error: false,
-                    }],
-                    line,
-                )
+                Message::tool_result(id, content, false, line)
             }
             other => {
                 return Err(shape(
@@ -205,38 +191,30 @@ fn parts(line: u64, v: Option<&Value>) -> Result<Vec<Block>, LineError> {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::String(s)) if s.is_empty() => Ok(Vec::new()),
         Some(Value::String(s)) => Ok(vec![Block::Text { text: s.clone() }]),
-        Some(Value::Array(items)) => {
-            let mut out = Vec::new();
-            for it in items {
-                let ty = it.get("type").and_then(Value::as_str).unwrap_or("");
-                match ty {
-                    "text" | "input_text" | "output_text" => out.push(Block::Text {
-                        text: it
-                            .get("text")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                    }),
-                    "image_url" => {
-                        let url = it
-                            .get("image_url")
-                            .and_then(|u| u.get("url").or(Some(u)))
-                            .and_then(Value::as_str)
-                            .unwrap_or("");
-                        out.push(image_from_url(url));
-                    }
-                    _ => out.push(Block::Other(it.clone())),
-                }
-            }
-            Ok(out)
-        }
-        Some(other) => Err(shape(
+        other => typed_items(
             line,
-            format!(
-                "content is {}; expected a string, null or a list of parts",
-                type_name(other)
-            ),
-        )),
+            other,
+            "content",
+            "a string, null or a list of parts",
+            |ty, it| match ty {
+                "text" | "input_text" | "output_text" => Some(Block::Text {
+                    text: it
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                }),
+                "image_url" => {
+                    let url = it
+                        .get("image_url")
+                        .and_then(|u| u.get("url").or(Some(u)))
+                        .and_then(Value::as_str)
+                        .unwrap_or("");
+                    Some(image_from_url(url))
+                }
+                _ => None,
+            },
+        ),
     }
 }
 

@@ -260,7 +260,7 @@ pub fn validate(view: &View) -> Vec<Violation> {
         // Pairing with the neighbours.
         if m.role == ViewRole::User {
             let asked: Vec<&str> = match i.checked_sub(1).map(|p| &view.messages[p]) {
-                Some(prev) if prev.role == ViewRole::Assistant => tool_use_ids(prev),
+                Some(prev) if prev.role == ViewRole::Assistant => tool_ids(prev, ToolSide::Use),
                 _ => Vec::new(),
             };
             for b in &m.content {
@@ -276,19 +276,11 @@ pub fn validate(view: &View) -> Vec<Violation> {
                 }
             }
         } else {
-            let ids = tool_use_ids(m);
-            let answered: Vec<&str> = view
+            let ids = tool_ids(m, ToolSide::Use);
+            let answered = view
                 .messages
                 .get(i + 1)
-                .map(|next| {
-                    next.content
-                        .iter()
-                        .filter_map(|b| match b {
-                            Block::ToolResult { tool_use_id, .. } => Some(tool_use_id.as_str()),
-                            _ => None,
-                        })
-                        .collect()
-                })
+                .map(|next| tool_ids(next, ToolSide::Result))
                 .unwrap_or_default();
             for id in ids {
                 if !answered.contains(&id) {
@@ -303,11 +295,23 @@ pub fn validate(view: &View) -> Vec<Violation> {
     out
 }
 
-fn tool_use_ids(m: &ViewMessage) -> Vec<&str> {
+/// Which blocks [`tool_ids`] reads: the calls, or the results answering them.
+#[derive(Clone, Copy, PartialEq)]
+enum ToolSide {
+    Use,
+    Result,
+}
+
+/// The tool call ids of `m`'s tool_use blocks, or of the calls its
+/// tool_result blocks answer.
+fn tool_ids(m: &ViewMessage, side: ToolSide) -> Vec<&str> {
     m.content
         .iter()
         .filter_map(|b| match b {
-            Block::ToolUse { id, .. } => Some(id.as_str()),
+            Block::ToolUse { id, .. } if side == ToolSide::Use => Some(id.as_str()),
+            Block::ToolResult { tool_use_id, .. } if side == ToolSide::Result => {
+                Some(tool_use_id.as_str())
+            }
             _ => None,
         })
         .collect()

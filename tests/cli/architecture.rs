@@ -81,6 +81,52 @@ fn crate_paths(src: &str) -> Vec<(usize, String)> {
     found
 }
 
+/// The top-level modules a file's code reaches by climbing out of its own
+/// top-level module with `super::` (the file's module sits `depth` levels
+/// below the crate root; an inline `mod x {` block, as rustfmt lays it out,
+/// adds one more while it is open).
+fn super_paths(src: &str, depth: usize) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    // The indentation of each open inline module.
+    let mut open: Vec<usize> = Vec::new();
+    for (i, line) in src.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        let indent = code.len() - code.trim_start().len();
+        if code.trim() == "}" && open.last() == Some(&indent) {
+            open.pop();
+        }
+        let mut rest = code;
+        while let Some(at) = rest.find("super::") {
+            let before = rest[..at].chars().last();
+            rest = &rest[at..];
+            let mut climbs = 0;
+            while let Some(r) = rest.strip_prefix("super::") {
+                climbs += 1;
+                rest = r;
+            }
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            if climbs >= depth + open.len() {
+                let m: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                found.push((i + 1, m));
+            }
+        }
+        let t = code.trim_start();
+        let t = t
+            .strip_prefix("pub(crate) ")
+            .or(t.strip_prefix("pub "))
+            .unwrap_or(t);
+        if t.starts_with("mod ") && t.trim_end().ends_with('{') {
+            open.push(indent);
+        }
+    }
+    found
+}
+
 #[test]
 fn every_layer_imports_only_layers_listed_above_it() {
     let layers = layers();
@@ -124,7 +170,13 @@ fn crate_paths_follow_the_layer_table() {
         let own = layer_of
             .get(top.as_str())
             .unwrap_or_else(|| panic!("src/{} is in no layer of ARCHITECTURE.md", rel.display()));
-        for (line, m) in crate_paths(&fs::read_to_string(f).unwrap()) {
+        // src/a.rs and src/a/mod.rs are module `a`, one level down; src/a/b.rs two.
+        let depth = rel.components().count() - usize::from(rel.ends_with("mod.rs"));
+        let text = fs::read_to_string(f).unwrap();
+        let paths = crate_paths(&text)
+            .into_iter()
+            .chain(super_paths(&text, depth));
+        for (line, m) in paths {
             seen += 1;
             let Some(target) = layer_of.get(m.as_str()) else {
                 violations.push(format!(
@@ -162,6 +214,24 @@ fn the_scanner_reads_grouped_paths() {
     );
     let names: Vec<&str> = found.iter().map(|(_, m)| m.as_str()).collect();
     assert_eq!(names, ["model", "view", "engine"]);
+}
+
+/// `super::` chains that climb out of the file's top-level module are seen,
+/// and those that stay inside it (counting inline modules) are not.
+#[test]
+fn the_scanner_reads_super_paths_that_leave_the_module() {
+    let src = "use super::super::session::Driver;\nuse super::budget::Budget;\n\
+               mod tests {\n    use super::super::budget::Budget;\n    \
+               use super::super::super::cmd::Ui;\n}\nuse super::super::store;\n";
+    let found = super_paths(src, 2);
+    assert_eq!(
+        found,
+        [
+            (1, "session".to_string()),
+            (5, "cmd".to_string()),
+            (7, "store".to_string())
+        ]
+    );
 }
 
 /// What a view contains is decided in the core: the human renderers in

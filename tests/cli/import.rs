@@ -29,8 +29,7 @@ pub const FIXTURES: [(&str, &str); 8] = [
 #[test]
 fn claude_code_session_report() {
     let env = TestEnv::new();
-    let path = env.fixture("claude-code/small-session.jsonl");
-    let run = env.run(&["import", &path]);
+    let run = env.import_fixtures(&["claude-code/small-session.jsonl"]);
     assert_snapshot!(run.snapshot());
     let t = env.task(CLAUDE_TASK);
     assert_eq!(t["format"], "claude-code");
@@ -48,8 +47,7 @@ fn claude_code_session_report() {
 #[test]
 fn codex_rollout_report() {
     let env = TestEnv::new();
-    let path = env.fixture("codex/small-rollout.jsonl");
-    let run = env.run(&["import", &path]);
+    let run = env.import_fixtures(&["codex/small-rollout.jsonl"]);
     assert_snapshot!(run.snapshot());
     let t = env.task(CODEX_TASK);
     assert_eq!(t["format"], "codex");
@@ -61,9 +59,10 @@ fn codex_rollout_report() {
 #[test]
 fn openai_chat_lines_and_document() {
     let env = TestEnv::new();
-    let lines = env.fixture("openai-chat/conversation.jsonl");
-    let doc = env.fixture("openai-chat/conversation.json");
-    let run = env.run(&["import", &lines, &doc]);
+    let run = env.import_fixtures(&[
+        "openai-chat/conversation.jsonl",
+        "openai-chat/conversation.json",
+    ]);
     assert_snapshot!(run.snapshot());
     let tasks = env.tasks();
     assert_eq!(tasks.len(), 2, "two files, two tasks: {tasks:#?}");
@@ -81,9 +80,7 @@ fn openai_chat_lines_and_document() {
 #[test]
 fn anthropic_request_body_and_message_lines() {
     let env = TestEnv::new();
-    let body = env.fixture("anthropic/request.json");
-    let lines = env.fixture("anthropic/messages.jsonl");
-    let run = env.run(&["import", &body, &lines]);
+    let run = env.import_fixtures(&["anthropic/request.json", "anthropic/messages.jsonl"]);
     assert_snapshot!(run.snapshot());
     let body_task = env.task("anthropic-f06e860f4518");
     assert_eq!(body_task["model"], "claude-sonnet-4-5-20250929");

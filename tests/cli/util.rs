@@ -253,6 +253,16 @@ impl TestEnv {
         rel.to_string()
     }
 
+    /// Copy the fixtures `rels` in (as [`TestEnv::fixture`]) and import them
+    /// in one `compactor import`.
+    pub fn import_fixtures(&self, rels: &[&str]) -> Run {
+        let paths: Vec<String> = rels.iter().map(|rel| self.fixture(rel)).collect();
+        let args: Vec<&str> = std::iter::once("import")
+            .chain(paths.iter().map(String::as_str))
+            .collect();
+        self.run(&args)
+    }
+
     /// Write `bytes` to `<working directory>/<rel>` and return `rel`.
     pub fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) -> String {
         let path = self.work().join(rel);

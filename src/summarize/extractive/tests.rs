@@ -20,7 +20,7 @@ fn say(step: u32, text: &str) -> SpanEntry {
 }
 
 fn tool(step: u32, name: &str, input: Value, output: &str, is_error: bool) -> SpanEntry {
-    SpanEntry::ToolCall {
+    SpanEntry::ToolCall(ToolCall {
         step,
         id: format!("call-{step}"),
         name: name.to_string(),
@@ -28,7 +28,7 @@ fn tool(step: u32, name: &str, input: Value, output: &str, is_error: bool) -> Sp
         output: output.to_string(),
         is_error,
         interrupted: false,
-    }
+    })
 }
 
 fn edit(step: u32, path: &str) -> SpanEntry {
@@ -391,7 +391,7 @@ fn a_taken_key_is_superseded_only_by_the_same_subject_and_error() {
 #[test]
 fn codex_argv_patches_editor_creates_and_interrupted_calls_are_read() {
     let patch = "*** Begin Patch\n*** Delete File: old.txt\n*** End Patch";
-    let interrupted = SpanEntry::ToolCall {
+    let interrupted = SpanEntry::ToolCall(ToolCall {
         step: 3,
         id: "c3".into(),
         name: "shell".into(),
@@ -399,7 +399,7 @@ fn codex_argv_patches_editor_creates_and_interrupted_calls_are_read() {
         output: String::new(),
         is_error: false,
         interrupted: true,
-    };
+    });
     let out = fold_once(
         None,
         &[
@@ -615,7 +615,7 @@ fn call_strategy() -> impl Strategy<Value = SpanEntry> {
                 "shell" => json!({"command": ["bash", "-lc", path]}),
                 _ => json!({"file_path": path}),
             };
-            SpanEntry::ToolCall {
+            SpanEntry::ToolCall(ToolCall {
                 step,
                 id: format!("c{step}"),
                 name: name.to_string(),
@@ -623,7 +623,7 @@ fn call_strategy() -> impl Strategy<Value = SpanEntry> {
                 output,
                 is_error,
                 interrupted,
-            }
+            })
         },
     )
 }

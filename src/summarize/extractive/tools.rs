@@ -4,34 +4,27 @@
 use serde_json::Value;
 
 use super::prose::{EMPTY_SLUG, clip, slug};
+use crate::engine::summarizer::ToolCall;
 use crate::engine::toolfacts::{patch_paths, strings_of};
 use crate::engine::toolrules::shell_command;
 
 /// A ruled-out call's command or path.
 const TARGET_MAX_CHARS: usize = 100;
 
-pub(super) struct Call<'a> {
-    pub(super) step: u32,
-    pub(super) name: &'a str,
-    pub(super) input: &'a Value,
-    pub(super) output: &'a str,
+/// `Tool `target` `: what a ruled-out line starts with, and how a later
+/// failure of the same call is recognised.
+pub(super) fn call_subject(call: &ToolCall) -> String {
+    format!("{} `{}` ", call.name, call_target(&call.name, &call.input))
 }
 
-impl Call<'_> {
-    /// `Tool `target` `: what a ruled-out line starts with, and how a later
-    /// failure of the same call is recognised.
-    pub(super) fn subject(&self) -> String {
-        format!("{} `{}` ", self.name, call_target(self.name, self.input))
-    }
-
-    pub(super) fn key(&self) -> String {
-        let tool = slug(self.name, 2);
-        let target = slug(&call_target(self.name, self.input), 3);
-        if target == EMPTY_SLUG {
-            tool
-        } else {
-            format!("{tool}-{target}")
-        }
+/// A ruled-out call's slug key: its tool and its target.
+pub(super) fn call_key(call: &ToolCall) -> String {
+    let tool = slug(&call.name, 2);
+    let target = slug(&call_target(&call.name, &call.input), 3);
+    if target == EMPTY_SLUG {
+        tool
+    } else {
+        format!("{tool}-{target}")
     }
 }
 

@@ -142,26 +142,20 @@ pub(crate) fn render_span(span: &[SpanEntry]) -> String {
                     clip(text.trim(), 600)
                 ));
             }
-            SpanEntry::ToolCall {
-                step,
-                name,
-                input,
-                output,
-                is_error,
-                interrupted,
-                ..
-            } => {
-                let status = if *interrupted {
+            SpanEntry::ToolCall(call) => {
+                let status = if call.interrupted {
                     " (interrupted, no result)"
-                } else if *is_error {
+                } else if call.is_error {
                     " (error)"
                 } else {
                     ""
                 };
                 out.push_str(&format!(
-                    "[tool {name}, step {step}{status}] input: {}\n{}\n\n",
-                    clip(&input.to_string(), TOOL_INPUT_CHARS),
-                    clip(output.trim(), TOOL_OUTPUT_CHARS)
+                    "[tool {}, step {}{status}] input: {}\n{}\n\n",
+                    call.name,
+                    call.step,
+                    clip(&call.input.to_string(), TOOL_INPUT_CHARS),
+                    clip(call.output.trim(), TOOL_OUTPUT_CHARS)
                 ));
             }
             SpanEntry::AgentSummary { text } => {
@@ -215,6 +209,7 @@ pub(crate) fn cache_key(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::summarizer::ToolCall;
 
     #[test]
     fn the_constitution_names_every_rule() {
@@ -258,7 +253,7 @@ mod tests {
                 turn: 1,
                 text: long.clone(),
             },
-            SpanEntry::ToolCall {
+            SpanEntry::ToolCall(ToolCall {
                 step: 1,
                 id: "t".into(),
                 name: "Bash".into(),
@@ -266,7 +261,7 @@ mod tests {
                 output: long.clone(),
                 is_error: false,
                 interrupted: false,
-            },
+            }),
         ];
         let r = render_span(&span);
         assert!(r.contains(&long));

@@ -6,6 +6,26 @@ fn msg(role: ViewRole, content: Vec<Block>) -> ViewMessage {
     ViewMessage { role, content }
 }
 
+/// A JSON Lines file's values.
+fn json_lines(bytes: &[u8]) -> Vec<Value> {
+    bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect()
+}
+
+/// The user's message carrying the text result of tool call `id`.
+fn result(id: &str, text: &str) -> ViewMessage {
+    let content = ToolContent::Text(text.into());
+    let block = Block::ToolResult {
+        tool_use_id: id.into(),
+        content,
+        is_error: false,
+    };
+    msg(ViewRole::User, vec![block])
+}
+
 fn sample() -> View {
     View {
         messages: vec![
@@ -32,14 +52,7 @@ fn sample() -> View {
                     },
                 ],
             ),
-            msg(
-                ViewRole::User,
-                vec![Block::ToolResult {
-                    tool_use_id: "call.1".into(),
-                    content: ToolContent::Text("a\nb".into()),
-                    is_error: false,
-                }],
-            ),
+            result("call.1", "a\nb"),
             msg(
                 ViewRole::Assistant,
                 vec![Block::RedactedThinking { data: "x".into() }],
@@ -86,11 +99,7 @@ fn foreign_reasoning_is_dropped_with_a_note_and_ids_are_made_safe() {
 fn claude_code_session_has_boundary_summary_and_chained_lines() {
     let view = adapt(&sample(), Provider::OpenAi, Provider::Anthropic).view;
     let bytes = claude_code_session(&view, &params("s-1"));
-    let lines: Vec<Value> = bytes
-        .split(|b| *b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_slice(l).unwrap())
-        .collect();
+    let lines = json_lines(&bytes);
     assert_eq!(lines.len(), 5);
     assert_eq!(lines[0]["subtype"], "compact_boundary");
     assert_eq!(lines[0]["parentUuid"], Value::Null);
@@ -109,11 +118,7 @@ fn claude_code_session_has_boundary_summary_and_chained_lines() {
 #[test]
 fn codex_session_is_meta_then_one_compacted_item() {
     let bytes = codex_session(&sample(), &params("s-1"));
-    let lines: Vec<Value> = bytes
-        .split(|b| *b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_slice(l).unwrap())
-        .collect();
+    let lines = json_lines(&bytes);
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["payload"]["id"], "s-1");
     let c = &lines[1]["payload"];
@@ -159,14 +164,7 @@ fn freeform_tools_go_back_as_custom_tool_calls() {
                     input: json!({"input": "*** Begin Patch"}),
                 }],
             ),
-            msg(
-                ViewRole::User,
-                vec![Block::ToolResult {
-                    tool_use_id: "c1".into(),
-                    content: ToolContent::Text("ok".into()),
-                    is_error: false,
-                }],
-            ),
+            result("c1", "ok"),
         ],
     };
     let items = responses_items(&view);
