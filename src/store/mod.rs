@@ -20,8 +20,9 @@ use std::sync::Arc;
 use rusqlite::Connection;
 
 pub use raw::{
-    AppendOutcome, CONTENT_JSON, CONTENT_LZ4, RowHead, StoredMessage, TaskRecord, TaskStats,
-    decode_content, encode_content, row_hash, stats_of,
+    AppendOutcome, CONTENT_JSON, CONTENT_LZ4, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH,
+    RowEncoder, RowHead, RowWriter, StoredMessage, TaskRecord, TaskStats, decode_content,
+    encode_content, row_hash, stats_of,
 };
 pub use runs::{RunInfo, RunStep};
 pub use snapshot::{Forgotten, ProfileState};

@@ -88,12 +88,13 @@ pub const CONTENT_LZ4: &str = "lz4";
 /// smaller (small rows, a few dozen bytes, do not shrink and stay text).
 /// The row hash is always over the canonical JSON, never over these bytes.
 pub fn encode_content(json: String) -> (&'static str, SqlValue) {
+    compressed(&json).unwrap_or((CONTENT_JSON, SqlValue::Text(json)))
+}
+
+/// The LZ4 form of a row's content JSON, when it is smaller than the JSON.
+fn compressed(json: &str) -> Option<(&'static str, SqlValue)> {
     let packed = lz4_flex::compress_prepend_size(json.as_bytes());
-    if packed.len() < json.len() {
-        (CONTENT_LZ4, SqlValue::Blob(packed))
-    } else {
-        (CONTENT_JSON, SqlValue::Text(json))
-    }
+    (packed.len() < json.len()).then_some((CONTENT_LZ4, SqlValue::Blob(packed)))
 }
 
 /// The canonical content JSON of a stored row, from its `content_encoding`
@@ -155,46 +156,165 @@ fn usage_json(u: &Option<Usage>) -> Option<String> {
 }
 
 /// Rows per batch between the encoding and the inserting thread.
-const PIPELINE_BATCH: usize = 64;
+pub const PIPELINE_BATCH: usize = 64;
 /// Batches that may wait in the channel: memory stays at a few batches.
-const PIPELINE_DEPTH: usize = 4;
+pub const PIPELINE_DEPTH: usize = 4;
 
 /// A row ready to insert: its content as stored, its usage JSON and its
 /// chain hash.
-struct EncodedRow {
+pub struct EncodedRow {
     encoding: &'static str,
     content: SqlValue,
     usage: Option<String>,
     hash: [u8; 32],
 }
 
-/// The encoding stage: serialise, hash (chained from `prev`) and compress
-/// `msgs` in order, sending them in batches until done or until the
-/// inserting side hangs up.
+/// Encodes one task's rows in file order, each hash chained to the row
+/// before it (the first to zeros). The first `skip` rows, which the store
+/// already holds, are hashed only: they are compared, never inserted.
+pub struct RowEncoder {
+    prev: [u8; 32],
+    skip: u64,
+    seen: u64,
+    /// The content JSON of the row being encoded: one buffer for all rows.
+    json: Vec<u8>,
+}
+
+impl RowEncoder {
+    pub fn new(skip: u64) -> RowEncoder {
+        RowEncoder {
+            prev: [0u8; 32],
+            skip,
+            seen: 0,
+            json: Vec::new(),
+        }
+    }
+
+    /// Serialise, hash and (for a row to insert) compress the next row.
+    pub fn encode(&mut self, m: &Message) -> EncodedRow {
+        // The bytes `Message::content_json` gives, without a String per row.
+        self.json.clear();
+        serde_json::to_writer(&mut self.json, &m.content).expect("blocks always serialise");
+        let content = std::str::from_utf8(&self.json).expect("serde_json writes UTF-8");
+        let usage = usage_json(&m.usage);
+        self.prev = row_hash(&self.prev, m, content, usage.as_deref());
+        self.seen += 1;
+        let (encoding, content) = if self.seen <= self.skip {
+            (CONTENT_JSON, SqlValue::Null)
+        } else {
+            compressed(content)
+                .unwrap_or_else(|| (CONTENT_JSON, SqlValue::Text(content.to_string())))
+        };
+        EncodedRow {
+            encoding,
+            content,
+            usage,
+            hash: self.prev,
+        }
+    }
+}
+
+/// The encoding stage of [`Tx::append_messages`]: encode `msgs` in order,
+/// sending them in batches until done or until the inserting side hangs up.
 fn encode_rows(
     msgs: &[Message],
-    mut prev: [u8; 32],
+    mut enc: RowEncoder,
     send: std::sync::mpsc::SyncSender<Vec<EncodedRow>>,
 ) {
     for chunk in msgs.chunks(PIPELINE_BATCH) {
-        let batch = chunk
-            .iter()
-            .map(|m| {
-                let content = m.content_json();
-                let usage = usage_json(&m.usage);
-                prev = row_hash(&prev, m, &content, usage.as_deref());
-                let (encoding, content) = encode_content(content);
-                EncodedRow {
-                    encoding,
-                    content,
-                    usage,
-                    hash: prev,
-                }
-            })
-            .collect();
+        let batch = chunk.iter().map(|m| enc.encode(m)).collect();
         if send.send(batch).is_err() {
             return;
         }
+    }
+}
+
+/// Appends one task's rows, given in file order with their encoding, inside
+/// the import's transaction. The rows the store already holds are compared
+/// with the file's by their chain hash (the last stored one stands for all
+/// before it); the rest are inserted. A file that does not extend what is
+/// stored is refused at [`RowWriter::finish`], which names the first row
+/// that differs; nothing is inserted for it.
+pub struct RowWriter<'a> {
+    tx: Tx<'a>,
+    stmt: rusqlite::CachedStatement<'a>,
+    task_id: String,
+    source_id: Option<i64>,
+    /// Rows stored before this import, and the chain hash of the last one.
+    stored: u64,
+    last_stored: Vec<u8>,
+    /// The chain hashes of the file's rows the store should hold, to name
+    /// the first that differs.
+    prefix: Vec<[u8; 32]>,
+    seen: u64,
+    last: [u8; 32],
+    diverged: bool,
+}
+
+impl RowWriter<'_> {
+    /// Rows the store held for the task when the writer was made.
+    pub fn stored(&self) -> u64 {
+        self.stored
+    }
+
+    /// Take the task's next row: compared when the store holds it, else
+    /// inserted (`true`). Nothing is inserted after a divergence.
+    pub fn push(&mut self, m: &Message, row: &EncodedRow) -> Result<bool> {
+        let seq = self.seen;
+        self.seen += 1;
+        self.last = row.hash;
+        if self.diverged {
+            return Ok(false);
+        }
+        if seq < self.stored {
+            self.prefix.push(row.hash);
+            if seq + 1 == self.stored && self.last_stored[..] != row.hash[..] {
+                self.diverged = true;
+            }
+            return Ok(false);
+        }
+        self.stmt.execute(params![
+            self.task_id,
+            seq as i64,
+            m.role.as_str(),
+            m.kind.as_str(),
+            m.turn,
+            m.step,
+            m.gen_id,
+            row.content,
+            row.encoding,
+            row.usage,
+            self.source_id,
+            m.line as i64,
+            m.source_uuid,
+            m.timestamp,
+            &row.hash[..],
+        ])?;
+        Ok(true)
+    }
+
+    /// What the rows did, or [`StoreError::Diverged`] when they do not
+    /// extend (or are not a prefix of) the stored ones.
+    pub fn finish(mut self) -> Result<AppendOutcome> {
+        let n = self.seen;
+        if !self.diverged && n > 0 && n < self.stored {
+            let expected: Vec<u8> = self.tx.tx.query_row(
+                "SELECT row_hash FROM task_message WHERE task_id = ?1 AND seq = ?2",
+                params![self.task_id, (n - 1) as i64],
+                |r| r.get(0),
+            )?;
+            self.diverged = expected[..] != self.last[..];
+        }
+        if self.diverged {
+            return Err(StoreError::Diverged {
+                row: self.tx.first_divergence(&self.task_id, &self.prefix)?,
+                task: self.task_id,
+            });
+        }
+        Ok(AppendOutcome {
+            already: n.min(self.stored),
+            added: n.saturating_sub(self.stored),
+        })
     }
 }
 
@@ -264,96 +384,56 @@ impl Tx<'_> {
     /// rest is appended. Re-importing the same file adds nothing; a grown file
     /// adds its new rows; a rewritten one is refused.
     ///
-    /// The new rows go through two stages on two threads: one serialises,
-    /// hashes and compresses them (an `EncodedRow` each), the other (this one, which
-    /// holds the transaction) inserts them. A bounded channel of small batches
-    /// joins them, so the encoded form of only a few batches is in memory.
+    /// The rows go through two stages on two threads: one serialises,
+    /// hashes and compresses them ([`RowEncoder`]), the other (this one, which
+    /// holds the transaction) inserts them ([`RowWriter`]). A bounded channel
+    /// of small batches joins them, so the encoded form of only a few batches
+    /// is in memory.
     pub fn append_messages(
         &self,
         task_id: &str,
         source_id: Option<i64>,
         msgs: &[Message],
     ) -> Result<AppendOutcome> {
-        let (stored, last_hash): (u64, Option<Vec<u8>>) = self.tx.query_row(
+        let mut writer = self.row_writer(task_id, source_id)?;
+        let enc = RowEncoder::new(writer.stored());
+        std::thread::scope(|scope| -> Result<AppendOutcome> {
+            let (send, batches) = std::sync::mpsc::sync_channel::<Vec<EncodedRow>>(PIPELINE_DEPTH);
+            scope.spawn(move || encode_rows(msgs, enc, send));
+            // Dropping the receiver on an error stops the encoder at its next batch.
+            for (batch, chunk) in batches.into_iter().zip(msgs.chunks(PIPELINE_BATCH)) {
+                for (row, m) in batch.iter().zip(chunk) {
+                    writer.push(m, row)?;
+                }
+            }
+            writer.finish()
+        })
+    }
+
+    /// A writer of `task_id`'s rows in file order (see [`RowWriter`]).
+    pub fn row_writer(&self, task_id: &str, source_id: Option<i64>) -> Result<RowWriter<'_>> {
+        let (stored, last_stored): (u64, Option<Vec<u8>>) = self.tx.query_row(
             "SELECT count(*), (SELECT row_hash FROM task_message WHERE task_id = ?1 ORDER BY seq DESC LIMIT 1)
              FROM task_message WHERE task_id = ?1",
             [task_id],
             |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)),
         )?;
-        let n = msgs.len() as u64;
-        let mut prev = [0u8; 32];
-        if stored > 0 {
-            let check_at = stored.min(n);
-            if check_at == 0 {
-                return Ok(AppendOutcome {
-                    already: 0,
-                    added: 0,
-                });
-            }
-            let expected: Vec<u8> = if check_at == stored {
-                last_hash.unwrap_or_default()
-            } else {
-                self.tx.query_row(
-                    "SELECT row_hash FROM task_message WHERE task_id = ?1 AND seq = ?2",
-                    params![task_id, (check_at - 1) as i64],
-                    |r| r.get(0),
-                )?
-            };
-            prev = chain_of(&msgs[..check_at as usize])
-                .last()
-                .copied()
-                .unwrap_or_default();
-            if expected.as_slice() != prev {
-                return Err(StoreError::Diverged {
-                    task: task_id.to_string(),
-                    row: self.first_divergence(task_id, &chain_of(msgs))?,
-                });
-            }
-            if n <= stored {
-                return Ok(AppendOutcome {
-                    already: n,
-                    added: 0,
-                });
-            }
-        }
-        let mut stmt = self.tx.prepare_cached(
+        let stmt = self.tx.prepare_cached(
             "INSERT INTO task_message (task_id, seq, role, kind, turn, step, gen_id, content,
                content_encoding, usage, source_id, source_line, source_uuid, timestamp, row_hash)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
         )?;
-        let new = &msgs[stored as usize..];
-        std::thread::scope(|scope| -> Result<()> {
-            let (send, batches) = std::sync::mpsc::sync_channel::<Vec<EncodedRow>>(PIPELINE_DEPTH);
-            scope.spawn(move || encode_rows(new, prev, send));
-            let mut seq = stored as i64;
-            // Dropping the receiver on an error stops the encoder at its next batch.
-            for batch in batches {
-                for (row, m) in batch.iter().zip(&new[(seq - stored as i64) as usize..]) {
-                    stmt.execute(params![
-                        task_id,
-                        seq,
-                        m.role.as_str(),
-                        m.kind.as_str(),
-                        m.turn,
-                        m.step,
-                        m.gen_id,
-                        row.content,
-                        row.encoding,
-                        row.usage,
-                        source_id,
-                        m.line as i64,
-                        m.source_uuid,
-                        m.timestamp,
-                        &row.hash[..],
-                    ])?;
-                    seq += 1;
-                }
-            }
-            Ok(())
-        })?;
-        Ok(AppendOutcome {
-            already: stored,
-            added: n - stored,
+        Ok(RowWriter {
+            tx: Tx { tx: self.tx },
+            stmt,
+            task_id: task_id.to_string(),
+            source_id,
+            stored,
+            last_stored: last_stored.unwrap_or_default(),
+            prefix: Vec::new(),
+            seen: 0,
+            last: [0u8; 32],
+            diverged: false,
         })
     }
 

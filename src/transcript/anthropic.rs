@@ -56,7 +56,7 @@ impl AnthropicImporter {
         match body.get("system") {
             None | Some(Value::Null) => {}
             Some(sys) => {
-                let content = anthropic_content(line, sys)?;
+                let content = anthropic_content(line, sys.clone())?;
                 if !content.is_empty() {
                     tasks
                         .main()
@@ -93,7 +93,7 @@ impl AnthropicImporter {
                 "message without a \"role\"; expected \"user\" or \"assistant\"",
             )
         })?;
-        let content = anthropic_content(line, obj.get("content").unwrap_or(&Value::Null))?;
+        let content = anthropic_content(line, obj.get("content").cloned().unwrap_or(Value::Null))?;
         let msg = match role {
             "user" => {
                 let kind = if content

@@ -296,7 +296,7 @@ impl ClaudeCodeImporter {
                 ),
             ));
         };
-        let msg: ApiMessage = serde_json::from_str(raw.get()).map_err(|e| {
+        let mut msg: ApiMessage = serde_json::from_str(raw.get()).map_err(|e| {
             LineError::new(
                 line,
                 1,
@@ -306,7 +306,7 @@ impl ClaudeCodeImporter {
         if !self.first_sight(l) {
             return Ok(LineOutcome::Duplicate);
         }
-        let content = anthropic_content(line, &msg.content)?;
+        let content = anthropic_content(line, std::mem::take(&mut msg.content))?;
         let key = self.task_key(l);
         let task = tasks.task(&key);
         if task.meta.session_id.is_none() {

@@ -6,55 +6,75 @@ use super::LineError;
 use crate::model::{Block, ImageSource, Kind, Message, Role, ToolContent, Usage};
 
 /// Parse a `content` field that is a string or a list of Anthropic blocks.
-pub(super) fn anthropic_content(line: u64, content: &Value) -> Result<Vec<Block>, LineError> {
+pub(super) fn anthropic_content(line: u64, content: Value) -> Result<Vec<Block>, LineError> {
     match content {
-        Value::String(s) => Ok(vec![Block::Text { text: s.clone() }]),
-        Value::Array(items) => items.iter().map(|b| anthropic_block(line, b)).collect(),
+        Value::String(text) => Ok(vec![Block::Text { text }]),
+        Value::Array(items) => items
+            .into_iter()
+            .map(|b| anthropic_block(line, b))
+            .collect(),
         Value::Null => Ok(Vec::new()),
         other => Err(shape(
             line,
             format!(
                 "message content is {}; expected a string or a list of content blocks",
-                type_name(other)
+                type_name(&other)
             ),
         )),
     }
 }
 
-/// Parse one Anthropic content block. Unknown block types are kept verbatim.
-pub(super) fn anthropic_block(line: u64, b: &Value) -> Result<Block, LineError> {
-    let obj = b.as_object().ok_or_else(|| {
-        shape(
-            line,
-            format!(
-                "a content block is {}; expected an object with a \"type\"",
-                type_name(b)
-            ),
-        )
-    })?;
-    let ty = obj.get("type").and_then(Value::as_str).unwrap_or("");
+/// Parse one Anthropic content block, taking its strings rather than
+/// copying them. Unknown block types are kept verbatim.
+pub(super) fn anthropic_block(line: u64, b: Value) -> Result<Block, LineError> {
+    let mut obj = match b {
+        Value::Object(obj) => obj,
+        other => {
+            return Err(shape(
+                line,
+                format!(
+                    "a content block is {}; expected an object with a \"type\"",
+                    type_name(&other)
+                ),
+            ));
+        }
+    };
+    // The known types by a `'static` name: the fields are taken out of `obj` below.
+    const KNOWN: [&str; 6] = [
+        "text",
+        "thinking",
+        "redacted_thinking",
+        "tool_use",
+        "tool_result",
+        "image",
+    ];
+    let ty = obj.get("type").and_then(Value::as_str);
+    let ty = KNOWN.into_iter().find(|k| Some(*k) == ty).unwrap_or("");
     Ok(match ty {
         "text" => Block::Text {
-            text: req_str(line, obj, "text", "text block")?,
+            text: take_str(line, &mut obj, "text", "text block")?,
         },
         "thinking" => Block::Thinking {
-            thinking: req_str(line, obj, "thinking", "thinking block")?,
-            signature: opt_str(obj, "signature"),
+            thinking: take_str(line, &mut obj, "thinking", "thinking block")?,
+            signature: match obj.remove("signature") {
+                Some(Value::String(s)) => Some(s),
+                _ => None,
+            },
         },
         "redacted_thinking" => Block::RedactedThinking {
-            data: req_str(line, obj, "data", "redacted_thinking block")?,
+            data: take_str(line, &mut obj, "data", "redacted_thinking block")?,
         },
         "tool_use" => Block::ToolUse {
-            id: req_str(line, obj, "id", "tool_use block")?,
-            name: req_str(line, obj, "name", "tool_use block")?,
-            input: match obj.get("input") {
+            id: take_str(line, &mut obj, "id", "tool_use block")?,
+            name: take_str(line, &mut obj, "name", "tool_use block")?,
+            input: match obj.remove("input") {
                 None | Some(Value::Null) => Value::Object(Map::new()),
-                Some(v) => v.clone(),
+                Some(v) => v,
             },
         },
         "tool_result" => Block::ToolResult {
-            tool_use_id: req_str(line, obj, "tool_use_id", "tool_result block")?,
-            content: tool_content(line, obj.get("content"))?,
+            tool_use_id: take_str(line, &mut obj, "tool_use_id", "tool_result block")?,
+            content: tool_content(line, obj.remove("content"))?,
             is_error: obj
                 .get("is_error")
                 .and_then(Value::as_bool)
@@ -63,18 +83,18 @@ pub(super) fn anthropic_block(line: u64, b: &Value) -> Result<Block, LineError> 
         "image" => Block::Image {
             source: image_source(line, obj.get("source"))?,
         },
-        _ => Block::Other(b.clone()),
+        _ => Block::Other(Value::Object(obj)),
     })
 }
 
 /// A tool_result's content: a string, a list of blocks, or nothing.
-pub(super) fn tool_content(line: u64, v: Option<&Value>) -> Result<ToolContent, LineError> {
+pub(super) fn tool_content(line: u64, v: Option<Value>) -> Result<ToolContent, LineError> {
     match v {
         None | Some(Value::Null) => Ok(ToolContent::Text(String::new())),
-        Some(Value::String(s)) => Ok(ToolContent::Text(s.clone())),
+        Some(Value::String(s)) => Ok(ToolContent::Text(s)),
         Some(Value::Array(items)) => Ok(ToolContent::Blocks(
             items
-                .iter()
+                .into_iter()
                 .map(|b| anthropic_block(line, b))
                 .collect::<Result<_, _>>()?,
         )),
@@ -82,7 +102,7 @@ pub(super) fn tool_content(line: u64, v: Option<&Value>) -> Result<ToolContent, 
             line,
             format!(
                 "tool_result content is {}; expected a string or a list of blocks",
-                type_name(other)
+                type_name(&other)
             ),
         )),
     }
@@ -142,25 +162,33 @@ pub(super) fn anthropic_usage(line: u64, v: &Value) -> Result<Option<Usage>, Lin
     }))
 }
 
-pub(super) fn req_str(
+/// A required string field, taken out of `obj` (not copied).
+fn take_str(
     line: u64,
-    obj: &Map<String, Value>,
+    obj: &mut Map<String, Value>,
     key: &str,
     what: &str,
 ) -> Result<String, LineError> {
-    match obj.get(key) {
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(other) => Err(shape(
+    match obj.remove(key) {
+        Some(Value::String(s)) => Ok(s),
+        v => Err(not_a_string(line, v.as_ref(), key, what)),
+    }
+}
+
+/// The error for a required string field that is absent or not a string.
+fn not_a_string(line: u64, v: Option<&Value>, key: &str, what: &str) -> LineError {
+    match v {
+        Some(other) => shape(
             line,
             format!(
                 "{what} has \"{key}\" as {}; expected a string",
                 type_name(other)
             ),
-        )),
-        None => Err(shape(
+        ),
+        None => shape(
             line,
             format!("{what} has no \"{key}\"; expected a string field \"{key}\""),
-        )),
+        ),
     }
 }
 

@@ -13,11 +13,14 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::engine::estimate::CharsPerToken;
-use crate::engine::toolrules::ToolRules;
-use crate::model::{Block, Format};
-use crate::store::{Store, StoreError, TaskRecord, Tx};
+use crate::engine::toolrules::{ToolForm, ToolRules};
+use crate::model::{Block, Format, Message, ToolContent};
+use crate::store::{
+    AppendOutcome, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH, RowEncoder, Store, StoreError,
+    TaskRecord, Tx,
+};
 use crate::transcript::{
-    self, LineError, OpenToolCall, ParseOptions, ParsedFile, TaskBuilder, Warning,
+    self, LineError, OpenToolCall, ParseOptions, ParsedFile, TaskBuilder, TaskSet, Warning,
 };
 
 #[derive(Debug, Clone, Default)]
@@ -160,13 +163,247 @@ pub fn ingest_file(
         return Ok(report);
     }
     let file = File::open(path).map_err(io_err)?;
-    let parsed = parse(
-        BufReader::with_capacity(1 << 20, file),
-        opts,
-        progress,
-        &shown,
-    )?;
-    store_parsed(store, &canonical, &shown, parsed, opts, stat)
+    let file = BufReader::with_capacity(1 << 20, file);
+    ingest_stream(store, &canonical, &shown, file, opts, stat, progress)
+}
+
+/// What the parsing thread hands on.
+enum Event {
+    /// Bytes read so far.
+    Progress(u64),
+    /// The file's first task is stored from here on as it is parsed: its
+    /// format, the base name of the file's tasks and the task's key.
+    Start {
+        format: Format,
+        base: String,
+        key: String,
+    },
+    /// The first task's next messages, final and in file order.
+    Rows(Vec<Message>),
+}
+
+/// What the encoding thread hands on.
+enum Encoded {
+    Progress(u64),
+    /// Each message with its encoded row and the tool forms it mints.
+    Rows(Vec<(Message, EncodedRow, Vec<ToolForm>)>),
+}
+
+/// Phases 2 to 4 for a file read as a stream, on three threads: one parses
+/// and normalises, one serialises, hashes and compresses (the store's
+/// [`RowEncoder`]), this one inserts and mints tool forms, joined by bounded
+/// channels of small batches, so memory stays at a few batches however
+/// large the file. Once the first lines name the file's tasks (`--task`, or
+/// the main session's id) and its first task has a conversation, that
+/// task's messages are stored as they are parsed, in the file's one
+/// transaction: a bad line later still leaves nothing stored. Its other
+/// tasks (subagents inline in a Claude Code session) and files whose name
+/// comes only from their end are stored after the parse, as before.
+fn ingest_stream(
+    store: &mut Store,
+    canonical: &str,
+    shown: &str,
+    reader: impl std::io::BufRead + Send,
+    opts: &IngestOptions,
+    stat: Option<(u64, i64)>,
+    progress: &mut dyn FnMut(u64),
+) -> Result<FileReport, IngestError> {
+    std::thread::scope(|scope| {
+        let (send, events) = std::sync::mpsc::sync_channel::<Event>(PIPELINE_DEPTH);
+        let parser = scope.spawn(move || parse_streaming(reader, opts, send));
+        let mut start = None;
+        for event in &events {
+            match event {
+                Event::Progress(n) => progress(n),
+                Event::Start { format, base, key } => {
+                    start = Some((format, base, key));
+                    break;
+                }
+                Event::Rows(_) => unreachable!("rows are sent after the start"),
+            }
+        }
+        let join =
+            |parser: std::thread::ScopedJoinHandle<'_, Result<ParsedFile, LineError>>| match parser
+                .join()
+            {
+                Ok(parsed) => parsed.map_err(|e| parse_error(shown, e)),
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+        let Some((format, base, key)) = start else {
+            let parsed = join(parser)?;
+            return store_parsed(store, canonical, shown, parsed, opts, stat);
+        };
+        let stored = store.transaction(|tx| -> Result<FileReport, Failed> {
+            let source_id = tx.upsert_source(canonical, format, 0, 0, &[0u8; 32])?;
+            let id = if key.is_empty() {
+                base.clone()
+            } else {
+                format!("{base}/{key}")
+            };
+            let mut writer = tx.row_writer(&id, Some(source_id))?;
+            let encoder = Encoder {
+                rows: RowEncoder::new(writer.stored()),
+                forms: FormMinter::new(&opts.rules),
+                skip: writer.stored(),
+                seen: 0,
+            };
+            let (send, encoded) = std::sync::mpsc::sync_channel::<Encoded>(PIPELINE_DEPTH);
+            scope.spawn(move || encoder.run(events, send));
+            let mut minted = 0;
+            // Returning on an error drops `encoded`, which stops the other
+            // two threads at their next batch.
+            for batch in encoded {
+                match batch {
+                    Encoded::Progress(n) => progress(n),
+                    Encoded::Rows(rows) => {
+                        for (m, row, forms) in rows {
+                            writer.push(&m, &row)?;
+                            minted += put_forms(tx, &id, &forms)?;
+                        }
+                    }
+                }
+            }
+            let parsed = join(parser).map_err(Failed::Ingest)?;
+            let outcome = writer.finish()?;
+            tx.upsert_source(
+                canonical,
+                format,
+                parsed.bytes,
+                parsed.lines,
+                parsed.hash.as_bytes(),
+            )?;
+            tx.set_source_stat(canonical, stat)?;
+            let mut report = parsed_report(&parsed, shown);
+            let mut tasks = parsed.tasks.iter();
+            let first = tasks.next().expect("the streamed task");
+            upsert_task(tx, format, &base, first)?;
+            report_task(&base, first, outcome, minted, &mut report);
+            for t in tasks.filter(|t| t.has_conversation()) {
+                store_task(tx, source_id, format, &base, t, &opts.rules, &mut report)?;
+            }
+            Ok(report)
+        });
+        stored.map_err(|e| match e {
+            Failed::Store(source) => IngestError::Store {
+                path: shown.to_string(),
+                source,
+            },
+            Failed::Ingest(e) => e,
+        })
+    })
+}
+
+/// Why a streamed import stopped: the store, or the file (a bad line).
+enum Failed {
+    Store(StoreError),
+    Ingest(IngestError),
+}
+
+impl From<StoreError> for Failed {
+    fn from(e: StoreError) -> Failed {
+        Failed::Store(e)
+    }
+}
+
+/// The parsing thread of [`ingest_stream`]: parse, and once the file's
+/// first task can be stored as it comes, hand its messages on in batches.
+fn parse_streaming(
+    reader: impl std::io::BufRead,
+    opts: &IngestOptions,
+    send: std::sync::mpsc::SyncSender<Event>,
+) -> Result<ParsedFile, LineError> {
+    let parse_opts = ParseOptions {
+        format: opts.format,
+        skip_invalid: opts.skip_invalid,
+    };
+    let hung_up = || LineError::new(0, 0, "the import stopped");
+    let progress_send = send.clone();
+    let mut progress = |n| {
+        // A closed channel ends the parse at its next batch instead.
+        let _ = progress_send.send(Event::Progress(n));
+    };
+    let mut started = false;
+    let mut batch = Vec::new();
+    let mut flush = |format: Format, tasks: &mut TaskSet| -> Result<(), LineError> {
+        if !started {
+            let Some(base) = stream_base(opts, format, tasks) else {
+                return Ok(());
+            };
+            let key = tasks.first_mut().map(|t| t.key.clone()).unwrap_or_default();
+            send.send(Event::Start { format, base, key })
+                .map_err(|_| hung_up())?;
+            started = true;
+        }
+        let Some(first) = tasks.first_mut() else {
+            return Ok(());
+        };
+        batch.append(&mut first.messages);
+        if batch.len() >= PIPELINE_BATCH {
+            send.send(Event::Rows(std::mem::take(&mut batch)))
+                .map_err(|_| hung_up())?;
+        }
+        Ok(())
+    };
+    let parsed = transcript::parse_stream(reader, &parse_opts, &mut progress, &mut flush)?;
+    if !batch.is_empty() {
+        send.send(Event::Rows(batch)).map_err(|_| hung_up())?;
+    }
+    Ok(parsed)
+}
+
+/// The base name of the file's tasks, once it is final and its first task
+/// can be stored as it is parsed: `--task`, or the main session's id (set
+/// once, by the first line that states it), for the line formats whose
+/// importers never look back at the messages pushed (Claude Code, Codex),
+/// when the first task has a conversation (a task without one is not
+/// stored). `None`: not yet, or never (the name comes from the whole file).
+fn stream_base(opts: &IngestOptions, format: Format, tasks: &mut TaskSet) -> Option<String> {
+    if !matches!(format, Format::ClaudeCode | Format::Codex)
+        || !tasks.first_mut().is_some_and(|t| t.has_conversation())
+    {
+        return None;
+    }
+    opts.task
+        .clone()
+        .or_else(|| tasks.get("").and_then(|t| t.meta.session_id.clone()))
+}
+
+/// The encoding thread of [`ingest_stream`]: the first task's rows encoded
+/// and its tool forms minted, off the thread that inserts them.
+struct Encoder<'r> {
+    rows: RowEncoder,
+    forms: FormMinter<'r>,
+    /// Rows the store already holds: their results are not minted again.
+    skip: u64,
+    seen: u64,
+}
+
+impl Encoder<'_> {
+    fn run(
+        mut self,
+        events: std::sync::mpsc::Receiver<Event>,
+        send: std::sync::mpsc::SyncSender<Encoded>,
+    ) {
+        for event in events {
+            let out = match event {
+                Event::Progress(n) => Encoded::Progress(n),
+                Event::Rows(msgs) => Encoded::Rows(
+                    msgs.into_iter()
+                        .map(|m| {
+                            let row = self.rows.encode(&m);
+                            let forms = self.forms.take(&m, self.seen >= self.skip);
+                            self.seen += 1;
+                            (m, row, forms)
+                        })
+                        .collect(),
+                ),
+                Event::Start { .. } => continue,
+            };
+            if send.send(out).is_err() {
+                return;
+            }
+        }
+    }
 }
 
 /// Phase 0: the file's metadata, when it is a regular file. Opening a FIFO
@@ -365,7 +602,12 @@ fn parse(
         format: opts.format,
         skip_invalid: opts.skip_invalid,
     };
-    transcript::parse_reader(reader, &parse_opts, progress).map_err(|error| match error.line {
+    transcript::parse_reader(reader, &parse_opts, progress).map_err(|e| parse_error(shown, e))
+}
+
+/// A parse failure: a read error (line 0) is IO, a bad line is input.
+fn parse_error(shown: &str, error: LineError) -> IngestError {
+    match error.line {
         0 => IngestError::Io {
             path: shown.to_string(),
             source: std::io::Error::other(error.message.clone()),
@@ -374,7 +616,7 @@ fn parse(
             path: shown.to_string(),
             error,
         },
-    })
+    }
 }
 
 /// Phase 3: the name the file's tasks are stored under: `--task`, else the
@@ -424,6 +666,15 @@ fn parsed_report(parsed: &ParsedFile, shown: &str) -> FileReport {
     }
 }
 
+/// The id a task is stored under, and its parent's.
+fn task_id(base: &str, t: &TaskBuilder) -> (String, Option<String>) {
+    if t.key.is_empty() {
+        (base.to_string(), t.meta.parent_session.clone())
+    } else {
+        (format!("{base}/{}", t.key), Some(base.to_string()))
+    }
+}
+
 /// Phase 4, inside the file's transaction: one task's record, its new rows
 /// and their tool forms, reported.
 fn store_task(
@@ -435,31 +686,50 @@ fn store_task(
     rules: &ToolRules,
     report: &mut FileReport,
 ) -> Result<(), StoreError> {
-    let (id, parent) = if t.key.is_empty() {
-        (base.to_string(), t.meta.parent_session.clone())
-    } else {
-        (format!("{base}/{}", t.key), Some(base.to_string()))
-    };
+    let (id, _) = task_id(base, t);
+    upsert_task(tx, format, base, t)?;
+    let outcome = tx.append_messages(&id, Some(source_id), &t.messages)?;
+    let mut minter = FormMinter::new(rules);
+    let mut minted = 0;
+    for (i, m) in t.messages.iter().enumerate() {
+        minted += put_forms(tx, &id, &minter.take(m, i as u64 >= outcome.already))?;
+    }
+    report_task(base, t, outcome, minted, report);
+    Ok(())
+}
+
+/// Insert or refresh a task's record from what its file states.
+fn upsert_task(tx: &Tx<'_>, format: Format, base: &str, t: &TaskBuilder) -> Result<(), StoreError> {
+    let (id, parent) = task_id(base, t);
     tx.upsert_task(&TaskRecord {
-        id: id.clone(),
+        id,
         format: format.as_str().to_string(),
-        parent_id: parent.clone(),
+        parent_id: parent,
         session_id: t.meta.session_id.clone(),
         agent_id: t.meta.agent_id.clone(),
         cwd: t.meta.cwd.clone(),
         model: t.meta.model.clone(),
         cli_version: t.meta.cli_version.clone(),
         title: t.meta.title.clone(),
-    })?;
-    let outcome = tx.append_messages(&id, Some(source_id), &t.messages)?;
-    let est = CharsPerToken::default();
-    let minted = mint_tool_forms(tx, &id, &t.messages, outcome.already as usize, rules, &est)?;
+    })
+}
+
+/// A stored task's part of the report: what was added, its shape, its
+/// interrupted calls and its warnings.
+fn report_task(
+    base: &str,
+    t: &TaskBuilder,
+    outcome: AppendOutcome,
+    minted: u64,
+    report: &mut FileReport,
+) {
+    let (id, parent) = task_id(base, t);
     report.tasks.push(TaskReport {
         id: id.clone(),
         parent,
         added: outcome.added,
         already: outcome.already,
-        turns: t.messages.last().map_or(0, |m| m.turn),
+        turns: t.turns(),
         steps: t.steps(),
         tool_forms_minted: minted,
         interrupted_tool_calls: t
@@ -477,7 +747,6 @@ fn store_task(
                 message: message.clone(),
             }),
     );
-    Ok(())
 }
 
 /// A name for a task whose file names no session: the format and a hash of
@@ -520,44 +789,75 @@ fn content_name(
     Ok(name)
 }
 
-/// Mint compacted forms for the tool results among `msgs[from..]`.
-fn mint_tool_forms(
-    tx: &crate::store::Tx<'_>,
-    task_id: &str,
-    msgs: &[crate::model::Message],
-    from: usize,
-    rules: &ToolRules,
-    est: &CharsPerToken,
-) -> Result<u64, StoreError> {
-    let mut calls: HashMap<&str, (&str, &Value)> = HashMap::new();
-    for m in msgs {
-        for b in &m.content {
-            if let Block::ToolUse { id, name, input } = b {
-                calls.entry(id.as_str()).or_insert((name.as_str(), input));
-            }
+/// Mints the compacted forms of a task's tool results as its messages
+/// arrive in file order. A result is minted against the first call of its
+/// id; a result seen before its call waits for it (minted when the call
+/// comes, before any later result of that id), and one whose call never
+/// comes is not minted.
+struct FormMinter<'r> {
+    rules: &'r ToolRules,
+    est: CharsPerToken,
+    calls: HashMap<String, (String, Value)>,
+    waiting: HashMap<String, Vec<ToolContent>>,
+}
+
+impl<'r> FormMinter<'r> {
+    fn new(rules: &'r ToolRules) -> FormMinter<'r> {
+        FormMinter {
+            rules,
+            est: CharsPerToken::default(),
+            calls: HashMap::new(),
+            waiting: HashMap::new(),
         }
     }
-    let mut minted = 0;
-    for m in &msgs[from.min(msgs.len())..] {
+
+    /// Take the task's next message and return the forms of the results it
+    /// lets be minted; `mint`: its results are new rows (the results of rows
+    /// stored before are not minted again).
+    fn take(&mut self, m: &Message, mint: bool) -> Vec<ToolForm> {
+        let mut forms = Vec::new();
         for b in &m.content {
-            let Block::ToolResult {
-                tool_use_id,
-                content,
-                ..
-            } = b
-            else {
-                continue;
-            };
-            let Some((name, input)) = calls.get(tool_use_id.as_str()) else {
-                continue;
-            };
-            if let Some(f) = rules.compact(est, tool_use_id, name, input, content) {
-                let stored = tx.put_tool_form(task_id, &f)?;
-                minted += u64::from(stored);
+            match b {
+                Block::ToolUse { id, name, input } if !self.calls.contains_key(id) => {
+                    self.calls.insert(id.clone(), (name.clone(), input.clone()));
+                    for content in self.waiting.remove(id).unwrap_or_default() {
+                        forms.extend(self.compact(id, &content));
+                    }
+                }
+                Block::ToolResult {
+                    tool_use_id,
+                    content,
+                    ..
+                } if mint => {
+                    if self.calls.contains_key(tool_use_id) {
+                        forms.extend(self.compact(tool_use_id, content));
+                    } else {
+                        self.waiting
+                            .entry(tool_use_id.clone())
+                            .or_default()
+                            .push(content.clone());
+                    }
+                }
+                _ => {}
             }
         }
+        forms
     }
-    Ok(minted)
+
+    fn compact(&self, tool_use_id: &str, content: &ToolContent) -> Option<ToolForm> {
+        let (name, input) = &self.calls[tool_use_id];
+        self.rules
+            .compact(&self.est, tool_use_id, name, input, content)
+    }
+}
+
+/// Store a task's minted forms; how many were new.
+fn put_forms(tx: &Tx<'_>, task_id: &str, forms: &[ToolForm]) -> Result<u64, StoreError> {
+    let mut stored = 0;
+    for f in forms {
+        stored += u64::from(tx.put_tool_form(task_id, f)?);
+    }
+    Ok(stored)
 }
 
 fn hash_file(path: &Path) -> std::io::Result<blake3::Hash> {

@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 
 use crate::model::{Block, Format, Kind, Message, Role};
 
-pub use reader::{ParseOptions, ParsedFile, SkippedLine, parse_bytes, parse_reader};
+pub use reader::{ParseOptions, ParsedFile, SkippedLine, parse_bytes, parse_reader, parse_stream};
 
 /// A problem with one line of input, located by 1-based line and byte column.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -208,7 +208,11 @@ pub struct TaskBuilder {
     /// "" for the file's main task, else a suffix such as `agent-a2898e3`.
     pub key: String,
     pub meta: TaskMeta,
+    /// The messages pushed and not taken out yet (see
+    /// [`reader::parse_stream`]): all of them unless a caller streams them.
     pub messages: Vec<Message>,
+    /// Whether a message other than a meta row was ever pushed.
+    conversation: bool,
     pub warnings: Vec<Warning>,
     turn: u32,
     step: u32,
@@ -224,6 +228,7 @@ impl TaskBuilder {
             key: key.to_string(),
             meta: TaskMeta::default(),
             messages: Vec::new(),
+            conversation: false,
             warnings: Vec::new(),
             turn: 0,
             step: 0,
@@ -235,6 +240,11 @@ impl TaskBuilder {
 
     pub fn steps(&self) -> u32 {
         self.step
+    }
+
+    /// The turn of the last message pushed (0 before any).
+    pub fn turns(&self) -> u32 {
+        self.turn
     }
 
     /// Append a message, assigning its turn and step.
@@ -315,6 +325,7 @@ impl TaskBuilder {
             }
         }
         msg.turn = self.turn;
+        self.conversation |= msg.role != Role::Meta;
         self.messages.push(msg);
     }
 
@@ -334,7 +345,7 @@ impl TaskBuilder {
     }
 
     pub fn has_conversation(&self) -> bool {
-        self.messages.iter().any(|m| m.role != Role::Meta)
+        self.conversation
     }
 }
 
@@ -363,9 +374,13 @@ impl TaskSet {
         self.task("")
     }
 
-    #[cfg(test)]
     pub(crate) fn get(&self, key: &str) -> Option<&TaskBuilder> {
         self.index.get(key).map(|i| &self.tasks[*i])
+    }
+
+    /// The first task seen, the first one stored.
+    pub(crate) fn first_mut(&mut self) -> Option<&mut TaskBuilder> {
+        self.tasks.first_mut()
     }
 
     pub fn into_tasks(self) -> Vec<TaskBuilder> {

@@ -46,23 +46,36 @@ const PROGRESS_EVERY: u64 = 1 << 20;
 /// Parse a whole transcript from a reader. `progress` is called with the
 /// number of bytes read so far, about once per MiB.
 pub fn parse_reader<R: BufRead>(
-    mut reader: R,
+    reader: R,
     opts: &ParseOptions,
     progress: &mut dyn FnMut(u64),
 ) -> Result<ParsedFile, LineError> {
-    let mut hasher = blake3::Hasher::new();
+    parse_stream(reader, opts, progress, &mut |_, _| Ok(()))
+}
+
+/// [`parse_reader`], calling `flush` after each line of a JSONL file with
+/// the format and the tasks so far: it may take the messages pushed so far
+/// out of a task (each is final once pushed), so that a caller stores them
+/// while the rest is parsed. An error from `flush` ends the parse with it.
+pub fn parse_stream<R: BufRead>(
+    mut reader: R,
+    opts: &ParseOptions,
+    progress: &mut dyn FnMut(u64),
+    flush: &mut dyn FnMut(Format, &mut TaskSet) -> Result<(), LineError>,
+) -> Result<ParsedFile, LineError> {
+    let mut hasher = FileHasher::default();
     let mut bytes = 0u64;
     let mut next_progress = PROGRESS_EVERY;
     // The hash and size before a last line that has no newline: what was
     // consumed when that line is left for later.
-    let mut before_tail: Option<(blake3::Hasher, u64)> = None;
+    let mut before_tail: Option<(FileHasher, u64)> = None;
     let mut read_line = |buf: &mut Vec<u8>| -> Result<bool, LineError> {
         buf.clear();
         let n = reader
             .read_until(b'\n', buf)
             .map_err(|e| LineError::new(0, 0, format!("read error: {e}")))?;
         if n > 0 && !buf.ends_with(b"\n") {
-            before_tail = Some((hasher.clone(), bytes));
+            before_tail = Some((hasher.snapshot(), bytes));
         }
         hasher.update(buf);
         bytes += n as u64;
@@ -207,6 +220,7 @@ pub fn parse_reader<R: BufRead>(
             opts,
             &mut state,
         )?;
+        flush(format, &mut tasks)?;
     }
     drop(ahead);
     let mut buf = Vec::new();
@@ -224,6 +238,7 @@ pub fn parse_reader<R: BufRead>(
             opts,
             &mut state,
         )?;
+        flush(format, &mut tasks)?;
     }
     // Every line of a type this format does not know: the file is in another
     // format (an explicit --format that does not match). Importing nothing with
@@ -260,6 +275,48 @@ pub fn parse_reader<R: BufRead>(
         unknown: state.unknown,
         incomplete_lines: u64::from(incomplete),
     })
+}
+
+/// blake3 of a file read line by line, fed in blocks of [`FileHasher::BLOCK`]
+/// bytes: lines of a few KB would each be hashed a chunk at a time, blocks
+/// let blake3 hash many chunks at once (SIMD). The hash does not depend on
+/// how the bytes are split.
+#[derive(Default, Clone)]
+struct FileHasher {
+    hasher: blake3::Hasher,
+    pending: Vec<u8>,
+}
+
+impl FileHasher {
+    const BLOCK: usize = 64 << 10;
+
+    fn update(&mut self, bytes: &[u8]) {
+        if self.pending.len() + bytes.len() > Self::BLOCK {
+            self.hasher.update(&self.pending);
+            self.pending.clear();
+        }
+        if bytes.len() >= Self::BLOCK {
+            self.hasher.update(bytes);
+        } else {
+            self.pending.extend_from_slice(bytes);
+        }
+    }
+
+    /// The state so far, to finish later (a copy without the block buffer).
+    fn snapshot(&self) -> FileHasher {
+        let mut hasher = self.hasher.clone();
+        hasher.update(&self.pending);
+        FileHasher {
+            hasher,
+            pending: Vec::new(),
+        }
+    }
+
+    fn finalize(mut self) -> blake3::Hash {
+        self.hasher.update(&self.pending);
+        self.pending.clear();
+        self.hasher.finalize()
+    }
 }
 
 /// Parse an in-memory transcript (tests, fuzzing, small inputs).
@@ -487,6 +544,29 @@ mod tests {
         let data = b"[\n  {\"role\": \"system\", \"content\": \"x\"},\n  {\"role\": \"user\", \"content\": }\n]\n";
         let err = parse_bytes(data, &opts()).err().unwrap();
         assert_eq!(err.line, 3);
+    }
+
+    #[test]
+    fn the_file_hash_does_not_depend_on_how_lines_split_it() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        let whole = blake3::hash(&data);
+        for sizes in [&[1usize, 7, 4096][..], &[65_535, 65_537, 3], &[200_000, 1]] {
+            let mut h = FileHasher::default();
+            let (mut at, mut k) = (0, 0);
+            let mut half = None;
+            while at < data.len() {
+                let n = sizes[k % sizes.len()].min(data.len() - at);
+                h.update(&data[at..at + n]);
+                at += n;
+                k += 1;
+                if half.is_none() && at >= data.len() / 2 {
+                    half = Some((h.snapshot(), at));
+                }
+            }
+            assert_eq!(h.finalize(), whole, "{sizes:?}");
+            let (snap, upto) = half.unwrap();
+            assert_eq!(snap.finalize(), blake3::hash(&data[..upto]), "{sizes:?}");
+        }
     }
 
     #[test]

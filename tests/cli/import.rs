@@ -1,6 +1,8 @@
 //! `compactor import`: every format from the fixtures, idempotence and
 //! appends, atomicity, and each error path.
 
+use std::path::PathBuf;
+
 use insta::assert_snapshot;
 use serde_json::Value;
 
@@ -733,4 +735,159 @@ fn a_store_written_before_compression_still_recognises_its_files() {
     assert_eq!(encodings, ["json", "lz4"]);
     let view = |env: &TestEnv| env.run(&["compact", "--task", CLAUDE_TASK]).stdout.clone();
     assert_eq!(view(&old), view(&fresh));
+}
+
+/// What a store holds after an import, in the order it was stored: every
+/// row (its content as stored, not its source row id), the task records and
+/// the tool forms.
+fn stored(env: &TestEnv) -> Vec<String> {
+    let conn = env.conn();
+    let mut out = Vec::new();
+    for sql in [
+        "SELECT task_id, seq, role, kind, turn, step, gen_id, content_encoding, hex(content),
+                usage, source_line, source_uuid, timestamp, hex(row_hash)
+         FROM task_message ORDER BY rowid",
+        "SELECT * FROM task ORDER BY rowid",
+        "SELECT * FROM task_tool_compaction ORDER BY task_id, tool_call_id",
+    ] {
+        let mut stmt = conn.prepare(sql).unwrap();
+        let n = stmt.column_count();
+        let rows = stmt
+            .query_map([], |r| {
+                (0..n)
+                    .map(|i| r.get::<_, rusqlite::types::Value>(i))
+                    .collect::<rusqlite::Result<Vec<_>>>()
+                    .map(|v| format!("{v:?}"))
+            })
+            .unwrap();
+        out.extend(rows.map(Result::unwrap));
+    }
+    out
+}
+
+/// A Claude Code session of `asks` tool calls, long enough to cross many
+/// batches of the import pipeline: every seventh result comes before its
+/// call and is answered again after it (the first result of an id mints its
+/// form), and a subagent's lines run inline between the main session's.
+fn long_session(asks: usize) -> String {
+    let output: String = (0..300)
+        .map(|k| format!("line {k} of the output\n"))
+        .collect();
+    let line = |uuid: String, sidechain: bool, message: Value| {
+        let ty = message["role"].as_str().unwrap().to_string();
+        serde_json::json!({
+            "type": ty, "sessionId": "s-stream", "uuid": uuid, "isSidechain": sidechain,
+            "agentId": if sidechain { Some("a1") } else { None },
+            "timestamp": "2026-01-01T00:00:00Z", "message": message,
+        })
+        .to_string()
+    };
+    let mut lines = Vec::new();
+    for i in 0..asks {
+        let sidechain = i % 11 == 5;
+        let ask = line(
+            format!("u{i}"),
+            sidechain,
+            serde_json::json!({"role": "user", "content": format!("ask {i}")}),
+        );
+        let call = line(
+            format!("a{i}"),
+            sidechain,
+            serde_json::json!({"id": format!("msg_{i}"), "role": "assistant", "model": "m",
+                "content": [{"type": "tool_use", "id": format!("toolu_{i}"), "name": "Bash",
+                             "input": {"command": format!("seq {i}")}}],
+                "usage": {"input_tokens": 10 + i, "output_tokens": 5}}),
+        );
+        let result = |uuid: String, text: String| {
+            line(
+                uuid,
+                sidechain,
+                serde_json::json!({"role": "user", "content": [{"type": "tool_result",
+                    "tool_use_id": format!("toolu_{i}"), "content": text}]}),
+            )
+        };
+        if i % 7 == 3 {
+            lines.extend([
+                ask,
+                result(format!("r{i}"), format!("{output}{i}")),
+                call,
+                result(format!("s{i}"), format!("again\n{output}")),
+            ]);
+        } else {
+            lines.extend([ask, call, result(format!("r{i}"), format!("{output}{i}"))]);
+        }
+    }
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn a_file_stored_as_it_is_parsed_is_stored_as_a_whole_file_would_be() {
+    // A file's first task is stored while the file is parsed; standard
+    // input is parsed whole first. Both must store the same rows, in the
+    // same order, with the same tasks, forms and reports.
+    let scratch = TestEnv::new();
+    let long = scratch.work().join("long-session.jsonl");
+    std::fs::write(&long, long_session(400)).unwrap();
+    let mut files: Vec<PathBuf> = [
+        "claude-code/small-session.jsonl",
+        "claude-code/inline-sidechain.jsonl",
+        "claude-code/client-2.1.332.jsonl",
+        "claude-code/with-subagent/c2e8d4a1-9f3b-4c7e-b5a2-6e1d0f8c3b94.jsonl",
+        "claude-code/with-subagent/c2e8d4a1-9f3b-4c7e-b5a2-6e1d0f8c3b94/subagents/agent-a5c31d7.jsonl",
+        "codex/client-0.171.0.jsonl",
+        "codex/small-rollout.jsonl",
+        "probe/codex-adversarial.jsonl",
+        "invalid/orphan-tool-result.jsonl",
+        "invalid/truncated-line.jsonl",
+        "fixtures/claude-disposable-interrupt.jsonl",
+        "fixtures/claude-shrink-floor.jsonl",
+        "fixtures/codex-tenant-registry.jsonl",
+        "openai-chat/conversation.jsonl",
+    ]
+    .iter()
+    .map(|rel| testdata(rel))
+    .collect();
+    files.push(long);
+    for file in &files {
+        let (streamed, whole) = (TestEnv::new(), TestEnv::new());
+        let a = streamed.run(&["import", "--json", file.to_str().unwrap()]);
+        let b = whole.finish({
+            let mut c = whole.command(&["import", "-", "--json"]);
+            c.write_stdin(std::fs::read(file).unwrap());
+            c
+        });
+        assert_eq!(
+            a.status,
+            b.status,
+            "{}:\n{}\n{}",
+            file.display(),
+            a.snapshot(),
+            b.snapshot()
+        );
+        assert_eq!(
+            a.stderr,
+            b.stderr.replace("-:", &format!("{}:", file.display()))
+        );
+        if a.status == 0 {
+            let (a, b) = (a.json(), b.json());
+            assert_eq!(a["tasks"], b["tasks"], "{}", file.display());
+            assert_eq!(a["lines"], b["lines"], "{}", file.display());
+        }
+        let rows = stored(&streamed);
+        assert_eq!(rows, stored(&whole), "{}", file.display());
+        assert_eq!(rows.is_empty(), a.status != 0, "{}", file.display());
+    }
+    // The long session crossed batches, minted forms and kept its subagent.
+    let env = TestEnv::new();
+    let report = env
+        .run(&["import", "--json", files.last().unwrap().to_str().unwrap()])
+        .success()
+        .json();
+    let tasks = report["tasks"].as_array().unwrap();
+    assert_eq!(tasks.len(), 2, "{report}");
+    assert!(tasks[0]["added"].as_u64().unwrap() > 1000, "{report}");
+    assert!(
+        tasks[0]["tool_forms_minted"].as_u64().unwrap() > 300,
+        "{report}"
+    );
 }
