@@ -204,6 +204,7 @@ fn hinted_missing(l: &Location) -> anyhow::Error {
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome> {
     // The WAL is copied into the database once, after the last file.
     store.defer_checkpoints()?;
+    store.grow_cache_for_import()?;
     let outcome = import_all(store, ui, args);
     store.checkpoint()?;
     outcome

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use std::borrow::Cow;
 
+use lz4_flex::block::CompressTable;
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{OptionalExtension, params};
 
@@ -93,8 +94,48 @@ pub fn encode_content(json: String) -> (&'static str, SqlValue) {
 
 /// The LZ4 form of a row's content JSON, when it is smaller than the JSON.
 fn compressed(json: &str) -> Option<(&'static str, SqlValue)> {
-    let packed = lz4_flex::compress_prepend_size(json.as_bytes());
-    (packed.len() < json.len()).then_some((CONTENT_LZ4, SqlValue::Blob(packed)))
+    Lz4::new().compress(json)
+}
+
+/// An LZ4 block encoder kept from row to row: the bytes of
+/// `lz4_flex::compress_prepend_size` (the same hash table for the same
+/// input size, cleared before each row), without a zeroed buffer of the
+/// largest possible output, two tables and a shrinking copy allocated for
+/// every row.
+struct Lz4 {
+    /// For inputs under 64 KiB, as `lz4_flex` picks it.
+    small: CompressTable,
+    large: CompressTable,
+    out: Vec<u8>,
+}
+
+impl Lz4 {
+    fn new() -> Lz4 {
+        Lz4 {
+            small: CompressTable::small(),
+            large: CompressTable::large(),
+            out: Vec::new(),
+        }
+    }
+
+    /// `(lz4, the length-prefixed block)` when that is shorter than `json`.
+    fn compress(&mut self, json: &str) -> Option<(&'static str, SqlValue)> {
+        let input = json.as_bytes();
+        let len = u32::try_from(input.len()).ok()?;
+        let max = 4 + lz4_flex::block::get_maximum_output_size(input.len());
+        if self.out.len() < max {
+            self.out.resize(max, 0);
+        }
+        let table = if input.len() < usize::from(u16::MAX) {
+            &mut self.small
+        } else {
+            &mut self.large
+        };
+        let n =
+            lz4_flex::block::compress_into_with_table(input, &mut self.out[4..max], table).ok()?;
+        self.out[..4].copy_from_slice(&len.to_le_bytes());
+        (4 + n < input.len()).then(|| (CONTENT_LZ4, SqlValue::Blob(self.out[..4 + n].to_vec())))
+    }
 }
 
 /// The canonical content JSON of a stored row, from its `content_encoding`
@@ -178,6 +219,7 @@ pub struct RowEncoder {
     seen: u64,
     /// The content JSON of the row being encoded: one buffer for all rows.
     json: Vec<u8>,
+    lz4: Lz4,
 }
 
 impl RowEncoder {
@@ -187,6 +229,7 @@ impl RowEncoder {
             skip,
             seen: 0,
             json: Vec::new(),
+            lz4: Lz4::new(),
         }
     }
 
@@ -202,7 +245,8 @@ impl RowEncoder {
         let (encoding, content) = if self.seen <= self.skip {
             (CONTENT_JSON, SqlValue::Null)
         } else {
-            compressed(content)
+            self.lz4
+                .compress(content)
                 .unwrap_or_else(|| (CONTENT_JSON, SqlValue::Text(content.to_string())))
         };
         EncodedRow {
@@ -775,5 +819,38 @@ impl StoredMessage {
                 step: r.get(4)?,
             },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reused encoder writes the bytes `lz4_flex::compress_prepend_size`
+    /// writes, whatever came before: rows of every size, a large one (its
+    /// own table) between small ones, and one that does not shrink.
+    #[test]
+    fn the_reused_lz4_encoder_writes_the_librarys_bytes() {
+        let text = |n: usize| -> String {
+            (0..n)
+                .map(|i| char::from(b'a' + ((i * 7 + i / 13) % 26) as u8))
+                .collect()
+        };
+        let mut lz4 = Lz4::new();
+        for n in [40, 2_000, 70_000, 300, 66_000, 5, 65_534, 65_535, 1_000] {
+            let json = serde_json::to_string(&vec![text(n); 3]).unwrap();
+            let packed = lz4_flex::compress_prepend_size(json.as_bytes());
+            let expected = (packed.len() < json.len()).then_some(packed);
+            let got = match lz4.compress(&json) {
+                Some((CONTENT_LZ4, SqlValue::Blob(b))) => Some(b),
+                None => None,
+                Some(other) => panic!("unexpected {other:?}"),
+            };
+            assert_eq!(got, expected, "{n}");
+            if let Some(b) = got {
+                assert_eq!(decode_content(CONTENT_LZ4, &b).unwrap(), json.as_bytes());
+            }
+        }
+        assert!(lz4.compress("[]").is_none());
     }
 }
