@@ -346,12 +346,28 @@ impl PartsBuilder {
 
     /// Drop the first `n` parts held (their content is no longer needed).
     pub fn drop_front(&mut self, n: usize) {
-        for (j, p) in self.parts.drain(..n).enumerate() {
+        self.take_front(n);
+    }
+
+    /// [`PartsBuilder::drop_front`], handing the parts over.
+    pub fn take_front(&mut self, n: usize) -> Vec<Part> {
+        let taken: Vec<Part> = self.parts.drain(..n).collect();
+        for (j, p) in taken.iter().enumerate() {
             if let PartBody::Tool { output, .. } = &p.body {
                 self.dropped_tools.insert(self.offset + j, output.is_some());
             }
         }
         self.offset += n;
+        taken
+    }
+
+    /// How many parts from the front are complete: no later row changes
+    /// them (a tool call is complete once it has its result).
+    pub fn complete(&self) -> usize {
+        self.parts
+            .iter()
+            .position(|p| matches!(&p.body, PartBody::Tool { output: None, .. }))
+            .unwrap_or(self.parts.len())
     }
 
     pub fn push(&mut self, m: &Message, est: &dyn Estimator) {
