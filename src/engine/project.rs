@@ -78,50 +78,48 @@ impl Projector {
     /// Project the next part.
     fn part(&mut self, part: &Part) {
         let p = self;
-        {
-            match &part.body {
-                PartBody::Summary(head) => p.user(Block::Text {
-                    text: summary_block_text(&head.text),
-                }),
-                PartBody::Block {
-                    side: Side::User,
-                    block,
-                } => p.user(view_block(block)),
-                PartBody::Block {
-                    side: Side::Assistant,
-                    block,
-                } => p.assistant(part.generation, view_block(block)),
-                PartBody::Tool {
-                    id,
-                    name,
-                    input,
-                    output,
-                } => {
-                    p.assistant(
-                        part.generation,
-                        Block::ToolUse {
-                            id: id.clone(),
-                            name: name.clone(),
-                            input: input.clone(),
-                        },
-                    );
-                    let result = match output {
-                        Some(o) => Block::ToolResult {
+        match &part.body {
+            PartBody::Summary(head) => p.user(Block::Text {
+                text: summary_block_text(&head.text),
+            }),
+            PartBody::Block {
+                side: Side::User,
+                block,
+            } => p.user(view_block(block)),
+            PartBody::Block {
+                side: Side::Assistant,
+                block,
+            } => p.assistant(part.generation, view_block(block)),
+            PartBody::Tool {
+                id,
+                name,
+                input,
+                output,
+            } => {
+                p.assistant(
+                    part.generation,
+                    Block::ToolUse {
+                        id: id.clone(),
+                        name: name.clone(),
+                        input: input.clone(),
+                    },
+                );
+                let result = match output {
+                    Some(o) => Block::ToolResult {
+                        tool_use_id: id.clone(),
+                        content: non_empty(&o.content),
+                        is_error: o.is_error,
+                    },
+                    None => {
+                        p.stats.synthetic_results += 1;
+                        Block::ToolResult {
                             tool_use_id: id.clone(),
-                            content: non_empty(&o.content),
-                            is_error: o.is_error,
-                        },
-                        None => {
-                            p.stats.synthetic_results += 1;
-                            Block::ToolResult {
-                                tool_use_id: id.clone(),
-                                content: ToolContent::Text(NO_RESULT_TEXT.to_string()),
-                                is_error: true,
-                            }
+                            content: ToolContent::Text(NO_RESULT_TEXT.to_string()),
+                            is_error: true,
                         }
-                    };
-                    p.pending.push(result);
-                }
+                    }
+                };
+                p.pending.push(result);
             }
         }
     }
