@@ -51,10 +51,10 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.run.budget, store)?;
     // A what-if run leaves no trace: a scratch copy with no compaction state.
-    let mut scratch = if args.in_place {
-        None
-    } else {
-        Some(store.scratch_copy(&task)?)
+    let mut scratch = match mode {
+        _ if args.in_place => None,
+        Mode::Preflight => Some(store.scratch_copy_formless(&task)?),
+        Mode::Step => Some(store.scratch_copy(&task)?),
     };
     let target: &mut Store = scratch.as_mut().unwrap_or(store);
     let mut driver = Driver::new(

@@ -311,81 +311,37 @@ pub fn run_call_resuming(
     chain: &mut parts::ChainResume,
 ) -> CallOutput {
     let budget = ctx.budget;
-    let (trigger, stop, w_eff) = (budget.trigger(), budget.stop(), budget.w_eff());
+    let (trigger, w_eff) = (budget.trigger(), budget.w_eff());
     let (mut parts, _) = restore(parts, ctx.turn, store, ctx.estimator, chain);
-    let restored = restore::holding(&parts);
-
-    let last_step = parts.iter().filter_map(|p| p.generation).max().unwrap_or(0);
-    let protect_from = (last_step + 1).saturating_sub(budget.protect_recent_steps);
-    // The recorded usage measures this view only while it is still the raw
-    // history: nothing restored, reduced or folded, whichever path built it.
-    let pristine = !ctx.calibration.agent_compacted
-        && parts
-            .iter()
-            .all(|p| p.state == parts::PartState::Raw && p.summary().is_none());
-    let estimate: u64 = parts.iter().map(|p| p.tokens).sum();
-    let cal = &ctx.calibration;
-    let overhead = cal.overhead.unwrap_or(0);
-    let ratio = cal.ratio.unwrap_or(UNIT_RATIO);
-    let raw = match cal.raw {
-        Some(r) => r,
-        // The parts are the raw history only while nothing was restored.
-        None if pristine => RawMeasure::of(
+    let mut tally = Tally::default();
+    for p in &parts {
+        tally.add(p);
+    }
+    let before = Before::new(ctx, &tally, || {
+        RawMeasure::of(
             &parts,
-            cal.previous_call.map_or(0, |(s, _)| s),
+            ctx.calibration.previous_call.map_or(0, |(s, _)| s),
             ctx.estimator,
-        ),
-        None => RawMeasure {
-            estimate,
-            increment: 0,
-            last_step,
-        },
-    };
-    let raw_floor = overhead.saturating_add(raw.estimate);
-    let (raw_predicted, basis) = match cal.previous_call {
-        Some((step, real))
-            if !cal.agent_compacted
-                && step == raw.last_step
-                && step > 0
-                && (cal.raw.is_some() || pristine) =>
-        {
-            (
-                real.saturating_add(ratio.of(raw.increment)).max(raw_floor),
-                Basis::Recorded,
-            )
-        }
-        _ => (
-            overhead
-                .saturating_add(ratio.of(raw.estimate))
-                .max(raw_floor),
-            Basis::Estimate,
-        ),
-    };
-    let model = Prediction {
-        raw: raw_predicted,
-        raw_estimate: raw.estimate,
-        ratio,
-        overhead,
-    };
-    let predicted = model.of(estimate);
-    let tokens_before = predicted;
+        )
+    });
+    let (tokens_before, protect_from) = (before.predicted, before.protect_from);
 
     let mut pass = Pass {
         ctx,
         store,
-        model,
-        view_estimate: estimate,
-        predicted,
+        model: before.model,
+        view_estimate: tally.estimate,
+        predicted: before.predicted,
         new_entries: Vec::new(),
         misses: 0,
     };
     let mut tiers = Vec::new();
     let mut gated = false;
-    if ctx.mode == Mode::Step && predicted > trigger {
+    if ctx.mode == Mode::Step && tokens_before > trigger {
         let (streak, rerun) = gate_streak(store, ctx);
         // The gate holds only under the window: a live over-window call would be
         // rejected by the provider and re-enter compaction, so offline it always does.
-        if streak >= 2 && predicted <= w_eff {
+        if streak >= 2 && tokens_before <= w_eff {
             gated = true;
         } else {
             tiers = ladder(&mut pass, &mut parts, protect_from);
@@ -403,8 +359,14 @@ pub fn run_call_resuming(
             }
         }
     }
-    let predicted = pass.predicted;
-    let shrink_misses = pass.misses;
+    let after = After {
+        predicted: pass.predicted,
+        shrink_misses: pass.misses,
+        tiers,
+        gated,
+        estimated_messages: parts.iter().map(|p| p.tokens).sum(),
+        parts: parts.len(),
+    };
     let new_entries = pass.new_entries;
 
     // A run that keeps no view hashes it as it is projected (the same bytes).
@@ -417,7 +379,133 @@ pub fn run_call_resuming(
         let messages = view.messages.len();
         (view, stats, messages, hash)
     };
-    let ladder_ran = ctx.mode == Mode::Step && tokens_before > trigger && !gated;
+    CallOutput {
+        parts: SharedParts::new(parts),
+        view,
+        report: report(
+            ctx,
+            tally.restored,
+            &before,
+            after,
+            (view_hash, messages, stats),
+        ),
+        new_entries,
+    }
+}
+
+/// What a call's report needs of its parts as restored, counted part by
+/// part (so the parts need not be held together).
+#[derive(Default)]
+struct Tally {
+    restored: RestoreReport,
+    last_step: u32,
+    /// Some part is not raw, or is a summary.
+    touched: bool,
+    estimate: u64,
+    parts: usize,
+}
+
+impl Tally {
+    fn add(&mut self, p: &Part) {
+        restore::hold(&mut self.restored, p);
+        self.last_step = self.last_step.max(p.generation.unwrap_or(0));
+        self.touched |= p.state != parts::PartState::Raw || p.summary().is_some();
+        self.estimate += p.tokens;
+        self.parts += 1;
+    }
+}
+
+/// The prediction before any tier fires.
+struct Before {
+    model: Prediction,
+    predicted: u64,
+    raw_predicted: u64,
+    basis: Basis,
+    ratio: Ratio,
+    protect_from: u32,
+}
+
+impl Before {
+    /// `raw_of` measures the parts as the raw history when the context has
+    /// no raw measure (called only then, and only while they are raw).
+    fn new(ctx: &CallContext<'_>, tally: &Tally, raw_of: impl FnOnce() -> RawMeasure) -> Before {
+        let budget = ctx.budget;
+        let protect_from = (tally.last_step + 1).saturating_sub(budget.protect_recent_steps);
+        // The recorded usage measures this view only while it is still the raw
+        // history: nothing restored, reduced or folded, whichever path built it.
+        let pristine = !ctx.calibration.agent_compacted && !tally.touched;
+        let estimate = tally.estimate;
+        let cal = &ctx.calibration;
+        let overhead = cal.overhead.unwrap_or(0);
+        let ratio = cal.ratio.unwrap_or(UNIT_RATIO);
+        let raw = match cal.raw {
+            Some(r) => r,
+            // The parts are the raw history only while nothing was restored.
+            None if pristine => raw_of(),
+            None => RawMeasure {
+                estimate,
+                increment: 0,
+                last_step: tally.last_step,
+            },
+        };
+        let raw_floor = overhead.saturating_add(raw.estimate);
+        let (raw_predicted, basis) = match cal.previous_call {
+            Some((step, real))
+                if !cal.agent_compacted
+                    && step == raw.last_step
+                    && step > 0
+                    && (cal.raw.is_some() || pristine) =>
+            {
+                (
+                    real.saturating_add(ratio.of(raw.increment)).max(raw_floor),
+                    Basis::Recorded,
+                )
+            }
+            _ => (
+                overhead
+                    .saturating_add(ratio.of(raw.estimate))
+                    .max(raw_floor),
+                Basis::Estimate,
+            ),
+        };
+        let model = Prediction {
+            raw: raw_predicted,
+            raw_estimate: raw.estimate,
+            ratio,
+            overhead,
+        };
+        Before {
+            model,
+            predicted: model.of(estimate),
+            raw_predicted,
+            basis,
+            ratio,
+            protect_from,
+        }
+    }
+}
+
+/// What the ladder left.
+struct After {
+    predicted: u64,
+    shrink_misses: u32,
+    tiers: Vec<TierReport>,
+    gated: bool,
+    estimated_messages: u64,
+    parts: usize,
+}
+
+fn report(
+    ctx: &CallContext<'_>,
+    restored: RestoreReport,
+    before: &Before,
+    after: After,
+    (view_hash, messages, stats): (String, usize, project::ProjectStats),
+) -> Report {
+    let budget = ctx.budget;
+    let (trigger, stop, w_eff) = (budget.trigger(), budget.stop(), budget.w_eff());
+    let (tokens_before, predicted) = (before.predicted, after.predicted);
+    let ladder_ran = ctx.mode == Mode::Step && tokens_before > trigger && !after.gated;
     let status = if predicted <= trigger {
         Status::Ok
     } else if predicted > w_eff {
@@ -427,38 +515,96 @@ pub fn run_call_resuming(
     } else {
         Status::OverTrigger
     };
-    let report = Report {
+    Report {
         mode: ctx.mode,
         turn: ctx.turn,
         call: ctx.call,
         status,
-        tiers_fired: tiers.iter().map(|t: &TierReport| t.tier).collect(),
+        tiers_fired: after.tiers.iter().map(|t: &TierReport| t.tier).collect(),
         tokens_before,
         tokens_after: predicted,
         trigger,
         stop,
         w_eff,
-        basis,
-        ratio,
-        ratio_measured: cal.ratio.is_some(),
-        raw_predicted,
-        estimated_messages: parts.iter().map(|p| p.tokens).sum(),
+        basis: before.basis,
+        ratio: before.ratio,
+        ratio_measured: ctx.calibration.ratio.is_some(),
+        raw_predicted: before.raw_predicted,
+        estimated_messages: after.estimated_messages,
         overhead: ctx.calibration.overhead,
         restored,
-        tiers,
-        shrink_misses,
-        gated,
+        tiers: after.tiers,
+        shrink_misses: after.shrink_misses,
+        gated: after.gated,
         synthetic_results: stats.synthetic_results,
-        protected_from_step: protect_from,
-        parts: parts.len(),
+        protected_from_step: before.protect_from,
+        parts: after.parts,
         messages,
         view_hash,
-    };
-    CallOutput {
-        parts: SharedParts::new(parts),
-        view,
-        report,
-        new_entries,
+    }
+}
+
+/// A preflight whose view is not kept, fed its raw parts one by one in
+/// order as they are made (each complete: a tool call with its result, if
+/// it ever gets one) over a store with no stored summary (nothing folds,
+/// and a preflight reduces nothing): the same report as [`run_call_resuming`]
+/// gives over all of them, holding none of them.
+pub struct StreamedPreflight<'a> {
+    turn: u32,
+    estimator: &'a dyn Estimator,
+    store: StoreView<'a>,
+    tally: Tally,
+    projection: project::HashedProjection,
+}
+
+impl<'a> StreamedPreflight<'a> {
+    /// `None` when the store holds a summary (the parts must be held to fold it).
+    pub fn new(
+        turn: u32,
+        estimator: &'a dyn Estimator,
+        store: StoreView<'a>,
+    ) -> Option<StreamedPreflight<'a>> {
+        store.covers.is_empty().then(|| StreamedPreflight {
+            turn,
+            estimator,
+            store,
+            tally: Tally::default(),
+            projection: project::HashedProjection::default(),
+        })
+    }
+
+    /// The next raw part, restored, counted, projected and hashed.
+    pub fn push(&mut self, mut part: Part) {
+        restore::restore_part(&mut part, self.turn, self.store, self.estimator);
+        self.tally.add(&part);
+        self.projection.push(&part);
+    }
+
+    /// The call's output after the last part (no parts, no view, no
+    /// entries), or `None` when `ctx` is not a preflight of this turn or has
+    /// no raw measure (which would need the parts).
+    pub fn finish(self, ctx: &CallContext<'_>) -> Option<CallOutput> {
+        if ctx.mode != Mode::Preflight || ctx.turn != self.turn || ctx.calibration.raw.is_none() {
+            return None;
+        }
+        let tally = self.tally;
+        // Never called: the context has a raw measure.
+        let before = Before::new(ctx, &tally, RawMeasure::default);
+        let after = After {
+            predicted: before.predicted,
+            shrink_misses: 0,
+            tiers: Vec::new(),
+            gated: false,
+            estimated_messages: tally.estimate,
+            parts: tally.parts,
+        };
+        let hashed = self.projection.finish();
+        Some(CallOutput {
+            parts: SharedParts::default(),
+            view: View::default(),
+            report: report(ctx, tally.restored, &before, after, hashed),
+            new_entries: Vec::new(),
+        })
     }
 }
 

@@ -346,12 +346,28 @@ impl PartsBuilder {
 
     /// Drop the first `n` parts held (their content is no longer needed).
     pub fn drop_front(&mut self, n: usize) {
-        for (j, p) in self.parts.drain(..n).enumerate() {
+        self.take_front(n);
+    }
+
+    /// [`PartsBuilder::drop_front`], handing the parts over.
+    pub fn take_front(&mut self, n: usize) -> Vec<Part> {
+        let taken: Vec<Part> = self.parts.drain(..n).collect();
+        for (j, p) in taken.iter().enumerate() {
             if let PartBody::Tool { output, .. } = &p.body {
                 self.dropped_tools.insert(self.offset + j, output.is_some());
             }
         }
         self.offset += n;
+        taken
+    }
+
+    /// How many parts from the front are complete: no later row changes
+    /// them (a tool call is complete once it has its result).
+    pub fn complete(&self) -> usize {
+        self.parts
+            .iter()
+            .position(|p| matches!(&p.body, PartBody::Tool { output: None, .. }))
+            .unwrap_or(self.parts.len())
     }
 
     pub fn push(&mut self, m: &Message, est: &dyn Estimator) {
@@ -489,6 +505,60 @@ mod tests {
         let content = ToolContent::Text(text.into());
         let r = Message::tool_result(id.into(), content, false, 1);
         msg(r.role, r.kind, r.content, 1)
+    }
+
+    /// Parts taken from the front as soon as they are complete, then the
+    /// rest: the same parts as built whole, and a tool call waiting for
+    /// its result holds back everything after it.
+    #[test]
+    fn parts_taken_as_they_complete_are_the_parts_built_whole() {
+        let est = CharsPerToken::default();
+        let call = |id: &str| {
+            msg(
+                Role::Assistant,
+                Kind::Generation,
+                vec![Block::ToolUse {
+                    id: id.into(),
+                    name: "Read".into(),
+                    input: json!({"file_path": id}),
+                }],
+                1,
+            )
+        };
+        let text = |t: &str| {
+            msg(
+                Role::User,
+                Kind::Ask,
+                vec![Block::Text { text: t.into() }],
+                1,
+            )
+        };
+        let msgs = vec![
+            text("go"),
+            call("t1"),
+            call("t2"),
+            result("t2", "two"),
+            text("more"),
+            result("t1", "one"),
+            result("t1", "again"),
+            call("t3"),
+        ];
+        let mut b = PartsBuilder::default();
+        let mut taken = Vec::new();
+        let mut complete_after = Vec::new();
+        for m in &msgs {
+            b.push(m, &est);
+            complete_after.push(b.complete());
+            taken.extend(b.take_front(b.complete()));
+        }
+        // "go" at once; t1 holds back t2 and "more" until its result.
+        assert_eq!(complete_after, vec![1, 0, 0, 0, 0, 3, 1, 0]);
+        taken.extend(b.into_parts().0);
+        assert_eq!(taken, reconstruct(&msgs, &est));
+        assert!(
+            matches!(&taken[4].body, PartBody::Block { block: Block::Text { text }, .. } if text.contains("again")),
+            "a second result for a taken call is kept as text, as when built whole"
+        );
     }
 
     #[test]

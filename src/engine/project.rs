@@ -29,68 +29,104 @@ pub(crate) fn project(parts: &[Part]) -> (View, ProjectStats) {
 /// last message can still grow). The same hash as the projected view's
 /// [`View::hash`], with its number of messages and the stats.
 pub(crate) fn project_hashed(parts: &[Part]) -> (String, usize, ProjectStats) {
-    let mut p = Projector {
-        hashed: Some(StreamHash::default()),
-        ..Projector::default()
-    };
-    p.run(parts);
-    let mut h = p.hashed.take().expect("set above");
-    for m in &p.msgs {
-        h.push(m);
+    let mut p = HashedProjection::default();
+    for part in parts {
+        p.push(part);
     }
-    let n = h.messages();
-    (h.finish(), n, p.stats)
+    p.finish()
+}
+
+/// [`project_hashed`] fed one part at a time: the parts need not be held.
+pub(crate) struct HashedProjection(Projector);
+
+impl Default for HashedProjection {
+    fn default() -> HashedProjection {
+        HashedProjection(Projector {
+            hashed: Some(StreamHash::default()),
+            ..Projector::default()
+        })
+    }
+}
+
+impl HashedProjection {
+    /// Project the next part (its messages are hashed once final).
+    pub(crate) fn push(&mut self, part: &Part) {
+        self.0.part(part);
+    }
+
+    /// The hash, the number of messages and the stats, after the last part.
+    pub(crate) fn finish(mut self) -> (String, usize, ProjectStats) {
+        let p = &mut self.0;
+        p.end();
+        let mut h = p.hashed.take().unwrap_or_default();
+        for m in &p.msgs {
+            h.push(m);
+        }
+        let n = h.messages();
+        (h.finish(), n, p.stats)
+    }
 }
 
 impl Projector {
     fn run(&mut self, parts: &[Part]) {
-        let p = self;
         for part in parts {
-            match &part.body {
-                PartBody::Summary(head) => p.user(Block::Text {
-                    text: summary_block_text(&head.text),
-                }),
-                PartBody::Block {
-                    side: Side::User,
-                    block,
-                } => p.user(view_block(block)),
-                PartBody::Block {
-                    side: Side::Assistant,
-                    block,
-                } => p.assistant(part.generation, view_block(block)),
-                PartBody::Tool {
-                    id,
-                    name,
-                    input,
-                    output,
-                } => {
-                    p.assistant(
-                        part.generation,
-                        Block::ToolUse {
-                            id: id.clone(),
-                            name: name.clone(),
-                            input: input.clone(),
-                        },
-                    );
-                    let result = match output {
-                        Some(o) => Block::ToolResult {
+            self.part(part);
+        }
+        self.end();
+    }
+
+    /// Project the next part.
+    fn part(&mut self, part: &Part) {
+        let p = self;
+        match &part.body {
+            PartBody::Summary(head) => p.user(Block::Text {
+                text: summary_block_text(&head.text),
+            }),
+            PartBody::Block {
+                side: Side::User,
+                block,
+            } => p.user(view_block(block)),
+            PartBody::Block {
+                side: Side::Assistant,
+                block,
+            } => p.assistant(part.generation, view_block(block)),
+            PartBody::Tool {
+                id,
+                name,
+                input,
+                output,
+            } => {
+                p.assistant(
+                    part.generation,
+                    Block::ToolUse {
+                        id: id.clone(),
+                        name: name.clone(),
+                        input: input.clone(),
+                    },
+                );
+                let result = match output {
+                    Some(o) => Block::ToolResult {
+                        tool_use_id: id.clone(),
+                        content: non_empty(&o.content),
+                        is_error: o.is_error,
+                    },
+                    None => {
+                        p.stats.synthetic_results += 1;
+                        Block::ToolResult {
                             tool_use_id: id.clone(),
-                            content: non_empty(&o.content),
-                            is_error: o.is_error,
-                        },
-                        None => {
-                            p.stats.synthetic_results += 1;
-                            Block::ToolResult {
-                                tool_use_id: id.clone(),
-                                content: ToolContent::Text(NO_RESULT_TEXT.to_string()),
-                                is_error: true,
-                            }
+                            content: ToolContent::Text(NO_RESULT_TEXT.to_string()),
+                            is_error: true,
                         }
-                    };
-                    p.pending.push(result);
-                }
+                    }
+                };
+                p.pending.push(result);
             }
         }
+    }
+
+    /// After the last part.
+    fn end(&mut self) {
+        let p = self;
         p.flush();
         if p.msgs.is_empty() {
             // A request needs a message even when the history has no content yet.

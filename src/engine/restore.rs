@@ -59,42 +59,62 @@ pub(crate) fn restore(
     placeholder_images(&mut parts, current_turn, est, &mut report);
     parts = fold_stored(parts, store, est, &mut report, chain);
     for p in parts.iter_mut() {
-        if p.state != PartState::Raw || !p.is_tool() {
-            continue;
-        }
-        match store.snapshot.get(&p.address).cloned() {
-            Some(Entry::Shrink { rule, form }) => {
-                apply_form(p, &rule, &form, est);
-                report.forms_applied += 1;
-            }
-            Some(Entry::Drop) => {
-                apply_shell(p, est);
-                report.shells_applied += 1;
-            }
-            _ => {}
-        }
+        apply_stored(p, store, est, &mut report);
     }
     (parts, report)
 }
 
-/// What the parts hold from earlier calls, whichever path put it there
-/// (restored from the store now, or carried from the previous call's view):
-/// the report's `restored` counts what the view actually holds.
-pub(crate) fn holding(parts: &[Part]) -> RestoreReport {
-    let mut r = RestoreReport::default();
-    for p in parts {
-        match &p.state {
-            PartState::Shrunk { .. } => r.forms_applied += 1,
-            PartState::Dropped => r.shells_applied += 1,
-            PartState::Placeholder => r.images_placeheld += 1,
-            PartState::Raw => {}
-        }
-        if let Some(h) = p.summary() {
-            r.summary = Some(coverage_key(&h.coverage));
-            r.folded_parts = h.covers;
-        }
+/// [`restore`] of one part, for a history without stored summaries (none
+/// to fold): the same part as `restore` makes of it, so parts can be
+/// restored one by one as they are made.
+pub(crate) fn restore_part(
+    p: &mut Part,
+    current_turn: u32,
+    store: StoreView<'_>,
+    est: &dyn Estimator,
+) {
+    let mut report = RestoreReport::default();
+    placeholder_images(std::slice::from_mut(p), current_turn, est, &mut report);
+    apply_stored(p, store, est, &mut report);
+}
+
+/// Swap a tool part's stored form or shell in, if it has one.
+fn apply_stored(
+    p: &mut Part,
+    store: StoreView<'_>,
+    est: &dyn Estimator,
+    report: &mut RestoreReport,
+) {
+    if p.state != PartState::Raw || !p.is_tool() {
+        return;
     }
-    r
+    match store.snapshot.get(&p.address).cloned() {
+        Some(Entry::Shrink { rule, form }) => {
+            apply_form(p, &rule, &form, est);
+            report.forms_applied += 1;
+        }
+        Some(Entry::Drop) => {
+            apply_shell(p, est);
+            report.shells_applied += 1;
+        }
+        _ => {}
+    }
+}
+
+/// What a part holds from earlier calls, whichever path put it there
+/// (restored from the store now, or carried from the previous call's view),
+/// added to `r`: the report's `restored` counts what the view actually holds.
+pub(crate) fn hold(r: &mut RestoreReport, p: &Part) {
+    match &p.state {
+        PartState::Shrunk { .. } => r.forms_applied += 1,
+        PartState::Dropped => r.shells_applied += 1,
+        PartState::Placeholder => r.images_placeheld += 1,
+        PartState::Raw => {}
+    }
+    if let Some(h) = p.summary() {
+        r.summary = Some(coverage_key(&h.coverage));
+        r.folded_parts = h.covers;
+    }
 }
 
 /// Images in earlier turns were sent before; they are not re-sent.

@@ -39,7 +39,8 @@ use crate::engine::parts::{
 use crate::engine::restore::{StoreView, summary_part};
 use crate::engine::summarizer::Summarizer;
 use crate::engine::{
-    Calibration, CallContext, CallOutput, Mode, RawMeasure, SharedParts, run_call_resuming,
+    Calibration, CallContext, CallOutput, Mode, RawMeasure, SharedParts, StreamedPreflight,
+    run_call_resuming,
 };
 use crate::model::decimal::Ratio;
 use crate::model::{Kind, Message, Usage};
@@ -832,7 +833,8 @@ impl<'a> Driver<'a> {
 
     /// This driver makes one call whose view only its report needs: the
     /// view is hashed as it is projected and never held (the call's
-    /// [`CallOutput::view`] is left empty; its report is the same).
+    /// [`CallOutput::view`] is left empty, and so are its parts when no
+    /// summary is stored; its report is the same).
     pub fn one_shot_unkept(&mut self) {
         self.one_shot();
         self.hash_resume = HashResume::unkept();
@@ -883,11 +885,63 @@ impl<'a> Driver<'a> {
         let first = self.index.turn_first_call(k);
         let end = self.index.history_end(first);
         self.refresh(store)?;
+        if let Some(out) = self.preflight_streamed(first, end)? {
+            return Ok(out);
+        }
         let parts = self.raw_parts(end)?;
         self.raw
             .ensure(self.index, first, self.settings.estimator)?;
         let ctx = self.context(first, Mode::Preflight);
         Ok(self.run(parts, &ctx))
+    }
+
+    /// A one-shot preflight that keeps no view, over a store with no stored
+    /// summary: the raw parts are made a slice of rows at a time and each
+    /// complete one is restored, projected and hashed as it comes, so that
+    /// only the parts still waiting for a tool result are held, never the
+    /// whole history ([`StreamedPreflight`]). `None` where it does not
+    /// apply (then the built path runs, from the first row again).
+    fn preflight_streamed(
+        &mut self,
+        first: u32,
+        end: usize,
+    ) -> Result<Option<CallOutput>, StoreError> {
+        let index = self.index;
+        let fresh = self.raw_history.is_none();
+        if !(self.cached && self.one_shot && self.hash_resume.keeps_no_view() && fresh)
+            || first == 0
+            || first > index.calls() + 1
+        {
+            return Ok(None);
+        }
+        let snap = self.snapshot.as_ref().expect("refreshed before use");
+        let store = StoreView {
+            snapshot: &snap.entries,
+            covers: &snap.covers,
+            tool_forms: &self.tool_forms,
+        };
+        let est = self.settings.estimator;
+        let Some(mut stream) = StreamedPreflight::new(index.turn_of(first), est, store) else {
+            return Ok(None);
+        };
+        let (raw, mut builder, mut fed) = (&mut self.raw, PartsBuilder::default(), 0);
+        while fed < end {
+            let to = end.min(fed + FEED_ROWS);
+            index.each_row(fed, to, |i, m| {
+                builder.push(m, est);
+                raw.offer(index, i, m, est);
+            })?;
+            fed = to;
+            for p in builder.take_front(builder.complete()) {
+                stream.push(p);
+            }
+        }
+        for p in builder.into_parts().0 {
+            stream.push(p);
+        }
+        raw.ensure(index, first, est)?;
+        let ctx = self.context(first, Mode::Preflight);
+        Ok(stream.finish(&ctx))
     }
 
     /// The engine's operation over `parts`, with the snapshot as refreshed.
@@ -1099,6 +1153,9 @@ mod tests {
                 let mut once = Driver::new(&store, &index, settings()).unwrap();
                 once.one_shot_unkept();
                 let unkept = once.preflight(&store, k).unwrap();
+                // With no summary stored it streams its parts and keeps none.
+                let no_summary = once.snapshot.as_ref().unwrap().covers.is_empty();
+                prop_assert_eq!(unkept.parts.is_empty(), no_summary || built.parts.is_empty(), "call {}", k);
                 prop_assert_eq!(&unkept.report.view_hash, &built.view.hash(), "call {}", k);
                 prop_assert_eq!(unkept.report.messages, built.view.messages.len());
                 prop_assert_eq!(
@@ -1106,7 +1163,9 @@ mod tests {
                     serde_json::to_string(&built.report).unwrap(),
                     "call {}", k
                 );
-                prop_assert_eq!(&unkept.parts[..], &built.parts[..]);
+                if !no_summary {
+                    prop_assert_eq!(&unkept.parts[..], &built.parts[..]);
+                }
                 prop_assert_eq!(&unkept.new_entries, &built.new_entries);
                 prop_assert!(unkept.view.messages.is_empty());
                 stepper.step(&mut store, k).unwrap();

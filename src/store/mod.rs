@@ -269,14 +269,27 @@ impl Store {
     /// store and handed over in memory ([`Store::tool_forms`]), never
     /// written to the scratch store: a what-if costs its own state only.
     pub fn scratch_copy(&self, task: &str) -> Result<Store> {
+        self.scratch(task, true)
+    }
+
+    /// [`Store::scratch_copy`] for a run that never shrinks a tool part (a
+    /// preflight: only the ladder reads tool forms): none are read or lent,
+    /// so the scratch store's tool forms are an empty set.
+    pub fn scratch_copy_formless(&self, task: &str) -> Result<Store> {
+        self.scratch(task, false)
+    }
+
+    fn scratch(&self, task: &str, forms: bool) -> Result<Store> {
         let reader = self.reader();
         let record = reader
             .task(task)?
             .ok_or_else(|| StoreError::Corrupt(format!("no task {task}")))?;
-        let forms = reader.tool_forms(task)?;
         let mut scratch = Store::open_memory()?;
         scratch.transaction(|tx| tx.upsert_task(&record))?;
-        scratch.lent_forms = Some((task.to_string(), Arc::new(forms)));
+        if forms {
+            let forms = reader.tool_forms(task)?;
+            scratch.lent_forms = Some((task.to_string(), Arc::new(forms)));
+        }
         Ok(scratch)
     }
 
