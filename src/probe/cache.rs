@@ -150,20 +150,26 @@ impl Scorer {
     }
 }
 
-/// A 64-bit hash of a text, eight bytes at a time (a cache key: a collision
-/// costs a comparison, never a wrong piece).
+/// A 64-bit hash of a text's length and of a sample of its bytes (its ends
+/// and 16 evenly spaced words): a cache key, so a collision costs a
+/// comparison, never a wrong piece, and hashing costs the same at any length.
 fn hash_text(s: &str) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let bytes = s.as_bytes();
     let mut h = bytes.len() as u64;
-    let mut chunks = bytes.chunks_exact(8);
-    for c in &mut chunks {
-        let w = u64::from_le_bytes(c.try_into().expect("eight bytes"));
-        h = (h.rotate_left(5) ^ w).wrapping_mul(K);
+    let mut mix = |chunk: &[u8]| {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+    };
+    if bytes.len() <= 256 {
+        bytes.chunks(8).for_each(&mut mix);
+    } else {
+        bytes[..32].chunks(8).for_each(&mut mix);
+        bytes[bytes.len() - 32..].chunks(8).for_each(&mut mix);
+        let step = (bytes.len() - 8) / 16;
+        (0..16).for_each(|k| mix(&bytes[k * step..k * step + 8]));
     }
-    let mut tail = [0u8; 8];
-    tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-    h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(K);
     // Spread the high bits down (the table indexes by the low ones).
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
@@ -187,5 +193,38 @@ impl Hasher for Prehashed {
 
     fn write_u64(&mut self, n: u64) {
         self.0 = n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::{ViewMessage, ViewRole};
+
+    fn view(texts: &[&str]) -> View {
+        View {
+            messages: vec![ViewMessage {
+                role: ViewRole::User,
+                content: texts
+                    .iter()
+                    .map(|t| Block::Text {
+                        text: t.to_string(),
+                    })
+                    .collect(),
+            }],
+        }
+    }
+
+    #[test]
+    fn texts_with_one_hash_keep_their_own_pieces() {
+        let long = |c: &str| format!("{}{c}{}", "x ".repeat(145), "y ".repeat(155));
+        let (a, b) = (long("A"), long("B"));
+        assert_eq!(hash_text(&a), hash_text(&b), "byte 290 is not sampled");
+        assert_ne!(hash_text(&a), hash_text(&a[1..]));
+        let mut scorer = Scorer::default();
+        for texts in [&[&a][..], &[&b], &[&a, &b], &[&b, &a, &b]] {
+            let v = view(&texts.iter().map(|t| t.as_str()).collect::<Vec<_>>());
+            assert_eq!(scorer.view_text(&v), view_text(&v));
+        }
     }
 }
