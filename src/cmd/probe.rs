@@ -16,7 +16,7 @@ use super::style::{self, paint};
 use crate::engine::{Status, Tier};
 use crate::model::{Kind, Message, Role};
 use crate::probe::{
-    CallScore, Category, Evaluation, Probe, Worst, evaluate, extract, percent, worst,
+    CallScore, Category, Evaluation, Probe, Scorer, Worst, evaluate, extract, percent, worst,
 };
 use crate::view::{View, ViewMessage, ViewRole};
 
@@ -120,6 +120,7 @@ fn score_replay(
 ) -> Result<Replayed> {
     let summarizer = summarizer_of(budget_args, store)?;
     let mut scores = Vec::new();
+    let mut scorer = Scorer::default();
     let mut folds = 0;
     let mut last: Option<(Evaluation, Status, Vec<Tier>, u64, u64)> = None;
     let prices = crate::session::cost::Prices::default();
@@ -131,7 +132,7 @@ fn score_replay(
         (at, prices),
         "probing {wide_bar} {pos}/{len} calls",
         |row, out| {
-            let e = evaluate(probes, &out.view, r.index.history_end(row.call));
+            let e = scorer.evaluate(probes, &out.view, r.index.history_end(row.call));
             scores.push(CallScore::of(row.call, row.status, &row.tiers_fired, &e));
             if row
                 .tiers_fired

@@ -18,7 +18,7 @@ use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
 use crate::model::decimal::Micros;
 use crate::probe::{CallScore, worst};
-use crate::probe::{evaluate, extract, percent};
+use crate::probe::{Scorer, extract, percent};
 use crate::session::cost::{Prices, Totals};
 use crate::session::driver::RunSettings;
 use crate::session::replay::{ReplayOptions, StepRow, replay};
@@ -179,6 +179,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         false => None,
     };
     let mut scores: Vec<CallScore> = Vec::new();
+    let mut scorer = Scorer::default();
     let (rows, totals) = replay(target, &index, settings, opts, |row, out| -> Result<()> {
         if let Some(b) = &bar {
             b.inc(1);
@@ -188,7 +189,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
             write_view(dir, row.call, &out.view.canonical_bytes())?;
         }
         let score = probes.as_ref().map(|p| {
-            let e = evaluate(p, &out.view, index.history_end(row.call));
+            let e = scorer.evaluate(p, &out.view, index.history_end(row.call));
             CallScore::of(row.call, row.status, &row.tiers_fired, &e)
         });
         if args.jsonl {

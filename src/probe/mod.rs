@@ -22,11 +22,15 @@
 //! a tool-derived probe that is not is `recoverable` when the view still
 //! carries its call's recovery pointer (`tool:<id>`), else `lost`.
 
+mod cache;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use cache::Scorer;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use memchr::memmem;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -490,7 +494,11 @@ pub(crate) fn percent(permille: u64) -> String {
 /// record's first `history_rows` rows: probes from later rows are not judged,
 /// and of the `state` probes only the latest one before the view is.
 pub(crate) fn evaluate(probes: &[Probe], view: &View, history_rows: usize) -> Evaluation {
-    let text = view_text(view);
+    evaluate_text(probes, &view_text(view), history_rows)
+}
+
+/// `evaluate` on the view's text (as `view_text` made it).
+fn evaluate_text(probes: &[Probe], text: &str, history_rows: usize) -> Evaluation {
     let latest_state = probes
         .iter()
         .rposition(|p| p.category == Category::State && p.row < history_rows);
@@ -519,7 +527,7 @@ pub(crate) fn evaluate(probes: &[Probe], view: &View, history_rows: usize) -> Ev
         if p.row >= history_rows || (p.category == Category::State && Some(i) != latest_state) {
             continue;
         }
-        let outcome = judge(p, &text);
+        let outcome = judge(p, text);
         let c = categories
             .get_mut(p.category.name())
             .expect("every category");
@@ -557,7 +565,14 @@ pub(crate) fn evaluate(probes: &[Probe], view: &View, history_rows: usize) -> Ev
 
 /// One probe on a view's text (as `view_text` made it).
 pub(crate) fn judge(p: &Probe, view_text: &str) -> Outcome {
-    if view_text.contains(&p.expected) || p.also.iter().any(|a| view_text.contains(a.as_str())) {
+    judge_with(p, view_text, |needle| {
+        memmem::find(view_text.as_bytes(), needle.as_bytes()).is_some()
+    })
+}
+
+/// `judge`, with `has` telling whether a text is in the view's text.
+fn judge_with(p: &Probe, view_text: &str, has: impl Fn(&str) -> bool) -> Outcome {
+    if has(&p.expected) || p.also.iter().any(|a| has(a)) {
         Outcome::Passed
     } else if p
         .pointer

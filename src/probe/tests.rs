@@ -1,3 +1,4 @@
+use proptest::prelude::*;
 use serde_json::json;
 
 use super::*;
@@ -223,4 +224,170 @@ fn a_deliverable_passes_by_its_path_below_the_working_directory() {
         Outcome::Lost,
         "a file name alone is not the path"
     );
+}
+
+/// A block of each kind `view_text` reads, with `s` as its text.
+fn block_of(kind: u8, s: &str) -> Block {
+    match kind % 5 {
+        0 => text(s),
+        1 => Block::ToolUse {
+            id: "c1".into(),
+            name: s.into(),
+            input: json!({"command": s, "n": 1, "args": [s, "x"]}),
+        },
+        2 => Block::ToolResult {
+            tool_use_id: "c1".into(),
+            content: ToolContent::Text(s.into()),
+            is_error: false,
+        },
+        3 => Block::ToolResult {
+            tool_use_id: "c1".into(),
+            content: ToolContent::Text(json!({"output": s, "metadata": {}}).to_string()),
+            is_error: true,
+        },
+        _ => Block::Thinking {
+            thinking: s.into(),
+            signature: None,
+        },
+    }
+}
+
+fn view_of_blocks(blocks: Vec<Vec<Block>>) -> View {
+    View {
+        messages: blocks
+            .into_iter()
+            .map(|content| ViewMessage {
+                role: ViewRole::Assistant,
+                content,
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn cached_view_text_is_the_whole_text_at_block_boundaries() {
+    let cases: [&[&str]; 6] = [
+        // `ESC` ends a block: it takes the block's line break, the words join.
+        &["abc\u{1b}", "def"],
+        // A CSI left open runs into the next block (the fallback path).
+        &["abc\u{1b}[12", "3mdef", "ghi"],
+        // An OSC left open swallows the next block up to its BEL.
+        &["a\u{1b}]0;title", "still title\u{7}b", "c"],
+        // Whitespace-only and empty blocks between words.
+        &["a", " \t ", "", "b", "\u{1b}[0m", "c"],
+        // A carriage return at a block's end, a no-break space at its start.
+        &["a\r", "\u{a0}b\u{85}", "\u{9b}31mc"],
+        &[],
+    ];
+    let mut scorer = Scorer::default();
+    for texts in cases {
+        let view = view_of(texts);
+        assert_eq!(scorer.view_text(&view), view_text(&view), "{texts:?}");
+    }
+    assert_eq!(scorer.view_text(&view_of(&["abc\u{1b}", "def"])), "abcdef");
+    assert_eq!(
+        scorer.view_text(&view_of(&["abc\u{1b}[12", "3mdef", "ghi"])),
+        "abcdef ghi"
+    );
+}
+
+const FRAGMENTS: &[&str] = &[
+    "a",
+    "b",
+    "ab",
+    "tool:c1",
+    "tool:c1x",
+    " ",
+    "  ",
+    "\n",
+    "\t",
+    "\r",
+    "\r\n",
+    "\u{a0}",
+    "\u{3000}",
+    "\u{85}",
+    "\u{7}",
+    "\u{1b}",
+    "\u{1b}[",
+    "\u{1b}[31m",
+    "\u{1b}[1;2",
+    "\u{1b}]0;t",
+    "\u{1b}\\",
+    "\u{9b}",
+    "\u{9b}2",
+    "m",
+    "Z",
+    "é",
+    "{\"output\"",
+    "[",
+    "]",
+];
+
+fn fragment_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(FRAGMENTS), 0..8).prop_map(|f| f.concat())
+}
+
+proptest::proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The scorer's text and scores are `view_text`'s and `evaluate`'s, call
+    /// after call, with blocks repeating between views (cached) and probes
+    /// cut from the whole text (so they span blocks).
+    #[test]
+    fn the_scorer_scores_as_the_whole_text_does(
+        pool in prop::collection::vec((0u8..5, fragment_text()), 1..8),
+        views in prop::collection::vec(
+            prop::collection::vec(prop::collection::vec(0usize..8, 0..4), 0..5),
+            1..5,
+        ),
+        cuts in prop::collection::vec((0usize..200, 0usize..40, 0u8..3), 0..8),
+        extra in prop::collection::vec(fragment_text(), 0..3),
+    ) {
+        let pool: Vec<Block> = pool.iter().map(|(k, s)| block_of(*k, s)).collect();
+        let mut scorer = Scorer::default();
+        for messages in views {
+            let view = view_of_blocks(
+                messages
+                    .iter()
+                    .map(|m| m.iter().map(|&i| pool[i % pool.len()].clone()).collect())
+                    .collect(),
+            );
+            let whole = view_text(&view);
+            let cached = scorer.view_text(&view);
+            prop_assert_eq!(&cached, &whole);
+            let chars: Vec<char> = whole.chars().collect();
+            let mut expected: Vec<String> = cuts
+                .iter()
+                .map(|&(at, len, _)| {
+                    let at = at.min(chars.len());
+                    chars[at..(at + len).min(chars.len())].iter().collect()
+                })
+                .collect();
+            expected.extend(extra.iter().map(|e| normalise_whitespace(e)));
+            let probes: Vec<Probe> = expected
+                .into_iter()
+                .enumerate()
+                .map(|(i, expected)| Probe {
+                    category: Category::ALL[i % Category::ALL.len()],
+                    also: if i % 2 == 0 { vec![format!("{expected}b")] } else { Vec::new() },
+                    expected,
+                    source: format!("text:{i}"),
+                    line: i as u64,
+                    row: i % 3,
+                    pointer: (i % 3 == 0).then(|| "tool:c1".to_string()),
+                })
+                .collect();
+            for p in &probes {
+                // `judge` as it was before it searched with `memmem`.
+                let with_contains = judge_with(p, &whole, |n| whole.contains(n));
+                prop_assert_eq!(judge(p, &cached), with_contains);
+            }
+            for rows in 0..4 {
+                prop_assert_eq!(
+                    scorer.evaluate(&probes, &view, rows),
+                    evaluate(&probes, &view, rows)
+                );
+            }
+        }
+    }
 }
