@@ -1155,6 +1155,57 @@ mod tests {
     use crate::store::{DbLocation, Store};
     use crate::summarize::StaticCheckpoint;
 
+    #[test]
+    fn the_snapshot_cache_holds_no_summary_text_and_reads_it_by_key() {
+        let mut store = Store::open_memory().unwrap();
+        let summary = |text: &str| Entry::Summary {
+            text: text.into(),
+            covers: 3,
+            summarizer: "extractive".into(),
+            extends: None,
+            minted_turn: 1,
+            minted_call: 2,
+        };
+        let (key, later) = (coverage_key(&[7; 32]), coverage_key(&[8; 32]));
+        let shrink = Entry::Shrink {
+            rule: "r".into(),
+            form: serde_json::json!({"input": {"a": 1}}),
+        };
+        store
+            .transaction(|tx| -> Result<(), StoreError> {
+                tx.upsert_task(&crate::store::TaskRecord {
+                    id: "t".into(),
+                    format: "anthropic".into(),
+                    ..Default::default()
+                })?;
+                tx.put_entry("t", "p", &key, &summary("## Requests\n- #1: a").to_value())?;
+                tx.put_entry("t", "p", "tool:x", &shrink.to_value())?;
+                tx.put_entry("t", "p", "meta:x", &serde_json::json!({"kind": "nonsense"}))
+            })
+            .unwrap();
+        let mut cache = SnapshotCache::read((0, 0), &store, "t", "p").unwrap();
+        assert_eq!(
+            cache.entries.len(),
+            2,
+            "an entry that does not decode is left out"
+        );
+        assert_eq!(cache.entries[&key], summary(""));
+        assert!(cache.covers.contains(&[7; 32]));
+        // The driver's own write is held the same way, and read back whole.
+        let text = "## Requests\n- #1: a\n- #2: b";
+        store
+            .transaction(|tx| tx.put_entry("t", "p", &later, &summary(text).to_value()))
+            .unwrap();
+        cache.put(&later, &summary(text).to_value());
+        assert_eq!(cache.entries[&later], summary(""));
+        let stored = cached(&cache, &store, "t", "p");
+        assert_eq!(stored.entry(&key), Some(summary("## Requests\n- #1: a")));
+        assert_eq!(stored.entry(&later), Some(summary(text)));
+        assert_eq!(stored.entry("tool:x"), Some(shrink));
+        assert_eq!(stored.entry("meta:x"), None);
+        stored.check().unwrap();
+    }
+
     /// Put a simulated transcript into a store the way import does.
     fn stored(events: &[crate::session::props::Ev], store: &mut Store) -> TaskRecordIndex {
         let sim = build(events);

@@ -434,6 +434,30 @@ mod tests {
     }
 
     #[test]
+    fn a_scratch_store_spills_to_a_temporary_file_and_has_no_second_connection() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&DbLocation::File(dir.path().join("s.db"))).unwrap();
+        let record = TaskRecord {
+            id: "t".into(),
+            format: "anthropic".into(),
+            ..Default::default()
+        };
+        s.transaction(|tx| tx.upsert_task(&record)).unwrap();
+        let scratch = s.scratch_copy("t").unwrap();
+        let pragma = |name: &str| {
+            scratch
+                .conn
+                .query_row(&format!("PRAGMA {name}"), [], |r| r.get::<_, i64>(0))
+                .unwrap()
+        };
+        // 1 = FILE: pages past the cache spill to a temporary file.
+        assert_eq!(pragma("temp_store"), 1);
+        assert_eq!(scratch.version().unwrap(), STORE_VERSION);
+        assert!(scratch.reader().task("t").unwrap().is_some());
+        assert!(scratch.reopen().unwrap().is_none());
+    }
+
+    #[test]
     fn fresh_store_has_current_version() {
         let s = Store::open_memory().unwrap();
         assert_eq!(s.version().unwrap(), STORE_VERSION);
