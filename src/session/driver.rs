@@ -1173,11 +1173,7 @@ mod tests {
         };
         store
             .transaction(|tx| -> Result<(), StoreError> {
-                tx.upsert_task(&crate::store::TaskRecord {
-                    id: "t".into(),
-                    format: "anthropic".into(),
-                    ..Default::default()
-                })?;
+                tx.upsert_task(&task_t())?;
                 tx.put_entry("t", "p", &key, &summary("## Requests\n- #1: a").to_value())?;
                 tx.put_entry("t", "p", "tool:x", &shrink.to_value())?;
                 tx.put_entry("t", "p", "meta:x", &serde_json::json!({"kind": "nonsense"}))
@@ -1206,16 +1202,21 @@ mod tests {
         stored.check().unwrap();
     }
 
+    /// The record of the tests' task `t`.
+    fn task_t() -> crate::store::TaskRecord {
+        crate::store::TaskRecord {
+            id: "t".into(),
+            format: "anthropic".into(),
+            ..Default::default()
+        }
+    }
+
     /// Put a simulated transcript into a store the way import does.
     fn stored(events: &[crate::session::props::Ev], store: &mut Store) -> TaskRecordIndex {
         let sim = build(events);
         store
             .transaction(|tx| -> Result<(), StoreError> {
-                tx.upsert_task(&crate::store::TaskRecord {
-                    id: "t".into(),
-                    format: "anthropic".into(),
-                    ..Default::default()
-                })?;
+                tx.upsert_task(&task_t())?;
                 tx.append_messages("t", None, sim.messages())?;
                 for f in sim.forms.values() {
                     tx.put_tool_form("t", f)?;
