@@ -3,8 +3,6 @@
 //! metadata entries (`meta:anchor`, `meta:gate`). Never a decision: every
 //! entry is an input the next call re-derives its view from.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -62,16 +60,6 @@ impl Entry {
     pub fn from_value(v: &Value) -> Option<Entry> {
         serde_json::from_value(v.clone()).ok()
     }
-}
-
-/// A task's snapshot entries decoded once, as they are read from the store.
-/// An entry that does not decode (corrupt, or not the engine's) is left out:
-/// it is never trusted.
-pub(crate) fn decode_all(entries: &BTreeMap<String, Value>) -> BTreeMap<String, Entry> {
-    entries
-        .iter()
-        .filter_map(|(k, v)| Some((k.clone(), Entry::from_value(v)?)))
-        .collect()
 }
 
 #[cfg(test)]

@@ -695,7 +695,7 @@ fn increment_since(parts: &[Part], step: u32, est: &dyn Estimator) -> u64 {
 /// The anti-thrash streak this call starts from, and whether this call is a
 /// re-run of the call that last wrote the gate (a re-run never rewrites it).
 fn gate_streak(store: StoreView<'_>, ctx: &CallContext<'_>) -> (u32, bool) {
-    match store.snapshot.get(GATE_KEY).cloned() {
+    match store.snapshot.entry(GATE_KEY) {
         Some(Entry::Gate {
             turn,
             call,

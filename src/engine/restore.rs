@@ -17,11 +17,25 @@ use super::toolrules::ToolForm;
 use crate::model::{Block, Kind, ToolContent};
 use crate::view::text::image_label;
 
+/// A task's `task_compaction_snapshot` entries, read by key: a decoded map,
+/// or a caller's cache that reads some entries (a summary's long text) from
+/// its store only when one is asked for.
+pub trait Snapshot {
+    /// The entry under `key`, if there is one that decodes.
+    fn entry(&self, key: &str) -> Option<Entry>;
+}
+
+impl Snapshot for BTreeMap<String, Entry> {
+    fn entry(&self, key: &str) -> Option<Entry> {
+        self.get(key).cloned()
+    }
+}
+
 /// The store entries one call reads, loaded by the caller.
 #[derive(Clone, Copy)]
 pub struct StoreView<'a> {
     /// `task_compaction_snapshot` entries of the task, by key.
-    pub snapshot: &'a BTreeMap<String, Entry>,
+    pub snapshot: &'a dyn Snapshot,
     /// The coverage hashes of the `cov:` keys among them, decoded
     /// ([`super::parts::decode_coverage_key`]).
     pub covers: &'a HashSet<[u8; 32]>,
@@ -88,7 +102,7 @@ fn apply_stored(
     if p.state != PartState::Raw || !p.is_tool() {
         return;
     }
-    match store.snapshot.get(&p.address).cloned() {
+    match store.snapshot.entry(&p.address) {
         Some(Entry::Shrink { rule, form }) => {
             apply_form(p, &rule, &form, est);
             report.forms_applied += 1;
@@ -214,7 +228,7 @@ fn fold_stored(
         minted_turn,
         minted_call,
         ..
-    }) = store.snapshot.get(&key).cloned()
+    }) = store.snapshot.entry(&key)
     else {
         return parts; // a corrupt entry is skipped, never trusted
     };

@@ -29,14 +29,14 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::engine::budget::Budget;
-use crate::engine::entries::{ANCHOR_KEY, Entry, decode_all};
+use crate::engine::entries::{ANCHOR_KEY, Entry};
 use crate::engine::estimate::Estimator;
 use crate::engine::measure::MeasureBuilder;
 use crate::engine::parts::{
     ChainResume, Part, PartsBuilder, SummaryHead, coverage_key, coverage_next, coverage_start,
     decode_coverage_key, reconstruct,
 };
-use crate::engine::restore::{StoreView, summary_part};
+use crate::engine::restore::{Snapshot, StoreView, summary_part};
 use crate::engine::summarizer::Summarizer;
 use crate::engine::{
     Calibration, CallContext, CallOutput, Mode, RawMeasure, SharedParts, StreamedPreflight,
@@ -534,7 +534,11 @@ pub fn resume_point(
     )
 }
 
-/// A profile's snapshot entries as the driver last read them, decoded.
+/// A profile's snapshot entries as the driver last read them, decoded, with
+/// every summary's text left out (read again by key when a summary is
+/// restored, see [`CachedSnapshot`]): each floor stores a summary that
+/// extends the last one, so the texts together grow with the square of the
+/// history (at 100K calls, GBs), while a call reads one of them at most.
 struct SnapshotCache {
     /// The store instance and its `data_version` when they were read.
     read_at: (u64, i64),
@@ -544,6 +548,22 @@ struct SnapshotCache {
 }
 
 impl SnapshotCache {
+    /// The profile's entries read from `store`, one row at a time.
+    fn read(
+        read_at: (u64, i64),
+        store: &Store,
+        task: &str,
+        profile: &str,
+    ) -> Result<SnapshotCache, StoreError> {
+        let mut entries = BTreeMap::new();
+        store.reader().each_entry(task, profile, |key, v| {
+            if let Some(e) = Entry::from_value(&v) {
+                entries.insert(key, without_text(e));
+            }
+        })?;
+        Ok(SnapshotCache::new(read_at, entries))
+    }
+
     fn new(read_at: (u64, i64), entries: BTreeMap<String, Entry>) -> SnapshotCache {
         let covers = entries
             .keys()
@@ -558,11 +578,11 @@ impl SnapshotCache {
 
     /// The store now holds `value` under `key` (written by this driver).
     fn put(&mut self, key: &str, value: &serde_json::Value) {
-        // Decoded as the store's reader would: an entry that does not decode
-        // is left out, as `decode_all` leaves it out.
+        // Decoded as `SnapshotCache::read` decodes: an entry that does not
+        // decode is left out (never trusted).
         match Entry::from_value(value) {
             Some(e) => {
-                self.entries.insert(key.to_string(), e);
+                self.entries.insert(key.to_string(), without_text(e));
                 self.covers.extend(decode_coverage_key(key));
             }
             None => {
@@ -572,6 +592,54 @@ impl SnapshotCache {
                 }
             }
         }
+    }
+}
+
+/// `e` as the cache keeps it: a summary without its text.
+fn without_text(mut e: Entry) -> Entry {
+    if let Entry::Summary { text, .. } = &mut e {
+        *text = String::new();
+    }
+    e
+}
+
+/// The cache as the engine reads it: a summary is read whole from the store
+/// it was cached from (the cache is current: refreshed before every call,
+/// and no write happens during one). A read that fails is kept for the
+/// driver to return after the call.
+struct CachedSnapshot<'s> {
+    cache: &'s SnapshotCache,
+    store: &'s Store,
+    task: &'s str,
+    profile: &'s str,
+    failed: RefCell<Option<StoreError>>,
+}
+
+impl CachedSnapshot<'_> {
+    fn read(&self, key: &str) -> Result<Option<Entry>, StoreError> {
+        Ok(match self.cache.entries.get(key) {
+            Some(Entry::Summary { .. }) => self
+                .store
+                .reader()
+                .entry(self.task, self.profile, key)?
+                .as_ref()
+                .and_then(Entry::from_value),
+            e => e.cloned(),
+        })
+    }
+
+    /// The first read that failed, if any.
+    fn check(self) -> Result<(), StoreError> {
+        self.failed.into_inner().map_or(Ok(()), Err)
+    }
+}
+
+impl Snapshot for CachedSnapshot<'_> {
+    fn entry(&self, key: &str) -> Option<Entry> {
+        self.read(key).unwrap_or_else(|e| {
+            self.failed.borrow_mut().get_or_insert(e);
+            None
+        })
     }
 }
 
@@ -644,6 +712,22 @@ fn longest_fold<'s>(snap: &'s SnapshotCache, raw: &RawHistory) -> Option<(usize,
         .iter()
         .filter_map(|h| raw.at.get(h).map(|&i| (i, h)))
         .max_by_key(|(i, _)| *i)
+}
+
+/// The snapshot cache as the engine reads it, from `store`.
+fn cached<'s>(
+    snap: &'s SnapshotCache,
+    store: &'s Store,
+    task: &'s str,
+    profile: &'s str,
+) -> CachedSnapshot<'s> {
+    CachedSnapshot {
+        cache: snap,
+        store,
+        task,
+        profile,
+        failed: RefCell::new(None),
+    }
 }
 
 /// Drives calls over one task, keeping the previous call's parts in memory.
@@ -740,8 +824,8 @@ impl<'a> Driver<'a> {
         if self.cached && self.snapshot.as_ref().is_some_and(|c| c.read_at == at) {
             return Ok(());
         }
-        let entries = decode_all(&store.reader().entries(&self.index.task, &self.profile)?);
-        self.snapshot = Some(SnapshotCache::new(at, entries));
+        let cache = SnapshotCache::read(at, store, &self.index.task, &self.profile)?;
+        self.snapshot = Some(cache);
         Ok(())
     }
 
@@ -749,7 +833,7 @@ impl<'a> Driver<'a> {
     /// longest stored summary whose coverage is a prefix of them is already
     /// folded in (what restore would fold; it finds nothing longer), so only
     /// the summary and what follows it are copied.
-    fn raw_parts(&mut self, end: usize) -> Result<Vec<Part>, StoreError> {
+    fn raw_parts(&mut self, store: &Store, end: usize) -> Result<Vec<Part>, StoreError> {
         let est = self.settings.estimator;
         let index = self.index;
         if !self.cached {
@@ -776,8 +860,9 @@ impl<'a> Driver<'a> {
                 raw.builder.drop_front(i - raw.builder.offset());
             }
         }
-        let best = longest_fold(snap, raw).and_then(|(i, h)| {
-            match snap.entries.get(&coverage_key(h)) {
+        let stored = cached(snap, store, &index.task, &self.profile);
+        let best = match longest_fold(snap, raw) {
+            Some((i, h)) => match stored.read(&coverage_key(h))? {
                 Some(Entry::Summary {
                     text,
                     covers,
@@ -788,17 +873,18 @@ impl<'a> Driver<'a> {
                 }) => Some((
                     i,
                     SummaryHead {
-                        text: text.clone(),
+                        text,
                         coverage: *h,
-                        covers: *covers,
-                        summarizer: summarizer.clone(),
-                        minted_at: (*minted_turn, *minted_call),
+                        covers,
+                        summarizer,
+                        minted_at: (minted_turn, minted_call),
                     },
                 )),
                 // Restore skips a corrupt entry the same way.
                 _ => None,
-            }
-        });
+            },
+            None => None,
+        };
         // The parts needed from here on: all of them with no summary, else
         // the last one it folds (for the head) and what follows.
         let need = best.as_ref().map_or(0, |(i, _)| *i);
@@ -885,14 +971,14 @@ impl<'a> Driver<'a> {
         let first = self.index.turn_first_call(k);
         let end = self.index.history_end(first);
         self.refresh(store)?;
-        if let Some(out) = self.preflight_streamed(first, end)? {
+        if let Some(out) = self.preflight_streamed(store, first, end)? {
             return Ok(out);
         }
-        let parts = self.raw_parts(end)?;
+        let parts = self.raw_parts(store, end)?;
         self.raw
             .ensure(self.index, first, self.settings.estimator)?;
         let ctx = self.context(first, Mode::Preflight);
-        Ok(self.run(parts, &ctx))
+        self.run(store, parts, &ctx)
     }
 
     /// A one-shot preflight that keeps no view, over a store with no stored
@@ -903,6 +989,7 @@ impl<'a> Driver<'a> {
     /// apply (then the built path runs, from the first row again).
     fn preflight_streamed(
         &mut self,
+        store: &Store,
         first: u32,
         end: usize,
     ) -> Result<Option<CallOutput>, StoreError> {
@@ -915,8 +1002,9 @@ impl<'a> Driver<'a> {
             return Ok(None);
         }
         let snap = self.snapshot.as_ref().expect("refreshed before use");
+        let stored = cached(snap, store, &index.task, &self.profile);
         let store = StoreView {
-            snapshot: &snap.entries,
+            snapshot: &stored,
             covers: &snap.covers,
             tool_forms: &self.tool_forms,
         };
@@ -941,27 +1029,37 @@ impl<'a> Driver<'a> {
         }
         raw.ensure(index, first, est)?;
         let ctx = self.context(first, Mode::Preflight);
-        Ok(stream.finish(&ctx))
+        let out = stream.finish(&ctx);
+        stored.check()?;
+        Ok(out)
     }
 
     /// The engine's operation over `parts`, with the snapshot as refreshed.
-    fn run(&mut self, parts: Vec<Part>, ctx: &CallContext<'_>) -> CallOutput {
+    fn run(
+        &mut self,
+        store: &Store,
+        parts: Vec<Part>,
+        ctx: &CallContext<'_>,
+    ) -> Result<CallOutput, StoreError> {
         let snap = self.snapshot.as_ref().expect("refreshed before use");
         if !self.cached {
             self.hash_resume.reset();
             self.chain = ChainResume::default();
         }
-        run_call_resuming(
+        let stored = cached(snap, store, &self.index.task, &self.profile);
+        let out = run_call_resuming(
             parts,
             ctx,
             StoreView {
-                snapshot: &snap.entries,
+                snapshot: &stored,
                 covers: &snap.covers,
                 tool_forms: &self.tool_forms,
             },
             &mut self.hash_resume,
             &mut self.chain,
-        )
+        );
+        stored.check()?;
+        Ok(out)
     }
 
     /// Step at call `k`: the full operation over checkpoint + growth. The new
@@ -997,7 +1095,7 @@ impl<'a> Driver<'a> {
         self.tool_index = tool_index;
         self.refresh(store)?;
         let ctx = self.context(k, Mode::Step);
-        let out = self.run(parts, &ctx);
+        let out = self.run(store, parts, &ctx)?;
         let mut writes = out.new_entries.clone();
         if self.index.ends_turn(k) && k <= self.index.calls() {
             // Turn end: persist the calibration anchor for the next turn's preflight.
@@ -1057,16 +1155,68 @@ mod tests {
     use crate::store::{DbLocation, Store};
     use crate::summarize::StaticCheckpoint;
 
+    #[test]
+    fn the_snapshot_cache_holds_no_summary_text_and_reads_it_by_key() {
+        let mut store = Store::open_memory().unwrap();
+        let summary = |text: &str| Entry::Summary {
+            text: text.into(),
+            covers: 3,
+            summarizer: "extractive".into(),
+            extends: None,
+            minted_turn: 1,
+            minted_call: 2,
+        };
+        let (key, later) = (coverage_key(&[7; 32]), coverage_key(&[8; 32]));
+        let shrink = Entry::Shrink {
+            rule: "r".into(),
+            form: serde_json::json!({"input": {"a": 1}}),
+        };
+        store
+            .transaction(|tx| -> Result<(), StoreError> {
+                tx.upsert_task(&task_t())?;
+                tx.put_entry("t", "p", &key, &summary("## Requests\n- #1: a").to_value())?;
+                tx.put_entry("t", "p", "tool:x", &shrink.to_value())?;
+                tx.put_entry("t", "p", "meta:x", &serde_json::json!({"kind": "nonsense"}))
+            })
+            .unwrap();
+        let mut cache = SnapshotCache::read((0, 0), &store, "t", "p").unwrap();
+        assert_eq!(
+            cache.entries.len(),
+            2,
+            "an entry that does not decode is left out"
+        );
+        assert_eq!(cache.entries[&key], summary(""));
+        assert!(cache.covers.contains(&[7; 32]));
+        // The driver's own write is held the same way, and read back whole.
+        let text = "## Requests\n- #1: a\n- #2: b";
+        store
+            .transaction(|tx| tx.put_entry("t", "p", &later, &summary(text).to_value()))
+            .unwrap();
+        cache.put(&later, &summary(text).to_value());
+        assert_eq!(cache.entries[&later], summary(""));
+        let stored = cached(&cache, &store, "t", "p");
+        assert_eq!(stored.entry(&key), Some(summary("## Requests\n- #1: a")));
+        assert_eq!(stored.entry(&later), Some(summary(text)));
+        assert_eq!(stored.entry("tool:x"), Some(shrink));
+        assert_eq!(stored.entry("meta:x"), None);
+        stored.check().unwrap();
+    }
+
+    /// The record of the tests' task `t`.
+    fn task_t() -> crate::store::TaskRecord {
+        crate::store::TaskRecord {
+            id: "t".into(),
+            format: "anthropic".into(),
+            ..Default::default()
+        }
+    }
+
     /// Put a simulated transcript into a store the way import does.
     fn stored(events: &[crate::session::props::Ev], store: &mut Store) -> TaskRecordIndex {
         let sim = build(events);
         store
             .transaction(|tx| -> Result<(), StoreError> {
-                tx.upsert_task(&crate::store::TaskRecord {
-                    id: "t".into(),
-                    format: "anthropic".into(),
-                    ..Default::default()
-                })?;
+                tx.upsert_task(&task_t())?;
                 tx.append_messages("t", None, sim.messages())?;
                 for f in sim.forms.values() {
                     tx.put_tool_form("t", f)?;

@@ -182,6 +182,28 @@ impl Store {
             path: path_str.clone(),
             source,
         })?;
+        Store::with_connection(conn, location)
+    }
+
+    /// A private store in SQLite's temporary database (an empty file name):
+    /// like an in-memory one it has no second connection and is gone when
+    /// closed, but what outgrows its page cache spills to a temporary file
+    /// (`temp_store = FILE`), so the state a long what-if run writes (each
+    /// floor summary extends the last: over a GB at 100K calls) is not held
+    /// in memory.
+    fn open_temp() -> Result<Store> {
+        let location = DbLocation::Memory;
+        let conn = Connection::open("").map_err(|source| StoreError::Open {
+            path: "a temporary store".to_string(),
+            source,
+        })?;
+        conn.pragma_update(None, "temp_store", "FILE")?;
+        Store::with_connection(conn, &location)
+    }
+
+    /// The store over an open connection to `location`, migrated.
+    fn with_connection(conn: Connection, location: &DbLocation) -> Result<Store> {
+        let path_str = location.display();
         conn.busy_timeout(concurrency::BUSY_WAIT)?;
         if matches!(location, DbLocation::File(_)) {
             // A brand-new file gets larger pages: transcript rows run to
@@ -262,7 +284,7 @@ impl Store {
         Ok(out)
     }
 
-    /// An in-memory store for a what-if run over one task: its task record,
+    /// A temporary store for a what-if run over one task: its task record,
     /// no compaction state, and none of its rows. A run reads the rows from
     /// the store itself (a `TaskRecordIndex` loaded before) and writes its
     /// state here. The task's import-time tool forms are read once from this
@@ -284,7 +306,7 @@ impl Store {
         let record = reader
             .task(task)?
             .ok_or_else(|| StoreError::Corrupt(format!("no task {task}")))?;
-        let mut scratch = Store::open_memory()?;
+        let mut scratch = Store::open_temp()?;
         scratch.transaction(|tx| tx.upsert_task(&record))?;
         if forms {
             let forms = reader.tool_forms(task)?;
@@ -409,6 +431,30 @@ mod tests {
         assert_eq!(cache(&s), -IMPORT_CACHE_KIB);
         let other = s.reopen().unwrap().unwrap();
         assert_eq!(cache(&other), default);
+    }
+
+    #[test]
+    fn a_scratch_store_spills_to_a_temporary_file_and_has_no_second_connection() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&DbLocation::File(dir.path().join("s.db"))).unwrap();
+        let record = TaskRecord {
+            id: "t".into(),
+            format: "anthropic".into(),
+            ..Default::default()
+        };
+        s.transaction(|tx| tx.upsert_task(&record)).unwrap();
+        let scratch = s.scratch_copy("t").unwrap();
+        let pragma = |name: &str| {
+            scratch
+                .conn
+                .query_row(&format!("PRAGMA {name}"), [], |r| r.get::<_, i64>(0))
+                .unwrap()
+        };
+        // 1 = FILE: pages past the cache spill to a temporary file.
+        assert_eq!(pragma("temp_store"), 1);
+        assert_eq!(scratch.version().unwrap(), STORE_VERSION);
+        assert!(scratch.reader().task("t").unwrap().is_some());
+        assert!(scratch.reopen().unwrap().is_none());
     }
 
     #[test]

@@ -124,16 +124,30 @@ impl Reader<'_> {
 
     /// Every entry of a task in one profile, ordered by key.
     pub fn entries(&self, task_id: &str, profile: &str) -> Result<BTreeMap<String, Value>> {
+        let mut out = BTreeMap::new();
+        self.each_entry(task_id, profile, |key, v| {
+            out.insert(key, v);
+        })?;
+        Ok(out)
+    }
+
+    /// [`Reader::entries`] handed to `f` one at a time, in key order, so a
+    /// caller that keeps less than every entry whole never holds them all.
+    pub fn each_entry(
+        &self,
+        task_id: &str,
+        profile: &str,
+        mut f: impl FnMut(String, Value),
+    ) -> Result<()> {
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT {COLUMNS} FROM task_compaction_snapshot WHERE task_id = ?1 AND profile = ?2 ORDER BY key"
         ))?;
-        let mut out = BTreeMap::new();
         for row in stmt.query_map(params![task_id, profile], Row::decode)? {
             let row = row?;
             let v = row.value(task_id)?;
-            out.insert(row.key, v);
+            f(row.key, v);
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Every entry of a task in every profile, ordered by profile then key.
