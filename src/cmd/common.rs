@@ -305,6 +305,15 @@ pub fn write_view(path: &Path, view: &View) -> Result<()> {
 /// one, never half of one. `what` prefixes the path in the error message.
 pub fn write_atomic(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
     let fail = || format!("cannot write {what}{}", path.display());
+    // A device or a pipe (`-o /dev/null`, `-o /dev/stdout`, a FIFO) is written
+    // into: renaming a file over it would replace the device itself.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut out = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .with_context(fail)?;
+        return std::io::Write::write_all(&mut out, bytes).with_context(fail);
+    }
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())

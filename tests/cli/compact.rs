@@ -470,3 +470,35 @@ fn a_written_view_gets_an_ordinary_mode_and_a_replaced_one_keeps_its_own() {
     .success();
     assert_eq!(mode("body.json"), 0o644);
 }
+
+#[cfg(unix)]
+#[test]
+fn o_naming_a_pipe_writes_into_it_and_leaves_it_a_pipe() {
+    use std::os::unix::fs::FileTypeExt;
+    // `-o /dev/null` once replaced the device with a file (a temp file renamed
+    // over it). A FIFO stands in for a device: renaming over it would leave a
+    // regular file and the reader would get nothing.
+    let env = TestEnv::new();
+    let file = env.fixture(SHRINK_FLOOR);
+    let pipe = env.work().join("view.pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&pipe)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let reader = {
+        let pipe = pipe.clone();
+        std::thread::spawn(move || std::fs::read(pipe).unwrap())
+    };
+    env.run(&args(&["compact", &file, "-o", "view.pipe"], &FOLD))
+        .success();
+    // Checked before joining: a reader left on a replaced pipe never returns.
+    assert!(std::fs::metadata(&pipe).unwrap().file_type().is_fifo());
+    let through_pipe = reader.join().unwrap();
+    env.run(&args(&["compact", &file, "-o", "view.json"], &FOLD))
+        .success();
+    assert_eq!(
+        through_pipe,
+        std::fs::read(env.work().join("view.json")).unwrap()
+    );
+}
