@@ -21,19 +21,14 @@
 //!
 //! Only the pieces of the latest view are kept, so the cache holds one view.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::engine::clean::{normalise_whitespace, strip_controls};
-use crate::engine::ladder::unwrap_envelope;
-use crate::engine::toolfacts::strings_of;
-use crate::model::{Block, ToolContent};
 use crate::view::View;
-use crate::view::text::{block_text, tool_content_text};
 
-use super::{Evaluation, Probe, evaluate_text, view_text};
+use super::{Evaluation, Probe, block_piece, evaluate_text, view_text};
 
 /// One block's piece, cleaned.
 struct Piece {
@@ -66,29 +61,6 @@ impl Piece {
     }
 }
 
-/// The raw text `view_text` writes for a block (before its `\n`).
-fn raw_piece(b: &Block) -> Cow<'_, str> {
-    match b {
-        Block::Text { text } => Cow::Borrowed(text),
-        Block::ToolUse { name, input, .. } => {
-            let mut out = name.clone();
-            for s in strings_of(input) {
-                out.push('\n');
-                out.push_str(s);
-            }
-            Cow::Owned(out)
-        }
-        Block::ToolResult {
-            content: ToolContent::Text(t),
-            ..
-        } if !t.starts_with("{\"output\"") => Cow::Borrowed(t),
-        Block::ToolResult { content, .. } => {
-            Cow::Owned(unwrap_envelope(tool_content_text(content)))
-        }
-        other => Cow::Owned(block_text(other)),
-    }
-}
-
 /// Scores views call after call, cleaning each distinct block once.
 #[derive(Default)]
 pub(crate) struct Scorer {
@@ -113,7 +85,12 @@ impl Scorer {
     pub(crate) fn view_text(&mut self, view: &View) -> String {
         let mut old = std::mem::take(&mut self.pieces);
         let mut at: Vec<(u64, usize)> = Vec::new();
-        for raw in view.messages.iter().flat_map(|m| &m.content).map(raw_piece) {
+        for raw in view
+            .messages
+            .iter()
+            .flat_map(|m| &m.content)
+            .map(block_piece)
+        {
             let h = hash_text(&raw);
             let bucket = match self.pieces.entry(h) {
                 Entry::Occupied(e) => e.into_mut(),
@@ -199,6 +176,7 @@ impl Hasher for Prehashed {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Block;
     use crate::view::{ViewMessage, ViewRole};
 
     fn view(texts: &[&str]) -> View {

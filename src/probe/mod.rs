@@ -28,6 +28,7 @@ mod tests;
 
 pub(crate) use cache::Scorer;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use memchr::memmem;
@@ -40,7 +41,7 @@ use crate::engine::lexicon::{DECISION_MARKERS, find_marker, rule_marker, words};
 use crate::engine::parts::{Side, block_address};
 use crate::engine::toolfacts::{error_excerpt, naming_line, strings_of, written_paths};
 use crate::engine::{Status, Tier};
-use crate::model::{Block, Kind, Message, Role};
+use crate::model::{Block, Kind, Message, Role, ToolContent};
 use crate::view::View;
 use crate::view::text::{block_text, tool_content_text};
 
@@ -345,25 +346,37 @@ fn push_sentence(s: &str, out: &mut Vec<String>) {
 /// whitespace normalised.
 pub(crate) fn view_text(view: &View) -> String {
     let mut out = String::new();
-    for m in &view.messages {
-        for b in &m.content {
-            match b {
-                Block::ToolUse { name, input, .. } => {
-                    out.push_str(name);
-                    for s in strings_of(input) {
-                        out.push('\n');
-                        out.push_str(s);
-                    }
-                }
-                Block::ToolResult { content, .. } => {
-                    out.push_str(&unwrap_envelope(tool_content_text(content)));
-                }
-                other => out.push_str(&block_text(other)),
-            }
-            out.push('\n');
-        }
+    for b in view.messages.iter().flat_map(|m| &m.content) {
+        out.push_str(&block_piece(b));
+        out.push('\n');
     }
     normalise_whitespace(&strip_controls(&out))
+}
+
+/// The raw text a block contributes to a view's probe text (before its
+/// `\n`): a tool call's name and the strings of its input, a tool result's
+/// text out of its `{"output": ...}` envelope, any other block's view text.
+pub(crate) fn block_piece(b: &Block) -> Cow<'_, str> {
+    match b {
+        Block::Text { text } => Cow::Borrowed(text),
+        Block::ToolUse { name, input, .. } => {
+            let mut out = name.clone();
+            for s in strings_of(input) {
+                out.push('\n');
+                out.push_str(s);
+            }
+            Cow::Owned(out)
+        }
+        // Only a text starting with the envelope is unwrapped.
+        Block::ToolResult {
+            content: ToolContent::Text(t),
+            ..
+        } if !t.starts_with("{\"output\"") => Cow::Borrowed(t),
+        Block::ToolResult { content, .. } => {
+            Cow::Owned(unwrap_envelope(tool_content_text(content)))
+        }
+        other => Cow::Owned(block_text(other)),
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
