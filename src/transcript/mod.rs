@@ -267,9 +267,9 @@ pub struct TaskBuilder {
     gen_steps: DigestMap<u32>,
     /// Each tool call, by [`Digest`] of its id.
     tool_calls: DigestMap<ToolCallInfo>,
-    /// The calls not answered yet (id and name) by their place among the
-    /// task's calls, for a deterministic interrupted list.
-    open_calls: BTreeMap<u64, (String, String)>,
+    /// The calls not answered yet, by their place among the task's calls,
+    /// for a deterministic interrupted list.
+    open_calls: BTreeMap<u64, OpenToolCall>,
     /// The place of each call in `open_calls`, by id.
     open_order: HashMap<String, u64>,
     /// Tool calls seen.
@@ -341,7 +341,12 @@ impl TaskBuilder {
                                 answered: false,
                             },
                         );
-                        self.open_calls.insert(order, (id.clone(), name.clone()));
+                        let open = OpenToolCall {
+                            id: id.clone(),
+                            name: name.clone(),
+                            line: msg.line,
+                        };
+                        self.open_calls.insert(order, open);
                         self.open_order.insert(id.clone(), order);
                     }
                 }
@@ -390,14 +395,7 @@ impl TaskBuilder {
 
     /// Tool calls that never got a result, in the order they were made.
     pub fn open_tool_calls(&self) -> Vec<OpenToolCall> {
-        self.open_calls
-            .values()
-            .map(|(id, name)| OpenToolCall {
-                id: id.clone(),
-                name: name.clone(),
-                line: self.tool_calls[&Digest::of(id)].line,
-            })
-            .collect()
+        self.open_calls.values().cloned().collect()
     }
 
     pub fn has_conversation(&self) -> bool {
