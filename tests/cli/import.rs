@@ -987,3 +987,33 @@ fn a_result_answering_an_answered_call_is_minted_against_the_first_call() {
         assert_eq!(forms(&env), control, "{first}");
     }
 }
+
+#[test]
+fn a_long_rewritten_file_names_its_first_differing_row() {
+    // The rows already stored are checked against the store every few
+    // thousand rows rather than all kept; the refusal must still name the
+    // first row that differs, in the first window, a later one or the last.
+    let text: String = (0..9000)
+        .map(|i| {
+            let role = ["user", "assistant"][i % 2];
+            let line = serde_json::json!({
+                "type": role, "sessionId": "s-long", "uuid": format!("u{i}"),
+                "message": {"id": format!("msg_{i}"), "role": role, "content": format!("say {i}")},
+            });
+            line.to_string() + "\n"
+        })
+        .collect();
+    let env = TestEnv::new();
+    let path = env.write("long.jsonl", &text);
+    env.run(&["import", &path]).success();
+    let record = decoded_record(&env);
+    assert!(record.len() > 2 * 4096, "{} rows", record.len());
+    for k in [7, 5000, 8999] {
+        let say = format!("\"say {k}\"");
+        let row = record.iter().find(|r| r.2.contains(&say)).unwrap().1;
+        env.write("long.jsonl", text.replace(&say, &format!("\"say {k}!\"")));
+        env.run(&["import", &path])
+            .failure(2)
+            .stderr_has(format!("(row {row} differs)"));
+    }
+}
