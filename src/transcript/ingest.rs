@@ -877,11 +877,11 @@ impl<'r> FormMinter<'r> {
                     ..
                 } => {
                     let key = Digest::of(id);
-                    if let Some((name, input, _)) = self.open.get(id) {
+                    if let Some(call) = self.open.remove(id) {
+                        let (name, input, _) = &call;
                         let form = mint
                             .then(|| self.rules.compact(&self.est, id, name, input, content))
                             .flatten();
-                        let call = self.open.remove(id).expect("just found");
                         self.retire(id, key, call, form.is_some());
                         out.extend(form.map(Minted::Form));
                     } else if let Some(&call) = self.answered.get(&key) {
