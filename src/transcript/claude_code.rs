@@ -94,52 +94,43 @@ type TypedMessage = ApiMessage<Content, CheckedUsage>;
 
 /// How a line's `message` field becomes its blocks and usage.
 trait MessageField {
-    type Content: Into<ContentIn>;
-    type Usage: Into<UsageIn>;
     /// The message's fields; an error when they are not a message's shape.
-    fn open(self, line: u64) -> Result<ApiMessage<Self::Content, Self::Usage>, LineError>;
+    fn open(self, line: u64) -> Result<ApiMessage<ContentIn, UsageIn>, LineError>;
 }
 
 impl MessageField for TypedMessage {
-    type Content = Content;
-    type Usage = CheckedUsage;
-
-    fn open(self, _line: u64) -> Result<TypedMessage, LineError> {
-        Ok(self)
+    fn open(self, _line: u64) -> Result<ApiMessage<ContentIn, UsageIn>, LineError> {
+        Ok(ApiMessage {
+            id: self.id,
+            model: self.model,
+            content: ContentIn::Blocks(self.content.0),
+            usage: self.usage.map(|u| UsageIn::Checked(u.0)),
+        })
     }
 }
 
 impl MessageField for &RawValue {
-    type Content = Value;
-    type Usage = Value;
-
-    fn open(self, line: u64) -> Result<ApiMessage<Value, Value>, LineError> {
-        serde_json::from_str(self.get()).map_err(|e| {
+    fn open(self, line: u64) -> Result<ApiMessage<ContentIn, UsageIn>, LineError> {
+        let m: ApiMessage<Value, Value> = serde_json::from_str(self.get()).map_err(|e| {
             LineError::new(
                 line,
                 1,
                 format!("unexpected \"message\" shape: {e}; expected an Anthropic message object"),
             )
+        })?;
+        Ok(ApiMessage {
+            id: m.id,
+            model: m.model,
+            content: ContentIn::Value(m.content),
+            usage: m.usage.map(UsageIn::Value),
         })
     }
 }
 
-/// A message's content, as read.
+/// A message's content, as read: blocks, or a value still to check.
 enum ContentIn {
     Blocks(Vec<Block>),
     Value(Value),
-}
-
-impl From<Content> for ContentIn {
-    fn from(c: Content) -> ContentIn {
-        ContentIn::Blocks(c.0)
-    }
-}
-
-impl From<Value> for ContentIn {
-    fn from(v: Value) -> ContentIn {
-        ContentIn::Value(v)
-    }
 }
 
 impl ContentIn {
@@ -151,22 +142,10 @@ impl ContentIn {
     }
 }
 
-/// A message's usage, as read.
+/// A message's usage, as read: checked counts, or a value still to check.
 enum UsageIn {
     Checked(Usage),
     Value(Value),
-}
-
-impl From<CheckedUsage> for UsageIn {
-    fn from(u: CheckedUsage) -> UsageIn {
-        UsageIn::Checked(u.0)
-    }
-}
-
-impl From<Value> for UsageIn {
-    fn from(v: Value) -> UsageIn {
-        UsageIn::Value(v)
-    }
 }
 
 impl UsageIn {
@@ -422,7 +401,7 @@ impl ClaudeCodeImporter {
         if !self.first_sight(&l) {
             return Ok(LineOutcome::Duplicate);
         }
-        let content = msg.content.into().blocks(line)?;
+        let content = msg.content.blocks(line)?;
         let key = self.task_key(&l);
         let task = tasks.task(&key);
         if task.meta.session_id.is_none() {
@@ -446,7 +425,7 @@ impl ClaudeCodeImporter {
                 let mut m = Message::new(Role::Assistant, Kind::Generation, content, line);
                 m.gen_id = msg.id.clone().or_else(|| l.uuid.clone());
                 m.usage = match msg.usage {
-                    Some(u) => u.into().usage(line)?,
+                    Some(u) => u.usage(line)?,
                     None => None,
                 };
                 m
