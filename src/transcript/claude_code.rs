@@ -19,10 +19,11 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::common::{anthropic_content, anthropic_usage, first_text, shape};
+use super::typed::{CheckedUsage, Content};
 use super::{
     Digest, DigestMap, Importer, LineError, LineOutcome, LineResult, TaskSet, expected_line,
 };
-use crate::model::{Block, Format, Kind, Message, Role};
+use crate::model::{Block, Format, Kind, Message, Role, Usage};
 
 /// The text Claude Code puts at the head of a resumed session's summary.
 pub(crate) const CONTINUATION_PREFIX: &str =
@@ -39,9 +40,11 @@ pub(crate) struct ClaudeCodeImporter {
     shape_seen: HashSet<String>,
 }
 
-/// The fields of a line we use; everything else is skipped without building values.
+/// The fields of a line we use; everything else is skipped without building
+/// values. `M` is how `message` is read: typed in the same pass
+/// ([`TypedMessage`]), or kept as text for the `Value` path.
 #[derive(Deserialize)]
-struct Line<'a> {
+struct Line<'a, M> {
     #[serde(rename = "type", borrow)]
     ty: Option<Cow<'a, str>>,
     uuid: Option<String>,
@@ -66,8 +69,7 @@ struct Line<'a> {
     custom_title: Option<String>,
     cwd: Option<String>,
     version: Option<String>,
-    #[serde(borrow)]
-    message: Option<&'a RawValue>,
+    message: Option<M>,
     #[serde(borrow)]
     content: Option<&'a RawValue>,
     #[serde(rename = "compactMetadata")]
@@ -78,13 +80,84 @@ struct Line<'a> {
     params: Option<Value>,
 }
 
+/// A line's `message`: its content as `C` and its usage as `U`, read either
+/// straight into blocks and checked counts ([`TypedMessage`]) or as values
+/// (the general path, which words every error).
 #[derive(Deserialize)]
-struct ApiMessage {
+struct ApiMessage<C, U> {
     id: Option<String>,
     model: Option<String>,
     #[serde(default)]
-    content: Value,
-    usage: Option<Value>,
+    content: C,
+    usage: Option<U>,
+}
+
+/// `message` read with its line, in one pass (see `super::typed`).
+type TypedMessage = ApiMessage<Content, CheckedUsage>;
+
+/// How a line's `message` field becomes its blocks and usage.
+trait MessageField {
+    /// The message's fields; an error when they are not a message's shape.
+    fn open(self, line: u64) -> Result<ApiMessage<ContentIn, UsageIn>, LineError>;
+}
+
+impl MessageField for TypedMessage {
+    fn open(self, _line: u64) -> Result<ApiMessage<ContentIn, UsageIn>, LineError> {
+        Ok(ApiMessage {
+            id: self.id,
+            model: self.model,
+            content: ContentIn::Blocks(self.content.0),
+            usage: self.usage.map(|u| UsageIn::Checked(u.0)),
+        })
+    }
+}
+
+impl MessageField for &RawValue {
+    fn open(self, line: u64) -> Result<ApiMessage<ContentIn, UsageIn>, LineError> {
+        let m: ApiMessage<Value, Value> = serde_json::from_str(self.get()).map_err(|e| {
+            LineError::new(
+                line,
+                1,
+                format!("unexpected \"message\" shape: {e}; expected an Anthropic message object"),
+            )
+        })?;
+        Ok(ApiMessage {
+            id: m.id,
+            model: m.model,
+            content: ContentIn::Value(m.content),
+            usage: m.usage.map(UsageIn::Value),
+        })
+    }
+}
+
+/// A message's content, as read: blocks, or a value still to check.
+enum ContentIn {
+    Blocks(Vec<Block>),
+    Value(Value),
+}
+
+impl ContentIn {
+    fn blocks(self, line: u64) -> Result<Vec<Block>, LineError> {
+        match self {
+            ContentIn::Blocks(b) => Ok(b),
+            ContentIn::Value(v) => anthropic_content(line, v),
+        }
+    }
+}
+
+/// A message's usage, as read: checked counts, or a value still to check.
+enum UsageIn {
+    Checked(Usage),
+    Value(Value),
+}
+
+impl UsageIn {
+    fn usage(&self, line: u64) -> Result<Option<Usage>, LineError> {
+        match self {
+            UsageIn::Checked(u) => Ok(Some(*u)),
+            UsageIn::Value(v) => anthropic_usage(line, v),
+        }
+    }
 }
 
 const EXPECTED: &str = expected_line(Format::ClaudeCode);
@@ -95,7 +168,20 @@ impl Importer for ClaudeCodeImporter {
     }
 
     fn line(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> LineResult {
-        let l: Line = match serde_json::from_str(text) {
+        self.read(line, text, tasks, true)
+    }
+}
+
+impl ClaudeCodeImporter {
+    /// One line. `typed`: first try the one pass for a line whose message
+    /// the typed reader takes whole (`super::typed`); any other line, and
+    /// every line when not `typed`, is read with its message as text and
+    /// then as a `Value`, which gives the same result or words the error.
+    fn read(&mut self, line: u64, text: &str, tasks: &mut TaskSet, typed: bool) -> LineResult {
+        if typed && let Ok(l) = serde_json::from_str::<Line<TypedMessage>>(text) {
+            return self.dispatch(line, l, tasks);
+        }
+        let l: Line<&RawValue> = match serde_json::from_str(text) {
             Ok(l) => l,
             Err(e) => {
                 // A valid JSON value of the wrong shape deserves a clearer message.
@@ -114,14 +200,25 @@ impl Importer for ClaudeCodeImporter {
                 return Err(LineError::from_json(line, &e, EXPECTED));
             }
         };
-        let Some(ty) = l.ty.as_deref() else {
+        self.dispatch(line, l, tasks)
+    }
+
+    /// What a parsed line is, and what it adds.
+    fn dispatch<M: MessageField>(
+        &mut self,
+        line: u64,
+        mut l: Line<'_, M>,
+        tasks: &mut TaskSet,
+    ) -> LineResult {
+        let ty = l.ty.take();
+        let Some(ty) = ty.as_deref() else {
             return Err(shape(
                 line,
                 "the object has no \"type\"; expected a Claude Code line such as {\"type\":\"user\",\"message\":{...}}",
             ));
         };
         match ty {
-            "user" | "assistant" => self.conversation(line, ty, &l, tasks),
+            "user" | "assistant" => self.conversation(line, ty, l, tasks),
             "summary" => {
                 let Some(title) = &l.summary else {
                     return Err(shape(
@@ -244,11 +341,9 @@ impl Importer for ClaudeCodeImporter {
             other => Ok(LineOutcome::Unknown(other.to_string())),
         }
     }
-}
 
-impl ClaudeCodeImporter {
     /// False when this uuid was already imported from this file (a copied line).
-    fn first_sight(&mut self, l: &Line) -> bool {
+    fn first_sight<M>(&mut self, l: &Line<'_, M>) -> bool {
         match &l.uuid {
             Some(u) => self.seen_uuids.insert(Digest::of(u), ()).is_none(),
             None => true,
@@ -256,7 +351,7 @@ impl ClaudeCodeImporter {
     }
 
     /// Which task a line belongs to: "" for the main session, else its sidechain.
-    fn task_key(&mut self, l: &Line) -> String {
+    fn task_key<M>(&mut self, l: &Line<'_, M>) -> String {
         if !l.is_sidechain.unwrap_or(false) {
             return String::new();
         }
@@ -290,8 +385,14 @@ impl ClaudeCodeImporter {
         key
     }
 
-    fn conversation(&mut self, line: u64, ty: &str, l: &Line, tasks: &mut TaskSet) -> LineResult {
-        let Some(raw) = l.message else {
+    fn conversation<M: MessageField>(
+        &mut self,
+        line: u64,
+        ty: &str,
+        mut l: Line<'_, M>,
+        tasks: &mut TaskSet,
+    ) -> LineResult {
+        let Some(raw) = l.message.take() else {
             return Err(shape(
                 line,
                 format!(
@@ -299,18 +400,12 @@ impl ClaudeCodeImporter {
                 ),
             ));
         };
-        let mut msg: ApiMessage = serde_json::from_str(raw.get()).map_err(|e| {
-            LineError::new(
-                line,
-                1,
-                format!("unexpected \"message\" shape: {e}; expected an Anthropic message object"),
-            )
-        })?;
-        if !self.first_sight(l) {
+        let msg = raw.open(line)?;
+        if !self.first_sight(&l) {
             return Ok(LineOutcome::Duplicate);
         }
-        let content = anthropic_content(line, std::mem::take(&mut msg.content))?;
-        let key = self.task_key(l);
+        let content = msg.content.blocks(line)?;
+        let key = self.task_key(&l);
         let task = tasks.task(&key);
         if task.meta.session_id.is_none() {
             task.meta.session_id = l.session_id.clone();
@@ -332,14 +427,14 @@ impl ClaudeCodeImporter {
                 }
                 let mut m = Message::new(Role::Assistant, Kind::Generation, content, line);
                 m.gen_id = msg.id.clone().or_else(|| l.uuid.clone());
-                m.usage = match &msg.usage {
-                    Some(u) => anthropic_usage(line, u)?,
+                m.usage = match msg.usage {
+                    Some(u) => u.usage(line)?,
                     None => None,
                 };
                 m
             }
         } else {
-            let kind = classify_user(l, &content);
+            let kind = classify_user(&l, &content);
             Message::new(Role::User, kind, content, line)
         };
         m.source_uuid = l.uuid.clone();
@@ -350,7 +445,7 @@ impl ClaudeCodeImporter {
 }
 
 /// Record a session title as a meta row of the main task.
-fn push_title(tasks: &mut TaskSet, line: u64, l: &Line, title: &str, replace: bool) {
+fn push_title<M>(tasks: &mut TaskSet, line: u64, l: &Line<'_, M>, title: &str, replace: bool) {
     let mut m = Message::new(
         Role::Meta,
         Kind::Title,
@@ -369,7 +464,7 @@ fn push_title(tasks: &mut TaskSet, line: u64, l: &Line, title: &str, replace: bo
 
 /// Decide what a user line is: an ask, tool results, injected context, an interrupt
 /// or the agent's own compaction summary.
-fn classify_user(l: &Line, content: &[Block]) -> Kind {
+fn classify_user<M>(l: &Line<'_, M>, content: &[Block]) -> Kind {
     if l.is_compact_summary.unwrap_or(false) {
         return Kind::CompactSummary;
     }
@@ -409,4 +504,171 @@ fn is_injected(t: &str) -> bool {
     ]
     .iter()
     .any(|p| t.starts_with(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Blocks of every shape the typed reader takes, and of shapes it must
+    /// leave to the `Value` path (unknown types, missing or mistyped fields,
+    /// duplicate keys, escapes).
+    const BLOCKS: &[&str] = &[
+        r#"{"type":"text","text":"hi \"there\"\n\u00e9\u2028 \ud83d\ude00"}"#,
+        r#"{"type":"text","text":"x","citations":[{"a":1}],"cache_control":{"type":"ephemeral"}}"#,
+        r#"{"type":"te\u0078t","text":"escaped type"}"#,
+        r#"{"text":"type last","type":"text"}"#,
+        r#"{"type":"text"}"#,
+        r#"{"type":"text","text":5}"#,
+        r#"{"type":"text","text":"a","text":"b"}"#,
+        r#"{"type":7,"text":"a"}"#,
+        r#"{"text":"no type"}"#,
+        r#"{"type":"thinking","thinking":"hm","signature":"sig"}"#,
+        r#"{"type":"thinking","thinking":"hm","signature":null}"#,
+        r#"{"type":"thinking","thinking":"hm","signature":3}"#,
+        r#"{"type":"redacted_thinking","data":"enc"}"#,
+        r#"{"type":"tool_use","id":"t1","name":"Read","input":{"b":1.5,"a":[true,null],"c":{"z":"1e400"}}}"#,
+        r#"{"type":"tool_use","id":"t2","name":"Bash","input":null}"#,
+        r#"{"type":"tool_use","id":"t3","name":"Bash"}"#,
+        r#"{"type":"tool_use","id":"t4","name":"Bash","input":[1,2]}"#,
+        r#"{"type":"tool_use","id":"t5","input":{}}"#,
+        r#"{"type":"tool_use","id":"t6","name":"N","input":{"n":18446744073709551616,"f":0.1,"e":-0}}"#,
+        r#"{"tool_use_id":"t1","type":"tool_result","content":"out\tput"}"#,
+        r#"{"type":"tool_result","tool_use_id":"t2","content":[{"type":"text","text":"a"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}],"is_error":true}"#,
+        r#"{"type":"tool_result","tool_use_id":"t3","content":null,"is_error":null}"#,
+        r#"{"type":"tool_result","tool_use_id":"t4"}"#,
+        r#"{"type":"tool_result","tool_use_id":"t5","content":{"a":1}}"#,
+        r#"{"type":"tool_result","tool_use_id":"t6","content":"x","is_error":"yes"}"#,
+        r#"{"type":"tool_result","tool_use_id":"t7","content":[{"type":"document","source":{}}]}"#,
+        r#"{"type":"tool_result","content":"no id"}"#,
+        r#"{"type":"image","source":{"type":"url","url":"https://x/y.png","extra":1}}"#,
+        r#"{"type":"image","source":{"media_type":"image/jpeg","data":"AA"}}"#,
+        r#"{"type":"image","source":{"type":5}}"#,
+        r#"{"type":"image","source":"nope"}"#,
+        r#"{"type":"image"}"#,
+        r#"{"type":"document","source":{"type":"text","data":"d"},"title":"t"}"#,
+        r#"{"type":"server_tool_use","id":"s1","name":"web_search","input":{"q":"x"}}"#,
+        r#""a bare string""#,
+        r#"42"#,
+        r#"null"#,
+    ];
+
+    /// Usage objects: accepted, defaulted, and each kind of refused count.
+    const USAGES: &[&str] = &[
+        "",
+        r#","usage":{"input_tokens":3,"cache_creation_input_tokens":4264,"output_tokens":36,"service_tier":"standard","cache_read_input_tokens":9758,"server_tool_use":{"web_search_requests":0}}"#,
+        r#","usage":{"output_tokens":null}"#,
+        r#","usage":null"#,
+        r#","usage":"none""#,
+        r#","usage":{"input_tokens":1099511627776}"#,
+        r#","usage":{"input_tokens":1099511627777}"#,
+        r#","usage":{"input_tokens":-1}"#,
+        r#","usage":{"input_tokens":2.0}"#,
+        r#","usage":{"input_tokens":"7"}"#,
+        r#","usage":{"input_tokens":1,"input_tokens":2}"#,
+    ];
+
+    /// Every line through both readers: the same outcome or error for each
+    /// line, and the same tasks, messages, metadata and warnings at the end.
+    fn both_ways(lines: &[String]) {
+        let mut typed = (ClaudeCodeImporter::default(), TaskSet::default());
+        let mut general = (ClaudeCodeImporter::default(), TaskSet::default());
+        for (i, text) in lines.iter().enumerate() {
+            let n = i as u64 + 1;
+            let a = typed.0.read(n, text, &mut typed.1, true);
+            let b = general.0.read(n, text, &mut general.1, false);
+            assert_eq!(a, b, "line {n}: {text}");
+        }
+        let (a, b) = (typed.1.into_tasks(), general.1.into_tasks());
+        assert_eq!(a.len(), b.len());
+        for (a, b) in a.iter().zip(&b) {
+            assert_eq!(a.key, b.key);
+            assert_eq!(a.meta, b.meta);
+            assert_eq!(a.messages, b.messages);
+            assert_eq!(a.warnings, b.warnings);
+            assert_eq!(a.open_tool_calls(), b.open_tool_calls());
+        }
+    }
+
+    #[test]
+    fn the_typed_reader_reads_every_line_as_the_general_one_does() {
+        let mut lines = Vec::new();
+        let mut uuid = 0;
+        let mut line = |ty: &str, message: &str, extra: &str| {
+            uuid += 1;
+            format!(
+                r#"{{"type":"{ty}","uuid":"u{uuid}","sessionId":"s","cwd":"/w","version":"2.1.39","timestamp":"2026-03-14T09:00:07.000Z"{extra},"message":{message}}}"#
+            )
+        };
+        for (i, block) in BLOCKS.iter().enumerate() {
+            let usage = USAGES[i % USAGES.len()];
+            lines.push(line(
+                "assistant",
+                &format!(r#"{{"id":"msg_{i}","model":"claude-opus-4-6","role":"assistant","content":[{block}]{usage}}}"#),
+                "",
+            ));
+            lines.push(line(
+                "user",
+                &format!(r#"{{"role":"user","content":[{block},{{"type":"text","text":"and"}}]}}"#),
+                "",
+            ));
+        }
+        for (i, usage) in USAGES.iter().enumerate() {
+            lines.push(line(
+                "assistant",
+                &format!(r#"{{"id":"msg_u{i}","content":"text"{usage}}}"#),
+                "",
+            ));
+            lines.push(line(
+                "assistant",
+                &format!(r#"{{"model":"<synthetic>","content":"error"{usage}}}"#),
+                "",
+            ));
+        }
+        for content in [
+            r#""plain ask""#,
+            "null",
+            "5",
+            "{}",
+            r#""[Request interrupted by user]""#,
+        ] {
+            lines.push(line("user", &format!(r#"{{"content":{content}}}"#), ""));
+        }
+        lines.push(line("user", r#"{"role":"user"}"#, ""));
+        lines.push(line("user", "null", ""));
+        lines.push(line("user", "[1]", ""));
+        lines.push(line("user", r#"{"content":"a","content":"b"}"#, ""));
+        lines.push(line("assistant", r#"{"id":5,"content":"a"}"#, ""));
+        lines.push(line("user", r#"{"content":"meta"}"#, r#","isMeta":true"#));
+        lines.push(line(
+            "assistant",
+            r#"{"id":"side","content":[{"type":"text","text":"in a sidechain"}]}"#,
+            r#","isSidechain":true,"agentId":"a1""#,
+        ));
+        lines.push(line(
+            "summary",
+            r#"{"content":[{"type":"weird"}]}"#,
+            r#","summary":"a title""#,
+        ));
+        // A repeated line (same uuid) is a duplicate either way, whatever its content.
+        let again = lines[0].clone();
+        lines.push(again);
+        let mut bad = lines[1].clone();
+        bad = bad.replace(r#""content":["#, r#""content":[7,"#);
+        lines.push(bad);
+        lines.push("[]".to_string());
+        lines.push(r#"{"type":"assistant"}"#.to_string());
+        lines.push(r#"{"message":{"content":"no type"}}"#.to_string());
+        // Both paths are exercised: the typed one takes most lines whole.
+        let typed = lines
+            .iter()
+            .filter(|t| serde_json::from_str::<Line<TypedMessage>>(t).is_ok())
+            .count();
+        assert!(
+            typed > lines.len() / 3 && typed < lines.len(),
+            "{typed} of {}",
+            lines.len()
+        );
+        both_ways(&lines);
+    }
 }

@@ -34,20 +34,24 @@ pub(crate) struct CodexImporter {
 impl ObjectLines for CodexImporter {
     const FORMAT: Format = Format::Codex;
 
-    fn object(&mut self, line: u64, obj: Map<String, Value>, tasks: &mut TaskSet) -> LineResult {
+    fn object(
+        &mut self,
+        line: u64,
+        mut obj: Map<String, Value>,
+        tasks: &mut TaskSet,
+    ) -> LineResult {
         let timestamp = opt_str(&obj, "timestamp");
+        // Taken out, so that a tool's output is moved into its row, not copied.
+        let mut payload = obj.remove("payload");
         let ty = obj.get("type").and_then(Value::as_str);
-        match (ty, obj.get("payload")) {
+        match (ty, payload.as_mut()) {
             (Some(ty), Some(payload)) => {
-                let payload = payload.as_object().ok_or_else(|| {
-                    shape(
+                let Value::Object(payload) = payload else {
+                    return Err(shape(
                         line,
-                        format!(
-                            "\"payload\" is {}; expected an object",
-                            type_name(obj.get("payload").unwrap_or(&Value::Null))
-                        ),
-                    )
-                })?;
+                        format!("\"payload\" is {}; expected an object", type_name(payload)),
+                    ));
+                };
                 self.envelope(line, ty, payload, timestamp, tasks)
             }
             // The legacy format: a bare header, `record_type` markers, bare items.
@@ -57,7 +61,7 @@ impl ObjectLines for CodexImporter {
                 Ok(LineOutcome::Imported)
             }
             (Some(_), None) if is_response_item(&obj) => {
-                push_item(self.response_item(line, &obj)?, timestamp, tasks)
+                push_item(self.response_item(line, &mut obj)?, timestamp, tasks)
             }
             (Some(other), None) => Ok(LineOutcome::Unknown(other.to_string())),
             (None, _) => Err(shape(
@@ -92,7 +96,7 @@ impl CodexImporter {
         &mut self,
         line: u64,
         ty: &str,
-        payload: &Map<String, Value>,
+        payload: &mut Map<String, Value>,
         timestamp: Option<String>,
         tasks: &mut TaskSet,
     ) -> LineResult {
@@ -247,7 +251,7 @@ impl CodexImporter {
         Ok(Item::Message(m))
     }
 
-    fn response_item(&mut self, line: u64, p: &Map<String, Value>) -> ItemResult {
+    fn response_item(&mut self, line: u64, p: &mut Map<String, Value>) -> ItemResult {
         let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
         let msg = match ty {
             "message" => {
@@ -365,7 +369,7 @@ impl CodexImporter {
             "function_call_output" | "custom_tool_call_output" => {
                 self.close_generation();
                 let id = call_id(line, p)?;
-                let (content, is_error) = tool_output(line, p.get("output"))?;
+                let (content, is_error) = tool_output(line, p.remove("output"))?;
                 Message::tool_result(id, content, is_error, line)
             }
             "ghost_snapshot"
@@ -456,13 +460,13 @@ fn message_content(line: u64, v: Option<&Value>) -> Result<Vec<Block>, LineError
 
 /// A tool output: plain text, the 0.40 JSON envelope (kept verbatim, exit code
 /// read for `is_error`), or a list of content items.
-fn tool_output(line: u64, v: Option<&Value>) -> Result<(ToolContent, bool), LineError> {
+fn tool_output(line: u64, v: Option<Value>) -> Result<(ToolContent, bool), LineError> {
     match v {
         None | Some(Value::Null) => Ok((ToolContent::Text(String::new()), false)),
         Some(Value::String(s)) => {
             let mut is_error = false;
             if s.starts_with("{\"output\"")
-                && let Ok(Value::Object(env)) = serde_json::from_str::<Value>(s)
+                && let Ok(Value::Object(env)) = serde_json::from_str::<Value>(&s)
             {
                 is_error = env
                     .get("metadata")
@@ -470,23 +474,23 @@ fn tool_output(line: u64, v: Option<&Value>) -> Result<(ToolContent, bool), Line
                     .and_then(Value::as_i64)
                     .is_some_and(|c| c != 0);
             }
-            Ok((ToolContent::Text(s.clone()), is_error))
+            Ok((ToolContent::Text(s), is_error))
         }
         Some(v @ Value::Array(_)) => {
-            Ok((ToolContent::Blocks(message_content(line, Some(v))?), false))
+            Ok((ToolContent::Blocks(message_content(line, Some(&v))?), false))
         }
-        Some(Value::Object(o)) => {
+        Some(Value::Object(mut o)) => {
             // Some builds nest {content, success}.
-            let content = o.get("content").cloned().unwrap_or(Value::Null);
+            let content = o.remove("content").unwrap_or(Value::Null);
             let failed = o.get("success").and_then(Value::as_bool) == Some(false);
-            let (c, _) = tool_output(line, Some(&content))?;
+            let (c, _) = tool_output(line, Some(content))?;
             Ok((c, failed))
         }
         Some(other) => Err(shape(
             line,
             format!(
                 "tool output is {}; expected a string or a list of content items",
-                type_name(other)
+                type_name(&other)
             ),
         )),
     }

@@ -16,6 +16,7 @@ pub mod ingest;
 pub(crate) mod openai_chat;
 pub(crate) mod reader;
 mod tokens;
+mod typed;
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -71,8 +71,7 @@ pub fn parse_stream<R: BufRead>(
     let mut before_tail: Option<(FileHasher, u64)> = None;
     let mut read_line = |buf: &mut Vec<u8>| -> Result<bool, LineError> {
         buf.clear();
-        let n = reader
-            .read_until(b'\n', buf)
+        let n = read_until_newline(&mut reader, buf)
             .map_err(|e| LineError::new(0, 0, format!("read error: {e}")))?;
         if n > 0 && !buf.ends_with(b"\n") {
             before_tail = Some((hasher.snapshot(), bytes));
@@ -275,6 +274,30 @@ pub fn parse_stream<R: BufRead>(
         unknown: state.unknown,
         incomplete_lines: u64::from(incomplete),
     })
+}
+
+/// `BufRead::read_until(b'\n', buf)`, with the newline found by the
+/// `memchr` crate (SIMD) rather than the standard library's portable search,
+/// which was 3% of an import's time.
+fn read_until_newline(r: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    let mut read = 0;
+    loop {
+        let available = match r.fill_buf() {
+            Ok(a) => a,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let (done, used) = match memchr::memchr(b'\n', available) {
+            Some(i) => (true, i + 1),
+            None => (false, available.len()),
+        };
+        buf.extend_from_slice(&available[..used]);
+        r.consume(used);
+        read += used;
+        if done || used == 0 {
+            return Ok(read);
+        }
+    }
 }
 
 /// blake3 of a file read line by line, fed in blocks of [`FileHasher::BLOCK`]
@@ -544,6 +567,25 @@ mod tests {
         let data = b"[\n  {\"role\": \"system\", \"content\": \"x\"},\n  {\"role\": \"user\", \"content\": }\n]\n";
         let err = parse_bytes(data, &opts()).err().unwrap();
         assert_eq!(err.line, 3);
+    }
+
+    #[test]
+    fn lines_are_read_as_read_until_reads_them() {
+        let data: &[u8] = b"one\n\ntwo words\r\n{\"a\":1}\nno newline at the end";
+        // A small buffer splits lines across refills.
+        for cap in [1, 3, 64] {
+            let mut ours = std::io::BufReader::with_capacity(cap, data);
+            let mut std = std::io::BufReader::with_capacity(cap, data);
+            loop {
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                let n = read_until_newline(&mut ours, &mut a).unwrap();
+                assert_eq!(n, std.read_until(b'\n', &mut b).unwrap());
+                assert_eq!(a, b, "buffer of {cap}");
+                if n == 0 {
+                    break;
+                }
+            }
+        }
     }
 
     #[test]
