@@ -3,8 +3,9 @@
 //! `view_text` strips controls from and normalises the whole view at every
 //! call, though most blocks repeat from one call to the next. Here each block's
 //! piece (its text and the `\n` that follows it in `view_text`) is cleaned
-//! once, kept under its raw text, and the view's text is the cleaned pieces
-//! joined. The join is exactly `view_text`'s result:
+//! once and kept with its block (a block is looked for first where it
+//! follows the block before it in the latest view, then by a hash of its
+//! text), and the view's text is the cleaned pieces joined. The join is exactly `view_text`'s result:
 //!
 //! - Controls: `strip_controls` of a concatenation is the concatenation of the
 //!   pieces' results when each piece ends with the scanner in its ground state
@@ -92,6 +93,11 @@ struct Entry {
     block: Block,
     piece: Piece,
     id: u64,
+    /// `hash_block` of the block.
+    hash: u64,
+    /// Where it was in the latest view: the next block is likely the one
+    /// after it there.
+    at: Option<usize>,
 }
 
 /// A junction's text and unit id.
@@ -168,10 +174,10 @@ struct ProbeNeedles {
 /// A unit of the view being scored.
 #[derive(Clone, Copy)]
 enum Unit {
-    /// A piece, by its block's hash and its id.
-    Piece(u64, u64),
-    /// A junction, by its index in `Units::keys`.
-    Junction(usize),
+    /// A piece: its slot and id.
+    Piece(usize, u64),
+    /// A junction: its index in `Units::keys` and its id.
+    Junction(usize, u64),
 }
 
 /// The units of the view being scored, in view order.
@@ -195,11 +201,15 @@ pub(crate) struct Scorer {
     of_probe: Vec<ProbeNeedles>,
     /// A piece this long is long; junctions reach this far into it.
     width: usize,
-    /// The latest view's blocks, by `hash_block` (a bucket keeps blocks
-    /// with equal hashes apart).
-    pieces: HashMap<u64, Vec<Entry>, BuildHasherDefault<Prehashed>>,
+    /// The latest view's blocks, in slots (`None`: free).
+    slots: Vec<Option<Entry>>,
+    free: Vec<usize>,
+    /// The slots of the latest view's blocks, in order.
+    latest: Vec<usize>,
+    /// Slots by `hash_block` (a bucket keeps blocks with equal hashes apart).
+    by_hash: HashMap<u64, Vec<usize>, BuildHasherDefault<Mixed>>,
     /// The latest view's junctions, by the units they span.
-    junctions: HashMap<Vec<u64>, Junction>,
+    junctions: HashMap<Vec<u64>, Junction, BuildHasherDefault<Mixed>>,
     /// Per unit id: the latest call whose view holds it.
     live: Vec<u64>,
     call: u64,
@@ -237,8 +247,11 @@ impl Scorer {
             // Room for a text and the character after it, or for two
             // overlapping pointers.
             width: longest.max(2 * longest_pointer) + 8,
-            pieces: HashMap::default(),
-            junctions: HashMap::new(),
+            slots: Vec::new(),
+            free: Vec::new(),
+            latest: Vec::new(),
+            by_hash: HashMap::default(),
+            junctions: HashMap::default(),
             live: Vec::new(),
             call: 0,
             next_id: 0,
@@ -296,51 +309,91 @@ impl Scorer {
 
     /// Starts a call: the view's blocks as pieces (`None` when one leaves an
     /// escape sequence open), the pieces of other blocks dropped.
-    fn pieces_of(&mut self, view: &View) -> Option<Vec<(u64, u64)>> {
+    fn pieces_of(&mut self, view: &View) -> Option<Vec<usize>> {
         self.call += 1;
-        let mut seq = Vec::new();
+        let latest = std::mem::take(&mut self.latest);
+        let mut seq = Vec::with_capacity(latest.len() + 8);
+        // Where in the latest view the next block is looked for first.
+        let mut next = 0;
         let mut closed = true;
         for b in view.messages.iter().flat_map(|m| &m.content) {
-            let h = hash_block(b);
-            let bucket = self.pieces.entry(h).or_default();
-            let i = match bucket.iter().position(|e| e.block == *b) {
-                Some(i) => i,
-                None => {
-                    bucket.push(Entry {
-                        block: b.clone(),
-                        piece: Piece::of(&block_piece(b)),
-                        id: self.next_id,
+            let slot = match latest.get(next) {
+                Some(&s) if self.entry(s).block == *b => s,
+                _ => {
+                    let h = hash_block(b);
+                    let known = self.by_hash.get(&h).and_then(|bucket| {
+                        bucket.iter().copied().find(|&s| self.entry(s).block == *b)
                     });
-                    self.next_id += 1;
-                    self.live.push(0);
-                    bucket.len() - 1
+                    known.unwrap_or_else(|| self.insert(h, b))
                 }
             };
-            let e = &bucket[i];
+            let e = self.entry(slot);
+            next = e.at.map_or(latest.len(), |at| at + 1);
             closed &= e.piece.closed;
-            self.live[e.id as usize] = self.call;
-            seq.push((h, e.id));
+            let id = e.id as usize;
+            self.live[id] = self.call;
+            seq.push(slot);
         }
-        let (live, call) = (&self.live, self.call);
-        self.pieces.retain(|_, bucket| {
-            bucket.retain(|e| live[e.id as usize] == call);
-            !bucket.is_empty()
-        });
+        for (slot, e) in self.slots.iter_mut().enumerate() {
+            let Some(entry) = e else { continue };
+            if self.live[entry.id as usize] == self.call {
+                entry.at = None;
+                continue;
+            }
+            if let Some(bucket) = self.by_hash.get_mut(&entry.hash) {
+                bucket.retain(|&s| s != slot);
+                if bucket.is_empty() {
+                    self.by_hash.remove(&entry.hash);
+                }
+            }
+            *e = None;
+            self.free.push(slot);
+        }
+        for (at, &slot) in seq.iter().enumerate() {
+            if let Some(e) = &mut self.slots[slot] {
+                e.at = Some(at);
+            }
+        }
+        self.latest.clone_from(&seq);
         closed.then_some(seq)
     }
 
-    fn piece(&self, h: u64, id: u64) -> &Piece {
-        let bucket = &self.pieces[&h];
-        &bucket
-            .iter()
-            .find(|e| e.id == id)
-            .expect("a live piece")
-            .piece
+    /// A new block's entry: its slot.
+    fn insert(&mut self, hash: u64, block: &Block) -> usize {
+        let entry = Entry {
+            block: block.clone(),
+            piece: Piece::of(&block_piece(block)),
+            id: self.next_id,
+            hash,
+            at: None,
+        };
+        self.next_id += 1;
+        self.live.push(0);
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot] = Some(entry);
+                slot
+            }
+            None => {
+                self.slots.push(Some(entry));
+                self.slots.len() - 1
+            }
+        };
+        self.by_hash.entry(hash).or_default().push(slot);
+        slot
+    }
+
+    fn entry(&self, slot: usize) -> &Entry {
+        self.slots[slot].as_ref().expect("a live slot")
+    }
+
+    fn piece(&self, slot: usize) -> &Piece {
+        &self.entry(slot).piece
     }
 
     /// The view's text: its pieces joined.
-    fn join(&self, seq: &[(u64, u64)]) -> String {
-        let pieces: Vec<&Piece> = seq.iter().map(|&(h, id)| self.piece(h, id)).collect();
+    fn join(&self, seq: &[usize]) -> String {
+        let pieces: Vec<&Piece> = seq.iter().map(|&s| self.piece(s)).collect();
         let mut out = String::with_capacity(pieces.iter().map(|p| p.text.len() + 1).sum());
         for (i, sep) in separated(&pieces) {
             if sep {
@@ -352,27 +405,26 @@ impl Scorer {
     }
 
     /// The view's units in order, its junctions made (the others dropped).
-    fn units_of(&mut self, seq: &[(u64, u64)]) -> Units {
+    fn units_of(&mut self, seq: &[usize]) -> Units {
         let mut units = Units {
             order: Vec::new(),
             new: Vec::new(),
             first_new: self.next_id,
             keys: Vec::new(),
         };
-        // The pieces with text, with their separators, as (index in `seq`, separator).
+        // The pieces with text, with their separators: (slot, separator).
         let words: Vec<(usize, bool)> = {
-            let pieces: Vec<&Piece> = seq.iter().map(|&(h, id)| self.piece(h, id)).collect();
-            separated(&pieces)
+            let pieces: Vec<&Piece> = seq.iter().map(|&s| self.piece(s)).collect();
+            let words = separated(&pieces);
+            words.into_iter().map(|(i, sep)| (seq[i], sep)).collect()
         };
-        let key_of = |k: usize| seq[words[k].0].1 << 1 | u64::from(words[k].1);
+        let ids: Vec<u64> = words.iter().map(|&(s, _)| self.entry(s).id).collect();
+        let key_of = |k: usize| ids[k] << 1 | u64::from(words[k].1);
         let n = words.len();
         let mut left: Option<usize> = None;
         for k in 0..=n {
-            if k < n {
-                let (h, id) = seq[words[k].0];
-                if self.piece(h, id).text.len() < self.width {
-                    continue;
-                }
+            if k < n && self.piece(words[k].0).text.len() < self.width {
+                continue;
             }
             // A junction from `left` (or the start) over the short pieces
             // `lo..k` to `k` (or the end), when it has a boundary or the end.
@@ -380,11 +432,11 @@ impl Scorer {
             let count = usize::from(left.is_some()) + (k - lo) + usize::from(k < n);
             if count >= 2 || (k == n && count == 1) {
                 let mut key = Vec::with_capacity(count + 1);
-                key.push(left.map_or(START, |l| seq[words[l].0].1 << 1));
+                key.push(left.map_or(START, |l| ids[l] << 1));
                 key.extend((lo..k).map(key_of));
                 key.push(if k < n { key_of(k) } else { END });
                 if !self.junctions.contains_key(&key) {
-                    let text = self.window(seq, &words, left, lo..k, (k < n).then_some(k));
+                    let text = self.window(&words, left, lo..k, (k < n).then_some(k));
                     let j = Junction {
                         id: self.next_id,
                         text,
@@ -396,14 +448,13 @@ impl Scorer {
                 }
                 let id = self.junctions[&key].id;
                 self.live[id as usize] = self.call;
-                units.order.push(Unit::Junction(units.keys.len()));
+                units.order.push(Unit::Junction(units.keys.len(), id));
                 units.keys.push(key);
             }
             let upto = if k < n { k + 1 } else { n };
-            units.order.extend((lo..upto).map(|j| {
-                let (h, id) = seq[words[j].0];
-                Unit::Piece(h, id)
-            }));
+            units
+                .order
+                .extend((lo..upto).map(|j| Unit::Piece(words[j].0, ids[j])));
             if k < n {
                 left = Some(k);
             }
@@ -411,7 +462,7 @@ impl Scorer {
         let (live, call) = (&self.live, self.call);
         self.junctions.retain(|_, j| live[j.id as usize] == call);
         units.new = (units.order.iter().copied())
-            .filter(|&u| self.unit(u, &units).0 >= units.first_new)
+            .filter(|&(Unit::Piece(_, id) | Unit::Junction(_, id))| id >= units.first_new)
             .collect();
         units
     }
@@ -420,16 +471,12 @@ impl Scorer {
     /// pieces of `run`, the start of `right`'s (or nothing), as joined.
     fn window(
         &self,
-        seq: &[(u64, u64)],
         words: &[(usize, bool)],
         left: Option<usize>,
         run: std::ops::Range<usize>,
         right: Option<usize>,
     ) -> String {
-        let text = |k: usize| {
-            let (h, id) = seq[words[k].0];
-            self.piece(h, id).text.as_str()
-        };
+        let text = |k: usize| self.piece(words[k].0).text.as_str();
         let mut out = String::new();
         if let Some(l) = left {
             let t = text(l);
@@ -462,8 +509,8 @@ impl Scorer {
     /// A unit's id and text, and whether the text ends the view's.
     fn unit(&self, u: Unit, units: &Units) -> (u64, &str, bool) {
         match u {
-            Unit::Piece(h, id) => (id, &self.piece(h, id).text, false),
-            Unit::Junction(k) => {
+            Unit::Piece(slot, id) => (id, &self.piece(slot).text, false),
+            Unit::Junction(k, _) => {
                 let j = &self.junctions[&units.keys[k]];
                 (j.id, &j.text, j.at_end)
             }
@@ -569,29 +616,35 @@ fn hash_text(s: &str) -> u64 {
         let step = (bytes.len() - 8) / 16;
         (0..16).for_each(|k| mix(&bytes[k * step..k * step + 8]));
     }
-    // Spread the high bits down (the table indexes by the low ones).
     h ^= h >> 33;
     h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
     h ^ (h >> 33)
 }
 
-/// The hasher of keys that are hashes already.
+/// A hasher of integer keys: each word mixed in by a multiply, the high
+/// bits spread down at the end (the table indexes by the low ones).
 #[derive(Default)]
-struct Prehashed(u64);
+struct Mixed(u64);
 
-impl Hasher for Prehashed {
+impl Hasher for Mixed {
     fn finish(&self) -> u64 {
-        self.0
+        self.0 ^ (self.0 >> 32)
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | u64::from(b);
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
         }
     }
 
     fn write_u64(&mut self, n: u64) {
-        self.0 = n;
+        self.0 = (self.0.rotate_left(26) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
     }
 }
 
