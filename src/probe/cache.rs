@@ -435,18 +435,20 @@ impl Scorer {
                 key.push(left.map_or(START, |l| ids[l] << 1));
                 key.extend((lo..k).map(key_of));
                 key.push(if k < n { key_of(k) } else { END });
-                if !self.junctions.contains_key(&key) {
-                    let text = self.window(&words, left, lo..k, (k < n).then_some(k));
-                    let j = Junction {
-                        id: self.next_id,
-                        text,
-                        at_end: k == n,
-                    };
-                    self.junctions.insert(key.clone(), j);
-                    self.next_id += 1;
-                    self.live.push(0);
-                }
-                let id = self.junctions[&key].id;
+                let id = match self.junctions.get(&key) {
+                    Some(j) => j.id,
+                    None => {
+                        let j = Junction {
+                            id: self.next_id,
+                            text: self.window(&words, left, lo..k, (k < n).then_some(k)),
+                            at_end: k == n,
+                        };
+                        self.junctions.insert(key.clone(), j);
+                        self.next_id += 1;
+                        self.live.push(0);
+                        self.next_id - 1
+                    }
+                };
                 self.live[id as usize] = self.call;
                 units.order.push(Unit::Junction(units.keys.len(), id));
                 units.keys.push(key);
