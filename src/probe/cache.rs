@@ -180,6 +180,14 @@ enum Unit {
     Junction(usize, u64),
 }
 
+impl Unit {
+    fn id(self) -> u64 {
+        match self {
+            Unit::Piece(_, id) | Unit::Junction(_, id) => id,
+        }
+    }
+}
+
 /// The units of the view being scored, in view order.
 struct Units {
     order: Vec<Unit>,
@@ -214,6 +222,8 @@ pub(crate) struct Scorer {
     live: Vec<u64>,
     call: u64,
     next_id: u64,
+    /// The first id of the call's new units.
+    call_first: u64,
 }
 
 impl Scorer {
@@ -255,6 +265,7 @@ impl Scorer {
             live: Vec::new(),
             call: 0,
             next_id: 0,
+            call_first: 0,
         }
     }
 
@@ -311,6 +322,7 @@ impl Scorer {
     /// escape sequence open), the pieces of other blocks dropped.
     fn pieces_of(&mut self, view: &View) -> Option<Vec<usize>> {
         self.call += 1;
+        self.call_first = self.next_id;
         let latest = std::mem::take(&mut self.latest);
         let mut seq = Vec::with_capacity(latest.len() + 8);
         // Where in the latest view the next block is looked for first.
@@ -409,7 +421,7 @@ impl Scorer {
         let mut units = Units {
             order: Vec::new(),
             new: Vec::new(),
-            first_new: self.next_id,
+            first_new: self.call_first,
             keys: Vec::new(),
         };
         // The pieces with text, with their separators: (slot, separator).
@@ -464,7 +476,7 @@ impl Scorer {
         let (live, call) = (&self.live, self.call);
         self.junctions.retain(|_, j| live[j.id as usize] == call);
         units.new = (units.order.iter().copied())
-            .filter(|&(Unit::Piece(_, id) | Unit::Junction(_, id))| id >= units.first_new)
+            .filter(|u| u.id() >= units.first_new)
             .collect();
         units
     }
@@ -543,9 +555,9 @@ impl Scorer {
                 } else {
                     &units.order
                 };
-                scan.iter().find_map(|&u| {
+                scan.iter().filter(|u| u.id() >= from).find_map(|&u| {
                     let (id, text, at_end) = self.unit(u, units);
-                    (id >= from && needle.in_unit(text, at_end)).then_some(id)
+                    needle.in_unit(text, at_end).then_some(id)
                 })
             }
         };
