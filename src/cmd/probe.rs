@@ -120,7 +120,7 @@ fn score_replay(
 ) -> Result<Replayed> {
     let summarizer = summarizer_of(budget_args, store)?;
     let mut scores = Vec::new();
-    let mut scorer = Scorer::default();
+    let mut scorer = Scorer::new(probes.to_vec());
     let mut folds = 0;
     let mut last: Option<(Evaluation, Status, Vec<Tier>, u64, u64)> = None;
     let prices = crate::session::cost::Prices::default();
@@ -132,7 +132,7 @@ fn score_replay(
         (at, prices),
         "probing {wide_bar} {pos}/{len} calls",
         |row, out| {
-            let e = scorer.evaluate(probes, &out.view, r.index.history_end(row.call));
+            let e = scorer.evaluate(&out.view, r.index.history_end(row.call));
             scores.push(CallScore::of(row.call, row.status, &row.tiers_fired, &e));
             if row
                 .tiers_fired

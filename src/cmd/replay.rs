@@ -174,12 +174,11 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     };
     let target: &mut Store = scratch.as_mut().unwrap_or(store);
     let prices = opts.prices;
-    let probes = match args.probes {
-        true => Some(extract(&index.all_rows()?)),
+    let mut scorer = match args.probes {
+        true => Some(Scorer::new(extract(&index.all_rows()?))),
         false => None,
     };
     let mut scores: Vec<CallScore> = Vec::new();
-    let mut scorer = Scorer::default();
     let (rows, totals) = replay(target, &index, settings, opts, |row, out| -> Result<()> {
         if let Some(b) = &bar {
             b.inc(1);
@@ -188,8 +187,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         if let Some(dir) = &args.views {
             write_view(dir, row.call, &out.view.canonical_bytes())?;
         }
-        let score = probes.as_ref().map(|p| {
-            let e = scorer.evaluate(p, &out.view, index.history_end(row.call));
+        let score = scorer.as_mut().map(|scorer| {
+            let e = scorer.evaluate(&out.view, index.history_end(row.call));
             CallScore::of(row.call, row.status, &row.tiers_fired, &e)
         });
         if args.jsonl {

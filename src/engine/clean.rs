@@ -127,12 +127,34 @@ fn remove_blocks(text: &str, tag: &str) -> String {
 
 /// Whitespace runs (line breaks included) become one space; ends trimmed.
 pub(crate) fn normalise_whitespace(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut out = String::with_capacity(s.len());
+    for word in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whitespace_runs_become_one_space_and_ends_are_trimmed() {
+        assert_eq!(normalise_whitespace(" a\n\n b\u{a0}c\t"), "a b c");
+        for s in [
+            "",
+            " \t\n",
+            "a",
+            "\r\nx  y\r\n",
+            " é\u{3000}\u{85}ü \u{2028}z ",
+        ] {
+            let words: Vec<&str> = s.split_whitespace().collect();
+            assert_eq!(normalise_whitespace(s), words.join(" "), "{s:?}");
+        }
+    }
 
     #[test]
     fn ansi_and_controls_are_stripped() {

@@ -8,7 +8,7 @@ use crate::engine::CallOutput;
 use crate::engine::estimate::Estimator;
 use crate::engine::parts::{PartBody, PartState, Side, coverage_key, reconstruct};
 use crate::model::{Block, Kind, Message};
-use crate::probe::{CallScore, Evaluation, Probe, Scorer, extract};
+use crate::probe::{CallScore, Evaluation, Scorer, extract};
 use crate::session::driver::TaskRecordIndex;
 use crate::session::replay::StepRow;
 
@@ -117,7 +117,6 @@ pub(crate) struct Collector {
     tracked_at: BTreeMap<String, usize>,
     tracked_state: Vec<Option<Seen>>,
     agent_compactions: Vec<u32>,
-    probes: Vec<Probe>,
     scorer: Scorer,
     /// Per call (index `k-1`), the end of its history in the record.
     history_ends: Vec<usize>,
@@ -169,8 +168,7 @@ impl Collector {
             tracked_at,
             tracked_state,
             agent_compactions: agent_compactions(index),
-            probes: extract(rows),
-            scorer: Scorer::default(),
+            scorer: Scorer::new(extract(rows)),
             history_ends: (1..=index.calls()).map(|k| index.history_end(k)).collect(),
             probe_scores: Vec::new(),
             probe_worst: None,
@@ -273,7 +271,7 @@ impl Collector {
             .get(row.call as usize - 1)
             .copied()
             .unwrap_or(usize::MAX);
-        let e = self.scorer.evaluate(&self.probes, &out.view, end);
+        let e = self.scorer.evaluate(&out.view, end);
         let score = CallScore::of(row.call, row.status, &row.tiers_fired, &e);
         // Strictly worse: the earliest call wins a tie, as in `probe::worst`.
         if self
@@ -336,7 +334,7 @@ impl Collector {
             composition,
             folds: self.folds,
             largest_tools: self.tracked,
-            probe_count: self.probes.len(),
+            probe_count: self.scorer.probes().len(),
             probe_scores: self.probe_scores,
             probe_worst: self.probe_worst,
         }

@@ -512,6 +512,15 @@ pub(crate) fn evaluate(probes: &[Probe], view: &View, history_rows: usize) -> Ev
 
 /// `evaluate` on the view's text (as `view_text` made it).
 fn evaluate_text(probes: &[Probe], text: &str, history_rows: usize) -> Evaluation {
+    evaluate_with(probes, history_rows, |_, p| judge(p, text))
+}
+
+/// `evaluate`, with `judge` giving the outcome of the probe at an index.
+fn evaluate_with(
+    probes: &[Probe],
+    history_rows: usize,
+    mut judge: impl FnMut(usize, &Probe) -> Outcome,
+) -> Evaluation {
     let latest_state = probes
         .iter()
         .rposition(|p| p.category == Category::State && p.row < history_rows);
@@ -540,7 +549,7 @@ fn evaluate_text(probes: &[Probe], text: &str, history_rows: usize) -> Evaluatio
         if p.row >= history_rows || (p.category == Category::State && Some(i) != latest_state) {
             continue;
         }
-        let outcome = judge(p, text);
+        let outcome = judge(i, p);
         let c = categories
             .get_mut(p.category.name())
             .expect("every category");
@@ -600,10 +609,14 @@ fn judge_with(p: &Probe, view_text: &str, has: impl Fn(&str) -> bool) -> Outcome
 
 /// The pointer occurs as a whole token (`tool:a` is not in `tool:ab`).
 fn carries(text: &str, pointer: &str) -> bool {
-    text.match_indices(pointer).any(|(at, _)| {
-        text[at + pointer.len()..]
-            .chars()
-            .next()
-            .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'))
-    })
+    text.match_indices(pointer)
+        .any(|(at, _)| ends_token(&text[at + pointer.len()..]))
+}
+
+/// A token ends before `rest`: it is empty or starts with a character that
+/// is not alphanumeric, `_` or `-`.
+fn ends_token(rest: &str) -> bool {
+    rest.chars()
+        .next()
+        .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'))
 }
