@@ -498,11 +498,46 @@ mod tests {
         m
     }
 
+    /// A `Read` call `id` at step 1.
+    fn call(id: &str) -> Message {
+        let b = Block::ToolUse {
+            id: id.into(),
+            name: "Read".into(),
+            input: json!({"file_path": id}),
+        };
+        msg(Role::Assistant, Kind::Generation, vec![b], 1)
+    }
+
+    /// An ask at step 1.
+    fn text(t: &str) -> Message {
+        msg(
+            Role::User,
+            Kind::Ask,
+            vec![Block::Text { text: t.into() }],
+            1,
+        )
+    }
+
     /// A text tool result for `id` at step 1.
     fn result(id: &str, text: &str) -> Message {
         let content = ToolContent::Text(text.into());
         let r = Message::tool_result(id.into(), content, false, 1);
         msg(r.role, r.kind, r.content, 1)
+    }
+
+    /// An ask, two calls answered out of order (the first twice), more
+    /// text between, and a third call.
+    fn two_calls() -> Vec<Message> {
+        vec![
+            text("go"),
+            call("t1"),
+            call("t2"),
+            result("t2", "two"),
+            text("more"),
+            result("t1", "one"),
+            result("t1", "again"),
+            call("t3"),
+        ]
     }
 
     /// Parts dropped from the front, a tool call still waiting for its
@@ -512,45 +547,17 @@ mod tests {
     #[test]
     fn dropped_calls_take_their_results_as_when_built_whole() {
         let est = CharsPerToken::default();
-        let call = |id: &str| {
-            let input = json!({"file_path": id});
-            let b = Block::ToolUse {
-                id: id.into(),
-                name: "Read".into(),
-                input,
-            };
-            msg(Role::Assistant, Kind::Generation, vec![b], 1)
-        };
-        let text = |t: &str| {
-            msg(
-                Role::User,
-                Kind::Ask,
-                vec![Block::Text { text: t.into() }],
-                1,
-            )
-        };
-        let before = vec![
-            text("go"),
-            call("t1"),
-            call("t2"),
-            result("t2", "two"),
-            text("more"),
-        ];
-        let after = vec![
-            result("t1", "one"),
-            result("t1", "again"),
-            result("t2", "late"),
-            call("t3"),
-        ];
+        let mut msgs = two_calls();
+        msgs.insert(7, result("t2", "late"));
         let mut b = PartsBuilder::default();
-        for m in &before {
+        for (i, m) in msgs.iter().enumerate() {
+            if i == 5 {
+                // Dropped: "go", t1 (no result yet) and t2 (answered).
+                b.drop_front(3);
+            }
             b.push(m, &est);
         }
-        b.drop_front(3);
-        for m in &after {
-            b.push(m, &est);
-        }
-        let whole = reconstruct(before.iter().chain(&after), &est);
+        let whole = reconstruct(&msgs, &est);
         assert_eq!(b.offset(), 3);
         assert_eq!(b.parts, whole[3..]);
         assert_eq!(b.parts.len(), 4, "more, again, late, t3");
@@ -562,36 +569,7 @@ mod tests {
     #[test]
     fn parts_taken_as_they_complete_are_the_parts_built_whole() {
         let est = CharsPerToken::default();
-        let call = |id: &str| {
-            msg(
-                Role::Assistant,
-                Kind::Generation,
-                vec![Block::ToolUse {
-                    id: id.into(),
-                    name: "Read".into(),
-                    input: json!({"file_path": id}),
-                }],
-                1,
-            )
-        };
-        let text = |t: &str| {
-            msg(
-                Role::User,
-                Kind::Ask,
-                vec![Block::Text { text: t.into() }],
-                1,
-            )
-        };
-        let msgs = vec![
-            text("go"),
-            call("t1"),
-            call("t2"),
-            result("t2", "two"),
-            text("more"),
-            result("t1", "one"),
-            result("t1", "again"),
-            call("t3"),
-        ];
+        let msgs = two_calls();
         let mut b = PartsBuilder::default();
         let mut taken = Vec::new();
         let mut complete_after = Vec::new();

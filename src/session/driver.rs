@@ -670,7 +670,7 @@ struct CachedSnapshot<'s> {
     store: &'s Store,
     task: &'s str,
     profile: &'s str,
-    failed: RefCell<Option<StoreError>>,
+    failed: FirstFailure,
 }
 
 impl CachedSnapshot<'_> {
@@ -690,16 +690,32 @@ impl CachedSnapshot<'_> {
 
     /// The first read that failed, if any.
     fn check(self) -> Result<(), StoreError> {
-        self.failed.into_inner().map_or(Ok(()), Err)
+        self.failed.check()
     }
 }
 
 impl Snapshot for CachedSnapshot<'_> {
     fn entry(&self, key: &str) -> Option<Entry> {
-        self.read(key).unwrap_or_else(|e| {
-            self.failed.borrow_mut().get_or_insert(e);
+        self.failed.or_none(self.read(key))
+    }
+}
+
+/// The first store read that failed during a call (the engine's lookups
+/// cannot fail), kept for the driver to return after the call.
+#[derive(Default)]
+struct FirstFailure(RefCell<Option<StoreError>>);
+
+impl FirstFailure {
+    /// What `r` read, or none when it failed (the failure kept).
+    fn or_none<T>(&self, r: Result<Option<T>, StoreError>) -> Option<T> {
+        r.unwrap_or_else(|e| {
+            self.0.borrow_mut().get_or_insert(e);
             None
         })
+    }
+
+    fn check(self) -> Result<(), StoreError> {
+        self.0.into_inner().map_or(Ok(()), Err)
     }
 }
 
@@ -752,7 +768,7 @@ fn form_id_hash(id: &str) -> u64 {
 struct FormReader<'s> {
     source: &'s FormSource,
     index: &'s TaskRecordIndex,
-    failed: RefCell<Option<StoreError>>,
+    failed: FirstFailure,
 }
 
 impl<'s> FormReader<'s> {
@@ -760,7 +776,7 @@ impl<'s> FormReader<'s> {
         FormReader {
             source,
             index,
-            failed: RefCell::new(None),
+            failed: FirstFailure::default(),
         }
     }
 
@@ -776,16 +792,13 @@ impl<'s> FormReader<'s> {
 
     /// The first read that failed, if any.
     fn check(self) -> Result<(), StoreError> {
-        self.failed.into_inner().map_or(Ok(()), Err)
+        self.failed.check()
     }
 }
 
 impl ToolForms for FormReader<'_> {
     fn form(&self, id: &str) -> Option<ToolForm> {
-        self.read(id).unwrap_or_else(|e| {
-            self.failed.borrow_mut().get_or_insert(e);
-            None
-        })
+        self.failed.or_none(self.read(id))
     }
 }
 
@@ -893,7 +906,7 @@ fn cached<'s>(
         store,
         task,
         profile,
-        failed: RefCell::new(None),
+        failed: FirstFailure::default(),
     }
 }
 
