@@ -13,12 +13,15 @@
 //! It keeps these caches of the derivation, never a second source of truth
 //! (a property test holds them to [`Driver::uncached`], which re-derives
 //! everything at every call):
-//! - the profile's snapshot entries, decoded, updated with the driver's own
-//!   writes and read again when `PRAGMA data_version` shows another writer;
+//! - the profile's snapshot entries, decoded (a summary or a tool entry by
+//!   its kind alone, its text or form read by key when restored), updated
+//!   with the driver's own writes and read again when `PRAGMA data_version`
+//!   shows another writer;
 //! - the raw history's parts, built once as the record is append-only, with
-//!   the coverage chain over their addresses, so a turn start finds the
-//!   longest stored summary by looking its decoded coverage up in the chain
-//!   and hands the engine only the summary and what follows it;
+//!   the coverage chain over their addresses, both kept from the last fold
+//!   on, so a turn start finds the longest stored summary by looking its
+//!   decoded coverage up in the chain and hands the engine only the summary
+//!   and what follows it;
 //! - the raw history's measures at every call, from running totals over the
 //!   rows read for the parts;
 //! - per call: the previous call's parts handed over as the checkpoint (not
