@@ -273,6 +273,10 @@ fn encode_rows(
     }
 }
 
+/// How many of a file's rows already stored [`RowWriter`] holds the chain
+/// hashes of before checking the last against the store (128 KB).
+const PREFIX_CHECK: usize = 4096;
+
 /// Appends one task's rows, given in file order with their encoding, inside
 /// the import's transaction. The rows the store already holds are compared
 /// with the file's by their chain hash (the last stored one stands for all
@@ -287,9 +291,13 @@ pub struct RowWriter<'a> {
     /// Rows stored before this import, and the chain hash of the last one.
     stored: u64,
     last_stored: Vec<u8>,
-    /// The chain hashes of the file's rows the store should hold, to name
-    /// the first that differs.
+    /// The chain hashes of the file's rows the store should hold since
+    /// `prefix_start`, to name the first that differs. Every
+    /// [`PREFIX_CHECK`] rows the last one is checked against the store: a
+    /// chain hash that matches vouches for every row before it, so the
+    /// window starts again after it and memory does not grow with the file.
     prefix: Vec<[u8; 32]>,
+    prefix_start: u64,
     seen: u64,
     last: [u8; 32],
     diverged: bool,
@@ -312,8 +320,15 @@ impl RowWriter<'_> {
         }
         if seq < self.stored {
             self.prefix.push(row.hash);
-            if seq + 1 == self.stored && self.last_stored[..] != row.hash[..] {
-                self.diverged = true;
+            if seq + 1 == self.stored {
+                self.diverged = self.last_stored[..] != row.hash[..];
+            } else if self.prefix.len() >= PREFIX_CHECK {
+                if self.stored_hash(seq)?[..] == row.hash[..] {
+                    self.prefix.clear();
+                    self.prefix_start = seq + 1;
+                } else {
+                    self.diverged = true;
+                }
             }
             return Ok(false);
         }
@@ -337,21 +352,27 @@ impl RowWriter<'_> {
         Ok(true)
     }
 
+    /// The chain hash the store holds for row `seq` of the task.
+    fn stored_hash(&self, seq: u64) -> Result<Vec<u8>> {
+        Ok(self.tx.tx.query_row(
+            "SELECT row_hash FROM task_message WHERE task_id = ?1 AND seq = ?2",
+            params![self.task_id, seq as i64],
+            |r| r.get(0),
+        )?)
+    }
+
     /// What the rows did, or [`StoreError::Diverged`] when they do not
     /// extend (or are not a prefix of) the stored ones.
     pub fn finish(mut self) -> Result<AppendOutcome> {
         let n = self.seen;
         if !self.diverged && n > 0 && n < self.stored {
-            let expected: Vec<u8> = self.tx.tx.query_row(
-                "SELECT row_hash FROM task_message WHERE task_id = ?1 AND seq = ?2",
-                params![self.task_id, (n - 1) as i64],
-                |r| r.get(0),
-            )?;
-            self.diverged = expected[..] != self.last[..];
+            self.diverged = self.stored_hash(n - 1)?[..] != self.last[..];
         }
         if self.diverged {
             return Err(StoreError::Diverged {
-                row: self.tx.first_divergence(&self.task_id, &self.prefix)?,
+                row: self
+                    .tx
+                    .first_divergence(&self.task_id, self.prefix_start, &self.prefix)?,
                 task: self.task_id,
             });
         }
@@ -475,27 +496,30 @@ impl Tx<'_> {
             stored,
             last_stored: last_stored.unwrap_or_default(),
             prefix: Vec::new(),
+            prefix_start: 0,
             seen: 0,
             last: [0u8; 32],
             diverged: false,
         })
     }
 
-    fn first_divergence(&self, task_id: &str, chain: &[[u8; 32]]) -> Result<u64> {
-        let mut stmt = self
-            .tx
-            .prepare("SELECT seq, row_hash FROM task_message WHERE task_id = ?1 ORDER BY seq")?;
-        let rows = stmt.query_map([task_id], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
+    /// The first stored row from `start` on that `chain` (the chain hashes
+    /// of the file's rows from `start` on) does not hold.
+    fn first_divergence(&self, task_id: &str, start: u64, chain: &[[u8; 32]]) -> Result<u64> {
+        let mut stmt = self.tx.prepare(
+            "SELECT seq, row_hash FROM task_message WHERE task_id = ?1 AND seq >= ?2 ORDER BY seq",
+        )?;
+        let rows = stmt.query_map(params![task_id, start as i64], |r| {
+            Ok((r.get::<_, i64>(0)? as u64, r.get::<_, Vec<u8>>(1)?))
         })?;
         for row in rows {
             let (seq, h) = row?;
-            match chain.get(seq as usize) {
+            match chain.get((seq - start) as usize) {
                 Some(c) if c[..] == h[..] => continue,
-                _ => return Ok(seq as u64),
+                _ => return Ok(seq),
             }
         }
-        Ok(chain.len() as u64)
+        Ok(start + chain.len() as u64)
     }
 }
 

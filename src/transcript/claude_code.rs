@@ -19,7 +19,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::common::{anthropic_content, anthropic_usage, first_text, shape};
-use super::{Importer, LineError, LineOutcome, LineResult, TaskSet, expected_line};
+use super::{
+    Digest, DigestMap, Importer, LineError, LineOutcome, LineResult, TaskSet, expected_line,
+};
 use crate::model::{Block, Format, Kind, Message, Role};
 
 /// The text Claude Code puts at the head of a resumed session's summary.
@@ -28,7 +30,8 @@ pub(crate) const CONTINUATION_PREFIX: &str =
 
 #[derive(Default)]
 pub(crate) struct ClaudeCodeImporter {
-    seen_uuids: HashSet<String>,
+    /// The uuids of the lines imported.
+    seen_uuids: DigestMap<()>,
     /// uuid → task key, for sidechain lines (their parent decides their task).
     sidechain_task: HashMap<String, String>,
     last_sidechain_key: Option<String>,
@@ -247,7 +250,7 @@ impl ClaudeCodeImporter {
     /// False when this uuid was already imported from this file (a copied line).
     fn first_sight(&mut self, l: &Line) -> bool {
         match &l.uuid {
-            Some(u) => self.seen_uuids.insert(u.clone()),
+            Some(u) => self.seen_uuids.insert(Digest::of(u), ()).is_none(),
             None => true,
         }
     }

@@ -20,7 +20,8 @@ use crate::store::{
     TaskRecord, Tx,
 };
 use crate::transcript::{
-    self, LineError, OpenToolCall, ParseOptions, ParsedFile, TaskBuilder, TaskSet, Warning,
+    self, Digest, DigestMap, LineError, OpenToolCall, ParseOptions, ParsedFile, TaskBuilder,
+    TaskSet, Warning,
 };
 
 #[derive(Debug, Clone, Default)]
@@ -186,7 +187,7 @@ enum Event {
 enum Encoded {
     Progress(u64),
     /// Each message with its encoded row and the tool forms it mints.
-    Rows(Vec<(Message, EncodedRow, Vec<ToolForm>)>),
+    Rows(Vec<(Message, EncodedRow, Vec<Minted>)>),
 }
 
 /// Phases 2 to 4 for a file read as a stream, on three threads: one parses
@@ -258,7 +259,7 @@ fn ingest_stream(
                     Encoded::Rows(rows) => {
                         for (m, row, forms) in rows {
                             writer.push(&m, &row)?;
-                            minted += put_forms(tx, &id, &forms)?;
+                            minted += put_forms(tx, &id, &opts.rules, &forms)?;
                         }
                     }
                 }
@@ -391,7 +392,7 @@ impl Encoder<'_> {
                     msgs.into_iter()
                         .map(|m| {
                             let row = self.rows.encode(&m);
-                            let forms = self.forms.take(&m, self.seen >= self.skip);
+                            let forms = self.forms.take(&m, self.seen, self.seen >= self.skip);
                             self.seen += 1;
                             (m, row, forms)
                         })
@@ -692,7 +693,8 @@ fn store_task(
     let mut minter = FormMinter::new(rules);
     let mut minted = 0;
     for (i, m) in t.messages.iter().enumerate() {
-        minted += put_forms(tx, &id, &minter.take(m, i as u64 >= outcome.already))?;
+        let i = i as u64;
+        minted += put_forms(tx, &id, rules, &minter.take(m, i, i >= outcome.already))?;
     }
     report_task(base, t, outcome, minted, report);
     Ok(())
@@ -794,14 +796,43 @@ fn content_name(
 /// id; a result seen before its call waits for it (minted when the call
 /// comes, before any later result of that id), and one whose call never
 /// comes is not minted.
+///
+/// Only calls not answered yet are held whole, so memory does not grow with
+/// the file. A call whose result was minted is remembered by a digest of its
+/// id only: the form table keeps one form per id (`INSERT OR IGNORE`), so no
+/// later result of it can store anything. A call answered without a form is
+/// remembered by its id's digest and the row holding it: a later result of
+/// it (rare: a result that answers an answered call) is minted by
+/// [`put_forms`] against the call read back from the store.
 struct FormMinter<'r> {
     rules: &'r ToolRules,
     est: CharsPerToken,
-    /// Each call's tool name and input. A file's calls are all kept (a later
-    /// result of the same id is minted against the first call), so their
-    /// inputs are kept as JSON text where that reads back to the same value.
-    calls: HashMap<String, (String, KeptInput)>,
+    /// Calls not answered yet: tool name, input and the row holding the
+    /// call. Also calls whose input holds a float, which need not read back
+    /// from the store exactly as given (serde_json's default float parsing
+    /// is not exact).
+    open: HashMap<String, OpenCall>,
+    /// Answered calls, by [`Digest`] of their id: the row
+    /// holding the call, or [`FORMED`].
+    answered: DigestMap<u64>,
     waiting: HashMap<String, Vec<ToolContent>>,
+}
+
+/// A call held whole by the [`FormMinter`]: name, input, row.
+type OpenCall = (String, Value, u64);
+
+/// In [`FormMinter::answered`]: the call's form is minted.
+const FORMED: u64 = u64::MAX;
+
+/// A minted form, or a result to mint against a call already stored.
+enum Minted {
+    Form(ToolForm),
+    /// A result of the call with this id held in the task's row `call`.
+    Late {
+        call: u64,
+        id: String,
+        content: ToolContent,
+    },
 }
 
 impl<'r> FormMinter<'r> {
@@ -809,35 +840,61 @@ impl<'r> FormMinter<'r> {
         FormMinter {
             rules,
             est: CharsPerToken::default(),
-            calls: HashMap::new(),
+            open: HashMap::new(),
+            answered: DigestMap::default(),
             waiting: HashMap::new(),
         }
     }
 
-    /// Take the task's next message and return the forms of the results it
-    /// lets be minted; `mint`: its results are new rows (the results of rows
-    /// stored before are not minted again).
-    fn take(&mut self, m: &Message, mint: bool) -> Vec<ToolForm> {
-        let mut forms = Vec::new();
+    /// Take the task's next message, its row `seq`, and return the forms of
+    /// the results it lets be minted; `mint`: its results are new rows (the
+    /// results of rows stored before are not minted again).
+    fn take(&mut self, m: &Message, seq: u64, mint: bool) -> Vec<Minted> {
+        let mut out = Vec::new();
         for b in &m.content {
             match b {
-                Block::ToolUse { id, name, input } if !self.calls.contains_key(id) => {
-                    self.calls
-                        .insert(id.clone(), (name.clone(), KeptInput::of(input)));
-                    for content in self.waiting.remove(id).unwrap_or_default() {
-                        forms.extend(self.compact(id, &content));
+                Block::ToolUse { id, name, input } => {
+                    let key = Digest::of(id);
+                    if self.open.contains_key(id) || self.answered.contains_key(&key) {
+                        continue;
                     }
+                    let call = (name.clone(), input.clone(), seq);
+                    let waiting = self.waiting.remove(id).unwrap_or_default();
+                    if waiting.is_empty() {
+                        self.open.insert(id.clone(), call);
+                        continue;
+                    }
+                    // Later waiting results of a minted call would store nothing.
+                    let form = waiting.iter().find_map(|content| {
+                        self.rules.compact(&self.est, id, name, input, content)
+                    });
+                    self.retire(id, key, call, form.is_some());
+                    out.extend(form.map(Minted::Form));
                 }
                 Block::ToolResult {
-                    tool_use_id,
+                    tool_use_id: id,
                     content,
                     ..
-                } if mint => {
-                    if self.calls.contains_key(tool_use_id) {
-                        forms.extend(self.compact(tool_use_id, content));
-                    } else {
+                } => {
+                    let key = Digest::of(id);
+                    if let Some(call) = self.open.remove(id) {
+                        let (name, input, _) = &call;
+                        let form = mint
+                            .then(|| self.rules.compact(&self.est, id, name, input, content))
+                            .flatten();
+                        self.retire(id, key, call, form.is_some());
+                        out.extend(form.map(Minted::Form));
+                    } else if let Some(&call) = self.answered.get(&key) {
+                        if mint && call != FORMED {
+                            out.push(Minted::Late {
+                                call,
+                                id: id.clone(),
+                                content: content.clone(),
+                            });
+                        }
+                    } else if mint {
                         self.waiting
-                            .entry(tool_use_id.clone())
+                            .entry(id.clone())
                             .or_default()
                             .push(content.clone());
                     }
@@ -845,51 +902,79 @@ impl<'r> FormMinter<'r> {
                 _ => {}
             }
         }
-        forms
+        out
     }
 
-    fn compact(&self, tool_use_id: &str, content: &ToolContent) -> Option<ToolForm> {
-        let (name, input) = &self.calls[tool_use_id];
-        self.rules
-            .compact(&self.est, tool_use_id, name, &input.value(), content)
+    /// An answered call leaves memory, unless its input has a float.
+    fn retire(&mut self, id: &str, key: Digest, call: OpenCall, formed: bool) {
+        if formed {
+            self.answered.insert(key, FORMED);
+        } else if has_float(&call.1) {
+            self.open.insert(id.to_string(), call);
+        } else {
+            self.answered.insert(key, call.2);
+        }
     }
 }
 
-/// A tool call's input as the form minter keeps it. As text it takes a
-/// fraction of the memory of a parsed `Value` (whose maps were a third of a
-/// 1 GB import's peak); it is kept as text only when the text parses back
-/// to the same value (a float need not: serde_json's default float parsing
-/// is not exact), so minting reads exactly the input it was given.
-enum KeptInput {
-    Text(Box<str>),
-    Value(Value),
+/// Whether a value holds a number that is not an integer.
+fn has_float(v: &Value) -> bool {
+    match v {
+        Value::Number(n) => n.is_f64(),
+        Value::Array(a) => a.iter().any(has_float),
+        Value::Object(o) => o.values().any(has_float),
+        _ => false,
+    }
 }
 
-impl KeptInput {
-    fn of(input: &Value) -> KeptInput {
-        match serde_json::to_string(input) {
-            Ok(text) if serde_json::from_str::<Value>(&text).is_ok_and(|v| v == *input) => {
-                KeptInput::Text(text.into_boxed_str())
-            }
-            _ => KeptInput::Value(input.clone()),
-        }
-    }
-
-    fn value(&self) -> std::borrow::Cow<'_, Value> {
-        match self {
-            KeptInput::Value(v) => std::borrow::Cow::Borrowed(v),
-            KeptInput::Text(text) => std::borrow::Cow::Owned(
-                serde_json::from_str(text).expect("checked to parse when kept"),
-            ),
-        }
-    }
+/// A late result's form: minted against the call as the store holds it in
+/// row `call` of the task (already written: a call comes before its
+/// results). `None` when that row holds no such call (the rows diverge
+/// from the store's, and the import is refused at its end).
+fn mint_late(
+    tx: &Tx<'_>,
+    task_id: &str,
+    rules: &ToolRules,
+    call: u64,
+    id: &str,
+    content: &ToolContent,
+) -> Result<Option<ToolForm>, StoreError> {
+    let rows = tx.reader().messages(task_id, call, call + 1)?;
+    let input = rows
+        .iter()
+        .flat_map(|r| &r.message.content)
+        .find_map(|b| match b {
+            Block::ToolUse {
+                id: i, name, input, ..
+            } if i == id => Some((name, input)),
+            _ => None,
+        });
+    Ok(input.and_then(|(name, input)| {
+        rules.compact(&CharsPerToken::default(), id, name, input, content)
+    }))
 }
 
 /// Store a task's minted forms; how many were new.
-fn put_forms(tx: &Tx<'_>, task_id: &str, forms: &[ToolForm]) -> Result<u64, StoreError> {
+fn put_forms(
+    tx: &Tx<'_>,
+    task_id: &str,
+    rules: &ToolRules,
+    forms: &[Minted],
+) -> Result<u64, StoreError> {
     let mut stored = 0;
     for f in forms {
-        stored += u64::from(tx.put_tool_form(task_id, f)?);
+        let late;
+        let form = match f {
+            Minted::Form(form) => form,
+            Minted::Late { call, id, content } => {
+                late = mint_late(tx, task_id, rules, *call, id, content)?;
+                match &late {
+                    Some(form) => form,
+                    None => continue,
+                }
+            }
+        };
+        stored += u64::from(tx.put_tool_form(task_id, form)?);
     }
     Ok(stored)
 }
@@ -910,28 +995,61 @@ fn hash_file(path: &Path) -> std::io::Result<blake3::Hash> {
 
 #[cfg(test)]
 mod tests {
-    use proptest::prelude::*;
-    use serde_json::{Value, json};
+    use serde_json::json;
 
-    use super::KeptInput;
+    use super::*;
+    use crate::model::{Kind, Role};
 
-    proptest! {
-        /// Minting reads back exactly the input it was given, floats included.
-        #[test]
-        fn a_kept_input_reads_back_as_given(
-            f in any::<f64>().prop_filter("JSON has no NaN or infinity", |f| f.is_finite()),
-            i in any::<i64>(),
-            u in any::<u64>(),
-            s in ".{0,40}",
-        ) {
-            let input = json!({"command": s, "timeout": u, "offset": i, "ratio": f, "list": [f, s]});
-            prop_assert_eq!(KeptInput::of(&input).value().into_owned(), input);
-        }
+    fn call(id: &str, input: Value) -> Message {
+        let name = "Bash".to_string();
+        let block = Block::ToolUse {
+            id: id.to_string(),
+            name,
+            input,
+        };
+        Message::new(Role::Assistant, Kind::Generation, vec![block], 1)
+    }
+
+    fn result(id: &str, text: &str) -> Message {
+        Message::tool_result(id.to_string(), ToolContent::Text(text.into()), false, 1)
     }
 
     #[test]
-    fn an_input_is_kept_as_text_when_its_text_reads_back_the_same() {
-        let input: Value = json!({"file_path": "src/main.rs", "limit": 40});
-        assert!(matches!(KeptInput::of(&input), KeptInput::Text(_)));
+    fn the_form_minter_holds_only_the_calls_not_answered_yet() {
+        let rules = ToolRules::default();
+        let big: String = (0..300).map(|k| format!("line {k}\n")).collect();
+        let mut minter = FormMinter::new(&rules);
+        let mut seq = 0;
+        let mut take = |minter: &mut FormMinter<'_>, m: Message| {
+            seq += 1;
+            minter.take(&m, seq - 1, true)
+        };
+        for i in 0..200 {
+            let id = format!("toolu_{i}");
+            take(
+                &mut minter,
+                call(&id, json!({"command": format!("seq {i}")})),
+            );
+            let text = if i % 2 == 0 { "ok" } else { &big };
+            let minted = take(&mut minter, result(&id, text));
+            assert_eq!(minted.len(), i % 2, "{i}");
+        }
+        take(&mut minter, call("open", json!({"command": "sleep"})));
+        take(&mut minter, call("float", json!({"ratio": 0.5})));
+        take(&mut minter, result("float", "ok"));
+        // The interrupted call and the one whose input need not read back
+        // exactly are held whole; the others by their ids' digests.
+        let mut open: Vec<&str> = minter.open.keys().map(String::as_str).collect();
+        open.sort();
+        assert_eq!(open, ["float", "open"]);
+        assert_eq!(minter.answered.len(), 200);
+        let formed = minter.answered.values().filter(|&&v| v == FORMED).count();
+        assert_eq!(formed, 100);
+        // A result of a call answered without a form waits for the store;
+        // one of a call whose form is minted stores nothing more.
+        let late = take(&mut minter, result("toolu_0", &big));
+        assert!(matches!(&late[..], [Minted::Late { call: 0, .. }]));
+        assert!(take(&mut minter, result("toolu_1", &big)).is_empty());
+        assert!(minter.waiting.is_empty());
     }
 }

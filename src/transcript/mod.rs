@@ -17,13 +17,60 @@ pub(crate) mod openai_chat;
 pub(crate) mod reader;
 mod tokens;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value};
 
 use crate::model::{Block, Format, Kind, Message, Role};
 
 pub use reader::{ParseOptions, ParsedFile, SkippedLine, parse_bytes, parse_reader, parse_stream};
+
+/// A 128-bit digest of an id, kept in place of the id where an importer
+/// remembers every id of a file (uuids seen, generation ids, tool calls):
+/// 16 bytes against a `String`'s 24 and its text, so that memory grows
+/// by less with the file. Two ids of one file share a digest with a
+/// probability of about n² / 2¹²⁹ (below 10⁻²⁶ for a million ids).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Digest([u64; 2]);
+
+impl Digest {
+    pub(crate) fn of(id: &str) -> Digest {
+        let hash = blake3::hash(id.as_bytes());
+        let word = |i: usize| u64::from_le_bytes(hash.as_bytes()[i..i + 8].try_into().expect("8"));
+        Digest([word(0), word(8)])
+    }
+}
+
+impl std::hash::Hash for Digest {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        // Already uniform: a table needs no second hash of it.
+        state.write_u64(self.0[0]);
+    }
+}
+
+/// The hasher of [`DigestMap`]: a [`Digest`]'s first word as it is.
+#[derive(Default)]
+pub(crate) struct FirstWord(u64);
+
+impl std::hash::Hasher for FirstWord {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Not reached by `Digest`; any other bytes still hash to something.
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = word;
+    }
+}
+
+/// A map keyed by [`Digest`].
+pub(crate) type DigestMap<V> = HashMap<Digest, V, std::hash::BuildHasherDefault<FirstWord>>;
 
 /// A problem with one line of input, located by 1-based line and byte column.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -216,10 +263,17 @@ pub struct TaskBuilder {
     pub warnings: Vec<Warning>,
     turn: u32,
     step: u32,
-    gen_steps: HashMap<String, u32>,
-    tool_calls: HashMap<String, ToolCallInfo>,
-    /// Tool calls in first-seen order, for a deterministic interrupted list.
-    tool_order: Vec<(String, String)>,
+    /// Each generation's step, by [`Digest`] of its id.
+    gen_steps: DigestMap<u32>,
+    /// Each tool call, by [`Digest`] of its id.
+    tool_calls: DigestMap<ToolCallInfo>,
+    /// The calls not answered yet, by their place among the task's calls,
+    /// for a deterministic interrupted list.
+    open_calls: BTreeMap<u64, OpenToolCall>,
+    /// The place of each call in `open_calls`, by id.
+    open_order: HashMap<String, u64>,
+    /// Tool calls seen.
+    calls_seen: u64,
 }
 
 impl TaskBuilder {
@@ -232,9 +286,11 @@ impl TaskBuilder {
             warnings: Vec::new(),
             turn: 0,
             step: 0,
-            gen_steps: HashMap::new(),
-            tool_calls: HashMap::new(),
-            tool_order: Vec::new(),
+            gen_steps: DigestMap::default(),
+            tool_calls: DigestMap::default(),
+            open_calls: BTreeMap::new(),
+            open_order: HashMap::new(),
+            calls_seen: 0,
         }
     }
 
@@ -253,14 +309,10 @@ impl TaskBuilder {
             Kind::Ask => self.turn += 1,
             Kind::Generation => {
                 let step = match &msg.gen_id {
-                    Some(id) => match self.gen_steps.get(id) {
-                        Some(s) => *s,
-                        None => {
-                            self.step += 1;
-                            self.gen_steps.insert(id.clone(), self.step);
-                            self.step
-                        }
-                    },
+                    Some(id) => *self.gen_steps.entry(Digest::of(id)).or_insert_with(|| {
+                        self.step += 1;
+                        self.step
+                    }),
                     None => {
                         self.step += 1;
                         self.step
@@ -269,7 +321,8 @@ impl TaskBuilder {
                 msg.step = step;
                 for b in &msg.content {
                     if let Block::ToolUse { id, name, .. } = b {
-                        if self.tool_calls.contains_key(id) {
+                        let key = Digest::of(id);
+                        if self.tool_calls.contains_key(&key) {
                             self.warnings.push(Warning {
                                 line: msg.line,
                                 message: format!(
@@ -278,15 +331,23 @@ impl TaskBuilder {
                             });
                             continue;
                         }
+                        let order = self.calls_seen;
+                        self.calls_seen += 1;
                         self.tool_calls.insert(
-                            id.clone(),
+                            key,
                             ToolCallInfo {
                                 step,
                                 line: msg.line,
                                 answered: false,
                             },
                         );
-                        self.tool_order.push((id.clone(), name.clone()));
+                        let open = OpenToolCall {
+                            id: id.clone(),
+                            name: name.clone(),
+                            line: msg.line,
+                        };
+                        self.open_calls.insert(order, open);
+                        self.open_order.insert(id.clone(), order);
                     }
                 }
             }
@@ -299,9 +360,12 @@ impl TaskBuilder {
             let mut step = None;
             for b in &msg.content {
                 if let Block::ToolResult { tool_use_id, .. } = b {
-                    match self.tool_calls.get_mut(tool_use_id) {
+                    match self.tool_calls.get_mut(&Digest::of(tool_use_id)) {
                         Some(info) if !info.answered => {
                             info.answered = true;
+                            if let Some(order) = self.open_order.remove(tool_use_id) {
+                                self.open_calls.remove(&order);
+                            }
                             step = Some(step.map_or(info.step, |s: u32| s.max(info.step)));
                         }
                         Some(info) => self.warnings.push(Warning {
@@ -331,17 +395,7 @@ impl TaskBuilder {
 
     /// Tool calls that never got a result, in the order they were made.
     pub fn open_tool_calls(&self) -> Vec<OpenToolCall> {
-        self.tool_order
-            .iter()
-            .filter_map(|(id, name)| {
-                let info = &self.tool_calls[id];
-                (!info.answered).then(|| OpenToolCall {
-                    id: id.clone(),
-                    name: name.clone(),
-                    line: info.line,
-                })
-            })
-            .collect()
+        self.open_calls.values().cloned().collect()
     }
 
     pub fn has_conversation(&self) -> bool {
@@ -385,5 +439,83 @@ impl TaskSet {
 
     pub fn into_tasks(self) -> Vec<TaskBuilder> {
         self.tasks
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ToolContent;
+
+    fn calls(ids: &[&str], gen_id: &str, line: u64) -> Message {
+        let content = ids
+            .iter()
+            .map(|id| Block::ToolUse {
+                id: id.to_string(),
+                name: format!("tool-{id}"),
+                input: Value::Null,
+            })
+            .collect();
+        let mut m = Message::new(Role::Assistant, Kind::Generation, content, line);
+        m.gen_id = Some(gen_id.to_string());
+        m
+    }
+
+    fn result(id: &str, line: u64) -> Message {
+        Message::tool_result(id.to_string(), ToolContent::Text("ok".into()), false, line)
+    }
+
+    #[test]
+    fn calls_and_generations_are_told_apart_by_their_ids_digests() {
+        let mut t = TaskBuilder::new("");
+        t.push(calls(&["a", "b"], "g1", 1));
+        t.push(calls(&["c"], "g1", 2));
+        t.push(result("b", 3));
+        t.push(calls(&["d", "a"], "g2", 4));
+        t.push(result("b", 5));
+        t.push(result("zz", 6));
+        t.push(result("d", 7));
+        t.push(calls(&["e"], "g1", 8));
+        // One step per generation id, whatever lines it spreads over.
+        let steps: Vec<u32> = t.messages.iter().map(|m| m.step).collect();
+        assert_eq!(steps, [1, 1, 1, 2, 2, 2, 2, 1]);
+        assert_eq!(t.steps(), 2);
+        // Unanswered calls in the order they were made, answered ones gone.
+        let open: Vec<(String, String, u64)> = t
+            .open_tool_calls()
+            .into_iter()
+            .map(|c| (c.id, c.name, c.line))
+            .collect();
+        assert_eq!(
+            open,
+            [
+                ("a".into(), "tool-a".into(), 1),
+                ("c".into(), "tool-c".into(), 2),
+                ("e".into(), "tool-e".into(), 8),
+            ]
+        );
+        let warnings: Vec<(u64, &str)> = t
+            .warnings
+            .iter()
+            .map(|w| (w.line, &w.message[..w.message.find(' ').unwrap()]))
+            .collect();
+        assert_eq!(
+            warnings,
+            [(4, "tool_use"), (5, "tool_result"), (6, "tool_result")]
+        );
+        assert!(t.warnings[0].message.contains("tool_use a appears twice"));
+        assert!(
+            t.warnings[1]
+                .message
+                .contains("answered at or after line 1")
+        );
+        assert!(t.warnings[2].message.contains("zz has no matching"));
+    }
+
+    #[test]
+    fn a_digest_is_the_same_for_the_same_id_only() {
+        assert_eq!(Digest::of("toolu_01"), Digest::of("toolu_01"));
+        assert_ne!(Digest::of("toolu_01"), Digest::of("toolu_02"));
+        assert_ne!(Digest::of(""), Digest::of("\0"));
     }
 }

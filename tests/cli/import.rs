@@ -891,3 +891,129 @@ fn a_file_stored_as_it_is_parsed_is_stored_as_a_whole_file_would_be() {
         "{report}"
     );
 }
+
+/// The lines of a Claude Code session: for each step, either a call of
+/// `toolu_x` (`Ok(input)`) or a result of it (`Err(text)`), each after an ask.
+fn answered_again(steps: &[Result<Value, String>]) -> String {
+    let mut lines = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        let (role, content) = match step {
+            Ok(input) => (
+                "assistant",
+                serde_json::json!([{"type": "tool_use", "id": "toolu_x", "name": "Bash", "input": input}]),
+            ),
+            Err(text) => (
+                "user",
+                serde_json::json!([{"type": "tool_result", "tool_use_id": "toolu_x", "content": text}]),
+            ),
+        };
+        for (uuid, role, content) in [
+            (format!("q{i}"), "user", Value::from(format!("ask {i}"))),
+            (format!("m{i}"), role, content),
+        ] {
+            let line = serde_json::json!({
+                "type": role, "sessionId": "s-again", "uuid": uuid,
+                "timestamp": "2026-01-01T00:00:00Z",
+                "message": {"id": format!("msg_{i}"), "role": role, "content": content},
+            });
+            lines.push(line.to_string() + "\n");
+        }
+    }
+    lines.concat()
+}
+
+/// The tool forms a store holds, every column.
+fn forms(env: &TestEnv) -> Vec<String> {
+    let conn = env.conn();
+    let mut stmt = conn
+        .prepare("SELECT * FROM task_tool_compaction ORDER BY rowid")
+        .unwrap();
+    let n = stmt.column_count();
+    stmt.query_map([], |r| {
+        (0..n)
+            .map(|i| r.get::<_, rusqlite::types::Value>(i))
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map(|v| format!("{v:?}"))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
+
+#[test]
+fn a_result_answering_an_answered_call_is_minted_against_the_first_call() {
+    // The form minter forgets a call's input once it is answered; a later
+    // result of that id (answered without a form the first time) is minted
+    // against the call as stored, which must be the first call, whether the
+    // call came in this import or an earlier one, with an input a float in
+    // it or not.
+    let big: String = (0..300)
+        .map(|k| format!("line {k} of the output\n"))
+        .collect();
+    let long = |ratio: Value| serde_json::json!({"command": "x".repeat(900), "ratio": ratio});
+    let short = serde_json::json!({"command": "y"});
+    for first in [long(Value::from(1)), long(serde_json::json!(0.1))] {
+        let minted = |steps: &[Result<Value, String>]| {
+            let env = TestEnv::new();
+            let path = env.write("again.jsonl", answered_again(steps));
+            env.run(&["import", &path]).success();
+            forms(&env)
+        };
+        let control = minted(&[Ok(first.clone()), Err(big.clone())]);
+        assert_eq!(control.len(), 1, "{control:?}");
+        // The control tells the two calls apart.
+        assert_ne!(control, minted(&[Ok(short.clone()), Err(big.clone())]));
+        let again = [
+            Ok(first.clone()),
+            Err("ok".to_string()),
+            Ok(short.clone()),
+            Err(big.clone()),
+        ];
+        assert_eq!(minted(&again), control, "{first}");
+        // A result of a call whose form is minted stores nothing more.
+        let formed = [
+            Ok(first.clone()),
+            Err(big.clone()),
+            Err(format!("{big}{big}")),
+        ];
+        assert_eq!(minted(&formed), control, "{first}");
+        // The call and its first result stored by an earlier import.
+        let env = TestEnv::new();
+        let path = env.write("again.jsonl", answered_again(&again[..2]));
+        env.run(&["import", &path]).success();
+        assert!(forms(&env).is_empty());
+        env.write("again.jsonl", answered_again(&again));
+        env.run(&["import", &path]).success();
+        assert_eq!(forms(&env), control, "{first}");
+    }
+}
+
+#[test]
+fn a_long_rewritten_file_names_its_first_differing_row() {
+    // The rows already stored are checked against the store every few
+    // thousand rows rather than all kept; the refusal must still name the
+    // first row that differs, in the first window, a later one or the last.
+    let text: String = (0..9000)
+        .map(|i| {
+            let role = ["user", "assistant"][i % 2];
+            let line = serde_json::json!({
+                "type": role, "sessionId": "s-long", "uuid": format!("u{i}"),
+                "message": {"id": format!("msg_{i}"), "role": role, "content": format!("say {i}")},
+            });
+            line.to_string() + "\n"
+        })
+        .collect();
+    let env = TestEnv::new();
+    let path = env.write("long.jsonl", &text);
+    env.run(&["import", &path]).success();
+    let record = decoded_record(&env);
+    assert!(record.len() > 2 * 4096, "{} rows", record.len());
+    for k in [7, 5000, 8999] {
+        let say = format!("\"say {k}\"");
+        let row = record.iter().find(|r| r.2.contains(&say)).unwrap().1;
+        env.write("long.jsonl", text.replace(&say, &format!("\"say {k}!\"")));
+        env.run(&["import", &path])
+            .failure(2)
+            .stderr_has(format!("(row {row} differs)"));
+    }
+}
