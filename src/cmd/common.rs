@@ -485,7 +485,7 @@ pub fn scratch_replay(
     let settings = RunSettings::new(r.budget, &est, summarizer.get());
     let bar = progress(ui, to >= 20, u64::from(to), template);
     let mut scratch = store.scratch_copy(&r.task)?;
-    let (_, totals) = replay(
+    let totals = replay(
         &mut scratch,
         &r.index,
         settings,

@@ -179,7 +179,10 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         false => None,
     };
     let mut scores: Vec<CallScore> = Vec::new();
-    let (rows, totals) = replay(target, &index, settings, opts, |row, out| -> Result<()> {
+    // `--json` prints every row at the end: only it keeps them.
+    let mut rows: Vec<StepRow> = Vec::new();
+    let mut last_hash = None;
+    let totals = replay(target, &index, settings, opts, |row, out| -> Result<()> {
         if let Some(b) = &bar {
             b.inc(1);
         }
@@ -202,7 +205,11 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
             print_row(ui, row, score.as_ref())?;
         }
         scores.extend(score);
+        if args.json {
+            rows.push(row.clone());
+        }
         if args.save.is_some() {
+            last_hash = Some(row.view_hash.clone());
             saved.push(RunStep {
                 step: row.call,
                 turn: row.turn,
@@ -260,7 +267,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
             task_id: task.clone(),
             settings: json!({"budget": budget, "summarizer": summarizer.get().name(), "from": from, "to": to}),
             steps: saved.len() as u64,
-            final_view_hash: rows.last().map(|r| r.view_hash.clone()),
+            final_view_hash: last_hash,
             totals: serde_json::to_value(&totals)?,
         };
         store.transaction(|tx| tx.save_run(&info, &saved))?;

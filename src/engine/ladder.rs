@@ -100,7 +100,7 @@ pub(crate) fn shrink(
             current_generation = p.generation;
         }
         let Some(id) = p.tool_id() else { continue };
-        let Some(form) = pass.store.tool_forms.get(id) else {
+        let Some(form) = pass.store.tool_forms.form(id) else {
             r.misses += 1;
             pass.misses += 1;
             continue;
@@ -114,8 +114,8 @@ pub(crate) fn shrink(
             apply_form(p, &form.rule, &form.form, ctx.estimator);
             r.parts_shrunk += 1;
             Entry::Shrink {
-                rule: form.rule.clone(),
-                form: form.form.clone(),
+                rule: form.rule,
+                form: form.form,
             }
         };
         let saved = before.saturating_sub(p.tokens);

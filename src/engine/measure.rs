@@ -37,14 +37,26 @@ enum Class {
 /// Feeds rows in order; measures the parts they make so far. Mirrors
 /// `PartsBuilder::push` rule for rule (a property test holds the two to the
 /// same measures).
+///
+/// Measures are taken call after call, so the parts before the previous
+/// call's step are never walked again and can be forgotten
+/// ([`MeasureBuilder::forget_before`]): of each forgotten tool call still
+/// waiting for its result it keeps what the result will change.
 #[derive(Default)]
 pub struct MeasureBuilder {
+    /// The parts from `offset` on.
     parts: Vec<PartMeasure>,
+    /// Tool call id → the index of its part among all parts made.
     tool_index: HashMap<String, usize>,
     total: u64,
     last_generation: u32,
-    /// `step_max[i]`: the largest `step` of `parts[..=i]`.
+    /// `step_max[i - offset]`: the largest `step` of parts `..=i`.
     step_max: Vec<u32>,
+    /// How many parts were forgotten from the front.
+    offset: usize,
+    /// Forgotten tool calls with no result yet, by part index: their
+    /// `base` and tokens (a forgotten call not here has its result).
+    waiting: HashMap<usize, (u64, u64)>,
 }
 
 impl MeasureBuilder {
@@ -69,7 +81,8 @@ impl MeasureBuilder {
                         self.add(m, generation, est.text(&text), Class::Assistant);
                         continue;
                     }
-                    self.tool_index.insert(id.clone(), self.parts.len());
+                    self.tool_index
+                        .insert(id.clone(), self.offset + self.parts.len());
                     let base = est.text(name) + est.text(&input);
                     let class = Class::Tool { base, output: None };
                     self.add(m, generation, base + est.text(NO_RESULT_TEXT), class);
@@ -79,16 +92,23 @@ impl MeasureBuilder {
                     content,
                     ..
                 } => {
-                    if let Some(&i) = self.tool_index.get(tool_use_id)
-                        && let Class::Tool { base, output } = &mut self.parts[i].class
-                        && output.is_none()
-                    {
-                        let o = tool_content_tokens(est, content);
-                        *output = Some(o);
-                        let tokens = *base + o;
-                        self.total = self.total - self.parts[i].tokens + tokens;
-                        self.parts[i].tokens = tokens;
-                        continue;
+                    if let Some(&i) = self.tool_index.get(tool_use_id) {
+                        if let Some(j) = i.checked_sub(self.offset) {
+                            if let Class::Tool { base, output } = &mut self.parts[j].class
+                                && output.is_none()
+                            {
+                                let o = tool_content_tokens(est, content);
+                                *output = Some(o);
+                                let tokens = *base + o;
+                                self.total = self.total - self.parts[j].tokens + tokens;
+                                self.parts[j].tokens = tokens;
+                                continue;
+                            }
+                        } else if let Some((base, tokens)) = self.waiting.remove(&i) {
+                            let o = tool_content_tokens(est, content);
+                            self.total = self.total - tokens + base + o;
+                            continue;
+                        }
                     }
                     let text = format!(
                         "[tool result for {tool_use_id}, whose call is not in this history]\n{}",
@@ -99,6 +119,20 @@ impl MeasureBuilder {
                 other => self.add(m, generation, block_tokens(est, other), side),
             }
         }
+    }
+
+    /// Forget the parts no measure with a previous call at or after
+    /// `previous` walks (those before the previous call's step). Measures
+    /// taken after this must not go back before `previous`.
+    pub fn forget_before(&mut self, previous: u32) {
+        let n = self.step_max.partition_point(|&s| s < previous);
+        for (j, p) in self.parts.drain(..n).enumerate() {
+            if let Class::Tool { base, output: None } = p.class {
+                self.waiting.insert(self.offset + j, (base, p.tokens));
+            }
+        }
+        self.step_max.drain(..n);
+        self.offset += n;
     }
 
     fn add(&mut self, m: &Message, generation: Option<u32>, tokens: u64, class: Class) {
@@ -138,6 +172,59 @@ impl MeasureBuilder {
                 0
             },
             last_step: self.last_generation,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::*;
+    use crate::engine::estimate::CharsPerToken;
+    use crate::engine::parts::reconstruct;
+    use crate::model::{Kind, ToolContent};
+
+    proptest! {
+        /// Measures taken call after call, forgetting what each call's
+        /// measure no longer walks, equal [`RawMeasure::of`] over the whole
+        /// history's parts: also when a result arrives calls after its tool
+        /// call was forgotten, arrives twice, or a forgotten call's id is
+        /// used again.
+        #[test]
+        fn forgetting_keeps_every_measure(ops in prop::collection::vec((0u8..4, 0usize..4, 0usize..300), 1..60)) {
+            let est = CharsPerToken::default();
+            let (mut msgs, mut step) = (Vec::new(), 0u32);
+            let mut b = MeasureBuilder::default();
+            let mut fed = 0;
+            let check = |msgs: &[Message], b: &mut MeasureBuilder, fed: &mut usize, k: u32| {
+                for m in &msgs[*fed..] {
+                    b.push(m, &est);
+                }
+                *fed = msgs.len();
+                let got = b.measure(k - 1);
+                b.forget_before(k - 1);
+                RawMeasure::of(&reconstruct(msgs, &est), k - 1, &est) == got
+            };
+            for (op, id, len) in ops {
+                let id = format!("t{id}");
+                let mut m = match op {
+                    0 => {
+                        // The next call starts: measure the history before it.
+                        prop_assert!(check(&msgs, &mut b, &mut fed, step + 1), "call {}", step + 1);
+                        step += 1;
+                        Message::new(Role::Assistant, Kind::Generation, vec![Block::Text { text: "x".repeat(len + 1) }], 1)
+                    }
+                    1 => Message::new(Role::Assistant, Kind::Generation, vec![Block::ToolUse { id, name: "Read".into(), input: json!({"n": len}) }], 1),
+                    2 => Message::tool_result(id, ToolContent::Text("y".repeat(len)), false, 1),
+                    _ => Message::new(Role::User, Kind::Ask, vec![Block::Text { text: "z".repeat(len + 1) }], 1),
+                };
+                m.step = step;
+                m.turn = 1;
+                msgs.push(m);
+            }
+            prop_assert!(check(&msgs, &mut b, &mut fed, step + 1), "call {}", step + 1);
         }
     }
 }

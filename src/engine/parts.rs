@@ -3,7 +3,7 @@
 //! `tool:<toolCallId>`, or `text:`/`reasoning:`/`image:` plus a blake3 of a
 //! canonical encoding of the content. No message ids anywhere.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -289,7 +289,7 @@ pub(crate) fn reconstruct<'a>(
 ///
 /// A builder can drop parts from its front ([`PartsBuilder::drop_front`])
 /// once nothing will show them again (a stored summary folds them): it keeps
-/// of each dropped tool call only whether its result arrived, so later rows
+/// only which dropped tool calls still wait for their result, so later rows
 /// make the same parts as if nothing had been dropped.
 #[derive(Default)]
 pub struct PartsBuilder {
@@ -299,8 +299,9 @@ pub struct PartsBuilder {
     tool_index: HashMap<String, usize>,
     /// How many parts were dropped from the front.
     offset: usize,
-    /// Whether each dropped tool call had its result, by part index.
-    dropped_tools: HashMap<usize, bool>,
+    /// The dropped tool calls with no result yet, by part index (one not
+    /// here had its result).
+    waiting: HashSet<usize>,
 }
 
 impl PartsBuilder {
@@ -353,8 +354,8 @@ impl PartsBuilder {
     pub fn take_front(&mut self, n: usize) -> Vec<Part> {
         let taken: Vec<Part> = self.parts.drain(..n).collect();
         for (j, p) in taken.iter().enumerate() {
-            if let PartBody::Tool { output, .. } = &p.body {
-                self.dropped_tools.insert(self.offset + j, output.is_some());
+            if let PartBody::Tool { output: None, .. } = &p.body {
+                self.waiting.insert(self.offset + j);
             }
         }
         self.offset += n;
@@ -419,11 +420,8 @@ impl PartsBuilder {
                                 self.parts[i].measure(est);
                                 continue;
                             }
-                        } else if let Some(filled) = self.dropped_tools.get_mut(&i)
-                            && !*filled
-                        {
+                        } else if self.waiting.remove(&i) {
                             // Its call was dropped: the result joins it unseen.
-                            *filled = true;
                             continue;
                         }
                     }
@@ -500,6 +498,26 @@ mod tests {
         m
     }
 
+    /// A `Read` call `id` at step 1.
+    fn call(id: &str) -> Message {
+        let b = Block::ToolUse {
+            id: id.into(),
+            name: "Read".into(),
+            input: json!({"file_path": id}),
+        };
+        msg(Role::Assistant, Kind::Generation, vec![b], 1)
+    }
+
+    /// An ask at step 1.
+    fn text(t: &str) -> Message {
+        msg(
+            Role::User,
+            Kind::Ask,
+            vec![Block::Text { text: t.into() }],
+            1,
+        )
+    }
+
     /// A text tool result for `id` at step 1.
     fn result(id: &str, text: &str) -> Message {
         let content = ToolContent::Text(text.into());
@@ -507,33 +525,10 @@ mod tests {
         msg(r.role, r.kind, r.content, 1)
     }
 
-    /// Parts taken from the front as soon as they are complete, then the
-    /// rest: the same parts as built whole, and a tool call waiting for
-    /// its result holds back everything after it.
-    #[test]
-    fn parts_taken_as_they_complete_are_the_parts_built_whole() {
-        let est = CharsPerToken::default();
-        let call = |id: &str| {
-            msg(
-                Role::Assistant,
-                Kind::Generation,
-                vec![Block::ToolUse {
-                    id: id.into(),
-                    name: "Read".into(),
-                    input: json!({"file_path": id}),
-                }],
-                1,
-            )
-        };
-        let text = |t: &str| {
-            msg(
-                Role::User,
-                Kind::Ask,
-                vec![Block::Text { text: t.into() }],
-                1,
-            )
-        };
-        let msgs = vec![
+    /// An ask, two calls answered out of order (the first twice), more
+    /// text between, and a third call.
+    fn two_calls() -> Vec<Message> {
+        vec![
             text("go"),
             call("t1"),
             call("t2"),
@@ -542,7 +537,39 @@ mod tests {
             result("t1", "one"),
             result("t1", "again"),
             call("t3"),
-        ];
+        ]
+    }
+
+    /// Parts dropped from the front, a tool call still waiting for its
+    /// result among them: the parts kept are those built whole from there
+    /// on, the dropped call's first result joining it unseen and a second
+    /// one, like a late result for a dropped call that had one, kept as text.
+    #[test]
+    fn dropped_calls_take_their_results_as_when_built_whole() {
+        let est = CharsPerToken::default();
+        let mut msgs = two_calls();
+        msgs.insert(7, result("t2", "late"));
+        let mut b = PartsBuilder::default();
+        for (i, m) in msgs.iter().enumerate() {
+            if i == 5 {
+                // Dropped: "go", t1 (no result yet) and t2 (answered).
+                b.drop_front(3);
+            }
+            b.push(m, &est);
+        }
+        let whole = reconstruct(&msgs, &est);
+        assert_eq!(b.offset(), 3);
+        assert_eq!(b.parts, whole[3..]);
+        assert_eq!(b.parts.len(), 4, "more, again, late, t3");
+    }
+
+    /// Parts taken from the front as soon as they are complete, then the
+    /// rest: the same parts as built whole, and a tool call waiting for
+    /// its result holds back everything after it.
+    #[test]
+    fn parts_taken_as_they_complete_are_the_parts_built_whole() {
+        let est = CharsPerToken::default();
+        let msgs = two_calls();
         let mut b = PartsBuilder::default();
         let mut taken = Vec::new();
         let mut complete_after = Vec::new();

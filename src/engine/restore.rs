@@ -31,6 +31,20 @@ impl Snapshot for BTreeMap<String, Entry> {
     }
 }
 
+/// A task's import-time tool forms (`task_tool_compaction`), read by tool
+/// call id: a map in memory, or a caller's reader that reads one form from
+/// its store when it is asked for.
+pub trait ToolForms {
+    /// The form minted for tool call `id`, if there is one.
+    fn form(&self, id: &str) -> Option<ToolForm>;
+}
+
+impl ToolForms for HashMap<String, ToolForm> {
+    fn form(&self, id: &str) -> Option<ToolForm> {
+        self.get(id).cloned()
+    }
+}
+
 /// The store entries one call reads, loaded by the caller.
 #[derive(Clone, Copy)]
 pub struct StoreView<'a> {
@@ -40,7 +54,7 @@ pub struct StoreView<'a> {
     /// ([`super::parts::decode_coverage_key`]).
     pub covers: &'a HashSet<[u8; 32]>,
     /// `task_tool_compaction` forms of the task, by tool call id.
-    pub tool_forms: &'a HashMap<String, ToolForm>,
+    pub tool_forms: &'a dyn ToolForms,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]

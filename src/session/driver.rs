@@ -13,12 +13,15 @@
 //! It keeps these caches of the derivation, never a second source of truth
 //! (a property test holds them to [`Driver::uncached`], which re-derives
 //! everything at every call):
-//! - the profile's snapshot entries, decoded, updated with the driver's own
-//!   writes and read again when `PRAGMA data_version` shows another writer;
+//! - the profile's snapshot entries, decoded (a summary or a tool entry by
+//!   its kind alone, its text or form read by key when restored), updated
+//!   with the driver's own writes and read again when `PRAGMA data_version`
+//!   shows another writer;
 //! - the raw history's parts, built once as the record is append-only, with
-//!   the coverage chain over their addresses, so a turn start finds the
-//!   longest stored summary by looking its decoded coverage up in the chain
-//!   and hands the engine only the summary and what follows it;
+//!   the coverage chain over their addresses, both kept from the last fold
+//!   on, so a turn start finds the longest stored summary by looking its
+//!   decoded coverage up in the chain and hands the engine only the summary
+//!   and what follows it;
 //! - the raw history's measures at every call, from running totals over the
 //!   rows read for the parts;
 //! - per call: the previous call's parts handed over as the checkpoint (not
@@ -26,7 +29,7 @@
 //!   coverage walk restore resumes, and where the view hash left off.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use crate::engine::budget::Budget;
 use crate::engine::entries::{ANCHOR_KEY, Entry};
@@ -36,8 +39,9 @@ use crate::engine::parts::{
     ChainResume, Part, PartsBuilder, SummaryHead, coverage_key, coverage_next, coverage_start,
     decode_coverage_key, reconstruct,
 };
-use crate::engine::restore::{Snapshot, StoreView, summary_part};
+use crate::engine::restore::{Snapshot, StoreView, ToolForms, summary_part};
 use crate::engine::summarizer::Summarizer;
+use crate::engine::toolrules::ToolForm;
 use crate::engine::{
     Calibration, CallContext, CallOutput, Mode, RawMeasure, SharedParts, StreamedPreflight,
     run_call_resuming,
@@ -67,6 +71,85 @@ pub struct TaskRecordIndex {
     raw_calls: Vec<u32>,
 }
 
+/// An index's per-row metadata, built from the rows' heads as they are
+/// read, in order (never all the heads at once: at 100K calls they were
+/// 40 MB).
+#[derive(Default)]
+struct HeadsBuilder {
+    /// Per row: its kind and turn.
+    heads: Vec<(Kind, u32)>,
+    /// `first_row[s - 1]`: index of the first row of generation `s`.
+    first_row: Vec<usize>,
+    /// The step of each generation id, from its first row.
+    step_of_gen: HashMap<String, u32>,
+    /// The usage recorded on rows with a generation id, in row order, with
+    /// the generation id: a run of rows of one id kept as its last row (the
+    /// last one written wins).
+    recorded: Vec<(String, Usage)>,
+}
+
+impl HeadsBuilder {
+    fn push(&mut self, m: RowHead) {
+        let i = self.heads.len();
+        if m.kind == Kind::Generation && m.step as usize > self.first_row.len() {
+            self.first_row.push(i);
+            if let Some(g) = &m.gen_id {
+                self.step_of_gen.insert(g.clone(), m.step);
+            }
+        }
+        self.heads.push((m.kind, m.turn));
+        let (Some(u), Some(g)) = (m.usage, m.gen_id) else {
+            return;
+        };
+        match self.recorded.last_mut() {
+            Some((last, usage)) if *last == g => *usage = u,
+            _ => self.recorded.push((g, u)),
+        }
+    }
+
+    fn finish(self, task: &str, source: RowSource) -> TaskRecordIndex {
+        let HeadsBuilder {
+            heads,
+            first_row,
+            step_of_gen,
+            recorded,
+        } = self;
+        let calls = first_row.len();
+        let mut usage = vec![None; calls];
+        for (g, u) in recorded {
+            if let Some(&s) = step_of_gen.get(&g) {
+                usage[s as usize - 1] = Some(u);
+            }
+        }
+        drop(step_of_gen);
+        let mut agent_compacted_before = vec![false; calls];
+        let mut compacted = false;
+        let mut next = 0;
+        for (i, (kind, _)) in heads.iter().enumerate() {
+            while next < calls && first_row[next] == i {
+                agent_compacted_before[next] = compacted;
+                next += 1;
+            }
+            if is_agent_compaction(*kind) {
+                compacted = true;
+            }
+        }
+        let mut index = TaskRecordIndex {
+            task: task.to_string(),
+            rows: source,
+            heads,
+            first_row,
+            usage,
+            agent_compacted_before,
+            raw_calls: Vec::new(),
+        };
+        index.raw_calls = (1..=index.calls())
+            .filter(|&k| index.raw_recorded(k).is_some())
+            .collect();
+        index
+    }
+}
+
 /// Where an index reads its rows' content.
 enum RowSource {
     /// A connection of its own to the store file (a run may write through
@@ -89,10 +172,10 @@ impl TaskRecordIndex {
     pub fn load(store: &Store, task: &str) -> Result<TaskRecordIndex, StoreError> {
         match store.reopen()? {
             Some(own) => {
-                let heads = own.reader().row_heads(task)?;
-                Ok(TaskRecordIndex::of_heads(
+                let mut heads = HeadsBuilder::default();
+                own.reader().each_row_head(task, |h| heads.push(h))?;
+                Ok(heads.finish(
                     task,
-                    heads,
                     RowSource::Store {
                         store: Box::new(own),
                         block: RefCell::new((0, Vec::new())),
@@ -105,66 +188,26 @@ impl TaskRecordIndex {
 
     /// An index of rows held in memory.
     pub fn new(task: &str, rows: Vec<Message>) -> TaskRecordIndex {
-        let heads = rows
-            .iter()
-            .map(|m| RowHead {
+        let mut heads = HeadsBuilder::default();
+        for m in &rows {
+            heads.push(RowHead {
                 kind: m.kind,
                 turn: m.turn,
                 step: m.step,
                 gen_id: m.gen_id.clone(),
                 usage: m.usage,
-            })
-            .collect();
-        TaskRecordIndex::of_heads(task, heads, RowSource::Memory(rows))
+            });
+        }
+        heads.finish(task, RowSource::Memory(rows))
     }
 
-    fn of_heads(task: &str, rows: Vec<RowHead>, source: RowSource) -> TaskRecordIndex {
-        let mut first_row = Vec::new();
-        let mut step_of_gen: HashMap<&str, u32> = HashMap::new();
-        for (i, m) in rows.iter().enumerate() {
-            if m.kind == Kind::Generation && m.step as usize > first_row.len() {
-                first_row.push(i);
-                if let Some(g) = &m.gen_id {
-                    step_of_gen.insert(g, m.step);
-                }
-            }
+    /// The index's own connection to the store file, if it reads its rows
+    /// from one.
+    fn own_store(&self) -> Option<&Store> {
+        match &self.rows {
+            RowSource::Store { store, .. } => Some(store),
+            RowSource::Memory(_) => None,
         }
-        let calls = first_row.len();
-        let mut usage = vec![None; calls];
-        for m in &rows {
-            let (Some(u), Some(g)) = (&m.usage, &m.gen_id) else {
-                continue;
-            };
-            if let Some(&s) = step_of_gen.get(g.as_str()) {
-                usage[s as usize - 1] = Some(*u);
-            }
-        }
-        let mut agent_compacted_before = vec![false; calls];
-        let mut compacted = false;
-        let mut next = 0;
-        for (i, m) in rows.iter().enumerate() {
-            while next < calls && first_row[next] == i {
-                agent_compacted_before[next] = compacted;
-                next += 1;
-            }
-            if is_agent_compaction(m.kind) {
-                compacted = true;
-            }
-        }
-        drop(step_of_gen);
-        let mut index = TaskRecordIndex {
-            task: task.to_string(),
-            rows: source,
-            heads: rows.iter().map(|m| (m.kind, m.turn)).collect(),
-            first_row,
-            usage,
-            agent_compacted_before,
-            raw_calls: Vec::new(),
-        };
-        index.raw_calls = (1..=index.calls())
-            .filter(|&k| index.raw_recorded(k).is_some())
-            .collect();
-        index
     }
 
     /// The number of rows in the record.
@@ -439,6 +482,8 @@ impl Measures {
                 return;
             }
             self.out.push(self.builder.measure(k - 1));
+            // The next call's measure starts from this call.
+            self.builder.forget_before(k - 1);
         }
     }
 
@@ -535,14 +580,16 @@ pub fn resume_point(
 }
 
 /// A profile's snapshot entries as the driver last read them, decoded, with
-/// every summary's text left out (read again by key when a summary is
-/// restored, see [`CachedSnapshot`]): each floor stores a summary that
-/// extends the last one, so the texts together grow with the square of the
-/// history (at 100K calls, GBs), while a call reads one of them at most.
+/// every summary's text and every tool entry's form left out (read again by
+/// key when one is restored, see [`CachedSnapshot`]): each floor stores a
+/// summary that extends the last one, so the texts together grow with the
+/// square of the history (at 100K calls, GBs), while a call reads one of
+/// them at most; the forms grow with the history (about 90 MB of JSON at
+/// 100K calls), while a call restores those of its window at most.
 struct SnapshotCache {
     /// The store instance and its `data_version` when they were read.
     read_at: (u64, i64),
-    entries: BTreeMap<String, Entry>,
+    entries: BTreeMap<String, Held>,
     /// The coverage hashes of the `cov:` keys among them.
     covers: HashSet<[u8; 32]>,
 }
@@ -558,13 +605,13 @@ impl SnapshotCache {
         let mut entries = BTreeMap::new();
         store.reader().each_entry(task, profile, |key, v| {
             if let Some(e) = Entry::from_value(&v) {
-                entries.insert(key, without_text(e));
+                entries.insert(key, Held::of(e));
             }
         })?;
         Ok(SnapshotCache::new(read_at, entries))
     }
 
-    fn new(read_at: (u64, i64), entries: BTreeMap<String, Entry>) -> SnapshotCache {
+    fn new(read_at: (u64, i64), entries: BTreeMap<String, Held>) -> SnapshotCache {
         let covers = entries
             .keys()
             .filter_map(|k| decode_coverage_key(k))
@@ -582,7 +629,7 @@ impl SnapshotCache {
         // decode is left out (never trusted).
         match Entry::from_value(value) {
             Some(e) => {
-                self.entries.insert(key.to_string(), without_text(e));
+                self.entries.insert(key.to_string(), Held::of(e));
                 self.covers.extend(decode_coverage_key(key));
             }
             None => {
@@ -595,69 +642,186 @@ impl SnapshotCache {
     }
 }
 
-/// `e` as the cache keeps it: a summary without its text.
-fn without_text(mut e: Entry) -> Entry {
-    if let Entry::Summary { text, .. } = &mut e {
-        *text = String::new();
-    }
-    e
+/// An entry as the cache keeps it: a summary or a tool entry by its kind
+/// alone (read whole by key when it is asked for), a few bytes beside its
+/// key; any other entry whole.
+#[derive(Debug, Clone, PartialEq)]
+enum Held {
+    Summary,
+    Shrink,
+    Drop,
+    Whole(Box<Entry>),
 }
 
-/// The cache as the engine reads it: a summary is read whole from the store
-/// it was cached from (the cache is current: refreshed before every call,
-/// and no write happens during one). A read that fails is kept for the
-/// driver to return after the call.
+impl Held {
+    fn of(e: Entry) -> Held {
+        match e {
+            Entry::Summary { .. } => Held::Summary,
+            Entry::Shrink { .. } => Held::Shrink,
+            Entry::Drop => Held::Drop,
+            e => Held::Whole(Box::new(e)),
+        }
+    }
+}
+
+/// The cache as the engine reads it: a summary or a tool entry is read
+/// whole from the store it was cached from (the cache is current: refreshed
+/// before every call, and no write happens during one). A read that fails
+/// is kept for the driver to return after the call.
 struct CachedSnapshot<'s> {
     cache: &'s SnapshotCache,
     store: &'s Store,
     task: &'s str,
     profile: &'s str,
-    failed: RefCell<Option<StoreError>>,
+    failed: FirstFailure,
 }
 
 impl CachedSnapshot<'_> {
     fn read(&self, key: &str) -> Result<Option<Entry>, StoreError> {
         Ok(match self.cache.entries.get(key) {
-            Some(Entry::Summary { .. }) => self
+            Some(Held::Summary | Held::Shrink) => self
                 .store
                 .reader()
                 .entry(self.task, self.profile, key)?
                 .as_ref()
                 .and_then(Entry::from_value),
-            e => e.cloned(),
+            Some(Held::Drop) => Some(Entry::Drop),
+            Some(Held::Whole(e)) => Some(Entry::clone(e)),
+            None => None,
         })
     }
 
     /// The first read that failed, if any.
     fn check(self) -> Result<(), StoreError> {
-        self.failed.into_inner().map_or(Ok(()), Err)
+        self.failed.check()
     }
 }
 
 impl Snapshot for CachedSnapshot<'_> {
     fn entry(&self, key: &str) -> Option<Entry> {
-        self.read(key).unwrap_or_else(|e| {
-            self.failed.borrow_mut().get_or_insert(e);
+        self.failed.or_none(self.read(key))
+    }
+}
+
+/// The first store read that failed during a call (the engine's lookups
+/// cannot fail), kept for the driver to return after the call.
+#[derive(Default)]
+struct FirstFailure(RefCell<Option<StoreError>>);
+
+impl FirstFailure {
+    /// What `r` read, or none when it failed (the failure kept).
+    fn or_none<T>(&self, r: Result<Option<T>, StoreError>) -> Option<T> {
+        r.unwrap_or_else(|e| {
+            self.0.borrow_mut().get_or_insert(e);
             None
         })
+    }
+
+    fn check(self) -> Result<(), StoreError> {
+        self.0.into_inner().map_or(Ok(()), Err)
+    }
+}
+
+/// Where a driver reads the import-time tool forms (only a step's ladder
+/// reads them).
+enum FormSource {
+    /// Every form, in memory: for an index of rows in memory (an in-memory
+    /// store's forms, or those it lent a scratch store).
+    Held(std::sync::Arc<crate::store::ToolForms>),
+    /// Read one at a time by tool call id through the index's own connection
+    /// to the store file (forms are minted once, at import, and a run reads
+    /// them from the store it imported into, whatever store it writes to).
+    /// Which ids have a form is read at the first step and kept as hashes,
+    /// so that looking up a part with none reads nothing.
+    ByKey(Option<HashSet<u64>>),
+}
+
+impl FormSource {
+    fn of(store: &Store, index: &TaskRecordIndex) -> Result<FormSource, StoreError> {
+        Ok(match index.own_store() {
+            Some(_) => FormSource::ByKey(None),
+            None => FormSource::Held(store.tool_forms(&index.task)?),
+        })
+    }
+
+    /// Read which ids have a form, if that is not known yet.
+    fn prepare(&mut self, index: &TaskRecordIndex) -> Result<(), StoreError> {
+        if let (FormSource::ByKey(ids @ None), Some(own)) = (&mut *self, index.own_store()) {
+            let mut set = HashSet::new();
+            own.reader().each_tool_form_id(&index.task, |id| {
+                set.insert(form_id_hash(id));
+            })?;
+            *ids = Some(set);
+        }
+        Ok(())
+    }
+}
+
+/// A tool call id as [`FormSource::ByKey`] keeps it: a fixed hash (two ids
+/// that share one only cost a read that finds nothing).
+fn form_id_hash(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
+/// The tool forms as the engine reads them. A read that fails is kept for
+/// the driver to return after the call.
+struct FormReader<'s> {
+    source: &'s FormSource,
+    index: &'s TaskRecordIndex,
+    failed: FirstFailure,
+}
+
+impl<'s> FormReader<'s> {
+    fn new(source: &'s FormSource, index: &'s TaskRecordIndex) -> FormReader<'s> {
+        FormReader {
+            source,
+            index,
+            failed: FirstFailure::default(),
+        }
+    }
+
+    fn read(&self, id: &str) -> Result<Option<ToolForm>, StoreError> {
+        match (self.source, self.index.own_store()) {
+            (FormSource::Held(forms), _) => Ok(forms.get(id).cloned()),
+            (FormSource::ByKey(Some(ids)), Some(own)) if ids.contains(&form_id_hash(id)) => {
+                own.reader().tool_form(&self.index.task, id)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The first read that failed, if any.
+    fn check(self) -> Result<(), StoreError> {
+        self.failed.check()
+    }
+}
+
+impl ToolForms for FormReader<'_> {
+    fn form(&self, id: &str) -> Option<ToolForm> {
+        self.failed.or_none(self.read(id))
     }
 }
 
 /// The raw history's parts up to some row, with the coverage chain over
 /// their addresses. Addresses never change once a part exists (a later tool
 /// result only fills its call's output), so the chain only ever grows. The
-/// parts themselves are kept only from the last part a stored summary folded
-/// on (see [`Driver::raw_parts`]): what a summary folds is never shown again
-/// while the summary is stored, so the history costs its chain (a hash per
-/// part), not a copy of its content.
+/// parts and the chain are kept only from the last part a stored summary
+/// folded on (see [`Driver::raw_parts`]): what a summary folds is never shown
+/// again while the summary is stored, and no stored coverage ends before it
+/// is the longest while that summary is stored (the chain's first hash), so
+/// the history costs what follows its last fold, not a hash per part.
 #[derive(Default)]
 struct RawHistory {
     builder: PartsBuilder,
     /// Rows fed.
     fed: usize,
-    /// `chain[i]`: the coverage hash of parts `..=i` (of all parts made).
-    chain: Vec<[u8; 32]>,
-    /// Where each chain hash is.
+    /// `chain[i - builder.offset()]`: the coverage hash of parts `..=i`
+    /// (of all parts made).
+    chain: VecDeque<[u8; 32]>,
+    /// Where each hash of the chain is.
     at: HashMap<[u8; 32], usize>,
 }
 
@@ -677,13 +841,32 @@ impl RawHistory {
         })?;
         self.fed = end;
         let offset = self.builder.offset();
-        for i in self.chain.len()..offset + self.builder.parts.len() {
-            let prev = self.chain.last().copied().unwrap_or_else(coverage_start);
+        for i in offset + self.chain.len()..offset + self.builder.parts.len() {
+            let prev = self.chain.back().copied().unwrap_or_else(coverage_start);
             let h = coverage_next(&prev, &self.builder.parts[i - offset].address);
-            self.chain.push(h);
+            self.chain.push_back(h);
             self.at.entry(h).or_insert(i);
         }
         Ok(())
+    }
+
+    /// Drop the parts before part `i` (of all parts made), and their chain.
+    fn drop_front(&mut self, i: usize) {
+        let offset = self.builder.offset();
+        for (j, h) in self.chain.drain(..i - offset).enumerate() {
+            if self.at.get(&h) == Some(&(offset + j)) {
+                self.at.remove(&h);
+            }
+        }
+        self.builder.drop_front(i - offset);
+    }
+
+    /// Whether a stored summary still folds what was dropped (the chain's
+    /// first hash is a stored coverage), so that no shorter one can be the
+    /// longest: when another writer forgot it, the history must be built
+    /// again from the first row.
+    fn fold_kept(&self, covers: &HashSet<[u8; 32]>) -> bool {
+        self.builder.offset() == 0 || self.chain.front().is_some_and(|h| covers.contains(h))
     }
 
     /// Built again from the first row: a summary that folded less than what
@@ -726,7 +909,7 @@ fn cached<'s>(
         store,
         task,
         profile,
-        failed: RefCell::new(None),
+        failed: FirstFailure::default(),
     }
 }
 
@@ -739,7 +922,7 @@ pub struct Driver<'a> {
     overhead: Option<u64>,
     /// The raw history measured at each call so far (index `k-1`).
     raw: Measures,
-    tool_forms: std::sync::Arc<crate::store::ToolForms>,
+    tool_forms: FormSource,
     /// The previous call's number, its parts (shared with the output the
     /// caller got) and the rows they cover.
     last: Option<(u32, SharedParts, usize)>,
@@ -778,7 +961,7 @@ impl<'a> Driver<'a> {
             overhead = o;
         }
         Ok(Driver {
-            tool_forms: store.tool_forms(&index.task)?,
+            tool_forms: FormSource::of(store, index)?,
             raw: Measures::default(),
             index,
             settings,
@@ -839,11 +1022,11 @@ impl<'a> Driver<'a> {
         if !self.cached {
             return Ok(reconstruct(&index.read_rows(0, end)?, est));
         }
+        let snap = self.snapshot.as_ref().expect("refreshed before use");
         let raw = match &mut self.raw_history {
-            Some(r) if r.fed <= end => r,
+            Some(r) if r.fed <= end && r.fold_kept(&snap.covers) => r,
             slot => slot.insert(RawHistory::default()),
         };
-        let snap = self.snapshot.as_ref().expect("refreshed before use");
         // Fed a slice of rows at a time, dropping what the longest stored
         // summary folds so far as it goes: a history built from the first
         // row (a new driver over a store with state) never holds all of it.
@@ -852,12 +1035,9 @@ impl<'a> Driver<'a> {
             raw.feed(index, to, est, &mut self.raw)?;
             if let Some((i, h)) = longest_fold(snap, raw)
                 && i > raw.builder.offset()
-                && matches!(
-                    snap.entries.get(&coverage_key(h)),
-                    Some(Entry::Summary { .. })
-                )
+                && matches!(snap.entries.get(&coverage_key(h)), Some(Held::Summary))
             {
-                raw.builder.drop_front(i - raw.builder.offset());
+                raw.drop_front(i);
             }
         }
         let stored = cached(snap, store, &index.task, &self.profile);
@@ -899,14 +1079,13 @@ impl<'a> Driver<'a> {
             }
             return Ok(raw.builder.parts.clone());
         };
-        let i = i - raw.builder.offset();
-        let parts = &raw.builder.parts;
-        let head = summary_part(&parts[i], head, est);
-        let mut out = Vec::with_capacity(parts.len() - i);
+        let parts = &raw.builder.parts[i - raw.builder.offset()..];
+        let head = summary_part(&parts[0], head, est);
+        let mut out = Vec::with_capacity(parts.len());
         out.push(head);
-        out.extend_from_slice(&parts[i + 1..]);
+        out.extend_from_slice(&parts[1..]);
         // What the summary folds is not shown again while it is stored.
-        raw.builder.drop_front(i);
+        raw.drop_front(i);
         Ok(out)
     }
 
@@ -1003,10 +1182,11 @@ impl<'a> Driver<'a> {
         }
         let snap = self.snapshot.as_ref().expect("refreshed before use");
         let stored = cached(snap, store, &index.task, &self.profile);
+        let forms = FormReader::new(&self.tool_forms, index);
         let store = StoreView {
             snapshot: &stored,
             covers: &snap.covers,
-            tool_forms: &self.tool_forms,
+            tool_forms: &forms,
         };
         let est = self.settings.estimator;
         let Some(mut stream) = StreamedPreflight::new(index.turn_of(first), est, store) else {
@@ -1031,6 +1211,7 @@ impl<'a> Driver<'a> {
         let ctx = self.context(first, Mode::Preflight);
         let out = stream.finish(&ctx);
         stored.check()?;
+        forms.check()?;
         Ok(out)
     }
 
@@ -1041,24 +1222,29 @@ impl<'a> Driver<'a> {
         parts: Vec<Part>,
         ctx: &CallContext<'_>,
     ) -> Result<CallOutput, StoreError> {
-        let snap = self.snapshot.as_ref().expect("refreshed before use");
+        if ctx.mode == Mode::Step {
+            self.tool_forms.prepare(self.index)?;
+        }
         if !self.cached {
             self.hash_resume.reset();
             self.chain = ChainResume::default();
         }
+        let snap = self.snapshot.as_ref().expect("refreshed before use");
         let stored = cached(snap, store, &self.index.task, &self.profile);
+        let forms = FormReader::new(&self.tool_forms, self.index);
         let out = run_call_resuming(
             parts,
             ctx,
             StoreView {
                 snapshot: &stored,
                 covers: &snap.covers,
-                tool_forms: &self.tool_forms,
+                tool_forms: &forms,
             },
             &mut self.hash_resume,
             &mut self.chain,
         );
         stored.check()?;
+        forms.check()?;
         Ok(out)
     }
 
@@ -1156,7 +1342,7 @@ mod tests {
     use crate::summarize::StaticCheckpoint;
 
     #[test]
-    fn the_snapshot_cache_holds_no_summary_text_and_reads_it_by_key() {
+    fn the_snapshot_cache_holds_no_summary_text_nor_tool_form_and_reads_them_by_key() {
         let mut store = Store::open_memory().unwrap();
         let summary = |text: &str| Entry::Summary {
             text: text.into(),
@@ -1185,7 +1371,8 @@ mod tests {
             2,
             "an entry that does not decode is left out"
         );
-        assert_eq!(cache.entries[&key], summary(""));
+        assert_eq!(cache.entries[&key], Held::Summary);
+        assert_eq!(cache.entries["tool:x"], Held::Shrink);
         assert!(cache.covers.contains(&[7; 32]));
         // The driver's own write is held the same way, and read back whole.
         let text = "## Requests\n- #1: a\n- #2: b";
@@ -1193,7 +1380,7 @@ mod tests {
             .transaction(|tx| tx.put_entry("t", "p", &later, &summary(text).to_value()))
             .unwrap();
         cache.put(&later, &summary(text).to_value());
-        assert_eq!(cache.entries[&later], summary(""));
+        assert_eq!(cache.entries[&later], Held::Summary);
         let stored = cached(&cache, &store, "t", "p");
         assert_eq!(stored.entry(&key), Some(summary("## Requests\n- #1: a")));
         assert_eq!(stored.entry(&later), Some(summary(text)));
@@ -1320,6 +1507,143 @@ mod tests {
                 prop_assert!(unkept.view.messages.is_empty());
                 stepper.step(&mut store, k).unwrap();
             }
+        }
+
+        /// A tool form read by id through the index's own connection (the
+        /// ids that have one kept as hashes) is the one the whole map holds,
+        /// for every id that has one, and none for an id that has none; an
+        /// index of rows in memory holds the map itself.
+        #[test]
+        fn tool_forms_read_by_id_agree_with_the_whole_map(events in transcript(), other in "[a-z0-9_]{1,12}") {
+            let dir = tempfile::tempdir().unwrap();
+            let mut store = Store::open(&DbLocation::File(dir.path().join("s.db"))).unwrap();
+            let index = stored(&events, &mut store);
+            let all = store.reader().tool_forms("t").unwrap();
+            let mut source = FormSource::of(&store, &index).unwrap();
+            prop_assert!(matches!(source, FormSource::ByKey(None)));
+            // Before the first step prepares it, nothing is read.
+            prop_assert_eq!(all.keys().find_map(|id| FormReader::new(&source, &index).form(id)), None);
+            source.prepare(&index).unwrap();
+            let forms = FormReader::new(&source, &index);
+            for (id, f) in &all {
+                prop_assert_eq!(forms.form(id), Some(f.clone()));
+            }
+            prop_assert_eq!(forms.form(&other), all.get(&other).cloned());
+            forms.check().unwrap();
+            let mut mem = Store::open_memory().unwrap();
+            let held_index = stored(&events, &mut mem);
+            let held = FormSource::of(&mem, &held_index).unwrap();
+            prop_assert!(matches!(held, FormSource::Held(_)));
+            let held = FormReader::new(&held, &held_index);
+            for (id, f) in &all {
+                prop_assert_eq!(held.form(id), Some(f.clone()));
+            }
+            prop_assert_eq!(held.form(&other), all.get(&other).cloned());
+        }
+
+        /// After every call of a run, the snapshot cache read by key (a
+        /// summary's text and a tool entry's form read from the store) gives
+        /// every stored entry exactly as decoding them all does, and the raw
+        /// history keeps its parts and its coverage chain only from its last
+        /// fold: the chain is the whole history's chain from there on, and
+        /// its first hash is a stored coverage.
+        #[test]
+        fn the_cache_read_by_key_agrees_with_every_entry_decoded_and_the_chain_starts_at_the_last_fold(
+            events in transcript(),
+            b in budget(),
+        ) {
+            let est = CharsPerToken::default();
+            let dir = tempfile::tempdir().unwrap();
+            let mut store = Store::open(&DbLocation::File(dir.path().join("s.db"))).unwrap();
+            let index = stored(&events, &mut store);
+            let mut d = Driver::new(&store, &index, RunSettings::new(b, &est, &StaticCheckpoint)).unwrap();
+            let rows = index.all_rows().unwrap();
+            for k in 1..=index.calls() + 1 {
+                d.step(&mut store, k).unwrap();
+                let snap = d.snapshot.as_ref().unwrap();
+                let by_key = cached(snap, &store, "t", &d.profile);
+                let all = store.reader().entries("t", &d.profile).unwrap();
+                for (key, v) in &all {
+                    prop_assert_eq!(by_key.entry(key), Entry::from_value(v), "call {} key {}", k, key);
+                }
+                prop_assert_eq!(by_key.entry("tool:none"), None);
+                by_key.check().unwrap();
+                let Some(raw) = d.raw_history.as_ref() else { continue };
+                let parts = reconstruct(&rows[..raw.fed], &est);
+                let mut h = coverage_start();
+                let full: Vec<_> = parts.iter().map(|p| { h = coverage_next(&h, &p.address); h }).collect();
+                let offset = raw.builder.offset();
+                prop_assert_eq!(raw.chain.len(), raw.builder.parts.len());
+                prop_assert_eq!(raw.at.len(), raw.chain.len());
+                prop_assert!(raw.chain.iter().eq(full[offset..].iter()), "call {}", k);
+                prop_assert!(offset == 0 || snap.covers.contains(&full[offset]), "call {}", k);
+            }
+        }
+
+        /// The index built from the rows' heads one at a time (a run of
+        /// rows of one generation keeping its last usage) equals the index
+        /// built from all the heads at once, whatever the order of
+        /// generations, usage rows and reused generation ids.
+        #[test]
+        fn heads_indexed_one_at_a_time_equal_all_at_once(
+            rows in prop::collection::vec((0u8..5, 0u32..4, prop::option::of(0u8..4), prop::option::of(1u64..50)), 0..60),
+        ) {
+            let mut step = 0;
+            let heads: Vec<RowHead> = rows
+                .into_iter()
+                .enumerate()
+                .map(|(i, (kind, advance, gen_id, usage))| {
+                    let kind = [Kind::Generation, Kind::Usage, Kind::ToolResult, Kind::CompactBoundary, Kind::Ask][kind as usize];
+                    // A generation's rows share its step; others follow it.
+                    if kind == Kind::Generation {
+                        step += advance.min(1);
+                    }
+                    RowHead {
+                        kind,
+                        turn: i as u32 / 7,
+                        step,
+                        gen_id: gen_id.map(|g| format!("g{g}")),
+                        usage: usage.map(|n| Usage { input_tokens: n, output_tokens: i as u64, ..Usage::default() }),
+                    }
+                })
+                .collect();
+            // All at once, as the index was built before it streamed.
+            let mut first_row = Vec::new();
+            let mut step_of_gen: HashMap<&str, u32> = HashMap::new();
+            for (i, m) in heads.iter().enumerate() {
+                if m.kind == Kind::Generation && m.step as usize > first_row.len() {
+                    first_row.push(i);
+                    if let Some(g) = &m.gen_id {
+                        step_of_gen.insert(g, m.step);
+                    }
+                }
+            }
+            let mut usage = vec![None; first_row.len()];
+            for m in &heads {
+                if let (Some(u), Some(g)) = (&m.usage, &m.gen_id)
+                    && let Some(&s) = step_of_gen.get(g.as_str())
+                {
+                    usage[s as usize - 1] = Some(*u);
+                }
+            }
+            let compacted: Vec<bool> = first_row
+                .iter()
+                .map(|&r| heads[..r].iter().any(|h| is_agent_compaction(h.kind)))
+                .collect();
+            let kinds: Vec<(Kind, u32)> = heads.iter().map(|h| (h.kind, h.turn)).collect();
+            let mut b = HeadsBuilder::default();
+            for h in heads.iter().cloned() {
+                b.push(h);
+            }
+            let index = b.finish("t", RowSource::Memory(Vec::new()));
+            prop_assert_eq!(&index.first_row, &first_row);
+            prop_assert_eq!(&index.usage, &usage);
+            prop_assert_eq!(&index.agent_compacted_before, &compacted);
+            prop_assert_eq!(&index.heads, &kinds);
+            let raw: Vec<u32> = (1..=first_row.len() as u32)
+                .filter(|&k| !compacted[k as usize - 1] && usage[k as usize - 1].is_some())
+                .collect();
+            prop_assert_eq!(&index.raw_calls, &raw);
         }
 
         /// An index that reads its rows from the store by block (a file

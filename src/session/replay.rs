@@ -57,13 +57,15 @@ pub struct ReplayOptions {
 
 /// Replay `opts.from..=opts.to`, calling `on_call` after each reported call
 /// (its row and output) so callers can print, write views or draw progress.
+/// No row is kept: a caller that needs them all keeps them (a row per call
+/// is about 300 bytes, 30 MB at 100K calls).
 pub fn replay<E: From<StoreError>>(
     store: &mut Store,
     index: &TaskRecordIndex,
     settings: RunSettings<'_>,
     opts: ReplayOptions,
     mut on_call: impl FnMut(&StepRow, &CallOutput) -> Result<(), E>,
-) -> Result<(Vec<StepRow>, Totals), E> {
+) -> Result<Totals, E> {
     let est = settings.estimator;
     let overhead = index.overhead(est)?.unwrap_or(0);
     let mut driver = Driver::new(store, index, settings)?;
@@ -73,7 +75,6 @@ pub fn replay<E: From<StoreError>>(
     let mut raw_prev: Option<u64> = None;
     let mut prev_view: Option<View> = None;
     let mut splitter = CacheSplitter::default();
-    let mut rows = Vec::new();
     let mut totals = Totals::default();
     let start = if opts.resume { opts.from.max(1) } else { 1 };
     for k in start..=opts.to {
@@ -91,12 +92,11 @@ pub fn replay<E: From<StoreError>>(
                 .add(raw_read, raw_tokens - raw_read, &opts.prices);
             let row = step_row(&out.report, index.recorded_prompt(k), read, write);
             on_call(&row, &out)?;
-            rows.push(row);
         }
         raw_prev = Some(raw_tokens);
         prev_view = Some(out.view);
     }
-    Ok((rows, totals))
+    Ok(totals)
 }
 
 fn step_row(r: &Report, recorded: Option<u64>, read: u64, write: u64) -> StepRow {

@@ -287,9 +287,11 @@ impl Store {
     /// A temporary store for a what-if run over one task: its task record,
     /// no compaction state, and none of its rows. A run reads the rows from
     /// the store itself (a `TaskRecordIndex` loaded before) and writes its
-    /// state here. The task's import-time tool forms are read once from this
-    /// store and handed over in memory ([`Store::tool_forms`]), never
-    /// written to the scratch store: a what-if costs its own state only.
+    /// state here. The task's import-time tool forms are never written to
+    /// the scratch store: a run reads them by id from the store file itself
+    /// (through its index's connection), and an in-memory store, which has
+    /// no second connection, hands them over in memory
+    /// ([`Store::tool_forms`]). A what-if costs its own state only.
     pub fn scratch_copy(&self, task: &str) -> Result<Store> {
         self.scratch(task, true)
     }
@@ -308,7 +310,7 @@ impl Store {
             .ok_or_else(|| StoreError::Corrupt(format!("no task {task}")))?;
         let mut scratch = Store::open_temp()?;
         scratch.transaction(|tx| tx.upsert_task(&record))?;
-        if forms {
+        if forms && matches!(self.location, DbLocation::Memory) {
             let forms = reader.tool_forms(task)?;
             scratch.lent_forms = Some((task.to_string(), Arc::new(forms)));
         }

@@ -648,17 +648,24 @@ impl Reader<'_> {
 
     /// Every row's [`RowHead`], in order, without reading any content.
     pub fn row_heads(&self, task_id: &str) -> Result<Vec<RowHead>> {
+        let mut out = Vec::new();
+        self.each_row_head(task_id, |h| out.push(h))?;
+        Ok(out)
+    }
+
+    /// [`Reader::row_heads`] handed to `f` one at a time, in order.
+    pub fn each_row_head(&self, task_id: &str, mut f: impl FnMut(RowHead)) -> Result<()> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT seq, kind, turn, step, gen_id, usage FROM task_message
              WHERE task_id = ?1 ORDER BY seq",
         )?;
         let mut rows = stmt.query(params![task_id])?;
-        let mut out = Vec::new();
+        let mut n = 0i64;
         while let Some(r) = rows.next()? {
             let seq: i64 = r.get(0)?;
             let corrupt =
                 |what: &str| StoreError::Corrupt(format!("task {task_id} row {seq}: {what}"));
-            if seq != out.len() as i64 {
+            if seq != n {
                 return Err(corrupt("rows are not numbered from 0 without gaps"));
             }
             let kind: String = r.get(1)?;
@@ -670,15 +677,16 @@ impl Reader<'_> {
                 }
                 None => None,
             };
-            out.push(RowHead {
+            f(RowHead {
                 kind,
                 turn: r.get(2)?,
                 step: r.get(3)?,
                 gen_id: r.get(4)?,
                 usage,
             });
+            n += 1;
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The last import of a source path: (bytes consumed, hash).

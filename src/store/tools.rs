@@ -47,6 +47,19 @@ impl Reader<'_> {
             .transpose()
     }
 
+    /// The tool call ids of a task that have a form, handed to `f` one at a
+    /// time (no form read).
+    pub fn each_tool_form_id(&self, task_id: &str, mut f: impl FnMut(&str)) -> Result<()> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT tool_call_id FROM task_tool_compaction WHERE task_id = ?1")?;
+        let mut rows = stmt.query([task_id])?;
+        while let Some(r) = rows.next()? {
+            f(&r.get::<_, String>(0)?);
+        }
+        Ok(())
+    }
+
     /// Every form of a task, by tool call id.
     pub fn tool_forms(&self, task_id: &str) -> Result<HashMap<String, ToolForm>> {
         let mut stmt = self.conn.prepare_cached(&format!(
