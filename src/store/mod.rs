@@ -42,14 +42,15 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0007_compressed_content.sql"),
 ];
 
-/// The page size of a store this build creates (bytes): SQLite's largest.
-/// An import writes every page twice (to the WAL, then to the database at
-/// the checkpoint, which runs on one core after the file's commit), and
-/// each WAL frame takes two `pwrite`s and its copy a `pread` and a `pwrite`:
-/// 64 KB pages make a quarter of the calls of 16 KB ones for the same bytes
-/// (BENCHMARKS.md, Import, fourth round). A store keeps the page size it was
-/// created with.
-pub const NEW_STORE_PAGE_SIZE: u32 = 65_536;
+/// The page size of a store this build creates (bytes). An import writes
+/// every page twice (to the WAL, then to the database at the checkpoint,
+/// which runs on one core after the file's commit), and each WAL frame takes
+/// two `pwrite`s and its copy a `pread` and a `pwrite`: 32 KB pages make half
+/// the calls of 16 KB ones for the same bytes. 64 KB pages made a quarter,
+/// but cost the small commits of `compact --in-place` 12% and the import's
+/// page cache more misses at 1 GB (BENCHMARKS.md, Import, fourth round). A
+/// store keeps the page size it was created with.
+pub const NEW_STORE_PAGE_SIZE: u32 = 32_768;
 /// The page cache of an importing connection, in KiB
 /// ([`Store::grow_cache_for_import`]): a bound on the memory it adds to an
 /// import, whatever the file's size.
