@@ -42,8 +42,15 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0007_compressed_content.sql"),
 ];
 
-/// The page size of a store this build creates (bytes).
-pub const NEW_STORE_PAGE_SIZE: u32 = 16_384;
+/// The page size of a store this build creates (bytes). An import writes
+/// every page twice (to the WAL, then to the database at the checkpoint,
+/// which runs on one core after the file's commit), and each WAL frame takes
+/// two `pwrite`s and its copy a `pread` and a `pwrite`: 32 KB pages make half
+/// the calls of 16 KB ones for the same bytes. 64 KB pages made a quarter,
+/// but cost the small commits of `compact --in-place` 12% and the import's
+/// page cache more misses at 1 GB (BENCHMARKS.md, Import, fourth round). A
+/// store keeps the page size it was created with.
+pub const NEW_STORE_PAGE_SIZE: u32 = 32_768;
 /// The page cache of an importing connection, in KiB
 /// ([`Store::grow_cache_for_import`]): a bound on the memory it adds to an
 /// import, whatever the file's size.
@@ -433,6 +440,48 @@ mod tests {
         assert_eq!(cache(&s), -IMPORT_CACHE_KIB);
         let other = s.reopen().unwrap().unwrap();
         assert_eq!(cache(&other), default);
+    }
+
+    #[test]
+    fn a_new_store_gets_the_new_page_size_and_an_old_store_keeps_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let page_size = |s: &Store| {
+            s.conn
+                .query_row("PRAGMA page_size", [], |r| r.get::<_, u32>(0))
+                .unwrap()
+        };
+        let record = |id: &str| TaskRecord {
+            id: id.into(),
+            format: "anthropic".into(),
+            ..Default::default()
+        };
+        let fresh = DbLocation::File(dir.path().join("new.db"));
+        let mut s = Store::open(&fresh).unwrap();
+        s.transaction(|tx| tx.upsert_task(&record("t"))).unwrap();
+        assert_eq!(page_size(&s), NEW_STORE_PAGE_SIZE);
+        drop(s);
+        assert_eq!(
+            page_size(&Store::open(&fresh).unwrap()),
+            NEW_STORE_PAGE_SIZE
+        );
+        // A store created with the previous page size (16 KB) keeps it, and
+        // its rows, and takes new ones.
+        let old = dir.path().join("old.db");
+        let conn = Connection::open(&old).unwrap();
+        conn.pragma_update(None, "page_size", 16_384).unwrap();
+        conn.execute_batch("CREATE TABLE before_migration(x)")
+            .unwrap();
+        drop(conn);
+        let old = DbLocation::File(old);
+        let mut s = Store::open(&old).unwrap();
+        assert_eq!(page_size(&s), 16_384);
+        s.transaction(|tx| tx.upsert_task(&record("t"))).unwrap();
+        drop(s);
+        let mut s = Store::open(&old).unwrap();
+        assert_eq!(page_size(&s), 16_384);
+        s.transaction(|tx| tx.upsert_task(&record("u"))).unwrap();
+        assert!(s.reader().task("t").unwrap().is_some());
+        assert!(s.reader().task("u").unwrap().is_some());
     }
 
     #[test]
