@@ -321,8 +321,10 @@ impl RowWriter<'_> {
         if seq < self.stored {
             self.prefix.push(row.hash);
             if seq + 1 == self.stored {
-                self.diverged = self.last_stored[..] != row.hash[..];
-            } else if self.prefix.len() >= PREFIX_CHECK {
+                self.diverged |= self.last_stored[..] != row.hash[..];
+            } else if !self.diverged && self.prefix.len() >= PREFIX_CHECK {
+                // Once diverged, the window holds the first differing row:
+                // no further check (a read per row) is needed.
                 if self.stored_hash(seq)?[..] == row.hash[..] {
                     self.prefix.clear();
                     self.prefix_start = seq + 1;
