@@ -509,6 +509,7 @@ fn is_injected(t: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transcript::typed::both_ways;
 
     /// Blocks of every shape the typed reader takes, and of shapes it must
     /// leave to the `Value` path (unknown types, missing or mistyped fields,
@@ -548,10 +549,27 @@ mod tests {
         r#"{"type":"image"}"#,
         r#"{"type":"document","source":{"type":"text","data":"d"},"title":"t"}"#,
         r#"{"type":"server_tool_use","id":"s1","name":"web_search","input":{"q":"x"}}"#,
+        // Read strictly where the reader skips them, as a `Value` is: a lone
+        // surrogate, a number out of range, nesting past the depth limit.
+        r#"{"type":"text","text":"x","extra":"\udc00"}"#,
+        r#"{"type":"text","text":"x","extra":{"n":1e400}}"#,
+        DEEP,
+        // Objects only, and a type only as a string.
+        r#"["text","x",null,null,null,null,null,null,null,null,null,null]"#,
+        r#"{"type":{"text":null},"text":"x"}"#,
+        r#"{"type":"image","source":["url",null,null,"https://x/y.png"]}"#,
         r#""a bare string""#,
         r#"42"#,
         r#"null"#,
     ];
+
+    /// A block with a skipped field nested 130 deep (`serde_json` stops at 128).
+    const DEEP: &str = concat!(
+        r#"{"type":"text","text":"deep","x":"#,
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+        "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+        "}"
+    );
 
     /// Usage objects: accepted, defaulted, and each kind of refused count.
     const USAGES: &[&str] = &[
@@ -566,29 +584,9 @@ mod tests {
         r#","usage":{"input_tokens":2.0}"#,
         r#","usage":{"input_tokens":"7"}"#,
         r#","usage":{"input_tokens":1,"input_tokens":2}"#,
+        r#","usage":[1,2,3,4]"#,
+        r#","usage":{"input_tokens":1,"server_tool_use":{"x":"\ud800"}}"#,
     ];
-
-    /// Every line through both readers: the same outcome or error for each
-    /// line, and the same tasks, messages, metadata and warnings at the end.
-    fn both_ways(lines: &[String]) {
-        let mut typed = (ClaudeCodeImporter::default(), TaskSet::default());
-        let mut general = (ClaudeCodeImporter::default(), TaskSet::default());
-        for (i, text) in lines.iter().enumerate() {
-            let n = i as u64 + 1;
-            let a = typed.0.read(n, text, &mut typed.1, true);
-            let b = general.0.read(n, text, &mut general.1, false);
-            assert_eq!(a, b, "line {n}: {text}");
-        }
-        let (a, b) = (typed.1.into_tasks(), general.1.into_tasks());
-        assert_eq!(a.len(), b.len());
-        for (a, b) in a.iter().zip(&b) {
-            assert_eq!(a.key, b.key);
-            assert_eq!(a.meta, b.meta);
-            assert_eq!(a.messages, b.messages);
-            assert_eq!(a.warnings, b.warnings);
-            assert_eq!(a.open_tool_calls(), b.open_tool_calls());
-        }
-    }
 
     #[test]
     fn the_typed_reader_reads_every_line_as_the_general_one_does() {
@@ -659,16 +657,14 @@ mod tests {
         lines.push("[]".to_string());
         lines.push(r#"{"type":"assistant"}"#.to_string());
         lines.push(r#"{"message":{"content":"no type"}}"#.to_string());
+        let typed = both_ways(&lines, ClaudeCodeImporter::read, |t| {
+            serde_json::from_str::<Line<TypedMessage>>(t).is_ok()
+        });
         // Both paths are exercised: the typed one takes most lines whole.
-        let typed = lines
-            .iter()
-            .filter(|t| serde_json::from_str::<Line<TypedMessage>>(t).is_ok())
-            .count();
         assert!(
             typed > lines.len() / 3 && typed < lines.len(),
             "{typed} of {}",
             lines.len()
         );
-        both_ways(&lines);
     }
 }

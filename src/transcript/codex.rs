@@ -11,7 +11,8 @@
 
 use serde_json::{Map, Value};
 
-use super::common::{image_from_url, opt_str, shape, type_name, typed_items};
+use super::common::{image_from_url, shape, type_name, typed_items};
+use super::typed::codex::Line;
 use super::{LineError, LineOutcome, LineResult, ObjectLines, TaskSet, expected_line};
 use crate::model::{Block, Format, Kind, Message, Role, ToolContent, Usage};
 
@@ -31,64 +32,266 @@ pub(crate) struct CodexImporter {
     meta_seen: bool,
 }
 
+const EXPECTED: &str = expected_line(Format::Codex);
+
 impl ObjectLines for CodexImporter {
     const FORMAT: Format = Format::Codex;
 
-    fn object(
-        &mut self,
-        line: u64,
-        mut obj: Map<String, Value>,
-        tasks: &mut TaskSet,
-    ) -> LineResult {
-        let timestamp = opt_str(&obj, "timestamp");
+    fn object(&mut self, line: u64, obj: Map<String, Value>, tasks: &mut TaskSet) -> LineResult {
+        self.read(line, obj, tasks)
+    }
+
+    /// The line in one pass (`super::typed::codex`) when it reads whole: the
+    /// same logic then runs over the typed object, and gives the same result
+    /// as over the `Value` map.
+    fn one_pass(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> Option<LineResult> {
+        let obj = serde_json::from_str::<Line>(text).ok()?;
+        Some(self.read(line, obj.0, tasks))
+    }
+}
+
+/// Declares [`Key`]: the fields of a rollout object read as values.
+macro_rules! keys {
+    ($($key:ident = $name:literal,)*) => {
+        /// The fields of a rollout object the importer reads as they are
+        /// (a message's `content`, a tool's `output` and a token count's
+        /// `info` have readers of their own: [`Rollout`]).
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub(super) enum Key {
+            $($key,)*
+        }
+
+        impl Key {
+            #[cfg(test)]
+            pub(super) const ALL: &[Key] = &[$(Key::$key,)*];
+
+            pub(super) fn name(self) -> &'static str {
+                match self {
+                    $(Key::$key => $name,)*
+                }
+            }
+
+            pub(super) fn of(name: &str) -> Option<Key> {
+                match name {
+                    $($name => Some(Key::$key),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+keys! {
+    Type = "type",
+    Timestamp = "timestamp",
+    RecordType = "record_type",
+    Id = "id",
+    SessionId = "session_id",
+    Cwd = "cwd",
+    CliVersion = "cli_version",
+    Model = "model",
+    Instructions = "instructions",
+    BaseInstructions = "base_instructions",
+    Source = "source",
+    ForkedFromId = "forked_from_id",
+    Role = "role",
+    Summary = "summary",
+    EncryptedContent = "encrypted_content",
+    CallId = "call_id",
+    Name = "name",
+    Arguments = "arguments",
+    Input = "input",
+    Action = "action",
+    Message = "message",
+    ReplacementHistory = "replacement_history",
+}
+
+/// A rollout object as the importer reads it: a line, its payload, or (the
+/// legacy format) a bare item. The importer's logic is written once over
+/// this trait. A `serde_json` map is the general reader, which words every
+/// error; `typed::codex::Object` is read in one pass and holds only what the
+/// general reader takes without an error, so the two give the same result.
+pub(super) trait Rollout {
+    /// A field as it is; `None` when absent (null is a value).
+    fn value(&self, key: Key) -> Option<&Value>;
+    /// A field taken out (moved, not copied).
+    fn take(&mut self, key: Key) -> Option<Value>;
+    /// A message's (or an output's) content items as blocks.
+    fn content(&mut self, line: u64) -> Result<Vec<Block>, LineError>;
+    /// The texts of a reasoning item's `summary` and `content`, joined.
+    fn reasoning(&self) -> String;
+    /// A tool output and whether it failed.
+    fn output(&mut self, line: u64) -> Result<(ToolContent, bool), LineError>;
+    /// A `token_count` event's `info`, when it is an object.
+    fn token_info(&mut self, line: u64) -> Option<TokenInfo>;
+
+    /// A string field (`None` when absent or not a string).
+    fn str(&self, key: Key) -> Option<&str> {
+        self.value(key).and_then(Value::as_str)
+    }
+
+    /// A string field, taken.
+    fn string(&mut self, key: Key) -> Option<String> {
+        self.str(key).map(str::to_string)
+    }
+
+    fn has(&self, key: Key) -> bool {
+        self.value(key).is_some()
+    }
+}
+
+/// A line, which may carry a payload.
+pub(super) trait Envelope: Rollout {
+    type Payload: Rollout;
+
+    /// The `payload`, taken: `Err` naming what it is when not an object.
+    fn payload(&mut self) -> Option<Result<Self::Payload, &'static str>>;
+}
+
+/// A `token_count` event's `info`, as the importer uses it.
+pub(super) struct TokenInfo {
+    /// `total_token_usage` as it is (null included), compared with the last.
+    pub(super) total: Option<Value>,
+    /// The usage of `last_token_usage` when it is an object, or why its
+    /// counts are refused.
+    pub(super) last: Option<Result<Usage, LineError>>,
+}
+
+/// A Codex usage: `input_tokens` counts the cached ones too.
+pub(super) fn codex_usage(input: u64, cached: u64, output: u64) -> Usage {
+    Usage {
+        input_tokens: input.saturating_sub(cached),
+        output_tokens: output,
+        cache_read_input_tokens: cached,
+        cache_creation_input_tokens: 0,
+    }
+}
+
+impl Rollout for Map<String, Value> {
+    fn value(&self, key: Key) -> Option<&Value> {
+        self.get(key.name())
+    }
+
+    fn take(&mut self, key: Key) -> Option<Value> {
+        self.remove(key.name())
+    }
+
+    fn content(&mut self, line: u64) -> Result<Vec<Block>, LineError> {
+        message_content(line, self.get("content"))
+    }
+
+    fn reasoning(&self) -> String {
+        join_texts(list_texts(self.get("summary")).chain(list_texts(self.get("content"))))
+    }
+
+    fn output(&mut self, line: u64) -> Result<(ToolContent, bool), LineError> {
+        tool_output(line, self.remove("output"))
+    }
+
+    fn token_info(&mut self, line: u64) -> Option<TokenInfo> {
+        let info = self.get("info")?.as_object()?;
+        Some(TokenInfo {
+            total: info.get("total_token_usage").cloned(),
+            last: info
+                .get("last_token_usage")
+                .and_then(Value::as_object)
+                .map(|last| {
+                    let n = |k: &str| super::tokens::count(line, last, k);
+                    let cached = n("cached_input_tokens")?;
+                    Ok(codex_usage(n("input_tokens")?, cached, n("output_tokens")?))
+                }),
+        })
+    }
+}
+
+impl Envelope for Map<String, Value> {
+    type Payload = Map<String, Value>;
+
+    fn payload(&mut self) -> Option<Result<Map<String, Value>, &'static str>> {
+        self.remove("payload").map(|p| match p {
+            Value::Object(p) => Ok(p),
+            other => Err(type_name(&other)),
+        })
+    }
+}
+
+/// The `text` of each item of a list (`None` and anything but a list: none).
+pub(super) fn list_texts(v: Option<&Value>) -> impl Iterator<Item = &str> {
+    v.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|it| it.get("text").and_then(Value::as_str))
+}
+
+/// Texts joined by a blank line (an empty one adds no separator first).
+pub(super) fn join_texts<'a>(texts: impl Iterator<Item = &'a str>) -> String {
+    let mut text = String::new();
+    for t in texts {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(t);
+    }
+    text
+}
+
+impl CodexImporter {
+    /// One line's object, read either way.
+    fn read<L: Envelope>(&mut self, line: u64, mut obj: L, tasks: &mut TaskSet) -> LineResult {
+        let timestamp = obj.string(Key::Timestamp);
         // Taken out, so that a tool's output is moved into its row, not copied.
-        let mut payload = obj.remove("payload");
-        let ty = obj.get("type").and_then(Value::as_str);
-        match (ty, payload.as_mut()) {
-            (Some(ty), Some(payload)) => {
-                let Value::Object(payload) = payload else {
-                    return Err(shape(
-                        line,
-                        format!("\"payload\" is {}; expected an object", type_name(payload)),
-                    ));
-                };
-                self.envelope(line, ty, payload, timestamp, tasks)
+        let payload = obj.payload();
+        let no_type = || {
+            shape(
+                line,
+                format!("the object has no \"type\"; expected {EXPECTED}"),
+            )
+        };
+        match payload {
+            Some(payload) => {
+                let ty = obj.str(Key::Type).ok_or_else(no_type)?;
+                let mut payload = payload.map_err(|found| {
+                    shape(line, format!("\"payload\" is {found}; expected an object"))
+                })?;
+                self.envelope(line, ty, &mut payload, timestamp, tasks)
             }
             // The legacy format: a bare header, `record_type` markers, bare items.
-            (None, None) if obj.contains_key("record_type") => Ok(LineOutcome::NotConversation),
-            (None, None) if line == 1 && obj.contains_key("id") => {
-                self.session_meta(line, &obj, tasks);
-                Ok(LineOutcome::Imported)
-            }
-            (Some(_), None) if is_response_item(&obj) => {
-                push_item(self.response_item(line, &mut obj)?, timestamp, tasks)
-            }
-            (Some(other), None) => Ok(LineOutcome::Unknown(other.to_string())),
-            (None, _) => Err(shape(
-                line,
-                format!(
-                    "the object has no \"type\"; expected {}",
-                    expected_line(Self::FORMAT)
-                ),
-            )),
+            None => match obj.str(Key::Type) {
+                None if obj.has(Key::RecordType) => Ok(LineOutcome::NotConversation),
+                None if line == 1 && obj.has(Key::Id) => {
+                    self.session_meta(line, &mut obj, tasks);
+                    Ok(LineOutcome::Imported)
+                }
+                None => Err(no_type()),
+                Some(ty) if is_response_item(ty) => {
+                    push_item(self.response_item(line, &mut obj)?, timestamp, tasks)
+                }
+                Some(other) => Ok(LineOutcome::Unknown(other.to_string())),
+            },
         }
     }
 }
 
-fn is_response_item(obj: &Map<String, Value>) -> bool {
+fn is_response_item(ty: &str) -> bool {
     matches!(
-        obj.get("type").and_then(Value::as_str),
-        Some(
-            "message"
-                | "reasoning"
-                | "function_call"
-                | "function_call_output"
-                | "custom_tool_call"
-                | "custom_tool_call_output"
-                | "local_shell_call"
-                | "web_search_call"
-        )
+        ty,
+        "message"
+            | "reasoning"
+            | "function_call"
+            | "function_call_output"
+            | "custom_tool_call"
+            | "custom_tool_call_output"
+            | "local_shell_call"
+            | "web_search_call"
     )
+}
+
+/// A message item's `role`, read before its content (whose error comes first).
+enum ItemRole {
+    Assistant,
+    User,
+    Context,
+    Other(String),
 }
 
 impl CodexImporter {
@@ -96,7 +299,7 @@ impl CodexImporter {
         &mut self,
         line: u64,
         ty: &str,
-        payload: &mut Map<String, Value>,
+        payload: &mut impl Rollout,
         timestamp: Option<String>,
         tasks: &mut TaskSet,
     ) -> LineResult {
@@ -109,14 +312,15 @@ impl CodexImporter {
                 self.boundary = true;
                 let task = tasks.main();
                 if task.meta.model.is_none() {
-                    task.meta.model = opt_str(payload, "model");
+                    task.meta.model = payload.string(Key::Model);
                 }
                 Ok(LineOutcome::NotConversation)
             }
             "response_item" => push_item(self.response_item(line, payload)?, timestamp, tasks),
-            "event_msg" => match payload.get("type").and_then(Value::as_str) {
+            "event_msg" => match payload.str(Key::Type) {
                 Some("token_count") => {
-                    push_item(self.token_count(line, payload)?, timestamp, tasks)
+                    let info = payload.token_info(line);
+                    push_item(self.token_count(line, info)?, timestamp, tasks)
                 }
                 Some(
                     "user_message"
@@ -127,10 +331,10 @@ impl CodexImporter {
                 _ => Ok(LineOutcome::NotConversation),
             },
             "compacted" => {
-                let message = opt_str(payload, "message").unwrap_or_default();
+                let message = payload.string(Key::Message).unwrap_or_default();
                 let text = if message.is_empty() {
                     let n = payload
-                        .get("replacement_history")
+                        .value(Key::ReplacementHistory)
                         .and_then(Value::as_array)
                         .map_or(0, Vec::len);
                     format!(
@@ -159,7 +363,7 @@ impl CodexImporter {
         }
     }
 
-    fn session_meta(&mut self, line: u64, p: &Map<String, Value>, tasks: &mut TaskSet) {
+    fn session_meta(&mut self, line: u64, p: &mut impl Rollout, tasks: &mut TaskSet) {
         if self.meta_seen {
             return; // a resumed rollout repeats its meta; the first one names the task
         }
@@ -168,9 +372,9 @@ impl CodexImporter {
         // The base instructions are the request's system prompt: a meta row the
         // checkpoint carries as `system`, never part of the view.
         let instructions = p
-            .get("base_instructions")
+            .value(Key::BaseInstructions)
             .and_then(|b| b.get("text"))
-            .or_else(|| p.get("instructions"))
+            .or_else(|| p.value(Key::Instructions))
             .and_then(Value::as_str)
             .filter(|t| !t.trim().is_empty());
         if let Some(text) = instructions {
@@ -182,12 +386,12 @@ impl CodexImporter {
                 line,
             ));
         }
-        task.meta.session_id = opt_str(p, "id").or_else(|| opt_str(p, "session_id"));
-        task.meta.cwd = opt_str(p, "cwd");
-        task.meta.cli_version = opt_str(p, "cli_version");
-        task.meta.parent_session = opt_str(p, "forked_from_id").or_else(|| {
+        task.meta.session_id = p.string(Key::Id).or_else(|| p.string(Key::SessionId));
+        task.meta.cwd = p.string(Key::Cwd);
+        task.meta.cli_version = p.string(Key::CliVersion);
+        task.meta.parent_session = p.string(Key::ForkedFromId).or_else(|| {
             // Subagent threads name their parent inside `source`.
-            p.get("source")
+            p.value(Key::Source)
                 .and_then(Value::as_object)
                 .and_then(|s| s.get("subagent"))
                 .and_then(|s| {
@@ -217,26 +421,18 @@ impl CodexImporter {
         format!("gen-{}", self.generation)
     }
 
-    fn token_count(&mut self, line: u64, p: &Map<String, Value>) -> ItemResult {
-        let Some(info) = p.get("info").and_then(Value::as_object) else {
+    fn token_count(&mut self, line: u64, info: Option<TokenInfo>) -> ItemResult {
+        let Some(info) = info else {
             return Ok(Item::Skip(LineOutcome::NotConversation));
         };
-        let total = info.get("total_token_usage").cloned();
-        if total.is_some() && total == self.last_total {
+        if info.total.is_some() && info.total == self.last_total {
             return Ok(Item::Skip(LineOutcome::Duplicate));
         }
-        self.last_total = total;
-        let Some(last) = info.get("last_token_usage").and_then(Value::as_object) else {
+        self.last_total = info.total;
+        let Some(usage) = info.last else {
             return Ok(Item::Skip(LineOutcome::NotConversation));
         };
-        let n = |k: &str| super::tokens::count(line, last, k);
-        let cached = n("cached_input_tokens")?;
-        let usage = Usage {
-            input_tokens: n("input_tokens")?.saturating_sub(cached),
-            output_tokens: n("output_tokens")?,
-            cache_read_input_tokens: cached,
-            cache_creation_input_tokens: 0,
-        };
+        let usage = usage?;
         // Attribute to the open generation if it has no usage yet, else to the next one.
         let gen_ordinal = if self.generation > 0 && !self.generation_has_usage {
             self.generation_has_usage = true;
@@ -251,24 +447,29 @@ impl CodexImporter {
         Ok(Item::Message(m))
     }
 
-    fn response_item(&mut self, line: u64, p: &mut Map<String, Value>) -> ItemResult {
-        let ty = p.get("type").and_then(Value::as_str).unwrap_or("");
+    fn response_item(&mut self, line: u64, p: &mut impl Rollout) -> ItemResult {
+        let ty = p.str(Key::Type).unwrap_or("");
         let msg = match ty {
             "message" => {
-                let role = p.get("role").and_then(Value::as_str).unwrap_or("");
-                let content = message_content(line, p.get("content"))?;
+                let role = match p.str(Key::Role).unwrap_or("") {
+                    "assistant" => ItemRole::Assistant,
+                    "user" => ItemRole::User,
+                    "developer" | "system" => ItemRole::Context,
+                    other => ItemRole::Other(other.to_string()),
+                };
+                let content = p.content(line)?;
                 match role {
-                    "assistant" => self.generation_message(content, line),
-                    "user" => {
+                    ItemRole::Assistant => self.generation_message(content, line),
+                    ItemRole::User => {
                         self.close_generation();
                         let kind = classify_user(&content);
                         Message::new(Role::User, kind, content, line)
                     }
-                    "developer" | "system" => {
+                    ItemRole::Context => {
                         self.close_generation();
                         Message::new(Role::User, Kind::Context, content, line)
                     }
-                    other => {
+                    ItemRole::Other(other) => {
                         return Err(shape(
                             line,
                             format!(
@@ -279,20 +480,8 @@ impl CodexImporter {
                 }
             }
             "reasoning" => {
-                let mut text = String::new();
-                for key in ["summary", "content"] {
-                    if let Some(items) = p.get(key).and_then(Value::as_array) {
-                        for it in items {
-                            if let Some(t) = it.get("text").and_then(Value::as_str) {
-                                if !text.is_empty() {
-                                    text.push_str("\n\n");
-                                }
-                                text.push_str(t);
-                            }
-                        }
-                    }
-                }
-                let encrypted = opt_str(p, "encrypted_content");
+                let text = p.reasoning();
+                let encrypted = p.string(Key::EncryptedContent);
                 let block = if text.is_empty() {
                     match encrypted {
                         Some(data) => Block::RedactedThinking { data },
@@ -308,35 +497,39 @@ impl CodexImporter {
             }
             "function_call" => {
                 let id = call_id(line, p)?;
-                let name = opt_str(p, "name").unwrap_or_else(|| "function".to_string());
-                let args = p.get("arguments");
-                let input = match args {
-                    Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                let name = p
+                    .string(Key::Name)
+                    .unwrap_or_else(|| "function".to_string());
+                let input = match p.take(Key::Arguments) {
+                    Some(Value::String(s)) => match serde_json::from_str::<Value>(&s) {
                         Ok(v @ Value::Object(_)) => v,
-                        _ => single("arguments", Value::String(s.clone())),
+                        _ => single("arguments", Value::String(s)),
                     },
-                    Some(v @ Value::Object(_)) => v.clone(),
-                    Some(other) => single("arguments", other.clone()),
+                    Some(v @ Value::Object(_)) => v,
+                    Some(other) => single("arguments", other),
                     None => Value::Object(Map::new()),
                 };
                 self.generation_message(vec![Block::ToolUse { id, name, input }], line)
             }
             "custom_tool_call" => {
                 let id = call_id(line, p)?;
-                let name = opt_str(p, "name").unwrap_or_else(|| "custom_tool".to_string());
-                let input = single("input", p.get("input").cloned().unwrap_or(Value::Null));
+                let name = p
+                    .string(Key::Name)
+                    .unwrap_or_else(|| "custom_tool".to_string());
+                let input = single("input", p.take(Key::Input).unwrap_or(Value::Null));
                 self.generation_message(vec![Block::ToolUse { id, name, input }], line)
             }
             "local_shell_call" => {
-                let id = opt_str(p, "call_id")
-                    .or_else(|| opt_str(p, "id"))
+                let id = p
+                    .string(Key::CallId)
+                    .or_else(|| p.string(Key::Id))
                     .ok_or_else(|| {
                         shape(
                             line,
                             "local_shell_call without \"call_id\"; expected a call id",
                         )
                     })?;
-                let input = p.get("action").cloned().unwrap_or(Value::Null);
+                let input = p.take(Key::Action).unwrap_or(Value::Null);
                 let input = if input.is_object() {
                     input
                 } else {
@@ -353,7 +546,7 @@ impl CodexImporter {
             }
             "web_search_call" => {
                 // A server-side search with no result item: kept as a visible note.
-                let action = p.get("action");
+                let action = p.value(Key::Action);
                 let query = action
                     .and_then(|a| a.get("query"))
                     .and_then(Value::as_str)
@@ -369,7 +562,7 @@ impl CodexImporter {
             "function_call_output" | "custom_tool_call_output" => {
                 self.close_generation();
                 let id = call_id(line, p)?;
-                let (content, is_error) = tool_output(line, p.remove("output"))?;
+                let (content, is_error) = p.output(line)?;
                 Message::tool_result(id, content, is_error, line)
             }
             "ghost_snapshot"
@@ -419,16 +612,47 @@ fn single(key: &str, v: Value) -> Value {
     Value::Object(m)
 }
 
-fn call_id(line: u64, p: &Map<String, Value>) -> Result<String, LineError> {
-    opt_str(p, "call_id").ok_or_else(|| {
+fn call_id(line: u64, p: &mut impl Rollout) -> Result<String, LineError> {
+    p.string(Key::CallId).ok_or_else(|| {
         shape(
             line,
             format!(
                 "{} without \"call_id\"; expected a string call id",
-                p.get("type").and_then(Value::as_str).unwrap_or("item")
+                p.str(Key::Type).unwrap_or("item")
             ),
         )
     })
+}
+
+/// What a content item's `type` makes of it (any other type: the item is
+/// kept verbatim).
+#[derive(Clone, Copy)]
+pub(super) enum ItemKind {
+    Text,
+    Image,
+}
+
+impl ItemKind {
+    pub(super) fn of(ty: &str) -> Option<ItemKind> {
+        match ty {
+            "input_text" | "output_text" | "text" | "summary_text" | "reasoning_text" => {
+                Some(ItemKind::Text)
+            }
+            "input_image" => Some(ItemKind::Image),
+            _ => None,
+        }
+    }
+
+    /// The block of an item of this kind, from its `text` or `image_url`
+    /// (each `None` when absent or not a string).
+    pub(super) fn block(self, text: Option<String>, image_url: Option<&str>) -> Block {
+        match self {
+            ItemKind::Text => Block::Text {
+                text: text.unwrap_or_default(),
+            },
+            ItemKind::Image => image_from_url(image_url.unwrap_or("")),
+        }
+    }
 }
 
 /// Codex content items (`input_text`, `output_text`, `input_image`) as blocks.
@@ -441,18 +665,10 @@ fn message_content(line: u64, v: Option<&Value>) -> Result<Vec<Block>, LineError
             other,
             "message content",
             "a list of content items",
-            |ty, it| match ty {
-                "input_text" | "output_text" | "text" | "summary_text" | "reasoning_text" => {
-                    let text = it.get("text").and_then(Value::as_str).unwrap_or("");
-                    Some(Block::Text {
-                        text: text.to_string(),
-                    })
-                }
-                "input_image" => {
-                    let url = it.get("image_url").and_then(Value::as_str).unwrap_or("");
-                    Some(image_from_url(url))
-                }
-                _ => None,
+            |ty, it| {
+                let str = |k: &str| it.get(k).and_then(Value::as_str);
+                ItemKind::of(ty)
+                    .map(|kind| kind.block(str("text").map(str::to_string), str("image_url")))
             },
         ),
     }
@@ -463,19 +679,7 @@ fn message_content(line: u64, v: Option<&Value>) -> Result<Vec<Block>, LineError
 fn tool_output(line: u64, v: Option<Value>) -> Result<(ToolContent, bool), LineError> {
     match v {
         None | Some(Value::Null) => Ok((ToolContent::Text(String::new()), false)),
-        Some(Value::String(s)) => {
-            let mut is_error = false;
-            if s.starts_with("{\"output\"")
-                && let Ok(Value::Object(env)) = serde_json::from_str::<Value>(&s)
-            {
-                is_error = env
-                    .get("metadata")
-                    .and_then(|m| m.get("exit_code"))
-                    .and_then(Value::as_i64)
-                    .is_some_and(|c| c != 0);
-            }
-            Ok((ToolContent::Text(s), is_error))
-        }
+        Some(Value::String(s)) => Ok(text_output(s)),
         Some(v @ Value::Array(_)) => {
             Ok((ToolContent::Blocks(message_content(line, Some(&v))?), false))
         }
@@ -494,6 +698,22 @@ fn tool_output(line: u64, v: Option<Value>) -> Result<(ToolContent, bool), LineE
             ),
         )),
     }
+}
+
+/// A tool output that is text: verbatim, failed when it is the 0.40 JSON
+/// envelope with a nonzero exit code.
+pub(super) fn text_output(s: String) -> (ToolContent, bool) {
+    let mut is_error = false;
+    if s.starts_with("{\"output\"")
+        && let Ok(Value::Object(env)) = serde_json::from_str::<Value>(&s)
+    {
+        is_error = env
+            .get("metadata")
+            .and_then(|m| m.get("exit_code"))
+            .and_then(Value::as_i64)
+            .is_some_and(|c| c != 0);
+    }
+    (ToolContent::Text(s), is_error)
 }
 
 /// Codex injects environment and instruction blocks as user messages.
@@ -515,3 +735,6 @@ fn classify_user(content: &[Block]) -> Kind {
         Kind::Ask
     }
 }
+
+#[cfg(test)]
+mod tests;

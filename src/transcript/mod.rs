@@ -161,6 +161,14 @@ pub(crate) trait ObjectLines {
     /// Handle one line's object.
     fn object(&mut self, line: u64, obj: Map<String, Value>, tasks: &mut TaskSet) -> LineResult;
 
+    /// A one-pass reading of the line, tried first: `None` leaves the line
+    /// to [`ObjectLines::object`], which must give the same result for any
+    /// line this takes (see `typed`).
+    fn one_pass(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> Option<LineResult> {
+        let _ = (line, text, tasks);
+        None
+    }
+
     /// As [`Importer::document`].
     fn document(&mut self, value: Value, tasks: &mut TaskSet) -> Result<(), LineError> {
         let _ = (value, tasks);
@@ -174,12 +182,42 @@ impl<T: ObjectLines> Importer for T {
     }
 
     fn line(&mut self, line: u64, text: &str, tasks: &mut TaskSet) -> LineResult {
-        let obj = common::parse_object(line, text, expected_line(T::FORMAT))?;
-        self.object(line, obj, tasks)
+        if let Some(result) = self.one_pass(line, text, tasks) {
+            return result;
+        }
+        general_line(self, line, text, tasks)
     }
 
     fn document(&mut self, value: Value, tasks: &mut TaskSet) -> Result<(), LineError> {
         ObjectLines::document(self, value, tasks)
+    }
+}
+
+/// A line read as a `Value` map and handed to [`ObjectLines::object`].
+fn general_line<T: ObjectLines>(
+    importer: &mut T,
+    line: u64,
+    text: &str,
+    tasks: &mut TaskSet,
+) -> LineResult {
+    let obj = common::parse_object(line, text, expected_line(T::FORMAT))?;
+    importer.object(line, obj, tasks)
+}
+
+/// Test support: a line through the one pass when it takes it (`typed`) or
+/// through the general reader alone.
+#[cfg(test)]
+pub(crate) fn read_line<T: ObjectLines>(
+    importer: &mut T,
+    line: u64,
+    text: &str,
+    tasks: &mut TaskSet,
+    typed: bool,
+) -> LineResult {
+    if typed {
+        Importer::line(importer, line, text, tasks)
+    } else {
+        general_line(importer, line, text, tasks)
     }
 }
 
