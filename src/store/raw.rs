@@ -94,7 +94,7 @@ pub fn encode_content(json: String) -> (&'static str, SqlValue) {
 
 /// The LZ4 form of a row's content JSON, when it is smaller than the JSON.
 fn compressed(json: &str) -> Option<(&'static str, SqlValue)> {
-    Lz4::new().compress(json)
+    Lz4::new().compress(json.as_bytes())
 }
 
 /// An LZ4 block encoder kept from row to row: the bytes of
@@ -118,9 +118,8 @@ impl Lz4 {
         }
     }
 
-    /// `(lz4, the length-prefixed block)` when that is shorter than `json`.
-    fn compress(&mut self, json: &str) -> Option<(&'static str, SqlValue)> {
-        let input = json.as_bytes();
+    /// `(lz4, the length-prefixed block)` when that is shorter than `input`.
+    fn compress(&mut self, input: &[u8]) -> Option<(&'static str, SqlValue)> {
         let len = u32::try_from(input.len()).ok()?;
         let max = 4 + lz4_flex::block::get_maximum_output_size(input.len());
         if self.out.len() < max {
@@ -163,19 +162,25 @@ pub fn row_hash(
     content_json: &str,
     usage_json: Option<&str>,
 ) -> [u8; 32] {
+    chain_hash(prev, m, content_json.as_bytes(), usage_json)
+}
+
+/// [`row_hash`] over the content JSON's bytes.
+fn chain_hash(prev: &[u8; 32], m: &Message, content: &[u8], usage_json: Option<&str>) -> [u8; 32] {
     let mut h = blake3::Hasher::new();
     h.update(prev);
-    let mut field = |s: &str| {
+    let mut field = |s: &[u8]| {
         h.update(&(s.len() as u64).to_le_bytes());
-        h.update(s.as_bytes());
+        h.update(s);
     };
-    field(m.role.as_str());
-    field(m.kind.as_str());
-    field(m.gen_id.as_deref().unwrap_or("\u{0}"));
-    field(content_json);
-    field(usage_json.unwrap_or("\u{0}"));
-    field(m.source_uuid.as_deref().unwrap_or("\u{0}"));
-    field(m.timestamp.as_deref().unwrap_or("\u{0}"));
+    let absent = "\u{0}".as_bytes();
+    field(m.role.as_str().as_bytes());
+    field(m.kind.as_str().as_bytes());
+    field(m.gen_id.as_deref().map_or(absent, str::as_bytes));
+    field(content);
+    field(usage_json.map_or(absent, str::as_bytes));
+    field(m.source_uuid.as_deref().map_or(absent, str::as_bytes));
+    field(m.timestamp.as_deref().map_or(absent, str::as_bytes));
     *h.finalize().as_bytes()
 }
 
@@ -191,9 +196,28 @@ pub fn chain_of(msgs: &[Message]) -> Vec<[u8; 32]> {
         .collect()
 }
 
+/// A row's usage as stored and hashed: the bytes `serde_json::to_string`
+/// writes for [`Usage`] (its four counts in field order), written directly
+/// (serde escapes every key byte by byte).
 fn usage_json(u: &Option<Usage>) -> Option<String> {
-    u.as_ref()
-        .map(|u| serde_json::to_string(u).expect("usage serialises"))
+    use std::fmt::Write;
+    u.as_ref().map(|u| {
+        let mut s = String::with_capacity(128);
+        let Usage {
+            input_tokens,
+            output_tokens,
+            cache_read_input_tokens,
+            cache_creation_input_tokens,
+        } = u;
+        write!(
+            s,
+            "{{\"input_tokens\":{input_tokens},\"output_tokens\":{output_tokens},\
+             \"cache_read_input_tokens\":{cache_read_input_tokens},\
+             \"cache_creation_input_tokens\":{cache_creation_input_tokens}}}"
+        )
+        .expect("writing to a String does not fail");
+        s
+    })
 }
 
 /// Rows per batch between the encoding and the inserting thread.
@@ -267,16 +291,18 @@ impl RowEncoder {
         // The bytes `Message::content_json` gives, without a String per row.
         self.json.clear();
         serde_json::to_writer(&mut self.json, &m.content).expect("blocks always serialise");
-        let content = std::str::from_utf8(&self.json).expect("serde_json writes UTF-8");
+        let content = &self.json[..];
         let usage = usage_json(&m.usage);
-        self.prev = row_hash(&self.prev, m, content, usage.as_deref());
+        self.prev = chain_hash(&self.prev, m, content, usage.as_deref());
         self.seen += 1;
         let (encoding, content) = if self.seen <= self.skip {
             (CONTENT_JSON, SqlValue::Null)
         } else {
-            self.lz4
-                .compress(content)
-                .unwrap_or_else(|| (CONTENT_JSON, SqlValue::Text(content.to_string())))
+            self.lz4.compress(content).unwrap_or_else(|| {
+                // Checked only here: the rows too small to compress.
+                let text = std::str::from_utf8(content).expect("serde_json writes UTF-8");
+                (CONTENT_JSON, SqlValue::Text(text.to_string()))
+            })
         };
         EncodedRow {
             role: m.role.as_str(),
@@ -1017,7 +1043,7 @@ mod tests {
             let json = serde_json::to_string(&vec![text(n); 3]).unwrap();
             let packed = lz4_flex::compress_prepend_size(json.as_bytes());
             let expected = (packed.len() < json.len()).then_some(packed);
-            let got = match lz4.compress(&json) {
+            let got = match lz4.compress(json.as_bytes()) {
                 Some((CONTENT_LZ4, SqlValue::Blob(b))) => Some(b),
                 None => None,
                 Some(other) => panic!("unexpected {other:?}"),
@@ -1027,7 +1053,29 @@ mod tests {
                 assert_eq!(decode_content(CONTENT_LZ4, &b).unwrap(), json.as_bytes());
             }
         }
-        assert!(lz4.compress("[]").is_none());
+        assert!(lz4.compress(b"[]").is_none());
+    }
+
+    /// The usage JSON written directly is serde's, to the last digit.
+    #[test]
+    fn usage_json_is_what_serde_writes() {
+        for (a, b, c, d) in [
+            (0, 0, 0, 0),
+            (1, 22, 333, 4_444),
+            (u64::MAX, 9, u64::MAX - 1, 10_000_000_000),
+        ] {
+            let u = Usage {
+                input_tokens: a,
+                output_tokens: b,
+                cache_read_input_tokens: c,
+                cache_creation_input_tokens: d,
+            };
+            assert_eq!(
+                usage_json(&Some(u)).unwrap(),
+                serde_json::to_string(&u).unwrap()
+            );
+        }
+        assert_eq!(usage_json(&None), None);
     }
 
     /// `n` rows of every shape a row takes: metadata present and absent,
