@@ -346,19 +346,40 @@ fn compact_plain(rule: &Rule, s: &str, pointer: &str) -> String {
 }
 
 /// First `head` and last `tail` lines, with the elided count and the pointer.
+///
+/// The lines are counted and the two ends found by searching for newlines
+/// (from the front for the head, from the back for the tail), never by
+/// splitting the whole text into lines: tool outputs run to thousands of
+/// lines and only a few dozen are kept. The bytes are those of joining
+/// `s.split('\n')`'s first `head` and last `tail` pieces with newlines.
 pub(crate) fn head_tail_lines(s: &str, head: usize, tail: usize, pointer: &str) -> String {
-    let lines: Vec<&str> = s.split('\n').collect();
-    if lines.len() <= head + tail + 1 {
+    let bytes = s.as_bytes();
+    let lines = memchr::memchr_iter(b'\n', bytes).count() + 1;
+    if lines <= head + tail + 1 {
         // Few long lines: fall back to characters so the form still shrinks.
         return head_tail_chars(s, 1500, 500, pointer);
     }
-    let elided = lines.len() - head - tail;
-    let mut out = lines[..head].join("\n");
+    // The `head`-th newline ends the head; the `tail`-th from the end starts
+    // the tail. Both exist: there are more than `head + tail` newlines.
+    let head_end = match head {
+        0 => 0,
+        n => memchr::memchr_iter(b'\n', bytes)
+            .nth(n - 1)
+            .unwrap_or(s.len()),
+    };
+    let tail_start = match tail {
+        0 => s.len(),
+        n => memchr::memrchr_iter(b'\n', bytes)
+            .nth(n - 1)
+            .map_or(0, |i| i + 1),
+    };
+    let elided = lines - head - tail;
+    let mut out = String::with_capacity(head_end + (s.len() - tail_start) + 64 + pointer.len());
+    out.push_str(&s[..head_end]);
     out.push_str(&format!(
-        "\n[… {elided} of {} lines elided; full text: {pointer}]\n",
-        lines.len()
+        "\n[… {elided} of {lines} lines elided; full text: {pointer}]\n"
     ));
-    out.push_str(&lines[lines.len() - tail..].join("\n"));
+    out.push_str(&s[tail_start..]);
     out
 }
 

@@ -94,7 +94,7 @@ pub fn encode_content(json: String) -> (&'static str, SqlValue) {
 
 /// The LZ4 form of a row's content JSON, when it is smaller than the JSON.
 fn compressed(json: &str) -> Option<(&'static str, SqlValue)> {
-    Lz4::new().compress(json)
+    Lz4::new().compress(json.as_bytes())
 }
 
 /// An LZ4 block encoder kept from row to row: the bytes of
@@ -118,9 +118,8 @@ impl Lz4 {
         }
     }
 
-    /// `(lz4, the length-prefixed block)` when that is shorter than `json`.
-    fn compress(&mut self, json: &str) -> Option<(&'static str, SqlValue)> {
-        let input = json.as_bytes();
+    /// `(lz4, the length-prefixed block)` when that is shorter than `input`.
+    fn compress(&mut self, input: &[u8]) -> Option<(&'static str, SqlValue)> {
         let len = u32::try_from(input.len()).ok()?;
         let max = 4 + lz4_flex::block::get_maximum_output_size(input.len());
         if self.out.len() < max {
@@ -163,19 +162,25 @@ pub fn row_hash(
     content_json: &str,
     usage_json: Option<&str>,
 ) -> [u8; 32] {
+    chain_hash(prev, m, content_json.as_bytes(), usage_json)
+}
+
+/// [`row_hash`] over the content JSON's bytes.
+fn chain_hash(prev: &[u8; 32], m: &Message, content: &[u8], usage_json: Option<&str>) -> [u8; 32] {
     let mut h = blake3::Hasher::new();
     h.update(prev);
-    let mut field = |s: &str| {
+    let mut field = |s: &[u8]| {
         h.update(&(s.len() as u64).to_le_bytes());
-        h.update(s.as_bytes());
+        h.update(s);
     };
-    field(m.role.as_str());
-    field(m.kind.as_str());
-    field(m.gen_id.as_deref().unwrap_or("\u{0}"));
-    field(content_json);
-    field(usage_json.unwrap_or("\u{0}"));
-    field(m.source_uuid.as_deref().unwrap_or("\u{0}"));
-    field(m.timestamp.as_deref().unwrap_or("\u{0}"));
+    let absent = "\u{0}".as_bytes();
+    field(m.role.as_str().as_bytes());
+    field(m.kind.as_str().as_bytes());
+    field(m.gen_id.as_deref().map_or(absent, str::as_bytes));
+    field(content);
+    field(usage_json.map_or(absent, str::as_bytes));
+    field(m.source_uuid.as_deref().map_or(absent, str::as_bytes));
+    field(m.timestamp.as_deref().map_or(absent, str::as_bytes));
     *h.finalize().as_bytes()
 }
 
@@ -191,9 +196,28 @@ pub fn chain_of(msgs: &[Message]) -> Vec<[u8; 32]> {
         .collect()
 }
 
+/// A row's usage as stored and hashed: the bytes `serde_json::to_string`
+/// writes for [`Usage`] (its four counts in field order), written directly
+/// (serde escapes every key byte by byte).
 fn usage_json(u: &Option<Usage>) -> Option<String> {
-    u.as_ref()
-        .map(|u| serde_json::to_string(u).expect("usage serialises"))
+    use std::fmt::Write;
+    u.as_ref().map(|u| {
+        let mut s = String::with_capacity(128);
+        let Usage {
+            input_tokens,
+            output_tokens,
+            cache_read_input_tokens,
+            cache_creation_input_tokens,
+        } = u;
+        write!(
+            s,
+            "{{\"input_tokens\":{input_tokens},\"output_tokens\":{output_tokens},\
+             \"cache_read_input_tokens\":{cache_read_input_tokens},\
+             \"cache_creation_input_tokens\":{cache_creation_input_tokens}}}"
+        )
+        .expect("writing to a String does not fail");
+        s
+    })
 }
 
 /// Rows per batch between the encoding and the inserting thread.
@@ -201,9 +225,19 @@ pub const PIPELINE_BATCH: usize = 64;
 /// Batches that may wait in the channel: memory stays at a few batches.
 pub const PIPELINE_DEPTH: usize = 4;
 
-/// A row ready to insert: its content as stored, its usage JSON and its
-/// chain hash.
+/// A row ready to insert: what `task_message` stores of it besides the
+/// task, its position and its source (its message's metadata, its content
+/// as stored, its usage JSON and its chain hash). It owns all of it, so the
+/// inserting side needs nothing else of the message.
 pub struct EncodedRow {
+    role: &'static str,
+    kind: &'static str,
+    turn: u32,
+    step: u32,
+    gen_id: Option<String>,
+    line: u64,
+    source_uuid: Option<String>,
+    timestamp: Option<String>,
     encoding: &'static str,
     content: SqlValue,
     usage: Option<String>,
@@ -235,21 +269,50 @@ impl RowEncoder {
 
     /// Serialise, hash and (for a row to insert) compress the next row.
     pub fn encode(&mut self, m: &Message) -> EncodedRow {
+        let mut row = self.encode_content(m);
+        row.gen_id.clone_from(&m.gen_id);
+        row.source_uuid.clone_from(&m.source_uuid);
+        row.timestamp.clone_from(&m.timestamp);
+        row
+    }
+
+    /// [`RowEncoder::encode`], moving the message's metadata strings into
+    /// the row instead of copying them (`m` keeps its content).
+    pub fn encode_taking(&mut self, m: &mut Message) -> EncodedRow {
+        let mut row = self.encode_content(m);
+        row.gen_id = m.gen_id.take();
+        row.source_uuid = m.source_uuid.take();
+        row.timestamp = m.timestamp.take();
+        row
+    }
+
+    /// The row without its metadata strings.
+    fn encode_content(&mut self, m: &Message) -> EncodedRow {
         // The bytes `Message::content_json` gives, without a String per row.
         self.json.clear();
         serde_json::to_writer(&mut self.json, &m.content).expect("blocks always serialise");
-        let content = std::str::from_utf8(&self.json).expect("serde_json writes UTF-8");
+        let content = &self.json[..];
         let usage = usage_json(&m.usage);
-        self.prev = row_hash(&self.prev, m, content, usage.as_deref());
+        self.prev = chain_hash(&self.prev, m, content, usage.as_deref());
         self.seen += 1;
         let (encoding, content) = if self.seen <= self.skip {
             (CONTENT_JSON, SqlValue::Null)
         } else {
-            self.lz4
-                .compress(content)
-                .unwrap_or_else(|| (CONTENT_JSON, SqlValue::Text(content.to_string())))
+            self.lz4.compress(content).unwrap_or_else(|| {
+                // Checked only here: the rows too small to compress.
+                let text = std::str::from_utf8(content).expect("serde_json writes UTF-8");
+                (CONTENT_JSON, SqlValue::Text(text.to_string()))
+            })
         };
         EncodedRow {
+            role: m.role.as_str(),
+            kind: m.kind.as_str(),
+            turn: m.turn,
+            step: m.step,
+            gen_id: None,
+            line: m.line,
+            source_uuid: None,
+            timestamp: None,
             encoding,
             content,
             usage,
@@ -277,15 +340,74 @@ fn encode_rows(
 /// hashes of before checking the last against the store (128 KB).
 const PREFIX_CHECK: usize = 4096;
 
+/// Rows inserted by one execution of [`RowWriter`]'s multi-row statement.
+/// One statement for many rows keeps its B-tree cursors open from row to
+/// row: the table and the indexes whose keys only grow (the primary key,
+/// `task_message_by_source`) are appended to where the cursor already is,
+/// rather than searched from the root for every row, and the statement's
+/// start and end are paid once. Larger batches gain no more: SQLite copies
+/// every bound text, and past about 16 rows those copies outgrow its
+/// per-connection lookaside slots and go to `malloc` (BENCHMARKS.md,
+/// Import, fourth round: encode and insert; 64 rows cost the inserting
+/// thread 7% more instructions than 16).
+pub const INSERT_BATCH: usize = 16;
+
+/// The parameters of a row in [`insert_sql`] besides the two shared by all.
+const ROW_PARAMS: usize = 13;
+
+/// `INSERT` of `rows` rows into `task_message`: the task id is `?1` and the
+/// source id `?2` for every row, row `r`'s own values are the [`ROW_PARAMS`]
+/// parameters from `?(3 + 13 r)` on, in the order [`RowWriter::bind`] binds
+/// them. `OR FAIL`: a statement of many rows that may stop half-way would
+/// otherwise keep a statement journal (a copy of every page it touches) to
+/// undo its own rows; a failure here fails the file's whole transaction, so
+/// there is nothing to undo statement by statement. No row ever conflicts:
+/// `seq` continues what is stored, under the write lock.
+fn insert_sql(rows: usize) -> String {
+    let mut sql = String::from(
+        "INSERT OR FAIL INTO task_message (task_id, seq, role, kind, turn, step, gen_id, content,
+           content_encoding, usage, source_id, source_line, source_uuid, timestamp, row_hash)
+         VALUES ",
+    );
+    for r in 0..rows {
+        let p = |i: usize| 3 + ROW_PARAMS * r + i;
+        if r > 0 {
+            sql.push_str(", ");
+        }
+        sql.push_str(&format!(
+            "(?1, ?{}, ?{}, ?{}, ?{}, ?{}, ?{}, ?{}, ?{}, ?{}, ?2, ?{}, ?{}, ?{}, ?{})",
+            p(0),
+            p(1),
+            p(2),
+            p(3),
+            p(4),
+            p(5),
+            p(6),
+            p(7),
+            p(8),
+            p(9),
+            p(10),
+            p(11),
+            p(12)
+        ));
+    }
+    sql
+}
+
 /// Appends one task's rows, given in file order with their encoding, inside
 /// the import's transaction. The rows the store already holds are compared
 /// with the file's by their chain hash (the last stored one stands for all
-/// before it); the rest are inserted. A file that does not extend what is
-/// stored is refused at [`RowWriter::finish`], which names the first row
-/// that differs; nothing is inserted for it.
+/// before it); the rest are inserted, [`INSERT_BATCH`] at a time (see
+/// [`RowWriter::flush`]). A file that does not extend what is stored is
+/// refused at [`RowWriter::finish`], which names the first row that differs;
+/// nothing is inserted for it.
 pub struct RowWriter<'a> {
     tx: Tx<'a>,
-    stmt: rusqlite::CachedStatement<'a>,
+    /// One row, and [`INSERT_BATCH`] rows (prepared when first needed).
+    one: rusqlite::CachedStatement<'a>,
+    many: Option<rusqlite::CachedStatement<'a>>,
+    /// Rows taken and not inserted yet, with their `seq`.
+    pending: Vec<(u64, EncodedRow)>,
     task_id: String,
     source_id: Option<i64>,
     /// Rows stored before this import, and the chain hash of the last one.
@@ -310,8 +432,9 @@ impl RowWriter<'_> {
     }
 
     /// Take the task's next row: compared when the store holds it, else
-    /// inserted (`true`). Nothing is inserted after a divergence.
-    pub fn push(&mut self, m: &Message, row: &EncodedRow) -> Result<bool> {
+    /// inserted (`true`), by the time of the next [`RowWriter::flush`] at
+    /// the latest. Nothing is inserted after a divergence.
+    pub fn push(&mut self, row: EncodedRow) -> Result<bool> {
         let seq = self.seen;
         self.seen += 1;
         self.last = row.hash;
@@ -334,24 +457,71 @@ impl RowWriter<'_> {
             }
             return Ok(false);
         }
-        self.stmt.execute(params![
-            self.task_id,
-            seq as i64,
-            m.role.as_str(),
-            m.kind.as_str(),
-            m.turn,
-            m.step,
-            m.gen_id,
-            row.content,
-            row.encoding,
-            row.usage,
-            self.source_id,
-            m.line as i64,
-            m.source_uuid,
-            m.timestamp,
-            &row.hash[..],
-        ])?;
+        self.pending.push((seq, row));
+        if self.pending.len() == INSERT_BATCH {
+            self.flush()?;
+        }
         Ok(true)
+    }
+
+    /// Insert the rows taken so far: a full batch with one statement, fewer
+    /// one by one. A read of the task's rows in the transaction sees only
+    /// what was flushed.
+    pub fn flush(&mut self) -> Result<()> {
+        if self.pending.len() == INSERT_BATCH {
+            let stmt = match &mut self.many {
+                Some(stmt) => stmt,
+                none => none.insert(self.tx.tx.prepare_cached(&insert_sql(INSERT_BATCH))?),
+            };
+            Self::bind_shared(stmt, &self.task_id, self.source_id)?;
+            for (r, (seq, row)) in self.pending.iter().enumerate() {
+                Self::bind(stmt, r, *seq, row)?;
+            }
+            stmt.raw_execute()?;
+        } else {
+            Self::bind_shared(&mut self.one, &self.task_id, self.source_id)?;
+            for (seq, row) in &self.pending {
+                Self::bind(&mut self.one, 0, *seq, row)?;
+                self.one.raw_execute()?;
+            }
+        }
+        self.pending.clear();
+        Ok(())
+    }
+
+    /// The parameters every row of [`insert_sql`] shares.
+    fn bind_shared(
+        stmt: &mut rusqlite::Statement<'_>,
+        task_id: &str,
+        source_id: Option<i64>,
+    ) -> Result<()> {
+        stmt.raw_bind_parameter(1, task_id)?;
+        stmt.raw_bind_parameter(2, source_id)?;
+        Ok(())
+    }
+
+    /// Row `r`'s own parameters of [`insert_sql`].
+    fn bind(
+        stmt: &mut rusqlite::Statement<'_>,
+        r: usize,
+        seq: u64,
+        row: &EncodedRow,
+    ) -> Result<()> {
+        let p = 3 + ROW_PARAMS * r;
+        stmt.raw_bind_parameter(p, seq as i64)?;
+        stmt.raw_bind_parameter(p + 1, row.role)?;
+        stmt.raw_bind_parameter(p + 2, row.kind)?;
+        stmt.raw_bind_parameter(p + 3, row.turn)?;
+        stmt.raw_bind_parameter(p + 4, row.step)?;
+        stmt.raw_bind_parameter(p + 5, &row.gen_id)?;
+        stmt.raw_bind_parameter(p + 6, &row.content)?;
+        stmt.raw_bind_parameter(p + 7, row.encoding)?;
+        stmt.raw_bind_parameter(p + 8, &row.usage)?;
+        stmt.raw_bind_parameter(p + 9, row.line as i64)?;
+        stmt.raw_bind_parameter(p + 10, &row.source_uuid)?;
+        stmt.raw_bind_parameter(p + 11, &row.timestamp)?;
+        stmt.raw_bind_parameter(p + 12, &row.hash[..])?;
+        Ok(())
     }
 
     /// The chain hash the store holds for row `seq` of the task.
@@ -366,6 +536,7 @@ impl RowWriter<'_> {
     /// What the rows did, or [`StoreError::Diverged`] when they do not
     /// extend (or are not a prefix of) the stored ones.
     pub fn finish(mut self) -> Result<AppendOutcome> {
+        self.flush()?;
         let n = self.seen;
         if !self.diverged && n > 0 && n < self.stored {
             self.diverged = self.stored_hash(n - 1)?[..] != self.last[..];
@@ -468,9 +639,9 @@ impl Tx<'_> {
             let (send, batches) = std::sync::mpsc::sync_channel::<Vec<EncodedRow>>(PIPELINE_DEPTH);
             scope.spawn(move || encode_rows(msgs, enc, send));
             // Dropping the receiver on an error stops the encoder at its next batch.
-            for (batch, chunk) in batches.into_iter().zip(msgs.chunks(PIPELINE_BATCH)) {
-                for (row, m) in batch.iter().zip(chunk) {
-                    writer.push(m, row)?;
+            for batch in batches {
+                for row in batch {
+                    writer.push(row)?;
                 }
             }
             writer.finish()
@@ -485,14 +656,11 @@ impl Tx<'_> {
             [task_id],
             |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)),
         )?;
-        let stmt = self.tx.prepare_cached(
-            "INSERT INTO task_message (task_id, seq, role, kind, turn, step, gen_id, content,
-               content_encoding, usage, source_id, source_line, source_uuid, timestamp, row_hash)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-        )?;
         Ok(RowWriter {
             tx: Tx { tx: self.tx },
-            stmt,
+            one: self.tx.prepare_cached(&insert_sql(1))?,
+            many: None,
+            pending: Vec::with_capacity(INSERT_BATCH),
             task_id: task_id.to_string(),
             source_id,
             stored,
@@ -875,7 +1043,7 @@ mod tests {
             let json = serde_json::to_string(&vec![text(n); 3]).unwrap();
             let packed = lz4_flex::compress_prepend_size(json.as_bytes());
             let expected = (packed.len() < json.len()).then_some(packed);
-            let got = match lz4.compress(&json) {
+            let got = match lz4.compress(json.as_bytes()) {
                 Some((CONTENT_LZ4, SqlValue::Blob(b))) => Some(b),
                 None => None,
                 Some(other) => panic!("unexpected {other:?}"),
@@ -885,6 +1053,131 @@ mod tests {
                 assert_eq!(decode_content(CONTENT_LZ4, &b).unwrap(), json.as_bytes());
             }
         }
-        assert!(lz4.compress("[]").is_none());
+        assert!(lz4.compress(b"[]").is_none());
+    }
+
+    /// The usage JSON written directly is serde's, to the last digit.
+    #[test]
+    fn usage_json_is_what_serde_writes() {
+        for (a, b, c, d) in [
+            (0, 0, 0, 0),
+            (1, 22, 333, 4_444),
+            (u64::MAX, 9, u64::MAX - 1, 10_000_000_000),
+        ] {
+            let u = Usage {
+                input_tokens: a,
+                output_tokens: b,
+                cache_read_input_tokens: c,
+                cache_creation_input_tokens: d,
+            };
+            assert_eq!(
+                usage_json(&Some(u)).unwrap(),
+                serde_json::to_string(&u).unwrap()
+            );
+        }
+        assert_eq!(usage_json(&None), None);
+    }
+
+    /// `n` rows of every shape a row takes: metadata present and absent,
+    /// usage or none, content that compresses and content too small to.
+    fn varied_rows(n: usize) -> Vec<Message> {
+        (0..n)
+            .map(|i| {
+                let text = match i % 3 {
+                    0 => "ok".to_string(),
+                    _ => format!("row {i}: ").repeat(20 + i % 7),
+                };
+                let (role, kind) = match i % 4 {
+                    0 => (Role::User, Kind::Ask),
+                    3 => (Role::User, Kind::ToolResult),
+                    _ => (Role::Assistant, Kind::Generation),
+                };
+                let mut m = Message::new(role, kind, vec![Block::Text { text }], i as u64 + 1);
+                m.gen_id = (i % 4 != 0).then(|| format!("msg_{}", i / 4));
+                m.source_uuid = (i % 5 != 0).then(|| format!("uuid-{i}"));
+                m.timestamp = (i % 6 != 0).then(|| format!("2026-01-01T00:00:{:02}Z", i % 60));
+                m.usage = (i % 4 == 2).then_some(Usage {
+                    input_tokens: i as u64,
+                    output_tokens: 7,
+                    cache_read_input_tokens: 1_000 * i as u64,
+                    cache_creation_input_tokens: 0,
+                });
+                m.turn = (i / 10) as u32;
+                m.step = (i / 4) as u32;
+                m
+            })
+            .collect()
+    }
+
+    /// Rows inserted a batch at a time and the rest one by one, across
+    /// imports of a growing file, are the rows given, numbered and chained
+    /// in order, their content stored as `encode_content` stores it; a
+    /// flush makes the rows taken so far readable in the transaction.
+    #[test]
+    fn rows_inserted_in_batches_are_the_rows_given_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s =
+            super::super::Store::open(&super::super::DbLocation::File(dir.path().join("s.db")))
+                .unwrap();
+        let n = 3 * INSERT_BATCH + 5;
+        let rows = varied_rows(n + INSERT_BATCH + 2);
+        for upto in [n, n, n + INSERT_BATCH + 2] {
+            let outcome = s
+                .transaction(|tx| tx.append_messages("t", None, &rows[..upto]))
+                .unwrap();
+            assert_eq!(outcome.added + outcome.already, upto as u64);
+        }
+        let stored = s.reader().task_rows("t").unwrap();
+        assert_eq!(stored, rows);
+        let chain = chain_of(&rows);
+        let mut stmt = s
+            .conn
+            .prepare(
+                "SELECT seq, rowid, row_hash, content, content_encoding, typeof(content),
+                 source_id FROM task_message WHERE task_id = 't' ORDER BY rowid",
+            )
+            .unwrap();
+        let mut q = stmt.query([]).unwrap();
+        let mut seq = 0;
+        while let Some(r) = q.next().unwrap() {
+            assert_eq!(r.get::<_, i64>(0).unwrap(), seq as i64);
+            assert_eq!(r.get::<_, i64>(1).unwrap(), seq as i64 + 1);
+            assert_eq!(r.get::<_, Vec<u8>>(2).unwrap(), chain[seq].to_vec());
+            let (encoding, value) = encode_content(rows[seq].content_json());
+            assert_eq!(r.get::<_, SqlValue>(3).unwrap(), value, "row {seq}");
+            assert_eq!(r.get::<_, String>(4).unwrap(), encoding);
+            let ty = if encoding == CONTENT_LZ4 {
+                "blob"
+            } else {
+                "text"
+            };
+            assert_eq!(r.get::<_, String>(5).unwrap(), ty);
+            assert_eq!(r.get::<_, Option<i64>>(6).unwrap(), None);
+            seq += 1;
+        }
+        assert_eq!(seq, rows.len());
+        drop(q);
+        drop(stmt);
+
+        // Rows taken are readable once flushed, and a part batch is
+        // inserted at `finish`.
+        let more = varied_rows(INSERT_BATCH + 3);
+        s.transaction(|tx| -> Result<()> {
+            let mut writer = tx.row_writer("u", None)?;
+            let mut enc = RowEncoder::new(0);
+            for m in &more[..3] {
+                assert!(writer.push(enc.encode(m))?);
+            }
+            assert_eq!(tx.reader().message_count("u")?, 0);
+            writer.flush()?;
+            assert_eq!(tx.reader().message_count("u")?, 3);
+            for m in &more[3..] {
+                writer.push(enc.encode(m))?;
+            }
+            assert_eq!(writer.finish()?.added, more.len() as u64);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(s.reader().task_rows("u").unwrap(), more);
     }
 }

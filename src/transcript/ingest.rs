@@ -186,8 +186,8 @@ enum Event {
 /// What the encoding thread hands on.
 enum Encoded {
     Progress(u64),
-    /// Each message with its encoded row and the tool forms it mints.
-    Rows(Vec<(Message, EncodedRow, Vec<Minted>)>),
+    /// Each message's encoded row and the tool forms it mints.
+    Rows(Vec<(EncodedRow, Vec<Minted>)>),
 }
 
 /// Phases 2 to 4 for a file read as a stream, on three threads: one parses
@@ -257,8 +257,12 @@ fn ingest_stream(
                 match batch {
                     Encoded::Progress(n) => progress(n),
                     Encoded::Rows(rows) => {
-                        for (m, row, forms) in rows {
-                            writer.push(&m, &row)?;
+                        for (row, forms) in rows {
+                            writer.push(row)?;
+                            if forms.iter().any(|f| matches!(f, Minted::Late { .. })) {
+                                // A late result's call is read back from the store.
+                                writer.flush()?;
+                            }
                             minted += put_forms(tx, &id, &opts.rules, &forms)?;
                         }
                     }
@@ -390,11 +394,11 @@ impl Encoder<'_> {
                 Event::Progress(n) => Encoded::Progress(n),
                 Event::Rows(msgs) => Encoded::Rows(
                     msgs.into_iter()
-                        .map(|m| {
-                            let row = self.rows.encode(&m);
+                        .map(|mut m| {
+                            let row = self.rows.encode_taking(&mut m);
                             let forms = self.forms.take(&m, self.seen, self.seen >= self.skip);
                             self.seen += 1;
-                            (m, row, forms)
+                            (row, forms)
                         })
                         .collect(),
                 ),

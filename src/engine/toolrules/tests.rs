@@ -235,3 +235,48 @@ fn the_built_in_table_is_the_embedded_file() {
         10
     );
 }
+
+/// `head_tail_lines` as it was written first: split into every line, keep
+/// the first and last ones. The newline search must give the same bytes.
+fn head_tail_lines_by_splitting(s: &str, head: usize, tail: usize, pointer: &str) -> String {
+    let lines: Vec<&str> = s.split('\n').collect();
+    if lines.len() <= head + tail + 1 {
+        return head_tail_chars(s, 1500, 500, pointer);
+    }
+    let elided = lines.len() - head - tail;
+    let mut out = lines[..head].join("\n");
+    out.push_str(&format!(
+        "\n[… {elided} of {} lines elided; full text: {pointer}]\n",
+        lines.len()
+    ));
+    out.push_str(&lines[lines.len() - tail..].join("\n"));
+    out
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// Texts of short and empty lines, leading, trailing and doubled
+    /// newlines, `\r` and multi-byte characters, with every head and tail
+    /// from none to more than the text has.
+    #[test]
+    fn head_tail_lines_keeps_what_splitting_into_lines_kept(
+        pieces in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::strategy::Just("\n".to_string()),
+                proptest::strategy::Just("\r\n".to_string()),
+                "[a-zé€ \t]{0,12}",
+                "[a-z]{1500,2100}",
+            ],
+            0..80,
+        ),
+        head in 0usize..12,
+        tail in 0usize..12,
+    ) {
+        let s = pieces.concat();
+        proptest::prop_assert_eq!(
+            head_tail_lines(&s, head, tail, "tool:x"),
+            head_tail_lines_by_splitting(&s, head, tail, "tool:x")
+        );
+    }
+}
