@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use super::RawMeasure;
 use super::estimate::{Estimator, block_tokens, tool_content_tokens};
-use super::parts::NO_RESULT_TEXT;
+use super::parts::{NO_RESULT_TEXT, ToolCalls};
 use crate::model::{Block, Message, Role};
 use crate::view::text::tool_content_text;
 
@@ -46,8 +46,9 @@ enum Class {
 pub struct MeasureBuilder {
     /// The parts from `offset` on.
     parts: Vec<PartMeasure>,
-    /// Tool call id → the index of its part among all parts made.
-    tool_index: HashMap<String, usize>,
+    /// Tool call id → the index of its part among all parts made (shared
+    /// with a parts builder fed the same record: the part indices agree).
+    tool_index: ToolCalls,
     total: u64,
     last_generation: u32,
     /// `step_max[i - offset]`: the largest `step` of parts `..=i`.
@@ -60,6 +61,11 @@ pub struct MeasureBuilder {
 }
 
 impl MeasureBuilder {
+    /// The tool call ids it looks its calls up in.
+    pub fn tool_calls(&self) -> &ToolCalls {
+        &self.tool_index
+    }
+
     pub fn push(&mut self, m: &Message, est: &dyn Estimator) {
         if m.role == Role::Meta || !m.kind.reaches_view() {
             return;
@@ -76,13 +82,14 @@ impl MeasureBuilder {
                 b if super::parts::leaves_no_part(b) => {}
                 Block::ToolUse { id, name, input } if assistant => {
                     let input = serde_json::to_string(input).unwrap_or_default();
-                    if self.tool_index.contains_key(id) {
+                    if !self
+                        .tool_index
+                        .first_call(id, self.offset + self.parts.len())
+                    {
                         let text = format!("[tool call {name} reused id {id}; input: {input}]");
                         self.add(m, generation, est.text(&text), Class::Assistant);
                         continue;
                     }
-                    self.tool_index
-                        .insert(id.clone(), self.offset + self.parts.len());
                     let base = est.text(name) + est.text(&input);
                     let class = Class::Tool { base, output: None };
                     self.add(m, generation, base + est.text(NO_RESULT_TEXT), class);
@@ -92,7 +99,8 @@ impl MeasureBuilder {
                     content,
                     ..
                 } => {
-                    if let Some(&i) = self.tool_index.get(tool_use_id) {
+                    let made = self.offset + self.parts.len();
+                    if let Some(i) = self.tool_index.get(tool_use_id, made) {
                         if let Some(j) = i.checked_sub(self.offset) {
                             if let Class::Tool { base, output } = &mut self.parts[j].class
                                 && output.is_none()

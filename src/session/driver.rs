@@ -36,8 +36,8 @@ use crate::engine::entries::{ANCHOR_KEY, Entry};
 use crate::engine::estimate::Estimator;
 use crate::engine::measure::MeasureBuilder;
 use crate::engine::parts::{
-    ChainResume, Part, PartsBuilder, SummaryHead, coverage_key, coverage_next, coverage_start,
-    decode_coverage_key, reconstruct,
+    ChainResume, Part, PartsBuilder, SummaryHead, ToolCalls, coverage_key, coverage_next,
+    coverage_start, decode_coverage_key, reconstruct,
 };
 use crate::engine::restore::{Snapshot, StoreView, ToolForms, summary_part};
 use crate::engine::summarizer::Summarizer;
@@ -813,7 +813,6 @@ impl ToolForms for FormReader<'_> {
 /// again while the summary is stored, and no stored coverage ends before it
 /// is the longest while that summary is stored (the chain's first hash), so
 /// the history costs what follows its last fold, not a hash per part.
-#[derive(Default)]
 struct RawHistory {
     builder: PartsBuilder,
     /// Rows fed.
@@ -826,6 +825,17 @@ struct RawHistory {
 }
 
 impl RawHistory {
+    /// An empty history, looking its tool calls up in the record's shared
+    /// `ids` (those its measures keep).
+    fn new(ids: ToolCalls) -> RawHistory {
+        RawHistory {
+            builder: PartsBuilder::sharing(ids),
+            fed: 0,
+            chain: VecDeque::new(),
+            at: HashMap::new(),
+        }
+    }
+
     /// Feed rows `self.fed..end` of the record, read as they are needed.
     fn feed(
         &mut self,
@@ -877,7 +887,7 @@ impl RawHistory {
         est: &dyn Estimator,
         measures: &mut Measures,
     ) -> Result<RawHistory, StoreError> {
-        let mut r = RawHistory::default();
+        let mut r = RawHistory::new(measures.builder.tool_calls().clone());
         r.feed(index, end, est, measures)?;
         Ok(r)
     }
@@ -1025,7 +1035,7 @@ impl<'a> Driver<'a> {
         let snap = self.snapshot.as_ref().expect("refreshed before use");
         let raw = match &mut self.raw_history {
             Some(r) if r.fed <= end && r.fold_kept(&snap.covers) => r,
-            slot => slot.insert(RawHistory::default()),
+            slot => slot.insert(RawHistory::new(self.raw.builder.tool_calls().clone())),
         };
         // Fed a slice of rows at a time, dropping what the longest stored
         // summary folds so far as it goes: a history built from the first
@@ -1192,7 +1202,8 @@ impl<'a> Driver<'a> {
         let Some(mut stream) = StreamedPreflight::new(index.turn_of(first), est, store) else {
             return Ok(None);
         };
-        let (raw, mut builder, mut fed) = (&mut self.raw, PartsBuilder::default(), 0);
+        let mut builder = PartsBuilder::sharing(self.raw.builder.tool_calls().clone());
+        let (raw, mut fed) = (&mut self.raw, 0);
         while fed < end {
             let to = end.min(fed + FEED_ROWS);
             index.each_row(fed, to, |i, m| {
