@@ -291,27 +291,35 @@ pub(crate) fn reconstruct<'a>(
 /// history's parts and its measures) share one, each id kept once (a tool
 /// call id is the one thing these builders hold per call of the whole
 /// history: a reused id must still be told apart).
+///
+/// An id is kept as a 128-bit digest of it (blake3), 16 bytes in place of
+/// its text, as an importer keeps the ids it remembers: two ids of a record
+/// share a digest with a probability of about n² / 2¹²⁹ (below 10⁻²⁶ for a
+/// million calls).
 #[derive(Default, Clone)]
-pub struct ToolCalls(Rc<RefCell<HashMap<Box<str>, usize>>>);
+pub struct ToolCalls(Rc<RefCell<HashMap<[u64; 2], usize>>>);
+
+/// The digest [`ToolCalls`] keeps of an id.
+fn id_digest(id: &str) -> [u64; 2] {
+    let hash = blake3::hash(id.as_bytes());
+    let (mut low, mut high) = ([0u8; 8], [0u8; 8]);
+    low.copy_from_slice(&hash.as_bytes()[..8]);
+    high.copy_from_slice(&hash.as_bytes()[8..16]);
+    [u64::from_le_bytes(low), u64::from_le_bytes(high)]
+}
 
 impl ToolCalls {
     /// The part of `id`'s first call, if it is among the first `made` parts.
     pub(crate) fn get(&self, id: &str, made: usize) -> Option<usize> {
-        self.0.borrow().get(id).copied().filter(|&i| i < made)
+        let ids = self.0.borrow();
+        ids.get(&id_digest(id)).copied().filter(|&i| i < made)
     }
 
     /// A call with `id` makes part `at`: whether it is the first call with
     /// that id (kept then), not a reused id.
     pub(crate) fn first_call(&self, id: &str, at: usize) -> bool {
-        let mut ids = self.0.borrow_mut();
-        match ids.get(id) {
-            // Made already (a builder ahead, or this one before a rebuild).
-            Some(&i) => i >= at,
-            None => {
-                ids.insert(id.into(), at);
-                true
-            }
-        }
+        // Made already: by a builder ahead, or by this one before a rebuild.
+        *self.0.borrow_mut().entry(id_digest(id)).or_insert(at) >= at
     }
 }
 
