@@ -300,7 +300,7 @@ pub(crate) fn reconstruct<'a>(
 pub struct ToolCalls(Rc<RefCell<HashMap<[u64; 2], usize>>>);
 
 /// The digest [`ToolCalls`] keeps of an id.
-fn id_digest(id: &str) -> [u64; 2] {
+pub(crate) fn id_digest(id: &str) -> [u64; 2] {
     let hash = blake3::hash(id.as_bytes());
     let (mut low, mut high) = ([0u8; 8], [0u8; 8]);
     low.copy_from_slice(&hash.as_bytes()[..8]);

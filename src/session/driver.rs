@@ -37,7 +37,7 @@ use crate::engine::estimate::Estimator;
 use crate::engine::measure::MeasureBuilder;
 use crate::engine::parts::{
     ChainResume, Part, PartsBuilder, SummaryHead, ToolCalls, coverage_key, coverage_next,
-    coverage_start, decode_coverage_key, reconstruct,
+    coverage_start, decode_coverage_key, id_digest, reconstruct,
 };
 use crate::engine::restore::{Snapshot, StoreView, ToolForms, summary_part};
 use crate::engine::summarizer::Summarizer;
@@ -84,12 +84,15 @@ struct HeadsBuilder {
     turns: Vec<(usize, u32)>,
     /// `first_row[s - 1]`: index of the first row of generation `s`.
     first_row: Vec<usize>,
-    /// The step of each generation id, from its first row.
-    step_of_gen: HashMap<String, u32>,
-    /// The usage recorded on rows with a generation id, in row order, with
-    /// the generation id: a run of rows of one id kept as its last row (the
-    /// last one written wins).
-    recorded: Vec<(String, Usage)>,
+    /// The step of each generation id (by its digest, as tool call ids
+    /// are kept: `engine::parts::ToolCalls`), from the first row of the
+    /// last generation that started with it.
+    step_of_gen: HashMap<[u64; 2], u32>,
+    /// Per generation so far, the usage last recorded on a row of its id.
+    usage: UsageTable,
+    /// The usage last recorded on a row of an id no generation started
+    /// with yet.
+    pending: HashMap<[u64; 2], Usage>,
 }
 
 impl HeadsBuilder {
@@ -97,8 +100,19 @@ impl HeadsBuilder {
         let i = self.kinds.len();
         if m.kind == Kind::Generation && m.step as usize > self.first_row.len() {
             self.first_row.push(i);
+            self.usage.packed.push(NO_USAGE);
             if let Some(g) = &m.gen_id {
-                self.step_of_gen.insert(g.clone(), m.step);
+                let g = id_digest(g);
+                let now = m.step as usize - 1;
+                // An id's usage is its last generation's (the last one
+                // written wins), the rows recorded before it started too.
+                let u = match self.step_of_gen.insert(g, m.step) {
+                    Some(s) => self.usage.take(s as usize - 1),
+                    None => self.pending.remove(&g),
+                };
+                if let Some(u) = u {
+                    self.usage.set(now, u);
+                }
             }
         }
         self.kinds.push(m.kind);
@@ -108,9 +122,12 @@ impl HeadsBuilder {
         let (Some(u), Some(g)) = (m.usage, m.gen_id) else {
             return;
         };
-        match self.recorded.last_mut() {
-            Some((last, usage)) if *last == g => *usage = u,
-            _ => self.recorded.push((g, u)),
+        let g = id_digest(&g);
+        match self.step_of_gen.get(&g) {
+            Some(&s) => self.usage.set(s as usize - 1, u),
+            None => {
+                self.pending.insert(g, u);
+            }
         }
     }
 
@@ -120,17 +137,13 @@ impl HeadsBuilder {
             mut turns,
             mut first_row,
             step_of_gen,
-            recorded,
+            mut usage,
+            pending,
         } = self;
+        drop((step_of_gen, pending));
         let calls = first_row.len();
-        let mut usage = UsageTable::new(calls);
-        for (g, u) in recorded {
-            if let Some(&s) = step_of_gen.get(&g) {
-                usage.set(s as usize - 1, u);
-            }
-        }
-        drop(step_of_gen);
         // Kept for the whole run: no room left to grow into.
+        usage.packed.shrink_to_fit();
         kinds.shrink_to_fit();
         turns.shrink_to_fit();
         first_row.shrink_to_fit();
@@ -166,6 +179,7 @@ impl HeadsBuilder {
 
 /// Recorded usage per generation, four 32-bit counts each (a usage with a
 /// count past them is kept apart, whole): 16 bytes a call rather than 40.
+#[derive(Default)]
 struct UsageTable {
     packed: Vec<[u32; 4]>,
     /// The usages that do not fit, by generation index.
@@ -176,14 +190,12 @@ struct UsageTable {
 const NO_USAGE: [u32; 4] = [u32::MAX; 4];
 
 impl UsageTable {
-    fn new(calls: usize) -> UsageTable {
-        UsageTable {
-            packed: vec![NO_USAGE; calls],
-            wide: BTreeMap::new(),
-        }
-    }
-
+    /// Generation `i` recorded `u` (a step past the generations started is
+    /// not one: left out).
     fn set(&mut self, i: usize, u: Usage) {
+        if i >= self.packed.len() {
+            return;
+        }
         let counts = [
             u.input_tokens,
             u.output_tokens,
@@ -201,6 +213,16 @@ impl UsageTable {
                 self.wide.insert(i, u);
             }
         }
+    }
+
+    /// Generation `i`'s usage, taken out of the table.
+    fn take(&mut self, i: usize) -> Option<Usage> {
+        let u = self.get(i);
+        if let Some(p) = self.packed.get_mut(i) {
+            *p = NO_USAGE;
+            self.wide.remove(&i);
+        }
+        u
     }
 
     fn get(&self, i: usize) -> Option<Usage> {
@@ -662,7 +684,9 @@ pub fn resume_point(
 struct SnapshotCache {
     /// The store instance and its `data_version` when they were read.
     read_at: (u64, i64),
-    entries: BTreeMap<Box<str>, Held>,
+    /// By their keys' digests (as tool call ids are kept:
+    /// `engine::parts::ToolCalls`): the keys' text is not kept.
+    entries: HashMap<[u64; 2], Held>,
     /// The coverage hashes of the `cov:` keys among them.
     covers: HashSet<[u8; 32]>,
 }
@@ -675,25 +699,23 @@ impl SnapshotCache {
         task: &str,
         profile: &str,
     ) -> Result<SnapshotCache, StoreError> {
-        let mut entries = BTreeMap::new();
+        let mut cache = SnapshotCache {
+            read_at,
+            entries: HashMap::new(),
+            covers: HashSet::new(),
+        };
         store.reader().each_entry(task, profile, |key, v| {
             if let Some(e) = Entry::from_value(&v) {
-                entries.insert(key.into_boxed_str(), Held::of(e));
+                cache.entries.insert(id_digest(&key), Held::of(e));
+                cache.covers.extend(decode_coverage_key(&key));
             }
         })?;
-        Ok(SnapshotCache::new(read_at, entries))
+        Ok(cache)
     }
 
-    fn new(read_at: (u64, i64), entries: BTreeMap<Box<str>, Held>) -> SnapshotCache {
-        let covers = entries
-            .keys()
-            .filter_map(|k| decode_coverage_key(k))
-            .collect();
-        SnapshotCache {
-            read_at,
-            entries,
-            covers,
-        }
+    /// The entry held under `key`.
+    fn held(&self, key: &str) -> Option<&Held> {
+        self.entries.get(&id_digest(key))
     }
 
     /// The store now holds `value` under `key` (written by this driver).
@@ -702,11 +724,11 @@ impl SnapshotCache {
         // decode is left out (never trusted).
         match Entry::from_value(value) {
             Some(e) => {
-                self.entries.insert(key.into(), Held::of(e));
+                self.entries.insert(id_digest(key), Held::of(e));
                 self.covers.extend(decode_coverage_key(key));
             }
             None => {
-                self.entries.remove(key);
+                self.entries.remove(&id_digest(key));
                 if let Some(h) = decode_coverage_key(key) {
                     self.covers.remove(&h);
                 }
@@ -751,7 +773,7 @@ struct CachedSnapshot<'s> {
 
 impl CachedSnapshot<'_> {
     fn read(&self, key: &str) -> Result<Option<Entry>, StoreError> {
-        Ok(match self.cache.entries.get(key) {
+        Ok(match self.cache.held(key) {
             Some(Held::Summary | Held::Shrink) => self
                 .store
                 .reader()
@@ -1118,10 +1140,7 @@ impl<'a> Driver<'a> {
             raw.feed(index, to, est, &mut self.raw)?;
             if let Some((i, h)) = longest_fold(snap, raw)
                 && i > raw.builder.offset()
-                && matches!(
-                    snap.entries.get(coverage_key(h).as_str()),
-                    Some(Held::Summary)
-                )
+                && matches!(snap.held(&coverage_key(h)), Some(Held::Summary))
             {
                 raw.drop_front(i);
             }
@@ -1458,8 +1477,8 @@ mod tests {
             2,
             "an entry that does not decode is left out"
         );
-        assert_eq!(cache.entries[key.as_str()], Held::Summary);
-        assert_eq!(cache.entries["tool:x"], Held::Shrink);
+        assert_eq!(cache.held(&key), Some(&Held::Summary));
+        assert_eq!(cache.held("tool:x"), Some(&Held::Shrink));
         assert!(cache.covers.contains(&[7; 32]));
         // The driver's own write is held the same way, and read back whole.
         let text = "## Requests\n- #1: a\n- #2: b";
@@ -1467,7 +1486,7 @@ mod tests {
             .transaction(|tx| tx.put_entry("t", "p", &later, &summary(text).to_value()))
             .unwrap();
         cache.put(&later, &summary(text).to_value());
-        assert_eq!(cache.entries[later.as_str()], Held::Summary);
+        assert_eq!(cache.held(&later), Some(&Held::Summary));
         let stored = cached(&cache, &store, "t", "p");
         assert_eq!(stored.entry(&key), Some(summary("## Requests\n- #1: a")));
         assert_eq!(stored.entry(&later), Some(summary(text)));
