@@ -191,7 +191,7 @@ mod tests {
 
     use super::*;
     use crate::engine::estimate::CharsPerToken;
-    use crate::engine::parts::reconstruct;
+    use crate::engine::parts::{PartsBuilder, reconstruct};
     use crate::model::{Kind, ToolContent};
 
     proptest! {
@@ -233,6 +233,60 @@ mod tests {
                 msgs.push(m);
             }
             prop_assert!(check(&msgs, &mut b, &mut fed, step + 1), "call {}", step + 1);
+        }
+
+        /// Parts built from the first row sharing the record's tool call ids
+        /// with measures fed the whole record first (ahead of them), parts
+        /// dropped from their front on the way, are the parts built whole
+        /// with ids of their own; so are parts built again over the same ids
+        /// (a rebuilt raw history); and the measures are those of the whole
+        /// parts. Also with reused ids, results arriving twice, and results
+        /// arriving before any call of their id.
+        #[test]
+        fn parts_sharing_tool_ids_with_measures_ahead_are_the_parts_built_whole(
+            ops in prop::collection::vec((0u8..4, 0usize..4, 0usize..50), 1..60),
+            drop_at in 0usize..60,
+            dropped in 0usize..8,
+        ) {
+            let est = CharsPerToken::default();
+            let mut step = 1u32;
+            let msgs: Vec<Message> = ops
+                .into_iter()
+                .map(|(op, id, len)| {
+                    let id = format!("t{id}");
+                    let mut m = match op {
+                        0 => {
+                            step += 1;
+                            Message::new(Role::Assistant, Kind::Generation, vec![Block::Text { text: "x".repeat(len + 1) }], 1)
+                        }
+                        1 => Message::new(Role::Assistant, Kind::Generation, vec![Block::ToolUse { id, name: "Read".into(), input: json!({"n": len}) }], 1),
+                        2 => Message::tool_result(id, ToolContent::Text("y".repeat(len)), false, 1),
+                        _ => Message::new(Role::User, Kind::Ask, vec![Block::Text { text: "z".repeat(len + 1) }], 1),
+                    };
+                    m.step = step;
+                    m.turn = 1;
+                    m
+                })
+                .collect();
+            let whole = reconstruct(&msgs, &est);
+            let mut measures = MeasureBuilder::default();
+            for m in &msgs {
+                measures.push(m, &est);
+            }
+            prop_assert_eq!(measures.measure(step), RawMeasure::of(&whole, step, &est));
+            let mut b = PartsBuilder::sharing(measures.tool_calls().clone());
+            for (i, m) in msgs.iter().enumerate() {
+                if i == drop_at {
+                    b.drop_front(dropped.min(b.parts.len()));
+                }
+                b.push(m, &est);
+            }
+            prop_assert_eq!(&b.parts[..], &whole[b.offset()..]);
+            let mut again = PartsBuilder::sharing(measures.tool_calls().clone());
+            for m in &msgs {
+                again.push(m, &est);
+            }
+            prop_assert_eq!(&again.parts, &whole);
         }
     }
 }
