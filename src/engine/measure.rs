@@ -194,6 +194,45 @@ mod tests {
     use crate::engine::parts::{PartsBuilder, reconstruct};
     use crate::model::{Kind, ToolContent};
 
+    /// A generated row at `step`: `op` 0 an assistant text (a call's first
+    /// row), 1 a `Read` call with tool id `t<id>`, 2 a result for that id,
+    /// any other an ask.
+    fn row(op: u8, id: usize, len: usize, step: u32) -> Message {
+        let id = format!("t{id}");
+        let mut m = match op {
+            0 => Message::new(
+                Role::Assistant,
+                Kind::Generation,
+                vec![Block::Text {
+                    text: "x".repeat(len + 1),
+                }],
+                1,
+            ),
+            1 => Message::new(
+                Role::Assistant,
+                Kind::Generation,
+                vec![Block::ToolUse {
+                    id,
+                    name: "Read".into(),
+                    input: json!({"n": len}),
+                }],
+                1,
+            ),
+            2 => Message::tool_result(id, ToolContent::Text("y".repeat(len)), false, 1),
+            _ => Message::new(
+                Role::User,
+                Kind::Ask,
+                vec![Block::Text {
+                    text: "z".repeat(len + 1),
+                }],
+                1,
+            ),
+        };
+        m.step = step;
+        m.turn = 1;
+        m
+    }
+
     proptest! {
         /// Measures taken call after call, forgetting what each call's
         /// measure no longer walks, equal [`RawMeasure::of`] over the whole
@@ -216,21 +255,12 @@ mod tests {
                 RawMeasure::of(&reconstruct(msgs, &est), k - 1, &est) == got
             };
             for (op, id, len) in ops {
-                let id = format!("t{id}");
-                let mut m = match op {
-                    0 => {
-                        // The next call starts: measure the history before it.
-                        prop_assert!(check(&msgs, &mut b, &mut fed, step + 1), "call {}", step + 1);
-                        step += 1;
-                        Message::new(Role::Assistant, Kind::Generation, vec![Block::Text { text: "x".repeat(len + 1) }], 1)
-                    }
-                    1 => Message::new(Role::Assistant, Kind::Generation, vec![Block::ToolUse { id, name: "Read".into(), input: json!({"n": len}) }], 1),
-                    2 => Message::tool_result(id, ToolContent::Text("y".repeat(len)), false, 1),
-                    _ => Message::new(Role::User, Kind::Ask, vec![Block::Text { text: "z".repeat(len + 1) }], 1),
-                };
-                m.step = step;
-                m.turn = 1;
-                msgs.push(m);
+                if op == 0 {
+                    // The next call starts: measure the history before it.
+                    prop_assert!(check(&msgs, &mut b, &mut fed, step + 1), "call {}", step + 1);
+                    step += 1;
+                }
+                msgs.push(row(op, id, len, step));
             }
             prop_assert!(check(&msgs, &mut b, &mut fed, step + 1), "call {}", step + 1);
         }
@@ -253,19 +283,8 @@ mod tests {
             let msgs: Vec<Message> = ops
                 .into_iter()
                 .map(|(op, id, len)| {
-                    let id = format!("t{id}");
-                    let mut m = match op {
-                        0 => {
-                            step += 1;
-                            Message::new(Role::Assistant, Kind::Generation, vec![Block::Text { text: "x".repeat(len + 1) }], 1)
-                        }
-                        1 => Message::new(Role::Assistant, Kind::Generation, vec![Block::ToolUse { id, name: "Read".into(), input: json!({"n": len}) }], 1),
-                        2 => Message::tool_result(id, ToolContent::Text("y".repeat(len)), false, 1),
-                        _ => Message::new(Role::User, Kind::Ask, vec![Block::Text { text: "z".repeat(len + 1) }], 1),
-                    };
-                    m.step = step;
-                    m.turn = 1;
-                    m
+                    step += u32::from(op == 0);
+                    row(op, id, len, step)
                 })
                 .collect();
             let whole = reconstruct(&msgs, &est);
