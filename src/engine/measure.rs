@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use super::RawMeasure;
 use super::estimate::{Estimator, block_tokens, tool_content_tokens};
-use super::parts::NO_RESULT_TEXT;
+use super::parts::{NO_RESULT_TEXT, ToolCalls};
 use crate::model::{Block, Message, Role};
 use crate::view::text::tool_content_text;
 
@@ -46,8 +46,9 @@ enum Class {
 pub struct MeasureBuilder {
     /// The parts from `offset` on.
     parts: Vec<PartMeasure>,
-    /// Tool call id → the index of its part among all parts made.
-    tool_index: HashMap<String, usize>,
+    /// Tool call id → the index of its part among all parts made (shared
+    /// with a parts builder fed the same record: the part indices agree).
+    tool_index: ToolCalls,
     total: u64,
     last_generation: u32,
     /// `step_max[i - offset]`: the largest `step` of parts `..=i`.
@@ -60,6 +61,11 @@ pub struct MeasureBuilder {
 }
 
 impl MeasureBuilder {
+    /// The tool call ids it looks its calls up in.
+    pub fn tool_calls(&self) -> &ToolCalls {
+        &self.tool_index
+    }
+
     pub fn push(&mut self, m: &Message, est: &dyn Estimator) {
         if m.role == Role::Meta || !m.kind.reaches_view() {
             return;
@@ -76,13 +82,14 @@ impl MeasureBuilder {
                 b if super::parts::leaves_no_part(b) => {}
                 Block::ToolUse { id, name, input } if assistant => {
                     let input = serde_json::to_string(input).unwrap_or_default();
-                    if self.tool_index.contains_key(id) {
+                    if !self
+                        .tool_index
+                        .first_call(id, self.offset + self.parts.len())
+                    {
                         let text = format!("[tool call {name} reused id {id}; input: {input}]");
                         self.add(m, generation, est.text(&text), Class::Assistant);
                         continue;
                     }
-                    self.tool_index
-                        .insert(id.clone(), self.offset + self.parts.len());
                     let base = est.text(name) + est.text(&input);
                     let class = Class::Tool { base, output: None };
                     self.add(m, generation, base + est.text(NO_RESULT_TEXT), class);
@@ -92,7 +99,8 @@ impl MeasureBuilder {
                     content,
                     ..
                 } => {
-                    if let Some(&i) = self.tool_index.get(tool_use_id) {
+                    let made = self.offset + self.parts.len();
+                    if let Some(i) = self.tool_index.get(tool_use_id, made) {
                         if let Some(j) = i.checked_sub(self.offset) {
                             if let Class::Tool { base, output } = &mut self.parts[j].class
                                 && output.is_none()
@@ -183,8 +191,47 @@ mod tests {
 
     use super::*;
     use crate::engine::estimate::CharsPerToken;
-    use crate::engine::parts::reconstruct;
+    use crate::engine::parts::{PartsBuilder, reconstruct};
     use crate::model::{Kind, ToolContent};
+
+    /// A generated row at `step`: `op` 0 an assistant text (a call's first
+    /// row), 1 a `Read` call with tool id `t<id>`, 2 a result for that id,
+    /// any other an ask.
+    fn row(op: u8, id: usize, len: usize, step: u32) -> Message {
+        let id = format!("t{id}");
+        let mut m = match op {
+            0 => Message::new(
+                Role::Assistant,
+                Kind::Generation,
+                vec![Block::Text {
+                    text: "x".repeat(len + 1),
+                }],
+                1,
+            ),
+            1 => Message::new(
+                Role::Assistant,
+                Kind::Generation,
+                vec![Block::ToolUse {
+                    id,
+                    name: "Read".into(),
+                    input: json!({"n": len}),
+                }],
+                1,
+            ),
+            2 => Message::tool_result(id, ToolContent::Text("y".repeat(len)), false, 1),
+            _ => Message::new(
+                Role::User,
+                Kind::Ask,
+                vec![Block::Text {
+                    text: "z".repeat(len + 1),
+                }],
+                1,
+            ),
+        };
+        m.step = step;
+        m.turn = 1;
+        m
+    }
 
     proptest! {
         /// Measures taken call after call, forgetting what each call's
@@ -208,23 +255,57 @@ mod tests {
                 RawMeasure::of(&reconstruct(msgs, &est), k - 1, &est) == got
             };
             for (op, id, len) in ops {
-                let id = format!("t{id}");
-                let mut m = match op {
-                    0 => {
-                        // The next call starts: measure the history before it.
-                        prop_assert!(check(&msgs, &mut b, &mut fed, step + 1), "call {}", step + 1);
-                        step += 1;
-                        Message::new(Role::Assistant, Kind::Generation, vec![Block::Text { text: "x".repeat(len + 1) }], 1)
-                    }
-                    1 => Message::new(Role::Assistant, Kind::Generation, vec![Block::ToolUse { id, name: "Read".into(), input: json!({"n": len}) }], 1),
-                    2 => Message::tool_result(id, ToolContent::Text("y".repeat(len)), false, 1),
-                    _ => Message::new(Role::User, Kind::Ask, vec![Block::Text { text: "z".repeat(len + 1) }], 1),
-                };
-                m.step = step;
-                m.turn = 1;
-                msgs.push(m);
+                if op == 0 {
+                    // The next call starts: measure the history before it.
+                    prop_assert!(check(&msgs, &mut b, &mut fed, step + 1), "call {}", step + 1);
+                    step += 1;
+                }
+                msgs.push(row(op, id, len, step));
             }
             prop_assert!(check(&msgs, &mut b, &mut fed, step + 1), "call {}", step + 1);
+        }
+
+        /// Parts built from the first row sharing the record's tool call ids
+        /// with measures fed the whole record first (ahead of them), parts
+        /// dropped from their front on the way, are the parts built whole
+        /// with ids of their own; so are parts built again over the same ids
+        /// (a rebuilt raw history); and the measures are those of the whole
+        /// parts. Also with reused ids, results arriving twice, and results
+        /// arriving before any call of their id.
+        #[test]
+        fn parts_sharing_tool_ids_with_measures_ahead_are_the_parts_built_whole(
+            ops in prop::collection::vec((0u8..4, 0usize..4, 0usize..50), 1..60),
+            drop_at in 0usize..60,
+            dropped in 0usize..8,
+        ) {
+            let est = CharsPerToken::default();
+            let mut step = 1u32;
+            let msgs: Vec<Message> = ops
+                .into_iter()
+                .map(|(op, id, len)| {
+                    step += u32::from(op == 0);
+                    row(op, id, len, step)
+                })
+                .collect();
+            let whole = reconstruct(&msgs, &est);
+            let mut measures = MeasureBuilder::default();
+            for m in &msgs {
+                measures.push(m, &est);
+            }
+            prop_assert_eq!(measures.measure(step), RawMeasure::of(&whole, step, &est));
+            let mut b = PartsBuilder::sharing(measures.tool_calls().clone());
+            for (i, m) in msgs.iter().enumerate() {
+                if i == drop_at {
+                    b.drop_front(dropped.min(b.parts.len()));
+                }
+                b.push(m, &est);
+            }
+            prop_assert_eq!(&b.parts[..], &whole[b.offset()..]);
+            let mut again = PartsBuilder::sharing(measures.tool_calls().clone());
+            for m in &msgs {
+                again.push(m, &est);
+            }
+            prop_assert_eq!(&again.parts, &whole);
         }
     }
 }

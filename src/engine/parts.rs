@@ -3,7 +3,9 @@
 //! `tool:<toolCallId>`, or `text:`/`reasoning:`/`image:` plus a blake3 of a
 //! canonical encoding of the content. No message ids anywhere.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use serde_json::Value;
 
@@ -283,6 +285,60 @@ pub(crate) fn reconstruct<'a>(
     b.parts
 }
 
+/// Every tool call id of a record, each with the part of its first call
+/// among all the parts made from the record's first row: a function of the
+/// record alone, so builders fed the same record from its first row (the raw
+/// history's parts and its measures) share one, each id kept once (a tool
+/// call id is the one thing these builders hold per call of the whole
+/// history: a reused id must still be told apart).
+///
+/// An id is kept as a 128-bit digest of it (blake3), 16 bytes in place of
+/// its text, as an importer keeps the ids it remembers: two ids of a record
+/// share a digest with a probability of about n² / 2¹²⁹ (below 10⁻²⁶ for a
+/// million calls).
+#[derive(Default, Clone)]
+pub struct ToolCalls(Rc<RefCell<HashMap<[u64; 2], usize>>>);
+
+/// The digest [`ToolCalls`] keeps of an id.
+pub(crate) fn id_digest(id: &str) -> [u64; 2] {
+    let hash = blake3::hash(id.as_bytes());
+    let (mut low, mut high) = ([0u8; 8], [0u8; 8]);
+    low.copy_from_slice(&hash.as_bytes()[..8]);
+    high.copy_from_slice(&hash.as_bytes()[8..16]);
+    [u64::from_le_bytes(low), u64::from_le_bytes(high)]
+}
+
+impl ToolCalls {
+    /// The part of `id`'s first call, if it is among the first `made` parts.
+    pub(crate) fn get(&self, id: &str, made: usize) -> Option<usize> {
+        let ids = self.0.borrow();
+        ids.get(&id_digest(id)).copied().filter(|&i| i < made)
+    }
+
+    /// A call with `id` makes part `at`: whether it is the first call with
+    /// that id (kept then), not a reused id.
+    pub(crate) fn first_call(&self, id: &str, at: usize) -> bool {
+        // Made already: by a builder ahead, or by this one before a rebuild.
+        *self.0.borrow_mut().entry(id_digest(id)).or_insert(at) >= at
+    }
+}
+
+/// Where a parts builder looks its tool calls up.
+enum ToolIndex {
+    /// Its own, of the parts it was given and made (see
+    /// [`PartsBuilder::continuing`]).
+    Own(HashMap<String, usize>),
+    /// The record's, shared (see [`ToolCalls`]): for a builder fed from the
+    /// first row.
+    Shared(ToolCalls),
+}
+
+impl Default for ToolIndex {
+    fn default() -> Self {
+        ToolIndex::Own(HashMap::new())
+    }
+}
+
 /// Incremental reconstruction: feed rows one by one (growth after a checkpoint).
 /// (The raw history's measures come from `measure::MeasureBuilder`, which
 /// follows the same rules without keeping content.)
@@ -296,7 +352,7 @@ pub struct PartsBuilder {
     /// The parts from [`PartsBuilder::offset`] on.
     pub parts: Vec<Part>,
     /// Tool call id → the index of its part among all parts made.
-    tool_index: HashMap<String, usize>,
+    tool_index: ToolIndex,
     /// How many parts were dropped from the front.
     offset: usize,
     /// The dropped tool calls with no result yet, by part index (one not
@@ -328,15 +384,50 @@ impl PartsBuilder {
         }
         PartsBuilder {
             parts,
-            tool_index,
+            tool_index: ToolIndex::Own(tool_index),
+            ..PartsBuilder::default()
+        }
+    }
+
+    /// A builder fed from the record's first row, looking its tool calls
+    /// up in the record's shared `ids`.
+    pub fn sharing(ids: ToolCalls) -> PartsBuilder {
+        PartsBuilder {
+            tool_index: ToolIndex::Shared(ids),
             ..PartsBuilder::default()
         }
     }
 
     /// The parts, and the tool call index for the next
-    /// [`PartsBuilder::continuing`] (of no use after parts were dropped).
+    /// [`PartsBuilder::continuing`] (of no use after parts were dropped;
+    /// empty for a builder [`PartsBuilder::sharing`] its ids).
     pub fn into_parts(self) -> (Vec<Part>, HashMap<String, usize>) {
-        (self.parts, self.tool_index)
+        match self.tool_index {
+            ToolIndex::Own(index) => (self.parts, index),
+            ToolIndex::Shared(_) => (self.parts, HashMap::new()),
+        }
+    }
+
+    /// The part index of `id`'s call, if this builder made it.
+    fn call_index(&self, id: &str) -> Option<usize> {
+        match &self.tool_index {
+            ToolIndex::Own(index) => index.get(id).copied(),
+            ToolIndex::Shared(ids) => ids.get(id, self.offset + self.parts.len()),
+        }
+    }
+
+    /// A call with `id` makes the next part: whether it is the first call
+    /// with that id (noted then), not a reused id.
+    fn first_call(&mut self, id: &str) -> bool {
+        let at = self.offset + self.parts.len();
+        match &mut self.tool_index {
+            ToolIndex::Own(index) if index.contains_key(id) => false,
+            ToolIndex::Own(index) => {
+                index.insert(id.to_string(), at);
+                true
+            }
+            ToolIndex::Shared(ids) => ids.first_call(id, at),
+        }
     }
 
     /// How many parts were dropped from the front: `parts[0]` is part
@@ -384,7 +475,7 @@ impl PartsBuilder {
             match block {
                 b if leaves_no_part(b) => {}
                 Block::ToolUse { id, name, input } if side == Side::Assistant => {
-                    if self.tool_index.contains_key(id) {
+                    if !self.first_call(id) {
                         // A reused id cannot be paired twice; keep it visible as text.
                         let text = format!(
                             "[tool call {name} reused id {id}; input: {}]",
@@ -393,8 +484,6 @@ impl PartsBuilder {
                         self.plain(m, Side::Assistant, generation, Block::Text { text }, est);
                         continue;
                     }
-                    self.tool_index
-                        .insert(id.clone(), self.offset + self.parts.len());
                     let body = PartBody::Tool {
                         id: id.clone(),
                         name: name.clone(),
@@ -408,7 +497,7 @@ impl PartsBuilder {
                     content,
                     is_error,
                 } => {
-                    if let Some(&i) = self.tool_index.get(tool_use_id) {
+                    if let Some(i) = self.call_index(tool_use_id) {
                         if let Some(i) = i.checked_sub(self.offset) {
                             if let PartBody::Tool { output, .. } = &mut self.parts[i].body
                                 && output.is_none()
@@ -680,7 +769,7 @@ mod tests {
         assert_eq!(index.len(), 4);
         // Kept: the same parts again.
         let kept = PartsBuilder::continuing(parts.clone(), index.clone());
-        assert_eq!(kept.tool_index, index);
+        assert!(matches!(&kept.tool_index, ToolIndex::Own(i) if *i == index));
         // A fold put one part where the first two were: the later calls moved.
         let mut folded = parts[1..].to_vec();
         folded[0].body = PartBody::Block {

@@ -36,8 +36,8 @@ use crate::engine::entries::{ANCHOR_KEY, Entry};
 use crate::engine::estimate::Estimator;
 use crate::engine::measure::MeasureBuilder;
 use crate::engine::parts::{
-    ChainResume, Part, PartsBuilder, SummaryHead, coverage_key, coverage_next, coverage_start,
-    decode_coverage_key, reconstruct,
+    ChainResume, Part, PartsBuilder, SummaryHead, ToolCalls, coverage_key, coverage_next,
+    coverage_start, decode_coverage_key, id_digest, reconstruct,
 };
 use crate::engine::restore::{Snapshot, StoreView, ToolForms, summary_part};
 use crate::engine::summarizer::Summarizer;
@@ -59,12 +59,14 @@ use crate::view::HashResume;
 pub struct TaskRecordIndex {
     pub task: String,
     rows: RowSource,
-    /// Per row: its kind and turn.
-    heads: Vec<(Kind, u32)>,
+    /// Per row: its kind.
+    kinds: Vec<Kind>,
+    /// Per row its turn, as runs: `(first row, turn)`, by row.
+    turns: Vec<(usize, u32)>,
     /// `first_row[s - 1]`: index of the first row of generation `s`.
     first_row: Vec<usize>,
     /// Recorded usage per generation (the last one written), by step.
-    usage: Vec<Option<Usage>>,
+    usage: UsageTable,
     /// Whether the agent compacted its own context before generation `s`.
     agent_compacted_before: Vec<bool>,
     /// The calls whose recorded usage measures the raw history, ascending.
@@ -76,56 +78,79 @@ pub struct TaskRecordIndex {
 /// 40 MB).
 #[derive(Default)]
 struct HeadsBuilder {
-    /// Per row: its kind and turn.
-    heads: Vec<(Kind, u32)>,
+    /// Per row: its kind.
+    kinds: Vec<Kind>,
+    /// Per row its turn, as runs: `(first row, turn)`.
+    turns: Vec<(usize, u32)>,
     /// `first_row[s - 1]`: index of the first row of generation `s`.
     first_row: Vec<usize>,
-    /// The step of each generation id, from its first row.
-    step_of_gen: HashMap<String, u32>,
-    /// The usage recorded on rows with a generation id, in row order, with
-    /// the generation id: a run of rows of one id kept as its last row (the
-    /// last one written wins).
-    recorded: Vec<(String, Usage)>,
+    /// The step of each generation id (by its digest, as tool call ids
+    /// are kept: `engine::parts::ToolCalls`), from the first row of the
+    /// last generation that started with it.
+    step_of_gen: HashMap<[u64; 2], u32>,
+    /// Per generation so far, the usage last recorded on a row of its id.
+    usage: UsageTable,
+    /// The usage last recorded on a row of an id no generation started
+    /// with yet.
+    pending: HashMap<[u64; 2], Usage>,
 }
 
 impl HeadsBuilder {
     fn push(&mut self, m: RowHead) {
-        let i = self.heads.len();
+        let i = self.kinds.len();
         if m.kind == Kind::Generation && m.step as usize > self.first_row.len() {
             self.first_row.push(i);
+            self.usage.packed.push(NO_USAGE);
             if let Some(g) = &m.gen_id {
-                self.step_of_gen.insert(g.clone(), m.step);
+                let g = id_digest(g);
+                let now = m.step as usize - 1;
+                // An id's usage is its last generation's (the last one
+                // written wins), the rows recorded before it started too.
+                let u = match self.step_of_gen.insert(g, m.step) {
+                    Some(s) => self.usage.take(s as usize - 1),
+                    None => self.pending.remove(&g),
+                };
+                if let Some(u) = u {
+                    self.usage.set(now, u);
+                }
             }
         }
-        self.heads.push((m.kind, m.turn));
+        self.kinds.push(m.kind);
+        if self.turns.last().is_none_or(|&(_, t)| t != m.turn) {
+            self.turns.push((i, m.turn));
+        }
         let (Some(u), Some(g)) = (m.usage, m.gen_id) else {
             return;
         };
-        match self.recorded.last_mut() {
-            Some((last, usage)) if *last == g => *usage = u,
-            _ => self.recorded.push((g, u)),
+        let g = id_digest(&g);
+        match self.step_of_gen.get(&g) {
+            Some(&s) => self.usage.set(s as usize - 1, u),
+            None => {
+                self.pending.insert(g, u);
+            }
         }
     }
 
     fn finish(self, task: &str, source: RowSource) -> TaskRecordIndex {
         let HeadsBuilder {
-            heads,
-            first_row,
+            mut kinds,
+            mut turns,
+            mut first_row,
             step_of_gen,
-            recorded,
+            mut usage,
+            pending,
         } = self;
+        drop((step_of_gen, pending));
         let calls = first_row.len();
-        let mut usage = vec![None; calls];
-        for (g, u) in recorded {
-            if let Some(&s) = step_of_gen.get(&g) {
-                usage[s as usize - 1] = Some(u);
-            }
-        }
-        drop(step_of_gen);
+        // Kept for the whole run: no room left to grow into.
+        usage.packed.shrink_to_fit();
+        kinds.shrink_to_fit();
+        turns.shrink_to_fit();
+        first_row.shrink_to_fit();
         let mut agent_compacted_before = vec![false; calls];
         let mut compacted = false;
         let mut next = 0;
-        for (i, (kind, _)) in heads.iter().enumerate() {
+        for (i, kind) in kinds.iter().enumerate() {
             while next < calls && first_row[next] == i {
                 agent_compacted_before[next] = compacted;
                 next += 1;
@@ -137,7 +162,8 @@ impl HeadsBuilder {
         let mut index = TaskRecordIndex {
             task: task.to_string(),
             rows: source,
-            heads,
+            kinds,
+            turns,
             first_row,
             usage,
             agent_compacted_before,
@@ -146,7 +172,69 @@ impl HeadsBuilder {
         index.raw_calls = (1..=index.calls())
             .filter(|&k| index.raw_recorded(k).is_some())
             .collect();
+        index.raw_calls.shrink_to_fit();
         index
+    }
+}
+
+/// Recorded usage per generation, four 32-bit counts each (a usage with a
+/// count past them is kept apart, whole): 16 bytes a call rather than 40.
+#[derive(Default)]
+struct UsageTable {
+    packed: Vec<[u32; 4]>,
+    /// The usages that do not fit, by generation index.
+    wide: BTreeMap<usize, Usage>,
+}
+
+/// No usage recorded (a usage whose counts are all `u32::MAX` is wide).
+const NO_USAGE: [u32; 4] = [u32::MAX; 4];
+
+impl UsageTable {
+    /// Generation `i` recorded `u` (a step past the generations started is
+    /// not one: left out).
+    fn set(&mut self, i: usize, u: Usage) {
+        if i >= self.packed.len() {
+            return;
+        }
+        let counts = [
+            u.input_tokens,
+            u.output_tokens,
+            u.cache_read_input_tokens,
+            u.cache_creation_input_tokens,
+        ]
+        .map(|n| u32::try_from(n).ok().filter(|&n| n != u32::MAX));
+        match counts {
+            [Some(a), Some(b), Some(c), Some(d)] => {
+                self.packed[i] = [a, b, c, d];
+                self.wide.remove(&i);
+            }
+            _ => {
+                self.packed[i] = NO_USAGE;
+                self.wide.insert(i, u);
+            }
+        }
+    }
+
+    /// Generation `i`'s usage, taken out of the table.
+    fn take(&mut self, i: usize) -> Option<Usage> {
+        let u = self.get(i);
+        if let Some(p) = self.packed.get_mut(i) {
+            *p = NO_USAGE;
+            self.wide.remove(&i);
+        }
+        u
+    }
+
+    fn get(&self, i: usize) -> Option<Usage> {
+        match *self.packed.get(i)? {
+            NO_USAGE => self.wide.get(&i).copied(),
+            [a, b, c, d] => Some(Usage {
+                input_tokens: a.into(),
+                output_tokens: b.into(),
+                cache_read_input_tokens: c.into(),
+                cache_creation_input_tokens: d.into(),
+            }),
+        }
     }
 }
 
@@ -212,25 +300,29 @@ impl TaskRecordIndex {
 
     /// The number of rows in the record.
     pub fn len(&self) -> usize {
-        self.heads.len()
+        self.kinds.len()
     }
 
     /// Whether the record has no rows.
     pub fn is_empty(&self) -> bool {
-        self.heads.is_empty()
+        self.kinds.is_empty()
     }
 
     /// The kind of row `i`.
     pub fn kind(&self, i: usize) -> Kind {
-        self.heads[i].0
+        self.kinds[i]
+    }
+
+    /// The turn of row `i`.
+    fn turn_at(&self, i: usize) -> u32 {
+        let run = self.turns.partition_point(|&(first, _)| first <= i);
+        self.turns[run - 1].1
     }
 
     /// Whether rows `from..to` hold the agent compacting its own context (a
     /// compact summary or boundary row).
     pub fn agent_compacted_in(&self, from: usize, to: usize) -> bool {
-        self.heads[from..to]
-            .iter()
-            .any(|(k, _)| is_agent_compaction(*k))
+        self.kinds[from..to].iter().any(|k| is_agent_compaction(*k))
     }
 
     /// Rows `from..to`, each handed to `f` with its index as it is read: at
@@ -312,9 +404,9 @@ impl TaskRecordIndex {
                 i += 1;
                 continue;
             }
-            let run = self.heads[i..]
+            let run = self.kinds[i..]
                 .iter()
-                .take_while(|(k, _)| *k == Kind::System)
+                .take_while(|k| **k == Kind::System)
                 .count();
             out.extend(self.read_rows(i, i + run)?);
             i += run;
@@ -341,7 +433,7 @@ impl TaskRecordIndex {
     /// The turn call `k` belongs to.
     pub fn turn_of(&self, k: u32) -> u32 {
         let end = self.history_end(k);
-        self.heads[..end].last().map_or(0, |(_, turn)| *turn)
+        end.checked_sub(1).map_or(0, |i| self.turn_at(i))
     }
 
     /// The first call of the turn call `k` belongs to.
@@ -361,8 +453,7 @@ impl TaskRecordIndex {
 
     /// Recorded usage of call `k`, if the transcript has it.
     pub fn usage(&self, k: u32) -> Option<Usage> {
-        k.checked_sub(1)
-            .and_then(|i| self.usage.get(i as usize).copied().flatten())
+        k.checked_sub(1).and_then(|i| self.usage.get(i as usize))
     }
 
     /// Recorded prompt tokens sent at call `k`.
@@ -459,7 +550,8 @@ struct Measures {
     builder: MeasureBuilder,
     /// Rows seen.
     fed: usize,
-    /// `out[k - 1]`: the raw history measured at call `k`.
+    /// `out[k - 1]`: the raw history measured at call `k` (room made for
+    /// every call at once).
     out: Vec<RawMeasure>,
 }
 
@@ -480,6 +572,9 @@ impl Measures {
             let k = self.out.len() as u32 + 1;
             if k > index.calls() + 1 || index.history_end(k) != row {
                 return;
+            }
+            if self.out.capacity() == 0 {
+                self.out.reserve_exact(index.calls() as usize + 1);
             }
             self.out.push(self.builder.measure(k - 1));
             // The next call's measure starts from this call.
@@ -589,7 +684,9 @@ pub fn resume_point(
 struct SnapshotCache {
     /// The store instance and its `data_version` when they were read.
     read_at: (u64, i64),
-    entries: BTreeMap<String, Held>,
+    /// By their keys' digests (as tool call ids are kept:
+    /// `engine::parts::ToolCalls`): the keys' text is not kept.
+    entries: HashMap<[u64; 2], Held>,
     /// The coverage hashes of the `cov:` keys among them.
     covers: HashSet<[u8; 32]>,
 }
@@ -602,25 +699,23 @@ impl SnapshotCache {
         task: &str,
         profile: &str,
     ) -> Result<SnapshotCache, StoreError> {
-        let mut entries = BTreeMap::new();
+        let mut cache = SnapshotCache {
+            read_at,
+            entries: HashMap::new(),
+            covers: HashSet::new(),
+        };
         store.reader().each_entry(task, profile, |key, v| {
             if let Some(e) = Entry::from_value(&v) {
-                entries.insert(key, Held::of(e));
+                cache.entries.insert(id_digest(&key), Held::of(e));
+                cache.covers.extend(decode_coverage_key(&key));
             }
         })?;
-        Ok(SnapshotCache::new(read_at, entries))
+        Ok(cache)
     }
 
-    fn new(read_at: (u64, i64), entries: BTreeMap<String, Held>) -> SnapshotCache {
-        let covers = entries
-            .keys()
-            .filter_map(|k| decode_coverage_key(k))
-            .collect();
-        SnapshotCache {
-            read_at,
-            entries,
-            covers,
-        }
+    /// The entry held under `key`.
+    fn held(&self, key: &str) -> Option<&Held> {
+        self.entries.get(&id_digest(key))
     }
 
     /// The store now holds `value` under `key` (written by this driver).
@@ -629,11 +724,11 @@ impl SnapshotCache {
         // decode is left out (never trusted).
         match Entry::from_value(value) {
             Some(e) => {
-                self.entries.insert(key.to_string(), Held::of(e));
+                self.entries.insert(id_digest(key), Held::of(e));
                 self.covers.extend(decode_coverage_key(key));
             }
             None => {
-                self.entries.remove(key);
+                self.entries.remove(&id_digest(key));
                 if let Some(h) = decode_coverage_key(key) {
                     self.covers.remove(&h);
                 }
@@ -678,7 +773,7 @@ struct CachedSnapshot<'s> {
 
 impl CachedSnapshot<'_> {
     fn read(&self, key: &str) -> Result<Option<Entry>, StoreError> {
-        Ok(match self.cache.entries.get(key) {
+        Ok(match self.cache.held(key) {
             Some(Held::Summary | Held::Shrink) => self
                 .store
                 .reader()
@@ -813,7 +908,6 @@ impl ToolForms for FormReader<'_> {
 /// again while the summary is stored, and no stored coverage ends before it
 /// is the longest while that summary is stored (the chain's first hash), so
 /// the history costs what follows its last fold, not a hash per part.
-#[derive(Default)]
 struct RawHistory {
     builder: PartsBuilder,
     /// Rows fed.
@@ -826,6 +920,17 @@ struct RawHistory {
 }
 
 impl RawHistory {
+    /// An empty history, looking its tool calls up in the record's shared
+    /// `ids` (those its measures keep).
+    fn new(ids: ToolCalls) -> RawHistory {
+        RawHistory {
+            builder: PartsBuilder::sharing(ids),
+            fed: 0,
+            chain: VecDeque::new(),
+            at: HashMap::new(),
+        }
+    }
+
     /// Feed rows `self.fed..end` of the record, read as they are needed.
     fn feed(
         &mut self,
@@ -877,7 +982,7 @@ impl RawHistory {
         est: &dyn Estimator,
         measures: &mut Measures,
     ) -> Result<RawHistory, StoreError> {
-        let mut r = RawHistory::default();
+        let mut r = RawHistory::new(measures.builder.tool_calls().clone());
         r.feed(index, end, est, measures)?;
         Ok(r)
     }
@@ -1025,7 +1130,7 @@ impl<'a> Driver<'a> {
         let snap = self.snapshot.as_ref().expect("refreshed before use");
         let raw = match &mut self.raw_history {
             Some(r) if r.fed <= end && r.fold_kept(&snap.covers) => r,
-            slot => slot.insert(RawHistory::default()),
+            slot => slot.insert(RawHistory::new(self.raw.builder.tool_calls().clone())),
         };
         // Fed a slice of rows at a time, dropping what the longest stored
         // summary folds so far as it goes: a history built from the first
@@ -1035,7 +1140,7 @@ impl<'a> Driver<'a> {
             raw.feed(index, to, est, &mut self.raw)?;
             if let Some((i, h)) = longest_fold(snap, raw)
                 && i > raw.builder.offset()
-                && matches!(snap.entries.get(&coverage_key(h)), Some(Held::Summary))
+                && matches!(snap.held(&coverage_key(h)), Some(Held::Summary))
             {
                 raw.drop_front(i);
             }
@@ -1192,7 +1297,8 @@ impl<'a> Driver<'a> {
         let Some(mut stream) = StreamedPreflight::new(index.turn_of(first), est, store) else {
             return Ok(None);
         };
-        let (raw, mut builder, mut fed) = (&mut self.raw, PartsBuilder::default(), 0);
+        let mut builder = PartsBuilder::sharing(self.raw.builder.tool_calls().clone());
+        let (raw, mut fed) = (&mut self.raw, 0);
         while fed < end {
             let to = end.min(fed + FEED_ROWS);
             index.each_row(fed, to, |i, m| {
@@ -1371,8 +1477,8 @@ mod tests {
             2,
             "an entry that does not decode is left out"
         );
-        assert_eq!(cache.entries[&key], Held::Summary);
-        assert_eq!(cache.entries["tool:x"], Held::Shrink);
+        assert_eq!(cache.held(&key), Some(&Held::Summary));
+        assert_eq!(cache.held("tool:x"), Some(&Held::Shrink));
         assert!(cache.covers.contains(&[7; 32]));
         // The driver's own write is held the same way, and read back whole.
         let text = "## Requests\n- #1: a\n- #2: b";
@@ -1380,7 +1486,7 @@ mod tests {
             .transaction(|tx| tx.put_entry("t", "p", &later, &summary(text).to_value()))
             .unwrap();
         cache.put(&later, &summary(text).to_value());
-        assert_eq!(cache.entries[&later], Held::Summary);
+        assert_eq!(cache.held(&later), Some(&Held::Summary));
         let stored = cached(&cache, &store, "t", "p");
         assert_eq!(stored.entry(&key), Some(summary("## Requests\n- #1: a")));
         assert_eq!(stored.entry(&later), Some(summary(text)));
@@ -1600,10 +1706,17 @@ mod tests {
                     }
                     RowHead {
                         kind,
-                        turn: i as u32 / 7,
+                        // Runs of turns, not always ascending.
+                        turn: (i as u32 / 5) % 3,
                         step,
                         gen_id: gen_id.map(|g| format!("g{g}")),
-                        usage: usage.map(|n| Usage { input_tokens: n, output_tokens: i as u64, ..Usage::default() }),
+                        // Some counts past 32 bits, or at their largest.
+                        usage: usage.map(|n| Usage {
+                            input_tokens: n,
+                            output_tokens: i as u64,
+                            cache_read_input_tokens: [0, u64::from(u32::MAX), 1 << 40][n as usize % 3],
+                            cache_creation_input_tokens: [n, u64::from(u32::MAX) - 1][i % 2],
+                        }),
                     }
                 })
                 .collect();
@@ -1631,15 +1744,23 @@ mod tests {
                 .map(|&r| heads[..r].iter().any(|h| is_agent_compaction(h.kind)))
                 .collect();
             let kinds: Vec<(Kind, u32)> = heads.iter().map(|h| (h.kind, h.turn)).collect();
+            let turns: Vec<u32> = (1..=first_row.len() + 1)
+                .map(|k| first_row.get(k - 1).copied().unwrap_or(heads.len()))
+                .map(|end| end.checked_sub(1).map_or(0, |i| heads[i].turn))
+                .collect();
             let mut b = HeadsBuilder::default();
             for h in heads.iter().cloned() {
                 b.push(h);
             }
             let index = b.finish("t", RowSource::Memory(Vec::new()));
             prop_assert_eq!(&index.first_row, &first_row);
-            prop_assert_eq!(&index.usage, &usage);
+            let indexed: Vec<_> = (1..=index.calls()).map(|k| index.usage(k)).collect();
+            prop_assert_eq!(&indexed, &usage);
             prop_assert_eq!(&index.agent_compacted_before, &compacted);
-            prop_assert_eq!(&index.heads, &kinds);
+            let indexed: Vec<_> = (0..index.len()).map(|i| (index.kind(i), index.turn_at(i))).collect();
+            prop_assert_eq!(&indexed, &kinds);
+            let indexed: Vec<_> = (1..=index.calls() + 1).map(|k| index.turn_of(k)).collect();
+            prop_assert_eq!(&indexed, &turns);
             let raw: Vec<u32> = (1..=first_row.len() as u32)
                 .filter(|&k| !compacted[k as usize - 1] && usage[k as usize - 1].is_some())
                 .collect();
