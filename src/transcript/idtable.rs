@@ -6,10 +6,11 @@
 //! tool calls), and an id may come back at any distance, so none can be
 //! forgotten. The latest ids are kept in a hash table; once it holds
 //! `budget` of them they are sorted and written to a temporary file as a
-//! run, and runs of a like size are merged, so that there are about
-//! log₂(ids / budget) of them. A lookup missing the table asks a Bloom
-//! filter over every spilled id (no false negatives), and only when it says
-//! "maybe" reads one block of each run, newest first. A newer value of a key
+//! run, and every four runs of a like size are merged into one, so that
+//! there are at most 3·log₄(ids / budget) + 1 of them. A lookup missing
+//! the table asks a Bloom filter over every spilled id (no false
+//! negatives), and only when it says "maybe" reads one block of each run,
+//! newest first. A newer value of a key
 //! (an insert over a spilled one) shadows the older: the table is read
 //! before the runs and a newer run before an older, and a merge keeps the
 //! newer. So every answer is the one a plain map would give.
@@ -54,6 +55,9 @@ packed_int!(u32, u64);
 /// Ids held in the hash table before they are spilled: 7/8 of 2¹⁴, so the
 /// table never grows past 2¹⁴ buckets (300 to 700 KB).
 pub(crate) const BUDGET: usize = 14_336;
+
+/// Runs merged at once.
+const FAN_IN: usize = 4;
 
 /// Entries of a run per block, the unit a lookup reads.
 const BLOCK: usize = 128;
@@ -158,13 +162,19 @@ impl<V: Packed> IdTable<V> {
             }
         }
         drop(entries);
-        while let [.., older, newer] = &self.runs[..]
-            && older.len < 2 * newer.len
-        {
-            let newer = self.runs.pop().expect("two runs");
-            let older = self.runs.pop().expect("two runs");
-            self.spilled -= older.len + newer.len;
-            let merged = Run::merge::<V>(older, newer)?;
+        // FAN_IN runs of one tier make one of the next: a key is written
+        // about 1 + log₄(ids / budget) times, and there are at most
+        // FAN_IN - 1 runs a tier.
+        while self.runs.len() >= FAN_IN {
+            let last = self.runs.len() - FAN_IN;
+            let tier = self.runs[last].tier;
+            if self.runs[last..].iter().any(|r| r.tier != tier) {
+                break;
+            }
+            let merged = Run::merge::<V>(&mut self.runs[last..], tier + 1)?;
+            for r in self.runs.drain(last..) {
+                self.spilled -= r.len;
+            }
             self.spilled += merged.len;
             self.runs.push(merged);
         }
@@ -235,6 +245,9 @@ struct Run {
     file: File,
     len: usize,
     fences: Vec<Digest>,
+    /// 0 for a run spilled from the table, t + 1 for one merged from runs
+    /// of tier t.
+    tier: u32,
 }
 
 impl Run {
@@ -243,7 +256,7 @@ impl Run {
         for (k, v) in entries {
             w.push(&k, &v)?;
         }
-        w.finish()
+        w.finish(0)
     }
 
     fn rewind(&mut self) -> io::Result<()> {
@@ -280,33 +293,37 @@ impl Run {
         Ok(Entries::new(&self.file, self.len))
     }
 
-    /// One run of both, the newer's value kept for a key in both.
-    fn merge<V: Packed>(mut older: Run, mut newer: Run) -> io::Result<Run> {
+    /// One run of `runs` (oldest first), the newest value kept for a key
+    /// in more than one.
+    fn merge<V: Packed>(runs: &mut [Run], tier: u32) -> io::Result<Run> {
         let mut w = RunWriter::new()?;
-        let mut a = older.entries::<V>()?;
-        let mut b = newer.entries::<V>()?;
-        let (mut next_a, mut next_b) = (a.next().transpose()?, b.next().transpose()?);
-        loop {
-            let order = match (&next_a, &next_b) {
-                (None, None) => break,
-                (Some(_), None) => Ordering::Less,
-                (None, Some(_)) => Ordering::Greater,
-                (Some((ka, _)), Some((kb, _))) => ka.cmp(kb),
-            };
-            if order == Ordering::Less {
-                let (k, v) = next_a.take().expect("an older entry");
-                w.push(&k, &v)?;
-                next_a = a.next().transpose()?;
-                continue;
-            }
-            if order == Ordering::Equal {
-                next_a = a.next().transpose()?;
-            }
-            let (k, v) = next_b.take().expect("a newer entry");
-            w.push(&k, &v)?;
-            next_b = b.next().transpose()?;
+        let mut sources = Vec::with_capacity(runs.len());
+        for run in runs.iter_mut() {
+            sources.push(run.entries::<V>()?);
         }
-        w.finish()
+        let mut heads = Vec::with_capacity(sources.len());
+        for s in &mut sources {
+            heads.push(s.next().transpose()?);
+        }
+        // The least key, its value from the newest run holding it; every
+        // run holding it moves on.
+        while let Some((key, value)) =
+            heads
+                .iter()
+                .flatten()
+                .fold(None, |least, &(k, v)| match least {
+                    Some((lk, _)) if lk < k => least,
+                    _ => Some((k, v)),
+                })
+        {
+            w.push(&key, &value)?;
+            for (head, source) in heads.iter_mut().zip(&mut sources) {
+                if matches!(head, Some((k, _)) if *k == key) {
+                    *head = source.next().transpose()?;
+                }
+            }
+        }
+        w.finish(tier)
     }
 }
 
@@ -340,7 +357,7 @@ impl RunWriter {
         Ok(())
     }
 
-    fn finish(self) -> io::Result<Run> {
+    fn finish(self, tier: u32) -> io::Result<Run> {
         let file = self
             .out
             .into_inner()
@@ -349,6 +366,7 @@ impl RunWriter {
             file,
             len: self.len,
             fences: self.fences,
+            tier,
         })
     }
 }
