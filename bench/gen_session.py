@@ -253,7 +253,12 @@ def main():
         sys.exit("usage: gen_session.py [--codex] CALLS [SEED]")
     calls = int(args[0])
     seed = int(args[1]) if len(args) > 1 else 1
-    sys.stdout.write((CodexGen if codex else Gen)(calls, seed).run())
+    text = (CodexGen if codex else Gen)(calls, seed).run()
+    # In pieces: one write of 2 GiB or more is cut short at 2 GiB on Linux,
+    # and the rest was lost.
+    piece = 1 << 24
+    for i in range(0, len(text), piece):
+        sys.stdout.write(text[i : i + piece])
 
 
 if __name__ == "__main__":

@@ -19,10 +19,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::common::{anthropic_content, anthropic_usage, first_text, shape};
+use super::idtable::IdTable;
 use super::typed::{CheckedUsage, Content};
-use super::{
-    Digest, DigestMap, Importer, LineError, LineOutcome, LineResult, TaskSet, expected_line,
-};
+use super::{Digest, Importer, LineError, LineOutcome, LineResult, TaskSet, expected_line};
 use crate::model::{Block, Format, Kind, Message, Role, Usage};
 
 /// The text Claude Code puts at the head of a resumed session's summary.
@@ -32,7 +31,7 @@ pub(crate) const CONTINUATION_PREFIX: &str =
 #[derive(Default)]
 pub(crate) struct ClaudeCodeImporter {
     /// The uuids of the lines imported.
-    seen_uuids: DigestMap<()>,
+    seen_uuids: IdTable<()>,
     /// uuid → task key, for sidechain lines (their parent decides their task).
     sidechain_task: HashMap<String, String>,
     last_sidechain_key: Option<String>,
@@ -240,7 +239,7 @@ impl ClaudeCodeImporter {
             },
             "system" => match l.subtype.as_deref() {
                 Some("compact_boundary") | Some("microcompact_boundary") => {
-                    if !self.first_sight(&l) {
+                    if !self.first_sight(line, &l)? {
                         return Ok(LineOutcome::Duplicate);
                     }
                     let label = l
@@ -343,10 +342,13 @@ impl ClaudeCodeImporter {
     }
 
     /// False when this uuid was already imported from this file (a copied line).
-    fn first_sight<M>(&mut self, l: &Line<'_, M>) -> bool {
+    fn first_sight<M>(&mut self, line: u64, l: &Line<'_, M>) -> Result<bool, LineError> {
         match &l.uuid {
-            Some(u) => self.seen_uuids.insert(Digest::of(u), ()).is_none(),
-            None => true,
+            Some(u) => match self.seen_uuids.get_or_insert_with(Digest::of(u), || ()) {
+                Ok((_, new)) => Ok(new),
+                Err(e) => Err(super::idtable::failure(line, &e)),
+            },
+            None => Ok(true),
         }
     }
 
@@ -401,7 +403,7 @@ impl ClaudeCodeImporter {
             ));
         };
         let msg = raw.open(line)?;
-        if !self.first_sight(&l) {
+        if !self.first_sight(line, &l)? {
             return Ok(LineOutcome::Duplicate);
         }
         let content = msg.content.blocks(line)?;

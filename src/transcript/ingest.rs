@@ -19,9 +19,9 @@ use crate::store::{
     AppendOutcome, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH, RowEncoder, Store, StoreError,
     TaskRecord, Tx,
 };
+use crate::transcript::idtable::IdTable;
 use crate::transcript::{
-    self, Digest, DigestMap, LineError, OpenToolCall, ParseOptions, ParsedFile, TaskBuilder,
-    TaskSet, Warning,
+    self, Digest, LineError, OpenToolCall, ParseOptions, ParsedFile, TaskBuilder, TaskSet, Warning,
 };
 
 #[derive(Debug, Clone, Default)]
@@ -188,6 +188,8 @@ enum Encoded {
     Progress(u64),
     /// Each message's encoded row and the tool forms it mints.
     Rows(Vec<(EncodedRow, Vec<Minted>)>),
+    /// The minter's table of ids failed: the import fails.
+    Failed(std::io::Error),
 }
 
 /// Phases 2 to 4 for a file read as a stream, on three threads: one parses
@@ -266,6 +268,7 @@ fn ingest_stream(
                             minted += put_forms(tx, &id, &opts.rules, &forms)?;
                         }
                     }
+                    Encoded::Failed(e) => return Err(Failed::Ids(e)),
                 }
             }
             let parsed = join(parser).map_err(Failed::Ingest)?;
@@ -288,13 +291,7 @@ fn ingest_stream(
             }
             Ok(report)
         });
-        stored.map_err(|e| match e {
-            Failed::Store(source) => IngestError::Store {
-                path: shown.to_string(),
-                source,
-            },
-            Failed::Ingest(e) => e,
-        })
+        stored.map_err(|e| e.into_ingest(shown))
     })
 }
 
@@ -302,11 +299,32 @@ fn ingest_stream(
 enum Failed {
     Store(StoreError),
     Ingest(IngestError),
+    /// A tool form minter's table of ids (its temporary file).
+    Ids(std::io::Error),
 }
 
 impl From<StoreError> for Failed {
     fn from(e: StoreError) -> Failed {
         Failed::Store(e)
+    }
+}
+
+impl Failed {
+    fn into_ingest(self, shown: &str) -> IngestError {
+        match self {
+            Failed::Store(source) => IngestError::Store {
+                path: shown.to_string(),
+                source,
+            },
+            Failed::Ingest(e) => e,
+            Failed::Ids(e) => IngestError::Io {
+                path: shown.to_string(),
+                source: std::io::Error::new(
+                    e.kind(),
+                    format!("the import's temporary file of ids: {e}"),
+                ),
+            },
+        }
     }
 }
 
@@ -392,16 +410,18 @@ impl Encoder<'_> {
         for event in events {
             let out = match event {
                 Event::Progress(n) => Encoded::Progress(n),
-                Event::Rows(msgs) => Encoded::Rows(
-                    msgs.into_iter()
-                        .map(|mut m| {
-                            let row = self.rows.encode_taking(&mut m);
-                            let forms = self.forms.take(&m, self.seen, self.seen >= self.skip);
-                            self.seen += 1;
-                            (row, forms)
-                        })
-                        .collect(),
-                ),
+                Event::Rows(msgs) => {
+                    let rows = msgs.into_iter().map(|mut m| {
+                        let row = self.rows.encode_taking(&mut m);
+                        let forms = self.forms.take(&m, self.seen, self.seen >= self.skip)?;
+                        self.seen += 1;
+                        Ok((row, forms))
+                    });
+                    match rows.collect() {
+                        Ok(rows) => Encoded::Rows(rows),
+                        Err(e) => Encoded::Failed(e),
+                    }
+                }
                 Event::Start { .. } => continue,
             };
             if send.send(out).is_err() {
@@ -506,7 +526,7 @@ fn store_parsed(
     };
     let mut report = parsed_report(&parsed, shown);
     store
-        .transaction(|tx| -> Result<(), StoreError> {
+        .transaction(|tx| -> Result<(), Failed> {
             let hash = *parsed.hash.as_bytes();
             let format = parsed.format;
             let source_id =
@@ -522,7 +542,7 @@ fn store_parsed(
             }
             Ok(())
         })
-        .map_err(store_err)?;
+        .map_err(|e| e.into_ingest(shown))?;
     Ok(report)
 }
 
@@ -690,7 +710,7 @@ fn store_task(
     t: &TaskBuilder,
     rules: &ToolRules,
     report: &mut FileReport,
-) -> Result<(), StoreError> {
+) -> Result<(), Failed> {
     let (id, _) = task_id(base, t);
     upsert_task(tx, format, base, t)?;
     let outcome = tx.append_messages(&id, Some(source_id), &t.messages)?;
@@ -698,7 +718,10 @@ fn store_task(
     let mut minted = 0;
     for (i, m) in t.messages.iter().enumerate() {
         let i = i as u64;
-        minted += put_forms(tx, &id, rules, &minter.take(m, i, i >= outcome.already))?;
+        let forms = minter
+            .take(m, i, i >= outcome.already)
+            .map_err(Failed::Ids)?;
+        minted += put_forms(tx, &id, rules, &forms)?;
     }
     report_task(base, t, outcome, minted, report);
     Ok(())
@@ -818,7 +841,7 @@ struct FormMinter<'r> {
     open: HashMap<String, OpenCall>,
     /// Answered calls, by [`Digest`] of their id: the row
     /// holding the call, or [`FORMED`].
-    answered: DigestMap<u64>,
+    answered: IdTable<u64>,
     waiting: HashMap<String, Vec<ToolContent>>,
 }
 
@@ -829,6 +852,7 @@ type OpenCall = (String, Value, u64);
 const FORMED: u64 = u64::MAX;
 
 /// A minted form, or a result to mint against a call already stored.
+#[cfg_attr(test, derive(Debug, PartialEq))]
 enum Minted {
     Form(ToolForm),
     /// A result of the call with this id held in the task's row `call`.
@@ -845,21 +869,30 @@ impl<'r> FormMinter<'r> {
             rules,
             est: CharsPerToken::default(),
             open: HashMap::new(),
-            answered: DigestMap::default(),
+            answered: IdTable::default(),
             waiting: HashMap::new(),
+        }
+    }
+
+    /// A minter whose table of answered calls spills every `budget` ids.
+    #[cfg(test)]
+    fn with_budget(rules: &'r ToolRules, budget: usize) -> FormMinter<'r> {
+        FormMinter {
+            answered: IdTable::with_budget(budget),
+            ..FormMinter::new(rules)
         }
     }
 
     /// Take the task's next message, its row `seq`, and return the forms of
     /// the results it lets be minted; `mint`: its results are new rows (the
     /// results of rows stored before are not minted again).
-    fn take(&mut self, m: &Message, seq: u64, mint: bool) -> Vec<Minted> {
+    fn take(&mut self, m: &Message, seq: u64, mint: bool) -> std::io::Result<Vec<Minted>> {
         let mut out = Vec::new();
         for b in &m.content {
             match b {
                 Block::ToolUse { id, name, input } => {
                     let key = Digest::of(id);
-                    if self.open.contains_key(id) || self.answered.contains_key(&key) {
+                    if self.open.contains_key(id) || self.answered.get(&key)?.is_some() {
                         continue;
                     }
                     let call = (name.clone(), input.clone(), seq);
@@ -872,7 +905,7 @@ impl<'r> FormMinter<'r> {
                     let form = waiting.iter().find_map(|content| {
                         self.rules.compact(&self.est, id, name, input, content)
                     });
-                    self.retire(id, key, call, form.is_some());
+                    self.retire(id, key, call, form.is_some())?;
                     out.extend(form.map(Minted::Form));
                 }
                 Block::ToolResult {
@@ -886,9 +919,9 @@ impl<'r> FormMinter<'r> {
                         let form = mint
                             .then(|| self.rules.compact(&self.est, id, name, input, content))
                             .flatten();
-                        self.retire(id, key, call, form.is_some());
+                        self.retire(id, key, call, form.is_some())?;
                         out.extend(form.map(Minted::Form));
-                    } else if let Some(&call) = self.answered.get(&key) {
+                    } else if let Some(call) = self.answered.get(&key)? {
                         if mint && call != FORMED {
                             out.push(Minted::Late {
                                 call,
@@ -906,17 +939,24 @@ impl<'r> FormMinter<'r> {
                 _ => {}
             }
         }
-        out
+        Ok(out)
     }
 
     /// An answered call leaves memory, unless its input has a float.
-    fn retire(&mut self, id: &str, key: Digest, call: OpenCall, formed: bool) {
+    fn retire(
+        &mut self,
+        id: &str,
+        key: Digest,
+        call: OpenCall,
+        formed: bool,
+    ) -> std::io::Result<()> {
         if formed {
-            self.answered.insert(key, FORMED);
+            self.answered.insert(key, FORMED)
         } else if has_float(&call.1) {
             self.open.insert(id.to_string(), call);
+            Ok(())
         } else {
-            self.answered.insert(key, call.2);
+            self.answered.insert(key, call.2)
         }
     }
 }
@@ -1026,7 +1066,9 @@ mod tests {
         let mut seq = 0;
         let mut take = |minter: &mut FormMinter<'_>, m: Message| {
             seq += 1;
-            minter.take(&m, seq - 1, true)
+            minter
+                .take(&m, seq - 1, true)
+                .expect("no spill at this size")
         };
         for i in 0..200 {
             let id = format!("toolu_{i}");
@@ -1046,8 +1088,9 @@ mod tests {
         let mut open: Vec<&str> = minter.open.keys().map(String::as_str).collect();
         open.sort();
         assert_eq!(open, ["float", "open"]);
-        assert_eq!(minter.answered.len(), 200);
-        let formed = minter.answered.values().filter(|&&v| v == FORMED).count();
+        let answered = minter.answered.entries().expect("in memory");
+        assert_eq!(answered.len(), 200);
+        let formed = answered.iter().filter(|&&(_, v)| v == FORMED).count();
         assert_eq!(formed, 100);
         // A result of a call answered without a form waits for the store;
         // one of a call whose form is minted stores nothing more.
@@ -1055,5 +1098,35 @@ mod tests {
         assert!(matches!(&late[..], [Minted::Late { call: 0, .. }]));
         assert!(take(&mut minter, result("toolu_1", &big)).is_empty());
         assert!(minter.waiting.is_empty());
+    }
+
+    proptest::proptest! {
+        /// A minter whose answered calls spill (a budget of a few ids)
+        /// mints the same forms and late results as one that holds them:
+        /// calls answered, answered again far later, results before their
+        /// calls, calls repeated.
+        #[test]
+        fn a_minter_whose_ids_spill_mints_the_same(
+            budget in 1usize..6,
+            events in proptest::collection::vec((proptest::bool::ANY, 0u8..40, 0u8..4), 0..300),
+        ) {
+            let rules = ToolRules::default();
+            let big: String = (0..300).map(|k| format!("line {k}\n")).collect();
+            let mut plain = FormMinter::new(&rules);
+            let mut spilling = FormMinter::with_budget(&rules, budget);
+            for (seq, &(is_call, k, shape)) in events.iter().enumerate() {
+                let id = format!("toolu_{k}");
+                let m = if is_call {
+                    let input = if shape == 0 { json!({"ratio": 0.5}) } else { json!({"command": format!("seq {k}")}) };
+                    call(&id, input)
+                } else {
+                    result(&id, if shape < 2 { "ok" } else { &big })
+                };
+                let seq = seq as u64;
+                let mint = seq % 7 != 3;
+                let want = plain.take(&m, seq, mint).expect("in memory");
+                proptest::prop_assert_eq!(spilling.take(&m, seq, mint).expect("spills"), want, "{}", seq);
+            }
+        }
     }
 }

@@ -12,6 +12,7 @@ pub(crate) mod codex;
 mod common;
 pub(crate) mod detect;
 pub(crate) mod discover;
+mod idtable;
 pub mod ingest;
 pub(crate) mod openai_chat;
 pub(crate) mod reader;
@@ -23,6 +24,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Map, Value};
 
 use crate::model::{Block, Format, Kind, Message, Role};
+use idtable::{IdTable, Packed};
 
 pub use reader::{ParseOptions, ParsedFile, SkippedLine, parse_bytes, parse_reader, parse_stream};
 
@@ -31,7 +33,7 @@ pub use reader::{ParseOptions, ParsedFile, SkippedLine, parse_bytes, parse_reade
 /// 16 bytes against a `String`'s 24 and its text, so that memory grows
 /// by less with the file. Two ids of one file share a digest with a
 /// probability of about n² / 2¹²⁹ (below 10⁻²⁶ for a million ids).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Digest([u64; 2]);
 
 impl Digest {
@@ -283,10 +285,27 @@ pub struct OpenToolCall {
     pub line: u64,
 }
 
+#[derive(Clone, Copy)]
 struct ToolCallInfo {
     step: u32,
     line: u64,
     answered: bool,
+}
+
+impl Packed for ToolCallInfo {
+    const SIZE: usize = 13;
+    fn pack(&self, out: &mut [u8]) {
+        self.step.pack(&mut out[..4]);
+        self.line.pack(&mut out[4..12]);
+        out[12] = u8::from(self.answered);
+    }
+    fn unpack(bytes: &[u8]) -> ToolCallInfo {
+        ToolCallInfo {
+            step: u32::unpack(&bytes[..4]),
+            line: u64::unpack(&bytes[4..12]),
+            answered: bytes[12] != 0,
+        }
+    }
 }
 
 /// Accumulates one task's messages and assigns turn and step indices.
@@ -303,9 +322,12 @@ pub struct TaskBuilder {
     turn: u32,
     step: u32,
     /// Each generation's step, by [`Digest`] of its id.
-    gen_steps: DigestMap<u32>,
+    gen_steps: IdTable<u32>,
     /// Each tool call, by [`Digest`] of its id.
-    tool_calls: DigestMap<ToolCallInfo>,
+    tool_calls: IdTable<ToolCallInfo>,
+    /// The first failure of the tables above, at a line: the file's import
+    /// fails with it.
+    failure: Option<LineError>,
     /// The calls not answered yet, by their place among the task's calls,
     /// for a deterministic interrupted list.
     open_calls: BTreeMap<u64, OpenToolCall>,
@@ -325,11 +347,22 @@ impl TaskBuilder {
             warnings: Vec::new(),
             turn: 0,
             step: 0,
-            gen_steps: DigestMap::default(),
-            tool_calls: DigestMap::default(),
+            gen_steps: IdTable::default(),
+            tool_calls: IdTable::default(),
+            failure: None,
             open_calls: BTreeMap::new(),
             open_order: HashMap::new(),
             calls_seen: 0,
+        }
+    }
+
+    /// A builder whose id tables spill every `budget` ids.
+    #[cfg(test)]
+    fn with_budget(key: &str, budget: usize) -> TaskBuilder {
+        TaskBuilder {
+            gen_steps: IdTable::with_budget(budget),
+            tool_calls: IdTable::with_budget(budget),
+            ..TaskBuilder::new(key)
         }
     }
 
@@ -348,10 +381,13 @@ impl TaskBuilder {
             Kind::Ask => self.turn += 1,
             Kind::Generation => {
                 let step = match &msg.gen_id {
-                    Some(id) => *self.gen_steps.entry(Digest::of(id)).or_insert_with(|| {
-                        self.step += 1;
-                        self.step
-                    }),
+                    Some(id) => {
+                        let found = self.gen_steps.get_or_insert_with(Digest::of(id), || {
+                            self.step += 1;
+                            self.step
+                        });
+                        self.held(msg.line, found).map_or(self.step, |(s, _)| s)
+                    }
                     None => {
                         self.step += 1;
                         self.step
@@ -360,8 +396,13 @@ impl TaskBuilder {
                 msg.step = step;
                 for b in &msg.content {
                     if let Block::ToolUse { id, name, .. } = b {
-                        let key = Digest::of(id);
-                        if self.tool_calls.contains_key(&key) {
+                        let info = ToolCallInfo {
+                            step,
+                            line: msg.line,
+                            answered: false,
+                        };
+                        let found = self.tool_calls.get_or_insert_with(Digest::of(id), || info);
+                        if let Some((_, false)) = self.held(msg.line, found) {
                             self.warnings.push(Warning {
                                 line: msg.line,
                                 message: format!(
@@ -372,14 +413,6 @@ impl TaskBuilder {
                         }
                         let order = self.calls_seen;
                         self.calls_seen += 1;
-                        self.tool_calls.insert(
-                            key,
-                            ToolCallInfo {
-                                step,
-                                line: msg.line,
-                                answered: false,
-                            },
-                        );
                         let open = OpenToolCall {
                             id: id.clone(),
                             name: name.clone(),
@@ -399,9 +432,16 @@ impl TaskBuilder {
             let mut step = None;
             for b in &msg.content {
                 if let Block::ToolResult { tool_use_id, .. } = b {
-                    match self.tool_calls.get_mut(&Digest::of(tool_use_id)) {
+                    let key = Digest::of(tool_use_id);
+                    let found = self.tool_calls.get(&key);
+                    match self.held(msg.line, found).flatten() {
                         Some(info) if !info.answered => {
-                            info.answered = true;
+                            let answered = ToolCallInfo {
+                                answered: true,
+                                ..info
+                            };
+                            let done = self.tool_calls.insert(key, answered);
+                            self.held(msg.line, done);
                             if let Some(order) = self.open_order.remove(tool_use_id) {
                                 self.open_calls.remove(&order);
                             }
@@ -430,6 +470,19 @@ impl TaskBuilder {
         msg.turn = self.turn;
         self.conversation |= msg.role != Role::Meta;
         self.messages.push(msg);
+    }
+
+    /// What a table answered, its first failure kept (the answers after it
+    /// do not matter: the import fails).
+    fn held<T>(&mut self, line: u64, answer: std::io::Result<T>) -> Option<T> {
+        match answer {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.failure
+                    .get_or_insert_with(|| idtable::failure(line, &e));
+                None
+            }
+        }
     }
 
     /// Tool calls that never got a result, in the order they were made.
@@ -478,6 +531,19 @@ impl TaskSet {
 
     pub fn into_tasks(self) -> Vec<TaskBuilder> {
         self.tasks
+    }
+
+    /// The tasks, or the first failure of their id tables.
+    pub(crate) fn finish(self) -> Result<Vec<TaskBuilder>, LineError> {
+        match self
+            .tasks
+            .iter()
+            .filter_map(|t| t.failure.clone())
+            .min_by_key(|e| e.line)
+        {
+            Some(e) => Err(e),
+            None => Ok(self.tasks),
+        }
     }
 }
 
@@ -549,6 +615,65 @@ mod tests {
                 .contains("answered at or after line 1")
         );
         assert!(t.warnings[2].message.contains("zz has no matching"));
+    }
+
+    #[derive(Debug, Clone)]
+    enum Event {
+        Ask,
+        Calls(Vec<u8>, u8),
+        Result(u8),
+    }
+
+    fn event() -> impl proptest::strategy::Strategy<Value = Event> {
+        use proptest::prelude::*;
+        prop_oneof![
+            1 => Just(Event::Ask),
+            4 => (proptest::collection::vec(0u8..60, 0..3), 0u8..40)
+                .prop_map(|(ids, g)| Event::Calls(ids, g)),
+            4 => (0u8..60).prop_map(Event::Result),
+        ]
+    }
+
+    fn build(t: &mut TaskBuilder, events: &[Event]) {
+        for (i, e) in events.iter().enumerate() {
+            let line = i as u64 + 1;
+            match e {
+                Event::Ask => t.push(Message::new(
+                    Role::User,
+                    Kind::Ask,
+                    vec![Block::Text { text: "go".into() }],
+                    line,
+                )),
+                Event::Calls(ids, g) => {
+                    let ids: Vec<String> = ids.iter().map(|k| format!("toolu_{k}")).collect();
+                    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+                    t.push(calls(&ids, &format!("msg_{g}"), line));
+                }
+                Event::Result(k) => t.push(result(&format!("toolu_{k}"), line)),
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Steps, warnings and the interrupted list are the same whether
+        /// the builder's id tables spill (a budget of a few ids) or not:
+        /// ids come back at any distance, calls are answered after being
+        /// spilled, twice, or never.
+        #[test]
+        fn a_builder_whose_ids_spill_builds_the_same_task(
+            budget in 1usize..6,
+            events in proptest::collection::vec(event(), 0..400),
+        ) {
+            let mut plain = TaskBuilder::new("");
+            let mut spilling = TaskBuilder::with_budget("", budget);
+            build(&mut plain, &events);
+            build(&mut spilling, &events);
+            proptest::prop_assert_eq!(&spilling.messages, &plain.messages);
+            proptest::prop_assert_eq!(&spilling.warnings, &plain.warnings);
+            proptest::prop_assert_eq!(spilling.open_tool_calls(), plain.open_tool_calls());
+            proptest::prop_assert_eq!(spilling.steps(), plain.steps());
+            proptest::prop_assert!(spilling.failure.is_none());
+        }
     }
 
     #[test]

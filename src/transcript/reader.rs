@@ -164,7 +164,7 @@ pub fn parse_stream<R: BufRead>(
             + u64::from(!all.is_empty() && all.last() != Some(&b'\n'));
         return Ok(ParsedFile {
             format,
-            tasks: tasks.into_tasks(),
+            tasks: tasks.finish()?,
             lines,
             bytes,
             hash: hasher.finalize(),
@@ -264,7 +264,7 @@ pub fn parse_stream<R: BufRead>(
     };
     Ok(ParsedFile {
         format,
-        tasks: tasks.into_tasks(),
+        tasks: tasks.finish()?,
         lines,
         bytes,
         hash,
