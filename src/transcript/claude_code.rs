@@ -32,8 +32,13 @@ pub(crate) const CONTINUATION_PREFIX: &str =
 pub(crate) struct ClaudeCodeImporter {
     /// The uuids of the lines imported.
     seen_uuids: IdTable<()>,
-    /// uuid → task key, for sidechain lines (their parent decides their task).
-    sidechain_task: HashMap<String, String>,
+    /// uuid → task key (its place in `sidechain_keys`), for sidechain
+    /// lines: their parent decides their task. Kept as [`IdTable`] keeps
+    /// ids, so it does not grow with the file.
+    sidechain_task: IdTable<u32>,
+    /// The sidechain task keys, each once, and their places.
+    sidechain_keys: Vec<String>,
+    sidechain_places: HashMap<String, u32>,
     last_sidechain_key: Option<String>,
     /// Tasks whose request shape is already recorded.
     shape_seen: HashSet<String>,
@@ -266,7 +271,7 @@ impl ClaudeCodeImporter {
                     );
                     m.source_uuid = l.uuid.clone();
                     m.timestamp = l.timestamp.clone();
-                    let key = self.task_key(&l);
+                    let key = self.task_key(line, &l)?;
                     tasks.task(&key).push(m);
                     Ok(LineOutcome::Imported)
                 }
@@ -277,7 +282,7 @@ impl ClaudeCodeImporter {
             // (model) per call. The first shape becomes the task's system
             // row; the model names the task when no response did yet.
             "api-request-shape" => {
-                let key = self.task_key(&l);
+                let key = self.task_key(line, &l)?;
                 let task = tasks.task(&key);
                 if self.shape_seen.insert(key) {
                     let shape = l.shape.unwrap_or(Value::Null);
@@ -311,7 +316,7 @@ impl ClaudeCodeImporter {
                 Ok(LineOutcome::NotConversation)
             }
             "api-request" => {
-                let key = self.task_key(&l);
+                let key = self.task_key(line, &l)?;
                 let task = tasks.task(&key);
                 if task.meta.model.is_none() {
                     task.meta.model = l
@@ -353,19 +358,20 @@ impl ClaudeCodeImporter {
     }
 
     /// Which task a line belongs to: "" for the main session, else its sidechain.
-    fn task_key<M>(&mut self, l: &Line<'_, M>) -> String {
+    fn task_key<M>(&mut self, line: u64, l: &Line<'_, M>) -> Result<String, LineError> {
         if !l.is_sidechain.unwrap_or(false) {
-            return String::new();
+            return Ok(String::new());
         }
+        let failed = |e: std::io::Error| super::idtable::failure(line, &e);
         let key = if let Some(agent) = &l.agent_id {
             format!("agent-{agent}")
         } else {
-            let parent = l
-                .parent_uuid
-                .as_ref()
-                .and_then(|p| self.sidechain_task.get(p));
+            let parent = match &l.parent_uuid {
+                Some(p) => self.sidechain_task.get(&Digest::of(p)).map_err(failed)?,
+                None => None,
+            };
             match (parent, &l.parent_uuid) {
-                (Some(k), _) => k.clone(),
+                (Some(k), _) => self.sidechain_keys[k as usize].clone(),
                 // A new sidechain root (1.0.x inline Task runs start with parentUuid null).
                 (None, None) => format!(
                     "sidechain-{}",
@@ -381,10 +387,27 @@ impl ClaudeCodeImporter {
             }
         };
         if let Some(u) = &l.uuid {
-            self.sidechain_task.insert(u.clone(), key.clone());
+            let place = match self.sidechain_places.get(&key) {
+                Some(&place) => place,
+                None => {
+                    let place = u32::try_from(self.sidechain_keys.len()).map_err(|_| {
+                        LineError::new(
+                            line,
+                            1,
+                            "more sidechains in one file than can be told apart",
+                        )
+                    })?;
+                    self.sidechain_keys.push(key.clone());
+                    self.sidechain_places.insert(key.clone(), place);
+                    place
+                }
+            };
+            self.sidechain_task
+                .insert(Digest::of(u), place)
+                .map_err(failed)?;
         }
         self.last_sidechain_key = Some(key.clone());
-        key
+        Ok(key)
     }
 
     fn conversation<M: MessageField>(
@@ -407,7 +430,7 @@ impl ClaudeCodeImporter {
             return Ok(LineOutcome::Duplicate);
         }
         let content = msg.content.blocks(line)?;
-        let key = self.task_key(&l);
+        let key = self.task_key(line, &l)?;
         let task = tasks.task(&key);
         if task.meta.session_id.is_none() {
             task.meta.session_id = l.session_id.clone();
@@ -589,6 +612,49 @@ mod tests {
         r#","usage":[1,2,3,4]"#,
         r#","usage":{"input_tokens":1,"server_tool_use":{"x":"\ud800"}}"#,
     ];
+
+    /// A sidechain line whose parent came many lines before, after the
+    /// importer's tables of uuids were written out to their temporary
+    /// files: it still joins its parent's task, not the sidechain read last.
+    #[test]
+    fn a_sidechain_line_finds_a_parent_from_far_back() {
+        let user = |uuid: &str, parent: Option<&str>, text: &str| {
+            let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+            format!(
+                r#"{{"type":"user","uuid":"{uuid}","parentUuid":{parent},"isSidechain":true,"message":{{"role":"user","content":"{text}"}}}}"#
+            )
+        };
+        let far = super::super::idtable::BUDGET + 100;
+        let mut lines = vec![
+            user("aaaaaaaa-root", None, "task a"),
+            user("bbbbbbbb-root", None, "task b"),
+        ];
+        for i in 0..far {
+            let parent = if i == 0 {
+                "bbbbbbbb-root".to_string()
+            } else {
+                format!("b-{}", i - 1)
+            };
+            lines.push(user(&format!("b-{i}"), Some(&parent), "more of b"));
+        }
+        lines.push(user("a-late", Some("aaaaaaaa-root"), "back to a"));
+        let mut importer = ClaudeCodeImporter::default();
+        let mut tasks = TaskSet::default();
+        for (i, text) in lines.iter().enumerate() {
+            let outcome = importer.read(i as u64 + 1, text, &mut tasks, true);
+            assert_eq!(outcome, Ok(LineOutcome::Imported), "line {}", i + 1);
+        }
+        let tasks = tasks.into_tasks();
+        let sizes: Vec<(&str, usize)> = tasks
+            .iter()
+            .map(|t| (t.key.as_str(), t.messages.len()))
+            .collect();
+        assert!(sizes.contains(&("sidechain-aaaaaaaa", 2)), "{sizes:?}");
+        assert!(
+            sizes.contains(&("sidechain-bbbbbbbb", far + 1)),
+            "{sizes:?}"
+        );
+    }
 
     #[test]
     fn the_typed_reader_reads_every_line_as_the_general_one_does() {
