@@ -9,6 +9,8 @@ use std::rc::Rc;
 
 use serde_json::Value;
 
+use crate::model::digest::{Digest, DigestMap};
+
 use super::estimate::{Estimator, block_tokens, tool_content_tokens};
 use crate::model::{Block, Kind, Message, Role, ToolContent};
 use crate::view::text::tool_content_text;
@@ -292,34 +294,23 @@ pub(crate) fn reconstruct<'a>(
 /// call id is the one thing these builders hold per call of the whole
 /// history: a reused id must still be told apart).
 ///
-/// An id is kept as a 128-bit digest of it (blake3), 16 bytes in place of
-/// its text, as an importer keeps the ids it remembers: two ids of a record
-/// share a digest with a probability of about n² / 2¹²⁹ (below 10⁻²⁶ for a
-/// million calls).
+/// An id is kept as its [`Digest`], as an importer keeps the ids it
+/// remembers.
 #[derive(Default, Clone)]
-pub struct ToolCalls(Rc<RefCell<HashMap<[u64; 2], usize>>>);
-
-/// The digest [`ToolCalls`] keeps of an id.
-pub(crate) fn id_digest(id: &str) -> [u64; 2] {
-    let hash = blake3::hash(id.as_bytes());
-    let (mut low, mut high) = ([0u8; 8], [0u8; 8]);
-    low.copy_from_slice(&hash.as_bytes()[..8]);
-    high.copy_from_slice(&hash.as_bytes()[8..16]);
-    [u64::from_le_bytes(low), u64::from_le_bytes(high)]
-}
+pub struct ToolCalls(Rc<RefCell<DigestMap<usize>>>);
 
 impl ToolCalls {
     /// The part of `id`'s first call, if it is among the first `made` parts.
     pub(crate) fn get(&self, id: &str, made: usize) -> Option<usize> {
         let ids = self.0.borrow();
-        ids.get(&id_digest(id)).copied().filter(|&i| i < made)
+        ids.get(&Digest::of(id)).copied().filter(|&i| i < made)
     }
 
     /// A call with `id` makes part `at`: whether it is the first call with
     /// that id (kept then), not a reused id.
     pub(crate) fn first_call(&self, id: &str, at: usize) -> bool {
         // Made already: by a builder ahead, or by this one before a rebuild.
-        *self.0.borrow_mut().entry(id_digest(id)).or_insert(at) >= at
+        *self.0.borrow_mut().entry(Digest::of(id)).or_insert(at) >= at
     }
 }
 

@@ -7,6 +7,7 @@
 //! never by rewriting one.
 
 pub mod decimal;
+pub(crate) mod digest;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -37,7 +37,7 @@ use crate::engine::estimate::Estimator;
 use crate::engine::measure::MeasureBuilder;
 use crate::engine::parts::{
     ChainResume, Part, PartsBuilder, SummaryHead, ToolCalls, coverage_key, coverage_next,
-    coverage_start, decode_coverage_key, id_digest, reconstruct,
+    coverage_start, decode_coverage_key, reconstruct,
 };
 use crate::engine::restore::{Snapshot, StoreView, ToolForms, summary_part};
 use crate::engine::summarizer::Summarizer;
@@ -47,6 +47,7 @@ use crate::engine::{
     run_call_resuming,
 };
 use crate::model::decimal::Ratio;
+use crate::model::digest::{Digest, DigestMap};
 use crate::model::{Kind, Message, Usage};
 use crate::store::{RowHead, Store, StoreError};
 use crate::summarize::StaticCheckpoint;
@@ -84,15 +85,14 @@ struct HeadsBuilder {
     turns: Vec<(usize, u32)>,
     /// `first_row[s - 1]`: index of the first row of generation `s`.
     first_row: Vec<usize>,
-    /// The step of each generation id (by its digest, as tool call ids
-    /// are kept: `engine::parts::ToolCalls`), from the first row of the
-    /// last generation that started with it.
-    step_of_gen: HashMap<[u64; 2], u32>,
+    /// The step of each generation id (by its digest), from the first row
+    /// of the last generation that started with it.
+    step_of_gen: DigestMap<u32>,
     /// Per generation so far, the usage last recorded on a row of its id.
     usage: UsageTable,
     /// The usage last recorded on a row of an id no generation started
     /// with yet.
-    pending: HashMap<[u64; 2], Usage>,
+    pending: DigestMap<Usage>,
 }
 
 impl HeadsBuilder {
@@ -102,7 +102,7 @@ impl HeadsBuilder {
             self.first_row.push(i);
             self.usage.packed.push(NO_USAGE);
             if let Some(g) = &m.gen_id {
-                let g = id_digest(g);
+                let g = Digest::of(g);
                 let now = m.step as usize - 1;
                 // An id's usage is its last generation's (the last one
                 // written wins), the rows recorded before it started too.
@@ -122,7 +122,7 @@ impl HeadsBuilder {
         let (Some(u), Some(g)) = (m.usage, m.gen_id) else {
             return;
         };
-        let g = id_digest(&g);
+        let g = Digest::of(&g);
         match self.step_of_gen.get(&g) {
             Some(&s) => self.usage.set(s as usize - 1, u),
             None => {
@@ -684,9 +684,8 @@ pub fn resume_point(
 struct SnapshotCache {
     /// The store instance and its `data_version` when they were read.
     read_at: (u64, i64),
-    /// By their keys' digests (as tool call ids are kept:
-    /// `engine::parts::ToolCalls`): the keys' text is not kept.
-    entries: HashMap<[u64; 2], Held>,
+    /// By their keys' digests: the keys' text is not kept.
+    entries: DigestMap<Held>,
     /// The coverage hashes of the `cov:` keys among them.
     covers: HashSet<[u8; 32]>,
 }
@@ -701,12 +700,12 @@ impl SnapshotCache {
     ) -> Result<SnapshotCache, StoreError> {
         let mut cache = SnapshotCache {
             read_at,
-            entries: HashMap::new(),
+            entries: DigestMap::default(),
             covers: HashSet::new(),
         };
         store.reader().each_entry(task, profile, |key, v| {
             if let Some(e) = Entry::from_value(&v) {
-                cache.entries.insert(id_digest(&key), Held::of(e));
+                cache.entries.insert(Digest::of(&key), Held::of(e));
                 cache.covers.extend(decode_coverage_key(&key));
             }
         })?;
@@ -715,7 +714,7 @@ impl SnapshotCache {
 
     /// The entry held under `key`.
     fn held(&self, key: &str) -> Option<&Held> {
-        self.entries.get(&id_digest(key))
+        self.entries.get(&Digest::of(key))
     }
 
     /// The store now holds `value` under `key` (written by this driver).
@@ -724,11 +723,11 @@ impl SnapshotCache {
         // decode is left out (never trusted).
         match Entry::from_value(value) {
             Some(e) => {
-                self.entries.insert(id_digest(key), Held::of(e));
+                self.entries.insert(Digest::of(key), Held::of(e));
                 self.covers.extend(decode_coverage_key(key));
             }
             None => {
-                self.entries.remove(&id_digest(key));
+                self.entries.remove(&Digest::of(key));
                 if let Some(h) = decode_coverage_key(key) {
                     self.covers.remove(&h);
                 }

@@ -28,52 +28,7 @@ use idtable::{IdTable, Packed};
 
 pub use reader::{ParseOptions, ParsedFile, SkippedLine, parse_bytes, parse_reader, parse_stream};
 
-/// A 128-bit digest of an id, kept in place of the id where an importer
-/// remembers every id of a file (uuids seen, generation ids, tool calls):
-/// 16 bytes against a `String`'s 24 and its text, so that memory grows
-/// by less with the file. Two ids of one file share a digest with a
-/// probability of about n² / 2¹²⁹ (below 10⁻²⁶ for a million ids).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Digest([u64; 2]);
-
-impl Digest {
-    pub(crate) fn of(id: &str) -> Digest {
-        let hash = blake3::hash(id.as_bytes());
-        let word = |i: usize| u64::from_le_bytes(hash.as_bytes()[i..i + 8].try_into().expect("8"));
-        Digest([word(0), word(8)])
-    }
-}
-
-impl std::hash::Hash for Digest {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        // Already uniform: a table needs no second hash of it.
-        state.write_u64(self.0[0]);
-    }
-}
-
-/// The hasher of [`DigestMap`]: a [`Digest`]'s first word as it is.
-#[derive(Default)]
-pub(crate) struct FirstWord(u64);
-
-impl std::hash::Hasher for FirstWord {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Not reached by `Digest`; any other bytes still hash to something.
-        for b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
-        }
-    }
-
-    fn write_u64(&mut self, word: u64) {
-        self.0 = word;
-    }
-}
-
-/// A map keyed by [`Digest`].
-pub(crate) type DigestMap<V> = HashMap<Digest, V, std::hash::BuildHasherDefault<FirstWord>>;
+pub(crate) use crate::model::digest::{Digest, DigestMap};
 
 /// A problem with one line of input, located by 1-based line and byte column.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -674,12 +629,5 @@ mod tests {
             proptest::prop_assert_eq!(spilling.steps(), plain.steps());
             proptest::prop_assert!(spilling.failure.is_none());
         }
-    }
-
-    #[test]
-    fn a_digest_is_the_same_for_the_same_id_only() {
-        assert_eq!(Digest::of("toolu_01"), Digest::of("toolu_01"));
-        assert_ne!(Digest::of("toolu_01"), Digest::of("toolu_02"));
-        assert_ne!(Digest::of(""), Digest::of("\0"));
     }
 }
