@@ -20,7 +20,8 @@ use clap::Args;
 use super::Ui;
 use super::call_report::CallJson;
 use super::common::{Resolved, RunTarget};
-use super::common::{outcome_of, progress, summarizer_of, write_atomic};
+use super::common::{noun_for, outcome_of, plural, progress, summarizer_of, write_atomic};
+use super::visible::visible_line;
 use super::write_session::{Stamp, resume_command, session_path, write_new};
 use crate::cmd::exit::Outcome;
 use crate::engine::CallOutput;
@@ -146,13 +147,25 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         ui.note(format!("the view as {}: {n}", format_name(format)));
     }
     let recorded = index.recorded_prompt(calls + 1);
-    let summary = if fired.is_empty() {
-        format!("replayed {replayed} recorded calls: no tier fired")
-    } else {
-        let list: Vec<String> = fired.iter().map(|(t, n)| format!("{t} at {n}")).collect();
+    let replayed_calls = plural(replayed, "recorded call");
+    let summary = match fired.last() {
+        None => format!("replayed {replayed_calls}: no tier fired"),
+        Some((_, last)) => {
+            let list: Vec<String> = fired.iter().map(|(t, n)| format!("{t} at {n}")).collect();
+            // `shrink at 7, floor at 1 call`: the unit once, after the last count.
+            format!(
+                "replayed {replayed_calls}: {} {}",
+                list.join(", "),
+                noun_for(*last, "call")
+            )
+        }
+    };
+    let wrote = |path: &Path| {
         format!(
-            "replayed {replayed} recorded calls: {} calls",
-            list.join(", ")
+            "wrote the view to {} ({}, {})",
+            path.display(),
+            format_name(format),
+            plural(bytes.len(), "byte")
         )
     };
     let written = match args.write_session {
@@ -188,9 +201,13 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         }
         if args.json {
             ui.json(&json_value()?)?;
+            if let Some(path) = &args.output {
+                ui.note(wrote(path));
+            }
         } else {
-            super::call_report::print_call(
+            super::call_report::print_call_headed(
                 ui,
+                "compact",
                 &task,
                 &out.report,
                 &budget,
@@ -198,6 +215,9 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
                 false,
                 llm.as_ref(),
             )?;
+            if let Some(path) = &args.output {
+                writeln!(ui.out, "{}", visible_line(&wrote(path)))?;
+            }
         }
         if let Some(w) = &written {
             for n in &w.notes {

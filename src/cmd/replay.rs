@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::Ui;
 use super::common::{Resolved, RunTarget, summarizer_of};
-use super::common::{hinted, progress, write_atomic};
+use super::common::{hinted, plural, progress, write_atomic};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::engine::Tier;
@@ -271,7 +271,10 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
             totals: serde_json::to_value(&totals)?,
         };
         store.transaction(|tx| tx.save_run(&info, &saved))?;
-        ui.note(format!("saved as run {name:?} ({} calls)", saved.len()));
+        ui.note(format!(
+            "saved as run {name:?} ({})",
+            plural(saved.len(), "call")
+        ));
     }
     Ok(Outcome::Ok)
 }
@@ -290,13 +293,17 @@ fn write_view(dir: &Path, step: u32, bytes: &[u8]) -> Result<()> {
 }
 
 fn header(ui: &mut Ui, task: &str, b: &Budget, calls: u32, probes: bool) -> Result<()> {
-    ui.line(style::BOLD, &format!(
-                "replay · task {task} · {calls} calls · w_eff {} · trigger {} · stop {} · protect {} steps",
-                b.w_eff(),
-                b.trigger(),
-                b.stop(),
-                b.protect_recent_steps
-            ))?;
+    ui.line(
+        style::BOLD,
+        &format!(
+            "replay · task {task} · {} · w_eff {} · trigger {} · stop {} · protect {}",
+            plural(calls, "call"),
+            b.w_eff(),
+            b.trigger(),
+            b.stop(),
+            plural(b.protect_recent_steps, "step")
+        ),
+    )?;
     ui.line(
         style::DIM,
         "BEFORE, AFTER, RAW_TOKENS: predicted prompt tokens (recorded usage − removed + added, estimates scaled; basis and ratio in --json); RECORDED: the transcript's usage; CACHE_*: estimated tokens",
@@ -352,8 +359,11 @@ fn print_row(ui: &mut Ui, r: &StepRow, score: Option<&CallScore>) -> Result<()> 
 fn print_totals(ui: &mut Ui, t: &Totals, p: &Prices) -> Result<()> {
     writeln!(
         ui.out,
-        "totals over {} calls (estimated tokens, both histories on the same basis; USD per million: input {}, cache write {}, cache read {}):",
-        t.calls, p.input, p.cache_write, p.cache_read
+        "totals over {} (estimated tokens, both histories on the same basis; USD per million: input {}, cache write {}, cache read {}):",
+        plural(t.calls, "call"),
+        p.input,
+        p.cache_write,
+        p.cache_read
     )?;
     for (name, c) in [("compacted", &t.compacted), ("raw", &t.raw)] {
         writeln!(
