@@ -25,23 +25,25 @@ use crate::transcript::ingest::IngestError;
 use crate::transcript::ingest::IngestOptions;
 use crate::view::View;
 
-/// Which task to work on: a transcript FILE (imported first) or `--task`.
+/// Which task to work on: a transcript FILE (imported first), `--task`, or
+/// by default `latest` (as `watch` follows the latest session).
 #[derive(Debug, Args)]
 pub struct TaskSource {
     /// A transcript file: imported first (a no-op when unchanged), then its main task is used.
-    #[arg(value_name = "FILE", required_unless_present_any = ["task", "cwd"])]
+    /// Without FILE and --task: the latest task.
+    #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
 
-    /// The task: its id, a unique prefix of it, or `latest` (the most recently active;
-    /// `compactor tasks` lists them). With FILE, the name to import it as.
+    /// The task: its id, a unique prefix of it, or `latest` (the default: the most recently
+    /// active; `compactor tasks` lists them). With FILE, the name to import it as.
     #[arg(long, value_name = "TASK")]
     pub task: Option<String>,
 
-    /// The project directory: `latest` and id prefixes pick among the sessions recorded
-    /// there (alone: the latest of them). `compact --write-session` also writes the new
-    /// session for it (default there: the source session's directory).
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<PathBuf>,
+    /// Pick among the sessions recorded in this project directory (the PROJECT column of
+    /// `compactor tasks`): `latest` and id prefixes look only there; alone, its latest
+    /// session. `--cwd` is an older name for it.
+    #[arg(long, alias = "cwd", value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    pub project: Option<PathBuf>,
 
     /// FILE's transcript format.
     #[arg(long, default_value = "auto", value_parser = format_or_auto(), value_name = "FORMAT")]
@@ -153,10 +155,21 @@ pub fn summarizer_of(args: &BudgetArgs, store: &Store) -> Result<Configured> {
     Configured::for_store(args.summary.summarizer, &args.summary.llm, store)
 }
 
-/// The task a command works on: `--task`, or FILE's main task after importing it.
+/// The task a command works on: FILE's main task after importing it, else
+/// `--task`, else `latest` (within `--project` when given).
 pub fn resolve_task(store: &mut Store, ui: &mut Ui, src: &TaskSource) -> Result<String> {
     match &src.file {
         Some(file) => {
+            if let Some(dir) = &src.project {
+                return Err(hinted(
+                    format!(
+                        "--project {} picks among the sessions recorded in a directory, but {} already names the task",
+                        dir.display(),
+                        file.display()
+                    ),
+                    "drop --project (alias --cwd); `compact --write-session` writes the session for another directory with --resume-dir DIR",
+                ));
+            }
             let opts = IngestOptions {
                 format: src.input_format,
                 task: src.task.clone(),
@@ -176,17 +189,17 @@ pub fn resolve_task(store: &mut Store, ui: &mut Ui, src: &TaskSource) -> Result<
         }
         None => {
             let name = src.task.as_deref().unwrap_or("latest");
-            find_task(store, name, src.cwd.as_deref())
+            find_task(store, name, src.project.as_deref())
         }
     }
 }
 
 /// The task a name means: an exact id; `latest`, the most recently active
 /// task (subagents aside); or a unique id prefix (a prefix that names a task
-/// and its subagents means the task). `cwd` keeps the sessions recorded in
-/// that directory; without it, `latest` prefers the current directory's
+/// and its subagents means the task). `project` keeps the sessions recorded
+/// in that directory; without it, `latest` prefers the current directory's
 /// sessions when there are any. An ambiguous prefix lists the candidates.
-pub fn find_task(store: &Store, name: &str, cwd: Option<&Path>) -> Result<String> {
+pub fn find_task(store: &Store, name: &str, project: Option<&Path>) -> Result<String> {
     let reader = store.reader();
     if name != "latest" && reader.task(name)?.is_some() {
         return Ok(name.to_string());
@@ -204,7 +217,7 @@ pub fn find_task(store: &Store, name: &str, cwd: Option<&Path>) -> Result<String
             .filter(|t| t.cwd.as_ref().is_some_and(|c| wanted.contains(c)))
             .collect()
     };
-    let pool: Vec<&crate::store::TaskRecord> = match cwd {
+    let pool: Vec<&crate::store::TaskRecord> = match project {
         Some(dir) => {
             let pool = in_dir(dir);
             if pool.is_empty() {
@@ -265,7 +278,7 @@ pub fn find_task(store: &Store, name: &str, cwd: Option<&Path>) -> Result<String
         // `PREFIX/AGENT`: a subagent under the task PREFIX names (`c2e8d4a1/agent-a5`).
         [] if name.contains('/') => {
             let (head, rest) = name.split_once('/').expect("checked");
-            let parent = find_task(store, head, cwd).map_err(|_| unknown_task(name))?;
+            let parent = find_task(store, head, project).map_err(|_| unknown_task(name))?;
             let full = format!("{parent}/{rest}");
             if full != name {
                 // Ambiguity is reported as is; an unknown one under the name given.

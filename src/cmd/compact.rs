@@ -39,7 +39,7 @@ use crate::view::{ExportFormat, RequestHead, export_request};
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  compactor compact --task latest -o checkpoint.json\n  compactor compact session.jsonl --write-session claude-code --cwd ~/src/app\n  compactor compact rollout.jsonl --write-session codex"
+    after_help = "Examples:\n  compactor compact -o checkpoint.json                 the latest task\n  compactor compact session.jsonl --write-session claude-code --resume-dir ~/src/app\n  compactor compact rollout.jsonl --write-session codex"
 )]
 pub struct CompactArgs {
     #[command(flatten)]
@@ -69,6 +69,16 @@ pub struct CompactArgs {
     /// report then goes to stdout, and the view only to `-o FILE`.
     #[arg(long, value_enum, value_name = "AGENT")]
     pub write_session: Option<SessionKind>,
+
+    /// The directory the written session belongs to and is resumed in (Claude Code files
+    /// it under that project). Default: the source session's directory, else the current one.
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "write_session",
+        value_hint = clap::ValueHint::DirPath
+    )]
+    pub resume_dir: Option<PathBuf>,
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome> {
@@ -174,7 +184,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             &task,
             &out,
             kind,
-            args.run.source.cwd.as_deref(),
+            args.resume_dir.as_deref(),
         )?),
         None => None,
     };
@@ -268,14 +278,14 @@ fn write_session(
     task: &str,
     out: &CallOutput,
     kind: SessionKind,
-    cwd: Option<&Path>,
+    resume_dir: Option<&Path>,
 ) -> Result<Written> {
     let record = store.reader().task(task)?;
     let source = record
         .as_ref()
         .and_then(|r| Format::parse(&r.format))
         .map_or(Provider::Anthropic, Provider::of);
-    let cwd = match cwd {
+    let cwd = match resume_dir {
         Some(dir) => absolute(dir)?,
         None => match record.as_ref().and_then(|r| r.cwd.clone()) {
             Some(c) => c,
@@ -314,7 +324,7 @@ fn write_session(
 
 fn absolute(dir: &Path) -> Result<String> {
     let abs = std::fs::canonicalize(dir)
-        .with_context(|| format!("--cwd {}: no such directory", dir.display()))?;
+        .with_context(|| format!("--resume-dir {}: no such directory", dir.display()))?;
     Ok(abs.display().to_string())
 }
 

@@ -591,7 +591,7 @@ fn compact_and_resume(
         src,
         "--write-session",
         kind,
-        "--cwd",
+        "--resume-dir",
         project.to_str().unwrap(),
         "-o",
         view_path.to_str().unwrap(),
@@ -1092,8 +1092,10 @@ fn a_codex_checkpoint_carries_the_base_instructions() {
     );
 }
 
-/// A written session never replaces a file; a bad `--cwd` or session id is a
-/// usage error (exit 2) that writes nothing.
+/// A written session never replaces a file; a bad `--resume-dir` or session
+/// id is a usage error (exit 2) that writes nothing, and so is `--cwd`, which
+/// now only picks a project's sessions and has nothing to pick when a FILE
+/// names the task.
 #[test]
 fn write_session_refuses_to_overwrite_and_rejects_bad_input() {
     let env = TestEnv::new();
@@ -1112,23 +1114,28 @@ fn write_session_refuses_to_overwrite_and_rejects_bad_input() {
         cmd.env("COMPACTOR_SESSION_ID", id);
         env.finish(cmd)
     };
-    write(&["--cwd", "."], id).success();
+    write(&["--resume-dir", "."], id).success();
     let projects = env.home().join(".claude").join("projects");
     let file = only_jsonl(&projects);
     let before = std::fs::read(&file).unwrap();
-    let again = write(&["--cwd", "."], id);
+    let again = write(&["--resume-dir", "."], id);
     again.failure(2).stderr_has("cannot write the session");
     assert_eq!(
         std::fs::read(&file).unwrap(),
         before,
         "the first file is untouched"
     );
-    let bad_cwd = write(
-        &["--cwd", "no/such/dir"],
+    let bad_dir = write(
+        &["--resume-dir", "no/such/dir"],
         "0199a1b2-0000-7000-8000-00000000000b",
     );
-    bad_cwd.failure(2).stderr_has("--cwd no/such/dir");
-    let bad_id = write(&["--cwd", "."], "not-a-uuid");
+    bad_dir.failure(2).stderr_has("--resume-dir no/such/dir");
+    let old_flag = write(&["--cwd", "."], "0199a1b2-0000-7000-8000-00000000000c");
+    old_flag
+        .failure(2)
+        .stderr_has("already names the task")
+        .stderr_has("--resume-dir DIR");
+    let bad_id = write(&["--resume-dir", "."], "not-a-uuid");
     bad_id.failure(2).stderr_has("COMPACTOR_SESSION_ID");
     assert_eq!(only_jsonl(&projects), file, "nothing else was written");
 }
