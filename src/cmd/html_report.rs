@@ -8,8 +8,9 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::Ui;
-use super::common::{RunTarget, scratch_replay, summarizer_of, write_atomic};
+use super::common::{RunTarget, plural, scratch_replay, summarizer_of, write_atomic};
 use super::replay::{PriceArgs, prices_of};
+use super::tasks::task_title;
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
 use crate::htmlreport::{self, Collector, Header};
@@ -46,7 +47,10 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
     let summarizer = summarizer_of(&args.run.budget, store)?;
     let prices = prices_of(&args.prices);
     let overhead = r.index.overhead(&est)?.unwrap_or(0);
-    let mut collector = Collector::new(&r.index, &r.index.all_rows()?, overhead, &est);
+    let rows = r.index.all_rows()?;
+    let title = task_title(record.title.as_deref(), &rows);
+    let mut collector = Collector::new(&r.index, &rows, overhead, &est);
+    drop(rows);
     // Like `replay`, on a scratch copy: the report shows what a live engine
     // would have done and repeats exactly.
     let totals = scratch_replay(
@@ -70,7 +74,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
     };
     let header = Header {
         task: task.clone(),
-        title: record.title,
+        title,
         source,
         format: record.format,
         model: record.model,
@@ -90,10 +94,10 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
     }
     write_atomic(&args.output, html.as_bytes(), "the report to ")?;
     ui.note(format!(
-        "wrote {} ({} calls, {} bytes)",
+        "wrote {} ({}, {})",
         args.output.display(),
-        calls,
-        html.len()
+        plural(calls, "call"),
+        plural(html.len(), "byte")
     ));
     if args.open {
         open(ui, &args.output);

@@ -10,8 +10,8 @@ use serde::Serialize;
 
 use super::Ui;
 use crate::cmd::exit::Outcome;
-use crate::engine::clean::{normalise_whitespace, request_text};
-use crate::model::{Block, Kind, Usage};
+use crate::engine::clean::{TitleText, normalise_whitespace, title_text};
+use crate::model::{Block, Kind, Message, Usage};
 use crate::store::{Store, stats_of};
 
 #[derive(Debug, Args)]
@@ -72,17 +72,7 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
     for t in &records {
         let msgs = reader.all_messages(&t.id)?;
         let st = stats_of(msgs.iter().map(|s| &s.message));
-        let title = t
-            .title
-            .as_deref()
-            .map(normalise_whitespace)
-            .filter(|s| !s.is_empty())
-            .or_else(|| {
-                msgs.iter()
-                    .filter(|m| m.message.kind == Kind::Ask)
-                    .find_map(|m| ask_text(&m.message.content))
-            })
-            .map(|s| cut(&s, TITLE_MAX));
+        let title = task_title(t.title.as_deref(), msgs.iter().map(|m| &m.message));
         rows.push(TaskRow {
             short_id: short_id(&t.id, &ids),
             id: t.id.clone(),
@@ -132,14 +122,36 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-/// The first text of an ask, the client's wrappers taken off, on one line.
-fn ask_text(content: &[Block]) -> Option<String> {
-    content.iter().find_map(|b| match b {
-        Block::Text { text } => request_text(text)
-            .map(|t| normalise_whitespace(&t))
-            .filter(|t| !t.is_empty()),
-        _ => None,
-    })
+/// A task's title, one line of at most 120 characters: the session's own
+/// title line, else its first real ask (slash-command wrappers read as the
+/// command typed, client notices skipped), else the first slash command it
+/// ran (`/init`).
+pub fn task_title<'m>(
+    stored: Option<&str>,
+    rows: impl IntoIterator<Item = &'m Message>,
+) -> Option<String> {
+    let title = stored
+        .map(normalise_whitespace)
+        .filter(|s| !s.is_empty())
+        .or_else(|| {
+            let mut command = None;
+            for m in rows.into_iter().filter(|m| m.kind == Kind::Ask) {
+                let texts = m.content.iter().filter_map(|b| match b {
+                    Block::Text { text } => title_text(text),
+                    _ => None,
+                });
+                for t in texts {
+                    match t {
+                        TitleText::Ask(ask) => return Some(ask),
+                        TitleText::Command(c) => {
+                            command.get_or_insert(c);
+                        }
+                    }
+                }
+            }
+            command
+        })?;
+    Some(cut(&title, TITLE_MAX))
 }
 
 /// Top-level tasks, most recently active first (then by id); each followed
