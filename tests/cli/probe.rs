@@ -194,6 +194,10 @@ fn summaries(dir: &std::path::Path) -> Vec<(String, String)> {
 /// terminal escape reaches a summary, and every critical probe survives
 /// every call at 32000/4000.
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn corpus_summaries_keep_requests_and_drop_wrappers_and_escapes() {
     let Some(corpus) =
         crate::util::corpus("corpus_summaries_keep_requests_and_drop_wrappers_and_escapes")

@@ -434,15 +434,24 @@ fn agent_compaction_marks(html: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Where the original agent compacted itself is marked, at the first call
-/// after it: Claude Code compacted the corpus session 8463c716 after 71 model
-/// calls (its `isCompactSummary` line 715). A session that never compacted
-/// itself has no such marker.
+/// A session that never compacted itself has no mark where the agent did.
 #[test]
-fn the_agents_own_compaction_is_marked_at_the_call_after_it() {
+fn a_session_the_agent_never_compacted_has_no_such_mark() {
     let env = TestEnv::new();
     let html = report(&env, SHRINK_FLOOR, "none.html", &FOLD);
     assert!(agent_compaction_marks(&html).is_empty());
+}
+
+/// Where the original agent compacted itself is marked, at the first call
+/// after it: Claude Code compacted the corpus session 8463c716 after 71 model
+/// calls (its `isCompactSummary` line 715).
+#[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
+fn the_agents_own_compaction_is_marked_at_the_call_after_it() {
+    let env = TestEnv::new();
     let test = "the_agents_own_compaction_is_marked_at_the_call_after_it";
     let Some(corpus) = crate::util::corpus(test) else {
         return;

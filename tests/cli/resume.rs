@@ -7,7 +7,8 @@
 //! Offline and bounded: the clients see only `127.0.0.1`, telemetry and
 //! nonessential traffic are off, HOME is a temporary directory, and every
 //! client process is killed (and the test fails) after [`CLIENT_TIMEOUT`].
-//! Without the clients the tests skip locally and fail under `CI=true`.
+//! Without the clients the tests are reported as ignored locally (see
+//! `build.rs`) and fail under `CI=true`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -722,6 +723,10 @@ fn fixture(rel: &str) -> PathBuf {
 const SMALL: &[&str] = &["--window", "8000", "--output-reserved", "1000"];
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn claude_code_resumes_a_compacted_claude_fixture() {
     let src = fixture("fixtures/claude-shrink-floor.jsonl");
     let before = std::fs::read(&src).unwrap();
@@ -740,6 +745,10 @@ fn claude_code_resumes_a_compacted_claude_fixture() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn codex_resumes_a_compacted_codex_fixture() {
     compact_and_resume_expecting_constraints(
         "codex_fixture",
@@ -751,6 +760,10 @@ fn codex_resumes_a_compacted_codex_fixture() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn claude_code_resumes_a_codex_session() {
     compact_and_resume_expecting_constraints(
         "codex_in_claude",
@@ -762,6 +775,10 @@ fn claude_code_resumes_a_codex_session() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn codex_resumes_a_claude_session() {
     compact_and_resume_expecting_constraints(
         "claude_in_codex",
@@ -773,6 +790,10 @@ fn codex_resumes_a_claude_session() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(compactor_clients, compactor_corpus)),
+    ignore = "needs the pinned agent clients (cd clients && npm ci) and the corpus (../shared/corpus, or set COMPACTOR_CORPUS)"
+)]
 fn claude_code_resumes_a_compacted_corpus_session() {
     let Some(root) = corpus("claude_corpus_resume") else {
         return;
@@ -788,6 +809,10 @@ fn claude_code_resumes_a_compacted_corpus_session() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(compactor_clients, compactor_corpus)),
+    ignore = "needs the pinned agent clients (cd clients && npm ci) and the corpus (../shared/corpus, or set COMPACTOR_CORPUS)"
+)]
 fn codex_resumes_a_compacted_corpus_session() {
     let Some(root) = corpus("codex_corpus_resume") else {
         return;
