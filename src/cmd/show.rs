@@ -22,7 +22,7 @@ use crate::view::text::{block_text, tool_content_text};
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  compactor show                             the latest task's whole record\n  compactor show session.jsonl 40..60        rows 40 to 59 of a transcript's task\n  compactor show --task 7f3c 40..60          rows 40 to 59 of a task named by a prefix\n  compactor show --task 7f3c tool:toolu_01A  a tool call's input and output (an id prefix)"
+    after_help = "Examples:\n  compactor show session.jsonl 40..60    rows 40 to 59 of a transcript's task\n  compactor show --task 7f3c 40..60      rows 40 to 59 of a task named by a prefix\n  compactor show tool:toolu_01A          a tool call of the latest task (an id prefix will do)"
 )]
 pub struct ShowArgs {
     #[command(flatten)]

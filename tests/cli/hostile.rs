@@ -256,7 +256,7 @@ fn cases(fixture: &[u8]) -> Vec<Case> {
             std::fs::create_dir_all(&p).unwrap();
             std::fs::write(p.join("inside.jsonl"), "{}\n").unwrap();
             p
-        }, Refused(&["a-directory/inside.jsonl", "1 of 1 files not imported"])),
+        }, Refused(&["a-directory/inside.jsonl", "1 of 1 file not imported"])),
         at_path("a directory holding a symlink loop", |dir| {
             let p = dir.join("looped");
             std::fs::create_dir_all(&p).unwrap();

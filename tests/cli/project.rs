@@ -342,10 +342,10 @@ fn bad_parameters_are_refused_with_status_2() {
         run.failure(2).stderr_has(
             "unknown task \"no-such-task\"\nhint: `compactor tasks` lists the imported ones",
         );
-        // Neither FILE nor --task.
+        // Neither FILE nor --task: the latest task, named in the report.
         let run = env.run(&[mode]);
-        run.failure(2)
-            .stderr_has("required arguments were not provided");
+        run.success()
+            .stdout_has(format!("{mode} · task {SHRINK_FLOOR_TASK} · "));
     }
     assert_eq!(
         env.snapshot_rows(),
