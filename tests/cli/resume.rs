@@ -1160,6 +1160,9 @@ fn write_session_refuses_to_overwrite_and_rejects_bad_input() {
         .failure(2)
         .stderr_has("already names the task")
         .stderr_has("--resume-dir DIR");
+    // --resume-dir means nothing without a session to write.
+    let run = env.run(&["compact", src.as_str(), "--resume-dir", "."]);
+    run.failure(2).stderr_has("--write-session <AGENT>");
     let bad_id = write(&["--resume-dir", "."], "not-a-uuid");
     bad_id.failure(2).stderr_has("COMPACTOR_SESSION_ID");
     assert_eq!(only_jsonl(&projects), file, "nothing else was written");
