@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::Ui;
 use super::common::plural;
+use super::defaults::{RunBudget, overhead_warning};
 use crate::cmd::style::{self, paint};
 use crate::engine::budget::Budget;
 use crate::engine::{Report, Status};
@@ -33,7 +34,7 @@ pub fn print_call(
     ui: &mut Ui,
     task: &str,
     report: &Report,
-    budget: &Budget,
+    budget: &RunBudget,
     recorded: Option<u64>,
     json: bool,
     llm: Option<&LlmReport>,
@@ -53,7 +54,7 @@ pub fn print_call_headed(
     heading: &str,
     task: &str,
     report: &Report,
-    budget: &Budget,
+    budget: &RunBudget,
     recorded: Option<u64>,
     json: bool,
     llm: Option<&LlmReport>,
@@ -62,20 +63,25 @@ pub fn print_call_headed(
         task,
         report,
         recorded_prompt_tokens: recorded,
-        budget,
+        budget: &budget.budget,
         llm,
     };
     if json {
         return ui.json_kind("call", &call);
     }
-    print_human(ui, heading, &call)?;
+    print_human(ui, heading, &call, budget.window_words())?;
     for l in llm.map(LlmReport::human).unwrap_or_default() {
         writeln!(ui.out, "{l}")?;
     }
     Ok(())
 }
 
-fn print_human(ui: &mut Ui, heading: &str, call: &CallJson) -> Result<()> {
+fn print_human(
+    ui: &mut Ui,
+    heading: &str,
+    call: &CallJson,
+    window_words: Option<String>,
+) -> Result<()> {
     let CallJson {
         task,
         report,
@@ -90,8 +96,9 @@ fn print_human(ui: &mut Ui, heading: &str, call: &CallJson) -> Result<()> {
     ui.line(style::BOLD, &title)?;
     writeln!(
         ui.out,
-        "budget: window {} − reserve {} = w_eff {} · trigger {} ({}) · stop {} ({}) · protect {}",
+        "budget: window {}{} − reserve {} = w_eff {} · trigger {} ({}) · stop {} ({}) · protect {}",
         budget.window,
+        window_words.map_or_else(String::new, |w| format!(" ({w})")),
         budget.output_reserved,
         report.w_eff,
         report.trigger,
@@ -119,6 +126,9 @@ fn print_human(ui: &mut Ui, heading: &str, call: &CallJson) -> Result<()> {
         )),
     }
     writeln!(ui.out, "{tokens}")?;
+    if let Some(w) = overhead_warning(report.overhead, budget) {
+        ui.line(style::YELLOW, &w)?;
+    }
     let r = &report.restored;
     let mut restored = Vec::new();
     if let Some(key) = &r.summary {
@@ -183,12 +193,7 @@ fn print_human(ui: &mut Ui, heading: &str, call: &CallJson) -> Result<()> {
             plural(report.shrink_misses, "tool call")
         )?;
     }
-    let status = match report.status {
-        Status::Ok => paint(ui.color, style::GREEN, "ok"),
-        Status::OverTrigger => paint(ui.color, style::YELLOW, "over_trigger"),
-        Status::Breakthrough => paint(ui.color, style::YELLOW, "breakthrough"),
-        Status::OverWindow => paint(ui.color, style::RED, "over_window"),
-    };
+    let status = paint_status(ui.color, report.status, report.status.name());
     let mut tail = format!(
         "status: {status} · {} · {}",
         plural(report.messages, "message"),
@@ -205,9 +210,19 @@ fn print_human(ui: &mut Ui, heading: &str, call: &CallJson) -> Result<()> {
     Ok(())
 }
 
+/// `text` in the colour of `status` (green, yellow, yellow, red).
+pub fn paint_status(color: bool, status: Status, text: &str) -> String {
+    let style = match status {
+        Status::Ok => style::GREEN,
+        Status::OverTrigger | Status::Breakthrough => style::YELLOW,
+        Status::OverWindow => style::RED,
+    };
+    paint(color, style, text)
+}
+
 /// The prediction's basis and ratio in words, as the JSON's `basis` and
 /// `ratio` say. A recorded basis anchors on the previous call's usage.
-fn basis_words(report: &Report) -> String {
+pub fn basis_words(report: &Report) -> String {
     let scale = if report.ratio_measured {
         format!("estimates × {} (measured on raw calls)", report.ratio)
     } else {

@@ -84,9 +84,11 @@ pub struct CompactArgs {
 pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome> {
     let Resolved {
         budget,
+        run_budget,
         task,
         index,
         calls,
+        ..
     } = args.run.resolve(store, ui)?;
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.run.budget, store)?;
@@ -220,7 +222,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
                 "compact",
                 &task,
                 &out.report,
-                &budget,
+                &run_budget,
                 recorded,
                 false,
                 llm.as_ref(),

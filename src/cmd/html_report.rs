@@ -9,7 +9,7 @@ use clap::Args;
 
 use super::Ui;
 use super::common::{RunTarget, plural, scratch_replay, summarizer_of, write_atomic};
-use super::replay::{PriceArgs, prices_of};
+use super::defaults::{PriceArgs, prices_for};
 use super::tasks::task_title;
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
@@ -45,7 +45,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
         .with_context(|| format!("task {task} vanished from the store"))?;
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.run.budget, store)?;
-    let prices = prices_of(&args.prices);
+    let run_prices = prices_for(ui, &args.prices, r.record.as_ref())?;
+    let prices = run_prices.prices;
     let overhead = r.index.overhead(&est)?.unwrap_or(0);
     let rows = r.index.all_rows()?;
     let title = task_title(record.title.as_deref(), &rows);
@@ -82,6 +83,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
         summarizer: summarizer.get().name(),
         estimator: est.name(),
         prices,
+        prices_from: run_prices.words(),
         version: env!("CARGO_PKG_VERSION").to_string(),
     };
     let html = htmlreport::render(&header, &collector.finish(), &totals);

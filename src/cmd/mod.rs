@@ -5,6 +5,7 @@ pub mod check;
 pub mod common;
 pub mod compact;
 pub mod completions;
+pub mod defaults;
 pub mod diff;
 pub mod exit;
 pub mod export;

@@ -16,11 +16,12 @@ use clap::Args;
 
 use super::Ui;
 use super::call_report::print_call;
-use super::common::{BudgetArgs, budget_of, find_task, summarizer_of};
+use super::common::{BudgetArgs, find_task, summarizer_of};
+use super::defaults::{self, RunBudget};
 use super::import::format_or_auto;
 use crate::cmd::exit::Outcome;
+use crate::engine::Report;
 use crate::engine::estimate::CharsPerToken;
-use crate::engine::{Report, budget::Budget};
 use crate::model::Format;
 use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
 use crate::store::Store;
@@ -64,7 +65,9 @@ pub struct WatchArgs {
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &WatchArgs) -> Result<Outcome> {
-    let budget = budget_of(&args.budget)?;
+    defaults::precheck(&args.budget)?;
+    // The window may be the model's: known once the session names it.
+    let mut budget: Option<RunBudget> = None;
     let (path, mut task) = target(store, args)?;
     let opts = IngestOptions {
         format: args.input_format,
@@ -99,8 +102,14 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &WatchArgs) -> Result<Outcome> 
                 announced = true;
             }
             let index = TaskRecordIndex::load(store, t)?;
+            if budget.is_none() && index.calls() > reported {
+                let b = defaults::budget_for(&args.budget, store.reader().task(t)?.as_ref())?;
+                defaults::note_window(ui, &b);
+                budget = Some(b);
+            }
             for k in reported + 1..=index.calls() {
-                report_call(store, ui, args, &budget, t, &index, k)?;
+                let budget = budget.as_ref().expect("resolved before the first call");
+                report_call(store, ui, args, budget, t, &index, k)?;
                 ui.out.flush()?;
             }
             reported = reported.max(index.calls());
@@ -148,7 +157,7 @@ fn report_call(
     store: &mut Store,
     ui: &mut Ui,
     args: &WatchArgs,
-    budget: &Budget,
+    budget: &RunBudget,
     task: &str,
     index: &TaskRecordIndex,
     k: u32,
@@ -159,7 +168,7 @@ fn report_call(
     let mut driver = Driver::new(
         &scratch,
         index,
-        RunSettings::new(*budget, &est, summarizer.get()),
+        RunSettings::new(budget.budget, &est, summarizer.get()),
     )?;
     let out = driver.step(&mut scratch, k)?;
     summarizer.note_call(out.report.call);

@@ -90,6 +90,8 @@ pub fn replay<E: From<StoreError>>(
             totals
                 .raw
                 .add(raw_read, raw_tokens - raw_read, &opts.prices);
+            let output = index.usage(k).map_or(0, |u| u.output_tokens);
+            totals.add_output(output, &opts.prices);
             let row = step_row(&out.report, index.recorded_prompt(k), read, write);
             on_call(&row, &out)?;
         }

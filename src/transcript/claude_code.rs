@@ -24,6 +24,9 @@ use super::typed::{CheckedUsage, Content};
 use super::{Digest, Importer, LineError, LineOutcome, LineResult, TaskSet, expected_line};
 use crate::model::{Block, Format, Kind, Message, Role, Usage};
 
+/// The window of the Anthropic 1M context (the `context-1m-…` beta).
+const ONE_M_CONTEXT: u64 = 1_000_000;
+
 /// The text Claude Code puts at the head of a resumed session's summary.
 pub(crate) const CONTINUATION_PREFIX: &str =
     "This session is being continued from a previous conversation that ran out of context";
@@ -325,6 +328,16 @@ impl ClaudeCodeImporter {
                         .and_then(|p| p.get("model"))
                         .and_then(Value::as_str)
                         .map(str::to_string);
+                }
+                // A request for the 1M context (the `context-1m-…` beta)
+                // records the window the session ran with.
+                let betas = l.params.as_ref().and_then(|p| p.get("betas"));
+                let one_m = betas.and_then(Value::as_array).is_some_and(|b| {
+                    b.iter()
+                        .any(|b| b.as_str().is_some_and(|b| b.starts_with("context-1m-")))
+                });
+                if one_m {
+                    task.meta.context_window = Some(ONE_M_CONTEXT);
                 }
                 Ok(LineOutcome::NotConversation)
             }

@@ -155,6 +155,15 @@ pub(super) struct TokenInfo {
     /// The usage of `last_token_usage` when it is an object, or why its
     /// counts are refused.
     pub(super) last: Option<Result<Usage, LineError>>,
+    /// `model_context_window`: the window Codex ran the model with.
+    pub(super) window: Option<u64>,
+}
+
+/// A recorded context window, when it is a token count (anything else is
+/// not one, and ignored).
+pub(super) fn context_window(v: Option<&Value>) -> Option<u64> {
+    v.and_then(Value::as_u64)
+        .filter(|w| (1..=super::tokens::MAX_TOKENS).contains(w))
 }
 
 /// A Codex usage: `input_tokens` counts the cached ones too.
@@ -200,6 +209,7 @@ impl Rollout for Map<String, Value> {
                     let cached = n("cached_input_tokens")?;
                     Ok(codex_usage(n("input_tokens")?, cached, n("output_tokens")?))
                 }),
+            window: context_window(info.get("model_context_window")),
         })
     }
 }
@@ -320,6 +330,9 @@ impl CodexImporter {
             "event_msg" => match payload.str(Key::Type) {
                 Some("token_count") => {
                     let info = payload.token_info(line);
+                    if let Some(w) = info.as_ref().and_then(|i| i.window) {
+                        tasks.main().meta.context_window = Some(w);
+                    }
                     push_item(self.token_count(line, info)?, timestamp, tasks)
                 }
                 Some(

@@ -223,6 +223,8 @@ pub struct TaskMeta {
     pub model: Option<String>,
     pub cli_version: Option<String>,
     pub title: Option<String>,
+    /// The context window the session recorded for itself (the latest one).
+    pub context_window: Option<u64>,
 }
 
 /// A problem worth telling the user that does not stop the import.

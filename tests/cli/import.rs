@@ -657,6 +657,9 @@ fn downgrade_to_json_rows(env: &TestEnv) {
         .unwrap();
     }
     conn.execute_batch(&trigger).unwrap();
+    // Version 8 added the recorded context window: a version-6 store has none.
+    conn.execute_batch("ALTER TABLE task DROP COLUMN context_window")
+        .unwrap();
     conn.pragma_update(None, "user_version", 6).unwrap();
 }
 

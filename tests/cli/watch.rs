@@ -154,3 +154,17 @@ fn a_watch_stopped_mid_import_leaves_the_last_whole_import() {
     // Every call is reported once the file is whole: 7 in this session.
     assert_eq!(again.stdout.lines().count(), 7, "{}", again.stdout);
 }
+
+#[test]
+fn without_a_window_watch_takes_the_sessions_as_step_does() {
+    let env = TestEnv::new();
+    let file = env.fixture("codex/small-rollout.jsonl");
+    let run = env.run(&["watch", &file, "--json", "--until-idle", "0"]);
+    run.success();
+    let first: Value = serde_json::from_str(run.stdout.lines().next().unwrap()).unwrap();
+    // The rollout recorded `model_context_window` 258400.
+    assert_eq!(first["budget"]["window"], 258400, "{first}");
+    assert_eq!(first["budget"]["output_reserved"], 20000, "{first}");
+    let step = env.run(&["step", "--task", CODEX_TASK, "--at", "1", "--json"]);
+    assert_eq!(run.stdout.lines().next().unwrap(), step.stdout.trim_end());
+}

@@ -192,6 +192,13 @@ fn envelopes() -> Vec<String> {
         r#"{"total_token_usage":{"input_tokens":6},"total_token_usage":{"input_tokens":5},"last_token_usage":{"input_tokens":1}}"#,
         "[1]",
         "5",
+        r#"{"last_token_usage":{"input_tokens":2},"model_context_window":"big"}"#,
+        r#"{"model_context_window":-5}"#,
+        r#"{"model_context_window":1.5e5}"#,
+        r#"{"model_context_window":0}"#,
+        r#"{"model_context_window":null}"#,
+        r#"{"model_context_window":99999999999999999}"#,
+        r#"{"model_context_window":128000,"model_context_window":258400}"#,
     ] {
         lines.push(envelope(
             "event_msg",
@@ -311,6 +318,35 @@ fn the_typed_reader_reads_every_codex_line_as_the_general_one_does() {
     // header), no state from earlier lines to hide a difference.
     for text in lines.iter().chain(legacy().iter().flatten()) {
         compare(std::slice::from_ref(text));
+    }
+}
+
+#[test]
+fn the_task_keeps_the_latest_window_the_rollout_recorded() {
+    let count = |window: &str| {
+        envelope(
+            "event_msg",
+            &format!(
+                r#"{{"type":"token_count","info":{{"last_token_usage":{{"input_tokens":1}},"model_context_window":{window}}}}}"#
+            ),
+        )
+    };
+    let lines = [
+        envelope("session_meta", r#"{"id":"s","cwd":"/w"}"#),
+        count("272000"),
+        count("258400"),
+        // Not a token count: no window recorded by this one.
+        count(r#""large""#),
+        envelope("event_msg", r#"{"type":"token_count","info":null}"#),
+    ];
+    for typed in [true, false] {
+        let mut importer = CodexImporter::default();
+        let mut tasks = crate::transcript::TaskSet::default();
+        for (i, text) in lines.iter().enumerate() {
+            read_line(&mut importer, i as u64 + 1, text, &mut tasks, typed).unwrap();
+        }
+        let tasks = tasks.into_tasks();
+        assert_eq!(tasks[0].meta.context_window, Some(258_400), "typed {typed}");
     }
 }
 
