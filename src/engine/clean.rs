@@ -276,7 +276,7 @@ mod tests {
         );
         assert_eq!(
             title_text(
-                "<task-notification>\n<task-id>b7636e2</task-id>\n<status>completed</status>\n<summary>Background command \"Run tests\" completed (exit code 0)</summary>\n</task-notification>\nRead the output file to retrieve the result: /tmp/x.output"
+                "<task-notification>\n<task-id>b7636e2</task-id>\n<status>completed</status>\n<summary>Background command \"Run tests\" completed (exit code 0)</summary>\n</task-notification>\nRead the output file to retrieve the result: /home/dev/.claude/tasks/x.output"
             ),
             None
         );

@@ -423,7 +423,7 @@ pub fn session_of_asks(id: &str, asks: &[&str]) -> String {
 }
 
 pub const INIT: &str = "<command-message>init is analyzing your codebase…</command-message>\n<command-name>/init</command-name>";
-pub const NOTIFICATION: &str = "<task-notification>\n<task-id>b7636e2</task-id>\n<status>completed</status>\n<summary>Background command \"Run the tests\" completed (exit code 0)</summary>\n</task-notification>\nRead the output file to retrieve the result: /tmp/b7636e2.output";
+pub const NOTIFICATION: &str = "<task-notification>\n<task-id>b7636e2</task-id>\n<status>completed</status>\n<summary>Background command \"Run the tests\" completed (exit code 0)</summary>\n</task-notification>\nRead the output file to retrieve the result: /home/dev/.claude/tasks/b7636e2.output";
 
 #[test]
 fn titles_skip_client_markup_and_take_the_first_real_ask() {
