@@ -740,6 +740,7 @@ fn upsert_task(tx: &Tx<'_>, format: Format, base: &str, t: &TaskBuilder) -> Resu
         model: t.meta.model.clone(),
         cli_version: t.meta.cli_version.clone(),
         title: t.meta.title.clone(),
+        git_branch: t.meta.git_branch.clone(),
     })
 }
 

@@ -223,6 +223,8 @@ pub struct TaskMeta {
     pub model: Option<String>,
     pub cli_version: Option<String>,
     pub title: Option<String>,
+    /// The git branch the session was on (the latest the file names).
+    pub git_branch: Option<String>,
 }
 
 /// A problem worth telling the user that does not stop the import.
@@ -333,7 +335,8 @@ impl TaskBuilder {
     /// Append a message, assigning its turn and step.
     pub fn push(&mut self, mut msg: Message) {
         match msg.kind {
-            Kind::Ask => self.turn += 1,
+            // A carried summary opens the history as an ask does.
+            Kind::Ask | Kind::CarriedSummary => self.turn += 1,
             Kind::Generation => {
                 let step = match &msg.gen_id {
                     Some(id) => {
