@@ -9,6 +9,7 @@
 pub(crate) mod anthropic;
 pub(crate) mod claude_code;
 pub(crate) mod codex;
+pub(crate) mod codex_names;
 mod common;
 pub(crate) mod detect;
 pub(crate) mod discover;
