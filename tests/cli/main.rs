@@ -31,6 +31,7 @@ mod reliability;
 mod replay;
 mod report;
 mod resume;
+mod roundtrip;
 mod show;
 mod state;
 mod storage;
