@@ -10,7 +10,7 @@ use clap::Args;
 use super::Ui;
 use super::common::{RunTarget, plural, scratch_replay, summarizer_of, write_atomic};
 use super::defaults::{PriceArgs, prices_for};
-use super::tasks::task_title;
+use super::tasks::title_of;
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
 use crate::htmlreport::{self, Collector, Header};
@@ -49,7 +49,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
     let prices = run_prices.prices;
     let overhead = r.index.overhead(&est)?.unwrap_or(0);
     let rows = r.index.all_rows()?;
-    let title = task_title(record.title.as_deref(), &rows);
+    let title = title_of(
+        record.title.as_deref(),
+        rows.iter()
+            .filter(|m| m.kind == crate::model::Kind::Ask)
+            .map(|m| m.content.as_slice()),
+    );
     let mut collector = Collector::new(&r.index, &rows, overhead, &est);
     drop(rows);
     // Like `replay`, on a scratch copy: the report shows what a live engine

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::Ui;
 use crate::cmd::exit::Outcome;
 use crate::engine::clean::{TitleText, normalise_whitespace, title_text};
-use crate::model::{Block, Kind, Message, Usage};
+use crate::model::{Block, Kind, Usage};
 use crate::store::{Store, stats_of};
 
 #[derive(Debug, Args)]
@@ -72,7 +72,12 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
     for t in &records {
         let msgs = reader.all_messages(&t.id)?;
         let st = stats_of(msgs.iter().map(|s| &s.message));
-        let title = task_title(t.title.as_deref(), msgs.iter().map(|m| &m.message));
+        let title = title_of(
+            t.title.as_deref(),
+            msgs.iter()
+                .filter(|m| m.message.kind == Kind::Ask)
+                .map(|m| m.message.content.as_slice()),
+        );
         rows.push(TaskRow {
             short_id: short_id(&t.id, &ids),
             id: t.id.clone(),
@@ -122,36 +127,54 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-/// A task's title, one line of at most 120 characters: the session's own
-/// title line, else its first real ask (slash-command wrappers read as the
-/// command typed, client notices skipped), else the first slash command it
-/// ran (`/init`).
-pub fn task_title<'m>(
-    stored: Option<&str>,
-    rows: impl IntoIterator<Item = &'m Message>,
+/// A task's title, one line of at most `TITLE_MAX` characters: the one its
+/// session recorded, else its first real ask (the content of its ask rows,
+/// in order; slash-command wrappers read as the command typed, client
+/// notices skipped), else the first slash command it ran (`/init`).
+pub(crate) fn title_of<'a>(
+    recorded: Option<&str>,
+    asks: impl IntoIterator<Item = &'a [Block]>,
 ) -> Option<String> {
-    let title = stored
-        .map(normalise_whitespace)
-        .filter(|s| !s.is_empty())
-        .or_else(|| {
-            let mut command = None;
-            for m in rows.into_iter().filter(|m| m.kind == Kind::Ask) {
-                let texts = m.content.iter().filter_map(|b| match b {
-                    Block::Text { text } => title_text(text),
-                    _ => None,
-                });
-                for t in texts {
-                    match t {
-                        TitleText::Ask(ask) => return Some(ask),
-                        TitleText::Command(c) => {
-                            command.get_or_insert(c);
-                        }
+    if let Some(title) = recorded.map(normalise_whitespace).filter(|s| !s.is_empty()) {
+        return Some(cut(&title, TITLE_MAX));
+    }
+    let mut search = TitleSearch::default();
+    for content in asks {
+        if let Some(title) = search.offer(content) {
+            return Some(title);
+        }
+    }
+    search.finish()
+}
+
+/// A task's asks read in order for its title (see [`title_of`]), for a
+/// caller that reads them one at a time.
+#[derive(Default)]
+pub(crate) struct TitleSearch {
+    command: Option<String>,
+}
+
+impl TitleSearch {
+    /// The title, once an ask holds a real one.
+    pub(crate) fn offer(&mut self, content: &[Block]) -> Option<String> {
+        for b in content {
+            if let Block::Text { text } = b {
+                match title_text(text) {
+                    Some(TitleText::Ask(ask)) => return Some(cut(&ask, TITLE_MAX)),
+                    Some(TitleText::Command(c)) => {
+                        self.command.get_or_insert(c);
                     }
+                    None => {}
                 }
             }
-            command
-        })?;
-    Some(cut(&title, TITLE_MAX))
+        }
+        None
+    }
+
+    /// After the last ask: the first slash command, when no real ask came.
+    pub(crate) fn finish(self) -> Option<String> {
+        self.command.map(|c| cut(&c, TITLE_MAX))
+    }
 }
 
 /// Top-level tasks, most recently active first (then by id); each followed

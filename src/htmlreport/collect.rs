@@ -226,6 +226,7 @@ impl Collector {
                         ) => Fixed::Thinking,
                         (Side::Assistant, _) => Fixed::Assistant,
                         (Side::User, _) if p.kind == Kind::Ask => Fixed::Asks,
+                        (Side::User, _) if p.kind == Kind::CarriedSummary => Fixed::Summary,
                         (Side::User, _) => Fixed::Context,
                     };
                     fixed[seg as usize] += p.tokens;

@@ -41,6 +41,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0006_source_stat.sql"),
     include_str!("migrations/0007_compressed_content.sql"),
     include_str!("migrations/0008_context_window.sql"),
+    include_str!("migrations/0009_carried_history.sql"),
 ];
 
 /// The page size of a store this build creates (bytes). An import writes

@@ -25,6 +25,8 @@ pub struct TaskRecord {
     pub title: Option<String>,
     /// The context window the session recorded for itself, when it did.
     pub context_window: Option<u64>,
+    /// The git branch the session was on (store version 9).
+    pub git_branch: Option<String>,
 }
 
 /// A row read back from `task_message`.
@@ -563,8 +565,8 @@ impl Tx<'_> {
     pub fn upsert_task(&self, t: &TaskRecord) -> Result<()> {
         self.tx.execute(
             "INSERT INTO task (id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title,
-               context_window)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+               context_window, git_branch)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
              ON CONFLICT(id) DO UPDATE SET
                parent_id = coalesce(excluded.parent_id, parent_id),
                session_id = coalesce(excluded.session_id, session_id),
@@ -573,7 +575,8 @@ impl Tx<'_> {
                model = coalesce(excluded.model, model),
                cli_version = coalesce(excluded.cli_version, cli_version),
                title = coalesce(excluded.title, title),
-               context_window = coalesce(excluded.context_window, context_window)",
+               context_window = coalesce(excluded.context_window, context_window),
+               git_branch = coalesce(excluded.git_branch, git_branch)",
             params![
                 t.id,
                 t.format,
@@ -584,7 +587,8 @@ impl Tx<'_> {
                 t.model,
                 t.cli_version,
                 t.title,
-                t.context_window.map(|w| w as i64)
+                t.context_window.map(|w| w as i64),
+                t.git_branch
             ],
         )?;
         Ok(())
@@ -961,8 +965,7 @@ pub fn stats_of<'a>(msgs: impl Iterator<Item = &'a Message>) -> TaskStats {
 }
 
 /// The `task` table's columns that [`TaskRecord::from_row`] reads (by name).
-const TASK_COLUMNS: &str =
-    "id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title, context_window";
+const TASK_COLUMNS: &str = "id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title, context_window, git_branch";
 
 impl TaskRecord {
     fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TaskRecord> {
@@ -979,6 +982,7 @@ impl TaskRecord {
             context_window: r
                 .get::<_, Option<i64>>("context_window")?
                 .and_then(|w| u64::try_from(w).ok()),
+            git_branch: r.get("git_branch")?,
         })
     }
 }

@@ -33,6 +33,7 @@ mod reliability;
 mod replay;
 mod report;
 mod resume;
+mod roundtrip;
 mod show;
 mod skips;
 mod state;

@@ -623,30 +623,7 @@ fn compact_and_resume(
     let adapted = adapt(&view, Provider::of(source_format), target).view;
     let summary = compactor::view::session::summary_text(&view).map(str::to_string);
 
-    let (status, stdout, stderr) = match agent {
-        Agent::Claude => {
-            let mut cmd = client_command(&bin, &home, &project);
-            cmd.env(
-                "ANTHROPIC_BASE_URL",
-                format!("http://127.0.0.1:{}", stub.port),
-            )
-            .env("ANTHROPIC_API_KEY", "sk-ant-loopback")
-            .args(["--resume", &id, "-p", PROMPT]);
-            run_bounded(cmd)
-        }
-        Agent::Codex => {
-            codex_config(&home, stub.port);
-            let mut cmd = client_command(&bin, &home, &project);
-            cmd.env("STUB_API_KEY", "loopback").args([
-                "exec",
-                "--skip-git-repo-check",
-                "resume",
-                &id,
-                PROMPT,
-            ]);
-            run_bounded(cmd)
-        }
-    };
+    let (status, stdout, stderr) = resume_with(agent, &bin, &home, &project, &stub, &id, PROMPT);
     assert_eq!(
         status, 0,
         "{test}: the client failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
@@ -714,6 +691,171 @@ fn compact_and_resume(
     // The source is untouched and the view still validates.
     assert_eq!(compactor::view::validate(&adapted), vec![]);
     summary
+}
+
+/// The client resumes session `id` in `project` with one prompt, against
+/// the stub; (status, stdout, stderr).
+fn resume_with(
+    agent: Agent,
+    bin: &Path,
+    home: &Path,
+    project: &Path,
+    stub: &Stub,
+    id: &str,
+    prompt: &str,
+) -> (i32, String, String) {
+    match agent {
+        Agent::Claude => {
+            let mut cmd = client_command(bin, home, project);
+            cmd.env(
+                "ANTHROPIC_BASE_URL",
+                format!("http://127.0.0.1:{}", stub.port),
+            )
+            .env("ANTHROPIC_API_KEY", "sk-ant-loopback")
+            .args(["--resume", id, "-p", prompt]);
+            run_bounded(cmd)
+        }
+        Agent::Codex => {
+            codex_config(home, stub.port);
+            let mut cmd = client_command(bin, home, project);
+            cmd.env("STUB_API_KEY", "loopback").args([
+                "exec",
+                "--skip-git-repo-check",
+                "resume",
+                id,
+                prompt,
+            ]);
+            run_bounded(cmd)
+        }
+    }
+}
+
+/// The whole loop with a real client: compact a fixture into the client's
+/// session, let the client resume it (it appends its own lines: the new
+/// prompt, which states a rule, and its answer), then import the session and
+/// compact it again, folding the carried summary. The final view and `probe`
+/// keep the fixture's first ask and rule and the new one.
+fn resume_then_compact_again(test: &str, source: &str, agent: Agent, first: [&str; 2]) {
+    let Some(bin) = client(
+        match agent {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+        },
+        test,
+    ) else {
+        return;
+    };
+    const RULE: &str = "Never push to the main branch.";
+    let prompt = format!("{PROMPT} {RULE}");
+    let env = TestEnv::new();
+    let project = env.root().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let stub = Stub::start();
+    let home = env.home();
+    let src = fixture(source);
+    let kind = match agent {
+        Agent::Claude => "claude-code",
+        Agent::Codex => "codex",
+    };
+    let mut args = vec!["compact", src.to_str().unwrap(), "--write-session", kind];
+    args.extend(["--resume-dir", project.to_str().unwrap(), "--json", "-q"]);
+    args.extend_from_slice(SMALL);
+    let run = env.run(&args);
+    run.success();
+    let report = run.json();
+    let id = report["session_id"].as_str().unwrap().to_string();
+    let session = report["session_path"]
+        .as_str()
+        .unwrap()
+        .replace("[TMP]", &env.root().display().to_string());
+    let before = std::fs::read(&session).unwrap().len();
+    let (status, stdout, stderr) = resume_with(agent, &bin, &home, &project, &stub, &id, &prompt);
+    assert_eq!(status, 0, "{test}: the client failed\n{stdout}\n{stderr}");
+    assert!(
+        std::fs::read(&session).unwrap().len() > before,
+        "{test}: the client appended to the session it resumed"
+    );
+    // Small enough that the carried summary is folded with what the client added.
+    let again = [
+        "--window",
+        "2400",
+        "--output-reserved",
+        "400",
+        "--protect-recent-steps",
+        "1",
+    ];
+    let mut args = vec![
+        "compact",
+        session.as_str(),
+        "-o",
+        "final.json",
+        "--json",
+        "-q",
+    ];
+    args.extend_from_slice(&again);
+    let run = env.run(&args);
+    assert!(run.status == 0 || run.status == 1, "{}", run.snapshot());
+    let report = run.json();
+    // A summary this run minted (the replay runs on a scratch store).
+    assert!(
+        report["restored"]["summary"].is_string()
+            || report["tiers_fired"].to_string().contains("floor"),
+        "{test}: the second compaction folded: {report}"
+    );
+    let view = std::fs::read_to_string(env.work().join("final.json")).unwrap();
+    let view = view.replace("\\n", " ");
+    let view = view.split_whitespace().collect::<Vec<_>>().join(" ");
+    for text in first.iter().chain([&RULE]) {
+        assert!(view.contains(text), "{test}: the final view lost {text:?}");
+    }
+    let mut args = vec!["probe", session.as_str(), "--json", "--fail-on-loss"];
+    args.extend_from_slice(&again);
+    let probe = env.run(&args);
+    let p = probe.json();
+    assert_eq!(probe.status, 0, "{test}: {p}");
+    assert_eq!(p["critical_lost"], 0, "{test}: {p}");
+    assert!(
+        p["categories"]["ask"]["passed"].as_u64().unwrap() >= 2,
+        "{test}: {p}"
+    );
+    assert!(
+        p["categories"]["constraint"]["passed"].as_u64().unwrap() >= 2,
+        "{test}: {p}"
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
+fn claude_code_resumes_a_written_session_that_compacts_again_keeping_every_rule() {
+    resume_then_compact_again(
+        "claude_round_trip",
+        "fixtures/claude-shrink-floor.jsonl",
+        Agent::Claude,
+        [
+            "Audit the order handlers under app/orders for N+1 queries.",
+            "Do not change the public API of app/orders/views.py.",
+        ],
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
+fn codex_resumes_a_written_session_that_compacts_again_keeping_every_rule() {
+    resume_then_compact_again(
+        "codex_round_trip",
+        "fixtures/codex-tenant-registry.jsonl",
+        Agent::Codex,
+        [
+            "The tenant export job times out.",
+            "Do not touch the tenant_registry table: it is shared with billing and must never be migrated from here.",
+        ],
+    );
 }
 
 fn fixture(rel: &str) -> PathBuf {
