@@ -240,7 +240,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             }
             if !Path::new(&w.cwd).is_dir() {
                 ui.warn(format!(
-                    "the session's project directory {} does not exist here: the client resumes it from there (--cwd DIR writes it for another directory)",
+                    "the session's project directory {} does not exist here: the client resumes it from there (--resume-dir DIR writes it for another directory)",
                     w.cwd
                 ));
             }
