@@ -84,6 +84,9 @@ pub enum Command {
     Check(CheckArgs),
     /// Keep your rules through Claude Code's and Codex's own compaction: install,
     /// remove or check compactor's hooks in the client's settings.
+    #[command(
+        after_help = "Examples:\n  compactor hooks install claude-code     keep the rules through /compact\n  compactor hooks status                  what is installed, and the last runs\n  compactor hooks uninstall claude-code   settings.json as it was before"
+    )]
     Hooks(crate::cmd::hooks::HooksArgs),
     /// Run one of compactor's hooks (what the client runs; see `compactor hooks`).
     #[command(hide = true)]

@@ -5,7 +5,7 @@
 -- `probe --recorded` and `report` can set the two side by side. Bookkeeping:
 -- the engine never reads it.
 
-CREATE TABLE client_compaction (
+CREATE TABLE IF NOT EXISTS client_compaction (
     task_id        TEXT NOT NULL,
     after_call     INTEGER NOT NULL,  -- model calls recorded before the compaction
     history_rows   INTEGER NOT NULL,  -- rows of the task's record before it
