@@ -468,7 +468,15 @@ fn client_status(ui: &mut Ui, client: Client, scope: Scope, log: Option<&Path>) 
             writeln!(ui.out, "  {name:<22} {c}")?;
         }
     }
-    let ok = all && missing_bins.is_empty();
+    let disabled = client == Client::ClaudeCode
+        && settings.tree.get("disableAllHooks") == Some(&crate::hooks::json::Json::Bool(true));
+    if disabled {
+        writeln!(
+            ui.out,
+            "  the file sets \"disableAllHooks\": true, so Claude Code runs no hook at all"
+        )?;
+    }
+    let ok = all && missing_bins.is_empty() && !disabled;
     if !settings.has_entries(client) {
         writeln!(
             ui.out,

@@ -1146,3 +1146,15 @@ fn codex_keeps_a_rule_through_its_own_compaction() {
     compactor(&env, &["hooks", "uninstall", "codex"]).success();
     assert_eq!(std::fs::read_to_string(&hooks_json).unwrap(), user_hooks);
 }
+
+#[test]
+fn status_says_when_claude_code_runs_no_hook_at_all() {
+    let env = TestEnv::new();
+    let path = claude_settings(&env);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, "{\"disableAllHooks\": true}\n").unwrap();
+    compactor(&env, &["hooks", "install", "claude-code"]).success();
+    compactor(&env, &["hooks", "status", "claude-code"])
+        .failure(1)
+        .stdout_has("\"disableAllHooks\": true, so Claude Code runs no hook at all");
+}
