@@ -89,7 +89,7 @@ pub fn run(cli: &Cli, ui: &mut Ui, args: &HookArgs) -> Outcome {
     let client = args.client.clone();
     let deadline = deadline();
     let (tx, rx) = mpsc::channel();
-    let work = {
+    let job = {
         let location = location.clone();
         let db_given = cli.db.is_some();
         let kind = args.summary.summarizer;
@@ -115,7 +115,7 @@ pub fn run(cli: &Cli, ui: &mut Ui, args: &HookArgs) -> Outcome {
             let _ = tx.send(result);
         }
     };
-    std::thread::spawn(work);
+    std::thread::spawn(job);
     let (line, stdout) = match rx.recv_timeout(deadline) {
         Ok(Ok(done)) => (format!("ok: {}", done.note), done.stdout),
         Ok(Err(f)) => (f.line(), None),
@@ -127,12 +127,9 @@ pub fn run(cli: &Cli, ui: &mut Ui, args: &HookArgs) -> Outcome {
             None,
         ),
     };
-    if let Some(text) = stdout
-        && writeln!(ui.out, "{text}")
-            .and_then(|_| ui.out.flush())
-            .is_err()
-    {
-        // The client went away: nothing else to do.
+    if let Some(text) = stdout {
+        // A client that went away has nothing left to read it.
+        let _ = writeln!(ui.out, "{text}").and_then(|_| ui.out.flush());
     }
     if let Some(log) = &log {
         if cli.db.is_none()
