@@ -41,6 +41,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand reset 'Forget a task''s compaction state (all profiles, or one); never the raw record'
             cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
             cand check 'Prove on fixture transcripts that projection is deterministic (for CI)'
+            cand hooks 'Keep your rules through Claude Code''s and Codex''s own compaction: install, remove or check compactor''s hooks in the client''s settings'
+            cand hook 'Run one of compactor''s hooks (what the client runs; see `compactor hooks`)'
             cand completions 'Print shell completions for SHELL'
             cand man 'Print the man page (roff): the main one, or one subcommand''s'
             cand __complete-tasks 'Print `latest` and every task id, one a line, for shell completion of `--task`'
@@ -400,6 +402,89 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'compactor;hooks'= {
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand install 'Add compactor''s hooks to a client''s settings (merged with yours; a backup is kept)'
+            cand uninstall 'Remove exactly compactor''s hooks: the file is as it was before install'
+            cand status 'Show where compactor''s hooks are installed, what they run and their last runs'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'compactor;hooks;install'= {
+            cand --scope 'Whose settings: the user''s or the current directory''s project'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --dry-run 'Print the change as a diff and write nothing'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;hooks;uninstall'= {
+            cand --scope 'Whose settings: the user''s or the current directory''s project'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --dry-run 'Print the change as a diff and write nothing'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;hooks;status'= {
+            cand --scope 'Whose settings: the user''s or the current directory''s project'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;hooks;help'= {
+            cand install 'Add compactor''s hooks to a client''s settings (merged with yours; a backup is kept)'
+            cand uninstall 'Remove exactly compactor''s hooks: the file is as it was before install'
+            cand status 'Show where compactor''s hooks are installed, what they run and their last runs'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'compactor;hooks;help;install'= {
+        }
+        &'compactor;hooks;help;uninstall'= {
+        }
+        &'compactor;hooks;help;status'= {
+        }
+        &'compactor;hooks;help;help'= {
+        }
+        &'compactor;hook'= {
+            cand --client 'The client running the hook: claude-code or codex'
+            cand --summarizer 'How floor summaries are written (default extractive, or the config file''s `summarizer`)'
+            cand --llm-provider 'The model server''s wire format (with --summarizer llm). Config key: llm_provider'
+            cand --llm-base-url 'The server''s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider''s public API'
+            cand --llm-model 'The model name the server knows'
+            cand --llm-timeout 'Seconds one model request may take (default 60)'
+            cand --llm-api-key-env 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value'
+            cand --llm-fallback 'What the floor uses when the model fails (default extractive)'
+            cand --llm-price-input 'USD per million input tokens of the summarizer''s own calls (default 0)'
+            cand --llm-price-output 'USD per million output tokens of the summarizer''s own calls (default 0)'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'compactor;completions'= {
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
@@ -447,6 +532,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand reset 'Forget a task''s compaction state (all profiles, or one); never the raw record'
             cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
             cand check 'Prove on fixture transcripts that projection is deterministic (for CI)'
+            cand hooks 'Keep your rules through Claude Code''s and Codex''s own compaction: install, remove or check compactor''s hooks in the client''s settings'
+            cand hook 'Run one of compactor''s hooks (what the client runs; see `compactor hooks`)'
             cand completions 'Print shell completions for SHELL'
             cand man 'Print the man page (roff): the main one, or one subcommand''s'
             cand __complete-tasks 'Print `latest` and every task id, one a line, for shell completion of `--task`'
@@ -481,6 +568,19 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;help;diff'= {
         }
         &'compactor;help;check'= {
+        }
+        &'compactor;help;hooks'= {
+            cand install 'Add compactor''s hooks to a client''s settings (merged with yours; a backup is kept)'
+            cand uninstall 'Remove exactly compactor''s hooks: the file is as it was before install'
+            cand status 'Show where compactor''s hooks are installed, what they run and their last runs'
+        }
+        &'compactor;help;hooks;install'= {
+        }
+        &'compactor;help;hooks;uninstall'= {
+        }
+        &'compactor;help;hooks;status'= {
+        }
+        &'compactor;help;hook'= {
         }
         &'compactor;help;completions'= {
         }

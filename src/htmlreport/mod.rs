@@ -22,7 +22,7 @@ use std::fmt::Write;
 use serde_json::json;
 use similar::{ChangeTag, TextDiff};
 
-pub(crate) use collect::{Collected, Collector};
+pub(crate) use collect::{ClientPanel, Collected, Collector};
 
 use crate::engine::budget::Budget;
 use crate::session::cost::{Prices, Totals};
@@ -71,6 +71,7 @@ pub(crate) fn render(h: &Header, c: &Collected, totals: &Totals) -> String {
     summaries_section(&mut out, c);
     cache_section(&mut out, h, c, totals);
     probe_section(&mut out, c);
+    client_section(&mut out, c);
     let _ = writeln!(
         out,
         "<footer>compactor {} · the same inputs give the same file, byte for byte · \
@@ -488,6 +489,52 @@ fn probe_section(out: &mut String, c: &Collected) {
             );
         }
         out.push_str("</ul>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+/// The client's own compactions, when its hooks recorded any: its summary
+/// beside compactor's Task Context.
+fn client_section(out: &mut String, c: &Collected) {
+    if c.client_compactions.is_empty() {
+        return;
+    }
+    let _ = write!(
+        out,
+        "<section id=\"client\">\n<h2><span class=\"n\">6</span> The client's own compactions</h2>\n\
+         <p class=\"lede\">What compactor's hooks recorded when the client compacted the session itself: \
+         the summary the client wrote, and the <code>## Task Context</code> compactor put back right after it, \
+         each scored with the probes of the history they replaced.</p>\n"
+    );
+    for p in &c.client_compactions {
+        let _ = writeln!(
+            out,
+            "<h3>after call {} · {} · {}</h3>\n<div class=\"sides\">",
+            p.after_call,
+            esc(&p.client),
+            esc(p.trigger.as_deref().unwrap_or("trigger unknown"))
+        );
+        for (who, side) in &p.sides {
+            match side {
+                Some((text, e)) => {
+                    let _ = writeln!(
+                        out,
+                        "<div><p><b>{}</b>: critical probes kept <b>{}</b> ({} lost of {}) · all kept {}</p>\n\
+                         <pre class=\"summary\">{}</pre></div>",
+                        esc(who),
+                        crate::probe::percent(e.critical_kept_permille()),
+                        e.critical_lost,
+                        e.critical_judged,
+                        crate::probe::percent(e.kept_permille()),
+                        esc(text)
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "<div><p><b>{}</b>: not recorded</p></div>", esc(who));
+                }
+            }
+        }
+        out.push_str("</div>\n");
     }
     out.push_str("</section>\n");
 }

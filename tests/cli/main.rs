@@ -22,6 +22,7 @@ mod corpus_engine;
 mod diff;
 mod discover;
 mod fuzz;
+mod hooks;
 mod hostile;
 mod import;
 mod json_schema;

@@ -30,7 +30,7 @@ const PROMPT: &str = "Carry on from the summary.";
 // ---------------------------------------------------------------- clients
 
 /// The installed client binary, or `None` (after saying how to install it).
-fn client(name: &str, test: &str) -> Option<PathBuf> {
+pub fn client(name: &str, test: &str) -> Option<PathBuf> {
     let bin = crate_dir()
         .join("clients")
         .join("node_modules")
@@ -52,7 +52,7 @@ fn client(name: &str, test: &str) -> Option<PathBuf> {
 }
 
 /// Run a client to completion or kill it at the timeout; returns (status, stdout, stderr).
-fn run_bounded(mut cmd: Command) -> (i32, String, String) {
+pub fn run_bounded(mut cmd: Command) -> (i32, String, String) {
     // stdin is a pipe closed at once (an empty stdin: `-p`/`exec` read it),
     // not /dev/null, so nothing but EOF can ever reach the client.
     let mut child = cmd
@@ -111,7 +111,7 @@ fn client_path() -> String {
 
 /// A hermetic environment for a client: nothing from the developer's own
 /// environment but a minimal PATH.
-fn client_command(bin: &Path, home: &Path, cwd: &Path) -> Command {
+pub fn client_command(bin: &Path, home: &Path, cwd: &Path) -> Command {
     let mut cmd = Command::new(bin);
     cmd.env_clear()
         .env("PATH", client_path())
@@ -128,23 +128,37 @@ fn client_command(bin: &Path, home: &Path, cwd: &Path) -> Command {
 // ---------------------------------------------------------------- server
 
 /// A loopback model server: records every request body, answers Anthropic
-/// Messages and OpenAI Responses requests with a short streamed text.
+/// Messages and OpenAI Responses requests with a short streamed text (and a
+/// client's summarization request with the summary it was given, if any).
 pub struct Stub {
     pub port: u16,
     pub requests: Arc<Mutex<Vec<(String, Value)>>>,
 }
 
+/// What Claude Code's summarization request asks for.
+pub const CLAUDE_SUMMARY_REQUEST: &str =
+    "Your task is to create a detailed summary of the conversation so far";
+/// What Codex's compaction request asks for.
+pub const CODEX_SUMMARY_REQUEST: &str = "You are performing a CONTEXT CHECKPOINT COMPACTION";
+
 impl Stub {
     pub fn start() -> Stub {
+        Stub::answering_summaries_with(None)
+    }
+
+    /// A stub that answers a client's summarization request with `summary`.
+    pub fn answering_summaries_with(summary: Option<&str>) -> Stub {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
         let port = listener.local_addr().unwrap().port();
         let requests: Arc<Mutex<Vec<(String, Value)>>> = Arc::default();
         let log = Arc::clone(&requests);
+        let summary: Arc<Option<String>> = Arc::new(summary.map(str::to_string));
         std::thread::spawn(move || {
             for conn in listener.incoming() {
                 let Ok(conn) = conn else { continue };
                 let log = Arc::clone(&log);
-                std::thread::spawn(move || serve(conn, &log));
+                let summary = Arc::clone(&summary);
+                std::thread::spawn(move || serve(conn, &log, summary.as_deref()));
             }
         });
         Stub { port, requests }
@@ -162,7 +176,7 @@ impl Stub {
 }
 
 /// One keep-alive connection: requests with a Content-Length body.
-fn serve(conn: TcpStream, log: &Mutex<Vec<(String, Value)>>) {
+fn serve(conn: TcpStream, log: &Mutex<Vec<(String, Value)>>, summary: Option<&str>) {
     let _ = conn.set_read_timeout(Some(Duration::from_secs(60)));
     let mut writer = conn.try_clone().expect("clone the stream");
     let mut reader = BufReader::new(conn);
@@ -209,10 +223,18 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<(String, Value)>>) {
                 Some(json!({"input_tokens": 10}).to_string()),
             )
         } else if path.starts_with("/v1/messages") {
-            let sse = anthropic_sse(n, anthropic_tool_call(&body_copy));
+            let text = body_copy.to_string();
+            let sse = match summary {
+                Some(s) if text.contains(CLAUDE_SUMMARY_REQUEST) => anthropic_text_sse(n, s),
+                _ => anthropic_sse(n, anthropic_tool_call(&body_copy)),
+            };
             ("text/event-stream", Some(sse))
         } else if path.starts_with("/v1/responses") {
-            let sse = responses_sse(n, wants_codex_tool(&body_copy));
+            let text = body_copy.to_string();
+            let sse = match summary {
+                Some(s) if text.contains(CODEX_SUMMARY_REQUEST) => responses_text_sse(n, s),
+                _ => responses_sse(n, wants_codex_tool(&body_copy)),
+            };
             ("text/event-stream", Some(sse))
         } else {
             ("application/json", None)
@@ -247,6 +269,15 @@ fn anthropic_sse(n: usize, tool: Option<Value>) -> String {
         Some(_) => "Reading the notes.".to_string(),
         None => format!("stub answer {n}"),
     };
+    anthropic_answer(n, &text, tool)
+}
+
+/// One streamed answer holding `text` alone.
+fn anthropic_text_sse(n: usize, text: &str) -> String {
+    anthropic_answer(n, text, None)
+}
+
+fn anthropic_answer(n: usize, text: &str, tool: Option<Value>) -> String {
     let mut events = vec![
         (
             "message_start",
@@ -336,6 +367,15 @@ fn wants_codex_tool(body: &Value) -> bool {
 
 /// One streamed Responses answer: an exec_command call when `tool`, else a text message.
 fn responses_sse(n: usize, tool: bool) -> String {
+    responses_answer(n, tool, &format!("stub answer {n}"))
+}
+
+/// One streamed Responses answer holding `text` alone.
+fn responses_text_sse(n: usize, text: &str) -> String {
+    responses_answer(n, false, text)
+}
+
+fn responses_answer(n: usize, tool: bool, text: &str) -> String {
     let mut events = vec![(
         "response.created",
         json!({"type": "response.created", "response": {"id": format!("resp_{n}")}}),
@@ -348,7 +388,7 @@ fn responses_sse(n: usize, tool: bool) -> String {
         ));
         item
     } else {
-        let item = json!({"type": "message", "role": "assistant", "id": format!("msg_{n}"), "status": "completed", "content": [{"type": "output_text", "text": format!("stub answer {n}"), "annotations": []}]});
+        let item = json!({"type": "message", "role": "assistant", "id": format!("msg_{n}"), "status": "completed", "content": [{"type": "output_text", "text": text, "annotations": []}]});
         let mut added = item.clone();
         added["content"] = json!([]);
         added["status"] = json!("in_progress");
@@ -359,7 +399,7 @@ fn responses_sse(n: usize, tool: bool) -> String {
             ),
             (
                 "response.output_text.delta",
-                json!({"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "item_id": format!("msg_{n}"), "delta": format!("stub answer {n}")}),
+                json!({"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "item_id": format!("msg_{n}"), "delta": text}),
             ),
         ]);
         item
@@ -1123,7 +1163,7 @@ fn regenerate_client_fixtures() {
 }
 
 /// The one `.jsonl` file under `dir` (recursively).
-fn only_jsonl(dir: &Path) -> PathBuf {
+pub fn only_jsonl(dir: &Path) -> PathBuf {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -1311,7 +1351,7 @@ fn write_session_refuses_to_overwrite_and_rejects_bad_input() {
 }
 
 /// A Codex home whose model provider is the loopback stub on `port`.
-fn codex_config(home: &Path, port: u16) {
+pub fn codex_config(home: &Path, port: u16) {
     std::fs::create_dir_all(home.join(".codex")).unwrap();
     std::fs::write(
         home.join(".codex").join("config.toml"),
