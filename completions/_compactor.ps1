@@ -84,7 +84,9 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;show' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest`')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text')
@@ -97,8 +99,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;preflight' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
             [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
@@ -130,8 +132,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;step' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
             [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
@@ -177,7 +179,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;watch' {
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The project directory: `latest` and prefixes pick among its sessions')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory: `latest` and prefixes look only there. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
             [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
@@ -208,8 +210,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;replay' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
             [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
@@ -252,8 +254,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;probe' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
             [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
@@ -285,8 +287,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;compact' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
             [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
@@ -307,6 +309,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the final view to FILE (default: standard output)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'The final view''s format')
             [CompletionResult]::new('--write-session', '--write-session', [CompletionResultType]::ParameterName, 'Write the final view as a new session of this agent, to resume from. The report then goes to stdout, and the view only to `-o FILE`')
+            [CompletionResult]::new('--resume-dir', '--resume-dir', [CompletionResultType]::ParameterName, 'The directory the written session belongs to and is resumed in (Claude Code files it under that project). Default: the source session''s directory, else the current one')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the final call''s report as JSON (on stderr when the view goes to stdout)')
@@ -320,8 +323,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;report' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
             [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
@@ -359,7 +362,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
         'compactor;runs' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON array')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON Lines: one object a line, one line per saved run')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')

@@ -78,7 +78,9 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;show'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest`'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
+            cand --input-format 'FILE''s transcript format'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --json 'Print JSON instead of text'
@@ -90,8 +92,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;preflight'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
-            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
@@ -122,8 +124,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;step'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
-            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
@@ -167,7 +169,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;watch'= {
-            cand --cwd 'The project directory: `latest` and prefixes pick among its sessions'
+            cand --project 'Pick among the sessions recorded in this project directory: `latest` and prefixes look only there. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
@@ -197,8 +199,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;replay'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
-            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
@@ -240,8 +242,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;probe'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
-            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
@@ -272,8 +274,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;compact'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
-            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
@@ -294,6 +296,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --output 'Write the final view to FILE (default: standard output)'
             cand --format 'The final view''s format'
             cand --write-session 'Write the final view as a new session of this agent, to resume from. The report then goes to stdout, and the view only to `-o FILE`'
+            cand --resume-dir 'The directory the written session belongs to and is resumed in (Claude Code files it under that project). Default: the source session''s directory, else the current one'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --json 'Print the final call''s report as JSON (on stderr when the view goes to stdout)'
@@ -306,8 +309,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;report'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
-            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
@@ -344,7 +347,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;runs'= {
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
-            cand --json 'Print a JSON array'
+            cand --json 'Print JSON Lines: one object a line, one line per saved run'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help'

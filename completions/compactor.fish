@@ -79,7 +79,13 @@ complete -c compactor -n "__fish_compactor_using_subcommand tasks" -l wide -d 'F
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand show" -l task -d 'The task: its id, a unique prefix of it, or `latest`' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand show" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand show" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
+complete -c compactor -n "__fish_compactor_using_subcommand show" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
+claude-code\t''
+codex\t''
+openai-chat\t''
+anthropic\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand show" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand show" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -88,8 +94,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand show" -l json -d 'Pr
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
-complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
@@ -125,8 +131,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l in-pla
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand step" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
-complete -c compactor -n "__fish_compactor_using_subcommand step" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
@@ -173,7 +179,7 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand export" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand export" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand watch" -l cwd -d 'The project directory: `latest` and prefixes pick among its sessions' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l project -d 'Pick among the sessions recorded in this project directory: `latest` and prefixes look only there. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
@@ -208,8 +214,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand watch" -l json -d 'O
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
@@ -256,8 +262,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand replay" -l probes -d
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand probe" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
-complete -c compactor -n "__fish_compactor_using_subcommand probe" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
@@ -293,8 +299,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand probe" -l fail-on-lo
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand compact" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
-complete -c compactor -n "__fish_compactor_using_subcommand compact" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
@@ -325,6 +331,7 @@ openai\t'OpenAI Chat Completions messages'
 markdown\t'A readable transcript'"
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l write-session -d 'Write the final view as a new session of this agent, to resume from. The report then goes to stdout, and the view only to `-o FILE`' -r -f -a "claude-code\t'A Claude Code session (`claude --resume <id>`)'
 codex\t'A Codex rollout (`codex resume <id>`)'"
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l resume-dir -d 'The directory the written session belongs to and is resumed in (Claude Code files it under that project). Default: the source session\'s directory, else the current one' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -334,8 +341,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand compact" -l in-place
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
@@ -378,7 +385,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand runs" -l db -d 'The 
 complete -c compactor -n "__fish_compactor_using_subcommand runs" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand runs" -l json -d 'Print a JSON array'
+complete -c compactor -n "__fish_compactor_using_subcommand runs" -l json -d 'Print JSON Lines: one object a line, one line per saved run'
 complete -c compactor -n "__fish_compactor_using_subcommand runs" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand runs" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand runs" -s V -l version -d 'Print version'

@@ -53,12 +53,12 @@ pub enum Command {
     Show(ShowArgs),
     /// Restore the bounded checkpoint at a turn start (no reduction) and report it.
     #[command(
-        after_help = "Examples:\n  compactor preflight --task latest --window 32000\n  compactor preflight session.jsonl --at 12 --json\n  compactor preflight --cwd . --view checkpoint.json"
+        after_help = "Examples:\n  compactor preflight --window 32000                the latest task\n  compactor preflight session.jsonl --at 12 --json\n  compactor preflight --project . --view checkpoint.json"
     )]
     Preflight(ProjectArgs),
     /// Run the full operation at one model call and report which tiers fired.
     #[command(
-        after_help = "Examples:\n  compactor step --task latest --window 32000     the next call of the latest task\n  compactor step --task 7f3c --at 57 --json       call 57, as JSON\n  compactor step session.jsonl --in-place         keep the compaction state it mints"
+        after_help = "Examples:\n  compactor step --window 32000                   the next call of the latest task\n  compactor step --task 7f3c --at 57 --json       call 57, as JSON\n  compactor step session.jsonl --in-place         keep the compaction state it mints"
     )]
     Step(ProjectArgs),
     /// Render a view file for other tools or people.

@@ -20,8 +20,9 @@ use clap::Args;
 use super::Ui;
 use super::call_report::CallJson;
 use super::common::{Resolved, RunTarget};
-use super::common::{outcome_of, progress, summarizer_of, write_atomic};
-use super::tasks::title_of;
+use super::common::{noun_for, outcome_of, plural, progress, summarizer_of, write_atomic};
+use super::tasks::{TitleSearch, title_of};
+use super::visible::visible_line;
 use super::write_session::{Stamp, name_codex_session, resume_command, session_path, write_new};
 use crate::cmd::exit::Outcome;
 use crate::engine::CallOutput;
@@ -40,7 +41,7 @@ use crate::view::{ExportFormat, RequestHead, export_request};
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  compactor compact --task latest -o checkpoint.json\n  compactor compact session.jsonl --write-session claude-code --cwd ~/src/app\n  compactor compact rollout.jsonl --write-session codex"
+    after_help = "Examples:\n  compactor compact -o checkpoint.json                 the latest task\n  compactor compact session.jsonl --write-session claude-code --resume-dir ~/src/app\n  compactor compact rollout.jsonl --write-session codex"
 )]
 pub struct CompactArgs {
     #[command(flatten)]
@@ -70,6 +71,16 @@ pub struct CompactArgs {
     /// report then goes to stdout, and the view only to `-o FILE`.
     #[arg(long, value_enum, value_name = "AGENT")]
     pub write_session: Option<SessionKind>,
+
+    /// The directory the written session belongs to and is resumed in (Claude Code files
+    /// it under that project). Default: the source session's directory, else the current one.
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "write_session",
+        value_hint = clap::ValueHint::DirPath
+    )]
+    pub resume_dir: Option<PathBuf>,
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome> {
@@ -150,13 +161,25 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         ui.note(format!("the view as {}: {n}", format_name(format)));
     }
     let recorded = index.recorded_prompt(calls + 1);
-    let summary = if fired.is_empty() {
-        format!("replayed {replayed} recorded calls: no tier fired")
-    } else {
-        let list: Vec<String> = fired.iter().map(|(t, n)| format!("{t} at {n}")).collect();
+    let replayed_calls = plural(replayed, "recorded call");
+    let summary = match fired.last() {
+        None => format!("replayed {replayed_calls}: no tier fired"),
+        Some((_, last)) => {
+            let list: Vec<String> = fired.iter().map(|(t, n)| format!("{t} at {n}")).collect();
+            // `shrink at 7, floor at 1 call`: the unit once, after the last count.
+            format!(
+                "replayed {replayed_calls}: {} {}",
+                list.join(", "),
+                noun_for(*last, "call")
+            )
+        }
+    };
+    let wrote = |path: &Path| {
         format!(
-            "replayed {replayed} recorded calls: {} calls",
-            list.join(", ")
+            "wrote the view to {} ({}, {})",
+            path.display(),
+            format_name(format),
+            plural(bytes.len(), "byte")
         )
     };
     let written = match args.write_session {
@@ -166,7 +189,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             &task,
             &out,
             kind,
-            args.run.source.cwd.as_deref(),
+            args.resume_dir.as_deref(),
         )?),
         None => None,
     };
@@ -193,9 +216,13 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         }
         if args.json {
             ui.json(&json_value()?)?;
+            if let Some(path) = &args.output {
+                ui.note(wrote(path));
+            }
         } else {
-            super::call_report::print_call(
+            super::call_report::print_call_headed(
                 ui,
+                "compact",
                 &task,
                 &out.report,
                 &run_budget,
@@ -203,6 +230,9 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
                 false,
                 llm.as_ref(),
             )?;
+            if let Some(path) = &args.output {
+                writeln!(ui.out, "{}", visible_line(&wrote(path)))?;
+            }
         }
         if let Some(w) = &written {
             for n in &w.notes {
@@ -210,7 +240,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             }
             if !Path::new(&w.cwd).is_dir() {
                 ui.warn(format!(
-                    "the session's project directory {} does not exist here: the client resumes it from there (--cwd DIR writes it for another directory)",
+                    "the session's project directory {} does not exist here: the client resumes it from there (--resume-dir DIR writes it for another directory)",
                     w.cwd
                 ));
             }
@@ -262,12 +292,12 @@ fn write_session(
     task: &str,
     out: &CallOutput,
     kind: SessionKind,
-    cwd: Option<&Path>,
+    resume_dir: Option<&Path>,
 ) -> Result<Written> {
     let record = store.reader().task(task)?;
     let format = record.as_ref().and_then(|r| Format::parse(&r.format));
     let source = format.map_or(Provider::Anthropic, Provider::of);
-    let cwd = match cwd {
+    let cwd = match resume_dir {
         Some(dir) => absolute(dir)?,
         None => match record.as_ref().and_then(|r| r.cwd.clone()) {
             Some(c) => c,
@@ -331,27 +361,26 @@ fn write_session(
     })
 }
 
-/// The title `tasks` lists the source by: its recorded title, else its
-/// first ask (the ask rows read one at a time, in order).
+/// The title `tasks` lists the source by (see `title_of`), the ask rows
+/// read one at a time, in order.
 fn source_title(index: &TaskRecordIndex, recorded: Option<&str>) -> Result<Option<String>> {
     if let Some(title) = title_of(recorded, []) {
         return Ok(Some(title));
     }
+    let mut search = TitleSearch::default();
     for i in (0..index.len()).filter(|&i| index.kind(i) == Kind::Ask) {
         let mut title = None;
-        index.each_row(i, i + 1, |_, m| {
-            title = title_of(None, [m.content.as_slice()])
-        })?;
+        index.each_row(i, i + 1, |_, m| title = search.offer(&m.content))?;
         if title.is_some() {
             return Ok(title);
         }
     }
-    Ok(None)
+    Ok(search.finish())
 }
 
 fn absolute(dir: &Path) -> Result<String> {
     let abs = std::fs::canonicalize(dir)
-        .with_context(|| format!("--cwd {}: no such directory", dir.display()))?;
+        .with_context(|| format!("--resume-dir {}: no such directory", dir.display()))?;
     Ok(abs.display().to_string())
 }
 

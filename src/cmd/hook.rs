@@ -28,6 +28,7 @@ use clap::Args;
 use serde::Deserialize;
 
 use super::Ui;
+use super::common::plural;
 use super::exit::Outcome;
 use super::import::{claude_projects, codex_sessions};
 use super::summarizer::{Configured, SummarizerArgs};
@@ -347,11 +348,11 @@ fn pre_compact(
     };
     let note = match &stdout {
         Some(t) => format!(
-            "{head}: imported {} rows; asked the client's summarizer to keep {} lines verbatim",
-            s.rows.len(),
-            t.lines().filter(|l| l.starts_with("- ")).count()
+            "{head}: imported {}; asked the client's summarizer to keep {} verbatim",
+            plural(s.rows.len(), "row"),
+            plural(t.lines().filter(|l| l.starts_with("- ")).count(), "line")
         ),
-        None => format!("{head}: imported {} rows", s.rows.len()),
+        None => format!("{head}: imported {}", plural(s.rows.len(), "row")),
     };
     Ok(Done { stdout, note })
 }

@@ -8,8 +8,9 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::Ui;
-use super::common::{RunTarget, scratch_replay, summarizer_of, write_atomic};
+use super::common::{RunTarget, plural, scratch_replay, summarizer_of, write_atomic};
 use super::defaults::{PriceArgs, prices_for};
+use super::tasks::title_of;
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
 use crate::htmlreport::{self, ClientPanel, Collector, Header};
@@ -47,7 +48,15 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
     let run_prices = prices_for(ui, &args.prices, r.record.as_ref())?;
     let prices = run_prices.prices;
     let overhead = r.index.overhead(&est)?.unwrap_or(0);
-    let mut collector = Collector::new(&r.index, &r.index.all_rows()?, overhead, &est);
+    let rows = r.index.all_rows()?;
+    let title = title_of(
+        record.title.as_deref(),
+        rows.iter()
+            .filter(|m| m.kind == crate::model::Kind::Ask)
+            .map(|m| m.content.as_slice()),
+    );
+    let mut collector = Collector::new(&r.index, &rows, overhead, &est);
+    drop(rows);
     // Like `replay`, on a scratch copy: the report shows what a live engine
     // would have done and repeats exactly.
     let totals = scratch_replay(
@@ -71,7 +80,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
     };
     let header = Header {
         task: task.clone(),
-        title: record.title,
+        title,
         source,
         format: record.format,
         model: record.model,
@@ -94,10 +103,10 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
     }
     write_atomic(&args.output, html.as_bytes(), "the report to ")?;
     ui.note(format!(
-        "wrote {} ({} calls, {} bytes)",
+        "wrote {} ({}, {})",
         args.output.display(),
-        calls,
-        html.len()
+        plural(calls, "call"),
+        plural(html.len(), "byte")
     ));
     if args.open {
         open(ui, &args.output);

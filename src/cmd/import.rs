@@ -327,9 +327,9 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
         Ok(Outcome::Ok)
     } else {
         anyhow::bail!(
-            "{} of {} files not imported (nothing of them was stored): {}",
+            "{} of {} not imported (nothing of them was stored): {}",
             failed.len(),
-            inputs.len(),
+            plural(inputs.len(), "file"),
             failed.join(", ")
         )
     }
@@ -442,13 +442,12 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
     }
     writeln!(
         ui.out,
-        "{} ({}): {} lines, {} added to {} task{}",
+        "{} ({}): {}, {} added to {}",
         r.path,
         r.format,
-        r.lines,
+        plural(r.lines, "line"),
         r.added(),
-        r.tasks.len(),
-        if r.tasks.len() == 1 { "" } else { "s" }
+        plural(r.tasks.len(), "task")
     )?;
     for t in &r.tasks {
         let mut line = format!(
@@ -456,8 +455,8 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
             t.id,
             plural(t.added, "row"),
             t.already,
-            plural(t.turns.into(), "turn"),
-            plural(t.steps.into(), "model call")
+            plural(t.turns, "turn"),
+            plural(t.steps, "model call")
         );
         if t.tool_forms_minted > 0 {
             line.push_str(&format!(
@@ -477,9 +476,8 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
                 .collect();
             writeln!(
                 ui.out,
-                "    {} tool call{} without a result (interrupted): {}",
-                lines.len(),
-                if lines.len() == 1 { "" } else { "s" },
+                "    {} without a result (interrupted): {}",
+                plural(lines.len(), "tool call"),
                 lines.join(", ")
             )?;
         }
@@ -489,7 +487,7 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
         skipped.push(format!("{} not conversation", r.not_conversation_lines));
     }
     if r.duplicate_lines > 0 {
-        skipped.push(format!("{} duplicates", r.duplicate_lines));
+        skipped.push(plural(r.duplicate_lines, "duplicate"));
     }
     for (t, n) in &r.unknown_line_types {
         skipped.push(format!("{n} of unknown type {t:?}"));
@@ -503,8 +501,8 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
     if r.incomplete_lines > 0 {
         writeln!(
             ui.out,
-            "  {} incomplete line at the end, left for later",
-            r.incomplete_lines
+            "  {} at the end, left for later",
+            plural(r.incomplete_lines, "incomplete line")
         )?;
     }
     Ok(())

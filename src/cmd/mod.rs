@@ -86,7 +86,7 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
     match &cli.command {
         Command::Import(args) => import::run(&mut open_store(cli)?, ui, args),
         Command::Tasks(args) => tasks::run(&open_store(cli)?, ui, args),
-        Command::Show(args) => show::run(&open_store(cli)?, ui, args),
+        Command::Show(args) => show::run(&mut open_store(cli)?, ui, args),
         Command::Preflight(args) => project::run(&mut open_store(cli)?, ui, args, Mode::Preflight),
         Command::Step(args) => project::run(&mut open_store(cli)?, ui, args, Mode::Step),
         Command::Export(args) => export::run(ui, args),

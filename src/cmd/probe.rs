@@ -10,7 +10,9 @@ use clap::Args;
 use serde_json::json;
 
 use super::Ui;
-use super::common::{BudgetArgs, Resolved, RunTarget, scratch_replay, summarizer_of};
+use super::common::{
+    BudgetArgs, Resolved, RunTarget, noun_for, plural, scratch_replay, summarizer_of,
+};
 use super::exit::Outcome;
 use super::style::{self, paint};
 use crate::engine::{Status, Tier};
@@ -90,7 +92,29 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
         }
         ui.json_kind("probe", &v)?;
     } else {
-        print_human(ui, task, at, replayed.as_ref(), &evaluation, worst.as_ref())?;
+        let what = match &replayed {
+            Some(r) => format!(
+                "compactor's view · {} · tiers {} · {} · {} of {} raw {}",
+                r.status.name(),
+                Tier::list(&r.tiers),
+                plural(r.folds, "fold"),
+                r.tokens_after,
+                r.raw_tokens,
+                noun_for(r.raw_tokens, "token")
+            ),
+            None => {
+                let end = index.history_end(at);
+                match rows[..end].iter().rfind(|m| m.kind == Kind::CompactSummary) {
+                    Some(m) => format!(
+                        "the recorded history since the agent's own compaction (line {})",
+                        m.line
+                    ),
+                    None => "the recorded history (the agent did not compact it before this call)"
+                        .to_string(),
+                }
+            }
+        };
+        print_human(ui, task, at, &what, &evaluation, worst.as_ref())?;
         if args.recorded
             && let Some(c) = before_call(&compare(&probes, &compactions), at)
         {
@@ -193,25 +217,15 @@ pub fn recorded_view(rows: &[Message]) -> View {
     View { messages }
 }
 
+/// `what` names the view scored: compactor's, or the recorded one.
 fn print_human(
     ui: &mut Ui,
     task: &str,
     at: u32,
-    replayed: Option<&Replayed>,
+    what: &str,
     e: &Evaluation,
     worst: Option<&Worst>,
 ) -> Result<()> {
-    let what = match replayed {
-        None => "the recorded history (the agent's own compaction)".to_string(),
-        Some(r) => format!(
-            "compactor's view · {} · tiers {} · {} folds · {} of {} raw tokens",
-            r.status.name(),
-            Tier::list(&r.tiers),
-            r.folds,
-            r.tokens_after,
-            r.raw_tokens
-        ),
-    };
     ui.line(
         style::BOLD,
         &format!("probe · task {task} · call {at} · {what}"),
@@ -284,11 +298,11 @@ fn print_side_by_side(ui: &mut Ui, c: &Compared) -> Result<()> {
     ui.line(
         style::BOLD,
         &format!(
-            "the client's own compaction after call {} ({}, {}), scored on the {} rows before it:",
+            "the client's own compaction after call {} ({}, {}), scored on the {} before it:",
             c.after_call,
             client,
             c.trigger.as_deref().unwrap_or("trigger unknown"),
-            c.history_rows
+            plural(c.history_rows, "row")
         ),
     )?;
     ui.line(

@@ -11,7 +11,7 @@ use serde_json::json;
 use super::Ui;
 use super::call_report::paint_status;
 use super::common::{Resolved, RunTarget, summarizer_of};
-use super::common::{hinted, progress, write_atomic};
+use super::common::{hinted, plural, progress, write_atomic};
 use super::defaults::{PriceArgs, RunBudget, RunPrices, overhead_warning, prices_for};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
@@ -261,7 +261,10 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
             totals: serde_json::to_value(&totals)?,
         };
         store.transaction(|tx| tx.save_run(&info, &saved))?;
-        ui.note(format!("saved as run {name:?} ({} calls)", saved.len()));
+        ui.note(format!(
+            "saved as run {name:?} ({})",
+            plural(saved.len(), "call")
+        ));
     }
     // As `step`: a call over the window is one a live provider would refuse.
     Ok(if statuses.over_window > 0 {
@@ -309,13 +312,17 @@ fn header(
         Some(w) => format!("{} ({w})", b.window),
         None => b.window.to_string(),
     };
-    ui.line(style::BOLD, &format!(
-                "replay · task {task} · {calls} calls · window {window} · w_eff {} · trigger {} · stop {} · protect {} steps",
-                b.w_eff(),
-                b.trigger(),
-                b.stop(),
-                b.protect_recent_steps
-            ))?;
+    ui.line(
+        style::BOLD,
+        &format!(
+            "replay · task {task} · {} · window {window} · w_eff {} · trigger {} · stop {} · protect {}",
+            plural(calls, "call"),
+            b.w_eff(),
+            b.trigger(),
+            b.stop(),
+            plural(b.protect_recent_steps, "step")
+        ),
+    )?;
     if let Some(w) = overhead_warning(overhead, b) {
         ui.line(style::YELLOW, &w)?;
     }
@@ -404,8 +411,8 @@ fn print_totals(ui: &mut Ui, t: &Totals, run: &RunPrices) -> Result<()> {
     let p = &run.prices;
     writeln!(
         ui.out,
-        "totals over {} calls (estimated tokens, both histories on the same basis; USD per million, {}: input {}, cache write {}, cache read {}, output {}):",
-        t.calls,
+        "totals over {} (estimated tokens, both histories on the same basis; USD per million, {}: input {}, cache write {}, cache read {}, output {}):",
+        plural(t.calls, "call"),
         run.words(),
         p.input.rate(),
         p.cache_write.rate(),

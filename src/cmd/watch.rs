@@ -31,7 +31,7 @@ use crate::transcript::ingest::{IngestOptions, ingest_file};
 #[command(after_help = "\
 Examples:
   compactor watch                                   follow the latest session
-  compactor watch --cwd . --window 200000           the latest session of this project
+  compactor watch --project . --window 200000       the latest session of this project
   compactor watch session.jsonl --json --until-idle 30")]
 pub struct WatchArgs {
     /// A transcript file to follow, or a task (its id, a unique prefix, `latest`) whose
@@ -39,9 +39,10 @@ pub struct WatchArgs {
     #[arg(value_name = "TASK|FILE")]
     pub target: Option<String>,
 
-    /// The project directory: `latest` and prefixes pick among its sessions.
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<PathBuf>,
+    /// Pick among the sessions recorded in this project directory: `latest` and prefixes
+    /// look only there. `--cwd` is an older name for it.
+    #[arg(long, alias = "cwd", value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    pub project: Option<PathBuf>,
 
     /// FILE's transcript format.
     #[arg(long, default_value = "auto", value_parser = format_or_auto(), value_name = "FORMAT")]
@@ -140,7 +141,7 @@ fn target(store: &Store, args: &WatchArgs) -> Result<(PathBuf, Option<String>)> 
         }
     }
     let name = args.target.as_deref().unwrap_or("latest");
-    let task = find_task(store, name, args.cwd.as_deref())?;
+    let task = find_task(store, name, args.project.as_deref())?;
     let source = store
         .reader()
         .task_source(&task)?

@@ -96,8 +96,8 @@ fn header(out: &mut String, h: &Header, c: &Collected, title: &str, last_hash: &
          <dt>task</dt><dd><code>{}</code></dd>\
          <dt>source</dt><dd><code>{}</code> · {}</dd>\
          <dt>model</dt><dd>{}</dd>\
-         <dt>calls</dt><dd>{} model calls · {} turns</dd>\
-         <dt>budget</dt><dd>window {} − reserve {} = w_eff {} · trigger {} ({}) · stop {} ({}) · protect {} steps · summary ≤ {} tokens · {} summarizer</dd>\
+         <dt>calls</dt><dd>{} · {}</dd>\
+         <dt>budget</dt><dd>window {} − reserve {} = w_eff {} · trigger {} ({}) · stop {} ({}) · protect {} · summary ≤ {} tokens · {} summarizer</dd>\
          <dt>last view</dt><dd><code>{}</code></dd>\
          <dt>compactor</dt><dd>{}</dd>\
          </dl>\n</header>\n",
@@ -106,8 +106,8 @@ fn header(out: &mut String, h: &Header, c: &Collected, title: &str, last_hash: &
         esc(&h.source),
         esc(&h.format),
         esc(h.model.as_deref().unwrap_or("unknown")),
-        thousands(c.rows.len() as u64),
-        thousands(u64::from(c.rows.last().map_or(0, |r| r.turn))),
+        counted(c.rows.len() as u64, "model call"),
+        counted(u64::from(c.rows.last().map_or(0, |r| r.turn)), "turn"),
         thousands(b.window),
         thousands(b.output_reserved),
         thousands(b.w_eff()),
@@ -115,7 +115,7 @@ fn header(out: &mut String, h: &Header, c: &Collected, title: &str, last_hash: &
         b.trigger_ratio,
         thousands(b.stop()),
         b.stop_ratio,
-        b.protect_recent_steps,
+        counted(b.protect_recent_steps.into(), "step"),
         thousands(b.summary_budget_tokens),
         esc(&h.summarizer),
         esc(last_hash),
@@ -151,7 +151,7 @@ fn context_section(out: &mut String, h: &Header, c: &Collected) {
         out,
         "<section id=\"context\">\n<h2><span class=\"n\">1</span> Context per call</h2>\n\
          <p class=\"lede\">The raw history peaks at <b>{}</b> tokens; the compacted view at <b>{}</b>. \
-         Tiers fired at <b>{}</b> of {} calls{}.{}</p>\n\
+         Tiers fired at <b>{}</b> of {}{}.{}</p>\n\
          <div class=\"legend\">\
          <span class=\"k raw-est\">raw history (estimated)</span>\
          <span class=\"k raw-rec\">raw history (recorded usage)</span>\
@@ -167,7 +167,7 @@ fn context_section(out: &mut String, h: &Header, c: &Collected) {
         thousands(peak_raw),
         thousands(peak_view),
         thousands(fired as u64),
-        thousands(c.rows.len() as u64),
+        counted(c.rows.len() as u64, "call"),
         match c.agent_compactions.len() {
             0 => String::new(),
             1 => "; the original agent compacted itself once".to_string(),
@@ -313,14 +313,14 @@ fn summaries_section(out: &mut String, c: &Collected) {
         let _ = writeln!(
             out,
             "<details class=\"fold\"{}><summary><b>fold {}</b> · first in the view at call {} · minted at call {} (turn {}) · \
-             covers {} raw parts · {} tokens · {} · <code title=\"{}\">{}</code></summary>",
+             covers {} · {} · {} · <code title=\"{}\">{}</code></summary>",
             if i == 0 || i + 1 == n { " open" } else { "" },
             i + 1,
             f.first_call,
             f.minted_call,
             f.minted_turn,
-            thousands(f.covers),
-            thousands(f.tokens),
+            counted(f.covers, "raw part"),
+            counted(f.tokens, "token"),
             esc(&f.summarizer),
             esc(&f.coverage),
             esc(&f.coverage[..f.coverage.len().min(16)])
@@ -424,11 +424,11 @@ fn probe_section(out: &mut String, c: &Collected) {
     let _ = write!(
         out,
         "<section id=\"probe\">\n<h2><span class=\"n\">5</span> Probe survival</h2>\n\
-         <p class=\"lede\">{} probes read from the raw record: the user's asks, the rules they set, \
+         <p class=\"lede\">{} read from the raw record: the user's asks, the rules they set, \
          the files written, errors met, decisions and the latest state (as <code>compactor probe</code> \
          reads them). Each call's view is searched for them; a probe whose text is gone but whose stored \
          form the view still points to is recoverable. Asks, rules and deliverables are critical.</p>\n",
-        thousands(c.probe_count as u64)
+        counted(c.probe_count as u64, "probe")
     );
     let Some((call, worst)) = &c.probe_worst else {
         out.push_str("<p class=\"muted\">No call was replayed.</p>\n</section>\n");
@@ -597,6 +597,12 @@ pub(crate) fn thousands(n: u64) -> String {
         out.push(ch);
     }
     out
+}
+
+/// `1 call`, `12,000 calls`: a count in thousands and its noun.
+fn counted(n: u64, noun: &str) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    format!("{} {noun}{s}", thousands(n))
 }
 
 /// `64000` → `64k`, `1250000` → `1.25M` (axis labels).

@@ -252,7 +252,12 @@ pub fn parse_stream<R: BufRead>(
             first,
             1,
             format!(
-                "{total} lines, all of types a {f} transcript does not have ({}); expected a {f} transcript: is --format right?",
+                "{}, all of types a {f} transcript does not have ({}); expected a {f} transcript: is --format right?",
+                if total == 1 {
+                    "1 line".to_string()
+                } else {
+                    format!("{total} lines")
+                },
                 types.join(", "),
                 f = format.as_str()
             ),

@@ -276,6 +276,10 @@ fn a_half_written_last_line_is_reported_and_left_for_later() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn corpus_sessions_in_a_fake_home_import_with_subagents_linked() {
     let Some(corpus) = corpus("corpus_sessions_in_a_fake_home_import_with_subagents_linked") else {
         return;

@@ -900,6 +900,10 @@ fn claude_session_then_compact(env: &TestEnv, bin: &Path, stub: &Stub, project: 
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn claude_code_keeps_a_rule_through_its_own_compaction() {
     let Some(claude) = client(
         "claude",
@@ -1004,6 +1008,10 @@ fn claude_code_keeps_a_rule_through_its_own_compaction() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn claude_code_compacts_and_goes_on_when_the_store_cannot_be_written() {
     let Some(claude) = client(
         "claude",
@@ -1053,6 +1061,10 @@ fn claude_code_compacts_and_goes_on_when_the_store_cannot_be_written() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn codex_keeps_a_rule_through_its_own_compaction() {
     let Some(codex) = client("codex", "codex_keeps_a_rule_through_its_own_compaction") else {
         return;

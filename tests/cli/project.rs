@@ -342,10 +342,10 @@ fn bad_parameters_are_refused_with_status_2() {
         run.failure(2).stderr_has(
             "unknown task \"no-such-task\"\nhint: `compactor tasks` lists the imported ones",
         );
-        // Neither FILE nor --task.
+        // Neither FILE nor --task: the latest task, named in the report.
         let run = env.run(&[mode]);
-        run.failure(2)
-            .stderr_has("required arguments were not provided");
+        run.success()
+            .stdout_has(format!("{mode} · task {SHRINK_FLOOR_TASK} · "));
     }
     assert_eq!(
         env.snapshot_rows(),
@@ -591,6 +591,41 @@ fn export_refuses_a_file_that_is_not_a_view() {
     let run = env.run(&["export", "absent.json"]);
     run.failure(2)
         .stderr_has("cannot read the view absent.json");
+}
+
+/// The tokens line names the call its anchor came from and the call it
+/// compares with, so a recorded basis never meets "no usage recorded".
+#[test]
+fn the_calibration_line_names_the_calls_it_speaks_of() {
+    let env = shrink_floor();
+    let tokens_line = |more: &[&str]| {
+        let run = env.run(&args(&["step", "--task", SHRINK_FLOOR_TASK], more));
+        run.success();
+        run.stdout
+            .lines()
+            .find(|l| l.starts_with("tokens: "))
+            .unwrap()
+            .to_string()
+    };
+    // The next, unrecorded call: anchored on call 20's usage, nothing to compare with.
+    let next = tokens_line(&[]);
+    assert!(
+        next.contains("basis recorded: call 20's usage − removed + added"),
+        "{next}"
+    );
+    assert!(
+        next.ends_with("· call 21 has no recorded usage to compare with"),
+        "{next}"
+    );
+    assert!(!next.contains("no usage recorded"), "{next}");
+    // The first call: nothing earlier to anchor on, its own usage recorded.
+    let first = tokens_line(&["--at", "1"]);
+    assert!(
+        first.contains("basis estimate: overhead + view (not anchored on recorded usage)"),
+        "{first}"
+    );
+    assert!(first.contains("· recorded at call 1: "), "{first}");
+    assert!(!first.contains("no usage to anchor on"), "{first}");
 }
 
 /// `step FILE --json` on a copy of testdata `rel` with `edits` applied.

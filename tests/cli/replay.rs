@@ -429,6 +429,29 @@ fn replays_on_fresh_stores_are_byte_identical() {
     assert_eq!(distinct.len(), 3, "{finals:?}");
 }
 
+/// `runs --json` prints JSON Lines, and its help says so.
+#[test]
+fn runs_json_is_json_lines_as_its_help_says() {
+    let env = shrink_floor();
+    let help = env.run(&["runs", "--help"]);
+    help.success().stdout_has("JSON Lines");
+    assert!(!help.stdout.contains("array"), "{}", help.stdout);
+    for name in ["one", "two"] {
+        replay_json(&env, SHRINK_FLOOR_TASK, &["--save", name, "--to", "1"]);
+    }
+    let run = env.run(&["runs", "--json"]);
+    run.success();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    for l in lines {
+        let v: Value = serde_json::from_str(l).unwrap();
+        assert_eq!(v["schema"], "compactor.run/1", "{l}");
+    }
+    // One call is one call, in the table as in the note.
+    let run = env.run(&["runs"]);
+    run.success().stdout_has("· 1 call ·");
+}
+
 /// The counts of each status among a replay's rows, as its footer lists them.
 fn status_counts(r: &Value) -> String {
     let n = |status: &str| steps(r).iter().filter(|s| s["status"] == status).count();

@@ -7,7 +7,8 @@
 //! Offline and bounded: the clients see only `127.0.0.1`, telemetry and
 //! nonessential traffic are off, HOME is a temporary directory, and every
 //! client process is killed (and the test fails) after [`CLIENT_TIMEOUT`].
-//! Without the clients the tests skip locally and fail under `CI=true`.
+//! Without the clients the tests are reported as ignored locally (see
+//! `build.rs`) and fail under `CI=true`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -631,7 +632,7 @@ fn compact_and_resume(
         src,
         "--write-session",
         kind,
-        "--cwd",
+        "--resume-dir",
         project.to_str().unwrap(),
         "-o",
         view_path.to_str().unwrap(),
@@ -797,7 +798,7 @@ fn resume_then_compact_again(test: &str, source: &str, agent: Agent, first: [&st
         Agent::Codex => "codex",
     };
     let mut args = vec!["compact", src.to_str().unwrap(), "--write-session", kind];
-    args.extend(["--cwd", project.to_str().unwrap(), "--json", "-q"]);
+    args.extend(["--resume-dir", project.to_str().unwrap(), "--json", "-q"]);
     args.extend_from_slice(SMALL);
     let run = env.run(&args);
     run.success();
@@ -864,6 +865,10 @@ fn resume_then_compact_again(test: &str, source: &str, agent: Agent, first: [&st
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn claude_code_resumes_a_written_session_that_compacts_again_keeping_every_rule() {
     resume_then_compact_again(
         "claude_round_trip",
@@ -877,6 +882,10 @@ fn claude_code_resumes_a_written_session_that_compacts_again_keeping_every_rule(
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn codex_resumes_a_written_session_that_compacts_again_keeping_every_rule() {
     resume_then_compact_again(
         "codex_round_trip",
@@ -896,6 +905,10 @@ fn fixture(rel: &str) -> PathBuf {
 const SMALL: &[&str] = &["--window", "8000", "--output-reserved", "1000"];
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn claude_code_resumes_a_compacted_claude_fixture() {
     let src = fixture("fixtures/claude-shrink-floor.jsonl");
     let before = std::fs::read(&src).unwrap();
@@ -914,6 +927,10 @@ fn claude_code_resumes_a_compacted_claude_fixture() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn codex_resumes_a_compacted_codex_fixture() {
     compact_and_resume_expecting_constraints(
         "codex_fixture",
@@ -925,6 +942,10 @@ fn codex_resumes_a_compacted_codex_fixture() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn claude_code_resumes_a_codex_session() {
     compact_and_resume_expecting_constraints(
         "codex_in_claude",
@@ -936,6 +957,10 @@ fn claude_code_resumes_a_codex_session() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn codex_resumes_a_claude_session() {
     compact_and_resume_expecting_constraints(
         "claude_in_codex",
@@ -947,6 +972,10 @@ fn codex_resumes_a_claude_session() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(compactor_clients, compactor_corpus)),
+    ignore = "needs the pinned agent clients (cd clients && npm ci) and the corpus (../shared/corpus, or set COMPACTOR_CORPUS)"
+)]
 fn claude_code_resumes_a_compacted_corpus_session() {
     let Some(root) = corpus("claude_corpus_resume") else {
         return;
@@ -962,6 +991,10 @@ fn claude_code_resumes_a_compacted_corpus_session() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(compactor_clients, compactor_corpus)),
+    ignore = "needs the pinned agent clients (cd clients && npm ci) and the corpus (../shared/corpus, or set COMPACTOR_CORPUS)"
+)]
 fn codex_resumes_a_compacted_corpus_session() {
     let Some(root) = corpus("codex_corpus_resume") else {
         return;
@@ -1266,8 +1299,10 @@ fn a_codex_checkpoint_carries_the_base_instructions() {
     );
 }
 
-/// A written session never replaces a file; a bad `--cwd` or session id is a
-/// usage error (exit 2) that writes nothing.
+/// A written session never replaces a file; a bad `--resume-dir` or session
+/// id is a usage error (exit 2) that writes nothing, and so is `--cwd`, which
+/// now only picks a project's sessions and has nothing to pick when a FILE
+/// names the task.
 #[test]
 fn write_session_refuses_to_overwrite_and_rejects_bad_input() {
     let env = TestEnv::new();
@@ -1286,23 +1321,31 @@ fn write_session_refuses_to_overwrite_and_rejects_bad_input() {
         cmd.env("COMPACTOR_SESSION_ID", id);
         env.finish(cmd)
     };
-    write(&["--cwd", "."], id).success();
+    write(&["--resume-dir", "."], id).success();
     let projects = env.home().join(".claude").join("projects");
     let file = only_jsonl(&projects);
     let before = std::fs::read(&file).unwrap();
-    let again = write(&["--cwd", "."], id);
+    let again = write(&["--resume-dir", "."], id);
     again.failure(2).stderr_has("cannot write the session");
     assert_eq!(
         std::fs::read(&file).unwrap(),
         before,
         "the first file is untouched"
     );
-    let bad_cwd = write(
-        &["--cwd", "no/such/dir"],
+    let bad_dir = write(
+        &["--resume-dir", "no/such/dir"],
         "0199a1b2-0000-7000-8000-00000000000b",
     );
-    bad_cwd.failure(2).stderr_has("--cwd no/such/dir");
-    let bad_id = write(&["--cwd", "."], "not-a-uuid");
+    bad_dir.failure(2).stderr_has("--resume-dir no/such/dir");
+    let old_flag = write(&["--cwd", "."], "0199a1b2-0000-7000-8000-00000000000c");
+    old_flag
+        .failure(2)
+        .stderr_has("already names the task")
+        .stderr_has("--resume-dir DIR");
+    // --resume-dir means nothing without a session to write.
+    let run = env.run(&["compact", src.as_str(), "--resume-dir", "."]);
+    run.failure(2).stderr_has("--write-session <AGENT>");
+    let bad_id = write(&["--resume-dir", "."], "not-a-uuid");
     bad_id.failure(2).stderr_has("COMPACTOR_SESSION_ID");
     assert_eq!(only_jsonl(&projects), file, "nothing else was written");
 }

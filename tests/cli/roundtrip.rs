@@ -438,7 +438,7 @@ fn a_written_codex_session_names_its_source_s_version_branch_and_title() {
 }
 
 /// The printed `resume: cd DIR` must lead somewhere: a directory that does
-/// not exist here is a warning; `--cwd` to one that does is not.
+/// not exist here is a warning; `--resume-dir` to one that does is not.
 #[test]
 fn a_resume_directory_that_does_not_exist_is_a_warning() {
     let env = TestEnv::new();
@@ -458,7 +458,7 @@ fn a_resume_directory_that_does_not_exist_is_a_warning() {
         &src,
         "claude-code",
         "7c3e9a10-0000-4000-8000-00000000000b",
-        &["--cwd", "."],
+        &["--resume-dir", "."],
     );
     assert!(!s.run.stderr.contains("warning:"), "{}", s.run.stderr);
     assert!(Path::new(&s.path).starts_with(env.home()));

@@ -339,9 +339,10 @@ impl LlmReport {
         )];
         for r in &self.repaired {
             out.push(format!(
-                "summarizer repaired at call {}: re-inserted {} line(s) the model dropped: {}",
+                "summarizer repaired at call {}: re-inserted {} {} the model dropped: {}",
                 r.call,
                 r.lines.len(),
+                if r.lines.len() == 1 { "line" } else { "lines" },
                 r.lines.join(" | ")
             ));
         }

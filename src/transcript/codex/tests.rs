@@ -380,6 +380,10 @@ fn corpus_files() -> Vec<PathBuf> {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn the_typed_reader_reads_every_corpus_codex_line_as_the_general_one_does() {
     let files = corpus_files();
     if files.is_empty() {
