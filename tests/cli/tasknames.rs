@@ -92,8 +92,10 @@ fn latest_is_the_most_recently_active_task() {
     let env = TestEnv::new();
     tally(&env);
     assert_eq!(stepped(&env, &["--task", "latest"]), CODEX_TASK);
-    // With no task at all.
+    // With no task at all: a store that imported nothing.
     let empty = TestEnv::new();
+    std::fs::create_dir(empty.work().join("nothing")).unwrap();
+    empty.run(&["import", "nothing"]).success();
     let run = empty.run(&["step", "--task", "latest"]);
     run.failure(2).stderr_has("no task yet");
 }

@@ -144,6 +144,7 @@ fn watch_a_task_by_name_prints_one_line_per_call() {
 #[test]
 fn watch_of_an_unknown_task_is_an_input_error() {
     let env = TestEnv::new();
+    env.import_fixture("codex/small-rollout.jsonl");
     let run = env.run(&["watch", "nope", "--until-idle", "0"]);
     run.failure(2).stderr_has("unknown task \"nope\"");
 }
