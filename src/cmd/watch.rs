@@ -250,10 +250,20 @@ impl<'a> Followed<'a> {
     }
 }
 
-/// Whether the file holds a whole line yet.
+/// Whether the file holds a whole line yet (read up to its first newline,
+/// a block at a time: the file may be large).
 fn has_a_line(path: &Path) -> Result<bool> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(bytes.contains(&b'\n'))
+    use std::io::Read;
+    let fail = || format!("cannot read {}", path.display());
+    let mut file = std::fs::File::open(path).with_context(fail)?;
+    let mut block = [0u8; 8192];
+    loop {
+        match file.read(&mut block).with_context(fail)? {
+            0 => return Ok(false),
+            n if block[..n].contains(&b'\n') => return Ok(true),
+            _ => {}
+        }
+    }
 }
 
 /// The file to follow, and its task when already known.
