@@ -37,6 +37,12 @@ _compactor() {
             compactor,help)
                 cmd="compactor__subcmd__help"
                 ;;
+            compactor,hook)
+                cmd="compactor__subcmd__hook"
+                ;;
+            compactor,hooks)
+                cmd="compactor__subcmd__hooks"
+                ;;
             compactor,import)
                 cmd="compactor__subcmd__import"
                 ;;
@@ -94,6 +100,12 @@ _compactor() {
             compactor__subcmd__help,help)
                 cmd="compactor__subcmd__help__subcmd__help"
                 ;;
+            compactor__subcmd__help,hook)
+                cmd="compactor__subcmd__help__subcmd__hook"
+                ;;
+            compactor__subcmd__help,hooks)
+                cmd="compactor__subcmd__help__subcmd__hooks"
+                ;;
             compactor__subcmd__help,import)
                 cmd="compactor__subcmd__help__subcmd__import"
                 ;;
@@ -130,6 +142,39 @@ _compactor() {
             compactor__subcmd__help,watch)
                 cmd="compactor__subcmd__help__subcmd__watch"
                 ;;
+            compactor__subcmd__help__subcmd__hooks,install)
+                cmd="compactor__subcmd__help__subcmd__hooks__subcmd__install"
+                ;;
+            compactor__subcmd__help__subcmd__hooks,status)
+                cmd="compactor__subcmd__help__subcmd__hooks__subcmd__status"
+                ;;
+            compactor__subcmd__help__subcmd__hooks,uninstall)
+                cmd="compactor__subcmd__help__subcmd__hooks__subcmd__uninstall"
+                ;;
+            compactor__subcmd__hooks,help)
+                cmd="compactor__subcmd__hooks__subcmd__help"
+                ;;
+            compactor__subcmd__hooks,install)
+                cmd="compactor__subcmd__hooks__subcmd__install"
+                ;;
+            compactor__subcmd__hooks,status)
+                cmd="compactor__subcmd__hooks__subcmd__status"
+                ;;
+            compactor__subcmd__hooks,uninstall)
+                cmd="compactor__subcmd__hooks__subcmd__uninstall"
+                ;;
+            compactor__subcmd__hooks__subcmd__help,help)
+                cmd="compactor__subcmd__hooks__subcmd__help__subcmd__help"
+                ;;
+            compactor__subcmd__hooks__subcmd__help,install)
+                cmd="compactor__subcmd__hooks__subcmd__help__subcmd__install"
+                ;;
+            compactor__subcmd__hooks__subcmd__help,status)
+                cmd="compactor__subcmd__hooks__subcmd__help__subcmd__status"
+                ;;
+            compactor__subcmd__hooks__subcmd__help,uninstall)
+                cmd="compactor__subcmd__hooks__subcmd__help__subcmd__uninstall"
+                ;;
             *)
                 ;;
         esac
@@ -137,7 +182,7 @@ _compactor() {
 
     case "${cmd}" in
         compactor)
-            opts="-q -h -V --db --quiet --color --help --version import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help"
+            opts="-q -h -V --db --quiet --color --help --version import tasks show preflight step export watch replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -435,7 +480,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__help)
-            opts="import tasks show preflight step export watch replay probe compact report runs reset diff check completions man __complete-tasks help"
+            opts="import tasks show preflight step export watch replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -535,6 +580,76 @@ _compactor() {
         compactor__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__help__subcmd__hook)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__help__subcmd__hooks)
+            opts="install uninstall status"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__help__subcmd__hooks__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__help__subcmd__hooks__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__help__subcmd__hooks__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -707,6 +822,238 @@ _compactor() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hook)
+            opts="-q -h -V --client --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --db --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --client)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --summarizer)
+                    COMPREPLY=($(compgen -W "extractive llm static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-provider)
+                    COMPREPLY=($(compgen -W "openai anthropic" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-fallback)
+                    COMPREPLY=($(compgen -W "extractive static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks)
+            opts="-q -h -V --db --quiet --color --help --version install uninstall status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks__subcmd__help)
+            opts="install uninstall status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks__subcmd__help__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks__subcmd__install)
+            opts="-q -h -V --scope --dry-run --db --quiet --color --help --version claude-code codex"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --scope)
+                    COMPREPLY=($(compgen -W "user project" -- "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks__subcmd__status)
+            opts="-q -h -V --scope --db --quiet --color --help --version claude-code codex"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --scope)
+                    COMPREPLY=($(compgen -W "user project" -- "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks__subcmd__uninstall)
+            opts="-q -h -V --scope --dry-run --db --quiet --color --help --version claude-code codex"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --scope)
+                    COMPREPLY=($(compgen -W "user project" -- "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -971,7 +1318,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__replay)
-            opts="-q -h -V --task --cwd --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --from --to --in-place --resume --views --save --force --json --jsonl --probes --db --quiet --color --help --version"
+            opts="-q -h -V --task --cwd --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --price-output --prices --from --to --in-place --resume --views --save --force --json --jsonl --probes --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1058,6 +1405,14 @@ _compactor() {
                     return 0
                     ;;
                 --price-cache-read)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --price-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1093,7 +1448,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__report)
-            opts="-o -q -h -V --task --cwd --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --output --open --db --quiet --color --help --version"
+            opts="-o -q -h -V --task --cwd --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --price-output --prices --output --open --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1180,6 +1535,14 @@ _compactor() {
                     return 0
                     ;;
                 --price-cache-read)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --price-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -82,6 +82,15 @@ pub enum Command {
     Diff(DiffArgs),
     /// Prove on fixture transcripts that projection is deterministic (for CI).
     Check(CheckArgs),
+    /// Keep your rules through Claude Code's and Codex's own compaction: install,
+    /// remove or check compactor's hooks in the client's settings.
+    #[command(
+        after_help = "Examples:\n  compactor hooks install claude-code     keep the rules through /compact\n  compactor hooks status                  what is installed, and the last runs\n  compactor hooks uninstall claude-code   settings.json as it was before"
+    )]
+    Hooks(crate::cmd::hooks::HooksArgs),
+    /// Run one of compactor's hooks (what the client runs; see `compactor hooks`).
+    #[command(hide = true)]
+    Hook(crate::cmd::hook::HookArgs),
     /// Print shell completions for SHELL.
     Completions(CompletionsArgs),
     /// Print the man page (roff): the main one, or one subcommand's.

@@ -6,7 +6,9 @@
 //! the child replay of `check`). `COMPACTOR_FAULT=abort-after-line:N` aborts
 //! once the importer has read line N of its input (lines are counted across
 //! every file one process imports, so a multi-file import can die in the
-//! middle of any file). Abort is a crash: no destructor, no flush, no
+//! middle of any file). `COMPACTOR_FAULT=stall-in-hook` makes a
+//! `compactor hook` run block for good once it has started, so a test can
+//! see the hook's own deadline end it. Abort is a crash: no destructor, no flush, no
 //! rollback beyond what SQLite itself guarantees, which is the point.
 //!
 //! A value that does not parse is reported on stderr and ignored.
@@ -21,10 +23,14 @@ pub(crate) const ENV: &str = "COMPACTOR_FAULT";
 pub(crate) enum Fault {
     AfterCall(u32),
     AfterLine(u64),
+    StallInHook,
 }
 
 impl Fault {
     pub(crate) fn parse(s: &str) -> Option<Fault> {
+        if s.trim() == "stall-in-hook" {
+            return Some(Fault::StallInHook);
+        }
         let (kind, n) = s.trim().split_once(':')?;
         match kind {
             "abort-after-call" => n.parse().ok().filter(|n| *n > 0).map(Fault::AfterCall),
@@ -38,6 +44,7 @@ impl Fault {
         match self {
             Fault::AfterCall(n) => format!("abort-after-call:{n}"),
             Fault::AfterLine(n) => format!("abort-after-line:{n}"),
+            Fault::StallInHook => "stall-in-hook".to_string(),
         }
     }
 }
@@ -49,7 +56,7 @@ fn armed() -> Option<Fault> {
         let f = Fault::parse(&v);
         if f.is_none() {
             eprintln!(
-                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N or abort-after-line:N"
+                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N, abort-after-line:N or stall-in-hook"
             );
         }
         f
@@ -70,6 +77,15 @@ pub(crate) fn after_line() {
         && LINES.fetch_add(1, Ordering::Relaxed) + 1 == n
     {
         std::process::abort();
+    }
+}
+
+/// Call where a hook run starts its work.
+pub(crate) fn in_hook() {
+    if armed() == Some(Fault::StallInHook) {
+        loop {
+            std::thread::park();
+        }
     }
 }
 
@@ -101,6 +117,11 @@ mod tests {
         assert_eq!(
             Fault::parse(&Fault::AfterLine(9).env_value()),
             Some(Fault::AfterLine(9))
+        );
+        assert_eq!(Fault::parse("stall-in-hook"), Some(Fault::StallInHook));
+        assert_eq!(
+            Fault::parse(&Fault::StallInHook.env_value()),
+            Some(Fault::StallInHook)
         );
     }
 }

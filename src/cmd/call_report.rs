@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::Ui;
 use super::common::plural;
+use super::defaults::{RunBudget, overhead_warning};
 use crate::cmd::style::{self, paint};
 use crate::engine::budget::Budget;
 use crate::engine::{Report, Status};
@@ -33,7 +34,7 @@ pub fn print_call(
     ui: &mut Ui,
     task: &str,
     report: &Report,
-    budget: &Budget,
+    budget: &RunBudget,
     recorded: Option<u64>,
     json: bool,
     llm: Option<&LlmReport>,
@@ -42,20 +43,20 @@ pub fn print_call(
         task,
         report,
         recorded_prompt_tokens: recorded,
-        budget,
+        budget: &budget.budget,
         llm,
     };
     if json {
         return ui.json_kind("call", &call);
     }
-    print_human(ui, &call)?;
+    print_human(ui, &call, budget.window_words())?;
     for l in llm.map(LlmReport::human).unwrap_or_default() {
         writeln!(ui.out, "{l}")?;
     }
     Ok(())
 }
 
-fn print_human(ui: &mut Ui, call: &CallJson) -> Result<()> {
+fn print_human(ui: &mut Ui, call: &CallJson, window_words: Option<String>) -> Result<()> {
     let CallJson {
         task,
         report,
@@ -74,8 +75,9 @@ fn print_human(ui: &mut Ui, call: &CallJson) -> Result<()> {
     ui.line(style::BOLD, &title)?;
     writeln!(
         ui.out,
-        "budget: window {} − reserve {} = w_eff {} · trigger {} ({}) · stop {} ({}) · protect {} steps",
+        "budget: window {}{} − reserve {} = w_eff {} · trigger {} ({}) · stop {} ({}) · protect {} steps",
         budget.window,
+        window_words.map_or_else(String::new, |w| format!(" ({w})")),
         budget.output_reserved,
         report.w_eff,
         report.trigger,
@@ -98,6 +100,9 @@ fn print_human(ui: &mut Ui, call: &CallJson) -> Result<()> {
         None => tokens.push_str(" · no usage recorded"),
     }
     writeln!(ui.out, "{tokens}")?;
+    if let Some(w) = overhead_warning(report.overhead, budget) {
+        ui.line(style::YELLOW, &w)?;
+    }
     let r = &report.restored;
     let mut restored = Vec::new();
     if let Some(key) = &r.summary {
@@ -162,12 +167,7 @@ fn print_human(ui: &mut Ui, call: &CallJson) -> Result<()> {
             plural(report.shrink_misses.into(), "tool call")
         )?;
     }
-    let status = match report.status {
-        Status::Ok => paint(ui.color, style::GREEN, "ok"),
-        Status::OverTrigger => paint(ui.color, style::YELLOW, "over_trigger"),
-        Status::Breakthrough => paint(ui.color, style::YELLOW, "breakthrough"),
-        Status::OverWindow => paint(ui.color, style::RED, "over_window"),
-    };
+    let status = paint_status(ui.color, report.status, report.status.name());
     let mut tail = format!(
         "status: {status} · {} messages · {} parts",
         report.messages, report.parts
@@ -181,6 +181,16 @@ fn print_human(ui: &mut Ui, call: &CallJson) -> Result<()> {
     tail.push_str(&format!(" · view {}", &report.view_hash[..16]));
     writeln!(ui.out, "{tail}")?;
     Ok(())
+}
+
+/// `text` in the colour of `status` (green, yellow, yellow, red).
+pub fn paint_status(color: bool, status: Status, text: &str) -> String {
+    let style = match status {
+        Status::Ok => style::GREEN,
+        Status::OverTrigger | Status::Breakthrough => style::YELLOW,
+        Status::OverWindow => style::RED,
+    };
+    paint(color, style, text)
 }
 
 /// The prediction's basis and ratio in words, as the JSON's `basis` and `ratio` say.

@@ -8,6 +8,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::Ui;
+use super::defaults::{self, RunBudget};
 use super::exit::Outcome;
 use super::import::{format_or_auto, import_one};
 use super::summarizer::{Configured, SummarizerArgs};
@@ -19,7 +20,7 @@ use crate::model::decimal::Ratio;
 use crate::session::cost::{Prices, Totals};
 use crate::session::driver::{RunSettings, TaskRecordIndex};
 use crate::session::replay::{ReplayOptions, StepRow, replay};
-use crate::store::{DbLocation, Store, StoreError};
+use crate::store::{DbLocation, Store, StoreError, TaskRecord};
 use crate::transcript::LineError;
 use crate::transcript::ingest::IngestError;
 use crate::transcript::ingest::IngestOptions;
@@ -51,23 +52,15 @@ pub struct TaskSource {
 /// The compaction budget. Env vars are named as in the engine specification.
 #[derive(Debug, Args)]
 pub struct BudgetArgs {
-    /// The model's context window, in tokens.
-    #[arg(
-        long,
-        env = "COMPACTION_CONTEXT_WINDOW",
-        default_value_t = 200_000,
-        value_name = "TOKENS"
-    )]
-    pub window: u64,
+    /// The model's context window, in tokens. Default: the window the session
+    /// recorded, else the recorded model's (README, "Models and prices"), else 200000.
+    #[arg(long, env = "COMPACTION_CONTEXT_WINDOW", value_name = "TOKENS")]
+    pub window: Option<u64>,
 
     /// Tokens reserved for the model's output: w_eff = window − output_reserved.
-    #[arg(
-        long,
-        env = "OUTPUT_RESERVED_TOKENS",
-        default_value_t = 20_000,
-        value_name = "TOKENS"
-    )]
-    pub output_reserved: u64,
+    /// Default: min(20000, window / 8).
+    #[arg(long, env = "OUTPUT_RESERVED_TOKENS", value_name = "TOKENS")]
+    pub output_reserved: Option<u64>,
 
     /// Compaction starts above w_eff × this ratio.
     #[arg(
@@ -147,19 +140,6 @@ pub fn outcome_of(status: Status) -> Outcome {
         Status::OverWindow => Outcome::Differs,
         _ => Outcome::Ok,
     }
-}
-
-pub fn budget_of(a: &BudgetArgs) -> Result<Budget> {
-    let b = Budget {
-        window: a.window,
-        output_reserved: a.output_reserved,
-        trigger_ratio: a.trigger_ratio,
-        stop_ratio: a.stop_ratio,
-        protect_recent_steps: a.protect_recent_steps,
-        summary_budget_tokens: a.summary_budget,
-    };
-    b.validate()?;
-    Ok(b)
 }
 
 /// The summarizer `args` configure (flags, environment, config file).
@@ -439,22 +419,32 @@ pub struct RunTarget {
 /// record.
 pub struct Resolved {
     pub budget: Budget,
+    /// The budget with where its window came from (the human report says).
+    pub run_budget: RunBudget,
     pub task: String,
+    /// The task's descriptive row (its model, the window it recorded).
+    pub record: Option<TaskRecord>,
     pub index: TaskRecordIndex,
     pub calls: u32,
 }
 
 impl RunTarget {
-    /// Resolves the budget flags, then the task (importing a named file
-    /// first), and loads its record.
+    /// Checks the budget flags, resolves the task (importing a named file
+    /// first) and loads its record, then fills in the budget the flags left
+    /// to the task's model.
     pub fn resolve(&self, store: &mut Store, ui: &mut Ui) -> Result<Resolved> {
-        let budget = budget_of(&self.budget)?;
+        defaults::precheck(&self.budget)?;
         let task = resolve_task(store, ui, &self.source)?;
+        let record = store.reader().task(&task)?;
+        let run_budget = defaults::budget_for(&self.budget, record.as_ref())?;
+        defaults::note_window(ui, &run_budget);
         let index = TaskRecordIndex::load(store, &task)?;
         let calls = index.calls();
         Ok(Resolved {
-            budget,
+            budget: run_budget.budget,
+            run_budget,
             task,
+            record,
             index,
             calls,
         })

@@ -21,18 +21,20 @@ use super::Ui;
 use super::call_report::CallJson;
 use super::common::{Resolved, RunTarget};
 use super::common::{outcome_of, progress, summarizer_of, write_atomic};
-use super::write_session::{Stamp, resume_command, session_path, write_new};
+use super::tasks::title_of;
+use super::write_session::{Stamp, name_codex_session, resume_command, session_path, write_new};
 use crate::cmd::exit::Outcome;
 use crate::engine::CallOutput;
 use crate::engine::Tier;
 use crate::engine::estimate::CharsPerToken;
-use crate::model::Format;
+use crate::model::{Format, Kind};
 use crate::session::cost::Prices;
-use crate::session::driver::{Driver, RunSettings, resume_point};
+use crate::session::driver::{Driver, RunSettings, TaskRecordIndex, resume_point};
 use crate::session::replay::{ReplayOptions, replay};
 use crate::store::Store;
 use crate::view::session::{
-    Provider, SessionKind, SessionParams, adapt, claude_code_session, codex_session,
+    CLAUDE_CODE_VERSION, CODEX_VERSION, Provider, SessionKind, SessionParams, adapt,
+    claude_code_session, codex_session,
 };
 use crate::view::{ExportFormat, RequestHead, export_request};
 
@@ -73,9 +75,11 @@ pub struct CompactArgs {
 pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome> {
     let Resolved {
         budget,
+        run_budget,
         task,
         index,
         calls,
+        ..
     } = args.run.resolve(store, ui)?;
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.run.budget, store)?;
@@ -158,6 +162,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
     let written = match args.write_session {
         Some(kind) => Some(write_session(
             store,
+            &index,
             &task,
             &out,
             kind,
@@ -193,7 +198,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
                 ui,
                 &task,
                 &out.report,
-                &budget,
+                &run_budget,
                 recorded,
                 false,
                 llm.as_ref(),
@@ -202,6 +207,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         if let Some(w) = &written {
             for n in &w.notes {
                 ui.note(format!("written session: {n}"));
+            }
+            if !Path::new(&w.cwd).is_dir() {
+                ui.warn(format!(
+                    "the session's project directory {} does not exist here: the client resumes it from there (--cwd DIR writes it for another directory)",
+                    w.cwd
+                ));
             }
             if !args.json {
                 writeln!(ui.out, "session: {}", w.path.display())?;
@@ -242,19 +253,20 @@ struct Written {
     notes: Vec<String>,
 }
 
-/// Write the final view as a new session of `kind` (the source is never touched).
+/// Write the final view as a new session of `kind` (the source is never
+/// touched), named as its source is: the same title and git branch, and the
+/// source's client version when it is the same client's.
 fn write_session(
     store: &Store,
+    index: &TaskRecordIndex,
     task: &str,
     out: &CallOutput,
     kind: SessionKind,
     cwd: Option<&Path>,
 ) -> Result<Written> {
     let record = store.reader().task(task)?;
-    let source = record
-        .as_ref()
-        .and_then(|r| Format::parse(&r.format))
-        .map_or(Provider::Anthropic, Provider::of);
+    let format = record.as_ref().and_then(|r| Format::parse(&r.format));
+    let source = format.map_or(Provider::Anthropic, Provider::of);
     let cwd = match cwd {
         Some(dir) => absolute(dir)?,
         None => match record.as_ref().and_then(|r| r.cwd.clone()) {
@@ -270,12 +282,29 @@ fn write_session(
         .as_ref()
         .and_then(|r| r.model.as_deref())
         .filter(|m| kind != SessionKind::ClaudeCode || m.starts_with("claude"));
+    let same_client = matches!(
+        (kind, format),
+        (SessionKind::ClaudeCode, Some(Format::ClaudeCode))
+            | (SessionKind::Codex, Some(Format::Codex))
+    );
+    let version = record
+        .as_ref()
+        .and_then(|r| r.cli_version.as_deref())
+        .filter(|v| same_client && !v.is_empty())
+        .unwrap_or(match kind {
+            SessionKind::ClaudeCode => CLAUDE_CODE_VERSION,
+            SessionKind::Codex => CODEX_VERSION,
+        });
+    let title = source_title(index, record.as_ref().and_then(|r| r.title.as_deref()))?;
     let params = SessionParams {
         session_id: &stamp.session_id,
         timestamp: &timestamp,
         cwd: &cwd,
         model,
         pre_tokens: out.report.tokens_before,
+        version,
+        git_branch: record.as_ref().and_then(|r| r.git_branch.as_deref()),
+        title: title.as_deref(),
     };
     let bytes = match kind {
         SessionKind::ClaudeCode => claude_code_session(&adapted.view, &params),
@@ -283,13 +312,41 @@ fn write_session(
     };
     let path = session_path(kind, &stamp, &cwd)?;
     write_new(&path, &bytes)?;
+    let mut notes = adapted.notes;
+    // The name is a courtesy: the session is written and resumable without it.
+    if let (SessionKind::Codex, Some(title)) = (kind, &title)
+        && let Err(e) = name_codex_session(&stamp.session_id, title, &timestamp)
+    {
+        notes.push(format!(
+            "{e:#}; `codex resume {}` still finds it",
+            stamp.session_id
+        ));
+    }
     Ok(Written {
         kind,
         session_id: stamp.session_id,
         path,
         cwd,
-        notes: adapted.notes,
+        notes,
     })
+}
+
+/// The title `tasks` lists the source by: its recorded title, else its
+/// first ask (the ask rows read one at a time, in order).
+fn source_title(index: &TaskRecordIndex, recorded: Option<&str>) -> Result<Option<String>> {
+    if let Some(title) = title_of(recorded, []) {
+        return Ok(Some(title));
+    }
+    for i in (0..index.len()).filter(|&i| index.kind(i) == Kind::Ask) {
+        let mut title = None;
+        index.each_row(i, i + 1, |_, m| {
+            title = title_of(None, [m.content.as_slice()])
+        })?;
+        if title.is_some() {
+            return Ok(title);
+        }
+    }
+    Ok(None)
 }
 
 fn absolute(dir: &Path) -> Result<String> {

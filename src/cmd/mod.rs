@@ -5,9 +5,12 @@ pub mod check;
 pub mod common;
 pub mod compact;
 pub mod completions;
+pub mod defaults;
 pub mod diff;
 pub mod exit;
 pub mod export;
+pub mod hook;
+pub mod hooks;
 pub mod html_report;
 pub mod import;
 pub mod probe;
@@ -44,8 +47,12 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 }
 
 fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
+        // A client runs `compactor hook …`: a command line it cannot parse
+        // (an entry from another compactor version) must not fail its session.
+        Err(_) if hook::is_hook_command_line(&args) => return exit::OK,
         Err(e) => {
             let code = e.exit_code();
             let _ = e.print();
@@ -92,13 +99,15 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Watch(args) => watch::run(&mut open_store(cli)?, ui, args),
         Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
         Command::Check(args) => check::run(ui, args, db_location(cli).ok()),
+        Command::Hooks(args) => hooks::run(cli, ui, args),
+        Command::Hook(args) => Ok(hook::run(cli, ui, args)),
         Command::Completions(args) => completions::run(ui, args.shell),
         Command::Man(args) => completions::man(ui, args),
         Command::CompleteTasks => completions::tasks(cli, ui),
     }
 }
 
-fn db_location(cli: &Cli) -> Result<DbLocation> {
+pub(crate) fn db_location(cli: &Cli) -> Result<DbLocation> {
     Ok(match &cli.db {
         Some(db) => DbLocation::parse(db),
         None => DbLocation::File(default_db_path().ok_or_else(|| {

@@ -14,6 +14,7 @@ use super::common::{BudgetArgs, Resolved, RunTarget, scratch_replay, summarizer_
 use super::exit::Outcome;
 use super::style::{self, paint};
 use crate::engine::{Status, Tier};
+use crate::hooks::compare::{Compared, before_call, compare, with_task_context};
 use crate::model::{Kind, Message, Role};
 use crate::probe::{
     CallScore, Category, Evaluation, Probe, Scorer, Worst, evaluate, extract, percent, worst,
@@ -55,9 +56,11 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
     }
     let rows = index.all_rows()?;
     let probes = extract(&rows);
+    let compactions = store.reader().client_compactions(task)?;
     let (evaluation, replayed) = if args.recorded {
         let end = index.history_end(at);
-        let view = recorded_view(&rows[..end]);
+        // What the client sent: its summary, and the Task Context a hook put back.
+        let view = with_task_context(recorded_view(&rows[..end]), &rows[..end], &compactions);
         (evaluate(&probes, &view, end), None)
     } else {
         let scored = score_replay(store, ui, &r, &probes, &args.run.budget, at)?;
@@ -88,6 +91,11 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
         ui.json_kind("probe", &v)?;
     } else {
         print_human(ui, task, at, replayed.as_ref(), &evaluation, worst.as_ref())?;
+        if args.recorded
+            && let Some(c) = before_call(&compare(&probes, &compactions), at)
+        {
+            print_side_by_side(ui, c)?;
+        }
     }
     Ok(if args.fail_on_loss && evaluation.critical_lost > 0 {
         Outcome::Differs
@@ -261,6 +269,71 @@ fn print_human(
                 l.category.name(),
                 l.line,
                 l.source,
+                text
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The client's own summary and compactor's Task Context of the compaction
+/// the scored call follows, scored with the probes of what they replaced.
+fn print_side_by_side(ui: &mut Ui, c: &Compared) -> Result<()> {
+    let client = crate::hooks::Client::parse(&c.client).map_or(c.client.as_str(), |k| k.title());
+    writeln!(ui.out)?;
+    ui.line(
+        style::BOLD,
+        &format!(
+            "the client's own compaction after call {} ({}, {}), scored on the {} rows before it:",
+            c.after_call,
+            client,
+            c.trigger.as_deref().unwrap_or("trigger unknown"),
+            c.history_rows
+        ),
+    )?;
+    ui.line(
+        style::DIM,
+        "SUMMARY                   CRITICAL KEPT          ALL KEPT",
+    )?;
+    let sides = [
+        (format!("{client}'s summary"), &c.client_summary),
+        ("compactor's Task Context".to_string(), &c.task_context),
+    ];
+    for (who, side) in &sides {
+        match side {
+            Some(s) => {
+                let e = &s.evaluation;
+                writeln!(
+                    ui.out,
+                    "{who:<24}  {:<21}  {} ({} of {})",
+                    format!(
+                        "{} ({} of {})",
+                        percent(e.critical_kept_permille()),
+                        e.critical_judged - e.critical_lost,
+                        e.critical_judged
+                    ),
+                    percent(e.kept_permille()),
+                    e.passed + e.recoverable,
+                    e.judged
+                )?;
+            }
+            None => writeln!(ui.out, "{who:<24}  not recorded")?,
+        }
+    }
+    for (who, side) in &sides {
+        let Some(s) = side else { continue };
+        let critical: Vec<_> = s.evaluation.lost.iter().filter(|l| l.critical).collect();
+        if critical.is_empty() {
+            continue;
+        }
+        writeln!(ui.out, "critical probes {who} lost:")?;
+        for l in critical {
+            let text = crate::cmd::visible::visible(&clip(&l.expected, 120)).into_owned();
+            writeln!(
+                ui.out,
+                "  !{:<11} line {:<6} {}",
+                l.category.name(),
+                l.line,
                 text
             )?;
         }

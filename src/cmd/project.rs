@@ -43,6 +43,7 @@ pub struct ProjectArgs {
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Result<Outcome> {
     let Resolved {
         budget,
+        run_budget,
         task,
         index,
         ..
@@ -82,7 +83,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
         ui,
         &task,
         &out.report,
-        &budget,
+        &run_budget,
         // Preflight reports the turn's first call, not `k`.
         index.recorded_prompt(out.report.call),
         args.json,

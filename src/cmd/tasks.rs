@@ -72,17 +72,12 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
     for t in &records {
         let msgs = reader.all_messages(&t.id)?;
         let st = stats_of(msgs.iter().map(|s| &s.message));
-        let title = t
-            .title
-            .as_deref()
-            .map(normalise_whitespace)
-            .filter(|s| !s.is_empty())
-            .or_else(|| {
-                msgs.iter()
-                    .filter(|m| m.message.kind == Kind::Ask)
-                    .find_map(|m| ask_text(&m.message.content))
-            })
-            .map(|s| cut(&s, TITLE_MAX));
+        let title = title_of(
+            t.title.as_deref(),
+            msgs.iter()
+                .filter(|m| m.message.kind == Kind::Ask)
+                .map(|m| m.message.content.as_slice()),
+        );
         rows.push(TaskRow {
             short_id: short_id(&t.id, &ids),
             id: t.id.clone(),
@@ -133,6 +128,20 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
 }
 
 /// The first text of an ask, the client's wrappers taken off, on one line.
+/// A task's title: the one its session recorded, else its first ask (the
+/// content of its ask rows, in order); one line of at most `TITLE_MAX`
+/// characters.
+pub(crate) fn title_of<'a>(
+    recorded: Option<&str>,
+    asks: impl IntoIterator<Item = &'a [Block]>,
+) -> Option<String> {
+    recorded
+        .map(normalise_whitespace)
+        .filter(|s| !s.is_empty())
+        .or_else(|| asks.into_iter().find_map(ask_text))
+        .map(|s| cut(&s, TITLE_MAX))
+}
+
 fn ask_text(content: &[Block]) -> Option<String> {
     content.iter().find_map(|b| match b {
         Block::Text { text } => request_text(text)

@@ -18,11 +18,11 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::Ui;
-use super::common::{BudgetArgs, budget_of, find_task, summarizer_of};
+use super::common::{BudgetArgs, find_task, summarizer_of};
+use super::defaults;
 use super::import::format_or_auto;
 use super::summarizer::Configured;
 use crate::cmd::exit::Outcome;
-use crate::engine::budget::Budget;
 use crate::engine::estimate::{CharsPerToken, Estimator};
 use crate::model::Format;
 use crate::session::driver::{RunSettings, TaskRecordIndex};
@@ -67,7 +67,7 @@ pub struct WatchArgs {
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &WatchArgs) -> Result<Outcome> {
-    let budget = budget_of(&args.budget)?;
+    defaults::precheck(&args.budget)?;
     let (path, task) = target(store, args)?;
     let idle = args.until_idle.map(Duration::from_secs);
     let interval = Duration::from_millis(args.interval.max(10));
@@ -77,10 +77,11 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &WatchArgs) -> Result<Outcome> 
         path,
         task,
         format: args.input_format,
-        budget,
+        flags: &args.budget,
         estimator: &est,
         summarizer: &summarizer,
         json: args.json,
+        announced: false,
         followed: None,
     };
     let mut last_change = Instant::now();
@@ -91,7 +92,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &WatchArgs) -> Result<Outcome> 
         if let Some(idle) = idle
             && last_change.elapsed() >= idle
         {
-            watch.finish(ui)?;
+            watch.finish(store, ui)?;
             return Ok(Outcome::Ok);
         }
         std::thread::sleep(interval);
@@ -104,11 +105,14 @@ struct Watch<'a> {
     /// The file's task, once known.
     task: Option<String>,
     format: Option<Format>,
-    budget: Budget,
+    /// The budget flags: what they leave to the session's model is filled in
+    /// as `replay` fills it in, once the session has a call to run.
+    flags: &'a BudgetArgs,
     estimator: &'a dyn Estimator,
     summarizer: &'a Configured,
     json: bool,
-    /// The replay, from the first look that knows the task.
+    announced: bool,
+    /// The replay, from the first call on.
     followed: Option<Followed<'a>>,
 }
 
@@ -128,52 +132,60 @@ impl<'a> Watch<'a> {
         if self.task.is_none() {
             self.task = report.main_task().map(str::to_string);
         }
-        if let Some(t) = &self.task {
-            let print = self.print();
-            let f = match &mut self.followed {
-                Some(f) => {
-                    f.catch_up(store)?;
-                    f
-                }
-                None => {
-                    ui.note(format!("watching {} (task {t})", self.path.display()));
-                    let settings =
-                        RunSettings::new(self.budget, self.estimator, self.summarizer.get());
-                    self.followed.insert(Followed::start(store, t, settings)?)
-                }
-            };
-            let settled = f.settled();
-            f.report_to(ui, print, settled)?;
-        }
+        self.report(store, ui, false)?;
         Ok(report.added() > 0)
     }
 
     /// The end of the watch: nothing more is coming, so the last call is as
     /// final as the file; print it too.
-    fn finish(&mut self, ui: &mut Ui) -> Result<()> {
-        let print = self.print();
-        if let Some(f) = &mut self.followed {
-            let last = f.calls();
-            f.report_to(ui, print, last)?;
-        }
-        Ok(())
+    fn finish(&mut self, store: &Store, ui: &mut Ui) -> Result<()> {
+        self.report(store, ui, true)
     }
 
-    fn print(&self) -> Print<'a> {
-        Print {
-            json: self.json,
-            trigger: self.budget.trigger(),
-            summarizer: self.summarizer,
+    /// Run and print the calls not reported yet whose rows are final (with
+    /// `all`, every call the record holds).
+    fn report(&mut self, store: &Store, ui: &mut Ui, all: bool) -> Result<()> {
+        let Some(task) = &self.task else {
+            return Ok(());
+        };
+        if !self.announced {
+            ui.note(format!("watching {} (task {task})", self.path.display()));
+            self.announced = true;
         }
+        let f = match &mut self.followed {
+            Some(f) => {
+                f.catch_up(store)?;
+                f
+            }
+            None => {
+                let index = TaskRecordIndex::load(store, task)?;
+                if ready(&index, all) == 0 {
+                    return Ok(());
+                }
+                // As replay resolves it, now that the session names its model.
+                let budget = defaults::budget_for(self.flags, store.reader().task(task)?.as_ref())?;
+                defaults::note_window(ui, &budget);
+                let settings =
+                    RunSettings::new(budget.budget, self.estimator, self.summarizer.get());
+                self.followed
+                    .insert(Followed::start(store, index, settings)?)
+            }
+        };
+        let to = ready(f.index(), all);
+        f.report_to(ui, self.json, self.summarizer, to)
     }
 }
 
-/// How each call is printed.
-#[derive(Clone, Copy)]
-struct Print<'a> {
-    json: bool,
-    trigger: u64,
-    summarizer: &'a Configured,
+/// The last call of `index` whose row can no longer change (with `all`, the
+/// last call): a call's row carries its recorded usage, which a Codex
+/// rollout writes after the call's items, so the last call waits for its
+/// usage or for the next call.
+fn ready(index: &TaskRecordIndex, all: bool) -> u32 {
+    let n = index.calls();
+    match (all, index.usage(n)) {
+        (true, _) | (_, Some(_)) => n,
+        (false, None) => n.saturating_sub(1),
+    }
 }
 
 /// The replay a watch keeps going: a scratch copy of the task and the
@@ -181,28 +193,30 @@ struct Print<'a> {
 struct Followed<'a> {
     scratch: Store,
     replayer: Replayer<'a, Box<TaskRecordIndex>>,
+    trigger: u64,
     /// The calls reported so far.
     reported: u32,
 }
 
 impl<'a> Followed<'a> {
-    fn start(store: &Store, task: &str, settings: RunSettings<'a>) -> Result<Followed<'a>> {
-        let scratch = store.scratch_copy(task)?;
-        let index = TaskRecordIndex::load(store, task)?;
+    fn start(
+        store: &Store,
+        index: TaskRecordIndex,
+        settings: RunSettings<'a>,
+    ) -> Result<Followed<'a>> {
+        let scratch = store.scratch_copy(&index.task)?;
+        let trigger = settings.budget.trigger();
         let replayer = Replayer::new(&scratch, Box::new(index), settings)?;
         Ok(Followed {
             scratch,
             replayer,
+            trigger,
             reported: 0,
         })
     }
 
     fn index(&self) -> &TaskRecordIndex {
         &self.replayer.driver.index
-    }
-
-    fn calls(&self) -> u32 {
-        self.index().calls()
     }
 
     /// Hand the replay the task's record again when rows were added to it
@@ -218,28 +232,23 @@ impl<'a> Followed<'a> {
         Ok(())
     }
 
-    /// The last call whose row can no longer change: a call's row carries
-    /// its recorded usage, which a Codex rollout writes after the call's
-    /// items, so the last call waits for its usage or for the next call.
-    fn settled(&self) -> u32 {
-        let index = self.index();
-        let n = index.calls();
-        match index.usage(n) {
-            Some(_) => n,
-            None => n.saturating_sub(1),
-        }
-    }
-
     /// Run and print every call not reported yet, up to `to`.
-    fn report_to(&mut self, ui: &mut Ui, print: Print<'_>, to: u32) -> Result<()> {
+    fn report_to(
+        &mut self,
+        ui: &mut Ui,
+        json: bool,
+        summarizer: &Configured,
+        to: u32,
+    ) -> Result<()> {
+        let trigger = self.trigger;
         for k in self.reported + 1..=to {
             self.replayer
                 .call(&mut self.scratch, k, |row, _, _| -> Result<()> {
-                    print.summarizer.note_call(row.call);
-                    if print.json {
+                    summarizer.note_call(row.call);
+                    if json {
                         ui.json_kind("replay_call", row)?;
                     } else {
-                        writeln!(ui.out, "{}", one_line(row, print.trigger))?;
+                        writeln!(ui.out, "{}", one_line(row, trigger))?;
                     }
                     ui.out.flush()?;
                     Ok(())

@@ -71,6 +71,10 @@ pub struct TaskRecordIndex {
     usage: UsageTable,
     /// Whether the agent compacted its own context before generation `s`.
     agent_compacted_before: Vec<bool>,
+    /// The first row of the conversation (the record's length when it has
+    /// none): a compaction row before it (the boundary a session that began
+    /// at a compaction opens with) compacted nothing the record holds.
+    first_conversation: usize,
     /// The calls whose recorded usage measures the raw history, ascending.
     raw_calls: Vec<u32>,
 }
@@ -148,6 +152,10 @@ impl HeadsBuilder {
         kinds.shrink_to_fit();
         turns.shrink_to_fit();
         first_row.shrink_to_fit();
+        let first_conversation = kinds
+            .iter()
+            .position(|k| k.reaches_view())
+            .unwrap_or(kinds.len());
         let mut agent_compacted_before = vec![false; calls];
         let mut compacted = false;
         let mut next = 0;
@@ -156,7 +164,7 @@ impl HeadsBuilder {
                 agent_compacted_before[next] = compacted;
                 next += 1;
             }
-            if is_agent_compaction(*kind) {
+            if is_agent_compaction(*kind) && i > first_conversation {
                 compacted = true;
             }
         }
@@ -168,6 +176,7 @@ impl HeadsBuilder {
             first_row,
             usage,
             agent_compacted_before,
+            first_conversation,
             raw_calls: Vec::new(),
         };
         index.raw_calls = (1..=index.calls())
@@ -321,9 +330,10 @@ impl TaskRecordIndex {
     }
 
     /// Whether rows `from..to` hold the agent compacting its own context (a
-    /// compact summary or boundary row).
+    /// compact summary or boundary row after the conversation began).
     pub fn agent_compacted_in(&self, from: usize, to: usize) -> bool {
-        self.kinds[from..to].iter().any(|k| is_agent_compaction(*k))
+        let from = from.max(self.first_conversation + 1);
+        from < to && self.kinds[from..to].iter().any(|k| is_agent_compaction(*k))
     }
 
     /// Rows `from..to`, each handed to `f` with its index as it is read: at
@@ -602,7 +612,9 @@ impl Measures {
     }
 }
 
-/// A row of the agent compacting its own context.
+/// A row of the agent compacting its own context (once the conversation
+/// began: see [`TaskRecordIndex::agent_compacted_in`]). A carried summary is
+/// none: it opens the record, which holds nothing it replaced.
 fn is_agent_compaction(kind: Kind) -> bool {
     matches!(kind, Kind::CompactSummary | Kind::CompactBoundary)
 }
@@ -1735,14 +1747,14 @@ mod tests {
         /// generations, usage rows and reused generation ids.
         #[test]
         fn heads_indexed_one_at_a_time_equal_all_at_once(
-            rows in prop::collection::vec((0u8..5, 0u32..4, prop::option::of(0u8..4), prop::option::of(1u64..50)), 0..60),
+            rows in prop::collection::vec((0u8..6, 0u32..4, prop::option::of(0u8..4), prop::option::of(1u64..50)), 0..60),
         ) {
             let mut step = 0;
             let heads: Vec<RowHead> = rows
                 .into_iter()
                 .enumerate()
                 .map(|(i, (kind, advance, gen_id, usage))| {
-                    let kind = [Kind::Generation, Kind::Usage, Kind::ToolResult, Kind::CompactBoundary, Kind::Ask][kind as usize];
+                    let kind = [Kind::Generation, Kind::Usage, Kind::ToolResult, Kind::CompactBoundary, Kind::Ask, Kind::CompactSummary][kind as usize];
                     // A generation's rows share its step; others follow it.
                     if kind == Kind::Generation {
                         step += advance.min(1);
@@ -1782,9 +1794,15 @@ mod tests {
                     usage[s as usize - 1] = Some(*u);
                 }
             }
+            // A compaction row counts once a conversation row came before it.
             let compacted: Vec<bool> = first_row
                 .iter()
-                .map(|&r| heads[..r].iter().any(|h| is_agent_compaction(h.kind)))
+                .map(|&r| {
+                    (0..r).any(|j| {
+                        is_agent_compaction(heads[j].kind)
+                            && heads[..j].iter().any(|h| h.kind.reaches_view())
+                    })
+                })
                 .collect();
             let kinds: Vec<(Kind, u32)> = heads.iter().map(|h| (h.kind, h.turn)).collect();
             let turns: Vec<u32> = (1..=first_row.len() + 1)

@@ -82,6 +82,8 @@ pub fn replay<E: From<StoreError>>(
                     .compacted
                     .add(row.cache_read_tokens, row.cache_write_tokens, &opts.prices);
                 totals.raw.add(raw.read, raw.write, &opts.prices);
+                let output = index.usage(k).map_or(0, |u| u.output_tokens);
+                totals.add_output(output, &opts.prices);
                 on_call(row, out)?;
             }
             Ok(())

@@ -6,6 +6,7 @@
 //! embedded in the binary and applied on open. A file written by a newer
 //! compactor is refused rather than guessed at.
 
+mod client_compaction;
 mod concurrency;
 mod raw;
 mod runs;
@@ -19,6 +20,7 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
+pub use client_compaction::{ClientCompaction, CompactionHalf};
 pub use raw::{
     AppendOutcome, CONTENT_JSON, CONTENT_LZ4, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH,
     RowEncoder, RowHead, RowWriter, StoredMessage, TaskRecord, TaskStats, decode_content,
@@ -40,6 +42,9 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0005_profiles.sql"),
     include_str!("migrations/0006_source_stat.sql"),
     include_str!("migrations/0007_compressed_content.sql"),
+    include_str!("migrations/0008_context_window.sql"),
+    include_str!("migrations/0009_carried_history.sql"),
+    include_str!("migrations/0010_client_compaction.sql"),
 ];
 
 /// The page size of a store this build creates (bytes). An import writes

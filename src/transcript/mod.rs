@@ -9,6 +9,7 @@
 pub(crate) mod anthropic;
 pub(crate) mod claude_code;
 pub(crate) mod codex;
+pub(crate) mod codex_names;
 mod common;
 pub(crate) mod detect;
 pub(crate) mod discover;
@@ -235,6 +236,10 @@ pub struct TaskMeta {
     pub model: Option<String>,
     pub cli_version: Option<String>,
     pub title: Option<String>,
+    /// The context window the session recorded for itself (the latest one).
+    pub context_window: Option<u64>,
+    /// The git branch the session was on (the latest the file names).
+    pub git_branch: Option<String>,
 }
 
 /// A problem worth telling the user that does not stop the import.
@@ -345,7 +350,8 @@ impl TaskBuilder {
     /// Append a message, assigning its turn and step.
     pub fn push(&mut self, mut msg: Message) {
         match msg.kind {
-            Kind::Ask => self.turn += 1,
+            // A carried summary opens the history as an ask does.
+            Kind::Ask | Kind::CarriedSummary => self.turn += 1,
             Kind::Generation => {
                 let step = match &msg.gen_id {
                     Some(id) => {

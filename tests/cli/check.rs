@@ -261,3 +261,33 @@ fn a_missing_fixture_is_an_error() {
     let run = env.run(&["check", "--bless", DISPOSABLE]);
     run.failure(2).stderr_has("--golden <DIR>");
 }
+
+#[test]
+fn a_budget_whose_calls_are_over_the_window_still_compares_the_views() {
+    // The recorded prompts 6000 tokens larger: the system prompt and tools
+    // alone are over the tight budget's w_eff, so every replay of it exits
+    // 1, the resumed child's included; its views are still compared.
+    let env = TestEnv::new();
+    let text = std::fs::read_to_string(crate::util::testdata(DISPOSABLE)).unwrap();
+    let from = "\"cache_creation_input_tokens\":436,";
+    assert!(text.contains(from));
+    let heavy = env.write(
+        "heavy.jsonl",
+        text.replace(from, "\"cache_creation_input_tokens\":6436,"),
+    );
+    let tight = [
+        "--window",
+        "6000",
+        "--output-reserved",
+        "1000",
+        "--db",
+        ":memory:",
+    ];
+    let replay = env.run(&[&["replay", &heavy, "--json"][..], &tight].concat());
+    replay.failure(1);
+    let calls = replay.json()["calls"].as_array().unwrap().clone();
+    assert!(calls.iter().all(|c| c["status"] == "over_window"));
+    let (status, r) = check_json(&env, &[&heavy], &[]);
+    assert_eq!(status, 0, "{r}");
+    assert_eq!(r["ok"], true, "{r}");
+}

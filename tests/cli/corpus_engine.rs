@@ -128,9 +128,9 @@ fn replay_and_compact(test: &str, (window, budget, w_eff, trigger): (&str, [&str
         for t in &tasks {
             let id = t["id"].as_str().unwrap();
             let what = format!("{id} --window {window}");
-            let run = env.run(&args(&["replay", "--task", id, "--json"], &budget));
-            run.success();
-            let r = run.json();
+            let r = env
+                .run(&args(&["replay", "--task", id, "--json"], &budget))
+                .replay_json();
             let steps = r["calls"].as_array().unwrap();
             assert_eq!(steps.len() as u64, t["steps"].as_u64().unwrap(), "{what}");
             for (i, s) in steps.iter().enumerate() {

@@ -131,7 +131,7 @@ fn replay_probes_adds_per_call_survival_and_the_worst_call() {
     let env = adversarial();
     let budget = ["--window", "8000", "--output-reserved", "1000"];
     let replay = ["replay", "--task", ADVERSARIAL_TASK, "--json", "--probes"];
-    let v = env.json_of(&args(&replay, &budget), 0);
+    let v = env.run(&args(&replay, &budget)).replay_json();
     let steps = v["calls"].as_array().unwrap();
     assert_eq!(steps.len(), 30);
     for s in steps {
@@ -151,7 +151,8 @@ fn replay_probes_adds_per_call_survival_and_the_worst_call() {
         ],
         &budget,
     ));
-    run.success();
+    // Exit 1 exactly when the footer counts a call over the window.
+    run.failure(i32::from(!run.stdout.contains(" · 0 over_window")));
     let last = run.stdout.lines().last().unwrap();
     assert!(
         last.starts_with("probes: worst call ") && last.contains("lost)"),
@@ -223,8 +224,7 @@ fn corpus_summaries_keep_requests_and_drop_wrappers_and_escapes() {
             ],
             &FOLD,
         ));
-        run.success();
-        let v = run.json();
+        let v = run.replay_json();
         for s in v["calls"].as_array().unwrap() {
             assert_eq!(s["probes"]["critical_lost"], 0, "{rel} call {}", s["step"]);
         }

@@ -398,7 +398,7 @@ fn the_probe_section_agrees_with_replay_probes() {
     let html = report(&env, "probe/codex-adversarial.jsonl", "p.html", &budget);
     assert!(!html.contains("does not exist yet"));
     let replay = ["replay", "--task", ADVERSARIAL_TASK, "--json", "--probes"];
-    let v = env.json_of(&args(&replay, &budget), 0);
+    let v = env.run(&args(&replay, &budget)).replay_json();
     let calls = v["calls"].as_array().unwrap();
     let crit = series(&html, "probes", "critical-kept");
     let kept = series(&html, "probes", "all-kept");
@@ -455,4 +455,45 @@ fn the_agents_own_compaction_is_marked_at_the_call_after_it() {
     run.success();
     let html = fs::read_to_string(env.work().join("own.html")).unwrap();
     assert_eq!(agent_compaction_marks(&html), ["72"]);
+}
+
+#[test]
+fn the_cost_section_prices_the_model_and_agrees_with_replay() {
+    let env = TestEnv::new();
+    let html = report(&env, TENANT, "codex.html", &FOLD);
+    assert!(
+        html.contains("Prices in USD per million tokens (gpt-5-codex): input 1.25, cache write 1.25, cache read 0.125, output 10.00."),
+        "{html}"
+    );
+    let run = env.run(&args(&["replay", "--task", TENANT_TASK, "--json"], &FOLD));
+    let totals = run.replay_json()["totals"].clone();
+    // The amounts are replay's micro-dollars, printed for people.
+    let dollars = |m: &Value| compactor::model::decimal::Micros(m.as_u64().unwrap()).dollars();
+    let c = &totals["compacted"];
+    assert!(
+        html.contains(&format!(
+            "<td class=\"num\">${}</td><td class=\"num\">${}</td>",
+            dollars(&c["cost_cached_micros"]),
+            dollars(&c["cost_uncached_micros"])
+        )),
+        "{totals}"
+    );
+    assert!(html.contains(&format!(
+        "recorded output tokens cost ${} under both",
+        dollars(&totals["cost_output_micros"])
+    )));
+    // A prices file is named as the source.
+    let prices = env.write(
+        "prices.json",
+        r#"{"models": [{"models": ["gpt-5*"], "input": 2, "cache_write": 2, "cache_read": 0.2, "output": 8}]}"#,
+    );
+    let html = report(
+        &env,
+        TENANT,
+        "priced.html",
+        &args(&["--prices", &prices], &FOLD),
+    );
+    assert!(html.contains(
+        "(gpt-5-codex, from --prices): input 2.00, cache write 2.00, cache read 0.20, output 8.00."
+    ));
 }

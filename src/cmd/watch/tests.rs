@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use super::*;
 use crate::cmd::common::from_start;
+use crate::cmd::defaults;
 use crate::cmd::summarizer::LlmArgs;
 use crate::cmd::with_schema;
 use crate::session::cost::Prices;
@@ -71,13 +72,15 @@ fn fixture(rel: &str) -> Vec<u8> {
 
 /// What `replay --jsonl` prints for the calls (its totals record aside) of
 /// the task `bytes` hold, imported whole.
-fn replayed(dir: &Path, bytes: &[u8], budget: Budget) -> String {
+fn replayed(dir: &Path, bytes: &[u8], flags: &BudgetArgs) -> String {
     let path = dir.join("whole.jsonl");
     std::fs::write(&path, bytes).unwrap();
     let mut store = Store::open(&DbLocation::File(dir.join("whole.db"))).unwrap();
     let report = ingest_file(&mut store, &path, &IngestOptions::default(), &mut |_| {}).unwrap();
     let task = report.main_task().unwrap().to_string();
     let index = TaskRecordIndex::load(&store, &task).unwrap();
+    let record = store.reader().task(&task).unwrap();
+    let budget = defaults::budget_for(flags, record.as_ref()).unwrap().budget;
     let (est, summarizer) = (CharsPerToken::default(), extractive());
     let mut scratch = store.scratch_copy(&task).unwrap();
     let mut out = String::new();
@@ -99,9 +102,9 @@ fn replayed(dir: &Path, bytes: &[u8], budget: Budget) -> String {
 /// What `watch --json` prints when `bytes` are written in pieces ending at
 /// `cuts` (the file starts empty), with one look after each piece, then the
 /// end of the watch, importing into a store file in `dir`.
-fn watched(dir: &Path, bytes: &[u8], cuts: &[usize], budget: Budget) -> String {
+fn watched(dir: &Path, bytes: &[u8], cuts: &[usize], flags: &BudgetArgs) -> String {
     let db = DbLocation::File(dir.join("live.db"));
-    watched_into(&db, dir, bytes, cuts, budget)
+    watched_into(&db, dir, bytes, cuts, flags)
 }
 
 /// [`watched`], importing into the store at `db`.
@@ -110,7 +113,7 @@ fn watched_into(
     dir: &Path,
     bytes: &[u8],
     cuts: &[usize],
-    budget: Budget,
+    flags: &BudgetArgs,
 ) -> String {
     let path = dir.join("live.jsonl");
     std::fs::write(&path, b"").unwrap();
@@ -122,10 +125,11 @@ fn watched_into(
         path: path.clone(),
         task: None,
         format: None,
-        budget,
+        flags,
         estimator: &est,
         summarizer: &summarizer,
         json: true,
+        announced: false,
         followed: None,
     };
     watch.look(&mut store, &mut ui).unwrap();
@@ -133,7 +137,7 @@ fn watched_into(
         std::fs::write(&path, &bytes[..cut]).unwrap();
         watch.look(&mut store, &mut ui).unwrap();
     }
-    watch.finish(&mut ui).unwrap();
+    watch.finish(&store, &mut ui).unwrap();
     out.text()
 }
 
@@ -157,12 +161,32 @@ fn every_line_and_half_line(bytes: &[u8]) -> Vec<usize> {
     cuts
 }
 
-fn budget(window: u64, output_reserved: u64) -> Budget {
-    Budget {
-        window,
-        output_reserved,
-        ..Budget::default()
+/// The budget flags `--window WINDOW --output-reserved RESERVED`, every
+/// other one at its default, given explicitly so that no environment
+/// variable reaches them.
+fn budget(window: u64, output_reserved: u64) -> BudgetArgs {
+    #[derive(clap::Parser)]
+    struct Flags {
+        #[command(flatten)]
+        budget: BudgetArgs,
     }
+    let (window, reserved) = (window.to_string(), output_reserved.to_string());
+    <Flags as clap::Parser>::parse_from([
+        "watch",
+        "--window",
+        &window,
+        "--output-reserved",
+        &reserved,
+        "--trigger-ratio",
+        "0.65",
+        "--stop-ratio",
+        "0.5",
+        "--protect-recent-steps",
+        "5",
+        "--summary-budget",
+        "2500",
+    ])
+    .budget
 }
 
 #[test]
@@ -180,7 +204,7 @@ fn a_watch_over_a_file_written_in_pieces_reports_every_call_as_replay_does() {
         let bytes = fixture(rel);
         let budget = budget(window, reserved);
         let dir = tempfile::tempdir().unwrap();
-        let expected = replayed(dir.path(), &bytes, budget);
+        let expected = replayed(dir.path(), &bytes, &budget);
         let rows: Vec<serde_json::Value> = expected
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
@@ -191,7 +215,7 @@ fn a_watch_over_a_file_written_in_pieces_reports_every_call_as_replay_does() {
             "{rel} at {window}: no tier fires, so no state is carried"
         );
         let cuts = every_line_and_half_line(&bytes);
-        let piecewise = watched(dir.path(), &bytes, &cuts, budget);
+        let piecewise = watched(dir.path(), &bytes, &cuts, &budget);
         assert_lines_eq(
             &piecewise,
             &expected,
@@ -200,7 +224,7 @@ fn a_watch_over_a_file_written_in_pieces_reports_every_call_as_replay_does() {
         // A few large pieces: several calls arrive in one look.
         let thirds = [bytes.len() / 3, bytes.len() * 2 / 3, bytes.len()];
         let dir = tempfile::tempdir().unwrap();
-        let coarse = watched(dir.path(), &bytes, &thirds, budget);
+        let coarse = watched(dir.path(), &bytes, &thirds, &budget);
         assert_lines_eq(&coarse, &expected, &format!("{rel} at {window}, in thirds"));
     }
 }
@@ -212,9 +236,9 @@ fn a_watch_into_an_in_memory_store_sees_the_tool_forms_each_look_imports() {
     let bytes = fixture("fixtures/claude-shrink-floor.jsonl");
     let budget = budget(6_000, 1_000);
     let dir = tempfile::tempdir().unwrap();
-    let expected = replayed(dir.path(), &bytes, budget);
+    let expected = replayed(dir.path(), &bytes, &budget);
     let cuts = every_line_and_half_line(&bytes);
-    let got = watched_into(&DbLocation::Memory, dir.path(), &bytes, &cuts, budget);
+    let got = watched_into(&DbLocation::Memory, dir.path(), &bytes, &cuts, &budget);
     assert_lines_eq(&got, &expected, "claude-shrink-floor into :memory:");
 }
 
@@ -228,7 +252,7 @@ fn a_codex_call_waits_for_its_usage_unless_the_watch_ends() {
     let usage_at = text.find("\"token_count\"").unwrap();
     let before_usage = text[..usage_at].rfind('\n').unwrap() + 1;
     let dir = tempfile::tempdir().unwrap();
-    let budget = budget(6_000, 1_000);
+    let flags = budget(6_000, 1_000);
     let path = dir.path().join("live.jsonl");
     std::fs::write(&path, &bytes[..before_usage]).unwrap();
     let mut store = Store::open(&DbLocation::File(dir.path().join("live.db"))).unwrap();
@@ -239,20 +263,21 @@ fn a_codex_call_waits_for_its_usage_unless_the_watch_ends() {
         path: path.clone(),
         task: None,
         format: None,
-        budget,
+        flags: &flags,
         estimator: &est,
         summarizer: &summarizer,
         json: true,
+        announced: false,
         followed: None,
     };
     watch.look(&mut store, &mut ui).unwrap();
     assert_eq!(out.text(), "", "call 1 has no usage yet");
-    let whole = replayed(dir.path(), &bytes, budget);
+    let whole = replayed(dir.path(), &bytes, &flags);
     let first = whole.lines().next().unwrap();
     let row: serde_json::Value = serde_json::from_str(first).unwrap();
     assert!(row["recorded_prompt_tokens"].is_u64(), "{first}");
     // The end of the watch reports the call as the file has it.
-    watch.finish(&mut ui).unwrap();
+    watch.finish(&store, &mut ui).unwrap();
     let ended: serde_json::Value = serde_json::from_str(out.text().trim_end()).unwrap();
     assert_eq!(ended["call"], 1);
     assert!(ended["recorded_prompt_tokens"].is_null(), "{ended}");
@@ -303,9 +328,9 @@ fn a_corpus_session_written_in_pieces_is_reported_as_replay_reports_it() {
         .collect();
     let budget = budget(32_000, 4_000);
     let tmp = tempfile::tempdir().unwrap();
-    let expected = replayed(tmp.path(), &bytes, budget);
+    let expected = replayed(tmp.path(), &bytes, &budget);
     assert_eq!(expected.lines().count(), 139);
-    let got = watched(tmp.path(), &bytes, &cuts, budget);
+    let got = watched(tmp.path(), &bytes, &cuts, &budget);
     assert_lines_eq(&got, &expected, "4d5611e5 in pieces");
 }
 

@@ -335,7 +335,7 @@ impl LlmReport {
             self.summaries_read_back,
             self.input_tokens,
             self.output_tokens,
-            self.cost_usd
+            self.cost_usd.dollars()
         )];
         for r in &self.repaired {
             out.push(format!(
