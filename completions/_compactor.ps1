@@ -200,7 +200,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'How often to look at the file, in milliseconds')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON line per model call, the same as `step --at CALL --json` prints')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON line per model call: the call''s record of `replay --jsonl`')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

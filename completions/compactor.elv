@@ -190,7 +190,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --interval 'How often to look at the file, in milliseconds'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
-            cand --json 'One JSON line per model call, the same as `step --at CALL --json` prints'
+            cand --json 'One JSON line per model call: the call''s record of `replay --jsonl`'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help (see more with ''--help'')'

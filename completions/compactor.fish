@@ -210,7 +210,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand watch" -l db -d 'The
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand watch" -l json -d 'One JSON line per model call, the same as `step --at CALL --json` prints'
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l json -d 'One JSON line per model call: the call\'s record of `replay --jsonl`'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -s V -l version -d 'Print version'

@@ -20,7 +20,7 @@ use crate::model::decimal::Ratio;
 use crate::session::cost::{Prices, Totals};
 use crate::session::driver::{RunSettings, TaskRecordIndex};
 use crate::session::replay::{ReplayOptions, StepRow, replay};
-use crate::store::{Store, StoreError, TaskRecord};
+use crate::store::{DbLocation, Store, StoreError, TaskRecord};
 use crate::transcript::LineError;
 use crate::transcript::ingest::IngestError;
 use crate::transcript::ingest::IngestOptions;
@@ -120,6 +120,20 @@ pub fn default_db_path() -> Option<PathBuf> {
         env("XDG_DATA_HOME").or_else(|| env("HOME").map(|h| h.join(".local/share")))
     }?;
     Some(base.join("compactor").join("compactor.db"))
+}
+
+/// The store at `location`, which must exist: for a command that only reads
+/// what was imported (an in-memory store is always there, empty).
+pub fn open_existing_store(location: &DbLocation) -> Result<Store> {
+    if let DbLocation::File(path) = location
+        && !path.exists()
+    {
+        return Err(hinted(
+            format!("no store at {}; import something first", path.display()),
+            "`compactor import` creates it; --db PATH or COMPACTOR_DB names another store",
+        ));
+    }
+    Ok(Store::open(location)?)
 }
 
 /// `over_window` is the one result that falls short: exit status 1.

@@ -60,7 +60,7 @@ pub fn run(db: Option<&DbLocation>, ui: &mut Ui, args: &DiffArgs) -> Result<Outc
             if store.is_none() {
                 let loc = db
                     .ok_or_else(|| hinted("run: needs a store", "pass --db or set COMPACTOR_DB"))?;
-                store = Some(Store::open(loc)?);
+                store = Some(super::common::open_existing_store(loc)?);
             }
             load_run(store.as_ref().expect("opened above"), run)
         } else {

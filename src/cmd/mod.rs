@@ -119,12 +119,38 @@ pub(crate) fn db_location(cli: &Cli) -> Result<DbLocation> {
     })
 }
 
+/// The store a command works on. Only a command that may create it
+/// ([`creates_store`]) opens a store file that is not there yet.
 fn open_store(cli: &Cli) -> Result<Store> {
     let location = db_location(cli)?;
+    if !creates_store(&cli.command) {
+        return common::open_existing_store(&location);
+    }
     if cli.db.is_none() {
         crate::store::create_default_dir(&location)?;
     }
     Ok(Store::open(&location)?)
+}
+
+/// Whether a command may create the store: `import`, and a command given a
+/// transcript FILE (it imports it first). Every other command only reads
+/// what was imported, so a store that is not there is a wrong path, never a
+/// new empty store.
+fn creates_store(command: &Command) -> bool {
+    match command {
+        Command::Import(_) => true,
+        Command::Preflight(a) | Command::Step(a) => a.run.source.file.is_some(),
+        Command::Replay(a) => a.run.source.file.is_some(),
+        Command::Probe(a) => a.run.source.file.is_some(),
+        Command::Compact(a) => a.run.source.file.is_some(),
+        Command::Report(a) => a.run.source.file.is_some(),
+        Command::Show(a) => show::file_and_address(a).0.is_some(),
+        Command::Watch(a) => a
+            .target
+            .as_deref()
+            .is_some_and(|t| std::path::Path::new(t).is_file()),
+        _ => false,
+    }
 }
 
 /// A closed output pipe (`compactor tasks | head`), however it was wrapped.

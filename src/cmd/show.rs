@@ -124,7 +124,7 @@ fn address_syntax(s: &str) -> Option<Address> {
 /// FILE and ADDRESS as given: one positional is an ADDRESS when it reads as
 /// one (or, beside `--task`, when no such file exists: a mistyped address),
 /// else a FILE; two are FILE then ADDRESS.
-fn file_and_address(args: &ShowArgs) -> (Option<&std::path::Path>, Option<&str>) {
+pub(crate) fn file_and_address(args: &ShowArgs) -> (Option<&std::path::Path>, Option<&str>) {
     match (&args.source.file, &args.address) {
         (Some(one), None) => match one.to_str() {
             Some(s)

@@ -30,6 +30,7 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::ops::Deref;
 
 use crate::engine::budget::Budget;
 use crate::engine::entries::{ANCHOR_KEY, Entry};
@@ -1030,8 +1031,13 @@ fn cached<'s>(
 }
 
 /// Drives calls over one task, keeping the previous call's parts in memory.
-pub struct Driver<'a> {
-    pub index: &'a TaskRecordIndex,
+/// It reads the task's record through `I`: a borrowed index, or one it owns
+/// so that it can go on over a longer record ([`Driver::grow`]).
+pub struct Driver<'a, I = &'a TaskRecordIndex>
+where
+    I: Deref<Target = TaskRecordIndex>,
+{
+    pub index: I,
     settings: RunSettings<'a>,
     /// The compaction profile this driver reads and writes.
     profile: String,
@@ -1059,12 +1065,12 @@ pub struct Driver<'a> {
     one_shot: bool,
 }
 
-impl<'a> Driver<'a> {
+impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
     pub fn new(
         store: &Store,
-        index: &'a TaskRecordIndex,
+        index: I,
         settings: RunSettings<'a>,
-    ) -> Result<Driver<'a>, StoreError> {
+    ) -> Result<Driver<'a, I>, StoreError> {
         let profile = settings.profile();
         let mut overhead = index.overhead(settings.estimator)?;
         if overhead.is_none()
@@ -1077,7 +1083,7 @@ impl<'a> Driver<'a> {
             overhead = o;
         }
         Ok(Driver {
-            tool_forms: FormSource::of(store, index)?,
+            tool_forms: FormSource::of(store, &index)?,
             raw: Measures::default(),
             index,
             settings,
@@ -1100,19 +1106,24 @@ impl<'a> Driver<'a> {
     /// reference the cached driver is held to.
     pub fn uncached(
         store: &Store,
-        index: &'a TaskRecordIndex,
+        index: I,
         settings: RunSettings<'a>,
-    ) -> Result<Driver<'a>, StoreError> {
+    ) -> Result<Driver<'a, I>, StoreError> {
         let mut d = Driver::new(store, index, settings)?;
         d.cached = false;
         Ok(d)
+    }
+
+    /// The estimator this driver measures with.
+    pub fn estimator(&self) -> &'a dyn Estimator {
+        self.settings.estimator
     }
 
     /// The estimate of the raw history's parts at call `k` (any `k` past the
     /// record measures the whole record).
     pub fn raw_estimate(&mut self, k: u32) -> Result<u64, StoreError> {
         let k = k.clamp(1, self.index.calls() + 1);
-        self.raw.ensure(self.index, k, self.settings.estimator)?;
+        self.raw.ensure(&self.index, k, self.settings.estimator)?;
         Ok(self.raw.out[k as usize - 1].estimate)
     }
 
@@ -1134,7 +1145,7 @@ impl<'a> Driver<'a> {
     /// the summary and what follows it are copied.
     fn raw_parts(&mut self, store: &Store, end: usize) -> Result<Vec<Part>, StoreError> {
         let est = self.settings.estimator;
-        let index = self.index;
+        let index = &*self.index;
         if !self.cached {
             return Ok(reconstruct(&index.read_rows(0, end)?, est));
         }
@@ -1228,7 +1239,7 @@ impl<'a> Driver<'a> {
     }
 
     fn context(&self, k: u32, mode: Mode) -> CallContext<'a> {
-        let idx = self.index;
+        let idx = &*self.index;
         let previous_call = k.checked_sub(1).filter(|p| *p >= 1).and_then(|p| {
             idx.usage(p)
                 .map(|u| (p, u.prompt_tokens() + u.output_tokens))
@@ -1271,7 +1282,7 @@ impl<'a> Driver<'a> {
         }
         let parts = self.raw_parts(store, end)?;
         self.raw
-            .ensure(self.index, first, self.settings.estimator)?;
+            .ensure(&self.index, first, self.settings.estimator)?;
         let ctx = self.context(first, Mode::Preflight);
         self.run(store, parts, &ctx)
     }
@@ -1288,7 +1299,7 @@ impl<'a> Driver<'a> {
         first: u32,
         end: usize,
     ) -> Result<Option<CallOutput>, StoreError> {
-        let index = self.index;
+        let index = &*self.index;
         let fresh = self.raw_history.is_none();
         if !(self.cached && self.one_shot && self.hash_resume.keeps_no_view() && fresh)
             || first == 0
@@ -1340,7 +1351,7 @@ impl<'a> Driver<'a> {
         ctx: &CallContext<'_>,
     ) -> Result<CallOutput, StoreError> {
         if ctx.mode == Mode::Step {
-            self.tool_forms.prepare(self.index)?;
+            self.tool_forms.prepare(&self.index)?;
         }
         if !self.cached {
             self.hash_resume.reset();
@@ -1348,7 +1359,7 @@ impl<'a> Driver<'a> {
         }
         let snap = self.snapshot.as_ref().expect("refreshed before use");
         let stored = cached(snap, store, &self.index.task, &self.profile);
-        let forms = FormReader::new(&self.tool_forms, self.index);
+        let forms = FormReader::new(&self.tool_forms, &self.index);
         let out = run_call_resuming(
             parts,
             ctx,
@@ -1388,7 +1399,7 @@ impl<'a> Driver<'a> {
             false => HashMap::new(),
         };
         let mut builder = PartsBuilder::continuing(base, tool_index);
-        let (index, est, raw) = (self.index, self.settings.estimator, &mut self.raw);
+        let (index, est, raw) = (&*self.index, self.settings.estimator, &mut self.raw);
         index.each_row(from, end, |i, m| {
             builder.push(m, est);
             raw.offer(index, i, m, est);
@@ -1445,6 +1456,39 @@ impl<'a> Driver<'a> {
     /// Forget the in-memory checkpoint (the next step re-derives it from the store).
     pub fn forget(&mut self) {
         self.last = None;
+    }
+
+    /// Go on over `index`, the same task's record grown since this driver's
+    /// index was loaded (a session file still being written): what the driver
+    /// derived from the rows it saw stays, as the record is append-only, and
+    /// what depended on where the record ended is derived again, so the next
+    /// calls equal those of a driver that ran over the longer record from the
+    /// start. A record that is not a continuation is refused.
+    pub fn grow(&mut self, store: &Store, index: I) -> Result<(), StoreError> {
+        let old = &*self.index;
+        let continues = index.task == old.task
+            && index.len() >= old.len()
+            && index.calls() >= old.calls()
+            && index.kinds[..old.len()] == old.kinds[..]
+            && index.first_row[..old.first_row.len()] == old.first_row[..];
+        if !continues {
+            return Err(StoreError::Corrupt(format!(
+                "task {}: the record no longer begins with the rows this run read",
+                old.task
+            )));
+        }
+        // The measure of the next, unrecorded call was taken where the
+        // record ended.
+        self.raw.out.truncate(old.calls() as usize);
+        // The overhead rests on the first call with recorded usage, which
+        // may have arrived since.
+        if let Some(o) = index.overhead(self.settings.estimator)? {
+            self.overhead = Some(o);
+        }
+        // New tool results minted forms at their import.
+        self.tool_forms = FormSource::of(store, &index)?;
+        self.index = index;
+        Ok(())
     }
 }
 

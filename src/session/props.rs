@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use super::driver::{Driver, RunSettings};
-use super::tests::{Record, file_text};
+use super::tests::{Record, file_text, write_record};
 use crate::engine::Status;
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
@@ -146,6 +146,66 @@ proptest! {
                 }
             }
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(48), ..ProptestConfig::default() })]
+
+    /// A driver handed the grown record between calls (as `watch` hands it
+    /// the rows each look imported) makes every call as a driver that ran
+    /// over the whole record from the start: the same views and reports,
+    /// wherever the record was cut (inside a turn, between a tool call and
+    /// its result, before the first call).
+    #[test]
+    fn a_driver_grown_between_calls_equals_one_over_the_whole_record(
+        events in transcript(),
+        b in budget(),
+        cuts in prop::collection::vec(0u32..=1000, 1..5),
+    ) {
+        let rec = build(&events);
+        let msgs = rec.messages();
+        let mut cuts: Vec<usize> = cuts.iter().map(|c| msgs.len() * *c as usize / 1000).collect();
+        cuts.sort_unstable();
+        cuts.push(msgs.len());
+        let est = CharsPerToken::default();
+        let settings = || RunSettings::new(b, &est, &StaticCheckpoint);
+        let dir = tempfile::tempdir().unwrap();
+        let mut whole = Store::open(&DbLocation::File(dir.path().join("whole.db"))).unwrap();
+        let whole_index = write_record(msgs, &rec.forms, &mut whole);
+        let mut reference = Driver::new(&whole, &whole_index, settings()).unwrap();
+        // A form is minted when its result is imported.
+        let forms_of = |rows: &[crate::model::Message]| -> std::collections::HashMap<_, _> {
+            rec.forms
+                .iter()
+                .filter(|(id, _)| {
+                    rows.iter().flat_map(|m| &m.content).any(|b| {
+                        matches!(b, Block::ToolResult { tool_use_id, .. } if tool_use_id == *id)
+                    })
+                })
+                .map(|(id, f)| (id.clone(), f.clone()))
+                .collect()
+        };
+        let mut live = Store::open(&DbLocation::File(dir.path().join("live.db"))).unwrap();
+        let first = write_record(&msgs[..cuts[0]], &forms_of(&msgs[..cuts[0]]), &mut live);
+        let mut grown = Driver::new(&live, Box::new(first), settings()).unwrap();
+        let mut k = 1;
+        for cut in cuts {
+            if cut > grown.index.len() {
+                let index = write_record(&msgs[..cut], &forms_of(&msgs[..cut]), &mut live);
+                grown.grow(&live, Box::new(index)).unwrap();
+            }
+            while k <= grown.index.calls() {
+                let a = grown.step(&mut live, k).unwrap();
+                let e = reference.step(&mut whole, k).unwrap();
+                prop_assert_eq!(a.view.canonical_bytes(), e.view.canonical_bytes(), "call {} after a cut at row {}", k, cut);
+                prop_assert_eq!(&a.report, &e.report, "call {}", k);
+                k += 1;
+            }
+            // What the raw history holds for the next call, not recorded yet.
+            grown.raw_estimate(k).unwrap();
+        }
+        prop_assert_eq!(k, whole_index.calls() + 1);
     }
 }
 

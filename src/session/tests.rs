@@ -244,7 +244,7 @@ impl Record {
 
 /// Write a task's rows and tool forms as import does (rows extend the stored
 /// ones, as a re-import of a grown file adds them), then index the task.
-fn write_record(
+pub(crate) fn write_record(
     msgs: &[Message],
     forms: &HashMap<String, ToolForm>,
     store: &mut Store,

@@ -329,6 +329,17 @@ impl Store {
         Ok(scratch)
     }
 
+    /// Hand a scratch store the tool forms `source` holds now for its task
+    /// (those imported since it was made included); a no-op for a scratch
+    /// store that was lent none.
+    pub fn lend_forms_again(&mut self, source: &Store) -> Result<()> {
+        if let Some((task, _)) = &self.lent_forms {
+            let forms = source.reader().tool_forms(task)?;
+            self.lent_forms = Some((task.clone(), Arc::new(forms)));
+        }
+        Ok(())
+    }
+
     /// A second connection to the same store file, for reading while this
     /// one writes; `None` for an in-memory store (it has no second
     /// connection).

@@ -52,6 +52,16 @@ pub enum IngestError {
     },
 }
 
+impl IngestError {
+    /// Whether the file was refused before any format was recognised in it
+    /// (none was given): it is not a transcript, as far as its first lines
+    /// tell (an empty file, a `package.json`), rather than a transcript with
+    /// a bad line.
+    pub fn is_not_a_transcript(&self) -> bool {
+        matches!(self, IngestError::Parse { error, .. } if error.format_unknown)
+    }
+}
+
 /// What an import did with a file (`status` in `import --json`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

@@ -40,6 +40,9 @@ pub struct LineError {
     pub message: String,
     /// What the user can do about it, printed on its own line.
     pub hint: Option<&'static str>,
+    /// Raised before any format was recognised (none was given, and the first
+    /// lines did not tell one): nothing says the file is a transcript at all.
+    pub format_unknown: bool,
 }
 
 impl LineError {
@@ -49,6 +52,15 @@ impl LineError {
             column,
             message: message.into(),
             hint: None,
+            format_unknown: false,
+        }
+    }
+
+    /// This error, raised before any format was recognised.
+    pub fn before_any_format(self) -> LineError {
+        LineError {
+            format_unknown: true,
+            ..self
         }
     }
 

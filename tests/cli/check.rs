@@ -118,7 +118,9 @@ fn golden_files_bless_pass_and_catch_a_one_byte_edit() {
     env.fixture(DISPOSABLE);
     let golden = env.work().join("golden");
     let name = "claude-disposable-interrupt";
-    // Without golden files yet: a drift that says how to make them.
+    // A golden directory without this fixture's files yet: a drift that says
+    // how to make them.
+    std::fs::create_dir(&golden).unwrap();
     let run = env.run(&["check", DISPOSABLE, "--golden", "golden"]);
     run.failure(1).stdout_has(format!(
         "no golden file golden/{name}/default.jsonl; run with --bless to write it"
@@ -222,6 +224,29 @@ fn golden_files_bless_pass_and_catch_a_one_byte_edit() {
     let run = env.run(&["check", DISPOSABLE, "--golden", "golden"]);
     run.failure(1)
         .stdout_has("the golden file has more calls than the replay");
+}
+
+#[test]
+fn a_missing_golden_directory_is_a_usage_error_until_bless_creates_it() {
+    let env = TestEnv::new();
+    env.fixture(DISPOSABLE);
+    let run = env.run(&["check", DISPOSABLE, "--golden", "goldne"]);
+    run.failure(2);
+    insta::assert_snapshot!(run.snapshot());
+    assert!(!env.work().join("goldne").exists(), "nothing is created");
+    env.write("golden.txt", "not a directory");
+    let run = env.run(&["check", DISPOSABLE, "--golden", "golden.txt"]);
+    run.failure(2)
+        .stderr_has("error: the golden directory golden.txt is not a directory");
+    // --bless makes the directory and writes the files; then the check passes.
+    let run = env.run(&["check", DISPOSABLE, "--golden", "new/golden", "--bless"]);
+    run.success();
+    let written = env
+        .work()
+        .join("new/golden/claude-disposable-interrupt/default.jsonl");
+    assert!(written.is_file(), "{}", written.display());
+    env.run(&["check", DISPOSABLE, "--golden", "new/golden"])
+        .success();
 }
 
 #[test]

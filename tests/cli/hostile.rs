@@ -251,12 +251,22 @@ fn cases(fixture: &[u8]) -> Vec<Case> {
         case("enormous token count", with_usage(json!({"input_tokens": 3, "cache_read_input_tokens": u64::MAX})), Refused(&["usage field \"cache_read_input_tokens\" is 18446744073709551615"])),
         case("token count over 2^40", with_usage(json!({"output_tokens": (1u64 << 40) + 1})), Refused(&["usage field \"output_tokens\""])),
         // Files that are not transcript files.
-        at_path("a directory", |dir| {
+        at_path("a directory holding a broken transcript", |dir| {
             let p = dir.join("a-directory");
+            std::fs::create_dir_all(&p).unwrap();
+            std::fs::write(
+                p.join("inside.jsonl"),
+                "{\"type\":\"summary\",\"summary\":\"t\",\"leafUuid\":\"u\"}\n{broken\n",
+            )
+            .unwrap();
+            p
+        }, Refused(&["a-directory/inside.jsonl:2:", "1 of 1 file not imported"])),
+        at_path("a directory holding no transcript", |dir| {
+            let p = dir.join("not-sessions");
             std::fs::create_dir_all(&p).unwrap();
             std::fs::write(p.join("inside.jsonl"), "{}\n").unwrap();
             p
-        }, Refused(&["a-directory/inside.jsonl", "1 of 1 file not imported"])),
+        }, Tolerated(&["1 not a transcript", "skipped 1 file that is not a transcript", "not-sessions/inside.jsonl"])),
         at_path("a directory holding a symlink loop", |dir| {
             let p = dir.join("looped");
             std::fs::create_dir_all(&p).unwrap();

@@ -335,6 +335,7 @@ fn transcript_text_is_escaped_and_cannot_inject_script() {
 #[test]
 fn an_unknown_task_is_a_usage_error_and_writes_nothing() {
     let env = TestEnv::new();
+    env.import_fixture("codex/small-rollout.jsonl");
     let run = env.run(&["report", "--task", "nope", "-o", "r.html"]);
     run.failure(2).stderr_has("unknown task \"nope\"");
     assert!(!env.work().join("r.html").exists());

@@ -93,8 +93,10 @@ fn latest_is_the_most_recently_active_task() {
     let env = TestEnv::new();
     tally(&env);
     assert_eq!(stepped(&env, &["--task", "latest"]), CODEX_TASK);
-    // With no task at all.
+    // With no task at all: a store that imported nothing.
     let empty = TestEnv::new();
+    std::fs::create_dir(empty.work().join("nothing")).unwrap();
+    empty.run(&["import", "nothing"]).success();
     let run = empty.run(&["step", "--task", "latest"]);
     run.failure(2).stderr_has("no task yet");
 }
@@ -190,6 +192,9 @@ fn a_command_given_no_task_works_on_the_latest() {
 #[test]
 fn a_command_given_no_task_on_an_empty_store_says_how_to_start() {
     let env = TestEnv::new();
+    // An empty store: an import of an empty directory creates it.
+    std::fs::create_dir_all(env.work().join("empty")).unwrap();
+    env.run(&["import", "empty"]).success();
     assert_snapshot!(env.run(&["step"]).snapshot(), @r"
     ------- stderr -------
     error: no task yet, so none is the latest

@@ -21,6 +21,9 @@ const INLINE_SESSION: &str = "3d7a1f90-2c4b-4e61-9b8d-5f0e2a6c1d47";
 #[test]
 fn an_empty_store_says_how_to_start() {
     let env = TestEnv::new();
+    // A store that imported nothing (a directory with no transcript).
+    std::fs::create_dir(env.work().join("nothing")).unwrap();
+    env.run(&["import", "nothing"]).success();
     let run = env.run(&["tasks"]);
     assert_snapshot!(run.snapshot());
     let run = env.run(&["tasks", "--json"]);
