@@ -30,8 +30,10 @@ use crate::engine::Tier;
 use crate::engine::estimate::CharsPerToken;
 use crate::model::{Format, Kind};
 use crate::session::cost::Prices;
-use crate::session::driver::{Driver, RunSettings, TaskRecordIndex, resume_point};
+use crate::session::driver::Driver;
+use crate::session::record::TaskRecordIndex;
 use crate::session::replay::{ReplayOptions, replay};
+use crate::session::settings::{RunSettings, resume_point};
 use crate::store::Store;
 use crate::view::session::{
     CLAUDE_CODE_VERSION, CODEX_VERSION, Provider, SessionKind, SessionParams, adapt,

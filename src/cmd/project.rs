@@ -11,7 +11,9 @@ use super::common::{Resolved, RunTarget, outcome_of, plural, summarizer_of, writ
 use crate::cmd::exit::Outcome;
 use crate::engine::Mode;
 use crate::engine::estimate::CharsPerToken;
-use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
+use crate::session::driver::Driver;
+use crate::session::record::TaskRecordIndex;
+use crate::session::settings::RunSettings;
 use crate::store::Store;
 
 #[derive(Debug, Args)]

@@ -20,8 +20,8 @@ use crate::engine::{Status, Tier};
 use crate::probe::{CallScore, worst};
 use crate::probe::{Scorer, extract, percent};
 use crate::session::cost::Totals;
-use crate::session::driver::RunSettings;
 use crate::session::replay::{ReplayOptions, StepRow, replay};
+use crate::session::settings::RunSettings;
 use crate::store::{RunInfo, RunStep, Store};
 
 #[derive(Debug, Args)]
@@ -97,7 +97,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.run.budget, store)?;
     let run_settings = RunSettings::new(budget, &est, summarizer.get()).identity();
-    let profile = crate::session::driver::profile_of(&run_settings);
+    let profile = crate::session::settings::profile_of(&run_settings);
     let from = match (args.from, args.resume) {
         (Some(k), _) => k,
         (None, false) => 1,

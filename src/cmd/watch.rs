@@ -25,8 +25,9 @@ use super::summarizer::Configured;
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
 use crate::model::Format;
-use crate::session::driver::{RunSettings, TaskRecordIndex};
+use crate::session::record::TaskRecordIndex;
 use crate::session::replay::{Replayer, StepRow};
+use crate::session::settings::RunSettings;
 use crate::store::Store;
 use crate::transcript::ingest::{IngestOptions, ingest_file};
 

@@ -9,7 +9,7 @@ use crate::engine::estimate::Estimator;
 use crate::engine::parts::{PartBody, PartState, Side, coverage_key, reconstruct};
 use crate::model::{Block, Kind, Message};
 use crate::probe::{CallScore, Evaluation, Scorer, extract};
-use crate::session::driver::TaskRecordIndex;
+use crate::session::record::TaskRecordIndex;
 use crate::session::replay::StepRow;
 
 /// Tool names that get their own segment in the composition bar; the rest

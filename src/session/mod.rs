@@ -4,7 +4,11 @@
 pub(crate) mod cost;
 pub mod driver;
 pub mod models;
+mod raw_history;
+pub mod record;
 pub mod replay;
+pub mod settings;
+mod stored;
 
 #[cfg(test)]
 pub(crate) mod props;

@@ -5,7 +5,8 @@
 use proptest::prelude::*;
 use serde_json::json;
 
-use super::driver::{Driver, RunSettings};
+use super::driver::Driver;
+use super::settings::RunSettings;
 use super::tests::{Record, file_text, write_record};
 use crate::engine::Status;
 use crate::engine::budget::Budget;

@@ -7,7 +7,9 @@ use std::ops::Deref;
 use serde::Serialize;
 
 use super::cost::{CacheSplitter, Prices, Totals};
-use super::driver::{Driver, RunSettings, TaskRecordIndex};
+use super::driver::Driver;
+use super::record::TaskRecordIndex;
+use super::settings::RunSettings;
 use crate::engine::{CallOutput, Report, Status, Tier};
 use crate::store::{Store, StoreError};
 use crate::view::View;

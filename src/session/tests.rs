@@ -14,7 +14,9 @@ use crate::engine::restore::SHELL_TEXT;
 use crate::engine::toolrules::{ToolForm, ToolRules};
 use crate::engine::*;
 use crate::model::{Block, Kind, Message, Role, ToolContent};
-use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
+use crate::session::driver::Driver;
+use crate::session::record::TaskRecordIndex;
+use crate::session::settings::RunSettings;
 use crate::store::{Store, StoreError, TaskRecord};
 use crate::summarize::StaticCheckpoint;
 use crate::transcript::TaskSet;
@@ -762,3 +764,5 @@ fn the_static_checkpoint_drops_a_carried_constraint() {
     let head = out.parts[0].summary().expect("the history is folded");
     assert!(!head.text.contains("tenant_registry"), "{}", head.text);
 }
+
+mod driver;

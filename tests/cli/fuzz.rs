@@ -14,8 +14,9 @@ use std::path::Path;
 
 use compactor::engine::budget::Budget;
 use compactor::engine::estimate::CharsPerToken;
-use compactor::session::driver::{RunSettings, TaskRecordIndex};
+use compactor::session::record::TaskRecordIndex;
 use compactor::session::replay::{ReplayOptions, replay};
+use compactor::session::settings::RunSettings;
 use compactor::store::{Store, StoreError};
 use compactor::summarize::extractive::Extractive;
 use compactor::transcript::ingest::{IngestError, IngestOptions, ingest_file};
