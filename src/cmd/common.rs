@@ -19,7 +19,8 @@ use crate::model::Format;
 use crate::model::decimal::Ratio;
 use crate::session::cost::{Prices, Totals};
 use crate::session::record::TaskRecordIndex;
-use crate::session::replay::{ReplayOptions, StepRow, replay};
+use crate::session::replay::StepRow;
+use crate::session::run::{Placement, ReplayOptions, Run};
 use crate::session::settings::RunSettings;
 use crate::store::{DbLocation, Store, StoreError, TaskRecord};
 use crate::transcript::LineError;
@@ -506,17 +507,6 @@ impl RunTarget {
     }
 }
 
-/// Run calls 1 to `to`, reporting them all, recording no progress.
-pub fn from_start(to: u32, prices: Prices) -> ReplayOptions {
-    ReplayOptions {
-        from: 1,
-        to,
-        resume: false,
-        prices,
-        progress: None,
-    }
-}
-
 /// Replays calls 1 to `to` of `r` on a scratch copy of the task with no
 /// compaction state, so it shows what a live engine would have done and
 /// repeats exactly; a bar (`template`) shows progress over 20 calls or more.
@@ -531,22 +521,16 @@ pub fn scratch_replay(
     mut each: impl FnMut(&StepRow, &CallOutput) -> Result<()>,
 ) -> Result<Totals> {
     let est = CharsPerToken::default();
-    let settings = RunSettings::new(r.budget, &est, summarizer.get());
+    let settings = RunSettings::new(r.budget, &est, summarizer);
     let bar = progress(ui, to >= 20, u64::from(to), template);
-    let mut scratch = store.scratch_copy(&r.task)?;
-    let totals = replay(
-        &mut scratch,
-        &r.index,
-        settings,
-        from_start(to, prices),
-        |row, out| -> Result<()> {
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
-            summarizer.note_call(row.call);
-            each(row, out)
-        },
-    )?;
+    let mut run = Run::open(store, &r.index, settings, Placement::Scratch)?;
+    let opts = ReplayOptions::from_start(to, prices);
+    let totals = run.replay(store, &opts, |row, out| -> Result<()> {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+        each(row, out)
+    })?;
     if let Some(b) = bar {
         b.finish_and_clear();
     }

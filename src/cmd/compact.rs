@@ -30,10 +30,9 @@ use crate::engine::Tier;
 use crate::engine::estimate::CharsPerToken;
 use crate::model::{Format, Kind};
 use crate::session::cost::Prices;
-use crate::session::driver::Driver;
 use crate::session::record::TaskRecordIndex;
-use crate::session::replay::{ReplayOptions, replay};
-use crate::session::settings::{RunSettings, resume_point};
+use crate::session::run::{Placement, ReplayOptions, Run};
+use crate::session::settings::RunSettings;
 use crate::store::Store;
 use crate::view::session::{
     CLAUDE_CODE_VERSION, CODEX_VERSION, Provider, SessionKind, SessionParams, adapt,
@@ -96,16 +95,18 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
     } = args.run.resolve(store, ui)?;
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.run.budget, store)?;
-    let settings = || RunSettings::new(budget, &est, summarizer.get());
-    let identity = settings().identity();
-    let mut scratch = if args.in_place {
-        None
-    } else {
-        Some(store.scratch_copy(&task)?)
+    let settings = RunSettings::new(budget, &est, &summarizer);
+    let placement = match args.in_place {
+        true => Placement::InPlace {
+            record_progress: true,
+        },
+        false => Placement::Scratch,
     };
-    let store: &mut Store = scratch.as_mut().unwrap_or(store);
+    let mut run = Run::open(store, &index, settings, placement)?;
     // Re-run the last call already committed (a re-run mints nothing new), then go on.
-    let from = resume_point(store, &task, &settings())?.map_or(1, |k| k.clamp(1, calls + 1));
+    let from = run
+        .resume_point(store)?
+        .map_or(1, |k| k.clamp(1, calls + 1));
     if from > 1 {
         ui.note(format!(
             "calls 1 to {from} of {task} already ran on this store with these settings: resuming at call {from}"
@@ -127,14 +128,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             to: calls,
             resume: from > 1,
             prices: Prices::default(),
-            progress: args.in_place.then(|| identity.clone()),
         };
-        replay(store, &index, settings(), opts, |row, _| -> Result<()> {
+        run.replay(store, &opts, |row, _| -> Result<()> {
             if let Some(b) = &bar {
                 b.inc(1);
             }
             replayed += 1;
-            summarizer.note_call(row.call);
             for t in &row.tiers_fired {
                 match fired.iter_mut().find(|(name, _)| name == t) {
                     Some((_, n)) => *n += 1,
@@ -147,12 +146,9 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
             b.finish_and_clear();
         }
     }
-    let mut driver = Driver::new(store, &index, settings())?;
-    if args.in_place {
-        driver.record_progress(identity);
-    }
-    let out = driver.step(store, calls + 1)?;
-    summarizer.note_call(calls + 1);
+    // The checkpoint to resume with is what a restarted engine derives.
+    run.restart(store)?;
+    let out = run.step(store, calls + 1)?;
     let llm = summarizer.report();
     let format = args.format;
     // The checkpoint is a whole request: the recorded system prompt and tools too.

@@ -20,8 +20,9 @@ use crate::engine::{Status, Tier};
 use crate::probe::{CallScore, worst};
 use crate::probe::{Scorer, extract, percent};
 use crate::session::cost::Totals;
-use crate::session::replay::{ReplayOptions, StepRow, replay};
-use crate::session::settings::RunSettings;
+use crate::session::replay::StepRow;
+use crate::session::run::{Placement, ReplayOptions, Run};
+use crate::session::settings::{RunSettings, recorded_progress};
 use crate::store::{RunInfo, RunStep, Store};
 
 #[derive(Debug, Args)]
@@ -96,25 +97,28 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     let to = args.to.unwrap_or(calls);
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.run.budget, store)?;
-    let run_settings = RunSettings::new(budget, &est, summarizer.get()).identity();
-    let profile = crate::session::settings::profile_of(&run_settings);
-    let from = match (args.from, args.resume) {
-        (Some(k), _) => k,
-        (None, false) => 1,
+    let settings = RunSettings::new(budget, &est, &summarizer);
+    // What an earlier in-place replay committed, where it matters.
+    let recorded = match (args.from, args.resume, args.in_place) {
+        (None, true, _) | (_, false, true) => recorded_progress(store, &task, &settings)?,
+        _ => None,
+    };
+    let from = match (args.from, args.resume, &recorded) {
+        (Some(k), _, _) => k,
+        (None, false, _) => 1,
         // Re-run the last committed call (idempotent), then go on.
-        (None, true) => match store.reader().replay_progress(&task, &profile)? {
-            Some((k, settings)) if settings == run_settings => k,
-            Some((_, settings)) => bail!(
-                "the interrupted replay of {task} ran with other settings ({settings}); resume it with those, or replay from the start"
-            ),
-            None => 1,
-        },
+        (None, true, Some(p)) if p.ran_under(&settings) => p.call,
+        (None, true, Some(p)) => bail!(
+            "the interrupted replay of {task} ran with other settings ({}); resume it with those, or replay from the start",
+            p.settings
+        ),
+        (None, true, None) => 1,
     };
     if args.in_place
         && !args.resume
-        && let Some((p, settings)) = store.reader().replay_progress(&task, &profile)?
-        && settings == run_settings
+        && let Some(p) = recorded.as_ref().filter(|p| p.ran_under(&settings))
     {
+        let p = p.call;
         ui.note(format!(
             "note: calls 1 to {p} of {task} already ran in place on this store; running them again \
              restores what later calls stored, so their rows can differ from a first run's \
@@ -136,13 +140,11 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     if let Some(dir) = &args.views {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let settings = RunSettings::new(budget, &est, summarizer.get());
     let opts = ReplayOptions {
         from,
         to,
         resume: args.resume,
         prices: run_prices.prices,
-        progress: (args.in_place || args.resume).then(|| run_settings.clone()),
     };
     let bar = progress(
         ui,
@@ -155,12 +157,13 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         header(ui, &task, &run_budget, overhead, calls, args.probes)?;
     }
     let mut saved: Vec<RunStep> = Vec::new();
-    let mut scratch = if args.in_place || args.resume {
-        None
-    } else {
-        Some(store.scratch_copy(&task)?)
+    let placement = match args.in_place || args.resume {
+        true => Placement::InPlace {
+            record_progress: true,
+        },
+        false => Placement::Scratch,
     };
-    let target: &mut Store = scratch.as_mut().unwrap_or(store);
+    let mut run = Run::open(store, &index, settings, placement)?;
     let mut statuses = StatusCounts::default();
     let mut scorer = match args.probes {
         true => Some(Scorer::new(extract(&index.all_rows()?))),
@@ -170,11 +173,10 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     // `--json` prints every row at the end: only it keeps them.
     let mut rows: Vec<StepRow> = Vec::new();
     let mut last_hash = None;
-    let totals = replay(target, &index, settings, opts, |row, out| -> Result<()> {
+    let totals = run.replay(store, &opts, |row, out| -> Result<()> {
         if let Some(b) = &bar {
             b.inc(1);
         }
-        summarizer.note_call(row.call);
         statuses.add(row.status);
         if let Some(dir) = &args.views {
             write_view(dir, row.call, &out.view.canonical_bytes())?;
@@ -250,7 +252,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         ui.json_kind("replay_totals", &v)?;
         summarizer.note(ui);
     }
-    drop(scratch);
+    drop(run);
     if let Some(name) = &args.save {
         let info = RunInfo {
             name: name.clone(),

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 
 use super::Ui;
-use crate::engine::summarizer::Summarizer;
+use crate::engine::summarizer::{SummarizeError, Summarizer, Summary, SummaryRequest};
 use crate::model::decimal::Micros;
 use crate::store::{DbLocation, Store};
 use crate::summarize::llm::config::{
@@ -194,14 +194,6 @@ impl Configured {
         }
     }
 
-    /// Attribute what the summarizer did since the last call to model call `call`.
-    pub fn note_call(&self, call: u32) {
-        if let Configured::Llm { summarizer, report } = self {
-            let events = summarizer.drain_events();
-            report.borrow_mut().add(summarizer, call, events);
-        }
-    }
-
     /// The model summarizer's report so far (`None` for the offline ones).
     pub fn report(&self) -> Option<LlmReport> {
         match self {
@@ -216,6 +208,25 @@ impl Configured {
             for l in r.human() {
                 ui.note(l);
             }
+        }
+    }
+}
+
+/// The configured summarizer as a run uses it: the one chosen, with the
+/// model summarizer's work attributed call by call to the report.
+impl Summarizer for Configured {
+    fn name(&self) -> String {
+        self.get().name()
+    }
+
+    fn summarize(&self, req: &SummaryRequest<'_>) -> Result<Summary, SummarizeError> {
+        self.get().summarize(req)
+    }
+
+    fn call_done(&self, call: u32) {
+        if let Configured::Llm { summarizer, report } = self {
+            let events = summarizer.drain_events();
+            report.borrow_mut().add(summarizer, call, events);
         }
     }
 }

@@ -121,7 +121,8 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
     /// A driver that keeps no cache: every call reads the snapshot from the
     /// store and rebuilds the raw history from the record. Slow; the
     /// reference the cached driver is held to.
-    pub fn uncached(
+    #[cfg(test)]
+    pub(super) fn uncached(
         store: &Store,
         index: I,
         settings: RunSettings<'a>,
@@ -235,7 +236,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
 
     /// This driver makes one call: its view is hashed without keeping a copy
     /// of it for the next call's hash to resume from.
-    pub fn one_shot(&mut self) {
+    pub(super) fn one_shot(&mut self) {
         self.hash_resume = HashResume::off();
         self.one_shot = true;
     }
@@ -244,14 +245,14 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
     /// view is hashed as it is projected and never held (the call's
     /// [`CallOutput::view`] is left empty, and so are its parts when no
     /// summary is stored; its report is the same).
-    pub fn one_shot_unkept(&mut self) {
+    pub(super) fn one_shot_unkept(&mut self) {
         self.one_shot();
         self.hash_resume = HashResume::unkept();
     }
 
     /// Record every committed call as this task's replay progress, with the
     /// settings it ran under, in the same transaction as the call's entries.
-    pub fn record_progress(&mut self, settings: serde_json::Value) {
+    pub(super) fn record_progress(&mut self, settings: serde_json::Value) {
         self.progress = Some(settings);
     }
 

@@ -7,6 +7,7 @@ pub mod models;
 mod raw_history;
 pub mod record;
 pub mod replay;
+pub mod run;
 pub mod settings;
 mod stored;
 

@@ -8,6 +8,7 @@ use crate::store::{Store, StoreError};
 use crate::summarize::StaticCheckpoint;
 
 /// Engine settings for a run.
+#[derive(Clone, Copy)]
 pub struct RunSettings<'a> {
     pub budget: Budget,
     pub estimator: &'a dyn Estimator,
@@ -54,16 +55,42 @@ pub fn profile_of(identity: &serde_json::Value) -> String {
     blake3::hash(identity.to_string().as_bytes()).to_hex()[..16].to_string()
 }
 
+/// The replay progress an in-place run recorded for a task under a profile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// The last call it committed.
+    pub call: u32,
+    /// The settings it ran under ([`RunSettings::identity`]).
+    pub settings: serde_json::Value,
+}
+
+impl Progress {
+    /// Whether the run that recorded it ran under `settings`: only then is
+    /// what it stored trusted to resume from.
+    pub fn ran_under(&self, settings: &RunSettings<'_>) -> bool {
+        self.settings == settings.identity()
+    }
+}
+
+/// The progress recorded for `task` under the profile of `settings`.
+pub fn recorded_progress(
+    store: &Store,
+    task: &str,
+    settings: &RunSettings<'_>,
+) -> Result<Option<Progress>, StoreError> {
+    Ok(store
+        .reader()
+        .replay_progress(task, &settings.profile())?
+        .map(|(call, settings)| Progress { call, settings }))
+}
+
 /// The last call an in-place run of `task` committed under these settings.
 pub fn resume_point(
     store: &Store,
     task: &str,
     settings: &RunSettings<'_>,
 ) -> Result<Option<u32>, StoreError> {
-    Ok(
-        match store.reader().replay_progress(task, &settings.profile())? {
-            Some((k, s)) if s == settings.identity() => Some(k),
-            _ => None,
-        },
-    )
+    Ok(recorded_progress(store, task, settings)?
+        .filter(|p| p.ran_under(settings))
+        .map(|p| p.call))
 }
