@@ -31,21 +31,19 @@
 use std::collections::HashMap;
 use std::ops::Deref;
 
-use super::raw_history::{FEED_ROWS, RawHistory, longest_fold};
+use super::raw_history::{FEED_ROWS, RawHistory};
 use super::record::{Measures, TaskRecordIndex};
 use super::settings::RunSettings;
-use super::stored::{FormReader, FormSource, Held, SnapshotCache, cached};
+use super::stored::{FormReader, FormSource, Held, SnapshotCache, cached, store_error};
+use crate::engine::checkpoint::Resume;
 use crate::engine::entries::{ANCHOR_KEY, Entry};
 use crate::engine::estimate::Estimator;
-use crate::engine::parts::{
-    ChainResume, Part, PartsBuilder, SummaryHead, coverage_key, reconstruct,
-};
-use crate::engine::restore::{StoreView, summary_part};
+use crate::engine::parts::{Part, PartsBuilder, SummaryHead, coverage_key, reconstruct};
+use crate::engine::restore::StoreView;
 use crate::engine::{
-    Calibration, CallContext, CallOutput, Mode, SharedParts, StreamedPreflight, run_call_resuming,
+    Calibration, CallContext, CallOutput, Mode, SharedParts, StreamedPreflight, run_call,
 };
 use crate::store::{Store, StoreError};
-use crate::view::HashResume;
 
 /// Drives calls over one task, keeping the previous call's parts in memory.
 /// It reads the task's record through `I`: a borrowed index, or one it owns
@@ -71,10 +69,8 @@ where
     cached: bool,
     pub(super) snapshot: Option<SnapshotCache>,
     pub(super) raw_history: Option<RawHistory>,
-    /// Where the last view's hash left off.
-    hash_resume: HashResume,
-    /// Where the last restore's coverage walk left off.
-    chain: ChainResume,
+    /// Where the last call's view hash and coverage walk left off.
+    resume: Resume,
     /// The tool call index of the last step's parts, for the next step's
     /// builder to check and reuse (see [`PartsBuilder::continuing`]).
     tool_index: HashMap<String, usize>,
@@ -111,9 +107,8 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
             cached: true,
             snapshot: None,
             raw_history: None,
-            hash_resume: HashResume::default(),
+            resume: Resume::default(),
             tool_index: HashMap::new(),
-            chain: ChainResume::default(),
             one_shot: false,
         })
     }
@@ -170,7 +165,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         let snap = self.snapshot.as_ref().expect("refreshed before use");
         let raw = match &mut self.raw_history {
             Some(r) if r.fed <= end && r.fold_kept(&snap.covers) => r,
-            slot => slot.insert(RawHistory::new(self.raw.builder.tool_calls().clone())),
+            slot => slot.insert(RawHistory::new(&self.raw)),
         };
         // Fed a slice of rows at a time, dropping what the longest stored
         // summary folds so far as it goes: a history built from the first
@@ -178,15 +173,15 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         while raw.fed < end {
             let to = end.min(raw.fed + FEED_ROWS);
             raw.feed(index, to, est, &mut self.raw)?;
-            if let Some((i, h)) = longest_fold(snap, raw)
-                && i > raw.builder.offset()
+            if let Some((i, h)) = raw.parts.longest_fold(&snap.covers)
+                && i > raw.parts.offset()
                 && matches!(snap.held(&coverage_key(h)), Some(Held::Summary))
             {
-                raw.drop_front(i);
+                raw.parts.drop_front(i);
             }
         }
         let stored = cached(snap, store, &index.task, &self.profile);
-        let best = match longest_fold(snap, raw) {
+        let best = match raw.parts.longest_fold(&snap.covers) {
             Some((i, h)) => match stored.read(&coverage_key(h))? {
                 Some(Entry::Summary {
                     text,
@@ -213,31 +208,24 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         // The parts needed from here on: all of them with no summary, else
         // the last one it folds (for the head) and what follows.
         let need = best.as_ref().map_or(0, |(i, _)| *i);
-        if need < raw.builder.offset() {
+        if need < raw.parts.offset() {
             *raw = RawHistory::rebuilt(index, end, est, &mut self.raw)?;
         }
         let Some((i, head)) = best else {
             if self.one_shot {
                 // No later call reads the history: hand it over, uncopied.
                 let raw = self.raw_history.take().expect("fed above");
-                return Ok(raw.builder.parts);
+                return Ok(raw.hand_over());
             }
-            return Ok(raw.builder.parts.clone());
+            return Ok(raw.parts.parts().to_vec());
         };
-        let parts = &raw.builder.parts[i - raw.builder.offset()..];
-        let head = summary_part(&parts[0], head, est);
-        let mut out = Vec::with_capacity(parts.len());
-        out.push(head);
-        out.extend_from_slice(&parts[1..]);
-        // What the summary folds is not shown again while it is stored.
-        raw.drop_front(i);
-        Ok(out)
+        Ok(raw.parts.folded_at(i, head, est))
     }
 
     /// This driver makes one call: its view is hashed without keeping a copy
     /// of it for the next call's hash to resume from.
     pub(super) fn one_shot(&mut self) {
-        self.hash_resume = HashResume::off();
+        self.resume = Resume::one_call();
         self.one_shot = true;
     }
 
@@ -247,7 +235,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
     /// summary is stored; its report is the same).
     pub(super) fn one_shot_unkept(&mut self) {
         self.one_shot();
-        self.hash_resume = HashResume::unkept();
+        self.resume = Resume::unkept();
     }
 
     /// Record every committed call as this task's replay progress, with the
@@ -319,7 +307,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
     ) -> Result<Option<CallOutput>, StoreError> {
         let index = &*self.index;
         let fresh = self.raw_history.is_none();
-        if !(self.cached && self.one_shot && self.hash_resume.keeps_no_view() && fresh)
+        if !(self.cached && self.one_shot && self.resume.keeps_no_view() && fresh)
             || first == 0
             || first > index.calls() + 1
         {
@@ -347,18 +335,15 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
             })?;
             fed = to;
             for p in builder.take_front(builder.complete()) {
-                stream.push(p);
+                stream.push(p).map_err(store_error)?;
             }
         }
         for p in builder.into_parts().0 {
-            stream.push(p);
+            stream.push(p).map_err(store_error)?;
         }
         raw.ensure(index, first, est)?;
         let ctx = self.context(first, Mode::Preflight);
-        let out = stream.finish(&ctx);
-        stored.check()?;
-        forms.check()?;
-        Ok(out)
+        Ok(stream.finish(&ctx))
     }
 
     /// The engine's operation over `parts`, with the snapshot as refreshed.
@@ -372,13 +357,12 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
             self.tool_forms.prepare(&self.index)?;
         }
         if !self.cached {
-            self.hash_resume.reset();
-            self.chain = ChainResume::default();
+            self.resume.reset();
         }
         let snap = self.snapshot.as_ref().expect("refreshed before use");
         let stored = cached(snap, store, &self.index.task, &self.profile);
         let forms = FormReader::new(&self.tool_forms, &self.index);
-        let out = run_call_resuming(
+        run_call(
             parts,
             ctx,
             StoreView {
@@ -386,12 +370,9 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
                 covers: &snap.covers,
                 tool_forms: &forms,
             },
-            &mut self.hash_resume,
-            &mut self.chain,
-        );
-        stored.check()?;
-        forms.check()?;
-        Ok(out)
+            &mut self.resume,
+        )
+        .map_err(store_error)
     }
 
     /// Step at call `k`: the full operation over checkpoint + growth. The new

@@ -1,42 +1,31 @@
-//! The raw history's parts as a run builds them from the record, kept from
-//! the last fold on, with the coverage chain over their addresses.
+//! The raw history as a run builds it from the record: the engine's
+//! [`RawParts`] fed the record's rows, read as they are needed.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashSet;
 
 use super::record::{Measures, TaskRecordIndex};
-use super::stored::SnapshotCache;
+use crate::engine::checkpoint::RawParts;
 use crate::engine::estimate::Estimator;
-use crate::engine::parts::{PartsBuilder, ToolCalls, coverage_next, coverage_start};
+use crate::engine::parts::Part;
 use crate::store::StoreError;
 
-/// The raw history's parts up to some row, with the coverage chain over
-/// their addresses. Addresses never change once a part exists (a later tool
-/// result only fills its call's output), so the chain only ever grows. The
-/// parts and the chain are kept only from the last part a stored summary
-/// folded on (see [`Driver::raw_parts`]): what a summary folds is never shown
-/// again while the summary is stored, and no stored coverage ends before it
-/// is the longest while that summary is stored (the chain's first hash), so
-/// the history costs what follows its last fold, not a hash per part.
+/// The raw history's parts up to some row, kept only from the last part a
+/// stored summary folded on (see [`Driver::raw_parts`](super::driver::Driver)):
+/// no stored coverage ends before it is the longest while that summary is
+/// stored (the chain's first hash).
 pub(super) struct RawHistory {
-    pub(super) builder: PartsBuilder,
+    pub(super) parts: RawParts,
     /// Rows fed.
     pub(super) fed: usize,
-    /// `chain[i - builder.offset()]`: the coverage hash of parts `..=i`
-    /// (of all parts made).
-    pub(super) chain: VecDeque<[u8; 32]>,
-    /// Where each hash of the chain is.
-    pub(super) at: HashMap<[u8; 32], usize>,
 }
 
 impl RawHistory {
     /// An empty history, looking its tool calls up in the record's shared
-    /// `ids` (those its measures keep).
-    pub(super) fn new(ids: ToolCalls) -> RawHistory {
+    /// ids (those `measures` keep).
+    pub(super) fn new(measures: &Measures) -> RawHistory {
         RawHistory {
-            builder: PartsBuilder::sharing(ids),
+            parts: RawParts::new(measures.builder.tool_calls().clone()),
             fed: 0,
-            chain: VecDeque::new(),
-            at: HashMap::new(),
         }
     }
 
@@ -48,39 +37,21 @@ impl RawHistory {
         est: &dyn Estimator,
         measures: &mut Measures,
     ) -> Result<(), StoreError> {
-        let builder = &mut self.builder;
+        let parts = &mut self.parts;
         index.each_row(self.fed, end, |i, m| {
-            builder.push(m, est);
+            parts.push(m, est);
             measures.offer(index, i, m, est);
         })?;
         self.fed = end;
-        let offset = self.builder.offset();
-        for i in offset + self.chain.len()..offset + self.builder.parts.len() {
-            let prev = self.chain.back().copied().unwrap_or_else(coverage_start);
-            let h = coverage_next(&prev, &self.builder.parts[i - offset].address);
-            self.chain.push_back(h);
-            self.at.entry(h).or_insert(i);
-        }
+        self.parts.chain_new_parts();
         Ok(())
     }
 
-    /// Drop the parts before part `i` (of all parts made), and their chain.
-    pub(super) fn drop_front(&mut self, i: usize) {
-        let offset = self.builder.offset();
-        for (j, h) in self.chain.drain(..i - offset).enumerate() {
-            if self.at.get(&h) == Some(&(offset + j)) {
-                self.at.remove(&h);
-            }
-        }
-        self.builder.drop_front(i - offset);
-    }
-
-    /// Whether a stored summary still folds what was dropped (the chain's
-    /// first hash is a stored coverage), so that no shorter one can be the
-    /// longest: when another writer forgot it, the history must be built
-    /// again from the first row.
+    /// Whether a stored summary still folds what was dropped, so that no
+    /// shorter one can be the longest: when another writer forgot it, the
+    /// history must be built again from the first row.
     pub(super) fn fold_kept(&self, covers: &HashSet<[u8; 32]>) -> bool {
-        self.builder.offset() == 0 || self.chain.front().is_some_and(|h| covers.contains(h))
+        self.parts.fold_kept(covers)
     }
 
     /// Built again from the first row: a summary that folded less than what
@@ -91,9 +62,14 @@ impl RawHistory {
         est: &dyn Estimator,
         measures: &mut Measures,
     ) -> Result<RawHistory, StoreError> {
-        let mut r = RawHistory::new(measures.builder.tool_calls().clone());
+        let mut r = RawHistory::new(measures);
         r.feed(index, end, est, measures)?;
         Ok(r)
+    }
+
+    /// The parts, handed over: no later call reads this history.
+    pub(super) fn hand_over(self) -> Vec<Part> {
+        self.parts.hand_over()
     }
 }
 
@@ -101,15 +77,3 @@ impl RawHistory {
 /// summary folds is dropped (a few under test, so that the property tests'
 /// short sessions drop between slices too).
 pub(super) const FEED_ROWS: usize = if cfg!(test) { 3 } else { 2048 };
-
-/// The stored summary coverage that is the longest prefix of the raw
-/// history's parts: the index of the last part it folds, and its hash.
-pub(super) fn longest_fold<'s>(
-    snap: &'s SnapshotCache,
-    raw: &RawHistory,
-) -> Option<(usize, &'s [u8; 32])> {
-    snap.covers
-        .iter()
-        .filter_map(|h| raw.at.get(h).map(|&i| (i, h)))
-        .max_by_key(|(i, _)| *i)
-}

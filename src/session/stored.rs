@@ -1,13 +1,12 @@
 //! The store as the engine reads it during a call: a profile's snapshot
 //! entries, cached decoded, and the import-time tool forms.
 
-use std::cell::RefCell;
 use std::collections::HashSet;
 
 use super::record::TaskRecordIndex;
 use crate::engine::entries::Entry;
 use crate::engine::parts::decode_coverage_key;
-use crate::engine::restore::{Snapshot, ToolForms};
+use crate::engine::restore::{ReadError, Snapshot, ToolForms};
 use crate::engine::toolrules::ToolForm;
 use crate::model::digest::{Digest, DigestMap};
 use crate::store::{Store, StoreError};
@@ -98,14 +97,12 @@ impl Held {
 
 /// The cache as the engine reads it: a summary or a tool entry is read
 /// whole from the store it was cached from (the cache is current: refreshed
-/// before every call, and no write happens during one). A read that fails
-/// is kept for the driver to return after the call.
+/// before every call, and no write happens during one).
 pub(super) struct CachedSnapshot<'s> {
     cache: &'s SnapshotCache,
     store: &'s Store,
     task: &'s str,
     profile: &'s str,
-    failed: FirstFailure,
 }
 
 impl CachedSnapshot<'_> {
@@ -122,35 +119,25 @@ impl CachedSnapshot<'_> {
             None => None,
         })
     }
-
-    /// The first read that failed, if any.
-    pub(super) fn check(self) -> Result<(), StoreError> {
-        self.failed.check()
-    }
 }
 
 impl Snapshot for CachedSnapshot<'_> {
-    fn entry(&self, key: &str) -> Option<Entry> {
-        self.failed.or_none(self.read(key))
+    fn entry(&self, key: &str) -> Result<Option<Entry>, ReadError> {
+        self.read(key).map_err(read_error)
     }
 }
 
-/// The first store read that failed during a call (the engine's lookups
-/// cannot fail), kept for the driver to return after the call.
-#[derive(Default)]
-struct FirstFailure(RefCell<Option<StoreError>>);
+/// A store error as the engine carries it through a call.
+fn read_error(e: StoreError) -> ReadError {
+    ReadError(Box::new(e))
+}
 
-impl FirstFailure {
-    /// What `r` read, or none when it failed (the failure kept).
-    fn or_none<T>(&self, r: Result<Option<T>, StoreError>) -> Option<T> {
-        r.unwrap_or_else(|e| {
-            self.0.borrow_mut().get_or_insert(e);
-            None
-        })
-    }
-
-    fn check(self) -> Result<(), StoreError> {
-        self.0.into_inner().map_or(Ok(()), Err)
+/// The store error a call stopped at, taken back from the engine.
+pub(super) fn store_error(e: ReadError) -> StoreError {
+    match e.0.downcast::<StoreError>() {
+        Ok(e) => *e,
+        // Only this module's readers fail, and only with a store error.
+        Err(other) => StoreError::Corrupt(other.to_string()),
     }
 }
 
@@ -198,21 +185,15 @@ fn form_id_hash(id: &str) -> u64 {
     h.finish()
 }
 
-/// The tool forms as the engine reads them. A read that fails is kept for
-/// the driver to return after the call.
+/// The tool forms as the engine reads them.
 pub(super) struct FormReader<'s> {
     source: &'s FormSource,
     index: &'s TaskRecordIndex,
-    failed: FirstFailure,
 }
 
 impl<'s> FormReader<'s> {
     pub(super) fn new(source: &'s FormSource, index: &'s TaskRecordIndex) -> FormReader<'s> {
-        FormReader {
-            source,
-            index,
-            failed: FirstFailure::default(),
-        }
+        FormReader { source, index }
     }
 
     fn read(&self, id: &str) -> Result<Option<ToolForm>, StoreError> {
@@ -224,16 +205,11 @@ impl<'s> FormReader<'s> {
             _ => Ok(None),
         }
     }
-
-    /// The first read that failed, if any.
-    pub(super) fn check(self) -> Result<(), StoreError> {
-        self.failed.check()
-    }
 }
 
 impl ToolForms for FormReader<'_> {
-    fn form(&self, id: &str) -> Option<ToolForm> {
-        self.failed.or_none(self.read(id))
+    fn form(&self, id: &str) -> Result<Option<ToolForm>, ReadError> {
+        self.read(id).map_err(read_error)
     }
 }
 
@@ -249,6 +225,5 @@ pub(super) fn cached<'s>(
         store,
         task,
         profile,
-        failed: FirstFailure::default(),
     }
 }

@@ -61,11 +61,13 @@ fn the_snapshot_cache_holds_no_summary_text_nor_tool_form_and_reads_them_by_key(
     cache.put(&later, &summary(text).to_value());
     assert_eq!(cache.held(&later), Some(&Held::Summary));
     let stored = cached(&cache, &store, "t", "p");
-    assert_eq!(stored.entry(&key), Some(summary("## Requests\n- #1: a")));
-    assert_eq!(stored.entry(&later), Some(summary(text)));
-    assert_eq!(stored.entry("tool:x"), Some(shrink));
-    assert_eq!(stored.entry("meta:x"), None);
-    stored.check().unwrap();
+    assert_eq!(
+        stored.entry(&key).unwrap(),
+        Some(summary("## Requests\n- #1: a"))
+    );
+    assert_eq!(stored.entry(&later).unwrap(), Some(summary(text)));
+    assert_eq!(stored.entry("tool:x").unwrap(), Some(shrink));
+    assert_eq!(stored.entry("meta:x").unwrap(), None);
 }
 
 /// The record of the tests' task `t`.
@@ -201,23 +203,22 @@ proptest! {
         let mut source = FormSource::of(&store, &index).unwrap();
         prop_assert!(matches!(source, FormSource::ByKey(None)));
         // Before the first step prepares it, nothing is read.
-        prop_assert_eq!(all.keys().find_map(|id| FormReader::new(&source, &index).form(id)), None);
+        prop_assert_eq!(all.keys().find_map(|id| FormReader::new(&source, &index).form(id).unwrap()), None);
         source.prepare(&index).unwrap();
         let forms = FormReader::new(&source, &index);
         for (id, f) in &all {
-            prop_assert_eq!(forms.form(id), Some(f.clone()));
+            prop_assert_eq!(forms.form(id).unwrap(), Some(f.clone()));
         }
-        prop_assert_eq!(forms.form(&other), all.get(&other).cloned());
-        forms.check().unwrap();
+        prop_assert_eq!(forms.form(&other).unwrap(), all.get(&other).cloned());
         let mut mem = Store::open_memory().unwrap();
         let held_index = stored(&events, &mut mem);
         let held = FormSource::of(&mem, &held_index).unwrap();
         prop_assert!(matches!(held, FormSource::Held(_)));
         let held = FormReader::new(&held, &held_index);
         for (id, f) in &all {
-            prop_assert_eq!(held.form(id), Some(f.clone()));
+            prop_assert_eq!(held.form(id).unwrap(), Some(f.clone()));
         }
-        prop_assert_eq!(held.form(&other), all.get(&other).cloned());
+        prop_assert_eq!(held.form(&other).unwrap(), all.get(&other).cloned());
     }
 
     /// After every call of a run, the snapshot cache read by key (a
@@ -243,18 +244,18 @@ proptest! {
             let by_key = cached(snap, &store, "t", &d.profile);
             let all = store.reader().entries("t", &d.profile).unwrap();
             for (key, v) in &all {
-                prop_assert_eq!(by_key.entry(key), Entry::from_value(v), "call {} key {}", k, key);
+                prop_assert_eq!(by_key.entry(key).unwrap(), Entry::from_value(v), "call {} key {}", k, key);
             }
-            prop_assert_eq!(by_key.entry("tool:none"), None);
-            by_key.check().unwrap();
+            prop_assert_eq!(by_key.entry("tool:none").unwrap(), None);
             let Some(raw) = d.raw_history.as_ref() else { continue };
             let parts = reconstruct(&rows[..raw.fed], &est);
             let mut h = coverage_start();
             let full: Vec<_> = parts.iter().map(|p| { h = coverage_next(&h, &p.address); h }).collect();
-            let offset = raw.builder.offset();
-            prop_assert_eq!(raw.chain.len(), raw.builder.parts.len());
-            prop_assert_eq!(raw.at.len(), raw.chain.len());
-            prop_assert!(raw.chain.iter().eq(full[offset..].iter()), "call {}", k);
+            let offset = raw.parts.offset();
+            let (chain, indexed) = raw.parts.chain();
+            prop_assert_eq!(chain.len(), raw.parts.parts().len());
+            prop_assert_eq!(indexed, chain.len());
+            prop_assert!(chain.iter().eq(full[offset..].iter()), "call {}", k);
             prop_assert!(offset == 0 || snap.covers.contains(&full[offset]), "call {}", k);
         }
     }
