@@ -22,7 +22,7 @@ use crate::session::record::TaskRecordIndex;
 use crate::session::replay::StepRow;
 use crate::session::run::{Placement, ReplayOptions, Run};
 use crate::session::settings::RunSettings;
-use crate::store::{DbLocation, Store, StoreError, TaskRecord};
+use crate::store::{DbLocation, Store, StoreError, TaskInfo};
 use crate::transcript::LineError;
 use crate::transcript::ingest::IngestError;
 use crate::transcript::ingest::IngestOptions;
@@ -201,7 +201,7 @@ pub fn find_task(store: &Store, name: &str, project: Option<&Path>) -> Result<St
         return Ok(name.to_string());
     }
     let tasks = reader.tasks()?;
-    let in_dir = |dir: &Path| -> Vec<&crate::store::TaskRecord> {
+    let in_dir = |dir: &Path| -> Vec<&crate::store::TaskInfo> {
         let wanted = [
             dir.display().to_string(),
             std::fs::canonicalize(dir)
@@ -213,7 +213,7 @@ pub fn find_task(store: &Store, name: &str, project: Option<&Path>) -> Result<St
             .filter(|t| t.cwd.as_ref().is_some_and(|c| wanted.contains(c)))
             .collect()
     };
-    let pool: Vec<&crate::store::TaskRecord> = match project {
+    let pool: Vec<&crate::store::TaskInfo> = match project {
         Some(dir) => {
             let pool = in_dir(dir);
             if pool.is_empty() {
@@ -469,7 +469,7 @@ pub struct Resolved {
     pub run_budget: RunBudget,
     pub task: String,
     /// The task's descriptive row (its model, the window it recorded).
-    pub record: Option<TaskRecord>,
+    pub record: Option<TaskInfo>,
     pub index: TaskRecordIndex,
     pub calls: u32,
 }

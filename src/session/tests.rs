@@ -17,7 +17,7 @@ use crate::model::{Block, Kind, Message, Role, ToolContent};
 use crate::session::driver::Driver;
 use crate::session::record::TaskRecordIndex;
 use crate::session::settings::RunSettings;
-use crate::store::{Store, StoreError, TaskRecord};
+use crate::store::{Store, StoreError, TaskInfo};
 use crate::summarize::StaticCheckpoint;
 use crate::transcript::TaskSet;
 use crate::view::validate;
@@ -253,7 +253,7 @@ pub(crate) fn write_record(
 ) -> TaskRecordIndex {
     store
         .transaction(|tx| -> Result<(), StoreError> {
-            tx.upsert_task(&TaskRecord {
+            tx.upsert_task(&TaskInfo {
                 id: TASK.into(),
                 format: "anthropic".into(),
                 ..Default::default()

@@ -23,7 +23,7 @@ use rusqlite::Connection;
 pub use client_compaction::{ClientCompaction, CompactionHalf};
 pub use raw::{
     AppendOutcome, CONTENT_JSON, CONTENT_LZ4, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH,
-    RowEncoder, RowHead, RowWriter, StoredMessage, TaskRecord, TaskStats, decode_content,
+    RowEncoder, RowHead, RowWriter, StoredMessage, TaskInfo, TaskStats, decode_content,
     encode_content, row_hash, stats_of,
 };
 pub use runs::{RunInfo, RunStep};
@@ -466,7 +466,7 @@ mod tests {
                 .query_row("PRAGMA page_size", [], |r| r.get::<_, u32>(0))
                 .unwrap()
         };
-        let record = |id: &str| TaskRecord {
+        let record = |id: &str| TaskInfo {
             id: id.into(),
             format: "anthropic".into(),
             ..Default::default()
@@ -504,7 +504,7 @@ mod tests {
     fn a_scratch_store_spills_to_a_temporary_file_and_has_no_second_connection() {
         let dir = tempfile::tempdir().unwrap();
         let mut s = Store::open(&DbLocation::File(dir.path().join("s.db"))).unwrap();
-        let record = TaskRecord {
+        let record = TaskInfo {
             id: "t".into(),
             format: "anthropic".into(),
             ..Default::default()

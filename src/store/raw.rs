@@ -13,7 +13,7 @@ use crate::model::{Block, Format, Kind, Message, Role, Usage};
 
 /// One task's descriptive row.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct TaskRecord {
+pub struct TaskInfo {
     pub id: String,
     pub format: String,
     pub parent_id: Option<String>,
@@ -562,7 +562,7 @@ impl RowWriter<'_> {
 
 impl Tx<'_> {
     /// Insert or refresh a task's descriptive row (known fields are never blanked).
-    pub fn upsert_task(&self, t: &TaskRecord) -> Result<()> {
+    pub fn upsert_task(&self, t: &TaskInfo) -> Result<()> {
         self.tx.execute(
             "INSERT INTO task (id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title,
                context_window, git_branch)
@@ -703,23 +703,23 @@ impl Tx<'_> {
 }
 
 impl Reader<'_> {
-    pub fn task(&self, id: &str) -> Result<Option<TaskRecord>> {
+    pub fn task(&self, id: &str) -> Result<Option<TaskInfo>> {
         Ok(self
             .conn
             .query_row(
                 &format!("SELECT {TASK_COLUMNS} FROM task WHERE id = ?1"),
                 [id],
-                TaskRecord::from_row,
+                TaskInfo::from_row,
             )
             .optional()?)
     }
 
     /// All tasks, ordered by id.
-    pub fn tasks(&self) -> Result<Vec<TaskRecord>> {
+    pub fn tasks(&self) -> Result<Vec<TaskInfo>> {
         let mut stmt = self
             .conn
             .prepare(&format!("SELECT {TASK_COLUMNS} FROM task ORDER BY id"))?;
-        let rows = stmt.query_map([], TaskRecord::from_row)?;
+        let rows = stmt.query_map([], TaskInfo::from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -964,12 +964,12 @@ pub fn stats_of<'a>(msgs: impl Iterator<Item = &'a Message>) -> TaskStats {
     st
 }
 
-/// The `task` table's columns that [`TaskRecord::from_row`] reads (by name).
+/// The `task` table's columns that [`TaskInfo::from_row`] reads (by name).
 const TASK_COLUMNS: &str = "id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title, context_window, git_branch";
 
-impl TaskRecord {
-    fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TaskRecord> {
-        Ok(TaskRecord {
+impl TaskInfo {
+    fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TaskInfo> {
+        Ok(TaskInfo {
             id: r.get("id")?,
             format: r.get("format")?,
             parent_id: r.get("parent_id")?,

@@ -203,14 +203,14 @@ impl Reader<'_> {
 mod tests {
     use serde_json::json;
 
-    use crate::store::{Store, StoreError, TaskRecord};
+    use crate::store::{Store, StoreError, TaskInfo};
 
     #[test]
     fn entries_read_back_by_column_and_a_corrupt_one_is_named() {
         let mut store = Store::open_memory().unwrap();
         store
             .transaction(|tx| -> Result<(), StoreError> {
-                tx.upsert_task(&TaskRecord {
+                tx.upsert_task(&TaskInfo {
                     id: "t".into(),
                     format: "anthropic".into(),
                     ..Default::default()

@@ -17,7 +17,7 @@ use crate::engine::toolrules::{ToolForm, ToolRules};
 use crate::model::{Block, Format, Message, ToolContent};
 use crate::store::{
     AppendOutcome, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH, RowEncoder, Store, StoreError,
-    TaskRecord, Tx,
+    TaskInfo, Tx,
 };
 use crate::transcript::idtable::IdTable;
 use crate::transcript::{
@@ -756,7 +756,7 @@ fn name_from_codex_index(format: Format, canonical: &str, tasks: &mut [TaskBuild
 /// Insert or refresh a task's record from what its file states.
 fn upsert_task(tx: &Tx<'_>, format: Format, base: &str, t: &TaskBuilder) -> Result<(), StoreError> {
     let (id, parent) = task_id(base, t);
-    tx.upsert_task(&TaskRecord {
+    tx.upsert_task(&TaskInfo {
         id,
         format: format.as_str().to_string(),
         parent_id: parent,

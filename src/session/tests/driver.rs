@@ -71,8 +71,8 @@ fn the_snapshot_cache_holds_no_summary_text_nor_tool_form_and_reads_them_by_key(
 }
 
 /// The record of the tests' task `t`.
-fn task_t() -> crate::store::TaskRecord {
-    crate::store::TaskRecord {
+fn task_t() -> crate::store::TaskInfo {
+    crate::store::TaskInfo {
         id: "t".into(),
         format: "anthropic".into(),
         ..Default::default()
