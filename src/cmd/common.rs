@@ -16,6 +16,7 @@ use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::{CallOutput, Status};
 use crate::model::Format;
+use crate::model::Hint;
 use crate::model::decimal::Ratio;
 use crate::session::cost::{Prices, Totals};
 use crate::session::record::TaskRecordIndex;
@@ -192,10 +193,10 @@ pub fn resolve_task(store: &mut Store, ui: &mut Ui, src: &TaskSource) -> Result<
 
 /// The task a name means: an exact id; `latest`, the most recently active
 /// task (subagents aside); or a unique id prefix (a prefix that names a task
-/// and its subagents means the task). `project` keeps the sessions recorded
+/// and its subagents means the task). `project_dir` keeps the sessions recorded
 /// in that directory; without it, `latest` prefers the current directory's
 /// sessions when there are any. An ambiguous prefix lists the candidates.
-pub fn find_task(store: &Store, name: &str, project: Option<&Path>) -> Result<String> {
+pub fn find_task(store: &Store, name: &str, project_dir: Option<&Path>) -> Result<String> {
     let reader = store.reader();
     if name != "latest" && reader.task(name)?.is_some() {
         return Ok(name.to_string());
@@ -213,7 +214,7 @@ pub fn find_task(store: &Store, name: &str, project: Option<&Path>) -> Result<St
             .filter(|t| t.cwd.as_ref().is_some_and(|c| wanted.contains(c)))
             .collect()
     };
-    let pool: Vec<&crate::store::TaskInfo> = match project {
+    let pool: Vec<&crate::store::TaskInfo> = match project_dir {
         Some(dir) => {
             let pool = in_dir(dir);
             if pool.is_empty() {
@@ -274,7 +275,7 @@ pub fn find_task(store: &Store, name: &str, project: Option<&Path>) -> Result<St
         // `PREFIX/AGENT`: a subagent under the task PREFIX names (`c2e8d4a1/agent-a5`).
         [] if name.contains('/') => {
             let (head, rest) = name.split_once('/').expect("checked");
-            let parent = find_task(store, head, project).map_err(|_| unknown_task(name))?;
+            let parent = find_task(store, head, project_dir).map_err(|_| unknown_task(name))?;
             let full = format!("{parent}/{rest}");
             if full != name {
                 // Ambiguity is reported as is; an unknown one under the name given.
@@ -409,6 +410,12 @@ impl std::fmt::Display for Hinted {
 
 impl std::error::Error for Hinted {}
 
+impl Hint for Hinted {
+    fn hint(&self) -> Option<&str> {
+        Some(&self.hint)
+    }
+}
+
 /// `message`, with `hint` on its own line.
 pub fn hinted(message: impl Into<String>, hint: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Hinted {
@@ -419,18 +426,22 @@ pub fn hinted(message: impl Into<String>, hint: impl Into<String>) -> anyhow::Er
 
 /// The first hint anywhere in an error's chain.
 pub fn hint_of(e: &anyhow::Error) -> Option<String> {
-    e.chain().find_map(|c| {
-        if let Some(h) = c.downcast_ref::<Hinted>() {
-            Some(h.hint.clone())
-        } else if let Some(s) = c.downcast_ref::<StoreError>() {
-            s.hint().map(str::to_string)
-        } else if let Some(IngestError::Parse { error, .. }) = c.downcast_ref::<IngestError>() {
-            error.hint.map(str::to_string)
-        } else {
-            c.downcast_ref::<LineError>()
-                .and_then(|l| l.hint.map(str::to_string))
-        }
-    })
+    e.chain()
+        .find_map(|c| as_hint(c)?.hint().map(str::to_string))
+}
+
+/// An error of the chain as a [`Hint`], when its type implements it.
+fn as_hint<'e>(e: &'e (dyn std::error::Error + 'static)) -> Option<&'e dyn Hint> {
+    if let Some(h) = e.downcast_ref::<Hinted>() {
+        return Some(h);
+    }
+    if let Some(h) = e.downcast_ref::<StoreError>() {
+        return Some(h);
+    }
+    if let Some(h) = e.downcast_ref::<IngestError>() {
+        return Some(h);
+    }
+    e.downcast_ref::<LineError>().map(|h| h as &dyn Hint)
 }
 
 /// A corrupt store or a failing SQLite: exit status 3, not 2.

@@ -35,7 +35,7 @@ use crate::session::run::{Placement, ReplayOptions, Run};
 use crate::session::settings::RunSettings;
 use crate::store::Store;
 use crate::view::session::{
-    CLAUDE_CODE_VERSION, CODEX_VERSION, Provider, SessionKind, SessionParams, adapt,
+    CLAUDE_CODE_VERSION, CODEX_VERSION, SessionKind, SessionParams, Vendor, adapt,
     claude_code_session, codex_session,
 };
 use crate::view::{ExportFormat, RequestHead, export_request};
@@ -294,7 +294,7 @@ fn write_session(
 ) -> Result<Written> {
     let record = store.reader().task(task)?;
     let format = record.as_ref().and_then(|r| Format::parse(&r.format));
-    let source = format.map_or(Provider::Anthropic, Provider::of);
+    let source = format.map_or(Vendor::Anthropic, Vendor::of);
     let cwd = match resume_dir {
         Some(dir) => absolute(dir)?,
         None => match record.as_ref().and_then(|r| r.cwd.clone()) {

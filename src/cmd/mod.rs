@@ -11,11 +11,11 @@ pub mod exit;
 pub mod export;
 pub mod hook;
 pub mod hooks;
-pub mod html_report;
 pub mod import;
+pub mod preflight_step;
 pub mod probe;
-pub mod project;
 pub mod replay;
+pub mod report;
 pub mod reset;
 pub mod runs;
 pub mod show;
@@ -87,13 +87,15 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Import(args) => import::run(&mut open_store(cli)?, ui, args),
         Command::Tasks(args) => tasks::run(&open_store(cli)?, ui, args),
         Command::Show(args) => show::run(&mut open_store(cli)?, ui, args),
-        Command::Preflight(args) => project::run(&mut open_store(cli)?, ui, args, Mode::Preflight),
-        Command::Step(args) => project::run(&mut open_store(cli)?, ui, args, Mode::Step),
+        Command::Preflight(args) => {
+            preflight_step::run(&mut open_store(cli)?, ui, args, Mode::Preflight)
+        }
+        Command::Step(args) => preflight_step::run(&mut open_store(cli)?, ui, args, Mode::Step),
         Command::Export(args) => export::run(ui, args),
         Command::Replay(args) => replay::run(&mut open_store(cli)?, ui, args),
         Command::Probe(args) => probe::run(&mut open_store(cli)?, ui, args),
         Command::Compact(args) => compact::run(&mut open_store(cli)?, ui, args),
-        Command::Report(args) => html_report::run(&mut open_store(cli)?, ui, args),
+        Command::Report(args) => report::run(&mut open_store(cli)?, ui, args),
         Command::Runs(args) => runs::run(&open_store(cli)?, ui, args),
         Command::Reset(args) => reset::run(&mut open_store(cli)?, ui, args),
         Command::Watch(args) => watch::run(&mut open_store(cli)?, ui, args),

@@ -238,7 +238,7 @@ mod tests {
     use super::*;
 
     #[derive(Parser)]
-    struct Cli {
+    struct SummarizerCli {
         #[command(flatten)]
         summary: SummarizerArgs,
     }
@@ -246,7 +246,7 @@ mod tests {
     fn parse<S: Into<String>>(flags: impl IntoIterator<Item = S>) -> SummarizerArgs {
         let args =
             std::iter::once("compactor".to_string()).chain(flags.into_iter().map(Into::into));
-        Cli::try_parse_from(args).unwrap().summary
+        SummarizerCli::try_parse_from(args).unwrap().summary
     }
 
     /// Every flag, set, is written back as given, and parsing what is written

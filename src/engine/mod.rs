@@ -17,7 +17,7 @@ pub(crate) mod ladder;
 pub(crate) mod lexicon;
 pub(crate) mod measure;
 pub(crate) mod parts;
-pub(crate) mod project;
+pub(crate) mod projection;
 pub(crate) mod restore;
 pub mod summarizer;
 pub(crate) mod toolfacts;
@@ -220,7 +220,7 @@ pub struct CallContext<'a> {
 
 /// What a call reports (`--json` prints this object).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Report {
+pub struct CallReport {
     pub mode: Mode,
     pub turn: u32,
     pub call: u32,
@@ -262,7 +262,7 @@ pub struct Report {
 pub struct CallOutput {
     pub parts: SharedParts,
     pub view: View,
-    pub report: Report,
+    pub report: CallReport,
     /// `(key, entry)` upserts for `task_compaction_snapshot`, in minting order.
     pub new_entries: Vec<(String, Value)>,
 }
@@ -372,10 +372,10 @@ pub fn run_call(
 
     // A run that keeps no view hashes it as it is projected (the same bytes).
     let (view, stats, messages, view_hash) = if resume.hash.keeps_no_view() {
-        let (hash, messages, stats) = project::project_hashed(&parts);
+        let (hash, messages, stats) = projection::project_hashed(&parts);
         (View::default(), stats, messages, hash)
     } else {
-        let (view, stats) = project::project(&parts);
+        let (view, stats) = projection::project(&parts);
         let hash = view.hash_resuming(&mut resume.hash);
         let messages = view.messages.len();
         (view, stats, messages, hash)
@@ -501,8 +501,8 @@ fn report(
     restored: RestoreReport,
     before: &Before,
     after: After,
-    (view_hash, messages, stats): (String, usize, project::ProjectStats),
-) -> Report {
+    (view_hash, messages, stats): (String, usize, projection::ProjectionStats),
+) -> CallReport {
     let budget = ctx.budget;
     let (trigger, stop, w_eff) = (budget.trigger(), budget.stop(), budget.w_eff());
     let (tokens_before, predicted) = (before.predicted, after.predicted);
@@ -516,7 +516,7 @@ fn report(
     } else {
         Status::OverTrigger
     };
-    Report {
+    CallReport {
         mode: ctx.mode,
         turn: ctx.turn,
         call: ctx.call,
@@ -555,7 +555,7 @@ pub struct StreamedPreflight<'a> {
     estimator: &'a dyn Estimator,
     store: StoreView<'a>,
     tally: Tally,
-    projection: project::HashedProjection,
+    projection: projection::HashedProjection,
 }
 
 impl<'a> StreamedPreflight<'a> {
@@ -570,7 +570,7 @@ impl<'a> StreamedPreflight<'a> {
             estimator,
             store,
             tally: Tally::default(),
-            projection: project::HashedProjection::default(),
+            projection: projection::HashedProjection::default(),
         })
     }
 

@@ -51,7 +51,7 @@ use crate::model::{Block, ToolContent};
 use crate::view::View;
 
 use super::{
-    Evaluation, Outcome, Probe, block_piece, carries, ends_token, evaluate_text, evaluate_with,
+    Evaluation, Probe, Verdict, block_piece, carries, ends_token, evaluate_text, evaluate_with,
     view_text,
 };
 
@@ -87,7 +87,7 @@ impl Piece {
 }
 
 /// A block of the latest view, with its piece and unit id.
-struct Entry {
+struct ViewBlock {
     /// Equal blocks give equal pieces (`block_piece` reads input maps in
     /// key order, the order `Value`'s equality compares them in).
     block: Block,
@@ -210,7 +210,7 @@ pub(crate) struct Scorer {
     /// A piece this long is long; junctions reach this far into it.
     width: usize,
     /// The latest view's blocks, in slots (`None`: free).
-    slots: Vec<Option<Entry>>,
+    slots: Vec<Option<ViewBlock>>,
     free: Vec<usize>,
     /// The slots of the latest view's blocks, in order.
     latest: Vec<usize>,
@@ -287,7 +287,7 @@ impl Scorer {
         let e = evaluate_with(&probes, history_rows, |i, p| {
             let n = &of_probe[i];
             if self.found(n.expected, &units) || n.also.iter().any(|&a| self.found(a, &units)) {
-                return Outcome::Passed;
+                return Verdict::Passed;
             }
             let carried = match (n.pointer, &p.pointer) {
                 (Some(k), Some(ptr)) if self.needles[k].overlaps => {
@@ -297,9 +297,9 @@ impl Scorer {
                 _ => false,
             };
             if carried {
-                Outcome::Recoverable
+                Verdict::Recoverable
             } else {
-                Outcome::Lost
+                Verdict::Lost
             }
         });
         self.probes = probes;
@@ -372,7 +372,7 @@ impl Scorer {
 
     /// A new block's entry: its slot.
     fn insert(&mut self, hash: u64, block: &Block) -> usize {
-        let entry = Entry {
+        let entry = ViewBlock {
             block: block.clone(),
             piece: Piece::of(&block_piece(block)),
             id: self.next_id,
@@ -395,7 +395,7 @@ impl Scorer {
         slot
     }
 
-    fn entry(&self, slot: usize) -> &Entry {
+    fn entry(&self, slot: usize) -> &ViewBlock {
         self.slots[slot].as_ref().expect("a live slot")
     }
 

@@ -185,11 +185,11 @@ fn a_compacted_tool_output_with_its_pointer_is_recoverable_and_a_dropped_one_is_
         .find(|p| p.category == Category::Error)
         .unwrap();
     let shrunk = view_of(&["[… 40 of 60 lines elided; full text: tool:c2]"]);
-    assert_eq!(judge(error, &view_text(&shrunk)), Outcome::Recoverable);
+    assert_eq!(judge(error, &view_text(&shrunk)), Verdict::Recoverable);
     let other = view_of(&["[… full text: tool:c22]"]);
-    assert_eq!(judge(error, &view_text(&other)), Outcome::Lost);
+    assert_eq!(judge(error, &view_text(&other)), Verdict::Lost);
     let dropped = view_of(&[SHELL_TEXT]);
-    assert_eq!(judge(error, &view_text(&dropped)), Outcome::Lost);
+    assert_eq!(judge(error, &view_text(&dropped)), Verdict::Lost);
 }
 
 #[test]
@@ -217,11 +217,11 @@ fn a_deliverable_passes_by_its_path_below_the_working_directory() {
         ]
     );
     let relative = view_text(&view_of(&["- **`lib/app/render.ex`** (MODIFIED)"]));
-    assert_eq!(judge(&probes[0], &relative), Outcome::Passed);
+    assert_eq!(judge(&probes[0], &relative), Verdict::Passed);
     let bare = view_text(&view_of(&["Updated `render.ex`"]));
     assert_eq!(
         judge(&probes[0], &bare),
-        Outcome::Lost,
+        Verdict::Lost,
         "a file name alone is not the path"
     );
 }
@@ -343,16 +343,16 @@ fn the_scorer_takes_a_pointer_that_overlaps_itself_left_to_right() {
         also: Vec::new(),
     };
     let long = "x".repeat(40);
-    let cases: [(&[&str], Outcome); 5] = [
-        (&["see tool:tool:t now"], Outcome::Lost),
-        (&["see tool:t now"], Outcome::Recoverable),
+    let cases: [(&[&str], Verdict); 5] = [
+        (&["see tool:tool:t now"], Verdict::Lost),
+        (&["see tool:t now"], Verdict::Recoverable),
         // Across blocks (`ESC` takes the line break).
-        (&["see tool:tool\u{1b}", ":t now"], Outcome::Lost),
+        (&["see tool:tool\u{1b}", ":t now"], Verdict::Lost),
         (
             &[&long, "see tool:\u{1b}", "t", &long],
-            Outcome::Recoverable,
+            Verdict::Recoverable,
         ),
-        (&[&long, "tool:tool\u{1b}", ":t"], Outcome::Lost),
+        (&[&long, "tool:tool\u{1b}", ":t"], Verdict::Lost),
     ];
     let mut scorer = Scorer::new(vec![probe.clone()]);
     for (texts, outcome) in cases {

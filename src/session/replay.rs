@@ -9,7 +9,7 @@ use super::cost::CacheSplitter;
 use super::driver::Driver;
 use super::record::TaskRecordIndex;
 use super::settings::RunSettings;
-use crate::engine::{CallOutput, Report, Status, Tier};
+use crate::engine::{CallOutput, CallReport, Status, Tier};
 use crate::store::{Store, StoreError};
 use crate::view::View;
 
@@ -126,7 +126,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Replayer<'a, I> {
     }
 }
 
-fn step_row(r: &Report, recorded: Option<u64>, read: u64, write: u64) -> StepRow {
+fn step_row(r: &CallReport, recorded: Option<u64>, read: u64, write: u64) -> StepRow {
     StepRow {
         turn: r.turn,
         call: r.call,

@@ -146,7 +146,7 @@ pub(super) fn store_error(e: ReadError) -> StoreError {
 pub(super) enum FormSource {
     /// Every form, in memory: for an index of rows in memory (an in-memory
     /// store's forms, or those it lent a scratch store).
-    Held(std::sync::Arc<crate::store::ToolForms>),
+    Held(std::sync::Arc<crate::store::ToolFormMap>),
     /// Read one at a time by tool call id through the index's own connection
     /// to the store file (forms are minted once, at import, and a run reads
     /// them from the store it imported into, whatever store it writes to).

@@ -31,7 +31,7 @@ pub use snapshot::{Forgotten, ProfileState};
 pub use summary_cache::{CachedSummary, SummaryCache};
 
 /// A task's import-time tool forms, by tool call id.
-pub type ToolForms = HashMap<String, crate::engine::toolrules::ToolForm>;
+pub type ToolFormMap = HashMap<String, crate::engine::toolrules::ToolForm>;
 
 /// Migrations in order; migration i brings the store to version i+1.
 const MIGRATIONS: &[&str] = &[
@@ -100,16 +100,17 @@ pub enum StoreError {
     Diverged { task: String, row: u64 },
 }
 
-impl StoreError {
-    /// What the user can do about it, printed on its own line.
-    pub fn hint(&self) -> Option<&'static str> {
+impl crate::model::Hint for StoreError {
+    fn hint(&self) -> Option<&str> {
         match self {
             StoreError::TooNew { .. } => Some("upgrade compactor or use another --db"),
             StoreError::Diverged { .. } => Some("import the changed file under another --task"),
             _ => None,
         }
     }
+}
 
+impl StoreError {
     /// Not the user's input but the store itself (or SQLite) failing.
     pub fn is_internal(&self) -> bool {
         matches!(self, StoreError::Sql(_) | StoreError::Corrupt(_))
@@ -164,7 +165,7 @@ pub struct Store {
     instance: u64,
     /// A scratch store's task and the tool forms it was handed (see
     /// [`Store::scratch_copy`]).
-    lent_forms: Option<(String, Arc<ToolForms>)>,
+    lent_forms: Option<(String, Arc<ToolFormMap>)>,
 }
 
 /// The next [`Store::instance`] to hand out.
@@ -388,7 +389,7 @@ impl Store {
 
     /// The import-time tool forms of `task`: those a scratch store was handed
     /// for its task, else the stored ones.
-    pub fn tool_forms(&self, task: &str) -> Result<Arc<ToolForms>> {
+    pub fn tool_forms(&self, task: &str) -> Result<Arc<ToolFormMap>> {
         match &self.lent_forms {
             Some((t, forms)) if t == task => Ok(Arc::clone(forms)),
             _ => Ok(Arc::new(self.reader().tool_forms(task)?)),

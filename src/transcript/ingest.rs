@@ -52,6 +52,15 @@ pub enum IngestError {
     },
 }
 
+impl crate::model::Hint for IngestError {
+    fn hint(&self) -> Option<&str> {
+        match self {
+            IngestError::Parse { error, .. } => error.hint,
+            IngestError::Io { .. } | IngestError::Store { .. } => None,
+        }
+    }
+}
+
 impl IngestError {
     /// Whether the file was refused before any format was recognised in it
     /// (none was given): it is not a transcript, as far as its first lines
@@ -179,7 +188,7 @@ pub fn ingest_file(
 }
 
 /// What the parsing thread hands on.
-enum Event {
+enum ParseEvent {
     /// Bytes read so far.
     Progress(u64),
     /// The file's first task is stored from here on as it is parsed: its
@@ -222,17 +231,17 @@ fn ingest_stream(
     progress: &mut dyn FnMut(u64),
 ) -> Result<FileReport, IngestError> {
     std::thread::scope(|scope| {
-        let (send, events) = std::sync::mpsc::sync_channel::<Event>(PIPELINE_DEPTH);
+        let (send, events) = std::sync::mpsc::sync_channel::<ParseEvent>(PIPELINE_DEPTH);
         let parser = scope.spawn(move || parse_streaming(reader, opts, send));
         let mut start = None;
         for event in &events {
             match event {
-                Event::Progress(n) => progress(n),
-                Event::Start { format, base, key } => {
+                ParseEvent::Progress(n) => progress(n),
+                ParseEvent::Start { format, base, key } => {
                     start = Some((format, base, key));
                     break;
                 }
-                Event::Rows(_) => unreachable!("rows are sent after the start"),
+                ParseEvent::Rows(_) => unreachable!("rows are sent after the start"),
             }
         }
         let join =
@@ -344,7 +353,7 @@ impl Failed {
 fn parse_streaming(
     reader: impl std::io::BufRead,
     opts: &IngestOptions,
-    send: std::sync::mpsc::SyncSender<Event>,
+    send: std::sync::mpsc::SyncSender<ParseEvent>,
 ) -> Result<ParsedFile, LineError> {
     let parse_opts = ParseOptions {
         format: opts.format,
@@ -354,7 +363,7 @@ fn parse_streaming(
     let progress_send = send.clone();
     let mut progress = |n| {
         // A closed channel ends the parse at its next batch instead.
-        let _ = progress_send.send(Event::Progress(n));
+        let _ = progress_send.send(ParseEvent::Progress(n));
     };
     let mut started = false;
     let mut batch = Vec::new();
@@ -364,7 +373,7 @@ fn parse_streaming(
                 return Ok(());
             };
             let key = tasks.first_mut().map(|t| t.key.clone()).unwrap_or_default();
-            send.send(Event::Start { format, base, key })
+            send.send(ParseEvent::Start { format, base, key })
                 .map_err(|_| hung_up())?;
             started = true;
         }
@@ -373,14 +382,14 @@ fn parse_streaming(
         };
         batch.append(&mut first.messages);
         if batch.len() >= PIPELINE_BATCH {
-            send.send(Event::Rows(std::mem::take(&mut batch)))
+            send.send(ParseEvent::Rows(std::mem::take(&mut batch)))
                 .map_err(|_| hung_up())?;
         }
         Ok(())
     };
     let parsed = transcript::parse_stream(reader, &parse_opts, &mut progress, &mut flush)?;
     if !batch.is_empty() {
-        send.send(Event::Rows(batch)).map_err(|_| hung_up())?;
+        send.send(ParseEvent::Rows(batch)).map_err(|_| hung_up())?;
     }
     Ok(parsed)
 }
@@ -415,13 +424,13 @@ struct Encoder<'r> {
 impl Encoder<'_> {
     fn run(
         mut self,
-        events: std::sync::mpsc::Receiver<Event>,
+        events: std::sync::mpsc::Receiver<ParseEvent>,
         send: std::sync::mpsc::SyncSender<Encoded>,
     ) {
         for event in events {
             let out = match event {
-                Event::Progress(n) => Encoded::Progress(n),
-                Event::Rows(msgs) => {
+                ParseEvent::Progress(n) => Encoded::Progress(n),
+                ParseEvent::Rows(msgs) => {
                     let rows = msgs.into_iter().map(|mut m| {
                         let row = self.rows.encode_taking(&mut m);
                         let forms = self.forms.take(&m, self.seen, self.seen >= self.skip)?;
@@ -433,7 +442,7 @@ impl Encoder<'_> {
                         Err(e) => Encoded::Failed(e),
                     }
                 }
-                Event::Start { .. } => continue,
+                ParseEvent::Start { .. } => continue,
             };
             if send.send(out).is_err() {
                 return;

@@ -45,6 +45,12 @@ pub struct LineError {
     pub format_unknown: bool,
 }
 
+impl crate::model::Hint for LineError {
+    fn hint(&self) -> Option<&str> {
+        self.hint
+    }
+}
+
 impl LineError {
     pub fn new(line: u64, column: u64, message: impl Into<String>) -> LineError {
         LineError {
@@ -591,38 +597,38 @@ mod tests {
     }
 
     #[derive(Debug, Clone)]
-    enum Event {
+    enum PushEvent {
         Ask,
         Calls(Vec<u8>, u8),
         Result(u8),
     }
 
-    fn event() -> impl proptest::strategy::Strategy<Value = Event> {
+    fn event() -> impl proptest::strategy::Strategy<Value = PushEvent> {
         use proptest::prelude::*;
         prop_oneof![
-            1 => Just(Event::Ask),
+            1 => Just(PushEvent::Ask),
             4 => (proptest::collection::vec(0u8..60, 0..3), 0u8..40)
-                .prop_map(|(ids, g)| Event::Calls(ids, g)),
-            4 => (0u8..60).prop_map(Event::Result),
+                .prop_map(|(ids, g)| PushEvent::Calls(ids, g)),
+            4 => (0u8..60).prop_map(PushEvent::Result),
         ]
     }
 
-    fn build(t: &mut TaskBuilder, events: &[Event]) {
+    fn build(t: &mut TaskBuilder, events: &[PushEvent]) {
         for (i, e) in events.iter().enumerate() {
             let line = i as u64 + 1;
             match e {
-                Event::Ask => t.push(Message::new(
+                PushEvent::Ask => t.push(Message::new(
                     Role::User,
                     Kind::Ask,
                     vec![Block::Text { text: "go".into() }],
                     line,
                 )),
-                Event::Calls(ids, g) => {
+                PushEvent::Calls(ids, g) => {
                     let ids: Vec<String> = ids.iter().map(|k| format!("toolu_{k}")).collect();
                     let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
                     t.push(calls(&ids, &format!("msg_{g}"), line));
                 }
-                Event::Result(k) => t.push(result(&format!("toolu_{k}"), line)),
+                PushEvent::Result(k) => t.push(result(&format!("toolu_{k}"), line)),
             }
         }
     }

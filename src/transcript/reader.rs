@@ -209,7 +209,7 @@ pub fn parse_stream<R: BufRead>(
 
     let mut importer = importer_for(format);
     let mut tasks = TaskSet::default();
-    let mut state = Counts::default();
+    let mut state = LineCounts::default();
     let mut line_no = 0u64;
     let mut incomplete = false;
     for buf in &ahead {
@@ -376,7 +376,7 @@ fn undetectable() -> LineError {
 }
 
 #[derive(Default)]
-struct Counts {
+struct LineCounts {
     skipped: Vec<SkippedLine>,
     not_conversation: u64,
     duplicates: u64,
@@ -392,7 +392,7 @@ fn feed(
     raw: &[u8],
     tasks: &mut TaskSet,
     opts: &ParseOptions,
-    counts: &mut Counts,
+    counts: &mut LineCounts,
 ) -> Result<(), LineError> {
     if is_blank(raw) {
         return Ok(());

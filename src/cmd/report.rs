@@ -126,7 +126,8 @@ fn client_panels(store: &Store, r: &super::common::Resolved) -> Result<Vec<Clien
         .map(|c| {
             let client = crate::hooks::Client::parse(&c.client)
                 .map_or(c.client.clone(), |k| k.title().to_string());
-            let side = |s: Option<crate::hooks::compare::Side>| s.map(|s| (s.text, s.evaluation));
+            let side =
+                |s: Option<crate::hooks::compare::ScoredSide>| s.map(|s| (s.text, s.evaluation));
             ClientPanel {
                 after_call: c.after_call,
                 trigger: c.trigger,

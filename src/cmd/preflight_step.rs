@@ -17,7 +17,7 @@ use crate::session::settings::RunSettings;
 use crate::store::Store;
 
 #[derive(Debug, Args)]
-pub struct ProjectArgs {
+pub struct StepArgs {
     #[command(flatten)]
     pub run: RunTarget,
 
@@ -42,7 +42,7 @@ pub struct ProjectArgs {
     pub in_place: bool,
 }
 
-pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Result<Outcome> {
+pub fn run(store: &mut Store, ui: &mut Ui, args: &StepArgs, mode: Mode) -> Result<Outcome> {
     let Resolved {
         budget,
         run_budget,
