@@ -1017,9 +1017,48 @@ fn cached<'s>(
     }
 }
 
+/// The record index a driver runs over: its caller's, or its own, which a
+/// live caller replaces as the record grows ([`Driver::extend`]).
+enum IndexRef<'a> {
+    Borrowed(&'a TaskRecordIndex),
+    Owned(Box<TaskRecordIndex>),
+}
+
+impl std::ops::Deref for IndexRef<'_> {
+    type Target = TaskRecordIndex;
+
+    fn deref(&self) -> &TaskRecordIndex {
+        match self {
+            IndexRef::Borrowed(i) => i,
+            IndexRef::Owned(i) => i,
+        }
+    }
+}
+
+/// The overhead a driver measures its calls with: the record's, else what a
+/// turn end stored under `meta:anchor`.
+fn overhead_of(
+    store: &Store,
+    index: &TaskRecordIndex,
+    settings: &RunSettings<'_>,
+    profile: &str,
+) -> Result<Option<u64>, StoreError> {
+    let overhead = index.overhead(settings.estimator)?;
+    if overhead.is_none()
+        && let Some(Entry::Anchor { overhead: o, .. }) = store
+            .reader()
+            .entry(&index.task, profile, ANCHOR_KEY)?
+            .as_ref()
+            .and_then(Entry::from_value)
+    {
+        return Ok(o);
+    }
+    Ok(overhead)
+}
+
 /// Drives calls over one task, keeping the previous call's parts in memory.
 pub struct Driver<'a> {
-    pub index: &'a TaskRecordIndex,
+    index: IndexRef<'a>,
     settings: RunSettings<'a>,
     /// The compaction profile this driver reads and writes.
     profile: String,
@@ -1053,19 +1092,28 @@ impl<'a> Driver<'a> {
         index: &'a TaskRecordIndex,
         settings: RunSettings<'a>,
     ) -> Result<Driver<'a>, StoreError> {
+        Driver::over(store, IndexRef::Borrowed(index), settings)
+    }
+
+    /// A driver that owns its index, so that [`Driver::extend`] can carry it
+    /// on over the record as rows are appended to it (a live caller).
+    pub fn owning(
+        store: &Store,
+        index: TaskRecordIndex,
+        settings: RunSettings<'a>,
+    ) -> Result<Driver<'a>, StoreError> {
+        Driver::over(store, IndexRef::Owned(Box::new(index)), settings)
+    }
+
+    fn over(
+        store: &Store,
+        index: IndexRef<'a>,
+        settings: RunSettings<'a>,
+    ) -> Result<Driver<'a>, StoreError> {
         let profile = settings.profile();
-        let mut overhead = index.overhead(settings.estimator)?;
-        if overhead.is_none()
-            && let Some(Entry::Anchor { overhead: o, .. }) = store
-                .reader()
-                .entry(&index.task, &profile, ANCHOR_KEY)?
-                .as_ref()
-                .and_then(Entry::from_value)
-        {
-            overhead = o;
-        }
+        let overhead = overhead_of(store, &index, &settings, &profile)?;
         Ok(Driver {
-            tool_forms: FormSource::of(store, index)?,
+            tool_forms: FormSource::of(store, &index)?,
             raw: Measures::default(),
             index,
             settings,
@@ -1096,11 +1144,44 @@ impl<'a> Driver<'a> {
         Ok(d)
     }
 
+    /// The record index this driver runs over.
+    pub fn index(&self) -> &TaskRecordIndex {
+        &self.index
+    }
+
+    /// Carry on over `index`, this driver's task's record with rows appended
+    /// since its own index was loaded, keeping what was derived from the rows
+    /// before (the record is append-only); the overhead and which tool forms
+    /// exist are read again. Only for an owning driver, and only when every
+    /// call it measured still ends where it did (the next call's history may
+    /// have grown: then the driver is left as it was, for the
+    /// caller to start a new one, which derives the same views: the index
+    /// is handed back).
+    pub fn extend(
+        &mut self,
+        store: &Store,
+        index: TaskRecordIndex,
+    ) -> Result<Option<TaskRecordIndex>, StoreError> {
+        let old = &*self.index;
+        let kept = matches!(self.index, IndexRef::Owned(_))
+            && index.task == old.task
+            && index.len() >= old.len()
+            && (1..=self.raw.out.len() as u32).all(|k| index.history_end(k) == old.history_end(k));
+        if !kept {
+            return Ok(Some(index));
+        }
+        let index = IndexRef::Owned(Box::new(index));
+        self.overhead = overhead_of(store, &index, &self.settings, &self.profile)?;
+        self.tool_forms = FormSource::of(store, &index)?;
+        self.index = index;
+        Ok(None)
+    }
+
     /// The estimate of the raw history's parts at call `k` (any `k` past the
     /// record measures the whole record).
     pub fn raw_estimate(&mut self, k: u32) -> Result<u64, StoreError> {
         let k = k.clamp(1, self.index.calls() + 1);
-        self.raw.ensure(self.index, k, self.settings.estimator)?;
+        self.raw.ensure(&self.index, k, self.settings.estimator)?;
         Ok(self.raw.out[k as usize - 1].estimate)
     }
 
@@ -1122,7 +1203,7 @@ impl<'a> Driver<'a> {
     /// the summary and what follows it are copied.
     fn raw_parts(&mut self, store: &Store, end: usize) -> Result<Vec<Part>, StoreError> {
         let est = self.settings.estimator;
-        let index = self.index;
+        let index = &*self.index;
         if !self.cached {
             return Ok(reconstruct(&index.read_rows(0, end)?, est));
         }
@@ -1216,7 +1297,7 @@ impl<'a> Driver<'a> {
     }
 
     fn context(&self, k: u32, mode: Mode) -> CallContext<'a> {
-        let idx = self.index;
+        let idx = &*self.index;
         let previous_call = k.checked_sub(1).filter(|p| *p >= 1).and_then(|p| {
             idx.usage(p)
                 .map(|u| (p, u.prompt_tokens() + u.output_tokens))
@@ -1259,7 +1340,7 @@ impl<'a> Driver<'a> {
         }
         let parts = self.raw_parts(store, end)?;
         self.raw
-            .ensure(self.index, first, self.settings.estimator)?;
+            .ensure(&self.index, first, self.settings.estimator)?;
         let ctx = self.context(first, Mode::Preflight);
         self.run(store, parts, &ctx)
     }
@@ -1276,7 +1357,7 @@ impl<'a> Driver<'a> {
         first: u32,
         end: usize,
     ) -> Result<Option<CallOutput>, StoreError> {
-        let index = self.index;
+        let index = &*self.index;
         let fresh = self.raw_history.is_none();
         if !(self.cached && self.one_shot && self.hash_resume.keeps_no_view() && fresh)
             || first == 0
@@ -1328,7 +1409,7 @@ impl<'a> Driver<'a> {
         ctx: &CallContext<'_>,
     ) -> Result<CallOutput, StoreError> {
         if ctx.mode == Mode::Step {
-            self.tool_forms.prepare(self.index)?;
+            self.tool_forms.prepare(&self.index)?;
         }
         if !self.cached {
             self.hash_resume.reset();
@@ -1336,7 +1417,7 @@ impl<'a> Driver<'a> {
         }
         let snap = self.snapshot.as_ref().expect("refreshed before use");
         let stored = cached(snap, store, &self.index.task, &self.profile);
-        let forms = FormReader::new(&self.tool_forms, self.index);
+        let forms = FormReader::new(&self.tool_forms, &self.index);
         let out = run_call_resuming(
             parts,
             ctx,
@@ -1376,7 +1457,7 @@ impl<'a> Driver<'a> {
             false => HashMap::new(),
         };
         let mut builder = PartsBuilder::continuing(base, tool_index);
-        let (index, est, raw) = (self.index, self.settings.estimator, &mut self.raw);
+        let (index, est, raw) = (&*self.index, self.settings.estimator, &mut self.raw);
         index.each_row(from, end, |i, m| {
             builder.push(m, est);
             raw.offer(index, i, m, est);
