@@ -7,6 +7,7 @@
 //! compactor is refused rather than guessed at.
 
 mod concurrency;
+mod proxy;
 mod raw;
 mod runs;
 mod snapshot;
@@ -19,6 +20,7 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
+pub use proxy::{ProxyCall, ProxyConversation, ProxyResponse};
 pub use raw::{
     AppendOutcome, CONTENT_JSON, CONTENT_LZ4, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH,
     RowEncoder, RowHead, RowWriter, StoredMessage, TaskRecord, TaskStats, decode_content,
@@ -40,6 +42,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0005_profiles.sql"),
     include_str!("migrations/0006_source_stat.sql"),
     include_str!("migrations/0007_compressed_content.sql"),
+    include_str!("migrations/0008_proxy.sql"),
 ];
 
 /// The page size of a store this build creates (bytes). An import writes
