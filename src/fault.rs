@@ -6,7 +6,12 @@
 //! the child replay of `check`). `COMPACTOR_FAULT=abort-after-line:N` aborts
 //! once the importer has read line N of its input (lines are counted across
 //! every file one process imports, so a multi-file import can die in the
-//! middle of any file). Abort is a crash: no destructor, no flush, no
+//! middle of any file). `compactor proxy` counts the requests it forwards
+//! (across its conversations, 1 = the first): `abort-after-request:N` aborts
+//! once the N-th is recorded, before it is forwarded;
+//! `abort-mid-stream:N` once the first bytes of its answer have reached the
+//! client, before the answer is recorded; `abort-after-response:N` right
+//! after its answer is recorded. Abort is a crash: no destructor, no flush, no
 //! rollback beyond what SQLite itself guarantees, which is the point.
 //!
 //! A value that does not parse is reported on stderr and ignored.
@@ -21,6 +26,29 @@ pub(crate) const ENV: &str = "COMPACTOR_FAULT";
 pub(crate) enum Fault {
     AfterCall(u32),
     AfterLine(u64),
+    /// The proxy's points, at its N-th forwarded request.
+    Proxy(ProxyPoint, u64),
+}
+
+/// Where in a forwarded request the proxy can be made to abort.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ProxyPoint {
+    /// The request is recorded, not forwarded yet.
+    AfterRequest,
+    /// The answer's first bytes reached the client; the answer is not recorded.
+    MidStream,
+    /// The answer is recorded.
+    AfterResponse,
+}
+
+impl ProxyPoint {
+    fn name(self) -> &'static str {
+        match self {
+            ProxyPoint::AfterRequest => "abort-after-request",
+            ProxyPoint::MidStream => "abort-mid-stream",
+            ProxyPoint::AfterResponse => "abort-after-response",
+        }
+    }
 }
 
 impl Fault {
@@ -29,7 +57,17 @@ impl Fault {
         match kind {
             "abort-after-call" => n.parse().ok().filter(|n| *n > 0).map(Fault::AfterCall),
             "abort-after-line" => n.parse().ok().filter(|n| *n > 0).map(Fault::AfterLine),
-            _ => None,
+            _ => {
+                let point = [
+                    ProxyPoint::AfterRequest,
+                    ProxyPoint::MidStream,
+                    ProxyPoint::AfterResponse,
+                ]
+                .into_iter()
+                .find(|p| p.name() == kind)?;
+                let n: u64 = n.parse().ok().filter(|n| *n > 0)?;
+                Some(Fault::Proxy(point, n))
+            }
         }
     }
 
@@ -38,6 +76,7 @@ impl Fault {
         match self {
             Fault::AfterCall(n) => format!("abort-after-call:{n}"),
             Fault::AfterLine(n) => format!("abort-after-line:{n}"),
+            Fault::Proxy(p, n) => format!("{}:{n}", p.name()),
         }
     }
 }
@@ -49,7 +88,7 @@ fn armed() -> Option<Fault> {
         let f = Fault::parse(&v);
         if f.is_none() {
             eprintln!(
-                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N or abort-after-line:N"
+                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N, abort-after-line:N, abort-after-request:N, abort-mid-stream:N or abort-after-response:N"
             );
         }
         f
@@ -69,6 +108,18 @@ pub(crate) fn after_line() {
     if let Some(Fault::AfterLine(n)) = armed()
         && LINES.fetch_add(1, Ordering::Relaxed) + 1 == n
     {
+        std::process::abort();
+    }
+}
+
+/// Whether a fault is armed at `point` of the proxy's `n`-th forwarded request.
+pub(crate) fn armed_at(point: ProxyPoint, n: u64) -> bool {
+    armed() == Some(Fault::Proxy(point, n))
+}
+
+/// Call at `point` of the proxy's `n`-th forwarded request.
+pub(crate) fn proxy(point: ProxyPoint, n: u64) {
+    if armed() == Some(Fault::Proxy(point, n)) {
         std::process::abort();
     }
 }
@@ -98,6 +149,19 @@ mod tests {
             assert_eq!(Fault::parse(bad), None, "{bad}");
         }
         assert_eq!(Fault::AfterCall(7).env_value(), "abort-after-call:7");
+        assert_eq!(
+            Fault::parse("abort-mid-stream:2"),
+            Some(Fault::Proxy(ProxyPoint::MidStream, 2))
+        );
+        for p in [
+            ProxyPoint::AfterRequest,
+            ProxyPoint::MidStream,
+            ProxyPoint::AfterResponse,
+        ] {
+            let f = Fault::Proxy(p, 4);
+            assert_eq!(Fault::parse(&f.env_value()), Some(f));
+        }
+        assert_eq!(Fault::parse("abort-after-response:0"), None);
         assert_eq!(
             Fault::parse(&Fault::AfterLine(9).env_value()),
             Some(Fault::AfterLine(9))

@@ -18,6 +18,7 @@ pub(crate) mod fault;
 pub(crate) mod htmlreport;
 pub mod model;
 pub(crate) mod probe;
+pub mod proxy;
 pub mod session;
 pub mod store;
 pub mod summarize;

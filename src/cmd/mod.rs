@@ -12,6 +12,7 @@ pub mod html_report;
 pub mod import;
 pub mod probe;
 pub mod project;
+pub mod proxy;
 pub mod replay;
 pub mod reset;
 pub mod runs;
@@ -90,6 +91,7 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Runs(args) => runs::run(&open_store(cli)?, ui, args),
         Command::Reset(args) => reset::run(&mut open_store(cli)?, ui, args),
         Command::Watch(args) => watch::run(&mut open_store(cli)?, ui, args),
+        Command::Proxy(args) => proxy::run(&mut open_store(cli)?, ui, args),
         Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
         Command::Check(args) => check::run(ui, args, db_location(cli).ok()),
         Command::Completions(args) => completions::run(ui, args.shell),
