@@ -256,12 +256,27 @@ fn load<'s>(
 ) -> Result<Vec<Live<'s>>, StoreError> {
     let mut out = Vec::new();
     for meta in store.reader().proxy_conversations(identity)? {
+        let views = forwarded_views(store, &meta.task_id)?;
         out.push(Live {
             conv: Conversation::load(store, meta)?,
-            run: LiveRun::new(settings.budget, est, summarizer),
+            run: LiveRun::new(settings.budget, est, summarizer, views),
         });
     }
     Ok(out)
+}
+
+/// The estimate of the view each call of `task` forwarded (its last
+/// attempt's), as the proxy kept it.
+pub(crate) fn forwarded_views(
+    store: &Store,
+    task: &str,
+) -> Result<std::collections::BTreeMap<u32, u64>, StoreError> {
+    Ok(store
+        .reader()
+        .proxy_calls(task)?
+        .into_iter()
+        .filter_map(|c| Some((c.call, c.report["estimated_messages"].as_u64()?)))
+        .collect())
 }
 
 fn prepare<'s>(
@@ -318,7 +333,7 @@ fn prepare<'s>(
             conv.record(store, plan, Some((&record, head_rows(&req))))?;
             tasks.push(Live {
                 conv,
-                run: LiveRun::new(settings.budget, est, summarizer),
+                run: LiveRun::new(settings.budget, est, summarizer, Default::default()),
             });
             started = parent.map(|p| (p, reason.unwrap_or_default()));
             tasks.len() - 1
@@ -362,6 +377,7 @@ fn prepare<'s>(
         report: serde_json::json!({
             "tokens_before": r.tokens_before,
             "tokens_after": r.tokens_after,
+            "estimated_messages": r.estimated_messages,
             "tiers_fired": r.tiers_fired,
             "status": r.status,
             "settings": live.run.identity(),

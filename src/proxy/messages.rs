@@ -208,23 +208,18 @@ impl MessagesWriter {
         self.out.push((Some(role), content));
     }
 
-    /// A system message the client sent, as it sent it (its breakpoint removed).
+    /// A system message the client sent, its content as text blocks
+    /// without a breakpoint: one form whichever the client sent (Claude Code
+    /// sends its environment as a block list first, as a string after), so
+    /// that the forwarded prefix stays the same from call to call.
     pub(crate) fn system(&mut self, raw: &str) {
-        let text = if raw.contains("\"cache_control\"") {
-            match serde_json::from_str::<Value>(raw) {
-                Ok(mut m) => {
-                    if let Some(Value::Array(blocks)) = m.get_mut("content") {
-                        for b in blocks.iter_mut() {
-                            *b = without_cache_control(b.take());
-                        }
-                    }
-                    m.to_string()
-                }
-                Err(_) => raw.to_string(),
-            }
-        } else {
-            raw.to_string()
+        let m: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
+        let blocks: Vec<Value> = match m.get("content") {
+            Some(Value::String(s)) => vec![serde_json::json!({"type": "text", "text": s})],
+            Some(Value::Array(a)) => a.iter().cloned().map(without_cache_control).collect(),
+            _ => Vec::new(),
         };
+        let text = serde_json::json!({"role": "system", "content": blocks}).to_string();
         self.out.push((None, vec![text]));
     }
 
@@ -437,6 +432,11 @@ impl Assembler {
         }
     }
 
+    /// Whether the upstream sent an error in the stream.
+    pub(crate) fn errored(&self) -> bool {
+        self.error.is_some()
+    }
+
     /// Whether the stream has ended its message (`message_stop`) or failed.
     pub(crate) fn complete(&self) -> bool {
         self.stopped || self.error.is_some()
@@ -610,7 +610,7 @@ mod tests {
         let out = w.finish(Some(serde_json::json!({"type":"ephemeral"})));
         assert_eq!(
             out,
-            r#"[{"role":"user","content":[{"cache_control":{"type":"ephemeral"},"text":"a","type":"text"}]},{"role":"assistant","content":[{"signature":"s","thinking":"t","type":"thinking"}]},{"role":"system","content":"env"}]"#
+            r#"[{"role":"user","content":[{"cache_control":{"type":"ephemeral"},"text":"a","type":"text"}]},{"role":"assistant","content":[{"signature":"s","thinking":"t","type":"thinking"}]},{"content":[{"text":"env","type":"text"}],"role":"system"}]"#
         );
         // A block sent without a breakpoint is kept byte for byte.
         let raw = r#"{"type":"text",  "text":"b"}"#;

@@ -295,6 +295,11 @@ impl Assembler {
         }
     }
 
+    /// Whether the upstream sent an error in the stream.
+    pub(crate) fn errored(&self) -> bool {
+        self.error.is_some()
+    }
+
     /// Whether the stream has ended its response (completed or failed).
     pub(crate) fn complete(&self) -> bool {
         self.completed || self.error.is_some()

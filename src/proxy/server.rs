@@ -412,6 +412,14 @@ impl Assembler {
         }
     }
 
+    /// Whether the upstream sent an error event in the stream.
+    fn errored(&self) -> bool {
+        match self {
+            Assembler::Messages(a) => a.errored(),
+            Assembler::Responses(a) => a.errored(),
+        }
+    }
+
     fn finish(self) -> Result<Message, String> {
         match self {
             Assembler::Messages(a) => a.finish(),
@@ -530,8 +538,10 @@ fn upstream_call(
             // request finds its answer in the record.
             let a = asm.take().expect("checked");
             let e = engined.take().expect("ended once");
+            let failed = a.errored();
             match a.finish() {
                 Ok(row) => end_call(state, e, Some(status), Some(row), "recorded"),
+                Err(_) if failed => end_call(state, e, Some(status), None, "upstream_error"),
                 Err(_) => end_call(state, e, Some(status), None, "unparsed"),
             }
         }
@@ -541,7 +551,14 @@ fn upstream_call(
         let outcome = match end {
             PumpEnd::ClientGone => "client_gone",
             PumpEnd::UpstreamFailed => "upstream_failed",
-            PumpEnd::Done => "unparsed",
+            PumpEnd::Done => {
+                // The stream ended before its answer did: the client sees
+                // an error, not a clean end.
+                let _ = chunks.blocking_send(Err(std::io::Error::other(
+                    "compactor proxy: the upstream's answer ended before it was complete",
+                )));
+                "upstream_failed"
+            }
         };
         end_call(state, e, Some(status), None, outcome);
     }

@@ -94,6 +94,7 @@ pub fn verify(store: &Store, task: &str) -> Result<Vec<Checked>, VerifyError> {
     let est = CharsPerToken::default();
     let mut out = Vec::new();
     let mut copied = 0u64;
+    let mut views = std::collections::BTreeMap::new();
     let mut start = 0;
     while start < calls.len() {
         // A run of requests forwarded under one profile (a proxy restarted
@@ -109,7 +110,12 @@ pub fn verify(store: &Store, task: &str) -> Result<Vec<Checked>, VerifyError> {
                 attempt: calls[start].attempt,
                 why,
             })?;
-        let mut live = LiveRun::new(budget, &est, summarizer.as_ref());
+        let mut live = LiveRun::new(
+            budget,
+            &est,
+            summarizer.as_ref(),
+            std::mem::take(&mut views),
+        );
         for call in &calls[start..end] {
             if copied < call.rows {
                 let rows: Vec<_> = store
@@ -136,6 +142,7 @@ pub fn verify(store: &Store, task: &str) -> Result<Vec<Checked>, VerifyError> {
                 return Ok(out);
             }
         }
+        views = live.views().clone();
         start = end;
     }
     Ok(out)

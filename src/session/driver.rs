@@ -1084,6 +1084,9 @@ pub struct Driver<'a> {
     tool_index: HashMap<String, usize>,
     /// This driver makes one call (see [`Driver::one_shot`]).
     one_shot: bool,
+    /// What the next step at this call anchors on in place of the record's
+    /// own usage (see [`Driver::anchor_next`]).
+    anchor: Option<(u32, u64, Option<Ratio>)>,
 }
 
 impl<'a> Driver<'a> {
@@ -1128,6 +1131,7 @@ impl<'a> Driver<'a> {
             tool_index: HashMap::new(),
             chain: ChainResume::default(),
             one_shot: false,
+            anchor: None,
         })
     }
 
@@ -1296,12 +1300,27 @@ impl<'a> Driver<'a> {
         self.progress = Some(settings);
     }
 
+    /// Anchor call `k` on `real` tokens for the call before it, and on
+    /// `ratio`, in place of what the record's usage gives: for a live run,
+    /// whose recorded usage measured the view it forwarded rather than the
+    /// raw history (the caller turns it into what the raw history would
+    /// have measured). Holds for the next call's step at `k` only.
+    pub fn anchor_next(&mut self, k: u32, real: u64, ratio: Option<Ratio>) {
+        self.anchor = Some((k, real, ratio));
+    }
+
     fn context(&self, k: u32, mode: Mode) -> CallContext<'a> {
         let idx = &*self.index;
-        let previous_call = k.checked_sub(1).filter(|p| *p >= 1).and_then(|p| {
-            idx.usage(p)
-                .map(|u| (p, u.prompt_tokens() + u.output_tokens))
-        });
+        let anchor = self.anchor.filter(|(at, _, _)| *at == k);
+        let previous_call = k
+            .checked_sub(1)
+            .filter(|p| *p >= 1)
+            .and_then(|p| match anchor {
+                Some((_, real, _)) => Some((p, real)),
+                None => idx
+                    .usage(p)
+                    .map(|u| (p, u.prompt_tokens() + u.output_tokens)),
+            });
         let agent_compacted = match k.checked_sub(1) {
             Some(i) if (i as usize) < idx.agent_compacted_before.len() => {
                 idx.agent_compacted_before[i as usize]
@@ -1324,7 +1343,10 @@ impl<'a> Driver<'a> {
                     .checked_sub(1)
                     .and_then(|i| self.raw.out.get(i as usize))
                     .copied(),
-                ratio: idx.ratio_before(k, &self.raw.out),
+                ratio: match anchor {
+                    Some((_, _, ratio)) => ratio,
+                    None => idx.ratio_before(k, &self.raw.out),
+                },
             },
         }
     }
@@ -1508,6 +1530,7 @@ impl<'a> Driver<'a> {
         }
         // Shared with the output, not copied.
         self.last = Some((k, out.parts.clone(), end));
+        self.anchor = None;
         Ok(out)
     }
 

@@ -29,7 +29,7 @@ const PROMPT: &str = "Carry on from the summary.";
 // ---------------------------------------------------------------- clients
 
 /// The installed client binary, or `None` (after saying how to install it).
-fn client(name: &str, test: &str) -> Option<PathBuf> {
+pub(crate) fn client(name: &str, test: &str) -> Option<PathBuf> {
     let bin = crate_dir()
         .join("clients")
         .join("node_modules")
@@ -51,7 +51,12 @@ fn client(name: &str, test: &str) -> Option<PathBuf> {
 }
 
 /// Run a client to completion or kill it at the timeout; returns (status, stdout, stderr).
-fn run_bounded(mut cmd: Command) -> (i32, String, String) {
+pub(crate) fn run_bounded(cmd: Command) -> (i32, String, String) {
+    run_bounded_for(cmd, CLIENT_TIMEOUT)
+}
+
+/// [`run_bounded`] with its own timeout (a long scripted turn).
+pub(crate) fn run_bounded_for(mut cmd: Command, timeout: Duration) -> (i32, String, String) {
     // stdin is a pipe closed at once (an empty stdin: `-p`/`exec` read it),
     // not /dev/null, so nothing but EOF can ever reach the client.
     let mut child = cmd
@@ -78,10 +83,10 @@ fn run_bounded(mut cmd: Command) -> (i32, String, String) {
         if let Some(st) = child.try_wait().expect("wait on the client") {
             break st;
         }
-        if start.elapsed() > CLIENT_TIMEOUT {
+        if start.elapsed() > timeout {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("the client did not finish within {CLIENT_TIMEOUT:?}: killed");
+            panic!("the client did not finish within {timeout:?}: killed");
         }
         std::thread::sleep(Duration::from_millis(50));
     };
@@ -110,7 +115,7 @@ fn client_path() -> String {
 
 /// A hermetic environment for a client: nothing from the developer's own
 /// environment but a minimal PATH.
-fn client_command(bin: &Path, home: &Path, cwd: &Path) -> Command {
+pub(crate) fn client_command(bin: &Path, home: &Path, cwd: &Path) -> Command {
     let mut cmd = Command::new(bin);
     cmd.env_clear()
         .env("PATH", client_path())
@@ -1134,7 +1139,7 @@ fn write_session_refuses_to_overwrite_and_rejects_bad_input() {
 }
 
 /// A Codex home whose model provider is the loopback stub on `port`.
-fn codex_config(home: &Path, port: u16) {
+pub(crate) fn codex_config(home: &Path, port: u16) {
     std::fs::create_dir_all(home.join(".codex")).unwrap();
     std::fs::write(
         home.join(".codex").join("config.toml"),
