@@ -58,11 +58,10 @@ pub(crate) fn system_row(blocks: Vec<Block>) -> Message {
     Message::new(Role::Meta, Kind::System, blocks, 0)
 }
 
-/// One item of a request: where its text is in the body and its digest.
+/// One item of a request: where its text is in the body.
 #[derive(Debug, Clone)]
 pub(crate) struct RawItem {
     pub span: Range<usize>,
-    pub digest: Digest,
 }
 
 impl RawItem {
@@ -70,7 +69,6 @@ impl RawItem {
         let start = raw.as_ptr() as usize - body.as_ptr() as usize;
         RawItem {
             span: start..start + raw.len(),
-            digest: Digest::of(raw),
         }
     }
 }

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::convo::BadRequest;
 use super::record::{Conversation, Divergence, head_rows, task_id, task_record};
-use super::render::conversation_field;
+use super::render::{Written, conversation_field};
 use super::request::{Api, Request};
 use super::run::LiveRun;
 use super::{Settings, SummarizerChoice};
@@ -189,6 +189,8 @@ impl Engine {
 struct Live<'s> {
     conv: Conversation,
     run: LiveRun<'s>,
+    /// What its last forwarded conversation field was made of.
+    written: Written,
 }
 
 fn conversation_thread(
@@ -260,6 +262,7 @@ fn load<'s>(
         out.push(Live {
             conv: Conversation::load(store, meta)?,
             run: LiveRun::new(settings.budget, est, summarizer, views),
+            written: Written::default(),
         });
     }
     Ok(out)
@@ -334,6 +337,7 @@ fn prepare<'s>(
             tasks.push(Live {
                 conv,
                 run: LiveRun::new(settings.budget, est, summarizer, Default::default()),
+                written: Written::default(),
             });
             started = parent.map(|p| (p, reason.unwrap_or_default()));
             tasks.len() - 1
@@ -342,12 +346,15 @@ fn prepare<'s>(
     let live = &mut tasks[index];
     let task = live.conv.meta.task_id.clone();
     let (call, out) = live.run.next_call(store, &task)?;
-    let field = conversation_field(&req, &live.conv, &out.view);
+    let crate::engine::CallOutput {
+        view, report: r, ..
+    } = out;
+    let field = conversation_field(&req, &live.conv, view, &mut live.written);
     let body = req.forwarded(&field);
     let items_forwarded = count_items(&field);
     live.conv.attempts += 1;
     let attempt = live.conv.attempts;
-    let r = &out.report;
+    let r = &r;
     let report = CallReport {
         task: task.clone(),
         api: req.api.name(),

@@ -14,7 +14,7 @@
 
 use serde_json::{Map, Value};
 
-use super::convo::{BadRequest, RawItem, system_row};
+use super::convo::{BadRequest, system_row};
 use crate::model::{Block, Message, Usage};
 use crate::transcript::anthropic::AnthropicImporter;
 use crate::transcript::{ObjectLines, TaskSet, anthropic_block, anthropic_usage};
@@ -196,8 +196,9 @@ impl MessagesWriter {
         MessagesWriter { out: Vec::new() }
     }
 
-    /// A message of the view.
-    pub(crate) fn message(&mut self, role: &'static str, blocks: Vec<OutBlock>) {
+    /// A message of the view; returns its blocks' text (kept by the caller
+    /// for the next call, whose view shares the message).
+    pub(crate) fn message(&mut self, role: &'static str, blocks: Vec<OutBlock>) -> &[String] {
         let content = blocks
             .into_iter()
             .map(|b| match b {
@@ -206,6 +207,12 @@ impl MessagesWriter {
             })
             .collect();
         self.out.push((Some(role), content));
+        &self.out.last().expect("pushed").1
+    }
+
+    /// A message of the view written before, its blocks' text as it was.
+    pub(crate) fn written(&mut self, role: &'static str, blocks: Vec<String>) {
+        self.out.push((Some(role), blocks));
     }
 
     /// A system message the client sent, its content as text blocks
@@ -330,26 +337,75 @@ impl Assembler {
             self.whole.extend_from_slice(bytes);
             return;
         }
-        for &b in bytes {
-            if b == b'\n' {
-                let line = std::mem::take(&mut self.line);
-                self.line_done(&line);
-            } else {
-                self.line.push(b);
-            }
-        }
+        let mut line = std::mem::take(&mut self.line);
+        super::sse::lines(&mut line, bytes, |l| self.line_done(l));
+        self.line = line;
     }
 
     fn line_done(&mut self, line: &[u8]) {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let text = String::from_utf8_lossy(line);
-        if let Some(e) = text.strip_prefix("event:") {
-            self.event = e.trim().to_string();
-        } else if let Some(d) = text.strip_prefix("data:")
-            && let Ok(v) = serde_json::from_str::<Value>(d.trim())
-        {
-            self.event(v);
+        if let Some(e) = line.strip_prefix(b"event:") {
+            self.event = String::from_utf8_lossy(e).trim().to_string();
+        } else if let Some(d) = line.strip_prefix(b"data:") {
+            let d = d.trim_ascii();
+            if !self.delta(d)
+                && let Ok(v) = serde_json::from_slice::<Value>(d)
+            {
+                self.event(v);
+            }
         }
+    }
+
+    /// A text, thinking or tool input delta, the bulk of a stream, read
+    /// without building a value; `false` for any other event.
+    fn delta(&mut self, data: &[u8]) -> bool {
+        use std::borrow::Cow;
+        #[derive(serde::Deserialize)]
+        struct Event<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: Cow<'a, str>,
+            index: Option<usize>,
+            #[serde(borrow)]
+            delta: Option<Delta<'a>>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Delta<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: Cow<'a, str>,
+            #[serde(borrow, default)]
+            text: Option<Cow<'a, str>>,
+            #[serde(borrow, default)]
+            thinking: Option<Cow<'a, str>>,
+            #[serde(borrow, default)]
+            partial_json: Option<Cow<'a, str>>,
+        }
+        let Ok(e) = serde_json::from_slice::<Event<'_>>(data) else {
+            return false;
+        };
+        let (Some(i), Some(d)) = (e.index, e.delta) else {
+            return false;
+        };
+        if e.kind != "content_block_delta" {
+            return false;
+        }
+        let (key, piece) = match (&*d.kind, d.text, d.thinking, d.partial_json) {
+            ("text_delta", Some(t), _, _) => ("text", t),
+            ("thinking_delta", _, Some(t), _) => ("thinking", t),
+            ("input_json_delta", _, _, Some(p)) => {
+                if let Some(partial) = self.partial.get_mut(i) {
+                    partial.push_str(&p);
+                }
+                return true;
+            }
+            _ => return false,
+        };
+        if let Some(Value::Object(o)) = self.blocks.get_mut(i) {
+            let cur = o.entry(key).or_insert(Value::String(String::new()));
+            if let Value::String(t) = cur {
+                t.push_str(&piece);
+            }
+        }
+        true
     }
 
     fn event(&mut self, v: Value) {
@@ -495,16 +551,6 @@ impl Assembler {
         row.usage = usage;
         Ok(row)
     }
-}
-
-/// The request's items as sent.
-pub(crate) fn items(
-    body: &str,
-    messages: &serde_json::value::RawValue,
-) -> Result<Vec<RawItem>, BadRequest> {
-    let list = super::body::array_items(messages)
-        .map_err(|e| BadRequest(format!("\"messages\" is not a list of messages: {e}")))?;
-    Ok(list.iter().map(|m| RawItem::of(body, m.get())).collect())
 }
 
 #[cfg(test)]

@@ -35,6 +35,7 @@ mod request;
 mod responses;
 mod run;
 mod server;
+mod sse;
 pub mod verify;
 
 use std::net::SocketAddr;

@@ -27,11 +27,10 @@ pub(crate) struct Place {
     pub block: u32,
 }
 
-/// What the latest request's item `i` was: its text's digest, its first
-/// entry and how many, and whether it is instructions (system entries only).
+/// What the latest request's item `i` was: its first entry and how many,
+/// and whether it is instructions (system entries only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ItemSeen {
-    pub digest: Digest,
     pub first: u32,
     pub entries: u32,
     pub system: bool,
@@ -51,6 +50,12 @@ pub(crate) struct Conversation {
     origin: DigestMap<u32>,
     /// The latest request's items.
     items: Vec<ItemSeen>,
+    /// The latest request's leading items whose text a request that sends
+    /// them again need not read: how many, and the blake3 of their text
+    /// (from the first's start to the last's end, as one run of bytes). The
+    /// last two items are left out: a client moves its cache breakpoint
+    /// from the last message to the new last one.
+    prefix: Option<(usize, [u8; 32])>,
     /// Rows in the record.
     pub rows: u64,
     turn: u32,
@@ -64,6 +69,8 @@ pub(crate) struct Conversation {
 /// What a request adds to a conversation's record.
 pub(crate) struct Plan {
     items: Vec<ItemSeen>,
+    /// The prefix this request leaves for the next (see [`Conversation::prefix`]).
+    prefix: Option<(usize, [u8; 32])>,
     /// `(entry, place)` for the entries this request carried.
     places: Vec<(u32, Place)>,
     /// New rows, in order.
@@ -94,6 +101,7 @@ impl Conversation {
             places: Vec::new(),
             origin: DigestMap::default(),
             items: Vec::new(),
+            prefix: None,
             rows: 0,
             turn: 0,
             step: 0,
@@ -160,23 +168,60 @@ impl Conversation {
     pub(crate) fn plan(&self, req: &Request) -> Result<Result<Plan, Divergence>, BadRequest> {
         let mut plan = Plan {
             items: Vec::with_capacity(req.items.len()),
+            prefix: None,
             places: Vec::new(),
             rows: Vec::new(),
         };
         let recorded = self.entries.len() as u32;
         let mut at = 0u32;
-        for (i, item) in req.items.iter().enumerate() {
-            let i32 = i as u32;
-            if let Some(seen) = self.items.get(i)
-                && seen.digest == item.digest
-                && seen.first == at
-                && at + seen.entries <= recorded
-            {
-                // The same text at the same place as in the last request.
-                plan.items.push(*seen);
-                at += seen.entries;
-                continue;
+        // The leading items the last request sent, as it sent them: known.
+        let text = req.text().as_bytes();
+        let end_of = |k: usize| req.items[k - 1].span.end;
+        let keep = if req.bare_string {
+            0
+        } else {
+            req.items.len().saturating_sub(2)
+        };
+        let mut hasher = blake3::Hasher::new();
+        let mut hashed = 0usize;
+        let mut skip = 0usize;
+        if let Some((k, digest)) = self.prefix
+            && k > 0
+            && k <= req.items.len()
+            && k <= self.items.len()
+            && !req.bare_string
+        {
+            let start = req.items[0].span.start;
+            hasher.update(&text[start..end_of(k)]);
+            hashed = k;
+            if *hasher.finalize().as_bytes() == digest {
+                let last = self.items[k - 1];
+                if last.first + last.entries <= recorded {
+                    plan.items.extend_from_slice(&self.items[..k]);
+                    at = last.first + last.entries;
+                    skip = k;
+                }
             }
+            if skip == 0 {
+                hasher = blake3::Hasher::new();
+                hashed = 0;
+            }
+        }
+        if keep > 0 {
+            let start = if hashed == 0 {
+                req.items[0].span.start
+            } else {
+                end_of(hashed)
+            };
+            if keep > hashed {
+                hasher.update(&text[start..end_of(keep)]);
+            }
+            if keep >= hashed {
+                plan.prefix = Some((keep, *hasher.finalize().as_bytes()));
+            }
+        }
+        for i in skip..req.items.len() {
+            let i32 = i as u32;
             let rows = req.item_rows(i)?;
             let side_of: Vec<(Side, &Block)> = rows
                 .iter()
@@ -185,7 +230,6 @@ impl Conversation {
             let n = side_of.len() as u32;
             let system = !rows.is_empty() && rows.iter().all(|r| Side::of(r) == Side::System);
             plan.items.push(ItemSeen {
-                digest: item.digest,
                 first: at,
                 entries: n,
                 system,
@@ -323,6 +367,7 @@ impl Conversation {
             }
         }
         self.items = plan.items;
+        self.prefix = plan.prefix;
         Ok(())
     }
 

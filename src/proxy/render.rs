@@ -11,7 +11,30 @@ use super::record::Conversation;
 use super::request::{Api, Request};
 use super::responses::InputWriter;
 use crate::model::Block;
-use crate::view::{View, ViewRole};
+use crate::view::{View, ViewMessage, ViewRole};
+
+/// What the last forwarded conversation field was made of: the view's
+/// messages and each one's text as written. A view shares its prefix with
+/// the last one (that is what the prompt cache is paid for), so only the
+/// messages after the shared prefix are written again.
+#[derive(Default)]
+pub(crate) struct Written {
+    messages: Vec<ViewMessage>,
+    /// Per message: its blocks' text (Messages) or its items' text and the
+    /// freeform calls known after it (Responses).
+    texts: Vec<(Vec<String>, Vec<String>)>,
+}
+
+impl Written {
+    /// How many leading messages of `view` are the last view's.
+    fn shared(&self, view: &View) -> usize {
+        self.messages
+            .iter()
+            .zip(&view.messages)
+            .take_while(|(a, b)| a == b)
+            .count()
+    }
+}
 
 /// The instructions messages of the request (Claude Code's `system`
 /// messages, Codex's `developer` ones) and how many conversation items came
@@ -44,15 +67,31 @@ fn role_name(role: ViewRole) -> &'static str {
     }
 }
 
-/// The conversation field's JSON text for `view`.
-pub(crate) fn conversation_field(req: &Request, conv: &Conversation, view: &View) -> String {
-    match req.api {
-        Api::Messages => messages_field(req, conv, view),
-        Api::Responses => input_field(req, conv, view),
-    }
+/// The conversation field's JSON text for `view`; `written` is what the
+/// last call wrote (and becomes this one's).
+pub(crate) fn conversation_field(
+    req: &Request,
+    conv: &Conversation,
+    view: View,
+    written: &mut Written,
+) -> String {
+    let shared = written.shared(&view);
+    written.texts.truncate(shared);
+    let out = match req.api {
+        Api::Messages => messages_field(req, conv, &view, shared, written),
+        Api::Responses => input_field(req, conv, &view, shared, written),
+    };
+    written.messages = view.messages;
+    out
 }
 
-fn messages_field(req: &Request, conv: &Conversation, view: &View) -> String {
+fn messages_field(
+    req: &Request,
+    conv: &Conversation,
+    view: &View,
+    shared: usize,
+    written: &mut Written,
+) -> String {
     let system = instructions(conv);
     let mut w = MessagesWriter::new();
     for &(i, before) in &system {
@@ -62,6 +101,17 @@ fn messages_field(req: &Request, conv: &Conversation, view: &View) -> String {
     }
     let mut sent: HashMap<u32, Vec<String>> = HashMap::new();
     for (mi, m) in view.messages.iter().enumerate() {
+        if mi < shared {
+            w.written(role_name(m.role), written.texts[mi].0.clone());
+            if mi == 0 {
+                for &(i, before) in &system {
+                    if before > 0 {
+                        w.system(req.item_text(i));
+                    }
+                }
+            }
+            continue;
+        }
         let side = side_of(m.role);
         let blocks = m
             .content
@@ -80,7 +130,8 @@ fn messages_field(req: &Request, conv: &Conversation, view: &View) -> String {
                 }
             })
             .collect();
-        w.message(role_name(m.role), blocks);
+        let texts = w.message(role_name(m.role), blocks).to_vec();
+        written.texts.push((texts, Vec::new()));
         if mi == 0 {
             for &(i, before) in &system {
                 if before > 0 {
@@ -98,7 +149,13 @@ fn messages_field(req: &Request, conv: &Conversation, view: &View) -> String {
     w.finish(breakpoint)
 }
 
-fn input_field(req: &Request, conv: &Conversation, view: &View) -> String {
+fn input_field(
+    req: &Request,
+    conv: &Conversation,
+    view: &View,
+    shared: usize,
+    written: &mut Written,
+) -> String {
     let system = instructions(conv);
     let mut w = InputWriter::default();
     for &(i, before) in &system {
@@ -108,6 +165,19 @@ fn input_field(req: &Request, conv: &Conversation, view: &View) -> String {
     }
     let items = conv.items();
     for (mi, m) in view.messages.iter().enumerate() {
+        if mi < shared {
+            let (texts, custom) = &written.texts[mi];
+            w.written(texts, custom);
+            if mi == 0 {
+                for &(i, before) in &system {
+                    if before > 0 {
+                        w.sent(req.item_text(i));
+                    }
+                }
+            }
+            continue;
+        }
+        let from = w.len();
         let side = side_of(m.role);
         let places: Vec<_> = m
             .content
@@ -138,6 +208,7 @@ fn input_field(req: &Request, conv: &Conversation, view: &View) -> String {
             j += 1;
         }
         w.view(m.role, pending);
+        written.texts.push(w.since(from));
         if mi == 0 {
             for &(i, before) in &system {
                 if before > 0 {

@@ -8,7 +8,7 @@ use std::ops::Range;
 use bytes::Bytes;
 use serde_json::Value;
 
-use super::body::Fields;
+use super::body::{Conversation, Fields};
 use super::convo::{BadRequest, RawItem, Side, entry_digest};
 use super::{messages, responses};
 use crate::model::{Block, Message};
@@ -74,11 +74,15 @@ impl Api {
 /// A request read for the proxy.
 pub(crate) struct Request {
     pub api: Api,
-    pub body: Bytes,
+    /// The body as sent (UTF-8, checked once when read).
+    pub body: String,
     /// The body's top-level fields, in order, each by its span in `body`.
     pub fields: Vec<(String, Range<usize>)>,
     pub items: Vec<RawItem>,
-    /// `input` is a bare string (one user message), not a list of items.
+    /// `input` is a bare string (one user message), not a list of items:
+    /// its JSON text, the one item.
+    pub bare: Option<String>,
+    /// Whether `bare` is set.
     pub bare_string: bool,
     /// The system prompt, normalised (Messages `system`, Responses `instructions`).
     pub system: Vec<Block>,
@@ -102,11 +106,14 @@ pub(crate) struct Request {
 
 impl Request {
     pub(crate) fn text(&self) -> &str {
-        std::str::from_utf8(&self.body).expect("checked when parsed")
+        &self.body
     }
 
     pub(crate) fn item_text(&self, i: usize) -> &str {
-        &self.text()[self.items[i].span.clone()]
+        match &self.bare {
+            Some(text) => text,
+            None => &self.text()[self.items[i].span.clone()],
+        }
     }
 
     /// Item `i` as the record's rows.
@@ -147,25 +154,42 @@ pub(crate) fn parse(
     body: Bytes,
     session_header: Option<&str>,
 ) -> Result<Request, BadRequest> {
-    let fields = Fields::parse(&body).map_err(BadRequest)?;
+    let field = api.conversation_field();
+    let fields = Fields::parse(&body, field).map_err(BadRequest)?;
     let text = std::str::from_utf8(&body).expect("Fields::parse checked UTF-8");
     let span = |raw: &serde_json::value::RawValue| {
         let start = raw.get().as_ptr() as usize - text.as_ptr() as usize;
         start..start + raw.get().len()
     };
-    let field = api.conversation_field();
-    let conversation = fields.get(field).ok_or_else(|| {
-        BadRequest(format!(
-            "the body has no \"{field}\"; expected the conversation in \"{field}\""
-        ))
-    })?;
-    let (items, bare_string) = match api {
-        Api::Messages => (messages::items(text, conversation)?, false),
-        Api::Responses => {
-            let bare = conversation.get().starts_with('"');
-            (responses::items(text, conversation)?, bare)
+    let what = match api {
+        Api::Messages => "a list of messages",
+        Api::Responses => "a list of input items",
+    };
+    let (items, bare) = match &fields.conversation {
+        None => {
+            return Err(BadRequest(format!(
+                "the body has no \"{field}\"; expected the conversation in \"{field}\""
+            )));
+        }
+        Some(Conversation::Items(list)) => (
+            list.iter().map(|m| RawItem::of(text, m.get())).collect(),
+            None,
+        ),
+        Some(Conversation::Text(t)) if api == Api::Responses => {
+            (vec![RawItem { span: 0..0 }], Some(t.clone()))
+        }
+        Some(Conversation::Text(_)) => {
+            return Err(BadRequest(format!(
+                "\"{field}\" is a string; expected {what}"
+            )));
+        }
+        Some(Conversation::Other(kind)) => {
+            return Err(BadRequest(format!(
+                "\"{field}\" is {kind}; expected {what}"
+            )));
         }
     };
+    let bare_string = bare.is_some();
     let system = match api {
         Api::Messages => messages::system_blocks(fields.value::<Value>("system"))?,
         Api::Responses => match fields.value::<Value>("instructions") {
@@ -186,9 +210,12 @@ pub(crate) fn parse(
         Api::Messages => (
             messages::breakpoints_in(fields.value::<Value>("system").as_ref())
                 + messages::breakpoints_in(tools.as_ref()),
+            // Claude Code puts it on the last message; only the last few
+            // are read (a request without one must not cost a parse of all).
             items
                 .iter()
                 .rev()
+                .take(4)
                 .find_map(|it| messages::message_breakpoint(&text[it.span.clone()])),
         ),
         Api::Responses => (0, None),
@@ -198,9 +225,10 @@ pub(crate) fn parse(
         fields: fields
             .fields
             .iter()
-            .map(|(k, v)| (k.clone(), span(v)))
+            .map(|(k, v)| (k.clone(), v.map_or(0..0, span)))
             .collect(),
         items,
+        bare,
         bare_string,
         system,
         tools,
@@ -212,10 +240,10 @@ pub(crate) fn parse(
         identity: String::new(),
         read: Vec::new(),
         n: 0,
-        body: Bytes::new(),
+        body: String::new(),
     };
     drop(fields);
-    req.body = body;
+    req.body = String::from_utf8(body.into()).expect("Fields::parse checked UTF-8");
     identify(&mut req)?;
     Ok(req)
 }
@@ -338,7 +366,10 @@ mod tests {
         let e = parse(Api::Messages, Bytes::from_static(b"{\"messages\":3}"), None)
             .err()
             .unwrap();
-        assert!(e.0.contains("not a list of messages"), "{e}");
+        assert!(
+            e.0.contains("\"messages\" is a number; expected a list of messages"),
+            "{e}"
+        );
         let e = parse(Api::Responses, Bytes::from_static(b"not json"), None)
             .err()
             .unwrap();

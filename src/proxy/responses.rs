@@ -18,7 +18,7 @@
 
 use serde_json::{Map, Value};
 
-use super::convo::{BadRequest, RawItem, system_row};
+use super::convo::{BadRequest, system_row};
 use super::messages::kind_of;
 use crate::model::{Block, Kind, Message, Role};
 use crate::transcript::codex::{CodexImporter, codex_usage};
@@ -98,21 +98,6 @@ pub(crate) fn item_rows(raw: &str, i: usize) -> Result<Vec<Message>, BadRequest>
     Ok(rows)
 }
 
-/// The request's items as sent.
-pub(crate) fn items(
-    body: &str,
-    input: &serde_json::value::RawValue,
-) -> Result<Vec<RawItem>, BadRequest> {
-    if let Ok(text) = serde_json::from_str::<String>(input.get()) {
-        // A bare string is one user message; it has no item text to keep.
-        let _ = text;
-        return Ok(vec![RawItem::of(body, input.get())]);
-    }
-    let list = super::body::array_items(input)
-        .map_err(|e| BadRequest(format!("\"input\" is not a list of input items: {e}")))?;
-    Ok(list.iter().map(|m| RawItem::of(body, m.get())).collect())
-}
-
 /// The rows of a bare string `input`.
 pub(crate) fn string_input_rows(raw: &str) -> Result<Vec<Message>, BadRequest> {
     let text: String = serde_json::from_str(raw).map_err(|e| BadRequest(e.to_string()))?;
@@ -175,6 +160,27 @@ impl InputWriter {
         }
     }
 
+    /// Items written so far.
+    pub(crate) fn len(&self) -> usize {
+        self.out.len()
+    }
+
+    /// The items written from `from` on, and the freeform calls among all
+    /// written (for the caller to keep and hand back with [`InputWriter::written`]).
+    pub(crate) fn since(&self, from: usize) -> (Vec<String>, Vec<String>) {
+        (self.out[from..].to_vec(), self.custom.clone())
+    }
+
+    /// Items of a view message written before, as they were.
+    pub(crate) fn written(&mut self, items: &[String], custom: &[String]) {
+        self.out.extend(items.iter().cloned());
+        for c in custom {
+            if !self.custom.contains(c) {
+                self.custom.push(c.clone());
+            }
+        }
+    }
+
     pub(crate) fn finish(self) -> String {
         let mut s = String::with_capacity(self.out.iter().map(|i| i.len() + 1).sum::<usize>() + 2);
         s.push('[');
@@ -215,14 +221,9 @@ impl Assembler {
             self.whole.extend_from_slice(bytes);
             return;
         }
-        for &b in bytes {
-            if b == b'\n' {
-                let line = std::mem::take(&mut self.line);
-                self.line_done(&line);
-            } else {
-                self.line.push(b);
-            }
-        }
+        let mut line = std::mem::take(&mut self.line);
+        super::sse::lines(&mut line, bytes, |l| self.line_done(l));
+        self.line = line;
     }
 
     fn line_done(&mut self, line: &[u8]) {

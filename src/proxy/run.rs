@@ -84,16 +84,15 @@ impl<'s> LiveRun<'s> {
         store: &mut Store,
         task: &str,
     ) -> Result<(u32, CallOutput), StoreError> {
-        let index = TaskRecordIndex::load(store, task)?;
-        let k = index.calls() + 1;
         let fresh = match self.driver.as_mut() {
-            Some(d) => d.extend(store, index)?,
-            None => Some(index),
+            Some(d) => d.grow(store)?,
+            None => Some(TaskRecordIndex::load(store, task)?),
         };
         if let Some(index) = fresh {
             self.driver = Some(Driver::owning(store, index, self.settings())?);
         }
         let driver = self.driver.as_mut().expect("set above");
+        let k = driver.index().calls() + 1;
         if let Some((real, ratio)) = anchor(driver, &self.views, k)? {
             driver.anchor_next(k, real, ratio);
         }

@@ -476,7 +476,8 @@ fn upstream_call(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.eq_ignore_ascii_case("gzip"));
     for (k, v) in resp.headers() {
-        if decoded && k.as_str() == "content-encoding" {
+        // A body ureq decoded is passed on decoded, its length unknown.
+        if decoded && matches!(k.as_str(), "content-encoding" | "content-length") {
             continue;
         }
         if let (Ok(k), Ok(v)) = (
@@ -585,19 +586,30 @@ fn pump(
 ) -> PumpEnd {
     let mut buf = vec![0u8; 64 << 10];
     let mut first = true;
+    let mut tail: Vec<u8> = Vec::new();
     loop {
         match reader.read(&mut buf) {
             Ok(0) => return PumpEnd::Done,
             Ok(n) => {
-                if let Some(f) = seen.as_mut() {
-                    f(&buf[..n]);
+                let chunk = &buf[..n];
+                // A chunk that may end the answer is read first (the answer
+                // is recorded before the client has it all); any other is
+                // sent first, then read, so reading never holds it back.
+                let read_first = seen.is_some() && super::sse::may_end(&tail, chunk);
+                if read_first && let Some(f) = seen.as_mut() {
+                    f(chunk);
                 }
                 if chunks
-                    .blocking_send(Ok(Bytes::copy_from_slice(&buf[..n])))
+                    .blocking_send(Ok(Bytes::copy_from_slice(chunk)))
                     .is_err()
                 {
                     return PumpEnd::ClientGone;
                 }
+                if !read_first && let Some(f) = seen.as_mut() {
+                    f(chunk);
+                }
+                tail.clear();
+                tail.extend_from_slice(&chunk[n.saturating_sub(super::sse::END_OVERLAP)..]);
                 if first && let Some(k) = fault {
                     mid_stream(chunks, k);
                 }

@@ -298,6 +298,34 @@ impl TaskRecordIndex {
         }
     }
 
+    /// The index again over the task's record as it is now, read through
+    /// this index's own connection to the store file (none is opened); an
+    /// index of rows in memory is loaded again from `store`.
+    pub fn reloaded(self, store: &Store) -> Result<TaskRecordIndex, StoreError> {
+        match self.rows {
+            RowSource::Store { store: own, .. } => {
+                let mut heads = HeadsBuilder::default();
+                own.reader().each_row_head(&self.task, |h| heads.push(h))?;
+                Ok(heads.finish(
+                    &self.task,
+                    RowSource::Store {
+                        store: own,
+                        block: RefCell::new((0, Vec::new())),
+                    },
+                ))
+            }
+            RowSource::Memory(_) => TaskRecordIndex::load(store, &self.task),
+        }
+    }
+
+    /// What the overhead is measured from: the system rows and the first
+    /// call with recorded usage (while both stay, so does the overhead).
+    fn overhead_inputs(&self) -> (usize, Option<u32>) {
+        let system = self.kinds.iter().filter(|k| **k == Kind::System).count();
+        let first = (1..=self.calls()).find(|k| self.usage(*k).is_some());
+        (system, first)
+    }
+
     /// The number of rows in the record.
     pub fn len(&self) -> usize {
         self.kinds.len()
@@ -1174,8 +1202,47 @@ impl<'a> Driver<'a> {
         if !kept {
             return Ok(Some(index));
         }
+        let same_overhead = old.overhead_inputs() == index.overhead_inputs();
         let index = IndexRef::Owned(Box::new(index));
-        self.overhead = overhead_of(store, &index, &self.settings, &self.profile)?;
+        if !same_overhead {
+            self.overhead = overhead_of(store, &index, &self.settings, &self.profile)?;
+        }
+        self.tool_forms = FormSource::of(store, &index)?;
+        self.index = index;
+        Ok(None)
+    }
+
+    /// [`Driver::extend`] over the record as it is now, read through the
+    /// index's own connection: `None` once carried on, else the index read
+    /// (for a new driver; this one is left over an empty record).
+    pub fn grow(&mut self, store: &Store) -> Result<Option<TaskRecordIndex>, StoreError> {
+        let IndexRef::Owned(_) = self.index else {
+            return Ok(Some(TaskRecordIndex::load(store, &self.index.task)?));
+        };
+        let empty = IndexRef::Owned(Box::new(TaskRecordIndex::new(&self.index.task, Vec::new())));
+        let IndexRef::Owned(old) = std::mem::replace(&mut self.index, empty) else {
+            unreachable!("checked above");
+        };
+        // `extend` compares with the index it had: put a copy of its
+        // boundaries back while the new one is read.
+        let boundaries: Vec<usize> = (1..=self.raw.out.len() as u32)
+            .map(|k| old.history_end(k))
+            .collect();
+        let (old_len, old_inputs) = (old.len(), old.overhead_inputs());
+        let index = old.reloaded(store)?;
+        let kept = index.len() >= old_len
+            && boundaries
+                .iter()
+                .enumerate()
+                .all(|(i, &end)| index.history_end(i as u32 + 1) == end);
+        if !kept {
+            return Ok(Some(index));
+        }
+        let same_overhead = old_inputs == index.overhead_inputs();
+        let index = IndexRef::Owned(Box::new(index));
+        if !same_overhead {
+            self.overhead = overhead_of(store, &index, &self.settings, &self.profile)?;
+        }
         self.tool_forms = FormSource::of(store, &index)?;
         self.index = index;
         Ok(None)

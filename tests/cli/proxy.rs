@@ -846,9 +846,12 @@ fn an_upstream_disconnect_mid_stream_reaches_the_client_and_records_nothing() {
     let proxy = Proxy::start(&env, model.port, &[], None);
     let body = messages_body(&[json!({"role": "user", "content": "hello [[reads 3]]"})]);
     model.then(Answer::CutAfter(300));
-    let (status, text) = post(&proxy, "/v1/messages", &body, &[]);
-    assert_eq!(status, 200);
-    assert!(text.is_err(), "the client sees the stream break: {text:?}");
+    // The client sees the stream break: the connection ends before the
+    // answer does (the status and some bytes may have reached it first).
+    match try_post(&proxy, "/v1/messages", &body, &[]) {
+        Err(_) | Ok((200, Err(_))) => {}
+        other => panic!("a broken answer reached the client as a whole one: {other:?}"),
+    }
     let reports = proxy.wait_calls(1);
     assert_eq!(reports[0]["outcome"], "upstream_failed", "{}", reports[0]);
     let task = reports[0]["task"].as_str().unwrap();
