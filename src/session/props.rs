@@ -188,15 +188,20 @@ proptest! {
                 s.transaction(|tx| tx.append_rows("t", &rows[appended..end])).unwrap();
             }
             appended = end;
-            let index = crate::session::driver::TaskRecordIndex::load(&live_store, "t").unwrap();
-            prop_assert_eq!(index.calls() + 1, k);
+            // Every other call through `extend` with an index loaded anew,
+            // the others through `grow` (read again by its own connection).
             let back = match live.as_mut() {
-                Some(d) => d.extend(&live_store, index).unwrap(),
-                None => Some(index),
+                Some(d) if k % 2 == 0 => d.grow(&live_store).unwrap(),
+                Some(d) => {
+                    let index = crate::session::driver::TaskRecordIndex::load(&live_store, "t").unwrap();
+                    d.extend(&live_store, index).unwrap()
+                }
+                None => Some(crate::session::driver::TaskRecordIndex::load(&live_store, "t").unwrap()),
             };
             if let Some(index) = back {
                 live = Some(Driver::owning(&live_store, index, settings()).unwrap());
             }
+            prop_assert_eq!(live.as_ref().unwrap().index().calls() + 1, k);
             let a = live.as_mut().unwrap().step(&mut live_store, k).unwrap();
             let fresh_index = crate::session::driver::TaskRecordIndex::load(&fresh_store, "t").unwrap();
             let mut fresh = Driver::new(&fresh_store, &fresh_index, settings()).unwrap();
