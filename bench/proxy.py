@@ -250,7 +250,7 @@ def main():
     print(f"added by the proxy (same call): p50 {ms(pct(diff, .5))}  p99 {ms(pct(diff, .99))}  max {ms(max(diff))}")
     for lo, hi in [(0, 100), (450, 550), (900, 1000)]:
         if hi <= len(diff):
-            print(f"  calls {lo + 1}-{hi}: added p50 {ms(pct(diff[lo:hi], .5))}  p99 {ms(pct(diff[lo:hi], .99))}")
+            print(f"  calls {lo + 1}-{hi}: proxied p50 {ms(pct(through[lo:hi], .5))}, direct p50 {ms(pct(direct[lo:hi], .5))}; added p50 {ms(pct(diff[lo:hi], .5))}  p99 {ms(pct(diff[lo:hi], .99))}")
     print(f"RSS every 100 calls (MB): {' '.join(f'{r / 1024:.1f}' for r in rss)}; peak {hwm / 1024:.1f}")
     print(f"streaming one {n_big >> 20} MB answer: its first 99% direct {direct_mb:.0f} MB/s, proxied {proxy_mb:.0f} MB/s; all of it (recorded before its last chunk) direct {direct_all:.0f} MB/s, proxied {proxy_all:.0f} MB/s")
     print(f"prefix-stable pairs: {stable} of {len(seen) - 1} ({100 * stable / max(1, len(seen) - 1):.1f}%); broken without a tier: {broken_quiet}")
