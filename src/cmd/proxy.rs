@@ -17,9 +17,8 @@ use crate::store::{DbLocation, Store};
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Examples:
-  compactor proxy                                   listen on 127.0.0.1:8787
-  ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude   Claude Code through it
-  compactor proxy --window 200000 --json            one JSON line per call
+  compactor proxy                         then: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude
+  compactor proxy --listen 127.0.0.1:0 --json --window 200000
   compactor replay --task live-3f2a --verify-forwarded   audit a live session afterwards")]
 pub struct ProxyArgs {
     /// Where to listen (port 0: a free one). Loopback only, unless --allow-remote.
