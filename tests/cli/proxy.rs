@@ -290,6 +290,22 @@ fn messages_answer(req: &Received) -> String {
         .unwrap_or_default();
     let results = answered(&text, "toolu_stub_");
     let n = 1 + req.body.len() % 100_000;
+    // `[[agent PROMPT]]`: one subagent call first.
+    if results == 0
+        && let Some(prompt) = first_user
+            .split("[[agent ")
+            .nth(1)
+            .and_then(|r| r.split("]]").next())
+    {
+        return sse(&[
+            json!({"type": "message_start", "message": {"id": format!("msg_agent_{n}"), "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": req.body.len() / 4, "output_tokens": 1}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_stub_000", "name": "Agent", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": json!({"description": "look", "prompt": prompt, "subagent_type": "general-purpose"}).to_string()}}),
+            json!({"type": "content_block_stop", "index": 0}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 20}}),
+            json!({"type": "message_stop"}),
+        ]);
+    }
     let tool = reads_asked(&first_user)
         .filter(|&want| results < want)
         .map(|_| {
@@ -1413,4 +1429,103 @@ fn codex_runs_a_long_tool_heavy_turn_through_the_proxy() {
     );
     assert!(out.contains("All files read."), "{out}");
     check_live_run(&env, &proxy, &model, KEY, "input");
+}
+
+/// A conversation whose first ask is the prompt of another's `Agent` call is
+/// its subagent; another first message in the same session is a side
+/// request; both are tasks of their own, linked to their parent.
+#[test]
+fn subagents_and_side_requests_are_linked_to_their_parent() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    let with_session = |messages: &[Value]| {
+        let mut b = messages_body(messages);
+        b["metadata"]["user_id"] = json!("{\"session_id\":\"parent-session\"}");
+        b
+    };
+    // The parent's call: its answer calls a subagent.
+    let ask = json!({"role": "user", "content": "Plan the migration. [[agent Survey the schema files.]]"});
+    let (status, text) = post(
+        &proxy,
+        "/v1/messages",
+        &with_session(std::slice::from_ref(&ask)),
+        &[],
+    );
+    assert_eq!(status, 200);
+    assert!(text.unwrap().contains("Survey the schema files."));
+    let parent = proxy.wait_calls(1)[0]["task"].as_str().unwrap().to_string();
+    // The subagent's own conversation: its system prompt, its first ask the prompt.
+    let subagent = |first: &str| {
+        let mut b = with_session(&[
+            json!({"role": "user", "content": [{"type": "text", "text": "<system-reminder>r</system-reminder>"}, {"type": "text", "text": first}]}),
+        ]);
+        b["system"] = json!([{"type": "text", "text": "You are a subagent."}]);
+        b
+    };
+    let (status, _) = post(
+        &proxy,
+        "/v1/messages",
+        &subagent("Survey the schema files."),
+        &[],
+    );
+    assert_eq!(status, 200);
+    let r = &proxy.wait_calls(2)[1];
+    assert_eq!(r["started_from"], parent.as_str(), "{r}");
+    assert!(
+        r["reason"].as_str().unwrap().starts_with("a subagent of"),
+        "{r}"
+    );
+    // Another first message in the session: a side request.
+    let mut title = subagent("Write a title for this session.");
+    title["system"] = json!([{"type": "text", "text": "You write titles."}]);
+    let (status, _) = post(&proxy, "/v1/messages", &title, &[]);
+    assert_eq!(status, 200);
+    let r = &proxy.wait_calls(3)[2];
+    assert_eq!(r["started_from"], parent.as_str(), "{r}");
+    assert!(
+        r["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("a side request of the session"),
+        "{r}"
+    );
+    let parent_of = |task: &str| -> Option<String> {
+        env.conn()
+            .query_row("SELECT parent_id FROM task WHERE id = ?1", [task], |x| {
+                x.get(0)
+            })
+            .unwrap()
+    };
+    assert_eq!(
+        parent_of(r["task"].as_str().unwrap()).as_deref(),
+        Some(parent.as_str())
+    );
+    // The same session and system prompt with another first message: the
+    // client started anew (it compacted or cleared), linked to the first.
+    let (status, _) = post(
+        &proxy,
+        "/v1/messages",
+        &with_session(&[
+            json!({"role": "user", "content": "This session continues from a summary."}),
+        ]),
+        &[],
+    );
+    assert_eq!(status, 200);
+    let r = &proxy.wait_calls(4)[3];
+    assert_eq!(r["started_from"], parent.as_str(), "{r}");
+    assert!(
+        r["reason"]
+            .as_str()
+            .unwrap()
+            .contains("started its history anew"),
+        "{r}"
+    );
+    // `tasks` lists the linked tasks under their parent.
+    let tasks = env.tasks();
+    let children: Vec<&Value> = tasks
+        .iter()
+        .filter(|t| t["parent"] == parent.as_str())
+        .collect();
+    assert_eq!(children.len(), 3, "{tasks:#?}");
 }
