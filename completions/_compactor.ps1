@@ -45,6 +45,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('reset', 'reset', [CompletionResultType]::ParameterValue, 'Forget a task''s compaction state (all profiles, or one); never the raw record')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two views (files or saved runs): exit 0 identical, 1 different')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Prove on fixture transcripts that projection is deterministic (for CI)')
+            [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Keep your rules through Claude Code''s and Codex''s own compaction: install, remove or check compactor''s hooks in the client''s settings')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Run one of compactor''s hooks (what the client runs; see `compactor hooks`)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions for SHELL')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff): the main one, or one subcommand''s')
             [CompletionResult]::new('__complete-tasks', '__complete-tasks', [CompletionResultType]::ParameterValue, 'Print `latest` and every task id, one a line, for shell completion of `--task`')
@@ -83,7 +85,9 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;show' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest`')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
+            [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON instead of text')
@@ -96,11 +100,11 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;preflight' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
-            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens')
-            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
+            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
             [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Compaction starts above w_eff × this ratio')
             [CompletionResult]::new('--stop-ratio', '--stop-ratio', [CompletionResultType]::ParameterName, 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)')
             [CompletionResult]::new('--protect-recent-steps', '--protect-recent-steps', [CompletionResultType]::ParameterName, 'Model steps at the end of the history that ordinary compaction never touches')
@@ -129,11 +133,11 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;step' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
-            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens')
-            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
+            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
             [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Compaction starts above w_eff × this ratio')
             [CompletionResult]::new('--stop-ratio', '--stop-ratio', [CompletionResultType]::ParameterName, 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)')
             [CompletionResult]::new('--protect-recent-steps', '--protect-recent-steps', [CompletionResultType]::ParameterName, 'Model steps at the end of the history that ordinary compaction never touches')
@@ -176,10 +180,10 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;watch' {
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The project directory: `latest` and prefixes pick among its sessions')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory: `latest` and prefixes look only there. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
-            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens')
-            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
+            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
             [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Compaction starts above w_eff × this ratio')
             [CompletionResult]::new('--stop-ratio', '--stop-ratio', [CompletionResultType]::ParameterName, 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)')
             [CompletionResult]::new('--protect-recent-steps', '--protect-recent-steps', [CompletionResultType]::ParameterName, 'Model steps at the end of the history that ordinary compaction never touches')
@@ -197,7 +201,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'How often to look at the file, in milliseconds')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON line per model call, the same as `step --at CALL --json` prints')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON line per model call: the call''s record of `replay --jsonl`')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -209,8 +213,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
         'compactor;proxy' {
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Where to listen (port 0: a free one). Loopback only, unless --allow-remote')
             [CompletionResult]::new('--upstream', '--upstream', [CompletionResultType]::ParameterName, 'Where to forward every request: https://HOST[:PORT][/PREFIX] (plain http only to loopback). Default: the official endpoint of the API each request speaks (api.anthropic.com for Messages, api.openai.com for Responses)')
-            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens')
-            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
+            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
             [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Compaction starts above w_eff × this ratio')
             [CompletionResult]::new('--stop-ratio', '--stop-ratio', [CompletionResultType]::ParameterName, 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)')
             [CompletionResult]::new('--protect-recent-steps', '--protect-recent-steps', [CompletionResultType]::ParameterName, 'Model steps at the end of the history that ordinary compaction never touches')
@@ -237,11 +241,11 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;replay' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
-            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens')
-            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
+            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
             [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Compaction starts above w_eff × this ratio')
             [CompletionResult]::new('--stop-ratio', '--stop-ratio', [CompletionResultType]::ParameterName, 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)')
             [CompletionResult]::new('--protect-recent-steps', '--protect-recent-steps', [CompletionResultType]::ParameterName, 'Model steps at the end of the history that ordinary compaction never touches')
@@ -255,9 +259,11 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--llm-fallback', '--llm-fallback', [CompletionResultType]::ParameterName, 'What the floor uses when the model fails (default extractive)')
             [CompletionResult]::new('--llm-price-input', '--llm-price-input', [CompletionResultType]::ParameterName, 'USD per million input tokens of the summarizer''s own calls (default 0)')
             [CompletionResult]::new('--llm-price-output', '--llm-price-output', [CompletionResultType]::ParameterName, 'USD per million output tokens of the summarizer''s own calls (default 0)')
-            [CompletionResult]::new('--price-input', '--price-input', [CompletionResultType]::ParameterName, 'USD per million uncached input tokens')
-            [CompletionResult]::new('--price-cache-write', '--price-cache-write', [CompletionResultType]::ParameterName, 'USD per million tokens written to the prompt cache')
-            [CompletionResult]::new('--price-cache-read', '--price-cache-read', [CompletionResultType]::ParameterName, 'USD per million tokens read from the prompt cache')
+            [CompletionResult]::new('--price-input', '--price-input', [CompletionResultType]::ParameterName, 'USD per million uncached input tokens. Default: the model''s (README, "Models and prices")')
+            [CompletionResult]::new('--price-cache-write', '--price-cache-write', [CompletionResultType]::ParameterName, 'USD per million tokens written to the prompt cache. Default: the model''s')
+            [CompletionResult]::new('--price-cache-read', '--price-cache-read', [CompletionResultType]::ParameterName, 'USD per million tokens read from the prompt cache. Default: the model''s')
+            [CompletionResult]::new('--price-output', '--price-output', [CompletionResultType]::ParameterName, 'USD per million output tokens. Default: the model''s')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'A JSON file of per-model prices, consulted before the built-in table (the format is in README, "Models and prices")')
             [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'First call to show (earlier calls still run, unless --resume)')
             [CompletionResult]::new('--to', '--to', [CompletionResultType]::ParameterName, 'Last call to run and show')
             [CompletionResult]::new('--views', '--views', [CompletionResultType]::ParameterName, 'Write every call''s view to DIR/call-NNNN.json')
@@ -280,11 +286,11 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;probe' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
-            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens')
-            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
+            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
             [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Compaction starts above w_eff × this ratio')
             [CompletionResult]::new('--stop-ratio', '--stop-ratio', [CompletionResultType]::ParameterName, 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)')
             [CompletionResult]::new('--protect-recent-steps', '--protect-recent-steps', [CompletionResultType]::ParameterName, 'Model steps at the end of the history that ordinary compaction never touches')
@@ -313,11 +319,11 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;compact' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
-            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens')
-            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
+            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
             [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Compaction starts above w_eff × this ratio')
             [CompletionResult]::new('--stop-ratio', '--stop-ratio', [CompletionResultType]::ParameterName, 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)')
             [CompletionResult]::new('--protect-recent-steps', '--protect-recent-steps', [CompletionResultType]::ParameterName, 'Model steps at the end of the history that ordinary compaction never touches')
@@ -335,6 +341,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the final view to FILE (default: standard output)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'The final view''s format')
             [CompletionResult]::new('--write-session', '--write-session', [CompletionResultType]::ParameterName, 'Write the final view as a new session of this agent, to resume from. The report then goes to stdout, and the view only to `-o FILE`')
+            [CompletionResult]::new('--resume-dir', '--resume-dir', [CompletionResultType]::ParameterName, 'The directory the written session belongs to and is resumed in (Claude Code files it under that project). Default: the source session''s directory, else the current one')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the final call''s report as JSON (on stderr when the view goes to stdout)')
@@ -348,11 +355,11 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;report' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
-            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
-            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens')
-            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
+            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
             [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Compaction starts above w_eff × this ratio')
             [CompletionResult]::new('--stop-ratio', '--stop-ratio', [CompletionResultType]::ParameterName, 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)')
             [CompletionResult]::new('--protect-recent-steps', '--protect-recent-steps', [CompletionResultType]::ParameterName, 'Model steps at the end of the history that ordinary compaction never touches')
@@ -366,9 +373,11 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--llm-fallback', '--llm-fallback', [CompletionResultType]::ParameterName, 'What the floor uses when the model fails (default extractive)')
             [CompletionResult]::new('--llm-price-input', '--llm-price-input', [CompletionResultType]::ParameterName, 'USD per million input tokens of the summarizer''s own calls (default 0)')
             [CompletionResult]::new('--llm-price-output', '--llm-price-output', [CompletionResultType]::ParameterName, 'USD per million output tokens of the summarizer''s own calls (default 0)')
-            [CompletionResult]::new('--price-input', '--price-input', [CompletionResultType]::ParameterName, 'USD per million uncached input tokens')
-            [CompletionResult]::new('--price-cache-write', '--price-cache-write', [CompletionResultType]::ParameterName, 'USD per million tokens written to the prompt cache')
-            [CompletionResult]::new('--price-cache-read', '--price-cache-read', [CompletionResultType]::ParameterName, 'USD per million tokens read from the prompt cache')
+            [CompletionResult]::new('--price-input', '--price-input', [CompletionResultType]::ParameterName, 'USD per million uncached input tokens. Default: the model''s (README, "Models and prices")')
+            [CompletionResult]::new('--price-cache-write', '--price-cache-write', [CompletionResultType]::ParameterName, 'USD per million tokens written to the prompt cache. Default: the model''s')
+            [CompletionResult]::new('--price-cache-read', '--price-cache-read', [CompletionResultType]::ParameterName, 'USD per million tokens read from the prompt cache. Default: the model''s')
+            [CompletionResult]::new('--price-output', '--price-output', [CompletionResultType]::ParameterName, 'USD per million output tokens. Default: the model''s')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'A JSON file of per-model prices, consulted before the built-in table (the format is in README, "Models and prices")')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the page to FILE (`-` for standard output)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the page to FILE (`-` for standard output)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
@@ -385,7 +394,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
         'compactor;runs' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON array')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON Lines: one object a line, one line per saved run')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -436,6 +445,99 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
             [CompletionResult]::new('--bless', '--bless', [CompletionResultType]::ParameterName, 'Rewrite the golden files from this run')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON summary')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'compactor;hooks' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add compactor''s hooks to a client''s settings (merged with yours; a backup is kept)')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove exactly compactor''s hooks: the file is as it was before install')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show where compactor''s hooks are installed, what they run and their last runs')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'compactor;hooks;install' {
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Whose settings: the user''s or the current directory''s project')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the change as a diff and write nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'compactor;hooks;uninstall' {
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Whose settings: the user''s or the current directory''s project')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print the change as a diff and write nothing')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'compactor;hooks;status' {
+            [CompletionResult]::new('--scope', '--scope', [CompletionResultType]::ParameterName, 'Whose settings: the user''s or the current directory''s project')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'compactor;hooks;help' {
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add compactor''s hooks to a client''s settings (merged with yours; a backup is kept)')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove exactly compactor''s hooks: the file is as it was before install')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show where compactor''s hooks are installed, what they run and their last runs')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'compactor;hooks;help;install' {
+            break
+        }
+        'compactor;hooks;help;uninstall' {
+            break
+        }
+        'compactor;hooks;help;status' {
+            break
+        }
+        'compactor;hooks;help;help' {
+            break
+        }
+        'compactor;hook' {
+            [CompletionResult]::new('--client', '--client', [CompletionResultType]::ParameterName, 'The client running the hook: claude-code or codex')
+            [CompletionResult]::new('--summarizer', '--summarizer', [CompletionResultType]::ParameterName, 'How floor summaries are written (default extractive, or the config file''s `summarizer`)')
+            [CompletionResult]::new('--llm-provider', '--llm-provider', [CompletionResultType]::ParameterName, 'The model server''s wire format (with --summarizer llm). Config key: llm_provider')
+            [CompletionResult]::new('--llm-base-url', '--llm-base-url', [CompletionResultType]::ParameterName, 'The server''s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider''s public API')
+            [CompletionResult]::new('--llm-model', '--llm-model', [CompletionResultType]::ParameterName, 'The model name the server knows')
+            [CompletionResult]::new('--llm-timeout', '--llm-timeout', [CompletionResultType]::ParameterName, 'Seconds one model request may take (default 60)')
+            [CompletionResult]::new('--llm-api-key-env', '--llm-api-key-env', [CompletionResultType]::ParameterName, 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value')
+            [CompletionResult]::new('--llm-fallback', '--llm-fallback', [CompletionResultType]::ParameterName, 'What the floor uses when the model fails (default extractive)')
+            [CompletionResult]::new('--llm-price-input', '--llm-price-input', [CompletionResultType]::ParameterName, 'USD per million input tokens of the summarizer''s own calls (default 0)')
+            [CompletionResult]::new('--llm-price-output', '--llm-price-output', [CompletionResultType]::ParameterName, 'USD per million output tokens of the summarizer''s own calls (default 0)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -495,6 +597,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('reset', 'reset', [CompletionResultType]::ParameterValue, 'Forget a task''s compaction state (all profiles, or one); never the raw record')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two views (files or saved runs): exit 0 identical, 1 different')
             [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Prove on fixture transcripts that projection is deterministic (for CI)')
+            [CompletionResult]::new('hooks', 'hooks', [CompletionResultType]::ParameterValue, 'Keep your rules through Claude Code''s and Codex''s own compaction: install, remove or check compactor''s hooks in the client''s settings')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Run one of compactor''s hooks (what the client runs; see `compactor hooks`)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print shell completions for SHELL')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the man page (roff): the main one, or one subcommand''s')
             [CompletionResult]::new('__complete-tasks', '__complete-tasks', [CompletionResultType]::ParameterValue, 'Print `latest` and every task id, one a line, for shell completion of `--task`')
@@ -547,6 +651,24 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;help;check' {
+            break
+        }
+        'compactor;help;hooks' {
+            [CompletionResult]::new('install', 'install', [CompletionResultType]::ParameterValue, 'Add compactor''s hooks to a client''s settings (merged with yours; a backup is kept)')
+            [CompletionResult]::new('uninstall', 'uninstall', [CompletionResultType]::ParameterValue, 'Remove exactly compactor''s hooks: the file is as it was before install')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show where compactor''s hooks are installed, what they run and their last runs')
+            break
+        }
+        'compactor;help;hooks;install' {
+            break
+        }
+        'compactor;help;hooks;uninstall' {
+            break
+        }
+        'compactor;help;hooks;status' {
+            break
+        }
+        'compactor;help;hook' {
             break
         }
         'compactor;help;completions' {

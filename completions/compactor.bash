@@ -37,6 +37,12 @@ _compactor() {
             compactor,help)
                 cmd="compactor__subcmd__help"
                 ;;
+            compactor,hook)
+                cmd="compactor__subcmd__hook"
+                ;;
+            compactor,hooks)
+                cmd="compactor__subcmd__hooks"
+                ;;
             compactor,import)
                 cmd="compactor__subcmd__import"
                 ;;
@@ -97,6 +103,12 @@ _compactor() {
             compactor__subcmd__help,help)
                 cmd="compactor__subcmd__help__subcmd__help"
                 ;;
+            compactor__subcmd__help,hook)
+                cmd="compactor__subcmd__help__subcmd__hook"
+                ;;
+            compactor__subcmd__help,hooks)
+                cmd="compactor__subcmd__help__subcmd__hooks"
+                ;;
             compactor__subcmd__help,import)
                 cmd="compactor__subcmd__help__subcmd__import"
                 ;;
@@ -136,6 +148,39 @@ _compactor() {
             compactor__subcmd__help,watch)
                 cmd="compactor__subcmd__help__subcmd__watch"
                 ;;
+            compactor__subcmd__help__subcmd__hooks,install)
+                cmd="compactor__subcmd__help__subcmd__hooks__subcmd__install"
+                ;;
+            compactor__subcmd__help__subcmd__hooks,status)
+                cmd="compactor__subcmd__help__subcmd__hooks__subcmd__status"
+                ;;
+            compactor__subcmd__help__subcmd__hooks,uninstall)
+                cmd="compactor__subcmd__help__subcmd__hooks__subcmd__uninstall"
+                ;;
+            compactor__subcmd__hooks,help)
+                cmd="compactor__subcmd__hooks__subcmd__help"
+                ;;
+            compactor__subcmd__hooks,install)
+                cmd="compactor__subcmd__hooks__subcmd__install"
+                ;;
+            compactor__subcmd__hooks,status)
+                cmd="compactor__subcmd__hooks__subcmd__status"
+                ;;
+            compactor__subcmd__hooks,uninstall)
+                cmd="compactor__subcmd__hooks__subcmd__uninstall"
+                ;;
+            compactor__subcmd__hooks__subcmd__help,help)
+                cmd="compactor__subcmd__hooks__subcmd__help__subcmd__help"
+                ;;
+            compactor__subcmd__hooks__subcmd__help,install)
+                cmd="compactor__subcmd__hooks__subcmd__help__subcmd__install"
+                ;;
+            compactor__subcmd__hooks__subcmd__help,status)
+                cmd="compactor__subcmd__hooks__subcmd__help__subcmd__status"
+                ;;
+            compactor__subcmd__hooks__subcmd__help,uninstall)
+                cmd="compactor__subcmd__hooks__subcmd__help__subcmd__uninstall"
+                ;;
             *)
                 ;;
         esac
@@ -143,7 +188,7 @@ _compactor() {
 
     case "${cmd}" in
         compactor)
-            opts="-q -h -V --db --quiet --color --help --version import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help"
+            opts="-q -h -V --db --quiet --color --help --version import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -253,7 +298,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__compact)
-            opts="-o -q -h -V --task --cwd --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --output --format --json --in-place --write-session --db --quiet --color --help --version"
+            opts="-o -q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --output --format --json --in-place --write-session --resume-dir --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -263,8 +308,11 @@ _compactor() {
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
-                --cwd)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --input-format)
@@ -345,6 +393,13 @@ _compactor() {
                     ;;
                 --write-session)
                     COMPREPLY=($(compgen -W "claude-code codex" -- "${cur}"))
+                    return 0
+                    ;;
+                --resume-dir)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --db)
@@ -441,7 +496,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__help)
-            opts="import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help"
+            opts="import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -541,6 +596,76 @@ _compactor() {
         compactor__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__help__subcmd__hook)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__help__subcmd__hooks)
+            opts="install uninstall status"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__help__subcmd__hooks__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__help__subcmd__hooks__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__help__subcmd__hooks__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -734,6 +859,238 @@ _compactor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        compactor__subcmd__hook)
+            opts="-q -h -V --client --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --db --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --client)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --summarizer)
+                    COMPREPLY=($(compgen -W "extractive llm static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-provider)
+                    COMPREPLY=($(compgen -W "openai anthropic" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-fallback)
+                    COMPREPLY=($(compgen -W "extractive static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks)
+            opts="-q -h -V --db --quiet --color --help --version install uninstall status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks__subcmd__help)
+            opts="install uninstall status help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks__subcmd__help__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks__subcmd__install)
+            opts="-q -h -V --scope --dry-run --db --quiet --color --help --version claude-code codex"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --scope)
+                    COMPREPLY=($(compgen -W "user project" -- "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks__subcmd__status)
+            opts="-q -h -V --scope --db --quiet --color --help --version claude-code codex"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --scope)
+                    COMPREPLY=($(compgen -W "user project" -- "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__hooks__subcmd__uninstall)
+            opts="-q -h -V --scope --dry-run --db --quiet --color --help --version claude-code codex"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --scope)
+                    COMPREPLY=($(compgen -W "user project" -- "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         compactor__subcmd__import)
             opts="-q -h -V --claude --codex --format --task --skip-invalid --tool-rules --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -791,7 +1148,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__preflight)
-            opts="-q -h -V --task --cwd --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --at --view --json --in-place --db --quiet --color --help --version"
+            opts="-q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --at --view --json --in-place --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -801,8 +1158,11 @@ _compactor() {
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
-                --cwd)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --input-format)
@@ -893,7 +1253,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__probe)
-            opts="-q -h -V --task --cwd --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --at --recorded --json --fail-on-loss --db --quiet --color --help --version"
+            opts="-q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --at --recorded --json --fail-on-loss --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -903,8 +1263,11 @@ _compactor() {
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
-                --cwd)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --input-format)
@@ -1081,7 +1444,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__replay)
-            opts="-q -h -V --task --cwd --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --from --to --in-place --resume --views --save --force --json --jsonl --probes --verify-forwarded --db --quiet --color --help --version"
+            opts="-q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --price-output --prices --from --to --in-place --resume --views --save --force --json --jsonl --probes --verify-forwarded --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1091,8 +1454,11 @@ _compactor() {
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
-                --cwd)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --input-format)
@@ -1168,6 +1534,14 @@ _compactor() {
                     return 0
                     ;;
                 --price-cache-read)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --price-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1203,7 +1577,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__report)
-            opts="-o -q -h -V --task --cwd --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --output --open --db --quiet --color --help --version"
+            opts="-o -q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --price-output --prices --output --open --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1213,8 +1587,11 @@ _compactor() {
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
-                --cwd)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --input-format)
@@ -1290,6 +1667,14 @@ _compactor() {
                     return 0
                     ;;
                 --price-cache-read)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --price-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1365,7 +1750,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__show)
-            opts="-q -h -V --task --json --db --quiet --color --help --version"
+            opts="-q -h -V --task --project --input-format --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1373,6 +1758,17 @@ _compactor() {
             case "${prev}" in
                 --task)
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --input-format)
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
                     return 0
                     ;;
                 --db)
@@ -1391,7 +1787,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__step)
-            opts="-q -h -V --task --cwd --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --at --view --json --in-place --db --quiet --color --help --version"
+            opts="-q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --at --view --json --in-place --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1401,8 +1797,11 @@ _compactor() {
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
                     return 0
                     ;;
-                --cwd)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --input-format)
@@ -1515,14 +1914,17 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__watch)
-            opts="-q -h -V --cwd --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --json --until-idle --interval --db --quiet --color --help --version"
+            opts="-q -h -V --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --json --until-idle --interval --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --cwd)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
                     return 0
                     ;;
                 --input-format)

@@ -42,6 +42,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand reset 'Forget a task''s compaction state (all profiles, or one); never the raw record'
             cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
             cand check 'Prove on fixture transcripts that projection is deterministic (for CI)'
+            cand hooks 'Keep your rules through Claude Code''s and Codex''s own compaction: install, remove or check compactor''s hooks in the client''s settings'
+            cand hook 'Run one of compactor''s hooks (what the client runs; see `compactor hooks`)'
             cand completions 'Print shell completions for SHELL'
             cand man 'Print the man page (roff): the main one, or one subcommand''s'
             cand __complete-tasks 'Print `latest` and every task id, one a line, for shell completion of `--task`'
@@ -77,7 +79,9 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;show'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest`'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
+            cand --input-format 'FILE''s transcript format'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --json 'Print JSON instead of text'
@@ -89,11 +93,11 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;preflight'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
-            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
-            cand --window 'The model''s context window, in tokens'
-            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
+            cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
+            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
             cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
             cand --stop-ratio 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)'
             cand --protect-recent-steps 'Model steps at the end of the history that ordinary compaction never touches'
@@ -121,11 +125,11 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;step'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
-            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
-            cand --window 'The model''s context window, in tokens'
-            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
+            cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
+            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
             cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
             cand --stop-ratio 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)'
             cand --protect-recent-steps 'Model steps at the end of the history that ordinary compaction never touches'
@@ -166,10 +170,10 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;watch'= {
-            cand --cwd 'The project directory: `latest` and prefixes pick among its sessions'
+            cand --project 'Pick among the sessions recorded in this project directory: `latest` and prefixes look only there. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
-            cand --window 'The model''s context window, in tokens'
-            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
+            cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
+            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
             cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
             cand --stop-ratio 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)'
             cand --protect-recent-steps 'Model steps at the end of the history that ordinary compaction never touches'
@@ -187,7 +191,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --interval 'How often to look at the file, in milliseconds'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
-            cand --json 'One JSON line per model call, the same as `step --at CALL --json` prints'
+            cand --json 'One JSON line per model call: the call''s record of `replay --jsonl`'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help (see more with ''--help'')'
@@ -198,8 +202,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;proxy'= {
             cand --listen 'Where to listen (port 0: a free one). Loopback only, unless --allow-remote'
             cand --upstream 'Where to forward every request: https://HOST[:PORT][/PREFIX] (plain http only to loopback). Default: the official endpoint of the API each request speaks (api.anthropic.com for Messages, api.openai.com for Responses)'
-            cand --window 'The model''s context window, in tokens'
-            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
+            cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
+            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
             cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
             cand --stop-ratio 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)'
             cand --protect-recent-steps 'Model steps at the end of the history that ordinary compaction never touches'
@@ -225,11 +229,11 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;replay'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
-            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
-            cand --window 'The model''s context window, in tokens'
-            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
+            cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
+            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
             cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
             cand --stop-ratio 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)'
             cand --protect-recent-steps 'Model steps at the end of the history that ordinary compaction never touches'
@@ -243,9 +247,11 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --llm-fallback 'What the floor uses when the model fails (default extractive)'
             cand --llm-price-input 'USD per million input tokens of the summarizer''s own calls (default 0)'
             cand --llm-price-output 'USD per million output tokens of the summarizer''s own calls (default 0)'
-            cand --price-input 'USD per million uncached input tokens'
-            cand --price-cache-write 'USD per million tokens written to the prompt cache'
-            cand --price-cache-read 'USD per million tokens read from the prompt cache'
+            cand --price-input 'USD per million uncached input tokens. Default: the model''s (README, "Models and prices")'
+            cand --price-cache-write 'USD per million tokens written to the prompt cache. Default: the model''s'
+            cand --price-cache-read 'USD per million tokens read from the prompt cache. Default: the model''s'
+            cand --price-output 'USD per million output tokens. Default: the model''s'
+            cand --prices 'A JSON file of per-model prices, consulted before the built-in table (the format is in README, "Models and prices")'
             cand --from 'First call to show (earlier calls still run, unless --resume)'
             cand --to 'Last call to run and show'
             cand --views 'Write every call''s view to DIR/call-NNNN.json'
@@ -267,11 +273,11 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;probe'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
-            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
-            cand --window 'The model''s context window, in tokens'
-            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
+            cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
+            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
             cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
             cand --stop-ratio 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)'
             cand --protect-recent-steps 'Model steps at the end of the history that ordinary compaction never touches'
@@ -299,11 +305,11 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;compact'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
-            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
-            cand --window 'The model''s context window, in tokens'
-            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
+            cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
+            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
             cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
             cand --stop-ratio 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)'
             cand --protect-recent-steps 'Model steps at the end of the history that ordinary compaction never touches'
@@ -321,6 +327,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --output 'Write the final view to FILE (default: standard output)'
             cand --format 'The final view''s format'
             cand --write-session 'Write the final view as a new session of this agent, to resume from. The report then goes to stdout, and the view only to `-o FILE`'
+            cand --resume-dir 'The directory the written session belongs to and is resumed in (Claude Code files it under that project). Default: the source session''s directory, else the current one'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --json 'Print the final call''s report as JSON (on stderr when the view goes to stdout)'
@@ -333,11 +340,11 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;report'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
-            cand --cwd 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session''s directory)'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
-            cand --window 'The model''s context window, in tokens'
-            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved'
+            cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
+            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
             cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
             cand --stop-ratio 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)'
             cand --protect-recent-steps 'Model steps at the end of the history that ordinary compaction never touches'
@@ -351,9 +358,11 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --llm-fallback 'What the floor uses when the model fails (default extractive)'
             cand --llm-price-input 'USD per million input tokens of the summarizer''s own calls (default 0)'
             cand --llm-price-output 'USD per million output tokens of the summarizer''s own calls (default 0)'
-            cand --price-input 'USD per million uncached input tokens'
-            cand --price-cache-write 'USD per million tokens written to the prompt cache'
-            cand --price-cache-read 'USD per million tokens read from the prompt cache'
+            cand --price-input 'USD per million uncached input tokens. Default: the model''s (README, "Models and prices")'
+            cand --price-cache-write 'USD per million tokens written to the prompt cache. Default: the model''s'
+            cand --price-cache-read 'USD per million tokens read from the prompt cache. Default: the model''s'
+            cand --price-output 'USD per million output tokens. Default: the model''s'
+            cand --prices 'A JSON file of per-model prices, consulted before the built-in table (the format is in README, "Models and prices")'
             cand -o 'Write the page to FILE (`-` for standard output)'
             cand --output 'Write the page to FILE (`-` for standard output)'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
@@ -369,7 +378,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;runs'= {
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
-            cand --json 'Print a JSON array'
+            cand --json 'Print JSON Lines: one object a line, one line per saved run'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help'
@@ -417,6 +426,89 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --bless 'Rewrite the golden files from this run'
             cand --json 'Print a JSON summary'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;hooks'= {
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand install 'Add compactor''s hooks to a client''s settings (merged with yours; a backup is kept)'
+            cand uninstall 'Remove exactly compactor''s hooks: the file is as it was before install'
+            cand status 'Show where compactor''s hooks are installed, what they run and their last runs'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'compactor;hooks;install'= {
+            cand --scope 'Whose settings: the user''s or the current directory''s project'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --dry-run 'Print the change as a diff and write nothing'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;hooks;uninstall'= {
+            cand --scope 'Whose settings: the user''s or the current directory''s project'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --dry-run 'Print the change as a diff and write nothing'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;hooks;status'= {
+            cand --scope 'Whose settings: the user''s or the current directory''s project'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;hooks;help'= {
+            cand install 'Add compactor''s hooks to a client''s settings (merged with yours; a backup is kept)'
+            cand uninstall 'Remove exactly compactor''s hooks: the file is as it was before install'
+            cand status 'Show where compactor''s hooks are installed, what they run and their last runs'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'compactor;hooks;help;install'= {
+        }
+        &'compactor;hooks;help;uninstall'= {
+        }
+        &'compactor;hooks;help;status'= {
+        }
+        &'compactor;hooks;help;help'= {
+        }
+        &'compactor;hook'= {
+            cand --client 'The client running the hook: claude-code or codex'
+            cand --summarizer 'How floor summaries are written (default extractive, or the config file''s `summarizer`)'
+            cand --llm-provider 'The model server''s wire format (with --summarizer llm). Config key: llm_provider'
+            cand --llm-base-url 'The server''s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider''s public API'
+            cand --llm-model 'The model name the server knows'
+            cand --llm-timeout 'Seconds one model request may take (default 60)'
+            cand --llm-api-key-env 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value'
+            cand --llm-fallback 'What the floor uses when the model fails (default extractive)'
+            cand --llm-price-input 'USD per million input tokens of the summarizer''s own calls (default 0)'
+            cand --llm-price-output 'USD per million output tokens of the summarizer''s own calls (default 0)'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help (see more with ''--help'')'
@@ -472,6 +564,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand reset 'Forget a task''s compaction state (all profiles, or one); never the raw record'
             cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
             cand check 'Prove on fixture transcripts that projection is deterministic (for CI)'
+            cand hooks 'Keep your rules through Claude Code''s and Codex''s own compaction: install, remove or check compactor''s hooks in the client''s settings'
+            cand hook 'Run one of compactor''s hooks (what the client runs; see `compactor hooks`)'
             cand completions 'Print shell completions for SHELL'
             cand man 'Print the man page (roff): the main one, or one subcommand''s'
             cand __complete-tasks 'Print `latest` and every task id, one a line, for shell completion of `--task`'
@@ -508,6 +602,19 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;help;diff'= {
         }
         &'compactor;help;check'= {
+        }
+        &'compactor;help;hooks'= {
+            cand install 'Add compactor''s hooks to a client''s settings (merged with yours; a backup is kept)'
+            cand uninstall 'Remove exactly compactor''s hooks: the file is as it was before install'
+            cand status 'Show where compactor''s hooks are installed, what they run and their last runs'
+        }
+        &'compactor;help;hooks;install'= {
+        }
+        &'compactor;help;hooks;uninstall'= {
+        }
+        &'compactor;help;hooks;status'= {
+        }
+        &'compactor;help;hook'= {
         }
         &'compactor;help;completions'= {
         }

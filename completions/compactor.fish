@@ -47,6 +47,8 @@ complete -c compactor -n "__fish_compactor_needs_command" -f -a "runs" -d 'List 
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "reset" -d 'Forget a task\'s compaction state (all profiles, or one); never the raw record'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "diff" -d 'Compare two views (files or saved runs): exit 0 identical, 1 different'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "check" -d 'Prove on fixture transcripts that projection is deterministic (for CI)'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "hooks" -d 'Keep your rules through Claude Code\'s and Codex\'s own compaction: install, remove or check compactor\'s hooks in the client\'s settings'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "hook" -d 'Run one of compactor\'s hooks (what the client runs; see `compactor hooks`)'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "completions" -d 'Print shell completions for SHELL'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "man" -d 'Print the man page (roff): the main one, or one subcommand\'s'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "__complete-tasks" -d 'Print `latest` and every task id, one a line, for shell completion of `--task`'
@@ -78,7 +80,13 @@ complete -c compactor -n "__fish_compactor_using_subcommand tasks" -l wide -d 'F
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand show" -l task -d 'The task: its id, a unique prefix of it, or `latest`' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand show" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand show" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
+complete -c compactor -n "__fish_compactor_using_subcommand show" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
+claude-code\t''
+codex\t''
+openai-chat\t''
+anthropic\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand show" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand show" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -87,15 +95,15 @@ complete -c compactor -n "__fish_compactor_using_subcommand show" -l json -d 'Pr
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
-complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l window -d 'The model\'s context window, in tokens' -r
-complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
@@ -124,15 +132,15 @@ complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l in-pla
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand step" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
-complete -c compactor -n "__fish_compactor_using_subcommand step" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand step" -l window -d 'The model\'s context window, in tokens' -r
-complete -c compactor -n "__fish_compactor_using_subcommand step" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
@@ -172,14 +180,14 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand export" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand export" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand watch" -l cwd -d 'The project directory: `latest` and prefixes pick among its sessions' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l project -d 'Pick among the sessions recorded in this project directory: `latest` and prefixes look only there. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand watch" -l window -d 'The model\'s context window, in tokens' -r
-complete -c compactor -n "__fish_compactor_using_subcommand watch" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
@@ -203,14 +211,14 @@ complete -c compactor -n "__fish_compactor_using_subcommand watch" -l db -d 'The
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand watch" -l json -d 'One JSON line per model call, the same as `step --at CALL --json` prints'
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l json -d 'One JSON line per model call: the call\'s record of `replay --jsonl`'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -s V -l version -d 'Print version'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l listen -d 'Where to listen (port 0: a free one). Loopback only, unless --allow-remote' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l upstream -d 'Where to forward every request: https://HOST[:PORT][/PREFIX] (plain http only to loopback). Default: the official endpoint of the API each request speaks (api.anthropic.com for Messages, api.openai.com for Responses)' -r
-complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l window -d 'The model\'s context window, in tokens' -r
-complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved' -r
+complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
+complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
@@ -237,15 +245,15 @@ complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l json -d 'O
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l window -d 'The model\'s context window, in tokens' -r
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
@@ -263,9 +271,11 @@ complete -c compactor -n "__fish_compactor_using_subcommand replay" -l llm-fallb
 static\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l llm-price-input -d 'USD per million input tokens of the summarizer\'s own calls (default 0)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l llm-price-output -d 'USD per million output tokens of the summarizer\'s own calls (default 0)' -r
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-input -d 'USD per million uncached input tokens' -r
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-cache-write -d 'USD per million tokens written to the prompt cache' -r
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-cache-read -d 'USD per million tokens read from the prompt cache' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-input -d 'USD per million uncached input tokens. Default: the model\'s (README, "Models and prices")' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-cache-write -d 'USD per million tokens written to the prompt cache. Default: the model\'s' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-cache-read -d 'USD per million tokens read from the prompt cache. Default: the model\'s' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-output -d 'USD per million output tokens. Default: the model\'s' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l prices -d 'A JSON file of per-model prices, consulted before the built-in table (the format is in README, "Models and prices")' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l from -d 'First call to show (earlier calls still run, unless --resume)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l to -d 'Last call to run and show' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l views -d 'Write every call\'s view to DIR/call-NNNN.json' -r -F
@@ -284,15 +294,15 @@ complete -c compactor -n "__fish_compactor_using_subcommand replay" -l verify-fo
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand probe" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
-complete -c compactor -n "__fish_compactor_using_subcommand probe" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand probe" -l window -d 'The model\'s context window, in tokens' -r
-complete -c compactor -n "__fish_compactor_using_subcommand probe" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved' -r
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
@@ -321,15 +331,15 @@ complete -c compactor -n "__fish_compactor_using_subcommand probe" -l fail-on-lo
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand compact" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
-complete -c compactor -n "__fish_compactor_using_subcommand compact" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand compact" -l window -d 'The model\'s context window, in tokens' -r
-complete -c compactor -n "__fish_compactor_using_subcommand compact" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
@@ -353,6 +363,7 @@ openai\t'OpenAI Chat Completions messages'
 markdown\t'A readable transcript'"
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l write-session -d 'Write the final view as a new session of this agent, to resume from. The report then goes to stdout, and the view only to `-o FILE`' -r -f -a "claude-code\t'A Claude Code session (`claude --resume <id>`)'
 codex\t'A Codex rollout (`codex resume <id>`)'"
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l resume-dir -d 'The directory the written session belongs to and is resumed in (Claude Code files it under that project). Default: the source session\'s directory, else the current one' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -362,15 +373,15 @@ complete -c compactor -n "__fish_compactor_using_subcommand compact" -l in-place
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l cwd -d 'The project directory: `latest` and id prefixes pick among the sessions recorded there (alone: the latest of them). `compact --write-session` also writes the new session for it (default there: the source session\'s directory)' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l window -d 'The model\'s context window, in tokens' -r
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
@@ -388,9 +399,11 @@ complete -c compactor -n "__fish_compactor_using_subcommand report" -l llm-fallb
 static\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l llm-price-input -d 'USD per million input tokens of the summarizer\'s own calls (default 0)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l llm-price-output -d 'USD per million output tokens of the summarizer\'s own calls (default 0)' -r
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-input -d 'USD per million uncached input tokens' -r
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-cache-write -d 'USD per million tokens written to the prompt cache' -r
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-cache-read -d 'USD per million tokens read from the prompt cache' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-input -d 'USD per million uncached input tokens. Default: the model\'s (README, "Models and prices")' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-cache-write -d 'USD per million tokens written to the prompt cache. Default: the model\'s' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-cache-read -d 'USD per million tokens read from the prompt cache. Default: the model\'s' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-output -d 'USD per million output tokens. Default: the model\'s' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l prices -d 'A JSON file of per-model prices, consulted before the built-in table (the format is in README, "Models and prices")' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand report" -s o -l output -d 'Write the page to FILE (`-` for standard output)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
@@ -404,7 +417,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand runs" -l db -d 'The 
 complete -c compactor -n "__fish_compactor_using_subcommand runs" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand runs" -l json -d 'Print a JSON array'
+complete -c compactor -n "__fish_compactor_using_subcommand runs" -l json -d 'Print JSON Lines: one object a line, one line per saved run'
 complete -c compactor -n "__fish_compactor_using_subcommand runs" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand runs" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand runs" -s V -l version -d 'Print version'
@@ -450,6 +463,71 @@ complete -c compactor -n "__fish_compactor_using_subcommand check" -l json -d 'P
 complete -c compactor -n "__fish_compactor_using_subcommand check" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand check" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -s h -l help -d 'Print help'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -f -a "install" -d 'Add compactor\'s hooks to a client\'s settings (merged with yours; a backup is kept)'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -f -a "uninstall" -d 'Remove exactly compactor\'s hooks: the file is as it was before install'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -f -a "status" -d 'Show where compactor\'s hooks are installed, what they run and their last runs'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`'
+project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`'"
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -l dry-run -d 'Print the change as a diff and write nothing'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`'
+project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`'"
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l dry-run -d 'Print the change as a diff and write nothing'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`'
+project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`'"
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "install" -d 'Add compactor\'s hooks to a client\'s settings (merged with yours; a backup is kept)'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove exactly compactor\'s hooks: the file is as it was before install'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show where compactor\'s hooks are installed, what they run and their last runs'
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -l client -d 'The client running the hook: claude-code or codex' -r
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
+llm\t'A model over HTTP, validated against the extractive summary and stored before use'
+static\t'The last ask and an action count'"
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -l llm-provider -d 'The model server\'s wire format (with --summarizer llm). Config key: llm_provider' -r -f -a "openai\t'OpenAI-compatible Chat Completions (OpenAI, vLLM, llama.cpp server, Ollama, LM Studio)'
+anthropic\t'Anthropic Messages'"
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -l llm-base-url -d 'The server\'s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider\'s public API' -r
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -l llm-model -d 'The model name the server knows' -r
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -l llm-timeout -d 'Seconds one model request may take (default 60)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -l llm-api-key-env -d 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value' -r
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -l llm-fallback -d 'What the floor uses when the model fails (default extractive)' -r -f -a "extractive\t''
+static\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -l llm-price-input -d 'USD per million input tokens of the summarizer\'s own calls (default 0)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -l llm-price-output -d 'USD per million output tokens of the summarizer\'s own calls (default 0)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -s V -l version -d 'Print version'
 complete -c compactor -n "__fish_compactor_using_subcommand completions" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand completions" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -472,23 +550,28 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand __complete-tasks" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand __complete-tasks" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand __complete-tasks" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "import" -d 'Import transcript files into the store (idempotent, incremental, atomic per file)'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "tasks" -d 'List imported tasks with their sizes and recorded usage'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "show" -d 'Print a task\'s messages, one message, or a tool call\'s raw input and output'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "preflight" -d 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "step" -d 'Run the full operation at one model call and report which tiers fired'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "export" -d 'Render a view file for other tools or people'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "watch" -d 'Follow a session file as it is written: one line per new model call'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "proxy" -d 'Run the engine live: a loopback proxy between Claude Code or Codex and its API'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "probe" -d 'Score a call\'s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "compact" -d 'Compact a saved session offline: replay it, then write the final view'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "report" -d 'Replay a task and write one self-contained HTML page picturing it'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "runs" -d 'List saved replay runs'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "reset" -d 'Forget a task\'s compaction state (all profiles, or one); never the raw record'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "diff" -d 'Compare two views (files or saved runs): exit 0 identical, 1 different'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "check" -d 'Prove on fixture transcripts that projection is deterministic (for CI)'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "completions" -d 'Print shell completions for SHELL'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "man" -d 'Print the man page (roff): the main one, or one subcommand\'s'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "__complete-tasks" -d 'Print `latest` and every task id, one a line, for shell completion of `--task`'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check completions man __complete-tasks help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "import" -d 'Import transcript files into the store (idempotent, incremental, atomic per file)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "tasks" -d 'List imported tasks with their sizes and recorded usage'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "show" -d 'Print a task\'s messages, one message, or a tool call\'s raw input and output'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "preflight" -d 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "step" -d 'Run the full operation at one model call and report which tiers fired'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "export" -d 'Render a view file for other tools or people'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "watch" -d 'Follow a session file as it is written: one line per new model call'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "proxy" -d 'Run the engine live: a loopback proxy between Claude Code or Codex and its API'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "probe" -d 'Score a call\'s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "compact" -d 'Compact a saved session offline: replay it, then write the final view'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "report" -d 'Replay a task and write one self-contained HTML page picturing it'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "runs" -d 'List saved replay runs'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "reset" -d 'Forget a task\'s compaction state (all profiles, or one); never the raw record'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "diff" -d 'Compare two views (files or saved runs): exit 0 identical, 1 different'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "check" -d 'Prove on fixture transcripts that projection is deterministic (for CI)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "hooks" -d 'Keep your rules through Claude Code\'s and Codex\'s own compaction: install, remove or check compactor\'s hooks in the client\'s settings'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "hook" -d 'Run one of compactor\'s hooks (what the client runs; see `compactor hooks`)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "completions" -d 'Print shell completions for SHELL'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "man" -d 'Print the man page (roff): the main one, or one subcommand\'s'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "__complete-tasks" -d 'Print `latest` and every task id, one a line, for shell completion of `--task`'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "install" -d 'Add compactor\'s hooks to a client\'s settings (merged with yours; a backup is kept)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "uninstall" -d 'Remove exactly compactor\'s hooks: the file is as it was before install'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "status" -d 'Show where compactor\'s hooks are installed, what they run and their last runs'

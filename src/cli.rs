@@ -53,12 +53,12 @@ pub enum Command {
     Show(ShowArgs),
     /// Restore the bounded checkpoint at a turn start (no reduction) and report it.
     #[command(
-        after_help = "Examples:\n  compactor preflight --task latest --window 32000\n  compactor preflight session.jsonl --at 12 --json\n  compactor preflight --cwd . --view checkpoint.json"
+        after_help = "Examples:\n  compactor preflight --window 32000                the latest task\n  compactor preflight session.jsonl --at 12 --json\n  compactor preflight --project . --view checkpoint.json"
     )]
     Preflight(ProjectArgs),
     /// Run the full operation at one model call and report which tiers fired.
     #[command(
-        after_help = "Examples:\n  compactor step --task latest --window 32000     the next call of the latest task\n  compactor step --task 7f3c --at 57 --json       call 57, as JSON\n  compactor step session.jsonl --in-place         keep the compaction state it mints"
+        after_help = "Examples:\n  compactor step --window 32000                   the next call of the latest task\n  compactor step --task 7f3c --at 57 --json       call 57, as JSON\n  compactor step session.jsonl --in-place         keep the compaction state it mints"
     )]
     Step(ProjectArgs),
     /// Render a view file for other tools or people.
@@ -84,6 +84,15 @@ pub enum Command {
     Diff(DiffArgs),
     /// Prove on fixture transcripts that projection is deterministic (for CI).
     Check(CheckArgs),
+    /// Keep your rules through Claude Code's and Codex's own compaction: install,
+    /// remove or check compactor's hooks in the client's settings.
+    #[command(
+        after_help = "Examples:\n  compactor hooks install claude-code     keep the rules through /compact\n  compactor hooks status                  what is installed, and the last runs\n  compactor hooks uninstall claude-code   settings.json as it was before"
+    )]
+    Hooks(crate::cmd::hooks::HooksArgs),
+    /// Run one of compactor's hooks (what the client runs; see `compactor hooks`).
+    #[command(hide = true)]
+    Hook(crate::cmd::hook::HookArgs),
     /// Print shell completions for SHELL.
     Completions(CompletionsArgs),
     /// Print the man page (roff): the main one, or one subcommand's.

@@ -11,7 +11,9 @@
 //! once the N-th is recorded, before it is forwarded;
 //! `abort-mid-stream:N` once the first bytes of its answer have reached the
 //! client, before the answer is recorded; `abort-after-response:N` right
-//! after its answer is recorded. Abort is a crash: no destructor, no flush, no
+//! after its answer is recorded. `COMPACTOR_FAULT=stall-in-hook` makes a
+//! `compactor hook` run block for good once it has started, so a test can
+//! see the hook's own deadline end it. Abort is a crash: no destructor, no flush, no
 //! rollback beyond what SQLite itself guarantees, which is the point.
 //!
 //! A value that does not parse is reported on stderr and ignored.
@@ -26,6 +28,7 @@ pub(crate) const ENV: &str = "COMPACTOR_FAULT";
 pub(crate) enum Fault {
     AfterCall(u32),
     AfterLine(u64),
+    StallInHook,
     /// The proxy's points, at its N-th forwarded request.
     Proxy(ProxyPoint, u64),
 }
@@ -53,6 +56,9 @@ impl ProxyPoint {
 
 impl Fault {
     pub(crate) fn parse(s: &str) -> Option<Fault> {
+        if s.trim() == "stall-in-hook" {
+            return Some(Fault::StallInHook);
+        }
         let (kind, n) = s.trim().split_once(':')?;
         match kind {
             "abort-after-call" => n.parse().ok().filter(|n| *n > 0).map(Fault::AfterCall),
@@ -76,6 +82,7 @@ impl Fault {
         match self {
             Fault::AfterCall(n) => format!("abort-after-call:{n}"),
             Fault::AfterLine(n) => format!("abort-after-line:{n}"),
+            Fault::StallInHook => "stall-in-hook".to_string(),
             Fault::Proxy(p, n) => format!("{}:{n}", p.name()),
         }
     }
@@ -88,7 +95,7 @@ fn armed() -> Option<Fault> {
         let f = Fault::parse(&v);
         if f.is_none() {
             eprintln!(
-                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N, abort-after-line:N, abort-after-request:N, abort-mid-stream:N or abort-after-response:N"
+                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N, abort-after-line:N, abort-after-request:N, abort-mid-stream:N, abort-after-response:N or stall-in-hook"
             );
         }
         f
@@ -119,8 +126,17 @@ pub(crate) fn armed_at(point: ProxyPoint, n: u64) -> bool {
 
 /// Call at `point` of the proxy's `n`-th forwarded request.
 pub(crate) fn proxy(point: ProxyPoint, n: u64) {
-    if armed() == Some(Fault::Proxy(point, n)) {
+    if armed_at(point, n) {
         std::process::abort();
+    }
+}
+
+/// Call where a hook run starts its work.
+pub(crate) fn in_hook() {
+    if armed() == Some(Fault::StallInHook) {
+        loop {
+            std::thread::park();
+        }
     }
 }
 
@@ -165,6 +181,11 @@ mod tests {
         assert_eq!(
             Fault::parse(&Fault::AfterLine(9).env_value()),
             Some(Fault::AfterLine(9))
+        );
+        assert_eq!(Fault::parse("stall-in-hook"), Some(Fault::StallInHook));
+        assert_eq!(
+            Fault::parse(&Fault::StallInHook.env_value()),
+            Some(Fault::StallInHook)
         );
     }
 }

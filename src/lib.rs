@@ -7,7 +7,8 @@
 //!   facts from the record, scored on a view);
 //! - [`summarize`] implements that seam; [`store`] keeps the record and the
 //!   compaction stores; [`transcript`] parses formats and ingests them;
-//! - [`session`] drives the engine over a stored task call by call;
+//! - [`session`] drives the engine over a stored task call by call; `hooks`
+//!   runs inside a client's own compaction (its settings, its Task Context);
 //! - `cmd` (with `cli`) is the command line; [`main`] is all the binary calls.
 
 pub(crate) mod cli;
@@ -15,6 +16,7 @@ pub(crate) mod cmd;
 pub use cmd::main;
 pub mod engine;
 pub(crate) mod fault;
+pub(crate) mod hooks;
 pub(crate) mod htmlreport;
 pub mod model;
 pub(crate) mod probe;

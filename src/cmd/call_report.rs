@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::Ui;
 use super::common::plural;
+use super::defaults::{RunBudget, overhead_warning};
 use crate::cmd::style::{self, paint};
 use crate::engine::budget::Budget;
 use crate::engine::{Report, Status};
@@ -33,7 +34,27 @@ pub fn print_call(
     ui: &mut Ui,
     task: &str,
     report: &Report,
-    budget: &Budget,
+    budget: &RunBudget,
+    recorded: Option<u64>,
+    json: bool,
+    llm: Option<&LlmReport>,
+) -> Result<()> {
+    let heading = match report.mode {
+        crate::engine::Mode::Preflight => "preflight",
+        crate::engine::Mode::Step => "step",
+    };
+    print_call_headed(ui, heading, task, report, budget, recorded, json, llm)
+}
+
+/// [`print_call`] for a command that is neither `preflight` nor `step`
+/// (`compact`): its human report is headed with `heading`.
+#[allow(clippy::too_many_arguments)]
+pub fn print_call_headed(
+    ui: &mut Ui,
+    heading: &str,
+    task: &str,
+    report: &Report,
+    budget: &RunBudget,
     recorded: Option<u64>,
     json: bool,
     llm: Option<&LlmReport>,
@@ -42,20 +63,25 @@ pub fn print_call(
         task,
         report,
         recorded_prompt_tokens: recorded,
-        budget,
+        budget: &budget.budget,
         llm,
     };
     if json {
         return ui.json_kind("call", &call);
     }
-    print_human(ui, &call)?;
+    print_human(ui, heading, &call, budget.window_words())?;
     for l in llm.map(LlmReport::human).unwrap_or_default() {
         writeln!(ui.out, "{l}")?;
     }
     Ok(())
 }
 
-fn print_human(ui: &mut Ui, call: &CallJson) -> Result<()> {
+fn print_human(
+    ui: &mut Ui,
+    heading: &str,
+    call: &CallJson,
+    window_words: Option<String>,
+) -> Result<()> {
     let CallJson {
         task,
         report,
@@ -63,26 +89,23 @@ fn print_human(ui: &mut Ui, call: &CallJson) -> Result<()> {
         recorded_prompt_tokens: recorded,
         ..
     } = *call;
-    let mode = match report.mode {
-        crate::engine::Mode::Preflight => "preflight",
-        crate::engine::Mode::Step => "step",
-    };
     let title = format!(
-        "{mode} · task {task} · call {} (turn {})",
+        "{heading} · task {task} · call {} (turn {})",
         report.call, report.turn
     );
     ui.line(style::BOLD, &title)?;
     writeln!(
         ui.out,
-        "budget: window {} − reserve {} = w_eff {} · trigger {} ({}) · stop {} ({}) · protect {} steps",
+        "budget: window {}{} − reserve {} = w_eff {} · trigger {} ({}) · stop {} ({}) · protect {}",
         budget.window,
+        window_words.map_or_else(String::new, |w| format!(" ({w})")),
         budget.output_reserved,
         report.w_eff,
         report.trigger,
         budget.trigger_ratio,
         report.stop,
         budget.stop_ratio,
-        budget.protect_recent_steps
+        plural(budget.protect_recent_steps, "step")
     )?;
     let mut tokens = format!(
         "tokens: {} → {} (trigger {}, stop {}) · raw history {} · basis {}",
@@ -93,24 +116,32 @@ fn print_human(ui: &mut Ui, call: &CallJson) -> Result<()> {
         report.raw_predicted,
         basis_words(report),
     );
+    // What the transcript recorded for this very call, to compare with; the
+    // basis above names the call its anchor came from.
     match recorded {
-        Some(r) => tokens.push_str(&format!(" · recorded {r}")),
-        None => tokens.push_str(" · no usage recorded"),
+        Some(r) => tokens.push_str(&format!(" · recorded at call {}: {r}", report.call)),
+        None => tokens.push_str(&format!(
+            " · call {} has no recorded usage to compare with",
+            report.call
+        )),
     }
     writeln!(ui.out, "{tokens}")?;
+    if let Some(w) = overhead_warning(report.overhead, budget) {
+        ui.line(style::YELLOW, &w)?;
+    }
     let r = &report.restored;
     let mut restored = Vec::new();
     if let Some(key) = &r.summary {
         restored.push(format!(
-            "summary of {} parts ({})",
-            r.folded_parts,
+            "summary of {} ({})",
+            plural(r.folded_parts, "part"),
             short_key(key)
         ));
     }
-    restored.push(format!("{} forms", r.forms_applied));
-    restored.push(format!("{} shells", r.shells_applied));
+    restored.push(plural(r.forms_applied, "form"));
+    restored.push(plural(r.shells_applied, "shell"));
     if r.images_placeheld > 0 {
-        restored.push(format!("{} images placeheld", r.images_placeheld));
+        restored.push(format!("{} placeheld", plural(r.images_placeheld, "image")));
     }
     writeln!(ui.out, "restored: {}", restored.join(" · "))?;
     if report.tiers.is_empty() {
@@ -129,7 +160,7 @@ fn print_human(ui: &mut Ui, call: &CallJson) -> Result<()> {
         let label = if i == 0 { "tiers:" } else { "      " };
         let what = if t.parts_folded > 0 {
             format!(
-                "{} folded into {} ({}{}), −{} tokens",
+                "{} folded into {} ({}{}), −{}",
                 plural(t.parts_folded, "part"),
                 t.coverage.as_deref().map(short_key).unwrap_or_default(),
                 t.summarizer.as_deref().unwrap_or("?"),
@@ -138,15 +169,15 @@ fn print_human(ui: &mut Ui, call: &CallJson) -> Result<()> {
                 } else {
                     ""
                 },
-                t.tokens_saved
+                plural(t.tokens_saved, "token")
             )
         } else {
             format!(
-                "{} shrunk, {} dropped to a shell, {}, −{} tokens",
-                plural(t.parts_shrunk.into(), "part"),
+                "{} shrunk, {} dropped to a shell, {}, −{}",
+                plural(t.parts_shrunk, "part"),
                 t.parts_dropped,
-                plural(t.misses.into(), "miss"),
-                t.tokens_saved
+                plural(t.misses, "miss"),
+                plural(t.tokens_saved, "token")
             )
         };
         writeln!(
@@ -159,23 +190,19 @@ fn print_human(ui: &mut Ui, call: &CallJson) -> Result<()> {
         writeln!(
             ui.out,
             "shrink: {} without a stored form (skipped, left for the floor)",
-            plural(report.shrink_misses.into(), "tool call")
+            plural(report.shrink_misses, "tool call")
         )?;
     }
-    let status = match report.status {
-        Status::Ok => paint(ui.color, style::GREEN, "ok"),
-        Status::OverTrigger => paint(ui.color, style::YELLOW, "over_trigger"),
-        Status::Breakthrough => paint(ui.color, style::YELLOW, "breakthrough"),
-        Status::OverWindow => paint(ui.color, style::RED, "over_window"),
-    };
+    let status = paint_status(ui.color, report.status, report.status.name());
     let mut tail = format!(
-        "status: {status} · {} messages · {} parts",
-        report.messages, report.parts
+        "status: {status} · {} · {}",
+        plural(report.messages, "message"),
+        plural(report.parts, "part")
     );
     if report.synthetic_results > 0 {
         tail.push_str(&format!(
-            " · {} synthetic results for interrupted calls",
-            report.synthetic_results
+            " · {} for interrupted calls",
+            plural(report.synthetic_results, "synthetic result")
         ));
     }
     tail.push_str(&format!(" · view {}", &report.view_hash[..16]));
@@ -183,7 +210,18 @@ fn print_human(ui: &mut Ui, call: &CallJson) -> Result<()> {
     Ok(())
 }
 
-/// The prediction's basis and ratio in words, as the JSON's `basis` and `ratio` say.
+/// `text` in the colour of `status` (green, yellow, yellow, red).
+pub fn paint_status(color: bool, status: Status, text: &str) -> String {
+    let style = match status {
+        Status::Ok => style::GREEN,
+        Status::OverTrigger | Status::Breakthrough => style::YELLOW,
+        Status::OverWindow => style::RED,
+    };
+    paint(color, style, text)
+}
+
+/// The prediction's basis and ratio in words, as the JSON's `basis` and
+/// `ratio` say. A recorded basis anchors on the previous call's usage.
 pub fn basis_words(report: &Report) -> String {
     let scale = if report.ratio_measured {
         format!("estimates × {} (measured on raw calls)", report.ratio)
@@ -191,11 +229,14 @@ pub fn basis_words(report: &Report) -> String {
         "estimates unscaled (ratio not measured)".to_string()
     };
     match report.basis {
-        crate::engine::Basis::Recorded => {
-            format!("recorded usage − removed + added, {scale}")
-        }
+        crate::engine::Basis::Recorded => format!(
+            "recorded: call {}'s usage − removed + added, {scale}",
+            report.call.saturating_sub(1)
+        ),
+        // No earlier call's usage measures this history: none was recorded,
+        // or the original agent compacted its context since.
         crate::engine::Basis::Estimate => {
-            format!("estimate (no usage to anchor on): overhead + view, {scale}")
+            format!("estimate: overhead + view (not anchored on recorded usage), {scale}")
         }
     }
 }

@@ -8,6 +8,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::Ui;
+use super::defaults::{self, RunBudget};
 use super::exit::Outcome;
 use super::import::{format_or_auto, import_one};
 use super::summarizer::{Configured, SummarizerArgs};
@@ -19,29 +20,31 @@ use crate::model::decimal::Ratio;
 use crate::session::cost::{Prices, Totals};
 use crate::session::driver::{RunSettings, TaskRecordIndex};
 use crate::session::replay::{ReplayOptions, StepRow, replay};
-use crate::store::{Store, StoreError};
+use crate::store::{DbLocation, Store, StoreError, TaskRecord};
 use crate::transcript::LineError;
 use crate::transcript::ingest::IngestError;
 use crate::transcript::ingest::IngestOptions;
 use crate::view::View;
 
-/// Which task to work on: a transcript FILE (imported first) or `--task`.
+/// Which task to work on: a transcript FILE (imported first), `--task`, or
+/// by default `latest` (as `watch` follows the latest session).
 #[derive(Debug, Args)]
 pub struct TaskSource {
     /// A transcript file: imported first (a no-op when unchanged), then its main task is used.
-    #[arg(value_name = "FILE", required_unless_present_any = ["task", "cwd"])]
+    /// Without FILE and --task: the latest task.
+    #[arg(value_name = "FILE")]
     pub file: Option<PathBuf>,
 
-    /// The task: its id, a unique prefix of it, or `latest` (the most recently active;
-    /// `compactor tasks` lists them). With FILE, the name to import it as.
+    /// The task: its id, a unique prefix of it, or `latest` (the default: the most recently
+    /// active; `compactor tasks` lists them). With FILE, the name to import it as.
     #[arg(long, value_name = "TASK")]
     pub task: Option<String>,
 
-    /// The project directory: `latest` and id prefixes pick among the sessions recorded
-    /// there (alone: the latest of them). `compact --write-session` also writes the new
-    /// session for it (default there: the source session's directory).
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<PathBuf>,
+    /// Pick among the sessions recorded in this project directory (the PROJECT column of
+    /// `compactor tasks`): `latest` and id prefixes look only there; alone, its latest
+    /// session. `--cwd` is an older name for it.
+    #[arg(long, alias = "cwd", value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    pub project: Option<PathBuf>,
 
     /// FILE's transcript format.
     #[arg(long, default_value = "auto", value_parser = format_or_auto(), value_name = "FORMAT")]
@@ -51,23 +54,15 @@ pub struct TaskSource {
 /// The compaction budget. Env vars are named as in the engine specification.
 #[derive(Debug, Args)]
 pub struct BudgetArgs {
-    /// The model's context window, in tokens.
-    #[arg(
-        long,
-        env = "COMPACTION_CONTEXT_WINDOW",
-        default_value_t = 200_000,
-        value_name = "TOKENS"
-    )]
-    pub window: u64,
+    /// The model's context window, in tokens. Default: the window the session
+    /// recorded, else the recorded model's (README, "Models and prices"), else 200000.
+    #[arg(long, env = "COMPACTION_CONTEXT_WINDOW", value_name = "TOKENS")]
+    pub window: Option<u64>,
 
     /// Tokens reserved for the model's output: w_eff = window − output_reserved.
-    #[arg(
-        long,
-        env = "OUTPUT_RESERVED_TOKENS",
-        default_value_t = 20_000,
-        value_name = "TOKENS"
-    )]
-    pub output_reserved: u64,
+    /// Default: min(20000, window / 8).
+    #[arg(long, env = "OUTPUT_RESERVED_TOKENS", value_name = "TOKENS")]
+    pub output_reserved: Option<u64>,
 
     /// Compaction starts above w_eff × this ratio.
     #[arg(
@@ -127,6 +122,20 @@ pub fn default_db_path() -> Option<PathBuf> {
     Some(base.join("compactor").join("compactor.db"))
 }
 
+/// The store at `location`, which must exist: for a command that only reads
+/// what was imported (an in-memory store is always there, empty).
+pub fn open_existing_store(location: &DbLocation) -> Result<Store> {
+    if let DbLocation::File(path) = location
+        && !path.exists()
+    {
+        return Err(hinted(
+            format!("no store at {}; import something first", path.display()),
+            "`compactor import` creates it; --db PATH or COMPACTOR_DB names another store",
+        ));
+    }
+    Ok(Store::open(location)?)
+}
+
 /// `over_window` is the one result that falls short: exit status 1.
 pub fn outcome_of(status: Status) -> Outcome {
     match status {
@@ -135,28 +144,26 @@ pub fn outcome_of(status: Status) -> Outcome {
     }
 }
 
-pub fn budget_of(a: &BudgetArgs) -> Result<Budget> {
-    let b = Budget {
-        window: a.window,
-        output_reserved: a.output_reserved,
-        trigger_ratio: a.trigger_ratio,
-        stop_ratio: a.stop_ratio,
-        protect_recent_steps: a.protect_recent_steps,
-        summary_budget_tokens: a.summary_budget,
-    };
-    b.validate()?;
-    Ok(b)
-}
-
 /// The summarizer `args` configure (flags, environment, config file).
 pub fn summarizer_of(args: &BudgetArgs, store: &Store) -> Result<Configured> {
     Configured::for_store(args.summary.summarizer, &args.summary.llm, store)
 }
 
-/// The task a command works on: `--task`, or FILE's main task after importing it.
+/// The task a command works on: FILE's main task after importing it, else
+/// `--task`, else `latest` (within `--project` when given).
 pub fn resolve_task(store: &mut Store, ui: &mut Ui, src: &TaskSource) -> Result<String> {
     match &src.file {
         Some(file) => {
+            if let Some(dir) = &src.project {
+                return Err(hinted(
+                    format!(
+                        "--project {} picks among the sessions recorded in a directory, but {} already names the task",
+                        dir.display(),
+                        file.display()
+                    ),
+                    "drop --project (alias --cwd); `compact --write-session` writes the session for another directory with --resume-dir DIR",
+                ));
+            }
             let opts = IngestOptions {
                 format: src.input_format,
                 task: src.task.clone(),
@@ -176,17 +183,17 @@ pub fn resolve_task(store: &mut Store, ui: &mut Ui, src: &TaskSource) -> Result<
         }
         None => {
             let name = src.task.as_deref().unwrap_or("latest");
-            find_task(store, name, src.cwd.as_deref())
+            find_task(store, name, src.project.as_deref())
         }
     }
 }
 
 /// The task a name means: an exact id; `latest`, the most recently active
 /// task (subagents aside); or a unique id prefix (a prefix that names a task
-/// and its subagents means the task). `cwd` keeps the sessions recorded in
-/// that directory; without it, `latest` prefers the current directory's
+/// and its subagents means the task). `project` keeps the sessions recorded
+/// in that directory; without it, `latest` prefers the current directory's
 /// sessions when there are any. An ambiguous prefix lists the candidates.
-pub fn find_task(store: &Store, name: &str, cwd: Option<&Path>) -> Result<String> {
+pub fn find_task(store: &Store, name: &str, project: Option<&Path>) -> Result<String> {
     let reader = store.reader();
     if name != "latest" && reader.task(name)?.is_some() {
         return Ok(name.to_string());
@@ -204,7 +211,7 @@ pub fn find_task(store: &Store, name: &str, cwd: Option<&Path>) -> Result<String
             .filter(|t| t.cwd.as_ref().is_some_and(|c| wanted.contains(c)))
             .collect()
     };
-    let pool: Vec<&crate::store::TaskRecord> = match cwd {
+    let pool: Vec<&crate::store::TaskRecord> = match project {
         Some(dir) => {
             let pool = in_dir(dir);
             if pool.is_empty() {
@@ -265,7 +272,7 @@ pub fn find_task(store: &Store, name: &str, cwd: Option<&Path>) -> Result<String
         // `PREFIX/AGENT`: a subagent under the task PREFIX names (`c2e8d4a1/agent-a5`).
         [] if name.contains('/') => {
             let (head, rest) = name.split_once('/').expect("checked");
-            let parent = find_task(store, head, cwd).map_err(|_| unknown_task(name))?;
+            let parent = find_task(store, head, project).map_err(|_| unknown_task(name))?;
             let full = format!("{parent}/{rest}");
             if full != name {
                 // Ambiguity is reported as is; an unknown one under the name given.
@@ -344,12 +351,43 @@ pub fn progress(ui: &Ui, worth_it: bool, len: u64, template: &str) -> Option<Pro
     })
 }
 
-/// `1 part`, `2 parts`, `3 misses`.
-pub fn plural(n: u64, noun: &str) -> String {
-    match (n, noun.ends_with('s')) {
-        (1, _) => format!("{n} {noun}"),
-        (_, true) => format!("{n} {noun}es"),
-        _ => format!("{n} {noun}s"),
+/// `1 part`, `2 parts`, `3 misses`, `0 entries`.
+pub fn plural(n: impl Count, noun: &str) -> String {
+    let n = n.count();
+    format!("{n} {}", noun_for(n, noun))
+}
+
+/// A count of things, whatever integer type holds it.
+pub trait Count: Copy {
+    fn count(self) -> u64;
+}
+
+macro_rules! count_of {
+    ($($t:ty),*) => {$(
+        impl Count for $t {
+            fn count(self) -> u64 {
+                self as u64
+            }
+        }
+    )*};
+}
+count_of!(u8, u16, u32, u64, usize);
+
+/// `noun` as it goes after the count `n`: `call`, `calls`, `misses`,
+/// `summaries` (the last word of a phrase is the one inflected).
+pub fn noun_for(n: impl Count, noun: &str) -> String {
+    if n.count() == 1 {
+        return noun.to_string();
+    }
+    let consonant_y = noun.len() >= 2
+        && noun.ends_with('y')
+        && !noun[..noun.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);
+    if consonant_y {
+        format!("{}ies", &noun[..noun.len() - 1])
+    } else if noun.ends_with(['s', 'x']) || noun.ends_with("ch") || noun.ends_with("sh") {
+        format!("{noun}es")
+    } else {
+        format!("{noun}s")
     }
 }
 
@@ -425,22 +463,32 @@ pub struct RunTarget {
 /// record.
 pub struct Resolved {
     pub budget: Budget,
+    /// The budget with where its window came from (the human report says).
+    pub run_budget: RunBudget,
     pub task: String,
+    /// The task's descriptive row (its model, the window it recorded).
+    pub record: Option<TaskRecord>,
     pub index: TaskRecordIndex,
     pub calls: u32,
 }
 
 impl RunTarget {
-    /// Resolves the budget flags, then the task (importing a named file
-    /// first), and loads its record.
+    /// Checks the budget flags, resolves the task (importing a named file
+    /// first) and loads its record, then fills in the budget the flags left
+    /// to the task's model.
     pub fn resolve(&self, store: &mut Store, ui: &mut Ui) -> Result<Resolved> {
-        let budget = budget_of(&self.budget)?;
+        defaults::precheck(&self.budget)?;
         let task = resolve_task(store, ui, &self.source)?;
+        let record = store.reader().task(&task)?;
+        let run_budget = defaults::budget_for(&self.budget, record.as_ref())?;
+        defaults::note_window(ui, &run_budget);
         let index = TaskRecordIndex::load(store, &task)?;
         let calls = index.calls();
         Ok(Resolved {
-            budget,
+            budget: run_budget.budget,
+            run_budget,
             task,
+            record,
             index,
             calls,
         })
@@ -502,4 +550,23 @@ pub fn scratch_replay(
         b.finish_and_clear();
     }
     Ok(totals)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_take_the_singular_only_at_one() {
+        assert_eq!(plural(1u64, "line"), "1 line");
+        assert_eq!(plural(0u64, "line"), "0 lines");
+        assert_eq!(plural(2u64, "turn"), "2 turns");
+        assert_eq!(plural(3u64, "miss"), "3 misses");
+        assert_eq!(plural(2u64, "entry"), "2 entries");
+        assert_eq!(plural(1u64, "summary"), "1 summary");
+        assert_eq!(plural(2u64, "day"), "2 days");
+        assert_eq!(plural(2u64, "model call"), "2 model calls");
+        assert_eq!(noun_for(1u32, "call"), "call");
+        assert_eq!(noun_for(7u32, "call"), "calls");
+    }
 }

@@ -20,25 +20,28 @@ use clap::Args;
 use super::Ui;
 use super::call_report::CallJson;
 use super::common::{Resolved, RunTarget};
-use super::common::{outcome_of, progress, summarizer_of, write_atomic};
-use super::write_session::{Stamp, resume_command, session_path, write_new};
+use super::common::{noun_for, outcome_of, plural, progress, summarizer_of, write_atomic};
+use super::tasks::{TitleSearch, title_of};
+use super::visible::visible_line;
+use super::write_session::{Stamp, name_codex_session, resume_command, session_path, write_new};
 use crate::cmd::exit::Outcome;
 use crate::engine::CallOutput;
 use crate::engine::Tier;
 use crate::engine::estimate::CharsPerToken;
-use crate::model::Format;
+use crate::model::{Format, Kind};
 use crate::session::cost::Prices;
-use crate::session::driver::{Driver, RunSettings, resume_point};
+use crate::session::driver::{Driver, RunSettings, TaskRecordIndex, resume_point};
 use crate::session::replay::{ReplayOptions, replay};
 use crate::store::Store;
 use crate::view::session::{
-    Provider, SessionKind, SessionParams, adapt, claude_code_session, codex_session,
+    CLAUDE_CODE_VERSION, CODEX_VERSION, Provider, SessionKind, SessionParams, adapt,
+    claude_code_session, codex_session,
 };
 use crate::view::{ExportFormat, RequestHead, export_request};
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  compactor compact --task latest -o checkpoint.json\n  compactor compact session.jsonl --write-session claude-code --cwd ~/src/app\n  compactor compact rollout.jsonl --write-session codex"
+    after_help = "Examples:\n  compactor compact -o checkpoint.json                 the latest task\n  compactor compact session.jsonl --write-session claude-code --resume-dir ~/src/app\n  compactor compact rollout.jsonl --write-session codex"
 )]
 pub struct CompactArgs {
     #[command(flatten)]
@@ -68,14 +71,26 @@ pub struct CompactArgs {
     /// report then goes to stdout, and the view only to `-o FILE`.
     #[arg(long, value_enum, value_name = "AGENT")]
     pub write_session: Option<SessionKind>,
+
+    /// The directory the written session belongs to and is resumed in (Claude Code files
+    /// it under that project). Default: the source session's directory, else the current one.
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "write_session",
+        value_hint = clap::ValueHint::DirPath
+    )]
+    pub resume_dir: Option<PathBuf>,
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome> {
     let Resolved {
         budget,
+        run_budget,
         task,
         index,
         calls,
+        ..
     } = args.run.resolve(store, ui)?;
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.run.budget, store)?;
@@ -146,22 +161,35 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         ui.note(format!("the view as {}: {n}", format_name(format)));
     }
     let recorded = index.recorded_prompt(calls + 1);
-    let summary = if fired.is_empty() {
-        format!("replayed {replayed} recorded calls: no tier fired")
-    } else {
-        let list: Vec<String> = fired.iter().map(|(t, n)| format!("{t} at {n}")).collect();
+    let replayed_calls = plural(replayed, "recorded call");
+    let summary = match fired.last() {
+        None => format!("replayed {replayed_calls}: no tier fired"),
+        Some((_, last)) => {
+            let list: Vec<String> = fired.iter().map(|(t, n)| format!("{t} at {n}")).collect();
+            // `shrink at 7, floor at 1 call`: the unit once, after the last count.
+            format!(
+                "replayed {replayed_calls}: {} {}",
+                list.join(", "),
+                noun_for(*last, "call")
+            )
+        }
+    };
+    let wrote = |path: &Path| {
         format!(
-            "replayed {replayed} recorded calls: {} calls",
-            list.join(", ")
+            "wrote the view to {} ({}, {})",
+            path.display(),
+            format_name(format),
+            plural(bytes.len(), "byte")
         )
     };
     let written = match args.write_session {
         Some(kind) => Some(write_session(
             store,
+            &index,
             &task,
             &out,
             kind,
-            args.run.source.cwd.as_deref(),
+            args.resume_dir.as_deref(),
         )?),
         None => None,
     };
@@ -188,20 +216,33 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         }
         if args.json {
             ui.json(&json_value()?)?;
+            if let Some(path) = &args.output {
+                ui.note(wrote(path));
+            }
         } else {
-            super::call_report::print_call(
+            super::call_report::print_call_headed(
                 ui,
+                "compact",
                 &task,
                 &out.report,
-                &budget,
+                &run_budget,
                 recorded,
                 false,
                 llm.as_ref(),
             )?;
+            if let Some(path) = &args.output {
+                writeln!(ui.out, "{}", visible_line(&wrote(path)))?;
+            }
         }
         if let Some(w) = &written {
             for n in &w.notes {
                 ui.note(format!("written session: {n}"));
+            }
+            if !Path::new(&w.cwd).is_dir() {
+                ui.warn(format!(
+                    "the session's project directory {} does not exist here: the client resumes it from there (--resume-dir DIR writes it for another directory)",
+                    w.cwd
+                ));
             }
             if !args.json {
                 writeln!(ui.out, "session: {}", w.path.display())?;
@@ -242,20 +283,21 @@ struct Written {
     notes: Vec<String>,
 }
 
-/// Write the final view as a new session of `kind` (the source is never touched).
+/// Write the final view as a new session of `kind` (the source is never
+/// touched), named as its source is: the same title and git branch, and the
+/// source's client version when it is the same client's.
 fn write_session(
     store: &Store,
+    index: &TaskRecordIndex,
     task: &str,
     out: &CallOutput,
     kind: SessionKind,
-    cwd: Option<&Path>,
+    resume_dir: Option<&Path>,
 ) -> Result<Written> {
     let record = store.reader().task(task)?;
-    let source = record
-        .as_ref()
-        .and_then(|r| Format::parse(&r.format))
-        .map_or(Provider::Anthropic, Provider::of);
-    let cwd = match cwd {
+    let format = record.as_ref().and_then(|r| Format::parse(&r.format));
+    let source = format.map_or(Provider::Anthropic, Provider::of);
+    let cwd = match resume_dir {
         Some(dir) => absolute(dir)?,
         None => match record.as_ref().and_then(|r| r.cwd.clone()) {
             Some(c) => c,
@@ -270,12 +312,29 @@ fn write_session(
         .as_ref()
         .and_then(|r| r.model.as_deref())
         .filter(|m| kind != SessionKind::ClaudeCode || m.starts_with("claude"));
+    let same_client = matches!(
+        (kind, format),
+        (SessionKind::ClaudeCode, Some(Format::ClaudeCode))
+            | (SessionKind::Codex, Some(Format::Codex))
+    );
+    let version = record
+        .as_ref()
+        .and_then(|r| r.cli_version.as_deref())
+        .filter(|v| same_client && !v.is_empty())
+        .unwrap_or(match kind {
+            SessionKind::ClaudeCode => CLAUDE_CODE_VERSION,
+            SessionKind::Codex => CODEX_VERSION,
+        });
+    let title = source_title(index, record.as_ref().and_then(|r| r.title.as_deref()))?;
     let params = SessionParams {
         session_id: &stamp.session_id,
         timestamp: &timestamp,
         cwd: &cwd,
         model,
         pre_tokens: out.report.tokens_before,
+        version,
+        git_branch: record.as_ref().and_then(|r| r.git_branch.as_deref()),
+        title: title.as_deref(),
     };
     let bytes = match kind {
         SessionKind::ClaudeCode => claude_code_session(&adapted.view, &params),
@@ -283,18 +342,45 @@ fn write_session(
     };
     let path = session_path(kind, &stamp, &cwd)?;
     write_new(&path, &bytes)?;
+    let mut notes = adapted.notes;
+    // The name is a courtesy: the session is written and resumable without it.
+    if let (SessionKind::Codex, Some(title)) = (kind, &title)
+        && let Err(e) = name_codex_session(&stamp.session_id, title, &timestamp)
+    {
+        notes.push(format!(
+            "{e:#}; `codex resume {}` still finds it",
+            stamp.session_id
+        ));
+    }
     Ok(Written {
         kind,
         session_id: stamp.session_id,
         path,
         cwd,
-        notes: adapted.notes,
+        notes,
     })
+}
+
+/// The title `tasks` lists the source by (see `title_of`), the ask rows
+/// read one at a time, in order.
+fn source_title(index: &TaskRecordIndex, recorded: Option<&str>) -> Result<Option<String>> {
+    if let Some(title) = title_of(recorded, []) {
+        return Ok(Some(title));
+    }
+    let mut search = TitleSearch::default();
+    for i in (0..index.len()).filter(|&i| index.kind(i) == Kind::Ask) {
+        let mut title = None;
+        index.each_row(i, i + 1, |_, m| title = search.offer(&m.content))?;
+        if title.is_some() {
+            return Ok(title);
+        }
+    }
+    Ok(search.finish())
 }
 
 fn absolute(dir: &Path) -> Result<String> {
     let abs = std::fs::canonicalize(dir)
-        .with_context(|| format!("--cwd {}: no such directory", dir.display()))?;
+        .with_context(|| format!("--resume-dir {}: no such directory", dir.display()))?;
     Ok(abs.display().to_string())
 }
 

@@ -9,7 +9,7 @@ use clap::Args;
 use similar::{ChangeTag, TextDiff};
 
 use super::Ui;
-use super::common::hinted;
+use super::common::{hinted, noun_for, plural};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::store::{DbLocation, RunStep, Store};
@@ -60,7 +60,7 @@ pub fn run(db: Option<&DbLocation>, ui: &mut Ui, args: &DiffArgs) -> Result<Outc
             if store.is_none() {
                 let loc = db
                     .ok_or_else(|| hinted("run: needs a store", "pass --db or set COMPACTOR_DB"))?;
-                store = Some(Store::open(loc)?);
+                store = Some(super::common::open_existing_store(loc)?);
             }
             load_run(store.as_ref().expect("opened above"), run)
         } else {
@@ -180,16 +180,17 @@ fn compare_runs(
         None if sa.len() == sb.len() => {
             writeln!(
                 ui.out,
-                "runs {na} and {nb} are identical over {} calls",
-                sa.len()
+                "runs {na} and {nb} are identical over {}",
+                plural(sa.len(), "call")
             )?;
             Ok(false)
         }
         None => {
             writeln!(
                 ui.out,
-                "runs agree over their first {common} calls; {na} has {} calls, {nb} has {}",
-                sa.len(),
+                "runs agree over their first {}; {na} has {}, {nb} has {}",
+                plural(common, "call"),
+                plural(sa.len(), "call"),
                 sb.len()
             )?;
             Ok(true)
@@ -197,8 +198,12 @@ fn compare_runs(
         Some(i) => {
             writeln!(
                 ui.out,
-                "runs {na} and {nb} first diverge at call {} (turn {}); {differing} of {common} common calls differ",
-                sa[i].step, sa[i].turn
+                "runs {na} and {nb} first diverge at call {} (turn {}); {differing} of {} common {} {}",
+                sa[i].step,
+                sa[i].turn,
+                common,
+                noun_for(common, "call"),
+                if differing == 1 { "differs" } else { "differ" }
             )?;
             let side = |name: &str, s: &RunStep| Side::View {
                 label: format!("run:{name}@{}", s.step),
@@ -232,7 +237,7 @@ fn compare_sides(ui: &mut Ui, a: &Side, b: &Side, stat: bool) -> Result<bool> {
         .unwrap_or(ba.len().min(bb.len()));
     let diff = TextDiff::from_lines(&ta, &tb);
     if stat {
-        let (mut plus, mut minus) = (0, 0);
+        let (mut plus, mut minus) = (0u64, 0u64);
         for c in diff.iter_all_changes() {
             match c.tag() {
                 ChangeTag::Insert => plus += 1,
@@ -246,13 +251,15 @@ fn compare_sides(ui: &mut Ui, a: &Side, b: &Side, stat: bool) -> Result<bool> {
                 let d = (0..n)
                     .filter(|&i| va.messages.get(i) != vb.messages.get(i))
                     .count();
-                format!("{d} of {n} messages differ")
+                let verb = if d == 1 { "differs" } else { "differ" };
+                format!("{d} of {} {verb}", plural(n, "message"))
             }
             _ => "compared as text".to_string(),
         };
         writeln!(
             ui.out,
-            "{messages}, +{plus} −{minus} lines, first difference at byte {first_byte}"
+            "{messages}, +{plus} −{minus} {}, first difference at byte {first_byte}",
+            noun_for(plus + minus, "line")
         )?;
         return Ok(true);
     }

@@ -8,11 +8,12 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::Ui;
-use super::common::{RunTarget, scratch_replay, summarizer_of, write_atomic};
-use super::replay::{PriceArgs, prices_of};
+use super::common::{RunTarget, plural, scratch_replay, summarizer_of, write_atomic};
+use super::defaults::{PriceArgs, prices_for};
+use super::tasks::title_of;
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
-use crate::htmlreport::{self, Collector, Header};
+use crate::htmlreport::{self, ClientPanel, Collector, Header};
 use crate::store::Store;
 
 #[derive(Debug, Args)]
@@ -44,9 +45,18 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
         .with_context(|| format!("task {task} vanished from the store"))?;
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.run.budget, store)?;
-    let prices = prices_of(&args.prices);
+    let run_prices = prices_for(ui, &args.prices, r.record.as_ref())?;
+    let prices = run_prices.prices;
     let overhead = r.index.overhead(&est)?.unwrap_or(0);
-    let mut collector = Collector::new(&r.index, &r.index.all_rows()?, overhead, &est);
+    let rows = r.index.all_rows()?;
+    let title = title_of(
+        record.title.as_deref(),
+        rows.iter()
+            .filter(|m| m.kind == crate::model::Kind::Ask)
+            .map(|m| m.content.as_slice()),
+    );
+    let mut collector = Collector::new(&r.index, &rows, overhead, &est);
+    drop(rows);
     // Like `replay`, on a scratch copy: the report shows what a live engine
     // would have done and repeats exactly.
     let totals = scratch_replay(
@@ -70,7 +80,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
     };
     let header = Header {
         task: task.clone(),
-        title: record.title,
+        title,
         source,
         format: record.format,
         model: record.model,
@@ -78,9 +88,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
         summarizer: summarizer.get().name(),
         estimator: est.name(),
         prices,
+        prices_from: run_prices.words(),
         version: env!("CARGO_PKG_VERSION").to_string(),
     };
-    let html = htmlreport::render(&header, &collector.finish(), &totals);
+    let mut collected = collector.finish();
+    collected.client_compactions = client_panels(store, &r)?;
+    let html = htmlreport::render(&header, &collected, &totals);
     if args.output.as_os_str() == "-" {
         ui.out.write_all(html.as_bytes())?;
         if args.open {
@@ -90,15 +103,41 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
     }
     write_atomic(&args.output, html.as_bytes(), "the report to ")?;
     ui.note(format!(
-        "wrote {} ({} calls, {} bytes)",
+        "wrote {} ({}, {})",
         args.output.display(),
-        calls,
-        html.len()
+        plural(calls, "call"),
+        plural(html.len(), "byte")
     ));
     if args.open {
         open(ui, &args.output);
     }
     Ok(Outcome::Ok)
+}
+
+/// The client's own compactions of the task its hooks recorded, both sides scored.
+fn client_panels(store: &Store, r: &super::common::Resolved) -> Result<Vec<ClientPanel>> {
+    let compactions = store.reader().client_compactions(&r.task)?;
+    if compactions.is_empty() {
+        return Ok(Vec::new());
+    }
+    let probes = crate::probe::extract(&r.index.all_rows()?);
+    Ok(crate::hooks::compare::compare(&probes, &compactions)
+        .into_iter()
+        .map(|c| {
+            let client = crate::hooks::Client::parse(&c.client)
+                .map_or(c.client.clone(), |k| k.title().to_string());
+            let side = |s: Option<crate::hooks::compare::Side>| s.map(|s| (s.text, s.evaluation));
+            ClientPanel {
+                after_call: c.after_call,
+                trigger: c.trigger,
+                sides: vec![
+                    (format!("{client}'s summary"), side(c.client_summary)),
+                    ("compactor's Task Context".to_string(), side(c.task_context)),
+                ],
+                client,
+            }
+        })
+        .collect())
 }
 
 /// Hand the page to the platform's opener and wait for it (openers return once

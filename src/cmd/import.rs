@@ -17,7 +17,7 @@ use crate::model::Format;
 use crate::store::Store;
 use crate::transcript::discover::{Pick, walk};
 use crate::transcript::ingest::{
-    FileReport, ImportStatus, IngestOptions, ingest_bytes, ingest_file,
+    FileReport, ImportStatus, IngestError, IngestOptions, ingest_bytes, ingest_file,
 };
 
 #[derive(Debug, Args)]
@@ -79,6 +79,32 @@ enum Input {
     Stdin,
 }
 
+/// An input to import, its size, and whether a directory walk found it
+/// (rather than the command line naming it).
+struct Queued {
+    input: Input,
+    bytes: u64,
+    walked: bool,
+}
+
+impl Queued {
+    fn named(input: Input, bytes: u64) -> Queued {
+        Queued {
+            input,
+            bytes,
+            walked: false,
+        }
+    }
+
+    fn walked(f: crate::transcript::discover::Found) -> Queued {
+        Queued {
+            input: Input::File(f.path),
+            bytes: f.bytes,
+            walked: true,
+        }
+    }
+}
+
 /// A default session location.
 struct Location {
     what: &'static str,
@@ -110,7 +136,7 @@ pub fn codex_sessions() -> Option<PathBuf> {
 }
 
 /// The inputs the arguments name, directories walked, in order.
-fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<(Input, u64)>, bool)> {
+fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<Queued>, bool)> {
     let mut out = Vec::new();
     let mut discovered = false;
     let defaults = args.files.is_empty() || args.claude || args.codex;
@@ -147,7 +173,7 @@ fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<(Input, u64)>, bool)> {
             for f in walk(&l.path, Pick::Jsonl)
                 .with_context(|| format!("cannot read the {} sessions", l.what))?
             {
-                out.push((Input::File(f.path), f.bytes));
+                out.push(Queued::walked(f));
             }
         }
         if !any && args.files.is_empty() {
@@ -166,7 +192,7 @@ fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<(Input, u64)>, bool)> {
     }
     for p in &args.files {
         if p.as_os_str() == "-" {
-            out.push((Input::Stdin, 0));
+            out.push(Queued::named(Input::Stdin, 0));
         } else if p.is_dir() {
             discovered = true;
             let found = walk(p, Pick::Transcripts)
@@ -177,10 +203,10 @@ fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<(Input, u64)>, bool)> {
                     p.display()
                 ));
             }
-            out.extend(found.into_iter().map(|f| (Input::File(f.path), f.bytes)));
+            out.extend(found.into_iter().map(Queued::walked));
         } else {
             let size = std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
-            out.push((Input::File(p.clone()), size));
+            out.push(Queued::named(Input::File(p.clone()), size));
         }
     }
     Ok((out, discovered))
@@ -220,7 +246,7 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
     let (inputs, discovered) = inputs(ui, args)?;
     if inputs
         .iter()
-        .filter(|(i, _)| matches!(i, Input::Stdin))
+        .filter(|q| matches!(q.input, Input::Stdin))
         .count()
         > 1
     {
@@ -229,7 +255,7 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
     if args.task.is_some() && inputs.len() > 1 {
         ui.note("note: --task names every file's task the same; files are appended to it in order");
     }
-    if let [(input, _)] = inputs.as_slice()
+    if let [Queued { input, .. }] = inputs.as_slice()
         && !discovered
     {
         let report = match input {
@@ -239,7 +265,7 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
         print_report(ui, &report, args.json)?;
         return Ok(Outcome::Ok);
     }
-    let total: u64 = inputs.iter().map(|(_, b)| b).sum();
+    let total: u64 = inputs.iter().map(|q| q.bytes).sum();
     let bar = progress(
         ui,
         total >= PROGRESS_MIN_BYTES || inputs.len() >= 20,
@@ -247,9 +273,12 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
         "{msg} {wide_bar} {binary_bytes}/{binary_total_bytes} ETA {eta}",
     );
     let mut failed = Vec::new();
+    // Files a walk found that are no transcript: skipped, named in one note.
+    let mut not_transcripts = Vec::new();
     let (mut imported, mut unchanged, mut rows_added) = (0u64, 0u64, 0u64);
     let mut done = 0u64;
-    for (i, (input, bytes)) in inputs.iter().enumerate() {
+    for (i, q) in inputs.iter().enumerate() {
+        let (input, bytes) = (&q.input, &q.bytes);
         if let Some(b) = &bar {
             b.set_message(format!("{}/{} files", i, inputs.len()));
         }
@@ -287,6 +316,13 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
                     }
                 }
             }
+            Err(e)
+                if q.walked
+                    && e.downcast_ref::<IngestError>()
+                        .is_some_and(IngestError::is_not_a_transcript) =>
+            {
+                not_transcripts.push(shown);
+            }
             Err(e) => {
                 // Each file is atomic: report and go on with the next one.
                 ui.error(&e);
@@ -297,6 +333,9 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    if !not_transcripts.is_empty() {
+        ui.note(skipped_note(&not_transcripts));
+    }
     if args.json {
         // JSON Lines end with the totals record.
         ui.json_kind(
@@ -306,16 +345,22 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
                 "imported": imported,
                 "unchanged": unchanged,
                 "failed": failed.len(),
+                "not_transcripts": not_transcripts.len(),
                 "rows_added": rows_added,
             }),
         )?;
     } else if discovered {
         writeln!(
             ui.out,
-            "{}: {} imported, {} unchanged{}",
+            "{}: {} imported, {} unchanged{}{}",
             plural(inputs.len() as u64, "file"),
             imported,
             unchanged,
+            match not_transcripts.len() {
+                0 => String::new(),
+                1 => ", 1 not a transcript".to_string(),
+                n => format!(", {n} not transcripts"),
+            },
             if failed.is_empty() {
                 String::new()
             } else {
@@ -327,12 +372,30 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
         Ok(Outcome::Ok)
     } else {
         anyhow::bail!(
-            "{} of {} files not imported (nothing of them was stored): {}",
+            "{} of {} not imported (nothing of them was stored): {}",
             failed.len(),
-            inputs.len(),
+            plural(inputs.len(), "file"),
             failed.join(", ")
         )
     }
+}
+
+/// The one note for the files a walk skipped as no transcript: how many, and
+/// the first few by name (naming one on the command line says why).
+fn skipped_note(paths: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let mut names = paths[..paths.len().min(SHOWN)].join(", ");
+    if paths.len() > SHOWN {
+        names.push_str(&format!(" and {} more", paths.len() - SHOWN));
+    }
+    let verb = match paths.len() {
+        1 => "is not a transcript",
+        _ => "are not transcripts",
+    };
+    format!(
+        "note: skipped {} that {verb} (no transcript format in the first lines; import one by name to see why): {names}",
+        plural(paths.len() as u64, "file")
+    )
 }
 
 /// `import -`: the whole of standard input, recorded under a name made from its content.
@@ -442,13 +505,12 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
     }
     writeln!(
         ui.out,
-        "{} ({}): {} lines, {} added to {} task{}",
+        "{} ({}): {}, {} added to {}",
         r.path,
         r.format,
-        r.lines,
+        plural(r.lines, "line"),
         r.added(),
-        r.tasks.len(),
-        if r.tasks.len() == 1 { "" } else { "s" }
+        plural(r.tasks.len(), "task")
     )?;
     for t in &r.tasks {
         let mut line = format!(
@@ -456,8 +518,8 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
             t.id,
             plural(t.added, "row"),
             t.already,
-            plural(t.turns.into(), "turn"),
-            plural(t.steps.into(), "model call")
+            plural(t.turns, "turn"),
+            plural(t.steps, "model call")
         );
         if t.tool_forms_minted > 0 {
             line.push_str(&format!(
@@ -477,9 +539,8 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
                 .collect();
             writeln!(
                 ui.out,
-                "    {} tool call{} without a result (interrupted): {}",
-                lines.len(),
-                if lines.len() == 1 { "" } else { "s" },
+                "    {} without a result (interrupted): {}",
+                plural(lines.len(), "tool call"),
                 lines.join(", ")
             )?;
         }
@@ -489,7 +550,7 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
         skipped.push(format!("{} not conversation", r.not_conversation_lines));
     }
     if r.duplicate_lines > 0 {
-        skipped.push(format!("{} duplicates", r.duplicate_lines));
+        skipped.push(plural(r.duplicate_lines, "duplicate"));
     }
     for (t, n) in &r.unknown_line_types {
         skipped.push(format!("{n} of unknown type {t:?}"));
@@ -503,8 +564,8 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
     if r.incomplete_lines > 0 {
         writeln!(
             ui.out,
-            "  {} incomplete line at the end, left for later",
-            r.incomplete_lines
+            "  {} at the end, left for later",
+            plural(r.incomplete_lines, "incomplete line")
         )?;
     }
     Ok(())

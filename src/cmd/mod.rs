@@ -5,9 +5,12 @@ pub mod check;
 pub mod common;
 pub mod compact;
 pub mod completions;
+pub mod defaults;
 pub mod diff;
 pub mod exit;
 pub mod export;
+pub mod hook;
+pub mod hooks;
 pub mod html_report;
 pub mod import;
 pub mod probe;
@@ -45,8 +48,12 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 }
 
 fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
-    let cli = match Cli::try_parse_from(args) {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
+        // A client runs `compactor hook …`: a command line it cannot parse
+        // (an entry from another compactor version) must not fail its session.
+        Err(_) if hook::is_hook_command_line(&args) => return exit::OK,
         Err(e) => {
             let code = e.exit_code();
             let _ = e.print();
@@ -80,7 +87,7 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
     match &cli.command {
         Command::Import(args) => import::run(&mut open_store(cli)?, ui, args),
         Command::Tasks(args) => tasks::run(&open_store(cli)?, ui, args),
-        Command::Show(args) => show::run(&open_store(cli)?, ui, args),
+        Command::Show(args) => show::run(&mut open_store(cli)?, ui, args),
         Command::Preflight(args) => project::run(&mut open_store(cli)?, ui, args, Mode::Preflight),
         Command::Step(args) => project::run(&mut open_store(cli)?, ui, args, Mode::Step),
         Command::Export(args) => export::run(ui, args),
@@ -94,13 +101,15 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Proxy(args) => proxy::run(&mut open_store(cli)?, ui, args),
         Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
         Command::Check(args) => check::run(ui, args, db_location(cli).ok()),
+        Command::Hooks(args) => hooks::run(cli, ui, args),
+        Command::Hook(args) => Ok(hook::run(cli, ui, args)),
         Command::Completions(args) => completions::run(ui, args.shell),
         Command::Man(args) => completions::man(ui, args),
         Command::CompleteTasks => completions::tasks(cli, ui),
     }
 }
 
-fn db_location(cli: &Cli) -> Result<DbLocation> {
+pub(crate) fn db_location(cli: &Cli) -> Result<DbLocation> {
     Ok(match &cli.db {
         Some(db) => DbLocation::parse(db),
         None => DbLocation::File(default_db_path().ok_or_else(|| {
@@ -112,12 +121,38 @@ fn db_location(cli: &Cli) -> Result<DbLocation> {
     })
 }
 
+/// The store a command works on. Only a command that may create it
+/// ([`creates_store`]) opens a store file that is not there yet.
 fn open_store(cli: &Cli) -> Result<Store> {
     let location = db_location(cli)?;
+    if !creates_store(&cli.command) {
+        return common::open_existing_store(&location);
+    }
     if cli.db.is_none() {
         crate::store::create_default_dir(&location)?;
     }
     Ok(Store::open(&location)?)
+}
+
+/// Whether a command may create the store: `import` and `proxy` (which
+/// record), and a command given a transcript FILE (it imports it first).
+/// Every other command only reads what was imported, so a store that is not
+/// there is a wrong path, never a new empty store.
+fn creates_store(command: &Command) -> bool {
+    match command {
+        Command::Import(_) | Command::Proxy(_) => true,
+        Command::Preflight(a) | Command::Step(a) => a.run.source.file.is_some(),
+        Command::Replay(a) => a.run.source.file.is_some(),
+        Command::Probe(a) => a.run.source.file.is_some(),
+        Command::Compact(a) => a.run.source.file.is_some(),
+        Command::Report(a) => a.run.source.file.is_some(),
+        Command::Show(a) => show::file_and_address(a).0.is_some(),
+        Command::Watch(a) => a
+            .target
+            .as_deref()
+            .is_some_and(|t| std::path::Path::new(t).is_file()),
+        _ => false,
+    }
 }
 
 /// A closed output pipe (`compactor tasks | head`), however it was wrapped.

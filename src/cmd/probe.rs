@@ -10,10 +10,13 @@ use clap::Args;
 use serde_json::json;
 
 use super::Ui;
-use super::common::{BudgetArgs, Resolved, RunTarget, scratch_replay, summarizer_of};
+use super::common::{
+    BudgetArgs, Resolved, RunTarget, noun_for, plural, scratch_replay, summarizer_of,
+};
 use super::exit::Outcome;
 use super::style::{self, paint};
 use crate::engine::{Status, Tier};
+use crate::hooks::compare::{Compared, before_call, compare, with_task_context};
 use crate::model::{Kind, Message, Role};
 use crate::probe::{
     CallScore, Category, Evaluation, Probe, Scorer, Worst, evaluate, extract, percent, worst,
@@ -55,9 +58,11 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
     }
     let rows = index.all_rows()?;
     let probes = extract(&rows);
+    let compactions = store.reader().client_compactions(task)?;
     let (evaluation, replayed) = if args.recorded {
         let end = index.history_end(at);
-        let view = recorded_view(&rows[..end]);
+        // What the client sent: its summary, and the Task Context a hook put back.
+        let view = with_task_context(recorded_view(&rows[..end]), &rows[..end], &compactions);
         (evaluate(&probes, &view, end), None)
     } else {
         let scored = score_replay(store, ui, &r, &probes, &args.run.budget, at)?;
@@ -87,7 +92,34 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
         }
         ui.json_kind("probe", &v)?;
     } else {
-        print_human(ui, task, at, replayed.as_ref(), &evaluation, worst.as_ref())?;
+        let what = match &replayed {
+            Some(r) => format!(
+                "compactor's view · {} · tiers {} · {} · {} of {} raw {}",
+                r.status.name(),
+                Tier::list(&r.tiers),
+                plural(r.folds, "fold"),
+                r.tokens_after,
+                r.raw_tokens,
+                noun_for(r.raw_tokens, "token")
+            ),
+            None => {
+                let end = index.history_end(at);
+                match rows[..end].iter().rfind(|m| m.kind == Kind::CompactSummary) {
+                    Some(m) => format!(
+                        "the recorded history since the agent's own compaction (line {})",
+                        m.line
+                    ),
+                    None => "the recorded history (the agent did not compact it before this call)"
+                        .to_string(),
+                }
+            }
+        };
+        print_human(ui, task, at, &what, &evaluation, worst.as_ref())?;
+        if args.recorded
+            && let Some(c) = before_call(&compare(&probes, &compactions), at)
+        {
+            print_side_by_side(ui, c)?;
+        }
     }
     Ok(if args.fail_on_loss && evaluation.critical_lost > 0 {
         Outcome::Differs
@@ -185,25 +217,15 @@ pub fn recorded_view(rows: &[Message]) -> View {
     View { messages }
 }
 
+/// `what` names the view scored: compactor's, or the recorded one.
 fn print_human(
     ui: &mut Ui,
     task: &str,
     at: u32,
-    replayed: Option<&Replayed>,
+    what: &str,
     e: &Evaluation,
     worst: Option<&Worst>,
 ) -> Result<()> {
-    let what = match replayed {
-        None => "the recorded history (the agent's own compaction)".to_string(),
-        Some(r) => format!(
-            "compactor's view · {} · tiers {} · {} folds · {} of {} raw tokens",
-            r.status.name(),
-            Tier::list(&r.tiers),
-            r.folds,
-            r.tokens_after,
-            r.raw_tokens
-        ),
-    };
     ui.line(
         style::BOLD,
         &format!("probe · task {task} · call {at} · {what}"),
@@ -261,6 +283,71 @@ fn print_human(
                 l.category.name(),
                 l.line,
                 l.source,
+                text
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The client's own summary and compactor's Task Context of the compaction
+/// the scored call follows, scored with the probes of what they replaced.
+fn print_side_by_side(ui: &mut Ui, c: &Compared) -> Result<()> {
+    let client = crate::hooks::Client::parse(&c.client).map_or(c.client.as_str(), |k| k.title());
+    writeln!(ui.out)?;
+    ui.line(
+        style::BOLD,
+        &format!(
+            "the client's own compaction after call {} ({}, {}), scored on the {} before it:",
+            c.after_call,
+            client,
+            c.trigger.as_deref().unwrap_or("trigger unknown"),
+            plural(c.history_rows, "row")
+        ),
+    )?;
+    ui.line(
+        style::DIM,
+        "SUMMARY                   CRITICAL KEPT          ALL KEPT",
+    )?;
+    let sides = [
+        (format!("{client}'s summary"), &c.client_summary),
+        ("compactor's Task Context".to_string(), &c.task_context),
+    ];
+    for (who, side) in &sides {
+        match side {
+            Some(s) => {
+                let e = &s.evaluation;
+                writeln!(
+                    ui.out,
+                    "{who:<24}  {:<21}  {} ({} of {})",
+                    format!(
+                        "{} ({} of {})",
+                        percent(e.critical_kept_permille()),
+                        e.critical_judged - e.critical_lost,
+                        e.critical_judged
+                    ),
+                    percent(e.kept_permille()),
+                    e.passed + e.recoverable,
+                    e.judged
+                )?;
+            }
+            None => writeln!(ui.out, "{who:<24}  not recorded")?,
+        }
+    }
+    for (who, side) in &sides {
+        let Some(s) = side else { continue };
+        let critical: Vec<_> = s.evaluation.lost.iter().filter(|l| l.critical).collect();
+        if critical.is_empty() {
+            continue;
+        }
+        writeln!(ui.out, "critical probes {who} lost:")?;
+        for l in critical {
+            let text = crate::cmd::visible::visible(&clip(&l.expected, 120)).into_owned();
+            writeln!(
+                ui.out,
+                "  !{:<11} line {:<6} {}",
+                l.category.name(),
+                l.line,
                 text
             )?;
         }

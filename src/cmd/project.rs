@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::Ui;
 use super::call_report::print_call;
-use super::common::{Resolved, RunTarget, outcome_of, summarizer_of, write_view};
+use super::common::{Resolved, RunTarget, outcome_of, plural, summarizer_of, write_view};
 use crate::cmd::exit::Outcome;
 use crate::engine::Mode;
 use crate::engine::estimate::CharsPerToken;
@@ -43,6 +43,7 @@ pub struct ProjectArgs {
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Result<Outcome> {
     let Resolved {
         budget,
+        run_budget,
         task,
         index,
         ..
@@ -82,7 +83,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
         ui,
         &task,
         &out.report,
-        &budget,
+        &run_budget,
         // Preflight reports the turn's first call, not `k`.
         index.recorded_prompt(out.report.call),
         args.json,
@@ -98,9 +99,9 @@ pub fn call_of(index: &TaskRecordIndex, at: Option<u32>) -> Result<u32> {
         None => Ok(next),
         Some(k) if (1..=next).contains(&k) => Ok(k),
         Some(k) => bail!(
-            "--at {k} is out of range: task {} has {} model calls, so CALL must be 1..={next} ({next} is the next, unrecorded call)",
+            "--at {k} is out of range: task {} has {}, so CALL must be 1..={next} ({next} is the next, unrecorded call)",
             index.task,
-            index.calls()
+            plural(index.calls(), "model call")
         ),
     }
 }

@@ -8,7 +8,8 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::Ui;
-use super::common::{BudgetArgs, budget_of, hinted, summarizer_of};
+use super::common::{BudgetArgs, hinted, summarizer_of};
+use super::defaults::{budget_for, precheck};
 use crate::cmd::exit::Outcome;
 use crate::engine::Tier;
 use crate::proxy::{CallReport, Event, ServeOptions, Settings, SummarizerChoice, Upstream};
@@ -45,7 +46,9 @@ pub struct ProxyArgs {
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> {
-    let budget = budget_of(&args.budget)?;
+    precheck(&args.budget)?;
+    // The window and reserve stand in for a conversation whose model is unknown.
+    let budget = budget_for(&args.budget, None)?.budget;
     let summarizer = match summarizer_of(&args.budget, store)?.get().name().as_str() {
         "extractive" => SummarizerChoice::Extractive,
         "static" => SummarizerChoice::Static,
@@ -81,6 +84,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> 
     }
     let settings = Settings {
         budget,
+        window: args.budget.window,
+        output_reserved: args.budget.output_reserved,
         summarizer,
         db,
     };

@@ -9,36 +9,20 @@ use clap::Args;
 use serde_json::json;
 
 use super::Ui;
+use super::call_report::paint_status;
 use super::common::{Resolved, RunTarget, summarizer_of};
-use super::common::{hinted, progress, write_atomic};
+use super::common::{hinted, plural, progress, write_atomic};
+use super::defaults::{PriceArgs, RunBudget, RunPrices, overhead_warning, prices_for};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
-use crate::engine::Tier;
-use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
-use crate::model::decimal::Micros;
+use crate::engine::{Status, Tier};
 use crate::probe::{CallScore, worst};
 use crate::probe::{Scorer, extract, percent};
-use crate::session::cost::{Prices, Totals};
+use crate::session::cost::Totals;
 use crate::session::driver::RunSettings;
 use crate::session::replay::{ReplayOptions, StepRow, replay};
 use crate::store::{RunInfo, RunStep, Store};
-
-/// Per-million-token prices for the cache and cost columns.
-#[derive(Debug, Args)]
-pub struct PriceArgs {
-    /// USD per million uncached input tokens.
-    #[arg(long, default_value = "3.00", value_name = "USD")]
-    pub price_input: Micros,
-
-    /// USD per million tokens written to the prompt cache.
-    #[arg(long, default_value = "3.75", value_name = "USD")]
-    pub price_cache_write: Micros,
-
-    /// USD per million tokens read from the prompt cache.
-    #[arg(long, default_value = "0.30", value_name = "USD")]
-    pub price_cache_read: Micros,
-}
 
 #[derive(Debug, Args)]
 #[command(
@@ -113,10 +97,13 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     }
     let Resolved {
         budget,
+        run_budget,
         task,
+        record,
         index,
         calls,
     } = args.run.replayable(store, ui, "replay")?;
+    let run_prices = prices_for(ui, &args.prices, record.as_ref())?;
     let to = args.to.unwrap_or(calls);
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.run.budget, store)?;
@@ -165,7 +152,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         from,
         to,
         resume: args.resume,
-        prices: prices_of(&args.prices),
+        prices: run_prices.prices,
         progress: (args.in_place || args.resume).then(|| run_settings.clone()),
     };
     let bar = progress(
@@ -175,7 +162,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         "replaying {wide_bar} {pos}/{len} calls",
     );
     if !args.json && !args.jsonl {
-        header(ui, &task, &budget, calls, args.probes)?;
+        let overhead = index.overhead(&est)?;
+        header(ui, &task, &run_budget, overhead, calls, args.probes)?;
     }
     let mut saved: Vec<RunStep> = Vec::new();
     let mut scratch = if args.in_place || args.resume {
@@ -184,7 +172,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         Some(store.scratch_copy(&task)?)
     };
     let target: &mut Store = scratch.as_mut().unwrap_or(store);
-    let prices = opts.prices;
+    let mut statuses = StatusCounts::default();
     let mut scorer = match args.probes {
         true => Some(Scorer::new(extract(&index.all_rows()?))),
         false => None,
@@ -198,6 +186,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
             b.inc(1);
         }
         summarizer.note_call(row.call);
+        statuses.add(row.status);
         if let Some(dir) = &args.views {
             write_view(dir, row.call, &out.view.canonical_bytes())?;
         }
@@ -248,7 +237,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         }
         ui.json_kind("replay", &v)?;
     } else if !args.jsonl {
-        print_totals(ui, &totals, &prices)?;
+        print_statuses(ui, &statuses)?;
+        print_totals(ui, &totals, &run_prices)?;
         if let Some(w) = worst(&scores) {
             writeln!(
                 ui.out,
@@ -282,16 +272,36 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
             totals: serde_json::to_value(&totals)?,
         };
         store.transaction(|tx| tx.save_run(&info, &saved))?;
-        ui.note(format!("saved as run {name:?} ({} calls)", saved.len()));
+        ui.note(format!(
+            "saved as run {name:?} ({})",
+            plural(saved.len(), "call")
+        ));
     }
-    Ok(Outcome::Ok)
+    // As `step`: a call over the window is one a live provider would refuse.
+    Ok(if statuses.over_window > 0 {
+        Outcome::Differs
+    } else {
+        Outcome::Ok
+    })
 }
 
-pub fn prices_of(p: &PriceArgs) -> Prices {
-    Prices {
-        input: p.price_input,
-        cache_write: p.price_cache_write,
-        cache_read: p.price_cache_read,
+/// How many replayed calls ended in each status.
+#[derive(Debug, Default)]
+struct StatusCounts {
+    ok: u32,
+    over_trigger: u32,
+    breakthrough: u32,
+    over_window: u32,
+}
+
+impl StatusCounts {
+    fn add(&mut self, s: Status) {
+        match s {
+            Status::Ok => self.ok += 1,
+            Status::OverTrigger => self.over_trigger += 1,
+            Status::Breakthrough => self.breakthrough += 1,
+            Status::OverWindow => self.over_window += 1,
+        }
     }
 }
 
@@ -300,19 +310,38 @@ fn write_view(dir: &Path, step: u32, bytes: &[u8]) -> Result<()> {
     write_atomic(&dir.join(format!("call-{step:04}.json")), bytes, "")
 }
 
-fn header(ui: &mut Ui, task: &str, b: &Budget, calls: u32, probes: bool) -> Result<()> {
-    ui.line(style::BOLD, &format!(
-                "replay · task {task} · {calls} calls · w_eff {} · trigger {} · stop {} · protect {} steps",
-                b.w_eff(),
-                b.trigger(),
-                b.stop(),
-                b.protect_recent_steps
-            ))?;
+fn header(
+    ui: &mut Ui,
+    task: &str,
+    run: &RunBudget,
+    overhead: Option<u64>,
+    calls: u32,
+    probes: bool,
+) -> Result<()> {
+    let b = &run.budget;
+    let window = match run.window_words() {
+        Some(w) => format!("{} ({w})", b.window),
+        None => b.window.to_string(),
+    };
+    ui.line(
+        style::BOLD,
+        &format!(
+            "replay · task {task} · {} · window {window} · w_eff {} · trigger {} · stop {} · protect {}",
+            plural(calls, "call"),
+            b.w_eff(),
+            b.trigger(),
+            b.stop(),
+            plural(b.protect_recent_steps, "step")
+        ),
+    )?;
+    if let Some(w) = overhead_warning(overhead, b) {
+        ui.line(style::YELLOW, &w)?;
+    }
     ui.line(
         style::DIM,
         "BEFORE, AFTER, RAW_TOKENS: predicted prompt tokens (recorded usage − removed + added, estimates scaled; basis and ratio in --json); RECORDED: the transcript's usage; CACHE_*: estimated tokens",
     )?;
-    let columns = " CALL  TURN   BEFORE →    AFTER  RECORDED  TIERS                                SHRUNK DROP FOLDED  CACHE_READ CACHE_WRITE   RAW_TOKENS  VIEW";
+    let columns = " CALL  TURN   BEFORE →    AFTER  RECORDED  STATUS        TIERS                                SHRUNK DROP FOLDED  CACHE_READ CACHE_WRITE   RAW_TOKENS  VIEW";
     let probe_columns = if probes {
         "            CRIT    ALL"
     } else {
@@ -329,9 +358,10 @@ fn print_row(ui: &mut Ui, r: &StepRow, score: Option<&CallScore>) -> Result<()> 
     } else {
         paint(ui.color, style::CYAN, &tiers)
     };
+    let status = paint_status(ui.color, r.status, &format!("{:<12}", r.status.name()));
     write!(
         ui.out,
-        "{:>5} {:>5} {:>8} → {:>8} {:>9}  {} {:>6} {:>4} {:>6} {:>11} {:>11} {:>12}  {}",
+        "{:>5} {:>5} {:>8} → {:>8} {:>9}  {status}  {} {:>6} {:>4} {:>6} {:>11} {:>11} {:>12}  {}",
         r.call,
         r.turn,
         r.tokens_before,
@@ -360,11 +390,45 @@ fn print_row(ui: &mut Ui, r: &StepRow, score: Option<&CallScore>) -> Result<()> 
     Ok(())
 }
 
-fn print_totals(ui: &mut Ui, t: &Totals, p: &Prices) -> Result<()> {
+/// `status: 14 ok · 2 over_trigger · 3 breakthrough · 1 over_window`.
+fn print_statuses(ui: &mut Ui, s: &StatusCounts) -> Result<()> {
+    let counts = [
+        (Status::Ok, s.ok),
+        (Status::OverTrigger, s.over_trigger),
+        (Status::Breakthrough, s.breakthrough),
+        (Status::OverWindow, s.over_window),
+    ];
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|&(status, n)| {
+            let text = format!("{n} {}", status.name());
+            if n == 0 {
+                text
+            } else {
+                paint_status(ui.color, status, &text)
+            }
+        })
+        .collect();
+    let tail = if s.over_window > 0 {
+        " (over the window: a provider would refuse those calls; exit status 1)"
+    } else {
+        ""
+    };
+    writeln!(ui.out, "status: {}{tail}", parts.join(" · "))?;
+    Ok(())
+}
+
+fn print_totals(ui: &mut Ui, t: &Totals, run: &RunPrices) -> Result<()> {
+    let p = &run.prices;
     writeln!(
         ui.out,
-        "totals over {} calls (estimated tokens, both histories on the same basis; USD per million: input {}, cache write {}, cache read {}):",
-        t.calls, p.input, p.cache_write, p.cache_read
+        "totals over {} (estimated tokens, both histories on the same basis; USD per million, {}: input {}, cache write {}, cache read {}, output {}):",
+        plural(t.calls, "call"),
+        run.words(),
+        p.input.rate(),
+        p.cache_write.rate(),
+        p.cache_read.rate(),
+        p.output.rate()
     )?;
     for (name, c) in [("compacted", &t.compacted), ("raw", &t.raw)] {
         writeln!(
@@ -373,9 +437,15 @@ fn print_totals(ui: &mut Ui, t: &Totals, p: &Prices) -> Result<()> {
             c.prompt_tokens,
             c.cache_read_tokens,
             c.cache_write_tokens,
-            c.cost_cached_usd,
-            c.cost_uncached_usd
+            c.cost_cached_usd.dollars(),
+            c.cost_uncached_usd.dollars()
         )?;
     }
+    writeln!(
+        ui.out,
+        "  output    {:>12} recorded tokens · ${} (the same under both histories)",
+        t.output_tokens,
+        t.cost_output_usd.dollars()
+    )?;
     Ok(())
 }

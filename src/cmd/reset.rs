@@ -8,7 +8,7 @@ use clap::Args;
 use serde_json::json;
 
 use super::Ui;
-use super::common::{find_task, hinted};
+use super::common::{find_task, hinted, plural};
 use crate::cmd::exit::Outcome;
 use crate::store::{Forgotten, Store, StoreError};
 
@@ -78,8 +78,9 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ResetArgs) -> Result<Outcome> 
         let scope = profile.map_or("every profile".to_string(), |p| format!("profile {p}"));
         writeln!(
             ui.out,
-            "task {task}: forgot {} compaction entries and {} replay progress records of {scope}; the raw record is untouched",
-            forgotten.entries, forgotten.progress
+            "task {task}: forgot {} and {} of {scope}; the raw record is untouched",
+            plural(forgotten.entries, "compaction entry"),
+            plural(forgotten.progress, "replay progress record")
         )?;
     }
     Ok(Outcome::Ok)

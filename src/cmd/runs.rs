@@ -7,13 +7,14 @@ use clap::Args;
 use serde_json::json;
 
 use super::Ui;
+use super::common::plural;
 use crate::cmd::exit::Outcome;
 use crate::store::Store;
 
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  compactor runs\n  compactor runs --json")]
 pub struct RunsArgs {
-    /// Print a JSON array.
+    /// Print JSON Lines: one object a line, one line per saved run.
     #[arg(long)]
     pub json: bool,
 }
@@ -39,10 +40,10 @@ pub fn run(store: &Store, ui: &mut Ui, args: &RunsArgs) -> Result<Outcome> {
         let b = &r.settings["budget"];
         writeln!(
             ui.out,
-            "{}  task {} · {} calls · window {} reserve {} trigger {} stop {} protect {} · {} · final view {}",
+            "{}  task {} · {} · window {} reserve {} trigger {} stop {} protect {} · {} · final view {}",
             r.name,
             r.task_id,
-            r.steps,
+            plural(r.steps, "call"),
             b["window"],
             b["output_reserved"],
             b["trigger_ratio"].as_str().unwrap_or("?"),

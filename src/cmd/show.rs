@@ -1,5 +1,6 @@
-//! `compactor show --task T [ADDRESS]`: the record, one message, or a tool
-//! call's raw input and output (the offline `view_tool_call`).
+//! `compactor show [FILE] [ADDRESS]`: the record, one message, or a tool
+//! call's raw input and output (the offline `view_tool_call`), of FILE's
+//! task, `--task`'s, or by default the latest.
 
 use std::io::Write;
 
@@ -8,7 +9,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::Ui;
-use super::common::{find_task, hinted};
+use super::common::{TaskSource, hinted, plural, resolve_task};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self};
 use crate::cmd::visible::{visible, visible_line};
@@ -21,18 +22,20 @@ use crate::view::text::{block_text, tool_content_text};
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  compactor show --task latest               the latest task's whole record\n  compactor show --task 7f3c 40..60          rows 40 to 59 of a task named by a prefix\n  compactor show --task 7f3c tool:toolu_01A   a tool call's raw input and output"
+    after_help = "Examples:\n  compactor show session.jsonl 40..60    rows 40 to 59 of a transcript's task\n  compactor show --task 7f3c 40..60      rows 40 to 59 of a task named by a prefix\n  compactor show tool:toolu_01A          a tool call of the latest task (an id prefix will do)"
 )]
 pub struct ShowArgs {
-    /// The task: its id, a unique prefix of it, or `latest`.
-    #[arg(long, value_name = "TASK")]
-    pub task: String,
+    #[command(flatten)]
+    pub source: TaskSource,
 
-    /// What to show: `tool:ID` (a tool call's raw input and output), `N` (one
-    /// message by seq), `A..B` (seq A up to, not including, B), `turn:N`,
-    /// `step:N`, a part address (`text:HASH`, `reasoning:HASH`), a stored
-    /// summary (`cov:HASH`, a prefix is enough), or `compacted` (what the
-    /// compaction store holds). Default: the whole task.
+    /// What to show: `tool:ID` (a tool call's raw input and output; a unique
+    /// prefix of the id is enough), `N` (one message by seq), `A..B` (seq A up
+    /// to, not including, B), `turn:N`, `step:N`, a part address (`text:HASH`,
+    /// `reasoning:HASH`), a stored summary (`cov:HASH`, a prefix is enough), or
+    /// `compacted` (what the compaction store holds). Default: the whole task.
+    /// Given alone, an argument that reads as an ADDRESS is one (a file named
+    /// like one: `./12`), and so is one beside --task that names no file;
+    /// anything else is FILE.
     #[arg(value_name = "ADDRESS")]
     pub address: Option<String>,
 
@@ -58,62 +61,94 @@ enum Address {
     Compacted,
 }
 
+/// What ADDRESS selects; a range must run forwards.
 fn parse_address(s: Option<&str>) -> Result<Address> {
     let Some(s) = s else { return Ok(Address::All) };
-    let bad = || {
-        anyhow::anyhow!(
+    match address_syntax(s) {
+        Some(Address::Range(a, b)) if a >= b => {
+            let what = if a == b { "empty" } else { "reversed" };
+            Err(hinted(
+                format!("the range {s} is {what}: A..B shows seq A up to, not including, B"),
+                if a == b {
+                    format!("for the one message at {a}, give `{a}`")
+                } else {
+                    format!("did you mean {b}..{a}?")
+                },
+            ))
+        }
+        Some(address) => Ok(address),
+        None => Err(anyhow::anyhow!(
             "unknown address {s:?}; expected tool:ID, N, A..B, turn:N, step:N, text:HASH, reasoning:HASH, cov:HASH or compacted"
-        )
-    };
+        )),
+    }
+}
+
+/// The address `s` spells, if it spells one (a range is not checked here).
+fn address_syntax(s: &str) -> Option<Address> {
+    let nonempty = |h: &str| (!h.is_empty()).then_some(());
     if s == "compacted" {
-        return Ok(Address::Compacted);
+        return Some(Address::Compacted);
     }
     if let Some(h) = s.strip_prefix("cov:") {
-        if h.is_empty() {
-            return Err(bad());
-        }
-        return Ok(Address::Coverage(s.to_string()));
+        nonempty(h)?;
+        return Some(Address::Coverage(s.to_string()));
     }
     for prefix in ["text:", "reasoning:", "image:", "other:"] {
         if let Some(h) = s.strip_prefix(prefix) {
-            if h.is_empty() {
-                return Err(bad());
-            }
-            return Ok(Address::Part(s.to_string()));
+            nonempty(h)?;
+            return Some(Address::Part(s.to_string()));
         }
     }
     if let Some(id) = s.strip_prefix("tool:") {
-        if id.is_empty() {
-            return Err(bad());
-        }
-        return Ok(Address::Tool(id.to_string()));
+        nonempty(id)?;
+        return Some(Address::Tool(id.to_string()));
     }
     if let Some(n) = s.strip_prefix("turn:") {
-        return Ok(Address::Turn(n.parse().map_err(|_| bad())?));
+        return n.parse().ok().map(Address::Turn);
     }
     if let Some(n) = s.strip_prefix("step:") {
-        return Ok(Address::Step(n.parse().map_err(|_| bad())?));
+        return n.parse().ok().map(Address::Step);
     }
     if let Some((a, b)) = s.split_once("..") {
-        let a = if a.is_empty() {
-            0
-        } else {
-            a.parse().map_err(|_| bad())?
-        };
+        let a = if a.is_empty() { 0 } else { a.parse().ok()? };
         let b = if b.is_empty() {
             u64::MAX
         } else {
-            b.parse().map_err(|_| bad())?
+            b.parse().ok()?
         };
-        return Ok(Address::Range(a, b));
+        return Some(Address::Range(a, b));
     }
-    Ok(Address::Seq(s.parse().map_err(|_| bad())?))
+    s.parse().ok().map(Address::Seq)
 }
 
-pub fn run(store: &Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
+/// FILE and ADDRESS as given: one positional is an ADDRESS when it reads as
+/// one (or, beside `--task`, when no such file exists: a mistyped address),
+/// else a FILE; two are FILE then ADDRESS.
+pub(crate) fn file_and_address(args: &ShowArgs) -> (Option<&std::path::Path>, Option<&str>) {
+    match (&args.source.file, &args.address) {
+        (Some(one), None) => match one.to_str() {
+            Some(s)
+                if address_syntax(s).is_some() || (args.source.task.is_some() && !one.exists()) =>
+            {
+                (None, Some(s))
+            }
+            _ => (Some(one), None),
+        },
+        (file, address) => (file.as_deref(), address.as_deref()),
+    }
+}
+
+pub fn run(store: &mut Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
+    let (file, address_text) = file_and_address(args);
+    let address = parse_address(address_text)?;
+    let source = TaskSource {
+        file: file.map(std::path::Path::to_path_buf),
+        task: args.source.task.clone(),
+        project: args.source.project.clone(),
+        input_format: args.source.input_format,
+    };
+    let task = resolve_task(store, ui, &source)?;
     let reader = store.reader();
-    let task = find_task(store, &args.task, None)?;
-    let address = parse_address(args.address.as_deref())?;
     match &address {
         Address::Tool(id) => return show_tool(store, ui, &task, id, args.json),
         Address::Part(a) => return show_part(store, ui, &task, a, args.json),
@@ -140,11 +175,17 @@ pub fn run(store: &Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
         }
     };
     if rows.is_empty() {
+        let stored = reader.message_count(&task)?;
         bail!(
-            "nothing at {} in task {} ({} messages stored)",
-            args.address.as_deref().unwrap_or("(all)"),
+            "nothing at {} in task {} ({} stored{})",
+            address_text.unwrap_or("(all)"),
             task,
-            reader.message_count(&task)?
+            plural(stored, "message"),
+            match stored {
+                0 => String::new(),
+                1 => ": seq 0".to_string(),
+                n => format!(": seq 0 to {}", n - 1),
+            }
         );
     }
     if args.json {
@@ -213,12 +254,12 @@ fn show_part(
         return Ok(Outcome::Ok);
     }
     let header = format!(
-        "── part {} · turn {} · step {} · {} · {} tokens",
+        "── part {} · turn {} · step {} · {} · {}",
         p.address,
         p.turn,
         p.step,
         p.kind.as_str(),
-        p.tokens
+        plural(p.tokens, "token")
     );
     ui.line(style::CYAN, &header)?;
     writeln!(ui.out, "{}", visible(&block_text(block)))?;
@@ -271,7 +312,8 @@ fn show_summary(
         return Ok(Outcome::Ok);
     }
     let mut header = format!(
-        "── summary {key} · folds {covers} parts · {summarizer} · minted at call {minted_call} (turn {minted_turn})"
+        "── summary {key} · folds {} · {summarizer} · minted at call {minted_call} (turn {minted_turn})",
+        plural(covers, "part")
     );
     if let Some(e) = extends {
         header.push_str(&format!(" · extends {e}"));
@@ -301,9 +343,9 @@ fn show_compacted(store: &Store, ui: &mut Ui, task: &str, json_out: bool) -> Res
     }
     writeln!(
         ui.out,
-        "{} tool forms minted at import; {} entries in the compaction store",
-        forms.len(),
-        entries.len()
+        "{} minted at import; {} in the compaction store",
+        plural(forms.len(), "tool form"),
+        plural(entries.len(), "entry")
     )?;
     let mut current: Option<&str> = None;
     for (profile, key, v) in &entries {
@@ -324,8 +366,9 @@ fn show_compacted(store: &Store, ui: &mut Ui, task: &str, json_out: bool) -> Res
                 let id = key.strip_prefix("tool:").unwrap_or(key);
                 match forms.get(id) {
                     Some(f) => format!(
-                        "shrunk by {rule}: {} → {} tokens",
-                        f.raw_tokens, f.form_tokens
+                        "shrunk by {rule}: {} → {}",
+                        f.raw_tokens,
+                        plural(f.form_tokens, "token")
                     ),
                     None => format!("shrunk by {rule}"),
                 }
@@ -336,10 +379,16 @@ fn show_compacted(store: &Store, ui: &mut Ui, task: &str, json_out: bool) -> Res
                 summarizer,
                 minted_call,
                 ..
-            }) => format!("summary of {covers} parts ({summarizer}), minted at call {minted_call}"),
+            }) => format!(
+                "summary of {} ({summarizer}), minted at call {minted_call}",
+                plural(covers, "part")
+            ),
             Some(Entry::Anchor {
                 turn, real_tokens, ..
-            }) => format!("calibration anchor: {real_tokens} tokens at the end of turn {turn}"),
+            }) => format!(
+                "calibration anchor: {} at the end of turn {turn}",
+                plural(real_tokens, "token")
+            ),
             Some(Entry::Gate {
                 turn,
                 call,
@@ -373,9 +422,50 @@ fn row_json(r: &StoredMessage) -> Value {
     })
 }
 
+/// The tool call id a prefix names: the id itself, or the one id that starts
+/// with it (as task ids take a unique prefix).
+fn tool_id<'r>(rows: &'r [StoredMessage], task: &str, prefix: &str) -> Result<&'r str> {
+    let mut ids: Vec<&str> = Vec::new();
+    for r in rows.iter().filter(|r| r.message.kind == Kind::Generation) {
+        for b in &r.message.content {
+            if let Block::ToolUse { id, .. } = b
+                && id.starts_with(prefix)
+            {
+                if id == prefix {
+                    return Ok(id);
+                }
+                if !ids.contains(&id.as_str()) {
+                    ids.push(id);
+                }
+            }
+        }
+    }
+    match ids.as_slice() {
+        [one] => Ok(one),
+        [] => bail!("no tool call {prefix} in task {task}"),
+        many => {
+            let shown: Vec<String> = many
+                .iter()
+                .take(20)
+                .map(|id| format!("  tool:{id}"))
+                .collect();
+            Err(hinted(
+                format!(
+                    "tool id prefix {prefix:?} is ambiguous: {} match\n{}{}",
+                    plural(many.len(), "tool call"),
+                    shown.join("\n"),
+                    if many.len() > 20 { "\n  ..." } else { "" }
+                ),
+                "give more of the id",
+            ))
+        }
+    }
+}
+
 fn show_tool(store: &Store, ui: &mut Ui, task: &str, id: &str, json_out: bool) -> Result<Outcome> {
     let reader = store.reader();
     let rows = reader.all_messages(task)?;
+    let id = tool_id(&rows, task, id)?;
     let mut call = None;
     let mut result = None;
     for r in &rows {
@@ -448,8 +538,10 @@ fn show_tool(store: &Store, ui: &mut Ui, task: &str, id: &str, json_out: bool) -
         ui.line(
             style::DIM,
             &format!(
-                "compacted form: {} · {} → {} tokens",
-                f.rule, f.raw_tokens, f.form_tokens
+                "compacted form: {} · {} → {}",
+                f.rule,
+                f.raw_tokens,
+                plural(f.form_tokens, "token")
             ),
         )?;
     }
@@ -506,5 +598,12 @@ mod tests {
         );
         assert!(parse_address(Some("cov:")).is_err());
         assert!(parse_address(Some("banana")).is_err());
+        let reversed = parse_address(Some("60..40")).unwrap_err();
+        assert_eq!(
+            reversed.to_string(),
+            "the range 60..40 is reversed: A..B shows seq A up to, not including, B"
+        );
+        let empty = parse_address(Some("7..7")).unwrap_err();
+        assert!(empty.to_string().contains("is empty"), "{empty}");
     }
 }

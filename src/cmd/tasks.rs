@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::Ui;
 use crate::cmd::exit::Outcome;
-use crate::engine::clean::{normalise_whitespace, request_text};
+use crate::engine::clean::{TitleText, normalise_whitespace, title_text};
 use crate::model::{Block, Kind, Usage};
 use crate::store::{Store, stats_of};
 
@@ -72,17 +72,12 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
     for t in &records {
         let msgs = reader.all_messages(&t.id)?;
         let st = stats_of(msgs.iter().map(|s| &s.message));
-        let title = t
-            .title
-            .as_deref()
-            .map(normalise_whitespace)
-            .filter(|s| !s.is_empty())
-            .or_else(|| {
-                msgs.iter()
-                    .filter(|m| m.message.kind == Kind::Ask)
-                    .find_map(|m| ask_text(&m.message.content))
-            })
-            .map(|s| cut(&s, TITLE_MAX));
+        let title = title_of(
+            t.title.as_deref(),
+            msgs.iter()
+                .filter(|m| m.message.kind == Kind::Ask)
+                .map(|m| m.message.content.as_slice()),
+        );
         rows.push(TaskRow {
             short_id: short_id(&t.id, &ids),
             id: t.id.clone(),
@@ -132,14 +127,54 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-/// The first text of an ask, the client's wrappers taken off, on one line.
-fn ask_text(content: &[Block]) -> Option<String> {
-    content.iter().find_map(|b| match b {
-        Block::Text { text } => request_text(text)
-            .map(|t| normalise_whitespace(&t))
-            .filter(|t| !t.is_empty()),
-        _ => None,
-    })
+/// A task's title, one line of at most `TITLE_MAX` characters: the one its
+/// session recorded, else its first real ask (the content of its ask rows,
+/// in order; slash-command wrappers read as the command typed, client
+/// notices skipped), else the first slash command it ran (`/init`).
+pub(crate) fn title_of<'a>(
+    recorded: Option<&str>,
+    asks: impl IntoIterator<Item = &'a [Block]>,
+) -> Option<String> {
+    if let Some(title) = recorded.map(normalise_whitespace).filter(|s| !s.is_empty()) {
+        return Some(cut(&title, TITLE_MAX));
+    }
+    let mut search = TitleSearch::default();
+    for content in asks {
+        if let Some(title) = search.offer(content) {
+            return Some(title);
+        }
+    }
+    search.finish()
+}
+
+/// A task's asks read in order for its title (see [`title_of`]), for a
+/// caller that reads them one at a time.
+#[derive(Default)]
+pub(crate) struct TitleSearch {
+    command: Option<String>,
+}
+
+impl TitleSearch {
+    /// The title, once an ask holds a real one.
+    pub(crate) fn offer(&mut self, content: &[Block]) -> Option<String> {
+        for b in content {
+            if let Block::Text { text } = b {
+                match title_text(text) {
+                    Some(TitleText::Ask(ask)) => return Some(cut(&ask, TITLE_MAX)),
+                    Some(TitleText::Command(c)) => {
+                        self.command.get_or_insert(c);
+                    }
+                    None => {}
+                }
+            }
+        }
+        None
+    }
+
+    /// After the last ask: the first slash command, when no real ask came.
+    pub(crate) fn finish(self) -> Option<String> {
+        self.command.map(|c| cut(&c, TITLE_MAX))
+    }
 }
 
 /// Top-level tasks, most recently active first (then by id); each followed

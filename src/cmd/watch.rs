@@ -3,9 +3,12 @@
 //! The file is polled: each look imports what was added (a no-op when its
 //! size and modification time did not change; a half-written last line is
 //! left for the next look), and every model call not yet reported gets the
-//! report `step --at CALL` would print, as a what-if on a scratch copy. Each
-//! import is one transaction, so Ctrl-C (the default signal action) leaves the
-//! store as it was after the last whole import, never half of one.
+//! row `replay` gives it. One replay runs for the whole watch, on a scratch
+//! copy of the task, its driver kept from look to look and handed the grown
+//! record, so each call is run once and carries the state the calls before
+//! it left, as a live engine would. Each import is one transaction, so Ctrl-C
+//! (the default signal action) leaves the store as it was after the last
+//! whole import, never half of one.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -15,14 +18,15 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::Ui;
-use super::call_report::print_call;
-use super::common::{BudgetArgs, budget_of, find_task, summarizer_of};
+use super::common::{BudgetArgs, find_task, summarizer_of};
+use super::defaults;
 use super::import::format_or_auto;
+use super::summarizer::Configured;
 use crate::cmd::exit::Outcome;
-use crate::engine::estimate::CharsPerToken;
-use crate::engine::{Report, budget::Budget};
+use crate::engine::estimate::{CharsPerToken, Estimator};
 use crate::model::Format;
-use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
+use crate::session::driver::{RunSettings, TaskRecordIndex};
+use crate::session::replay::{Replayer, StepRow};
 use crate::store::Store;
 use crate::transcript::ingest::{IngestOptions, ingest_file};
 
@@ -30,7 +34,7 @@ use crate::transcript::ingest::{IngestOptions, ingest_file};
 #[command(after_help = "\
 Examples:
   compactor watch                                   follow the latest session
-  compactor watch --cwd . --window 200000           the latest session of this project
+  compactor watch --project . --window 200000       the latest session of this project
   compactor watch session.jsonl --json --until-idle 30")]
 pub struct WatchArgs {
     /// A transcript file to follow, or a task (its id, a unique prefix, `latest`) whose
@@ -38,9 +42,10 @@ pub struct WatchArgs {
     #[arg(value_name = "TASK|FILE")]
     pub target: Option<String>,
 
-    /// The project directory: `latest` and prefixes pick among its sessions.
-    #[arg(long, value_name = "DIR")]
-    pub cwd: Option<PathBuf>,
+    /// Pick among the sessions recorded in this project directory: `latest` and prefixes
+    /// look only there. `--cwd` is an older name for it.
+    #[arg(long, alias = "cwd", value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    pub project: Option<PathBuf>,
 
     /// FILE's transcript format.
     #[arg(long, default_value = "auto", value_parser = format_or_auto(), value_name = "FORMAT")]
@@ -49,7 +54,7 @@ pub struct WatchArgs {
     #[command(flatten)]
     pub budget: BudgetArgs,
 
-    /// One JSON line per model call, the same as `step --at CALL --json` prints.
+    /// One JSON line per model call: the call's record of `replay --jsonl`.
     #[arg(long)]
     pub json: bool,
 
@@ -63,60 +68,212 @@ pub struct WatchArgs {
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &WatchArgs) -> Result<Outcome> {
-    let budget = budget_of(&args.budget)?;
-    let (path, mut task) = target(store, args)?;
-    let opts = IngestOptions {
-        format: args.input_format,
-        ..IngestOptions::default()
-    };
+    defaults::precheck(&args.budget)?;
+    let (path, task) = target(store, args)?;
     let idle = args.until_idle.map(Duration::from_secs);
     let interval = Duration::from_millis(args.interval.max(10));
-    let mut reported = 0u32;
+    let est = CharsPerToken::default();
+    let summarizer = summarizer_of(&args.budget, store)?;
+    let mut watch = Watch {
+        path,
+        task,
+        format: args.input_format,
+        flags: &args.budget,
+        estimator: &est,
+        summarizer: &summarizer,
+        json: args.json,
+        announced: false,
+        followed: None,
+    };
     let mut last_change = Instant::now();
-    let mut announced = false;
     loop {
-        // A new session file may be empty or hold half a first line: wait for one line.
-        if task.is_none() && !has_a_line(&path)? {
-            if let Some(idle) = idle
-                && last_change.elapsed() >= idle
-            {
-                return Ok(Outcome::Ok);
-            }
-            std::thread::sleep(interval);
-            continue;
-        }
-        let report = ingest_file(store, &path, &opts, &mut |_| {})?;
-        if report.added() > 0 {
+        if watch.look(store, ui)? {
             last_change = Instant::now();
-        }
-        if task.is_none() {
-            task = report.main_task().map(str::to_string);
-        }
-        if let Some(t) = &task {
-            if !announced {
-                ui.note(format!("watching {} (task {t})", path.display()));
-                announced = true;
-            }
-            let index = TaskRecordIndex::load(store, t)?;
-            for k in reported + 1..=index.calls() {
-                report_call(store, ui, args, &budget, t, &index, k)?;
-                ui.out.flush()?;
-            }
-            reported = reported.max(index.calls());
         }
         if let Some(idle) = idle
             && last_change.elapsed() >= idle
         {
+            watch.finish(store, ui)?;
             return Ok(Outcome::Ok);
         }
         std::thread::sleep(interval);
     }
 }
 
-/// Whether the file holds a whole line yet.
+/// A watch between two looks at its file.
+struct Watch<'a> {
+    path: PathBuf,
+    /// The file's task, once known.
+    task: Option<String>,
+    format: Option<Format>,
+    /// The budget flags: what they leave to the session's model is filled in
+    /// as `replay` fills it in, once the session has a call to run.
+    flags: &'a BudgetArgs,
+    estimator: &'a dyn Estimator,
+    summarizer: &'a Configured,
+    json: bool,
+    announced: bool,
+    /// The replay, from the first call on.
+    followed: Option<Followed<'a>>,
+}
+
+impl<'a> Watch<'a> {
+    /// One look at the file: import what was added, then run and print
+    /// every call whose row is final. Returns whether rows were added.
+    fn look(&mut self, store: &mut Store, ui: &mut Ui) -> Result<bool> {
+        // A new session file may be empty or hold half a first line: wait for one line.
+        if self.task.is_none() && !has_a_line(&self.path)? {
+            return Ok(false);
+        }
+        let opts = IngestOptions {
+            format: self.format,
+            ..IngestOptions::default()
+        };
+        let report = ingest_file(store, &self.path, &opts, &mut |_| {})?;
+        if self.task.is_none() {
+            self.task = report.main_task().map(str::to_string);
+        }
+        self.report(store, ui, false)?;
+        Ok(report.added() > 0)
+    }
+
+    /// The end of the watch: nothing more is coming, so the last call is as
+    /// final as the file; print it too.
+    fn finish(&mut self, store: &Store, ui: &mut Ui) -> Result<()> {
+        self.report(store, ui, true)
+    }
+
+    /// Run and print the calls not reported yet whose rows are final (with
+    /// `all`, every call the record holds).
+    fn report(&mut self, store: &Store, ui: &mut Ui, all: bool) -> Result<()> {
+        let Some(task) = &self.task else {
+            return Ok(());
+        };
+        if !self.announced {
+            ui.note(format!("watching {} (task {task})", self.path.display()));
+            self.announced = true;
+        }
+        let f = match &mut self.followed {
+            Some(f) => {
+                f.catch_up(store)?;
+                f
+            }
+            None => {
+                let index = TaskRecordIndex::load(store, task)?;
+                if ready(&index, all) == 0 {
+                    return Ok(());
+                }
+                // As replay resolves it, now that the session names its model.
+                let budget = defaults::budget_for(self.flags, store.reader().task(task)?.as_ref())?;
+                defaults::note_window(ui, &budget);
+                let settings =
+                    RunSettings::new(budget.budget, self.estimator, self.summarizer.get());
+                self.followed
+                    .insert(Followed::start(store, index, settings)?)
+            }
+        };
+        let to = ready(f.index(), all);
+        f.report_to(ui, self.json, self.summarizer, to)
+    }
+}
+
+/// The last call of `index` whose row can no longer change (with `all`, the
+/// last call): a call's row carries its recorded usage, which a Codex
+/// rollout writes after the call's items, so the last call waits for its
+/// usage or for the next call.
+fn ready(index: &TaskRecordIndex, all: bool) -> u32 {
+    let n = index.calls();
+    match (all, index.usage(n)) {
+        (true, _) | (_, Some(_)) => n,
+        (false, None) => n.saturating_sub(1),
+    }
+}
+
+/// The replay a watch keeps going: a scratch copy of the task and the
+/// replayer over its record, loaded again whenever rows were added.
+struct Followed<'a> {
+    scratch: Store,
+    replayer: Replayer<'a, Box<TaskRecordIndex>>,
+    trigger: u64,
+    /// The calls reported so far.
+    reported: u32,
+}
+
+impl<'a> Followed<'a> {
+    fn start(
+        store: &Store,
+        index: TaskRecordIndex,
+        settings: RunSettings<'a>,
+    ) -> Result<Followed<'a>> {
+        let scratch = store.scratch_copy(&index.task)?;
+        let trigger = settings.budget.trigger();
+        let replayer = Replayer::new(&scratch, Box::new(index), settings)?;
+        Ok(Followed {
+            scratch,
+            replayer,
+            trigger,
+            reported: 0,
+        })
+    }
+
+    fn index(&self) -> &TaskRecordIndex {
+        &self.replayer.driver.index
+    }
+
+    /// Hand the replay the task's record again when rows were added to it
+    /// (by this watch's import or by any other).
+    fn catch_up(&mut self, store: &Store) -> Result<()> {
+        let task = self.index().task.clone();
+        if store.reader().message_count(&task)? == self.index().len() as u64 {
+            return Ok(());
+        }
+        let index = TaskRecordIndex::load(store, &task)?;
+        self.scratch.lend_forms_again(store)?;
+        self.replayer.grow(&self.scratch, Box::new(index))?;
+        Ok(())
+    }
+
+    /// Run and print every call not reported yet, up to `to`.
+    fn report_to(
+        &mut self,
+        ui: &mut Ui,
+        json: bool,
+        summarizer: &Configured,
+        to: u32,
+    ) -> Result<()> {
+        let trigger = self.trigger;
+        for k in self.reported + 1..=to {
+            self.replayer
+                .call(&mut self.scratch, k, |row, _, _| -> Result<()> {
+                    summarizer.note_call(row.call);
+                    if json {
+                        ui.json_kind("replay_call", row)?;
+                    } else {
+                        writeln!(ui.out, "{}", one_line(row, trigger))?;
+                    }
+                    ui.out.flush()?;
+                    Ok(())
+                })?;
+            self.reported = k;
+        }
+        Ok(())
+    }
+}
+
+/// Whether the file holds a whole line yet (read up to its first newline,
+/// a block at a time: the file may be large).
 fn has_a_line(path: &Path) -> Result<bool> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(bytes.contains(&b'\n'))
+    use std::io::Read;
+    let fail = || format!("cannot read {}", path.display());
+    let mut file = std::fs::File::open(path).with_context(fail)?;
+    let mut block = [0u8; 8192];
+    loop {
+        match file.read(&mut block).with_context(fail)? {
+            0 => return Ok(false),
+            n if block[..n].contains(&b'\n') => return Ok(true),
+            _ => {}
+        }
+    }
 }
 
 /// The file to follow, and its task when already known.
@@ -131,7 +288,7 @@ fn target(store: &Store, args: &WatchArgs) -> Result<(PathBuf, Option<String>)> 
         }
     }
     let name = args.target.as_deref().unwrap_or("latest");
-    let task = find_task(store, name, args.cwd.as_deref())?;
+    let task = find_task(store, name, args.project.as_deref())?;
     let source = store
         .reader()
         .task_source(&task)?
@@ -142,56 +299,23 @@ fn target(store: &Store, args: &WatchArgs) -> Result<(PathBuf, Option<String>)> 
     Ok((PathBuf::from(source), Some(task)))
 }
 
-/// What `step --at k` prints for call `k`: a what-if on a scratch copy.
-fn report_call(
-    store: &mut Store,
-    ui: &mut Ui,
-    args: &WatchArgs,
-    budget: &Budget,
-    task: &str,
-    index: &TaskRecordIndex,
-    k: u32,
-) -> Result<()> {
-    let est = CharsPerToken::default();
-    let summarizer = summarizer_of(&args.budget, store)?;
-    let mut scratch = store.scratch_copy(task)?;
-    let mut driver = Driver::new(
-        &scratch,
-        index,
-        RunSettings::new(*budget, &est, summarizer.get()),
-    )?;
-    let out = driver.step(&mut scratch, k)?;
-    summarizer.note_call(out.report.call);
-    if args.json {
-        return print_call(
-            ui,
-            task,
-            &out.report,
-            budget,
-            index.recorded_prompt(out.report.call),
-            true,
-            summarizer.report().as_ref(),
-        );
-    }
-    writeln!(ui.out, "{}", one_line(&out.report))?;
-    Ok(())
-}
-
 /// `call 12 (turn 3) · 63727 → 41200 tokens (trigger 117000) · tiers shrink, floor · ok`
-fn one_line(r: &Report) -> String {
-    let tiers: Vec<&str> = r.tiers_fired.iter().map(|t| t.name()).collect();
+fn one_line(r: &StepRow, trigger: u64) -> String {
     format!(
-        "call {} (turn {}) · {} → {} tokens (trigger {}) · tiers {} · {}",
+        "call {} (turn {}) · {} → {} tokens (trigger {trigger}) · tiers {} · {}",
         r.call,
         r.turn,
         r.tokens_before,
         r.tokens_after,
-        r.trigger,
-        if tiers.is_empty() {
+        if r.tiers_fired.is_empty() {
             "none".to_string()
         } else {
+            let tiers: Vec<&str> = r.tiers_fired.iter().map(|t| t.name()).collect();
             tiers.join(", ")
         },
         r.status.name()
     )
 }
+
+#[cfg(test)]
+mod tests;

@@ -11,7 +11,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
 
-use crate::view::session::{SessionKind, uuid_from};
+use crate::transcript::codex_names::CODEX_SESSION_INDEX;
+use crate::view::session::{SessionKind, codex_index_entry, uuid_from};
 
 /// The new session's id and time.
 pub struct Stamp {
@@ -125,12 +126,9 @@ pub fn session_path(kind: SessionKind, stamp: &Stamp, cwd: &str) -> Result<PathB
                 .join(format!("{}.jsonl", stamp.session_id))
         }
         SessionKind::Codex => {
-            let root = match std::env::var_os("CODEX_HOME") {
-                Some(d) if !d.is_empty() => PathBuf::from(d),
-                _ => home()?.join(".codex"),
-            };
             let (y, mo, d, h, mi, s) = civil(stamp.unix_ms / 1000);
-            root.join("sessions")
+            codex_home()?
+                .join("sessions")
                 .join(format!("{y:04}"))
                 .join(format!("{mo:02}"))
                 .join(format!("{d:02}"))
@@ -140,6 +138,30 @@ pub fn session_path(kind: SessionKind, stamp: &Stamp, cwd: &str) -> Result<PathB
                 ))
         }
     })
+}
+
+/// Where Codex keeps its state: `$CODEX_HOME`, else `~/.codex`.
+fn codex_home() -> Result<PathBuf> {
+    Ok(match std::env::var_os("CODEX_HOME") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => home()?.join(".codex"),
+    })
+}
+
+/// Name a written Codex session as Codex names one (`/rename`): an entry
+/// appended to its `session_index.jsonl`, which `codex resume` lists
+/// sessions by (and finds one by, `codex resume NAME`).
+pub fn name_codex_session(id: &str, title: &str, timestamp: &str) -> Result<()> {
+    let path = codex_home()?.join(CODEX_SESSION_INDEX);
+    let fail = || format!("cannot name the session in {}", path.display());
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(fail)?;
+    std::io::Write::write_all(&mut file, &codex_index_entry(id, title, timestamp))
+        .with_context(fail)?;
+    Ok(())
 }
 
 /// Write a new session file; an existing file is never replaced.

@@ -20,6 +20,10 @@ pub struct Budget {
 
 pub const DEFAULT_WINDOW: u64 = 200_000;
 pub const DEFAULT_OUTPUT_RESERVED: u64 = 20_000;
+/// Without `--output-reserved`, a window keeps this share for the output at
+/// most: `min(DEFAULT_OUTPUT_RESERVED, window / 8)`, so a small window is not
+/// mostly reserve.
+pub const DEFAULT_OUTPUT_RESERVED_DIVISOR: u64 = 8;
 pub const DEFAULT_TRIGGER_RATIO: Ratio = Ratio::from_ppm(650_000);
 pub const DEFAULT_STOP_RATIO: Ratio = Ratio::from_ppm(500_000);
 pub const DEFAULT_PROTECT_RECENT_STEPS: u32 = 5;
@@ -50,6 +54,12 @@ pub enum BudgetError {
     StopNotBelowTrigger { stop: Ratio, trigger: Ratio },
     #[error("the summary budget must be at least 1 token")]
     NoSummaryBudget,
+}
+
+/// The output reserve when none is given: `min(20000, window / 8)` (a 32k
+/// window keeps 28,000 tokens, a 200k one 180,000).
+pub fn default_output_reserved(window: u64) -> u64 {
+    DEFAULT_OUTPUT_RESERVED.min(window / DEFAULT_OUTPUT_RESERVED_DIVISOR)
 }
 
 impl Budget {
@@ -119,6 +129,21 @@ mod tests {
         assert_eq!(b.trigger(), 18_200);
         assert_eq!(b.stop(), 14_000);
         assert_eq!(Budget::default().trigger(), 117_000);
+    }
+
+    #[test]
+    fn the_default_reserve_is_an_eighth_of_the_window_up_to_20000() {
+        assert_eq!(default_output_reserved(32_000), 4_000);
+        assert_eq!(32_000 - default_output_reserved(32_000), 28_000);
+        assert_eq!(default_output_reserved(160_000), 20_000);
+        assert_eq!(default_output_reserved(200_000), DEFAULT_OUTPUT_RESERVED);
+        assert_eq!(default_output_reserved(1_000_000), 20_000);
+        assert_eq!(default_output_reserved(7), 0);
+        // The default budget is the default reserve of the default window.
+        assert_eq!(
+            default_output_reserved(DEFAULT_WINDOW),
+            Budget::default().output_reserved
+        );
     }
 
     #[test]

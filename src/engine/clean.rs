@@ -18,6 +18,64 @@ const INJECTED_BLOCKS: [&str; 4] = [
 /// Tags of a slash-command wrapper (`<command-name>/clear</command-name>`).
 const COMMAND_TAGS: [&str; 3] = ["<command-name>", "<command-message>", "<command-args>"];
 
+/// How a user line opens when the client wrote it and no one typed it: a
+/// background task's notification, the echo of a local (`!`) command, a
+/// hook's output.
+const CLIENT_NOTICES: [&str; 8] = [
+    "<task-notification>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+    "<user-prompt-submit-hook>",
+];
+
+/// What a task's title may quote from a user line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TitleText {
+    /// Words the user typed: the request, or a slash command with its arguments.
+    Ask(String),
+    /// A slash command without arguments (`/init`): a title only when the
+    /// task holds no ask.
+    Command(String),
+}
+
+/// A user line as a title may quote it, on one line: slash-command wrappers
+/// read as the command the user typed, client notices are nothing, and any
+/// other ask is cut to its request ([`request_text`]).
+pub(crate) fn title_text(ask: &str) -> Option<TitleText> {
+    let text = strip_controls(ask);
+    let t = text.trim_start();
+    if CLIENT_NOTICES.iter().any(|tag| t.starts_with(tag)) {
+        return None;
+    }
+    if COMMAND_TAGS.iter().any(|tag| t.starts_with(tag)) {
+        let name = normalise_whitespace(tag_text(t, "command-name")?);
+        if name.is_empty() {
+            return None;
+        }
+        let args = tag_text(t, "command-args").map(normalise_whitespace);
+        return Some(match args.filter(|a| !a.is_empty()) {
+            Some(args) => TitleText::Ask(format!("{name} {args}")),
+            None => TitleText::Command(name),
+        });
+    }
+    request_text(&text)
+        .map(|r| normalise_whitespace(&r))
+        .filter(|r| !r.is_empty())
+        .map(TitleText::Ask)
+}
+
+/// The text of the first `<tag>…</tag>` in `s`.
+fn tag_text<'s>(s: &'s str, tag: &str) -> Option<&'s str> {
+    let open = format!("<{tag}>");
+    let start = s.find(&open)? + open.len();
+    let end = s[start..].find(&format!("</{tag}>"))?;
+    Some(&s[start..start + end])
+}
+
 /// ANSI escape sequences (CSI, OSC and two-byte escapes) and every other
 /// control character except line breaks and tabs removed; `\r\n` and a lone
 /// `\r` become `\n`. Text without any comes back unchanged.
@@ -193,6 +251,46 @@ mod tests {
             ),
             None
         );
+    }
+
+    #[test]
+    fn a_title_reads_a_slash_command_as_typed_and_skips_client_notices() {
+        let ask = |s: &str| Some(TitleText::Ask(s.to_string()));
+        assert_eq!(
+            title_text(
+                "<command-message>orchestrator is running…</command-message>\n<command-name>/orchestrator</command-name>\n<command-args>create TODO app\n by Next.js</command-args>"
+            ),
+            ask("/orchestrator create TODO app by Next.js")
+        );
+        assert_eq!(
+            title_text(
+                "<command-name>/clear</command-name>\n            <command-message>clear</command-message>\n            <command-args></command-args>"
+            ),
+            Some(TitleText::Command("/clear".to_string()))
+        );
+        assert_eq!(
+            title_text(
+                "<command-message>init is analyzing your codebase…</command-message>\n<command-name>/init</command-name>"
+            ),
+            Some(TitleText::Command("/init".to_string()))
+        );
+        assert_eq!(
+            title_text(
+                "<task-notification>\n<task-id>b7636e2</task-id>\n<status>completed</status>\n<summary>Background command \"Run tests\" completed (exit code 0)</summary>\n</task-notification>\nRead the output file to retrieve the result: /home/dev/.claude/tasks/x.output"
+            ),
+            None
+        );
+        assert_eq!(
+            title_text("<local-command-stdout></local-command-stdout>"),
+            None
+        );
+        assert_eq!(title_text("<bash-input>ls</bash-input>"), None);
+        assert_eq!(
+            title_text("<system-reminder>x</system-reminder>\n  fix   the\nbuild "),
+            ask("fix the build")
+        );
+        assert_eq!(title_text("<command-name></command-name>"), None);
+        assert_eq!(title_text("<command-args>x</command-args>"), None);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::carried::task_context_sections;
 use super::clean::{request_text, strip_controls};
 use super::entries::Entry;
 use super::parts::{
@@ -153,7 +154,10 @@ pub(crate) fn floor(
     target: u64,
 ) -> Option<TierReport> {
     let ctx = pass.ctx;
-    let start = usize::from(parts.first().is_some_and(|p| p.summary().is_some()));
+    // What the fold extends: the summary at the head of the parts, or a
+    // `## Task Context` the session carried in, which opens its record.
+    let prior = parts.first().and_then(Prior::of);
+    let start = usize::from(prior.is_some());
     let legal = legal_boundaries(parts);
     let cap = cap.min(parts.len());
     let head_tokens = if start == 1 { parts[0].tokens } else { 0 };
@@ -174,9 +178,8 @@ pub(crate) fn floor(
     }
     let b = boundary?;
     let span: Vec<SpanEntry> = parts[start..b].iter().filter_map(span_entry).collect();
-    let prior = parts.first().and_then(Part::summary).cloned();
     let request = SummaryRequest {
-        prior: prior.as_ref().map(|h| h.text.as_str()),
+        prior: prior.as_ref().map(|p| p.text.as_str()),
         span: &span,
         budget_tokens: ctx.budget.summary_budget_tokens,
         estimator: ctx.estimator,
@@ -200,7 +203,9 @@ pub(crate) fn floor(
         text: summary.text.clone(),
         covers,
         summarizer: summary.summarizer.clone(),
-        extends: prior.as_ref().map(|p| coverage_key(&p.coverage)),
+        extends: prior
+            .as_ref()
+            .and_then(|p| p.stored.then(|| coverage_key(&p.coverage))),
         minted_turn: ctx.turn,
         minted_call: ctx.call,
     };
@@ -234,6 +239,52 @@ pub(crate) fn floor(
         summarizer_fallback: fallback,
         ..TierReport::default()
     })
+}
+
+/// The summary a fold extends.
+struct Prior {
+    /// Its sections (no `## Task Context` heading).
+    text: String,
+    /// The coverage of the raw parts it stands for.
+    coverage: [u8; 32],
+    covers: u64,
+    /// Whether it is a summary this engine stored (else a carried one).
+    stored: bool,
+}
+
+impl Prior {
+    fn of(first: &Part) -> Option<Prior> {
+        if let Some(h) = first.summary() {
+            return Some(Prior {
+                text: h.text.clone(),
+                coverage: h.coverage,
+                covers: h.covers,
+                stored: true,
+            });
+        }
+        let text = carried_task_context(first)?;
+        Some(Prior {
+            text: text.to_string(),
+            coverage: coverage_next(&coverage_start(), &first.address),
+            covers: 1,
+            stored: false,
+        })
+    }
+}
+
+/// The sections of compactor's own `## Task Context` when `p` is a
+/// carried summary holding one.
+fn carried_task_context(p: &Part) -> Option<&str> {
+    match (&p.kind, &p.body) {
+        (
+            Kind::CarriedSummary,
+            PartBody::Block {
+                block: Block::Text { text },
+                ..
+            },
+        ) => task_context_sections(text),
+        _ => None,
+    }
 }
 
 /// Codex 0.40 wraps shell output as `{"output": ..., "metadata": {...}}`; the
@@ -291,7 +342,9 @@ pub(crate) fn span_entry(p: &Part) -> Option<SpanEntry> {
                 },
                 Kind::Interrupt => SpanEntry::Interrupt { text },
                 Kind::Generation => SpanEntry::AssistantText { step: p.step, text },
-                Kind::CompactSummary => SpanEntry::AgentSummary { text },
+                // A summary in another format (the client's own) is mined as
+                // the agent's own summaries are.
+                Kind::CompactSummary | Kind::CarriedSummary => SpanEntry::AgentSummary { text },
                 _ => SpanEntry::Context { text },
             }
         }

@@ -8,6 +8,7 @@
 //! loads the store entries and writes back the new ones the call returns.
 
 pub mod budget;
+pub(crate) mod carried;
 pub(crate) mod clean;
 pub(crate) mod entries;
 pub mod estimate;

@@ -136,7 +136,11 @@ pub(crate) fn part_tokens(est: &dyn Estimator, body: &PartBody) -> u64 {
 
 /// The text of the summary part as the model sees it.
 pub(crate) fn summary_block_text(sections: &str) -> String {
-    format!("## Task Context\n\n{}", sections.trim_end())
+    format!(
+        "{}\n\n{}",
+        super::carried::TASK_CONTEXT_HEADING,
+        sections.trim_end()
+    )
 }
 
 fn short_hash(parts: &[&[u8]]) -> String {

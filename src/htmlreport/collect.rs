@@ -92,6 +92,20 @@ pub(crate) struct Collected {
     /// The worst call's full evaluation (fewest critical probes kept, then
     /// fewest kept, the earliest on a tie).
     pub probe_worst: Option<(u32, Evaluation)>,
+    /// The client's own compactions its hooks recorded (set by the caller).
+    pub client_compactions: Vec<ClientPanel>,
+}
+
+/// One compaction of the client's, as the hooks recorded it: its summary
+/// and compactor's Task Context, each with how many critical probes of the
+/// history it replaced it keeps.
+#[derive(Debug, Clone)]
+pub(crate) struct ClientPanel {
+    pub after_call: u32,
+    pub client: String,
+    pub trigger: Option<String>,
+    /// (who, text, evaluation), the client's first; `None` when not recorded.
+    pub sides: Vec<(String, Option<(String, Evaluation)>)>,
 }
 
 /// The state of a tracked tool part in one view.
@@ -226,6 +240,7 @@ impl Collector {
                         ) => Fixed::Thinking,
                         (Side::Assistant, _) => Fixed::Assistant,
                         (Side::User, _) if p.kind == Kind::Ask => Fixed::Asks,
+                        (Side::User, _) if p.kind == Kind::CarriedSummary => Fixed::Summary,
                         (Side::User, _) => Fixed::Context,
                     };
                     fixed[seg as usize] += p.tokens;
@@ -337,6 +352,7 @@ impl Collector {
             probe_count: self.scorer.probes().len(),
             probe_scores: self.probe_scores,
             probe_worst: self.probe_worst,
+            client_compactions: Vec::new(),
         }
     }
 }

@@ -22,7 +22,7 @@ use std::fmt::Write;
 use serde_json::json;
 use similar::{ChangeTag, TextDiff};
 
-pub(crate) use collect::{Collected, Collector};
+pub(crate) use collect::{ClientPanel, Collected, Collector};
 
 use crate::engine::budget::Budget;
 use crate::session::cost::{Prices, Totals};
@@ -40,6 +40,8 @@ pub(crate) struct Header {
     pub summarizer: String,
     pub estimator: String,
     pub prices: Prices,
+    /// Whose prices those are (`claude-opus-4-6`, `defaults: …`).
+    pub prices_from: String,
     pub version: String,
 }
 
@@ -69,6 +71,7 @@ pub(crate) fn render(h: &Header, c: &Collected, totals: &Totals) -> String {
     summaries_section(&mut out, c);
     cache_section(&mut out, h, c, totals);
     probe_section(&mut out, c);
+    client_section(&mut out, c);
     let _ = writeln!(
         out,
         "<footer>compactor {} · the same inputs give the same file, byte for byte · \
@@ -93,8 +96,8 @@ fn header(out: &mut String, h: &Header, c: &Collected, title: &str, last_hash: &
          <dt>task</dt><dd><code>{}</code></dd>\
          <dt>source</dt><dd><code>{}</code> · {}</dd>\
          <dt>model</dt><dd>{}</dd>\
-         <dt>calls</dt><dd>{} model calls · {} turns</dd>\
-         <dt>budget</dt><dd>window {} − reserve {} = w_eff {} · trigger {} ({}) · stop {} ({}) · protect {} steps · summary ≤ {} tokens · {} summarizer</dd>\
+         <dt>calls</dt><dd>{} · {}</dd>\
+         <dt>budget</dt><dd>window {} − reserve {} = w_eff {} · trigger {} ({}) · stop {} ({}) · protect {} · summary ≤ {} tokens · {} summarizer</dd>\
          <dt>last view</dt><dd><code>{}</code></dd>\
          <dt>compactor</dt><dd>{}</dd>\
          </dl>\n</header>\n",
@@ -103,8 +106,8 @@ fn header(out: &mut String, h: &Header, c: &Collected, title: &str, last_hash: &
         esc(&h.source),
         esc(&h.format),
         esc(h.model.as_deref().unwrap_or("unknown")),
-        thousands(c.rows.len() as u64),
-        thousands(u64::from(c.rows.last().map_or(0, |r| r.turn))),
+        counted(c.rows.len() as u64, "model call"),
+        counted(u64::from(c.rows.last().map_or(0, |r| r.turn)), "turn"),
         thousands(b.window),
         thousands(b.output_reserved),
         thousands(b.w_eff()),
@@ -112,7 +115,7 @@ fn header(out: &mut String, h: &Header, c: &Collected, title: &str, last_hash: &
         b.trigger_ratio,
         thousands(b.stop()),
         b.stop_ratio,
-        b.protect_recent_steps,
+        counted(b.protect_recent_steps.into(), "step"),
         thousands(b.summary_budget_tokens),
         esc(&h.summarizer),
         esc(last_hash),
@@ -148,7 +151,7 @@ fn context_section(out: &mut String, h: &Header, c: &Collected) {
         out,
         "<section id=\"context\">\n<h2><span class=\"n\">1</span> Context per call</h2>\n\
          <p class=\"lede\">The raw history peaks at <b>{}</b> tokens; the compacted view at <b>{}</b>. \
-         Tiers fired at <b>{}</b> of {} calls{}.{}</p>\n\
+         Tiers fired at <b>{}</b> of {}{}.{}</p>\n\
          <div class=\"legend\">\
          <span class=\"k raw-est\">raw history (estimated)</span>\
          <span class=\"k raw-rec\">raw history (recorded usage)</span>\
@@ -164,7 +167,7 @@ fn context_section(out: &mut String, h: &Header, c: &Collected) {
         thousands(peak_raw),
         thousands(peak_view),
         thousands(fired as u64),
-        thousands(c.rows.len() as u64),
+        counted(c.rows.len() as u64, "call"),
         match c.agent_compactions.len() {
             0 => String::new(),
             1 => "; the original agent compacted itself once".to_string(),
@@ -310,14 +313,14 @@ fn summaries_section(out: &mut String, c: &Collected) {
         let _ = writeln!(
             out,
             "<details class=\"fold\"{}><summary><b>fold {}</b> · first in the view at call {} · minted at call {} (turn {}) · \
-             covers {} raw parts · {} tokens · {} · <code title=\"{}\">{}</code></summary>",
+             covers {} · {} · {} · <code title=\"{}\">{}</code></summary>",
             if i == 0 || i + 1 == n { " open" } else { "" },
             i + 1,
             f.first_call,
             f.minted_call,
             f.minted_turn,
-            thousands(f.covers),
-            thousands(f.tokens),
+            counted(f.covers, "raw part"),
+            counted(f.tokens, "token"),
             esc(&f.summarizer),
             esc(&f.coverage),
             esc(&f.coverage[..f.coverage.len().min(16)])
@@ -378,14 +381,16 @@ fn cache_section(out: &mut String, h: &Header, c: &Collected, t: &Totals) {
         out,
         "<section id=\"cache\">\n<h2><span class=\"n\">4</span> Cache and cost</h2>\n\
          <p class=\"lede\">Per call: the prefix a prompt cache would re-read and what it would write, \
-         against the raw history's prompt. Prices in USD per million tokens: input {}, cache write {}, cache read {}.</p>\n\
+         against the raw history's prompt. Prices in USD per million tokens ({}): input {}, cache write {}, cache read {}, output {}.</p>\n\
          <div class=\"legend\"><span class=\"a read\">cache read</span><span class=\"a write\">cache write</span>\
          <span class=\"k raw-est\">raw history prompt</span></div>\n<div class=\"chartbox\">{}</div>\n\
          <table class=\"totals\"><thead><tr><th>history</th><th class=\"num\">prompt tokens</th><th class=\"num\">cache read</th>\
          <th class=\"num\">cache write</th><th class=\"num\">cost with cache</th><th class=\"num\">cost without cache</th></tr></thead><tbody>",
-        money(p.input.0),
-        money(p.cache_write.0),
-        money(p.cache_read.0),
+        esc(&h.prices_from),
+        p.input.rate(),
+        p.cache_write.rate(),
+        p.cache_read.rate(),
+        p.output.rate(),
         svg::cache_chart(&c.rows)
     );
     for (name, x) in [("compacted", &t.compacted), ("raw", &t.raw)] {
@@ -396,17 +401,19 @@ fn cache_section(out: &mut String, h: &Header, c: &Collected, t: &Totals) {
             thousands(x.prompt_tokens),
             thousands(x.cache_read_tokens),
             thousands(x.cache_write_tokens),
-            money(x.cost_cached_usd.0),
-            money(x.cost_uncached_usd.0)
+            x.cost_cached_usd.dollars(),
+            x.cost_uncached_usd.dollars()
         );
     }
     let _ = write!(
         out,
         "</tbody></table>\n<p>With a cache, the compacted history costs <b>{}</b> of the raw one \
-         ({} prompt tokens against {}).</p>\n</section>\n",
+         ({} prompt tokens against {}). The {} recorded output tokens cost ${} under both.</p>\n</section>\n",
         percent(t.compacted.cost_cached_usd.0, t.raw.cost_cached_usd.0),
         thousands(t.compacted.prompt_tokens),
-        thousands(t.raw.prompt_tokens)
+        thousands(t.raw.prompt_tokens),
+        thousands(t.output_tokens),
+        t.cost_output_usd.dollars()
     );
 }
 
@@ -417,11 +424,11 @@ fn probe_section(out: &mut String, c: &Collected) {
     let _ = write!(
         out,
         "<section id=\"probe\">\n<h2><span class=\"n\">5</span> Probe survival</h2>\n\
-         <p class=\"lede\">{} probes read from the raw record: the user's asks, the rules they set, \
+         <p class=\"lede\">{} read from the raw record: the user's asks, the rules they set, \
          the files written, errors met, decisions and the latest state (as <code>compactor probe</code> \
          reads them). Each call's view is searched for them; a probe whose text is gone but whose stored \
          form the view still points to is recoverable. Asks, rules and deliverables are critical.</p>\n",
-        thousands(c.probe_count as u64)
+        counted(c.probe_count as u64, "probe")
     );
     let Some((call, worst)) = &c.probe_worst else {
         out.push_str("<p class=\"muted\">No call was replayed.</p>\n</section>\n");
@@ -486,6 +493,52 @@ fn probe_section(out: &mut String, c: &Collected) {
     out.push_str("</section>\n");
 }
 
+/// The client's own compactions, when its hooks recorded any: its summary
+/// beside compactor's Task Context.
+fn client_section(out: &mut String, c: &Collected) {
+    if c.client_compactions.is_empty() {
+        return;
+    }
+    let _ = write!(
+        out,
+        "<section id=\"client\">\n<h2><span class=\"n\">6</span> The client's own compactions</h2>\n\
+         <p class=\"lede\">What compactor's hooks recorded when the client compacted the session itself: \
+         the summary the client wrote, and the <code>## Task Context</code> compactor put back right after it, \
+         each scored with the probes of the history they replaced.</p>\n"
+    );
+    for p in &c.client_compactions {
+        let _ = writeln!(
+            out,
+            "<h3>after call {} · {} · {}</h3>\n<div class=\"sides\">",
+            p.after_call,
+            esc(&p.client),
+            esc(p.trigger.as_deref().unwrap_or("trigger unknown"))
+        );
+        for (who, side) in &p.sides {
+            match side {
+                Some((text, e)) => {
+                    let _ = writeln!(
+                        out,
+                        "<div><p><b>{}</b>: critical probes kept <b>{}</b> ({} lost of {}) · all kept {}</p>\n\
+                         <pre class=\"summary\">{}</pre></div>",
+                        esc(who),
+                        crate::probe::percent(e.critical_kept_permille()),
+                        e.critical_lost,
+                        e.critical_judged,
+                        crate::probe::percent(e.kept_permille()),
+                        esc(text)
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "<div><p><b>{}</b>: not recorded</p></div>", esc(who));
+                }
+            }
+        }
+        out.push_str("</div>\n");
+    }
+    out.push_str("</section>\n");
+}
+
 /// The per-call arrays the script reads.
 fn data_json(c: &Collected) -> String {
     let r = &c.rows;
@@ -546,6 +599,12 @@ pub(crate) fn thousands(n: u64) -> String {
     out
 }
 
+/// `1 call`, `12,000 calls`: a count in thousands and its noun.
+fn counted(n: u64, noun: &str) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    format!("{} {noun}{s}", thousands(n))
+}
+
 /// `64000` → `64k`, `1250000` → `1.25M` (axis labels).
 pub(crate) fn short_tokens(n: u64) -> String {
     let (div, unit) = if n >= 1_000_000 {
@@ -575,18 +634,6 @@ pub(crate) fn percent(part: u64, whole: u64) -> String {
     format!("{}.{}%", tenths / 10, tenths % 10)
 }
 
-/// Micro-dollars with two to six decimals (cents always shown).
-pub(crate) fn money(micros: u64) -> String {
-    let s = format!("{}.{:06}", micros / 1_000_000, micros % 1_000_000);
-    let trimmed = s.trim_end_matches('0');
-    let dot = trimmed.find('.').unwrap_or(trimmed.len());
-    if trimmed.len() - dot < 3 {
-        s[..dot + 3].to_string()
-    } else {
-        trimmed.to_string()
-    }
-}
-
 /// The tiers' names joined by `sep` (empty when none fired).
 fn tier_names(tiers: &[crate::engine::Tier], sep: &str) -> String {
     tiers.iter().map(|t| t.name()).collect::<Vec<_>>().join(sep)
@@ -609,10 +656,6 @@ mod tests {
         assert_eq!(percent(1, 3), "33.3%");
         assert_eq!(percent(2, 3), "66.7%");
         assert_eq!(percent(5, 0), "–");
-        assert_eq!(money(1_500_000), "1.50");
-        assert_eq!(money(1_234_567), "1.234567");
-        assert_eq!(money(0), "0.00");
-        assert_eq!(money(10_000), "0.01");
     }
 
     #[test]

@@ -111,6 +111,45 @@ impl FromStr for Micros {
     }
 }
 
+impl Micros {
+    /// An amount for people: dollars to the cent from $1 up (half a cent
+    /// rounds up), else four significant digits (`0.3239`, `0.001234`;
+    /// fewer when a micro-dollar is the last one: `0.000012`). No `$`.
+    /// Exact: integer arithmetic only.
+    pub fn dollars(self) -> String {
+        let m = self.0;
+        if m < MILLION {
+            let digits = |n: u64| n.checked_ilog10().map_or(1, |d| d + 1);
+            let scale = 10u64.pow(digits(m).saturating_sub(4));
+            let rounded = (m + scale / 2) / scale * scale;
+            if rounded < MILLION {
+                if rounded == 0 {
+                    return "0.00".to_string();
+                }
+                // Decimals down to the fourth significant digit.
+                let decimals = 6 - digits(rounded).saturating_sub(4) as usize;
+                let frac = format!("{rounded:06}");
+                return format!("0.{}", &frac[..decimals]);
+            }
+        }
+        let cents = m / 10_000 + u64::from(m % 10_000 >= 5_000);
+        format!("{}.{:02}", cents / 100, cents % 100)
+    }
+
+    /// A rate for people: the decimal with its trailing zeros dropped, at
+    /// least to the cent (`3.00`, `0.125`, `6.25`).
+    pub fn rate(self) -> String {
+        let s = self.to_string();
+        let trimmed = s.trim_end_matches('0');
+        let dot = trimmed.find('.').expect("Display writes a point");
+        if trimmed.len() - dot < 3 {
+            s[..dot + 3].to_string()
+        } else {
+            trimmed.to_string()
+        }
+    }
+}
+
 impl fmt::Display for Micros {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{:06}", self.0 / MILLION, self.0 % MILLION)
@@ -132,6 +171,57 @@ serialize_as_text!(Ratio, Micros);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn amounts_print_to_the_cent_or_four_significant_digits() {
+        let d = |m: u64| Micros(m).dollars();
+        assert_eq!(d(0), "0.00");
+        assert_eq!(d(1), "0.000001");
+        assert_eq!(d(12), "0.000012");
+        assert_eq!(d(1_234), "0.001234");
+        assert_eq!(d(12_345), "0.01235");
+        assert_eq!(d(323_869), "0.3239");
+        assert_eq!(d(100_000), "0.1000");
+        assert_eq!(d(99_995), "0.1000");
+        assert_eq!(d(999_949), "0.9999");
+        // Rounds up to a dollar: printed as dollars.
+        assert_eq!(d(999_950), "1.00");
+        assert_eq!(d(1_000_000), "1.00");
+        assert_eq!(d(1_004_999), "1.00");
+        assert_eq!(d(1_005_000), "1.01");
+        assert_eq!(d(1_990_089), "1.99");
+        assert_eq!(d(1_234_567_890), "1234.57");
+        assert_eq!(d(u64::MAX), "18446744073709.55");
+    }
+
+    proptest::proptest! {
+        /// An amount printed for people is the nearest value of its shape:
+        /// within half a unit of its last digit.
+        #[test]
+        fn amounts_print_as_the_nearest_cent_or_four_digits(m in 0u64..100_000_000_000) {
+            let s = Micros(m).dollars();
+            let (int, frac) = s.split_once('.').expect("a point");
+            if int == "0" {
+                let significant = frac.trim_start_matches('0').len();
+                proptest::prop_assert!(significant == 4 || frac.len() == 6 || m == 0, "{s}");
+            } else {
+                proptest::prop_assert_eq!(frac.len(), 2, "{}", s);
+            }
+            let back = s.parse::<Micros>().expect("it parses back").0;
+            let unit = 10u64.pow(6 - frac.len() as u32);
+            proptest::prop_assert!(back.abs_diff(m) <= unit / 2, "{m} printed {s}");
+        }
+    }
+
+    #[test]
+    fn rates_print_exactly() {
+        assert_eq!(Micros(3_000_000).rate(), "3.00");
+        assert_eq!(Micros(125_000).rate(), "0.125");
+        assert_eq!(Micros(6_250_000).rate(), "6.25");
+        assert_eq!(Micros(75_000).rate(), "0.075");
+        assert_eq!(Micros(1).rate(), "0.000001");
+        assert_eq!(Micros(0).rate(), "0.00");
+    }
 
     #[test]
     fn decimals_parse_exactly() {

@@ -55,9 +55,14 @@ pub enum Kind {
     Interrupt,
     /// One block (or, for formats without streaming, all blocks) of a model generation.
     Generation,
-    /// The agent's own compaction summary (Claude Code `isCompactSummary`, Codex `compacted`).
-    /// Kept in the record; compactor folds with its own summaries instead.
+    /// The agent's own compaction summary (Claude Code `isCompactSummary`, Codex `compacted`)
+    /// of history that is in the record before it. Kept in the record; compactor folds
+    /// the raw history with its own summaries instead.
     CompactSummary,
+    /// A summary that opens the record: the session began at a compaction (one compactor
+    /// wrote, or one whose earlier lines are not in the file), so it stands for history the
+    /// record does not hold. The first user message the model saw; it starts a turn.
+    CarriedSummary,
     /// A synthetic assistant line: an API error or a client-side placeholder. Not a model call.
     Synthetic,
     /// A session title (`summary` line).
@@ -80,6 +85,7 @@ impl Kind {
             Kind::Interrupt => "interrupt",
             Kind::Generation => "generation",
             Kind::CompactSummary => "compact_summary",
+            Kind::CarriedSummary => "carried_summary",
             Kind::Synthetic => "synthetic",
             Kind::Title => "title",
             Kind::CompactBoundary => "compact_boundary",
@@ -96,6 +102,7 @@ impl Kind {
             "interrupt" => Kind::Interrupt,
             "generation" => Kind::Generation,
             "compact_summary" => Kind::CompactSummary,
+            "carried_summary" => Kind::CarriedSummary,
             "synthetic" => Kind::Synthetic,
             "title" => Kind::Title,
             "compact_boundary" => Kind::CompactBoundary,
@@ -109,7 +116,12 @@ impl Kind {
     pub fn reaches_view(self) -> bool {
         matches!(
             self,
-            Kind::Ask | Kind::ToolResult | Kind::Context | Kind::Interrupt | Kind::Generation
+            Kind::Ask
+                | Kind::ToolResult
+                | Kind::Context
+                | Kind::Interrupt
+                | Kind::Generation
+                | Kind::CarriedSummary
         )
     }
 }
@@ -348,6 +360,7 @@ mod tests {
             Kind::Interrupt,
             Kind::Generation,
             Kind::CompactSummary,
+            Kind::CarriedSummary,
             Kind::Synthetic,
             Kind::Title,
             Kind::CompactBoundary,

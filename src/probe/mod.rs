@@ -35,6 +35,7 @@ use memchr::memmem;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::engine::carried::{carried_facts, task_context_sections};
 use crate::engine::clean::{normalise_whitespace, request_text, strip_controls};
 use crate::engine::ladder::unwrap_envelope;
 use crate::engine::lexicon::{DECISION_MARKERS, find_marker, rule_marker, words};
@@ -150,6 +151,9 @@ impl Extractor {
         for block in &m.content {
             match (m.kind, block) {
                 (Kind::Ask, Block::Text { text }) => self.ask(i, m.line, block, text),
+                (Kind::CarriedSummary, Block::Text { text }) => {
+                    self.carried(i, m.line, block, text)
+                }
                 (Kind::Generation, Block::Text { text }) => self.prose(i, m.line, block, text),
                 (_, Block::ToolUse { id, name, input }) => {
                     self.calls.insert(id.clone(), (name.clone(), input.clone()));
@@ -189,6 +193,52 @@ impl Extractor {
         if let Some(state) = self.state.take() {
             self.probes.push(state);
         }
+        self.request(i, line, block, &request);
+    }
+
+    /// A `## Task Context` the session carried in: the requests and rules it
+    /// lists are the session's own, probed as its asks are. (A summary in
+    /// another format lists nothing in a form to read back.)
+    fn carried(&mut self, i: usize, line: u64, block: &Block, text: &str) {
+        let Some(sections) = task_context_sections(text) else {
+            return;
+        };
+        let facts = carried_facts(&strip_controls(sections));
+        for request in &facts.requests {
+            self.request(i, line, block, request);
+        }
+        let source = block_address(Side::User, block);
+        for rule in &facts.constraints {
+            let ruled: Vec<String> = sentences(rule)
+                .into_iter()
+                .filter_map(|s| rule_marker(&s).map(|at| sentence_probe(&s, at)))
+                .collect();
+            // A rule line states its rule; one with no marker word is probed whole.
+            let expected = if ruled.is_empty() {
+                vec![head_chars(
+                    &normalise_whitespace(rule),
+                    SENTENCE_WHOLE_CHARS,
+                )]
+            } else {
+                ruled
+            };
+            for expected in expected {
+                self.push(Probe {
+                    category: Category::Constraint,
+                    expected,
+                    source: source.clone(),
+                    line,
+                    row: i,
+                    pointer: None,
+                    also: Vec::new(),
+                });
+            }
+        }
+    }
+
+    /// A request's probes: the request (a long one by its head and tail)
+    /// and each of its rule sentences.
+    fn request(&mut self, i: usize, line: u64, block: &Block, request: &str) {
         let source = block_address(Side::User, block);
         let probe = |category, expected| Probe {
             category,
@@ -199,16 +249,16 @@ impl Extractor {
             pointer: None,
             also: Vec::new(),
         };
-        let whole = normalise_whitespace(&request);
+        let whole = normalise_whitespace(request);
         if whole.chars().count() <= ASK_WHOLE_CHARS {
             self.push(probe(Category::Ask, whole));
         } else {
-            let head = normalise_whitespace(&head_chars(&request, ASK_PART_CHARS));
-            let tail = normalise_whitespace(&tail_chars(&request, ASK_PART_CHARS));
+            let head = normalise_whitespace(&head_chars(request, ASK_PART_CHARS));
+            let tail = normalise_whitespace(&tail_chars(request, ASK_PART_CHARS));
             self.push(probe(Category::Ask, head));
             self.push(probe(Category::Ask, tail));
         }
-        for sentence in sentences(&request) {
+        for sentence in sentences(request) {
             if let Some(at) = rule_marker(&sentence) {
                 self.push(probe(Category::Constraint, sentence_probe(&sentence, at)));
             }

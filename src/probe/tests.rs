@@ -499,3 +499,52 @@ proptest::proptest! {
         }
     }
 }
+
+/// A carried `## Task Context` lists the session's asks and rules: each is
+/// probed as the ask it was (its rule sentences too), each constraint line
+/// as a rule; a summary in another format gives none.
+#[test]
+fn a_carried_task_context_is_probed_for_the_asks_and_rules_it_lists() {
+    let carried = "## Task Context\n\n## Requests\n- #1: Fix the export. Do not touch the tenant_registry table.\n- #2: Add a retry.\n\n## Constraints\n- do-not-touch-the-tenant-registry: Do not touch the tenant_registry table.\n- leave-billing-as-it-is: Billing stays as it is.\n\n## Current state\nGoal: #2 — Add a retry.\n";
+    let rows = vec![
+        msg(Role::User, Kind::CarriedSummary, vec![text(carried)], 2),
+        say("Retrying now.", 3),
+        ask("Keep the retry count at 3.", 4),
+    ];
+    let probes = extract(&rows);
+    let got: Vec<(Category, &str, u64)> = probes
+        .iter()
+        .map(|p| (p.category, p.expected.as_str(), p.line))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                Category::Ask,
+                "Fix the export. Do not touch the tenant_registry table.",
+                2
+            ),
+            (
+                Category::Constraint,
+                "Do not touch the tenant_registry table.",
+                2
+            ),
+            (Category::Ask, "Add a retry.", 2),
+            (Category::Constraint, "Billing stays as it is.", 2),
+            (Category::State, "Retrying now.", 3),
+            (Category::Ask, "Keep the retry count at 3.", 4),
+            (Category::Constraint, "Keep the retry count at 3.", 4),
+        ]
+    );
+    assert!(probes[0].source.starts_with("text:"), "{:?}", probes[0]);
+    // The client's own summary lists nothing in a form to read back.
+    let foreign = vec![msg(
+        Role::User,
+        Kind::CarriedSummary,
+        vec![text(
+            "This session is being continued from a previous conversation. Never push to main.",
+        )],
+        1,
+    )];
+    assert_eq!(extract(&foreign), vec![]);
+}

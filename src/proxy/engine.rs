@@ -259,9 +259,15 @@ fn load<'s>(
     let mut out = Vec::new();
     for meta in store.reader().proxy_conversations(identity)? {
         let views = forwarded_views(store, &meta.task_id)?;
+        let model = store.reader().task(&meta.task_id)?.and_then(|t| t.model);
         out.push(Live {
             conv: Conversation::load(store, meta)?,
-            run: LiveRun::new(settings.budget, est, summarizer, views),
+            run: LiveRun::new(
+                settings.budget_for(model.as_deref()),
+                est,
+                summarizer,
+                views,
+            ),
             written: Written::default(),
         });
     }
@@ -336,7 +342,12 @@ fn prepare<'s>(
             conv.record(store, plan, Some((&record, head_rows(&req))))?;
             tasks.push(Live {
                 conv,
-                run: LiveRun::new(settings.budget, est, summarizer, Default::default()),
+                run: LiveRun::new(
+                    settings.budget_for(req.model.as_deref()),
+                    est,
+                    summarizer,
+                    Default::default(),
+                ),
                 written: Written::default(),
             });
             started = parent.map(|p| (p, reason.unwrap_or_default()));

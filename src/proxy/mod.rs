@@ -51,10 +51,38 @@ use crate::store::DbLocation;
 /// How the proxy runs the engine.
 #[derive(Debug, Clone)]
 pub struct Settings {
+    /// The budget's ratios, protected steps and summary budget (its window
+    /// and reserve stand in where `window` is not set and no model is known).
     pub budget: Budget,
+    /// `--window`: every conversation's window; `None`: its model's.
+    pub window: Option<u64>,
+    /// `--output-reserved`; `None`: `min(20000, window / 8)`.
+    pub output_reserved: Option<u64>,
     pub summarizer: SummarizerChoice,
     /// The store its conversations are recorded in.
     pub db: DbLocation,
+}
+
+impl Settings {
+    /// The budget of a conversation whose first request names `model`: the
+    /// window given, else the model's (the built-in table), else 200000.
+    pub(crate) fn budget_for(&self, model: Option<&str>) -> Budget {
+        let window = self.window.unwrap_or_else(|| {
+            crate::session::models::ModelTable::built_in()
+                .window(model, None)
+                .0
+        });
+        let output_reserved = self
+            .output_reserved
+            .unwrap_or_else(|| crate::engine::budget::default_output_reserved(window));
+        let b = Budget {
+            window,
+            output_reserved,
+            ..self.budget
+        };
+        // A model's window too small for the reserve given: the flags' own.
+        if b.validate().is_ok() { b } else { self.budget }
+    }
 }
 
 /// The summarizers the proxy runs (offline and deterministic).

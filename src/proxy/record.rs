@@ -492,6 +492,8 @@ pub(crate) fn task_record(req: &Request, meta: &ProxyConversation, rows: &[Messa
         model: req.model.clone(),
         cli_version: None,
         title: None,
+        context_window: None,
+        git_branch: None,
     }
 }
 

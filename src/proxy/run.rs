@@ -30,7 +30,7 @@ pub(crate) struct LiveRun<'s> {
     budget: Budget,
     estimator: &'s dyn Estimator,
     summarizer: &'s dyn Summarizer,
-    driver: Option<Driver<'s>>,
+    driver: Option<Driver<'s, Box<TaskRecordIndex>>>,
     /// The estimate of each forwarded call's view (its messages), by call.
     views: BTreeMap<u32, u64>,
 }
@@ -84,15 +84,17 @@ impl<'s> LiveRun<'s> {
         store: &mut Store,
         task: &str,
     ) -> Result<(u32, CallOutput), StoreError> {
-        let fresh = match self.driver.as_mut() {
-            Some(d) => d.grow(store)?,
-            None => Some(TaskRecordIndex::load(store, task)?),
+        let index = Box::new(TaskRecordIndex::load(store, task)?);
+        let grown = match self.driver.as_mut() {
+            Some(d) => d.grow(store, index).is_ok(),
+            None => false,
         };
-        if let Some(index) = fresh {
-            self.driver = Some(Driver::owning(store, index, self.settings())?);
+        if !grown {
+            let index = Box::new(TaskRecordIndex::load(store, task)?);
+            self.driver = Some(Driver::new(store, index, self.settings())?);
         }
         let driver = self.driver.as_mut().expect("set above");
-        let k = driver.index().calls() + 1;
+        let k = driver.index.calls() + 1;
         if let Some((real, ratio)) = anchor(driver, &self.views, k)? {
             driver.anchor_next(k, real, ratio);
         }
@@ -107,17 +109,17 @@ impl<'s> LiveRun<'s> {
 /// of the raw history; and the ratio measured over the forwarded views.
 /// `None` when the previous call was not forwarded or has no usage.
 fn anchor(
-    driver: &mut Driver<'_>,
+    driver: &mut Driver<'_, Box<TaskRecordIndex>>,
     views: &BTreeMap<u32, u64>,
     k: u32,
 ) -> Result<Option<(u64, Option<Ratio>)>, StoreError> {
     let Some(prev) = k.checked_sub(1).filter(|p| *p >= 1) else {
         return Ok(None);
     };
-    let (Some(&view), Some(usage)) = (views.get(&prev), driver.index().usage(prev)) else {
+    let (Some(&view), Some(usage)) = (views.get(&prev), driver.index.usage(prev)) else {
         return Ok(None);
     };
-    let index = driver.index();
+    let index = &driver.index;
     // The first and the last earlier forwarded call with usage.
     let measured: Vec<(u64, u64)> = views
         .range(..k)

@@ -13,12 +13,17 @@ use crate::model::Block;
 use crate::model::decimal::Micros;
 use crate::view::{View, ViewRole};
 
-/// Per-million-token prices.
+/// Per-million-token prices. The built-in table of each model's prices is
+/// `session::models`; these defaults price a model it does not know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Prices {
+    /// Uncached input.
     pub input: Micros,
+    /// Input written to the prompt cache (OpenAI: the input price, no premium).
     pub cache_write: Micros,
+    /// Input read from the prompt cache.
     pub cache_read: Micros,
+    pub output: Micros,
 }
 
 impl Default for Prices {
@@ -27,6 +32,7 @@ impl Default for Prices {
             input: Micros(3_000_000),
             cache_write: Micros(3_750_000),
             cache_read: Micros(300_000),
+            output: Micros(15_000_000),
         }
     }
 }
@@ -78,6 +84,19 @@ pub struct Totals {
     pub calls: u32,
     pub compacted: CostTotals,
     pub raw: CostTotals,
+    /// The recorded output tokens of the calls replayed: the same under both
+    /// histories (compaction changes what the model reads, not what it wrote).
+    pub output_tokens: u64,
+    /// Those tokens at the output price (`cost_output_micros`).
+    #[serde(rename = "cost_output_micros", serialize_with = "micros")]
+    pub cost_output_usd: Micros,
+}
+
+impl Totals {
+    pub(crate) fn add_output(&mut self, tokens: u64, prices: &Prices) {
+        self.output_tokens += tokens;
+        self.cost_output_usd = Micros(self.cost_output_usd.0 + Prices::cost(prices.output, tokens));
+    }
 }
 
 fn blocks(v: &View) -> Vec<(ViewRole, &Block)> {

@@ -30,6 +30,7 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::ops::Deref;
 
 use crate::engine::budget::Budget;
 use crate::engine::entries::{ANCHOR_KEY, Entry};
@@ -70,6 +71,10 @@ pub struct TaskRecordIndex {
     usage: UsageTable,
     /// Whether the agent compacted its own context before generation `s`.
     agent_compacted_before: Vec<bool>,
+    /// The first row of the conversation (the record's length when it has
+    /// none): a compaction row before it (the boundary a session that began
+    /// at a compaction opens with) compacted nothing the record holds.
+    first_conversation: usize,
     /// The calls whose recorded usage measures the raw history, ascending.
     raw_calls: Vec<u32>,
 }
@@ -147,6 +152,10 @@ impl HeadsBuilder {
         kinds.shrink_to_fit();
         turns.shrink_to_fit();
         first_row.shrink_to_fit();
+        let first_conversation = kinds
+            .iter()
+            .position(|k| k.reaches_view())
+            .unwrap_or(kinds.len());
         let mut agent_compacted_before = vec![false; calls];
         let mut compacted = false;
         let mut next = 0;
@@ -155,7 +164,7 @@ impl HeadsBuilder {
                 agent_compacted_before[next] = compacted;
                 next += 1;
             }
-            if is_agent_compaction(*kind) {
+            if is_agent_compaction(*kind) && i > first_conversation {
                 compacted = true;
             }
         }
@@ -167,6 +176,7 @@ impl HeadsBuilder {
             first_row,
             usage,
             agent_compacted_before,
+            first_conversation,
             raw_calls: Vec::new(),
         };
         index.raw_calls = (1..=index.calls())
@@ -298,26 +308,6 @@ impl TaskRecordIndex {
         }
     }
 
-    /// The index again over the task's record as it is now, read through
-    /// this index's own connection to the store file (none is opened); an
-    /// index of rows in memory is loaded again from `store`.
-    pub fn reloaded(self, store: &Store) -> Result<TaskRecordIndex, StoreError> {
-        match self.rows {
-            RowSource::Store { store: own, .. } => {
-                let mut heads = HeadsBuilder::default();
-                own.reader().each_row_head(&self.task, |h| heads.push(h))?;
-                Ok(heads.finish(
-                    &self.task,
-                    RowSource::Store {
-                        store: own,
-                        block: RefCell::new((0, Vec::new())),
-                    },
-                ))
-            }
-            RowSource::Memory(_) => TaskRecordIndex::load(store, &self.task),
-        }
-    }
-
     /// What the overhead is measured from: the system rows and the first
     /// call with recorded usage (while both stay, so does the overhead).
     fn overhead_inputs(&self) -> (usize, Option<u32>) {
@@ -348,9 +338,10 @@ impl TaskRecordIndex {
     }
 
     /// Whether rows `from..to` hold the agent compacting its own context (a
-    /// compact summary or boundary row).
+    /// compact summary or boundary row after the conversation began).
     pub fn agent_compacted_in(&self, from: usize, to: usize) -> bool {
-        self.kinds[from..to].iter().any(|k| is_agent_compaction(*k))
+        let from = from.max(self.first_conversation + 1);
+        from < to && self.kinds[from..to].iter().any(|k| is_agent_compaction(*k))
     }
 
     /// Rows `from..to`, each handed to `f` with its index as it is read: at
@@ -629,7 +620,9 @@ impl Measures {
     }
 }
 
-/// A row of the agent compacting its own context.
+/// A row of the agent compacting its own context (once the conversation
+/// began: see [`TaskRecordIndex::agent_compacted_in`]). A carried summary is
+/// none: it opens the record, which holds nothing it replaced.
 fn is_agent_compaction(kind: Kind) -> bool {
     matches!(kind, Kind::CompactSummary | Kind::CompactBoundary)
 }
@@ -1045,48 +1038,14 @@ fn cached<'s>(
     }
 }
 
-/// The record index a driver runs over: its caller's, or its own, which a
-/// live caller replaces as the record grows ([`Driver::extend`]).
-enum IndexRef<'a> {
-    Borrowed(&'a TaskRecordIndex),
-    Owned(Box<TaskRecordIndex>),
-}
-
-impl std::ops::Deref for IndexRef<'_> {
-    type Target = TaskRecordIndex;
-
-    fn deref(&self) -> &TaskRecordIndex {
-        match self {
-            IndexRef::Borrowed(i) => i,
-            IndexRef::Owned(i) => i,
-        }
-    }
-}
-
-/// The overhead a driver measures its calls with: the record's, else what a
-/// turn end stored under `meta:anchor`.
-fn overhead_of(
-    store: &Store,
-    index: &TaskRecordIndex,
-    settings: &RunSettings<'_>,
-    profile: &str,
-) -> Result<Option<u64>, StoreError> {
-    let overhead = index.overhead(settings.estimator)?;
-    if overhead.is_none()
-        && let Some(Entry::Anchor { overhead: o, .. }) = store
-            .reader()
-            .entry(&index.task, profile, ANCHOR_KEY)?
-            .as_ref()
-            .and_then(Entry::from_value)
-    {
-        return Ok(o);
-    }
-    Ok(overhead)
-}
-
 /// Drives calls over one task, keeping the previous call's parts in memory.
-pub struct Driver<'a> {
-    index: IndexRef<'a>,
+/// It reads the task's record through `I`: a borrowed index, or one it owns
+/// so that it can go on over a longer record ([`Driver::grow`]).
+pub struct Driver<'a, I = &'a TaskRecordIndex>
+where
+    I: Deref<Target = TaskRecordIndex>,
+{
+    pub index: I,
     settings: RunSettings<'a>,
     /// The compaction profile this driver reads and writes.
     profile: String,
@@ -1117,32 +1076,23 @@ pub struct Driver<'a> {
     anchor: Option<(u32, u64, Option<Ratio>)>,
 }
 
-impl<'a> Driver<'a> {
+impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
     pub fn new(
         store: &Store,
-        index: &'a TaskRecordIndex,
+        index: I,
         settings: RunSettings<'a>,
-    ) -> Result<Driver<'a>, StoreError> {
-        Driver::over(store, IndexRef::Borrowed(index), settings)
-    }
-
-    /// A driver that owns its index, so that [`Driver::extend`] can carry it
-    /// on over the record as rows are appended to it (a live caller).
-    pub fn owning(
-        store: &Store,
-        index: TaskRecordIndex,
-        settings: RunSettings<'a>,
-    ) -> Result<Driver<'a>, StoreError> {
-        Driver::over(store, IndexRef::Owned(Box::new(index)), settings)
-    }
-
-    fn over(
-        store: &Store,
-        index: IndexRef<'a>,
-        settings: RunSettings<'a>,
-    ) -> Result<Driver<'a>, StoreError> {
+    ) -> Result<Driver<'a, I>, StoreError> {
         let profile = settings.profile();
-        let overhead = overhead_of(store, &index, &settings, &profile)?;
+        let mut overhead = index.overhead(settings.estimator)?;
+        if overhead.is_none()
+            && let Some(Entry::Anchor { overhead: o, .. }) = store
+                .reader()
+                .entry(&index.task, &profile, ANCHOR_KEY)?
+                .as_ref()
+                .and_then(Entry::from_value)
+        {
+            overhead = o;
+        }
         Ok(Driver {
             tool_forms: FormSource::of(store, &index)?,
             raw: Measures::default(),
@@ -1168,84 +1118,17 @@ impl<'a> Driver<'a> {
     /// reference the cached driver is held to.
     pub fn uncached(
         store: &Store,
-        index: &'a TaskRecordIndex,
+        index: I,
         settings: RunSettings<'a>,
-    ) -> Result<Driver<'a>, StoreError> {
+    ) -> Result<Driver<'a, I>, StoreError> {
         let mut d = Driver::new(store, index, settings)?;
         d.cached = false;
         Ok(d)
     }
 
-    /// The record index this driver runs over.
-    pub fn index(&self) -> &TaskRecordIndex {
-        &self.index
-    }
-
-    /// Carry on over `index`, this driver's task's record with rows appended
-    /// since its own index was loaded, keeping what was derived from the rows
-    /// before (the record is append-only); the overhead and which tool forms
-    /// exist are read again. Only for an owning driver, and only when every
-    /// call it measured still ends where it did (the next call's history may
-    /// have grown: then the driver is left as it was, for the
-    /// caller to start a new one, which derives the same views: the index
-    /// is handed back).
-    pub fn extend(
-        &mut self,
-        store: &Store,
-        index: TaskRecordIndex,
-    ) -> Result<Option<TaskRecordIndex>, StoreError> {
-        let old = &*self.index;
-        let kept = matches!(self.index, IndexRef::Owned(_))
-            && index.task == old.task
-            && index.len() >= old.len()
-            && (1..=self.raw.out.len() as u32).all(|k| index.history_end(k) == old.history_end(k));
-        if !kept {
-            return Ok(Some(index));
-        }
-        let same_overhead = old.overhead_inputs() == index.overhead_inputs();
-        let index = IndexRef::Owned(Box::new(index));
-        if !same_overhead {
-            self.overhead = overhead_of(store, &index, &self.settings, &self.profile)?;
-        }
-        self.tool_forms = FormSource::of(store, &index)?;
-        self.index = index;
-        Ok(None)
-    }
-
-    /// [`Driver::extend`] over the record as it is now, read through the
-    /// index's own connection: `None` once carried on, else the index read
-    /// (for a new driver; this one is left over an empty record).
-    pub fn grow(&mut self, store: &Store) -> Result<Option<TaskRecordIndex>, StoreError> {
-        let IndexRef::Owned(_) = self.index else {
-            return Ok(Some(TaskRecordIndex::load(store, &self.index.task)?));
-        };
-        let empty = IndexRef::Owned(Box::new(TaskRecordIndex::new(&self.index.task, Vec::new())));
-        let IndexRef::Owned(old) = std::mem::replace(&mut self.index, empty) else {
-            unreachable!("checked above");
-        };
-        // `extend` compares with the index it had: put a copy of its
-        // boundaries back while the new one is read.
-        let boundaries: Vec<usize> = (1..=self.raw.out.len() as u32)
-            .map(|k| old.history_end(k))
-            .collect();
-        let (old_len, old_inputs) = (old.len(), old.overhead_inputs());
-        let index = old.reloaded(store)?;
-        let kept = index.len() >= old_len
-            && boundaries
-                .iter()
-                .enumerate()
-                .all(|(i, &end)| index.history_end(i as u32 + 1) == end);
-        if !kept {
-            return Ok(Some(index));
-        }
-        let same_overhead = old_inputs == index.overhead_inputs();
-        let index = IndexRef::Owned(Box::new(index));
-        if !same_overhead {
-            self.overhead = overhead_of(store, &index, &self.settings, &self.profile)?;
-        }
-        self.tool_forms = FormSource::of(store, &index)?;
-        self.index = index;
-        Ok(None)
+    /// The estimator this driver measures with.
+    pub fn estimator(&self) -> &'a dyn Estimator {
+        self.settings.estimator
     }
 
     /// The estimate of the raw history's parts at call `k` (any `k` past the
@@ -1371,7 +1254,7 @@ impl<'a> Driver<'a> {
     /// `ratio`, in place of what the record's usage gives: for a live run,
     /// whose recorded usage measured the view it forwarded rather than the
     /// raw history (the caller turns it into what the raw history would
-    /// have measured). Holds for the next call's step at `k` only.
+    /// have measured). Holds for the next step at `k` only.
     pub fn anchor_next(&mut self, k: u32, real: u64, ratio: Option<Ratio>) {
         self.anchor = Some((k, real, ratio));
     }
@@ -1604,6 +1487,41 @@ impl<'a> Driver<'a> {
     /// Forget the in-memory checkpoint (the next step re-derives it from the store).
     pub fn forget(&mut self) {
         self.last = None;
+    }
+
+    /// Go on over `index`, the same task's record grown since this driver's
+    /// index was loaded (a session file still being written): what the driver
+    /// derived from the rows it saw stays, as the record is append-only, and
+    /// what depended on where the record ended is derived again, so the next
+    /// calls equal those of a driver that ran over the longer record from the
+    /// start. A record that is not a continuation is refused.
+    pub fn grow(&mut self, store: &Store, index: I) -> Result<(), StoreError> {
+        let old = &*self.index;
+        let continues = index.task == old.task
+            && index.len() >= old.len()
+            && index.calls() >= old.calls()
+            && index.kinds[..old.len()] == old.kinds[..]
+            && index.first_row[..old.first_row.len()] == old.first_row[..];
+        if !continues {
+            return Err(StoreError::Corrupt(format!(
+                "task {}: the record no longer begins with the rows this run read",
+                old.task
+            )));
+        }
+        // The measure of the next, unrecorded call was taken where the
+        // record ended.
+        self.raw.out.truncate(old.calls() as usize);
+        // The overhead rests on the system rows and the first call with
+        // recorded usage, which may have arrived since.
+        if old.overhead_inputs() != index.overhead_inputs()
+            && let Some(o) = index.overhead(self.settings.estimator)?
+        {
+            self.overhead = Some(o);
+        }
+        // New tool results minted forms at their import.
+        self.tool_forms = FormSource::of(store, &index)?;
+        self.index = index;
+        Ok(())
     }
 }
 
@@ -1862,14 +1780,14 @@ mod tests {
         /// generations, usage rows and reused generation ids.
         #[test]
         fn heads_indexed_one_at_a_time_equal_all_at_once(
-            rows in prop::collection::vec((0u8..5, 0u32..4, prop::option::of(0u8..4), prop::option::of(1u64..50)), 0..60),
+            rows in prop::collection::vec((0u8..6, 0u32..4, prop::option::of(0u8..4), prop::option::of(1u64..50)), 0..60),
         ) {
             let mut step = 0;
             let heads: Vec<RowHead> = rows
                 .into_iter()
                 .enumerate()
                 .map(|(i, (kind, advance, gen_id, usage))| {
-                    let kind = [Kind::Generation, Kind::Usage, Kind::ToolResult, Kind::CompactBoundary, Kind::Ask][kind as usize];
+                    let kind = [Kind::Generation, Kind::Usage, Kind::ToolResult, Kind::CompactBoundary, Kind::Ask, Kind::CompactSummary][kind as usize];
                     // A generation's rows share its step; others follow it.
                     if kind == Kind::Generation {
                         step += advance.min(1);
@@ -1909,9 +1827,15 @@ mod tests {
                     usage[s as usize - 1] = Some(*u);
                 }
             }
+            // A compaction row counts once a conversation row came before it.
             let compacted: Vec<bool> = first_row
                 .iter()
-                .map(|&r| heads[..r].iter().any(|h| is_agent_compaction(h.kind)))
+                .map(|&r| {
+                    (0..r).any(|j| {
+                        is_agent_compaction(heads[j].kind)
+                            && heads[..j].iter().any(|h| h.kind.reaches_view())
+                    })
+                })
                 .collect();
             let kinds: Vec<(Kind, u32)> = heads.iter().map(|h| (h.kind, h.turn)).collect();
             let turns: Vec<u32> = (1..=first_row.len() + 1)

@@ -3,6 +3,7 @@
 
 pub(crate) mod cost;
 pub mod driver;
+pub mod models;
 pub mod replay;
 
 #[cfg(test)]

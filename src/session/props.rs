@@ -6,7 +6,7 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use super::driver::{Driver, RunSettings};
-use super::tests::{Record, file_text};
+use super::tests::{Record, file_text, write_record};
 use crate::engine::Status;
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
@@ -150,14 +150,76 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(48), ..ProptestConfig::default() })]
+
+    /// A driver handed the grown record between calls (as `watch` hands it
+    /// the rows each look imported) makes every call as a driver that ran
+    /// over the whole record from the start: the same views and reports,
+    /// wherever the record was cut (inside a turn, between a tool call and
+    /// its result, before the first call).
+    #[test]
+    fn a_driver_grown_between_calls_equals_one_over_the_whole_record(
+        events in transcript(),
+        b in budget(),
+        cuts in prop::collection::vec(0u32..=1000, 1..5),
+    ) {
+        let rec = build(&events);
+        let msgs = rec.messages();
+        let mut cuts: Vec<usize> = cuts.iter().map(|c| msgs.len() * *c as usize / 1000).collect();
+        cuts.sort_unstable();
+        cuts.push(msgs.len());
+        let est = CharsPerToken::default();
+        let settings = || RunSettings::new(b, &est, &StaticCheckpoint);
+        let dir = tempfile::tempdir().unwrap();
+        let mut whole = Store::open(&DbLocation::File(dir.path().join("whole.db"))).unwrap();
+        let whole_index = write_record(msgs, &rec.forms, &mut whole);
+        let mut reference = Driver::new(&whole, &whole_index, settings()).unwrap();
+        // A form is minted when its result is imported.
+        let forms_of = |rows: &[crate::model::Message]| -> std::collections::HashMap<_, _> {
+            rec.forms
+                .iter()
+                .filter(|(id, _)| {
+                    rows.iter().flat_map(|m| &m.content).any(|b| {
+                        matches!(b, Block::ToolResult { tool_use_id, .. } if tool_use_id == *id)
+                    })
+                })
+                .map(|(id, f)| (id.clone(), f.clone()))
+                .collect()
+        };
+        let mut live = Store::open(&DbLocation::File(dir.path().join("live.db"))).unwrap();
+        let first = write_record(&msgs[..cuts[0]], &forms_of(&msgs[..cuts[0]]), &mut live);
+        let mut grown = Driver::new(&live, Box::new(first), settings()).unwrap();
+        let mut k = 1;
+        for cut in cuts {
+            if cut > grown.index.len() {
+                let index = write_record(&msgs[..cut], &forms_of(&msgs[..cut]), &mut live);
+                grown.grow(&live, Box::new(index)).unwrap();
+            }
+            while k <= grown.index.calls() {
+                let a = grown.step(&mut live, k).unwrap();
+                let e = reference.step(&mut whole, k).unwrap();
+                prop_assert_eq!(a.view.canonical_bytes(), e.view.canonical_bytes(), "call {} after a cut at row {}", k, cut);
+                prop_assert_eq!(&a.report, &e.report, "call {}", k);
+                k += 1;
+            }
+            // What the raw history holds for the next call, not recorded yet.
+            grown.raw_estimate(k).unwrap();
+        }
+        prop_assert_eq!(k, whole_index.calls() + 1);
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig { cases: cases(24), ..ProptestConfig::default() })]
 
     /// A live run: the record grows call by call (the rows before each call
-    /// appended just before it, as `compactor proxy` appends them), one
-    /// owning driver carried on over it with `extend`, and each call equals
-    /// what a new driver derives over the same record and store at that call.
+    /// appended just before it with `Tx::append_rows`, as `compactor proxy`
+    /// appends them), one driver carried on over it with `grow`, and each
+    /// call equals what a new driver derives over the same record and store
+    /// at that call; appended a call at a time, the rows chain as they do
+    /// imported whole.
     #[test]
-    fn a_driver_carried_on_over_a_growing_record_equals_a_new_one_at_every_call(
+    fn a_driver_grown_call_by_call_equals_a_new_one_at_every_call(
         events in transcript(),
         b in budget(),
     ) {
@@ -179,8 +241,9 @@ proptest! {
             .unwrap();
             s
         };
+        let load = |s: &Store| Box::new(crate::session::driver::TaskRecordIndex::load(s, "t").unwrap());
         let (mut live_store, mut fresh_store) = (open("live.db"), open("fresh.db"));
-        let mut live: Option<Driver<'_>> = None;
+        let mut live: Option<Driver<'_, Box<crate::session::driver::TaskRecordIndex>>> = None;
         let mut appended = 0;
         for k in 1..=whole.calls() + 1 {
             let end = whole.history_end(k);
@@ -188,28 +251,19 @@ proptest! {
                 s.transaction(|tx| tx.append_rows("t", &rows[appended..end])).unwrap();
             }
             appended = end;
-            // Every other call through `extend` with an index loaded anew,
-            // the others through `grow` (read again by its own connection).
-            let back = match live.as_mut() {
-                Some(d) if k % 2 == 0 => d.grow(&live_store).unwrap(),
-                Some(d) => {
-                    let index = crate::session::driver::TaskRecordIndex::load(&live_store, "t").unwrap();
-                    d.extend(&live_store, index).unwrap()
-                }
-                None => Some(crate::session::driver::TaskRecordIndex::load(&live_store, "t").unwrap()),
-            };
-            if let Some(index) = back {
-                live = Some(Driver::owning(&live_store, index, settings()).unwrap());
+            match live.as_mut() {
+                Some(d) => d.grow(&live_store, load(&live_store)).unwrap(),
+                None => live = Some(Driver::new(&live_store, load(&live_store), settings()).unwrap()),
             }
-            prop_assert_eq!(live.as_ref().unwrap().index().calls() + 1, k);
-            let a = live.as_mut().unwrap().step(&mut live_store, k).unwrap();
-            let fresh_index = crate::session::driver::TaskRecordIndex::load(&fresh_store, "t").unwrap();
-            let mut fresh = Driver::new(&fresh_store, &fresh_index, settings()).unwrap();
+            let d = live.as_mut().unwrap();
+            prop_assert_eq!(d.index.calls() + 1, k);
+            let a = d.step(&mut live_store, k).unwrap();
+            let fresh_index = load(&fresh_store);
+            let mut fresh = Driver::new(&fresh_store, fresh_index, settings()).unwrap();
             let f = fresh.step(&mut fresh_store, k).unwrap();
             prop_assert_eq!(a.view.canonical_bytes(), f.view.canonical_bytes(), "call {}", k);
             prop_assert_eq!(&a.report, &f.report, "call {}", k);
         }
-        // Appended a call at a time, the rows chain as they do imported whole.
         let live_rows = live_store.reader().task_rows("t").unwrap();
         prop_assert_eq!(live_rows.len(), rows.len());
         prop_assert!(mem.reader().consistent_with("t", &live_rows).unwrap());

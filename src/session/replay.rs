@@ -2,6 +2,8 @@
 //! store between calls, and account (through `session::cost`) for what a
 //! prompt cache would have done.
 
+use std::ops::Deref;
+
 use serde::Serialize;
 
 use super::cost::{CacheSplitter, Prices, Totals};
@@ -66,37 +68,106 @@ pub fn replay<E: From<StoreError>>(
     opts: ReplayOptions,
     mut on_call: impl FnMut(&StepRow, &CallOutput) -> Result<(), E>,
 ) -> Result<Totals, E> {
-    let est = settings.estimator;
-    let overhead = index.overhead(est)?.unwrap_or(0);
-    let mut driver = Driver::new(store, index, settings)?;
+    let mut replayer = Replayer::new(store, index, settings)?;
     if let Some(p) = &opts.progress {
-        driver.record_progress(p.clone());
+        replayer.driver.record_progress(p.clone());
     }
-    let mut raw_prev: Option<u64> = None;
-    let mut prev_view: Option<View> = None;
-    let mut splitter = CacheSplitter::default();
     let mut totals = Totals::default();
     let start = if opts.resume { opts.from.max(1) } else { 1 };
     for k in start..=opts.to {
-        let out = driver.step(store, k)?;
-        // The raw history at this call, for comparison. The cache and cost
-        // model is on the estimate basis, for both histories.
-        let raw_tokens = overhead + driver.raw_estimate(k)?;
-        let (read, write) = splitter.split(prev_view.as_ref(), &out.view, overhead, est);
-        if k >= opts.from {
-            let raw_read = raw_prev.map_or(0, |p| p.min(raw_tokens));
-            totals.calls += 1;
-            totals.compacted.add(read, write, &opts.prices);
-            totals
-                .raw
-                .add(raw_read, raw_tokens - raw_read, &opts.prices);
-            let row = step_row(&out.report, index.recorded_prompt(k), read, write);
-            on_call(&row, &out)?;
-        }
-        raw_prev = Some(raw_tokens);
-        prev_view = Some(out.view);
+        replayer.call(store, k, |row, out, raw| -> Result<(), E> {
+            if k >= opts.from {
+                totals.calls += 1;
+                totals
+                    .compacted
+                    .add(row.cache_read_tokens, row.cache_write_tokens, &opts.prices);
+                totals.raw.add(raw.read, raw.write, &opts.prices);
+                let output = index.usage(k).map_or(0, |u| u.output_tokens);
+                totals.add_output(output, &opts.prices);
+                on_call(row, out)?;
+            }
+            Ok(())
+        })?;
     }
     Ok(totals)
+}
+
+/// What a prompt cache would have done for the raw, uncompacted history at
+/// a call (estimated tokens).
+#[derive(Debug, Clone, Copy)]
+pub struct RawCache {
+    pub read: u64,
+    pub write: u64,
+}
+
+/// A replay in progress: the driver and what the timeline carries from one
+/// call to the next (the previous view, for the cache split). `replay` runs
+/// one over a whole task; `watch` keeps one while the session file grows,
+/// over an index it owns ([`Replayer::grow`]), so its rows are replay's.
+pub struct Replayer<'a, I = &'a TaskRecordIndex>
+where
+    I: Deref<Target = TaskRecordIndex>,
+{
+    pub driver: Driver<'a, I>,
+    /// The overhead the cache and cost model adds to every estimate.
+    overhead: u64,
+    raw_prev: Option<u64>,
+    prev_view: Option<View>,
+    splitter: CacheSplitter,
+}
+
+impl<'a, I: Deref<Target = TaskRecordIndex>> Replayer<'a, I> {
+    pub fn new(store: &Store, index: I, settings: RunSettings<'a>) -> Result<Self, StoreError> {
+        let overhead = index.overhead(settings.estimator)?.unwrap_or(0);
+        Ok(Replayer {
+            driver: Driver::new(store, index, settings)?,
+            overhead,
+            raw_prev: None,
+            prev_view: None,
+            splitter: CacheSplitter::default(),
+        })
+    }
+
+    /// Run call `k` (the next one after the previous call, or call 1) and
+    /// hand `f` its row, output and the raw history's cache split.
+    pub fn call<E: From<StoreError>>(
+        &mut self,
+        store: &mut Store,
+        k: u32,
+        f: impl FnOnce(&StepRow, &CallOutput, RawCache) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let est = self.driver.estimator();
+        let out = self.driver.step(store, k)?;
+        // The raw history at this call, for comparison. The cache and cost
+        // model is on the estimate basis, for both histories.
+        let raw_tokens = self.overhead + self.driver.raw_estimate(k)?;
+        let (read, write) =
+            self.splitter
+                .split(self.prev_view.as_ref(), &out.view, self.overhead, est);
+        let raw_read = self.raw_prev.map_or(0, |p| p.min(raw_tokens));
+        let raw = RawCache {
+            read: raw_read,
+            write: raw_tokens - raw_read,
+        };
+        let row = step_row(
+            &out.report,
+            self.driver.index.recorded_prompt(k),
+            read,
+            write,
+        );
+        let done = f(&row, &out, raw);
+        self.raw_prev = Some(raw_tokens);
+        self.prev_view = Some(out.view);
+        done
+    }
+
+    /// Go on over `index`, the task's record grown since (see [`Driver::grow`]).
+    pub fn grow(&mut self, store: &Store, index: I) -> Result<(), StoreError> {
+        if let Some(o) = index.overhead(self.driver.estimator())? {
+            self.overhead = o;
+        }
+        self.driver.grow(store, index)
+    }
 }
 
 fn step_row(r: &Report, recorded: Option<u64>, read: u64, write: u64) -> StepRow {

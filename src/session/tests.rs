@@ -244,7 +244,7 @@ impl Record {
 
 /// Write a task's rows and tool forms as import does (rows extend the stored
 /// ones, as a re-import of a grown file adds them), then index the task.
-fn write_record(
+pub(crate) fn write_record(
     msgs: &[Message],
     forms: &HashMap<String, ToolForm>,
     store: &mut Store,
@@ -667,4 +667,98 @@ fn an_early_negative_constraint_survives_two_folds_verbatim() {
     assert!(head.text.contains("## Constraints"));
     let constraints = &head.text[head.text.find("## Constraints").unwrap()..];
     assert!(constraints.contains(RULE));
+}
+
+/// compactor's own `## Task Context`, as a written session carries it in.
+const CARRIED: &str = "## Task Context\n\n## Requests\n- #1: Speed up the nightly export. Do not touch the tenant_registry table.\n- #2: Batch the reads.\n\n## Deliverables\n- services/export/run.py: edited (step 4)\n\n## Constraints\n- do-not-touch-tenant-registry: Do not touch the tenant_registry table.\n\n## Current state\nGoal: #2 — Batch the reads.\nDeliverable: written so far: services/export/run.py; anything else the goal asks for is still owed\nStatus: no open error at the end of the folded span\nNext: Reading the batch loader.\n";
+
+/// A record that opens with the carried summary, then `asks` more work.
+fn carried_record(summarizer: Box<dyn crate::engine::summarizer::Summarizer>) -> Record {
+    let mut rec = Record::keeping_bash();
+    rec.summarizer = summarizer;
+    rec.push_row(
+        Role::User,
+        Kind::CarriedSummary,
+        vec![Block::Text {
+            text: CARRIED.into(),
+        }],
+    );
+    rec.tool_steps("Bash", 4, 700);
+    rec.ask("Now add retries to the loader. Keep the retry count at 3 or fewer.");
+    rec.tool_steps("Bash", 30, 700);
+    rec
+}
+
+/// The folds of a record run call after call; the last call's output.
+fn fold_through(rec: &mut Record, b: Budget) -> CallOutput {
+    let calls = rec
+        .messages()
+        .iter()
+        .filter(|m| m.kind == Kind::Generation)
+        .count() as u32;
+    let mut folds = 0;
+    let mut last = None;
+    for k in 1..=calls + 1 {
+        let out = rec.legal_call(k, b);
+        folds += out
+            .report
+            .tiers_fired
+            .iter()
+            .filter(|t| t.name().ends_with("floor"))
+            .count();
+        last = Some(out);
+    }
+    assert!(folds >= 1, "the floor folded");
+    last.unwrap()
+}
+
+/// Σn = fold(Σn−1, new) across a round trip: the carried `## Task Context`
+/// is the first fold's prior. Its requests keep their ordinals and its
+/// constraints their words, the new ask is #3, and `## Current state` is
+/// the fold's own.
+#[test]
+fn a_carried_task_context_is_the_prior_of_the_first_fold() {
+    let mut rec = carried_record(Box::new(crate::summarize::Extractive));
+    let out = fold_through(&mut rec, budget(16_000, 2_000));
+    let head = out.parts[0].summary().expect("the history is folded");
+    // The carried part itself is folded: the summary covers it.
+    assert!(!out.parts.iter().any(|p| p.kind == Kind::CarriedSummary));
+    let text = &head.text;
+    for line in [
+        "- #1: Speed up the nightly export. Do not touch the tenant_registry table.\n",
+        "- #2: Batch the reads.\n",
+        "- #3: Now add retries to the loader. Keep the retry count at 3 or fewer.\n",
+        "- do-not-touch-tenant-registry: Do not touch the tenant_registry table.\n",
+        "- services/export/run.py: edited (step 4)\n",
+    ] {
+        assert!(text.contains(line), "{line:?} not carried forward:\n{text}");
+    }
+    let requests = &text[..text.find("\n\n").unwrap()];
+    assert_eq!(requests.matches("\n- #").count(), 3, "{requests}");
+    let constraints = &text[text.find("## Constraints").unwrap()..];
+    assert!(
+        constraints.contains("Keep the retry count at 3 or fewer."),
+        "{text}"
+    );
+    let state = &text[text.find("## Current state").unwrap()..];
+    assert!(
+        state.starts_with("## Current state\nGoal: #3 — Now add retries"),
+        "{state}"
+    );
+    assert!(
+        !state.contains("Reading the batch loader"),
+        "overwritten: {state}"
+    );
+    // One carried state, not two: the old one is not kept as a finding.
+    assert_eq!(text.matches("## Current state").count(), 1, "{text}");
+}
+
+/// The static checkpoint keeps the last ask only: a fold over a carried
+/// summary drops its constraints, the loss `probe` reports.
+#[test]
+fn the_static_checkpoint_drops_a_carried_constraint() {
+    let mut rec = carried_record(Box::new(StaticCheckpoint));
+    let out = fold_through(&mut rec, budget(16_000, 2_000));
+    let head = out.parts[0].summary().expect("the history is folded");
+    assert!(!head.text.contains("tenant_registry"), "{}", head.text);
 }

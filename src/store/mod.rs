@@ -6,6 +6,7 @@
 //! embedded in the binary and applied on open. A file written by a newer
 //! compactor is refused rather than guessed at.
 
+mod client_compaction;
 mod concurrency;
 mod proxy;
 mod raw;
@@ -20,6 +21,7 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
+pub use client_compaction::{ClientCompaction, CompactionHalf};
 pub use proxy::{ProxyCall, ProxyConversation, ProxyResponse};
 pub use raw::{
     AppendOutcome, CONTENT_JSON, CONTENT_LZ4, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH,
@@ -42,7 +44,10 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0005_profiles.sql"),
     include_str!("migrations/0006_source_stat.sql"),
     include_str!("migrations/0007_compressed_content.sql"),
-    include_str!("migrations/0008_proxy.sql"),
+    include_str!("migrations/0008_context_window.sql"),
+    include_str!("migrations/0009_carried_history.sql"),
+    include_str!("migrations/0010_client_compaction.sql"),
+    include_str!("migrations/0011_proxy.sql"),
 ];
 
 /// The page size of a store this build creates (bytes). An import writes
@@ -325,6 +330,17 @@ impl Store {
             scratch.lent_forms = Some((task.to_string(), Arc::new(forms)));
         }
         Ok(scratch)
+    }
+
+    /// Hand a scratch store the tool forms `source` holds now for its task
+    /// (those imported since it was made included); a no-op for a scratch
+    /// store that was lent none.
+    pub fn lend_forms_again(&mut self, source: &Store) -> Result<()> {
+        if let Some((task, _)) = &self.lent_forms {
+            let forms = source.reader().tool_forms(task)?;
+            self.lent_forms = Some((task.clone(), Arc::new(forms)));
+        }
+        Ok(())
     }
 
     /// A second connection to the same store file, for reading while this

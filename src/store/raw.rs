@@ -23,6 +23,10 @@ pub struct TaskRecord {
     pub model: Option<String>,
     pub cli_version: Option<String>,
     pub title: Option<String>,
+    /// The context window the session recorded for itself, when it did.
+    pub context_window: Option<u64>,
+    /// The git branch the session was on (store version 9).
+    pub git_branch: Option<String>,
 }
 
 /// A row read back from `task_message`.
@@ -560,8 +564,9 @@ impl Tx<'_> {
     /// Insert or refresh a task's descriptive row (known fields are never blanked).
     pub fn upsert_task(&self, t: &TaskRecord) -> Result<()> {
         self.tx.execute(
-            "INSERT INTO task (id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+            "INSERT INTO task (id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title,
+               context_window, git_branch)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
              ON CONFLICT(id) DO UPDATE SET
                parent_id = coalesce(excluded.parent_id, parent_id),
                session_id = coalesce(excluded.session_id, session_id),
@@ -569,7 +574,9 @@ impl Tx<'_> {
                cwd = coalesce(excluded.cwd, cwd),
                model = coalesce(excluded.model, model),
                cli_version = coalesce(excluded.cli_version, cli_version),
-               title = coalesce(excluded.title, title)",
+               title = coalesce(excluded.title, title),
+               context_window = coalesce(excluded.context_window, context_window),
+               git_branch = coalesce(excluded.git_branch, git_branch)",
             params![
                 t.id,
                 t.format,
@@ -579,7 +586,9 @@ impl Tx<'_> {
                 t.cwd,
                 t.model,
                 t.cli_version,
-                t.title
+                t.title,
+                t.context_window.map(|w| w as i64),
+                t.git_branch
             ],
         )?;
         Ok(())
@@ -975,8 +984,7 @@ pub fn stats_of<'a>(msgs: impl Iterator<Item = &'a Message>) -> TaskStats {
 }
 
 /// The `task` table's columns that [`TaskRecord::from_row`] reads (by name).
-const TASK_COLUMNS: &str =
-    "id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title";
+const TASK_COLUMNS: &str = "id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title, context_window, git_branch";
 
 impl TaskRecord {
     fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TaskRecord> {
@@ -990,6 +998,10 @@ impl TaskRecord {
             model: r.get("model")?,
             cli_version: r.get("cli_version")?,
             title: r.get("title")?,
+            context_window: r
+                .get::<_, Option<i64>>("context_window")?
+                .and_then(|w| u64::try_from(w).ok()),
+            git_branch: r.get("git_branch")?,
         })
     }
 }

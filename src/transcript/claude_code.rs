@@ -7,8 +7,11 @@
 //! - sidechain lines (inline in 1.0.x, `agent-*.jsonl` files later) become
 //!   their own tasks, keyed `agent-<agentId>` or `sidechain-<root uuid>`.
 //! - `progress` lines embed copies of subagent messages: never imported.
-//! - `summary` lines are titles; `isCompactSummary` users and 1.0.x
-//!   continuation texts are the agent's own compaction summaries, not asks.
+//! - `summary` and `custom-title` lines are titles; `isCompactSummary` users
+//!   and 1.0.x continuation texts are the agent's own compaction summaries,
+//!   not asks: a marker when the history they summarize is in the file
+//!   before them, else (the session began at a compaction) the carried
+//!   history's first user message.
 //! - a line repeated with the same `uuid` is imported once.
 
 use std::borrow::Cow;
@@ -23,6 +26,9 @@ use super::idtable::IdTable;
 use super::typed::{CheckedUsage, Content};
 use super::{Digest, Importer, LineError, LineOutcome, LineResult, TaskSet, expected_line};
 use crate::model::{Block, Format, Kind, Message, Role, Usage};
+
+/// The window of the Anthropic 1M context (the `context-1m-…` beta).
+const ONE_M_CONTEXT: u64 = 1_000_000;
 
 /// The text Claude Code puts at the head of a resumed session's summary.
 pub(crate) const CONTINUATION_PREFIX: &str =
@@ -73,6 +79,8 @@ struct Line<'a, M> {
     custom_title: Option<String>,
     cwd: Option<String>,
     version: Option<String>,
+    #[serde(rename = "gitBranch", borrow)]
+    git_branch: Option<Cow<'a, str>>,
     message: Option<M>,
     #[serde(borrow)]
     content: Option<&'a RawValue>,
@@ -326,6 +334,16 @@ impl ClaudeCodeImporter {
                         .and_then(Value::as_str)
                         .map(str::to_string);
                 }
+                // A request for the 1M context (the `context-1m-…` beta)
+                // records the window the session ran with.
+                let betas = l.params.as_ref().and_then(|p| p.get("betas"));
+                let one_m = betas.and_then(Value::as_array).is_some_and(|b| {
+                    b.iter()
+                        .any(|b| b.as_str().is_some_and(|b| b.starts_with("context-1m-")))
+                });
+                if one_m {
+                    task.meta.context_window = Some(ONE_M_CONTEXT);
+                }
                 Ok(LineOutcome::NotConversation)
             }
             // Copies of request messages (`api-request-blob`, whose `system`
@@ -432,10 +450,21 @@ impl ClaudeCodeImporter {
         let content = msg.content.blocks(line)?;
         let key = self.task_key(line, &l)?;
         let task = tasks.task(&key);
+        // The client version and branch the session is on now: a session
+        // resumed by a newer client, or on another branch, names the latest.
+        if let Some(branch) = l.git_branch.as_deref().filter(|b| !b.is_empty())
+            && task.meta.git_branch.as_deref() != Some(branch)
+        {
+            task.meta.git_branch = Some(branch.to_string());
+        }
+        if let Some(version) = l.version.take().filter(|v| !v.is_empty())
+            && task.meta.cli_version.as_ref() != Some(&version)
+        {
+            task.meta.cli_version = Some(version);
+        }
         if task.meta.session_id.is_none() {
             task.meta.session_id = l.session_id.clone();
             task.meta.cwd = l.cwd.clone();
-            task.meta.cli_version = l.version.clone();
             if !key.is_empty() {
                 task.meta.parent_session = l.session_id.clone();
                 task.meta.agent_id = l.agent_id.clone();
@@ -452,14 +481,16 @@ impl ClaudeCodeImporter {
                 }
                 let mut m = Message::new(Role::Assistant, Kind::Generation, content, line);
                 m.gen_id = msg.id.clone().or_else(|| l.uuid.clone());
+                // A usage of all zeros records no call: a placeholder (a
+                // session compactor wrote) or a synthetic line.
                 m.usage = match msg.usage {
-                    Some(u) => u.usage(line)?,
+                    Some(u) => u.usage(line)?.filter(|u| *u != Usage::default()),
                     None => None,
                 };
                 m
             }
         } else {
-            let kind = classify_user(&l, &content);
+            let kind = classify_user(&l, &content, !task.has_conversation());
             Message::new(Role::User, kind, content, line)
         };
         m.source_uuid = l.uuid.clone();
@@ -488,10 +519,16 @@ fn push_title<M>(tasks: &mut TaskSet, line: u64, l: &Line<'_, M>, title: &str, r
 }
 
 /// Decide what a user line is: an ask, tool results, injected context, an interrupt
-/// or the agent's own compaction summary.
-fn classify_user<M>(l: &Line<'_, M>, content: &[Block]) -> Kind {
+/// or a compaction summary. `opens` says nothing of the conversation came before
+/// it in its task: a summary there carries history the record does not hold.
+fn classify_user<M>(l: &Line<'_, M>, content: &[Block], opens: bool) -> Kind {
+    let summary = if opens {
+        Kind::CarriedSummary
+    } else {
+        Kind::CompactSummary
+    };
     if l.is_compact_summary.unwrap_or(false) {
-        return Kind::CompactSummary;
+        return summary;
     }
     if content
         .iter()
@@ -507,7 +544,7 @@ fn classify_user<M>(l: &Line<'_, M>, content: &[Block]) -> Kind {
     if t.starts_with("[Request interrupted by user") {
         Kind::Interrupt
     } else if t.starts_with(CONTINUATION_PREFIX) {
-        Kind::CompactSummary
+        summary
     } else if is_injected(t)
         || content.is_empty()
         || (t.is_empty() && !content.iter().any(|b| matches!(b, Block::Image { .. })))
@@ -654,6 +691,126 @@ mod tests {
             sizes.contains(&("sidechain-bbbbbbbb", far + 1)),
             "{sizes:?}"
         );
+    }
+
+    /// The main task's rows after `lines`.
+    fn rows_of(lines: &[String]) -> (Vec<Message>, crate::transcript::TaskMeta) {
+        let mut importer = ClaudeCodeImporter::default();
+        let mut tasks = TaskSet::default();
+        for (i, text) in lines.iter().enumerate() {
+            importer
+                .read(i as u64 + 1, text, &mut tasks, true)
+                .expect("the line imports");
+        }
+        let task = tasks.into_tasks().into_iter().next().expect("a task");
+        (task.messages, task.meta)
+    }
+
+    fn line(ty: &str, uuid: &str, extra: &str) -> String {
+        format!(
+            r#"{{"type":"{ty}","uuid":"{uuid}","sessionId":"s","cwd":"/w","version":"2.1.39","gitBranch":"main","timestamp":"2026-03-14T09:00:07.000Z"{extra}}}"#
+        )
+    }
+
+    const BOUNDARY: &str = r#","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"manual","preTokens":9}"#;
+    const SUMMARY: &str = r###","isCompactSummary":true,"isVisibleInTranscriptOnly":true,"message":{"role":"user","content":[{"type":"text","text":"## Task Context\n\n## Requests\n- #1: Fix it. Never log the secret."}]}"###;
+
+    fn ask(text: &str) -> String {
+        format!(r#","message":{{"role":"user","content":"{text}"}}"#)
+    }
+
+    /// A session that begins at a compaction: its summary is the first user
+    /// message of the history (it reaches views and opens turn 1); the
+    /// boundary before it stays a meta row.
+    #[test]
+    fn a_summary_that_opens_the_session_is_its_carried_history() {
+        let (rows, _) = rows_of(&[
+            line("system", "b", BOUNDARY),
+            line("user", "s1", SUMMARY),
+            line(
+                "assistant",
+                "a1",
+                r#","message":{"id":"msg_1","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"text","text":"Carrying on."}],"usage":{"input_tokens":0,"output_tokens":0}}"#,
+            ),
+            line("user", "u2", &ask("And add a test.")),
+        ]);
+        let shape: Vec<(Kind, u32)> = rows.iter().map(|m| (m.kind, m.turn)).collect();
+        assert_eq!(
+            shape,
+            [
+                (Kind::CompactBoundary, 0),
+                (Kind::CarriedSummary, 1),
+                (Kind::Generation, 1),
+                (Kind::Ask, 2)
+            ]
+        );
+        assert!(Kind::CarriedSummary.reaches_view());
+        // A usage of all zeros is no recorded call.
+        assert_eq!(rows[2].usage, None);
+        // A 1.0.x continuation file opens with the same text as a plain user line.
+        let (rows, _) = rows_of(&[line(
+            "user",
+            "c1",
+            &ask(
+                "This session is being continued from a previous conversation that ran out of context. The summary below covers it.",
+            ),
+        )]);
+        assert_eq!(rows[0].kind, Kind::CarriedSummary);
+        assert_eq!(rows[0].turn, 1);
+    }
+
+    /// The agent compacted inside the file: the raw before it stays the
+    /// source, the summary a marker (no view, no turn).
+    #[test]
+    fn a_summary_after_its_raw_history_stays_the_agents_marker() {
+        let (rows, _) = rows_of(&[
+            line("user", "u1", &ask("Fix it. Never log the secret.")),
+            line("system", "b", BOUNDARY),
+            line("user", "s1", SUMMARY),
+            line(
+                "user",
+                "u2",
+                &ask(
+                    "This session is being continued from a previous conversation that ran out of context.",
+                ),
+            ),
+        ]);
+        let shape: Vec<(Kind, u32)> = rows.iter().map(|m| (m.kind, m.turn)).collect();
+        assert_eq!(
+            shape,
+            [
+                (Kind::Ask, 1),
+                (Kind::CompactBoundary, 1),
+                (Kind::CompactSummary, 1),
+                (Kind::CompactSummary, 1)
+            ]
+        );
+        assert!(!Kind::CompactSummary.reaches_view());
+        // Injected context before it is conversation too.
+        let (rows, _) = rows_of(&[
+            line(
+                "user",
+                "m1",
+                r#","isMeta":true,"message":{"role":"user","content":"<system-reminder>x</system-reminder>"}"#,
+            ),
+            line("user", "s1", SUMMARY),
+        ]);
+        assert_eq!(rows[1].kind, Kind::CompactSummary);
+    }
+
+    /// The branch and client version a session names are its latest: a
+    /// session resumed by a newer client on another branch names those.
+    #[test]
+    fn the_latest_branch_and_version_name_the_session() {
+        let later = line("user", "u2", &ask("more"))
+            .replace("2.1.39", "2.1.332")
+            .replace(r#""gitBranch":"main""#, r#""gitBranch":"feat/retry""#);
+        let blank = line("user", "u3", &ask("more still"))
+            .replace("2.1.39", "")
+            .replace(r#""gitBranch":"main""#, r#""gitBranch":"""#);
+        let (_, meta) = rows_of(&[line("user", "u1", &ask("go")), later, blank]);
+        assert_eq!(meta.git_branch.as_deref(), Some("feat/retry"));
+        assert_eq!(meta.cli_version.as_deref(), Some("2.1.332"));
     }
 
     #[test]

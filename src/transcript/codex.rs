@@ -8,6 +8,8 @@
 //! ends it. `token_count` events carry usage: repeated ones (same running
 //! total) are dropped, and each is attributed to the generation it measures,
 //! which older builds write after the usage event and newer ones before it.
+//! A `compacted` item is a marker when the history it replaced is in the file
+//! before it; when it opens the rollout, what it carries is the history.
 
 use serde_json::{Map, Value};
 
@@ -104,6 +106,7 @@ keys! {
     Action = "action",
     Message = "message",
     ReplacementHistory = "replacement_history",
+    Git = "git",
 }
 
 /// A rollout object as the importer reads it: a line, its payload, or (the
@@ -155,6 +158,15 @@ pub(super) struct TokenInfo {
     /// The usage of `last_token_usage` when it is an object, or why its
     /// counts are refused.
     pub(super) last: Option<Result<Usage, LineError>>,
+    /// `model_context_window`: the window Codex ran the model with.
+    pub(super) window: Option<u64>,
+}
+
+/// A recorded context window, when it is a token count (anything else is
+/// not one, and ignored).
+pub(super) fn context_window(v: Option<&Value>) -> Option<u64> {
+    v.and_then(Value::as_u64)
+        .filter(|w| (1..=super::tokens::MAX_TOKENS).contains(w))
 }
 
 /// A Codex usage: `input_tokens` counts the cached ones too.
@@ -200,6 +212,7 @@ impl Rollout for Map<String, Value> {
                     let cached = n("cached_input_tokens")?;
                     Ok(codex_usage(n("input_tokens")?, cached, n("output_tokens")?))
                 }),
+            window: context_window(info.get("model_context_window")),
         })
     }
 }
@@ -320,6 +333,9 @@ impl CodexImporter {
             "event_msg" => match payload.str(Key::Type) {
                 Some("token_count") => {
                     let info = payload.token_info(line);
+                    if let Some(w) = info.as_ref().and_then(|i| i.window) {
+                        tasks.main().meta.context_window = Some(w);
+                    }
                     push_item(self.token_count(line, info)?, timestamp, tasks)
                 }
                 Some(
@@ -331,6 +347,10 @@ impl CodexImporter {
                 _ => Ok(LineOutcome::NotConversation),
             },
             "compacted" => {
+                self.close_generation();
+                if !tasks.main().has_conversation() {
+                    return self.carried(line, payload, timestamp, tasks);
+                }
                 let message = payload.string(Key::Message).unwrap_or_default();
                 let text = if message.is_empty() {
                     let n = payload
@@ -349,7 +369,6 @@ impl CodexImporter {
                     vec![Block::Text { text }],
                     line,
                 );
-                self.close_generation();
                 push_item(Item::Message(m), timestamp, tasks)
             }
             "world_state"
@@ -361,6 +380,70 @@ impl CodexImporter {
             | "realtime_item" => Ok(LineOutcome::NotConversation),
             other => Ok(LineOutcome::Unknown(other.to_string())),
         }
+    }
+
+    /// A `compacted` item that opens the record: the history it replaced is
+    /// not in the file, so what it carries is the history. Its
+    /// `replacement_history` items are read in order as the rollout's own
+    /// items are, the summary among them (the item's `message`, compactor's
+    /// `## Task Context` or Codex's own summary) as the carried summary; an
+    /// older item with only a `message` is that one user message.
+    fn carried(
+        &mut self,
+        line: u64,
+        payload: &mut impl Rollout,
+        timestamp: Option<String>,
+        tasks: &mut TaskSet,
+    ) -> LineResult {
+        let message = payload.string(Key::Message).unwrap_or_default();
+        let history = match payload.take(Key::ReplacementHistory) {
+            Some(Value::Array(items)) if !items.is_empty() => items,
+            _ => {
+                // An item that carries nothing stays the marker it always was.
+                let (kind, text) = if message.trim().is_empty() {
+                    let none =
+                        "[Codex compacted the conversation: 0 items in its replacement history]";
+                    (Kind::CompactSummary, none.to_string())
+                } else {
+                    (Kind::CarriedSummary, message)
+                };
+                let m = Message::new(Role::User, kind, vec![Block::Text { text }], line);
+                return push_item(Item::Message(m), timestamp, tasks);
+            }
+        };
+        for (i, item) in history.into_iter().enumerate() {
+            let Value::Object(mut item) = item else {
+                return Err(shape(
+                    line,
+                    format!(
+                        "replacement_history item {} is {}; expected a response item object",
+                        i + 1,
+                        type_name(&item)
+                    ),
+                ));
+            };
+            let mut m = match self.response_item(line, &mut item) {
+                Ok(Item::Message(m)) => m,
+                // Encrypted compaction items and the like carry nothing readable.
+                Ok(Item::Skip(_)) => continue,
+                Err(e) => {
+                    return Err(LineError {
+                        message: format!("replacement_history item {}: {}", i + 1, e.message),
+                        ..e
+                    });
+                }
+            };
+            if m.kind == Kind::Ask && is_carried_summary(&m.content, &message) {
+                m.kind = Kind::CarriedSummary;
+            }
+            m.timestamp = timestamp.clone();
+            tasks.main().push(m);
+        }
+        // What follows is another model call, and the carried generations
+        // recorded no usage: none is attributed to them.
+        self.close_generation();
+        self.generation_has_usage = true;
+        Ok(LineOutcome::Imported)
     }
 
     fn session_meta(&mut self, line: u64, p: &mut impl Rollout, tasks: &mut TaskSet) {
@@ -389,6 +472,12 @@ impl CodexImporter {
         task.meta.session_id = p.string(Key::Id).or_else(|| p.string(Key::SessionId));
         task.meta.cwd = p.string(Key::Cwd);
         task.meta.cli_version = p.string(Key::CliVersion);
+        task.meta.git_branch = p
+            .value(Key::Git)
+            .and_then(|g| g.get("branch"))
+            .and_then(Value::as_str)
+            .filter(|b| !b.is_empty())
+            .map(str::to_string);
         task.meta.parent_session = p.string(Key::ForkedFromId).or_else(|| {
             // Subagent threads name their parent inside `source`.
             p.value(Key::Source)
@@ -714,6 +803,21 @@ pub(super) fn text_output(s: String) -> (ToolContent, bool) {
             .is_some_and(|c| c != 0);
     }
     (ToolContent::Text(s), is_error)
+}
+
+/// The text Codex puts at the head of its own compaction summary.
+const CODEX_SUMMARY_PREFIX: &str =
+    "Another language model started to solve this problem and produced a summary";
+
+/// Whether a carried user message is the summary of what came before it:
+/// the `compacted` item's own `message`, compactor's `## Task Context` or
+/// Codex's summary.
+fn is_carried_summary(content: &[Block], message: &str) -> bool {
+    let text = super::common::first_text(content).unwrap_or("");
+    let t = text.trim_start();
+    (!message.trim().is_empty() && text.trim() == message.trim())
+        || t.starts_with(crate::engine::carried::TASK_CONTEXT_HEADING)
+        || t.starts_with(CODEX_SUMMARY_PREFIX)
 }
 
 /// Codex injects environment and instruction blocks as user messages.

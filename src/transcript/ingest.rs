@@ -52,6 +52,16 @@ pub enum IngestError {
     },
 }
 
+impl IngestError {
+    /// Whether the file was refused before any format was recognised in it
+    /// (none was given): it is not a transcript, as far as its first lines
+    /// tell (an empty file, a `package.json`), rather than a transcript with
+    /// a bad line.
+    pub fn is_not_a_transcript(&self) -> bool {
+        matches!(self, IngestError::Parse { error, .. } if error.format_unknown)
+    }
+}
+
 /// What an import did with a file (`status` in `import --json`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -271,7 +281,8 @@ fn ingest_stream(
                     Encoded::Failed(e) => return Err(Failed::Ids(e)),
                 }
             }
-            let parsed = join(parser).map_err(Failed::Ingest)?;
+            let mut parsed = join(parser).map_err(Failed::Ingest)?;
+            name_from_codex_index(format, canonical, &mut parsed.tasks);
             let outcome = writer.finish()?;
             tx.upsert_source(
                 canonical,
@@ -525,6 +536,8 @@ fn store_parsed(
         None => content_name(store, canonical, parsed.format, &parsed.tasks).map_err(store_err)?,
     };
     let mut report = parsed_report(&parsed, shown);
+    let mut parsed = parsed;
+    name_from_codex_index(parsed.format, canonical, &mut parsed.tasks);
     store
         .transaction(|tx| -> Result<(), Failed> {
             let hash = *parsed.hash.as_bytes();
@@ -727,6 +740,19 @@ fn store_task(
     Ok(())
 }
 
+/// A Codex session with no title of its own takes the name its Codex home's
+/// index gives it (see `codex_names`).
+fn name_from_codex_index(format: Format, canonical: &str, tasks: &mut [TaskBuilder]) {
+    if format != Format::Codex {
+        return;
+    }
+    for t in tasks.iter_mut().filter(|t| t.meta.title.is_none()) {
+        if let Some(id) = t.meta.session_id.as_deref() {
+            t.meta.title = super::codex_names::thread_name(Path::new(canonical), id);
+        }
+    }
+}
+
 /// Insert or refresh a task's record from what its file states.
 fn upsert_task(tx: &Tx<'_>, format: Format, base: &str, t: &TaskBuilder) -> Result<(), StoreError> {
     let (id, parent) = task_id(base, t);
@@ -740,6 +766,8 @@ fn upsert_task(tx: &Tx<'_>, format: Format, base: &str, t: &TaskBuilder) -> Resu
         model: t.meta.model.clone(),
         cli_version: t.meta.cli_version.clone(),
         title: t.meta.title.clone(),
+        context_window: t.meta.context_window,
+        git_branch: t.meta.git_branch.clone(),
     })
 }
 

@@ -9,6 +9,7 @@
 pub(crate) mod anthropic;
 pub(crate) mod claude_code;
 pub(crate) mod codex;
+pub(crate) mod codex_names;
 mod common;
 pub(crate) mod detect;
 pub(crate) mod discover;
@@ -43,6 +44,9 @@ pub struct LineError {
     pub message: String,
     /// What the user can do about it, printed on its own line.
     pub hint: Option<&'static str>,
+    /// Raised before any format was recognised (none was given, and the first
+    /// lines did not tell one): nothing says the file is a transcript at all.
+    pub format_unknown: bool,
 }
 
 impl LineError {
@@ -52,6 +56,15 @@ impl LineError {
             column,
             message: message.into(),
             hint: None,
+            format_unknown: false,
+        }
+    }
+
+    /// This error, raised before any format was recognised.
+    pub fn before_any_format(self) -> LineError {
+        LineError {
+            format_unknown: true,
+            ..self
         }
     }
 
@@ -227,6 +240,10 @@ pub struct TaskMeta {
     pub model: Option<String>,
     pub cli_version: Option<String>,
     pub title: Option<String>,
+    /// The context window the session recorded for itself (the latest one).
+    pub context_window: Option<u64>,
+    /// The git branch the session was on (the latest the file names).
+    pub git_branch: Option<String>,
 }
 
 /// A problem worth telling the user that does not stop the import.
@@ -337,7 +354,8 @@ impl TaskBuilder {
     /// Append a message, assigning its turn and step.
     pub fn push(&mut self, mut msg: Message) {
         match msg.kind {
-            Kind::Ask => self.turn += 1,
+            // A carried summary opens the history as an ask does.
+            Kind::Ask | Kind::CarriedSummary => self.turn += 1,
             Kind::Generation => {
                 let step = match &msg.gen_id {
                     Some(id) => {

@@ -110,8 +110,14 @@ pub fn parse_stream<R: BufRead>(
             1,
             1,
             "the file is empty (no JSON lines); expected a transcript",
-        ));
+        )
+        .before_any_format());
     }
+    // Until a format is known, an error says the file may be no transcript.
+    let detecting = |e: LineError| match opts.format {
+        None => e.before_any_format(),
+        Some(_) => e,
+    };
     let samples: Vec<Result<Value, serde_json::Error>> = ahead
         .iter()
         .filter(|l| !is_blank(l))
@@ -140,18 +146,19 @@ pub fn parse_stream<R: BufRead>(
         while read_line(&mut buf)? {
             all.extend_from_slice(&buf);
         }
-        let text = std::str::from_utf8(&all).map_err(|e| utf8_error_in_document(&all, e))?;
+        let text =
+            std::str::from_utf8(&all).map_err(|e| detecting(utf8_error_in_document(&all, e)))?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let value: Value = serde_json::from_str(text).map_err(|e| {
             let (line, column) = clamp_to_text(text, e.line(), e.column());
-            LineError::new(
+            detecting(LineError::new(
                 line,
                 column,
                 format!(
                     "{}; expected a JSON document (a list of messages or a request body) or one JSON object per line",
                     describe_json_error(&e)
                 ),
-            )
+            ))
         })?;
         let format = match opts.format {
             Some(f) => f,
@@ -192,7 +199,7 @@ pub fn parse_stream<R: BufRead>(
                         if is_blank(l) {
                             continue;
                         }
-                        parse_check(i as u64 + 1, l)?;
+                        parse_check(i as u64 + 1, l).map_err(LineError::before_any_format)?;
                     }
                     return Err(undetectable());
                 }
@@ -252,7 +259,12 @@ pub fn parse_stream<R: BufRead>(
             first,
             1,
             format!(
-                "{total} lines, all of types a {f} transcript does not have ({}); expected a {f} transcript: is --format right?",
+                "{}, all of types a {f} transcript does not have ({}); expected a {f} transcript: is --format right?",
+                if total == 1 {
+                    "1 line".to_string()
+                } else {
+                    format!("{total} lines")
+                },
                 types.join(", "),
                 f = format.as_str()
             ),
@@ -359,6 +371,7 @@ fn undetectable() -> LineError {
             1,
             "could not tell the format: expected Claude Code or Codex JSONL, OpenAI chat messages or Anthropic Messages JSON",
         )
+        .before_any_format()
     }
 }
 

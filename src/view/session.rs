@@ -2,7 +2,8 @@
 //! from the compacted history: Claude Code (a `compact_boundary` line, an
 //! `isCompactSummary` user line, then one line per kept message) and Codex (a
 //! `session_meta` line, then one `compacted` item whose `replacement_history`
-//! is the view as Responses-API items).
+//! is the view as Responses-API items). The lines name the client version the
+//! file is for, the source's git branch and title, as the client's own do.
 //!
 //! Pure: the session id and the timestamp come in from the caller (the only
 //! place a clock or randomness enters), and every line uuid is derived from
@@ -171,6 +172,12 @@ fn safe_id(id: &str) -> String {
     s
 }
 
+/// The client version a written session names when its source is another
+/// client's (or did not record one): the versions `tests/cli/resume.rs`
+/// resumes written sessions with, as `clients/package.json` pins them.
+pub const CLAUDE_CODE_VERSION: &str = "2.1.332";
+pub const CODEX_VERSION: &str = "0.171.0";
+
 /// What a written session needs besides the view.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionParams<'a> {
@@ -184,6 +191,14 @@ pub struct SessionParams<'a> {
     pub model: Option<&'a str>,
     /// Tokens of the history before compaction (Claude Code's `preTokens`).
     pub pre_tokens: u64,
+    /// The version of the client the file is for, as its lines name it
+    /// (Claude Code's `version`, Codex's `cli_version`).
+    pub version: &'a str,
+    /// The git branch the source session was on, when it recorded one.
+    pub git_branch: Option<&'a str>,
+    /// The source session's title (Claude Code: a `custom-title` line; for
+    /// Codex see [`codex_index_entry`]).
+    pub title: Option<&'a str>,
 }
 
 /// A UUID-shaped id (version 4 layout) derived from `seed`: deterministic.
@@ -226,7 +241,7 @@ fn jsonl(lines: &[Value]) -> Vec<u8> {
 
 /// The Claude Code session file for an (adapted) view: a `compact_boundary`,
 /// the first message as the `isCompactSummary` line when it is a summary, then
-/// one line per message, chained by `parentUuid`.
+/// one line per message, chained by `parentUuid`, and the title last.
 pub fn claude_code_session(view: &View, p: &SessionParams) -> Vec<u8> {
     let seed = view.hash();
     let envelope = |ty: &str, uuid: &str, parent: Option<&str>| -> Map<String, Value> {
@@ -236,8 +251,8 @@ pub fn claude_code_session(view: &View, p: &SessionParams) -> Vec<u8> {
         m.insert("userType".into(), json!("external"));
         m.insert("cwd".into(), json!(p.cwd));
         m.insert("sessionId".into(), json!(p.session_id));
-        m.insert("version".into(), json!(env!("CARGO_PKG_VERSION")));
-        m.insert("gitBranch".into(), json!(""));
+        m.insert("version".into(), json!(p.version));
+        m.insert("gitBranch".into(), json!(p.git_branch.unwrap_or("")));
         m.insert("type".into(), json!(ty));
         m.insert("uuid".into(), json!(uuid));
         m.insert("timestamp".into(), json!(p.timestamp));
@@ -301,6 +316,11 @@ pub fn claude_code_session(view: &View, p: &SessionParams) -> Vec<u8> {
         lines.push(Value::Object(l));
         parent = uuid;
     }
+    // The title as Claude Code writes a session's name (and lists it by).
+    if let Some(title) = p.title {
+        lines
+            .push(json!({"type": "custom-title", "customTitle": title, "sessionId": p.session_id}));
+    }
     jsonl(&lines)
 }
 
@@ -311,7 +331,7 @@ fn blocks_json(blocks: &[Block]) -> Value {
 /// The Codex rollout for an (adapted) view: `session_meta`, then a `compacted`
 /// item whose `replacement_history` is the whole view as Responses-API items.
 pub fn codex_session(view: &View, p: &SessionParams) -> Vec<u8> {
-    let meta = json!({
+    let mut meta = json!({
         "timestamp": p.timestamp,
         "type": "session_meta",
         "payload": {
@@ -319,10 +339,13 @@ pub fn codex_session(view: &View, p: &SessionParams) -> Vec<u8> {
             "timestamp": p.timestamp,
             "cwd": p.cwd,
             "originator": "compactor",
-            "cli_version": env!("CARGO_PKG_VERSION"),
+            "cli_version": p.version,
             "source": "cli",
         },
     });
+    if let Some(branch) = p.git_branch {
+        meta["payload"]["git"] = json!({"branch": branch});
+    }
     let compacted = json!({
         "timestamp": p.timestamp,
         "type": "compacted",
@@ -332,6 +355,13 @@ pub fn codex_session(view: &View, p: &SessionParams) -> Vec<u8> {
         },
     });
     jsonl(&[meta, compacted])
+}
+
+/// The line Codex keeps a session's name in: its `session_index.jsonl`
+/// (under `$CODEX_HOME`, append-only, the latest entry for an id wins), by
+/// which `codex resume` lists and finds sessions.
+pub fn codex_index_entry(session_id: &str, title: &str, timestamp: &str) -> Vec<u8> {
+    jsonl(&[json!({"id": session_id, "thread_name": title, "updated_at": timestamp})])
 }
 
 /// The view as OpenAI Responses-API input items, in order: user text and

@@ -118,7 +118,9 @@ fn golden_files_bless_pass_and_catch_a_one_byte_edit() {
     env.fixture(DISPOSABLE);
     let golden = env.work().join("golden");
     let name = "claude-disposable-interrupt";
-    // Without golden files yet: a drift that says how to make them.
+    // A golden directory without this fixture's files yet: a drift that says
+    // how to make them.
+    std::fs::create_dir(&golden).unwrap();
     let run = env.run(&["check", DISPOSABLE, "--golden", "golden"]);
     run.failure(1).stdout_has(format!(
         "no golden file golden/{name}/default.jsonl; run with --bless to write it"
@@ -225,6 +227,29 @@ fn golden_files_bless_pass_and_catch_a_one_byte_edit() {
 }
 
 #[test]
+fn a_missing_golden_directory_is_a_usage_error_until_bless_creates_it() {
+    let env = TestEnv::new();
+    env.fixture(DISPOSABLE);
+    let run = env.run(&["check", DISPOSABLE, "--golden", "goldne"]);
+    run.failure(2);
+    insta::assert_snapshot!(run.snapshot());
+    assert!(!env.work().join("goldne").exists(), "nothing is created");
+    env.write("golden.txt", "not a directory");
+    let run = env.run(&["check", DISPOSABLE, "--golden", "golden.txt"]);
+    run.failure(2)
+        .stderr_has("error: the golden directory golden.txt is not a directory");
+    // --bless makes the directory and writes the files; then the check passes.
+    let run = env.run(&["check", DISPOSABLE, "--golden", "new/golden", "--bless"]);
+    run.success();
+    let written = env
+        .work()
+        .join("new/golden/claude-disposable-interrupt/default.jsonl");
+    assert!(written.is_file(), "{}", written.display());
+    env.run(&["check", DISPOSABLE, "--golden", "new/golden"])
+        .success();
+}
+
+#[test]
 fn a_missing_fixture_is_an_error() {
     let env = TestEnv::new();
     env.fixture(DISPOSABLE);
@@ -235,4 +260,34 @@ fn a_missing_fixture_is_an_error() {
     run.failure(2);
     let run = env.run(&["check", "--bless", DISPOSABLE]);
     run.failure(2).stderr_has("--golden <DIR>");
+}
+
+#[test]
+fn a_budget_whose_calls_are_over_the_window_still_compares_the_views() {
+    // The recorded prompts 6000 tokens larger: the system prompt and tools
+    // alone are over the tight budget's w_eff, so every replay of it exits
+    // 1, the resumed child's included; its views are still compared.
+    let env = TestEnv::new();
+    let text = std::fs::read_to_string(crate::util::testdata(DISPOSABLE)).unwrap();
+    let from = "\"cache_creation_input_tokens\":436,";
+    assert!(text.contains(from));
+    let heavy = env.write(
+        "heavy.jsonl",
+        text.replace(from, "\"cache_creation_input_tokens\":6436,"),
+    );
+    let tight = [
+        "--window",
+        "6000",
+        "--output-reserved",
+        "1000",
+        "--db",
+        ":memory:",
+    ];
+    let replay = env.run(&[&["replay", &heavy, "--json"][..], &tight].concat());
+    replay.failure(1);
+    let calls = replay.json()["calls"].as_array().unwrap().clone();
+    assert!(calls.iter().all(|c| c["status"] == "over_window"));
+    let (status, r) = check_json(&env, &[&heavy], &[]);
+    assert_eq!(status, 0, "{r}");
+    assert_eq!(r["ok"], true, "{r}");
 }

@@ -84,13 +84,19 @@ fn the_human_report_goes_to_stdout_with_o() {
         "{}",
         run.stdout
     );
+    // Headed as what it is, and ending with where the view went.
     run.stdout_has(format!(
-        "\nstep · task {SHRINK_FLOOR_TASK} · call 21 (turn 2)\n"
+        "\ncompact · task {SHRINK_FLOOR_TASK} · call 21 (turn 2)\n"
     ))
     .stdout_has("\nstatus: ok · ");
+    assert!(!run.stdout.contains("step ·"), "{}", run.stdout);
     let (bytes, _) = valid_view(&env.work().join("view.json"));
     let hash = blake3_hex(&bytes);
-    run.stdout_has(format!("view {}\n", &hash[..16]));
+    run.stdout_has(format!(
+        "view {}\nwrote the view to view.json (anthropic, {} bytes)\n",
+        &hash[..16],
+        bytes.len()
+    ));
 }
 
 #[test]

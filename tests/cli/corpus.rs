@@ -51,6 +51,10 @@ fn added(report: &Value) -> u64 {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn every_file_imports_and_importing_again_adds_nothing() {
     let Some(corpus) = corpus("every_file_imports_and_importing_again_adds_nothing") else {
         return;
@@ -106,6 +110,10 @@ fn every_file_imports_and_importing_again_adds_nothing() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn appending_lines_to_a_copy_adds_exactly_those_rows() {
     let Some(corpus) = corpus("appending_lines_to_a_copy_adds_exactly_those_rows") else {
         return;
@@ -161,6 +169,10 @@ fn row_hashes(env: &TestEnv) -> Vec<(String, i64, Vec<u8>)> {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn the_imported_record_refuses_update_and_delete() {
     let Some(corpus) = corpus("the_imported_record_refuses_update_and_delete") else {
         return;
@@ -186,6 +198,10 @@ fn the_imported_record_refuses_update_and_delete() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn every_tool_result_pairs_with_exactly_one_tool_use() {
     let Some(corpus) = corpus("every_tool_result_pairs_with_exactly_one_tool_use") else {
         return;
@@ -209,6 +225,10 @@ fn every_tool_result_pairs_with_exactly_one_tool_use() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn claude_code_usage_counts_each_response_once() {
     let Some(corpus) = corpus("claude_code_usage_counts_each_response_once") else {
         return;
@@ -272,6 +292,10 @@ fn claude_code_usage_counts_each_response_once() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn codex_steps_are_model_calls() {
     let Some(corpus) = corpus("codex_steps_are_model_calls") else {
         return;
@@ -327,6 +351,10 @@ fn tasks_by_id(env: &TestEnv) -> BTreeMap<String, Value> {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn subagent_files_become_tasks_of_their_parent() {
     let Some(corpus) = corpus("subagent_files_become_tasks_of_their_parent") else {
         return;
@@ -366,6 +394,10 @@ fn subagent_files_become_tasks_of_their_parent() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn inline_sidechains_become_tasks_of_their_parent() {
     let Some(corpus) = corpus("inline_sidechains_become_tasks_of_their_parent") else {
         return;
@@ -416,6 +448,10 @@ fn inline_sidechains_become_tasks_of_their_parent() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn agent_progress_lines_are_not_imported() {
     let Some(corpus) = corpus("agent_progress_lines_are_not_imported") else {
         return;
@@ -456,6 +492,10 @@ fn agent_progress_lines_are_not_imported() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn each_version_is_read_with_auto_and_explicit_format() {
     let Some(corpus) = corpus("each_version_is_read_with_auto_and_explicit_format") else {
         return;

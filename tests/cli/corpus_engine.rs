@@ -64,6 +64,10 @@ fn projected(env: &TestEnv, a: &[&str], what: &str) -> Value {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn preflight_and_step_views_validate_on_every_task() {
     for (window, budget, _, trigger) in WINDOWS {
         let Some((env, tasks)) = corpus_store("preflight_and_step_views_validate_on_every_task")
@@ -106,11 +110,19 @@ fn preflight_and_step_views_validate_on_every_task() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn replay_and_compact_at_the_default_window() {
     replay_and_compact("replay_and_compact_at_the_default_window", WINDOWS[0]);
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn replay_and_compact_at_a_window_that_forces_folding() {
     replay_and_compact(
         "replay_and_compact_at_a_window_that_forces_folding",
@@ -128,9 +140,9 @@ fn replay_and_compact(test: &str, (window, budget, w_eff, trigger): (&str, [&str
         for t in &tasks {
             let id = t["id"].as_str().unwrap();
             let what = format!("{id} --window {window}");
-            let run = env.run(&args(&["replay", "--task", id, "--json"], &budget));
-            run.success();
-            let r = run.json();
+            let r = env
+                .run(&args(&["replay", "--task", id, "--json"], &budget))
+                .replay_json();
             let steps = r["calls"].as_array().unwrap();
             assert_eq!(steps.len() as u64, t["steps"].as_u64().unwrap(), "{what}");
             for (i, s) in steps.iter().enumerate() {

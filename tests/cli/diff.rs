@@ -72,7 +72,7 @@ fn a_one_byte_change_inside_a_text_is_shown() {
         .len();
     assert_eq!(
         run.stdout,
-        format!("1 of {messages} messages differ, +1 −1 lines, first difference at byte {at}\n")
+        format!("1 of {messages} messages differs, +1 −1 lines, first difference at byte {at}\n")
     );
 }
 

@@ -134,6 +134,83 @@ fn a_directory_is_walked_and_its_subagents_linked() {
     );
 }
 
+/// A project tree: one session, and files that are no transcript (a
+/// `package.json`, a commented config, an empty file, another tool's JSON
+/// lines).
+fn project_tree(env: &TestEnv) {
+    env.fixture("claude-code/small-session.jsonl");
+    env.write(
+        "claude-code/package.json",
+        "{\n  \"name\": \"tally\",\n  \"version\": \"1.0.0\"\n}\n",
+    );
+    env.write(
+        "claude-code/conf/tsconfig.json",
+        "// compiler options\n{\"strict\": true,}\n",
+    );
+    env.write("claude-code/conf/empty.jsonl", "");
+    env.write(
+        "claude-code/logs/server.jsonl",
+        "{\"level\":\"info\",\"msg\":\"listening\"}\n{\"level\":\"warn\",\"msg\":\"slow\"}\n",
+    );
+}
+
+#[test]
+fn a_walk_skips_what_is_not_a_transcript_in_one_note() {
+    let env = TestEnv::new();
+    project_tree(&env);
+    let run = env.run(&["import", "claude-code"]);
+    run.success();
+    insta::assert_snapshot!(run.snapshot());
+    assert_eq!(env.tasks().len(), 1);
+    // JSON: the totals record counts them.
+    let run = env.run(&["import", "claude-code", "--json"]);
+    run.success();
+    let total: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(total["not_transcripts"], 4, "{total}");
+    assert_eq!(total["failed"], 0, "{total}");
+    assert_eq!(total["files"], 5, "{total}");
+    // Named on the command line, each still fails, saying why.
+    for (file, why) in [
+        ("claude-code/package.json", "could not tell the format"),
+        ("claude-code/conf/tsconfig.json", "expected a JSON document"),
+        ("claude-code/conf/empty.jsonl", "the file is empty"),
+        ("claude-code/logs/server.jsonl", "could not tell the format"),
+    ] {
+        env.run(&["import", file])
+            .failure(2)
+            .stderr_has(format!("error: {file}:"))
+            .stderr_has(why);
+    }
+}
+
+#[test]
+fn a_walked_transcript_with_a_bad_line_still_fails_the_file() {
+    // Its first lines say Claude Code: a bad line later is a broken
+    // transcript, not a file that is none.
+    let env = TestEnv::new();
+    project_tree(&env);
+    let whole = std::fs::read_to_string(testdata("claude-code/small-session.jsonl")).unwrap();
+    let head: String = whole.split_inclusive('\n').take(3).collect();
+    env.write(
+        "claude-code/broken.jsonl",
+        format!("{head}{{\"type\":\"user\",\"uuid\":\"u9\", broken\n"),
+    );
+    let run = env.run(&["import", "claude-code"]);
+    run.failure(2)
+        .stderr_has("error: claude-code/broken.jsonl:4:")
+        .stderr_has("note: skipped 4 files that are not transcripts");
+    assert!(
+        run.stdout
+            .ends_with("6 files: 1 imported, 0 unchanged, 4 not transcripts, 1 failed\n"),
+        "{}",
+        run.stdout
+    );
+    // With --format given, nothing is left to detect: a file of another
+    // format fails as a bad transcript.
+    let run = env.run(&["import", "claude-code/logs", "--format", "claude-code"]);
+    run.failure(2).stderr_has("claude-code/logs/server.jsonl:");
+}
+
 #[test]
 fn standard_input_is_read_and_needs_format_when_undetectable() {
     let env = TestEnv::new();
@@ -276,6 +353,10 @@ fn a_half_written_last_line_is_reported_and_left_for_later() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn corpus_sessions_in_a_fake_home_import_with_subagents_linked() {
     let Some(corpus) = corpus("corpus_sessions_in_a_fake_home_import_with_subagents_linked") else {
         return;

@@ -230,7 +230,7 @@ fn cases(fixture: &[u8]) -> Vec<Case> {
         }, Refused(&["huge-line.jsonl:1:", "truncated JSON"])),
         case("a truncated line", format!("{}\n{}\n", cc("user", "u1", None, user("hi")), &cc("user", "u2", Some("u1"), user("again"))[..30]), Refused(&[":2:"])),
         // Without its newline, a truncated last line is a session still being written.
-        case("a half-written last line", format!("{}\n{}", cc("user", "u1", None, user("hi")), &cc("user", "u2", Some("u1"), user("again"))[..30]), Tolerated(&["1 lines, 1 added", "1 incomplete line at the end, left for later"])),
+        case("a half-written last line", format!("{}\n{}", cc("user", "u1", None, user("hi")), &cc("user", "u2", Some("u1"), user("again"))[..30]), Tolerated(&["1 line, 1 added", "1 incomplete line at the end, left for later"])),
         case("a top-level string", "\"hello\"\n", Refused(&["could not tell the format"])),
         case("a number line", "42\n", Refused(&["could not tell the format"])),
         case("a null line", "null\n", Refused(&["could not tell the format"])),
@@ -251,12 +251,22 @@ fn cases(fixture: &[u8]) -> Vec<Case> {
         case("enormous token count", with_usage(json!({"input_tokens": 3, "cache_read_input_tokens": u64::MAX})), Refused(&["usage field \"cache_read_input_tokens\" is 18446744073709551615"])),
         case("token count over 2^40", with_usage(json!({"output_tokens": (1u64 << 40) + 1})), Refused(&["usage field \"output_tokens\""])),
         // Files that are not transcript files.
-        at_path("a directory", |dir| {
+        at_path("a directory holding a broken transcript", |dir| {
             let p = dir.join("a-directory");
+            std::fs::create_dir_all(&p).unwrap();
+            std::fs::write(
+                p.join("inside.jsonl"),
+                "{\"type\":\"summary\",\"summary\":\"t\",\"leafUuid\":\"u\"}\n{broken\n",
+            )
+            .unwrap();
+            p
+        }, Refused(&["a-directory/inside.jsonl:2:", "1 of 1 file not imported"])),
+        at_path("a directory holding no transcript", |dir| {
+            let p = dir.join("not-sessions");
             std::fs::create_dir_all(&p).unwrap();
             std::fs::write(p.join("inside.jsonl"), "{}\n").unwrap();
             p
-        }, Refused(&["a-directory/inside.jsonl", "1 of 1 files not imported"])),
+        }, Tolerated(&["1 not a transcript", "skipped 1 file that is not a transcript", "not-sessions/inside.jsonl"])),
         at_path("a directory holding a symlink loop", |dir| {
             let p = dir.join("looped");
             std::fs::create_dir_all(&p).unwrap();
@@ -332,7 +342,7 @@ fn cases(fixture: &[u8]) -> Vec<Case> {
             let p = dir.join("new\nline.jsonl");
             std::fs::write(&p, lines(&[cc("user", "u1", None, user("hi"))])).unwrap();
             p
-        }, Tolerated(&["new\\u{a}line.jsonl (claude-code): 1 lines"])),
+        }, Tolerated(&["new\\u{a}line.jsonl (claude-code): 1 line,"])),
         at_path("a path with an escape sequence", |dir| {
             let p = dir.join("red\u{1b}[31m.jsonl");
             std::fs::write(&p, lines(&[cc("user", "u1", None, user("hi"))])).unwrap();
@@ -340,7 +350,7 @@ fn cases(fixture: &[u8]) -> Vec<Case> {
         }, Tolerated(&["red\\u{1b}[31m.jsonl (claude-code)"])),
         case("terminal escape sequences in text", lines(&[
             cc("user", "u1", None, user("hi \u{1b}[31mRED\u{1b}]0;pwned\u{7} \u{1b}[2J\u{9b}1m")),
-        ]), Tolerated(&["1 lines, 1 added"])),
+        ]), Tolerated(&["1 line, 1 added"])),
     ]
 }
 

@@ -657,6 +657,12 @@ fn downgrade_to_json_rows(env: &TestEnv) {
         .unwrap();
     }
     conn.execute_batch(&trigger).unwrap();
+    // Versions 8 and 9 added the recorded context window and the git branch:
+    // a version-6 store has neither.
+    conn.execute_batch(
+        "ALTER TABLE task DROP COLUMN context_window; ALTER TABLE task DROP COLUMN git_branch",
+    )
+    .unwrap();
     conn.pragma_update(None, "user_version", 6).unwrap();
 }
 

@@ -7,8 +7,10 @@
 //! Snapshots live in `tests/cli/snapshots/`; update them with
 //! `INSTA_UPDATE=always cargo test` and review the diff.
 //!
-//! Corpus tests read `$COMPACTOR_CORPUS` (default `../shared/corpus`) and
-//! say so and return early when it is absent.
+//! Corpus tests read `$COMPACTOR_CORPUS` (default `../shared/corpus`); those
+//! and the tests that drive the real clients are compiled as ignored when
+//! `build.rs` did not find what they need (see `skips`), and still return
+//! early, saying so, if it went away since.
 
 mod architecture;
 mod check;
@@ -20,6 +22,7 @@ mod corpus_engine;
 mod diff;
 mod discover;
 mod fuzz;
+mod hooks;
 mod hostile;
 mod import;
 mod json_schema;
@@ -32,7 +35,9 @@ mod reliability;
 mod replay;
 mod report;
 mod resume;
+mod roundtrip;
 mod show;
+mod skips;
 mod state;
 mod storage;
 mod tasknames;

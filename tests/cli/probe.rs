@@ -131,7 +131,7 @@ fn replay_probes_adds_per_call_survival_and_the_worst_call() {
     let env = adversarial();
     let budget = ["--window", "8000", "--output-reserved", "1000"];
     let replay = ["replay", "--task", ADVERSARIAL_TASK, "--json", "--probes"];
-    let v = env.json_of(&args(&replay, &budget), 0);
+    let v = env.run(&args(&replay, &budget)).replay_json();
     let steps = v["calls"].as_array().unwrap();
     assert_eq!(steps.len(), 30);
     for s in steps {
@@ -151,7 +151,8 @@ fn replay_probes_adds_per_call_survival_and_the_worst_call() {
         ],
         &budget,
     ));
-    run.success();
+    // Exit 1 exactly when the footer counts a call over the window.
+    run.failure(i32::from(!run.stdout.contains(" · 0 over_window")));
     let last = run.stdout.lines().last().unwrap();
     assert!(
         last.starts_with("probes: worst call ") && last.contains("lost)"),
@@ -194,6 +195,10 @@ fn summaries(dir: &std::path::Path) -> Vec<(String, String)> {
 /// terminal escape reaches a summary, and every critical probe survives
 /// every call at 32000/4000.
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn corpus_summaries_keep_requests_and_drop_wrappers_and_escapes() {
     let Some(corpus) =
         crate::util::corpus("corpus_summaries_keep_requests_and_drop_wrappers_and_escapes")
@@ -223,8 +228,7 @@ fn corpus_summaries_keep_requests_and_drop_wrappers_and_escapes() {
             ],
             &FOLD,
         ));
-        run.success();
-        let v = run.json();
+        let v = run.replay_json();
         for s in v["calls"].as_array().unwrap() {
             assert_eq!(s["probes"]["critical_lost"], 0, "{rel} call {}", s["step"]);
         }
@@ -254,4 +258,71 @@ fn corpus_summaries_keep_requests_and_drop_wrappers_and_escapes() {
             }
         }
     }
+}
+
+/// The Claude Code fixture, then the agent compacting itself (a boundary and
+/// its summary) and one more exchange: written to `cwd/compacted.jsonl`.
+fn compacted_session(env: &TestEnv) -> String {
+    let mut text =
+        std::fs::read_to_string(crate::util::testdata("claude-code/small-session.jsonl")).unwrap();
+    let base = serde_json::json!({
+        "isSidechain": false, "userType": "external", "cwd": "/home/dev/projects/tally",
+        "sessionId": "7f3c9a2e-5b1d-4e8f-a6c4-2d9e1b7f0a53", "version": "2.1.39",
+    });
+    let line = |extra: Value| {
+        let mut v = base.clone();
+        v.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        format!("{v}\n")
+    };
+    text.push_str(&line(serde_json::json!({
+        "parentUuid": null, "logicalParentUuid": "6067a0b9-6401-4c31-bd7f-b210e9506a02",
+        "type": "system", "subtype": "compact_boundary", "content": "Conversation compacted",
+        "uuid": "c0000000-0000-4000-8000-000000000001", "timestamp": "2026-02-14T10:00:00.000Z",
+        "compactMetadata": {"trigger": "manual", "preTokens": 30000}})));
+    text.push_str(&line(serde_json::json!({
+        "parentUuid": "c0000000-0000-4000-8000-000000000001", "type": "user", "isCompactSummary": true,
+        "message": {"role": "user", "content": "This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\nThe user asked why TALLY_MAX_ROWS is ignored."},
+        "uuid": "c0000000-0000-4000-8000-000000000002", "timestamp": "2026-02-14T10:00:01.000Z"})));
+    text.push_str(&line(serde_json::json!({
+        "parentUuid": "c0000000-0000-4000-8000-000000000002", "type": "user",
+        "message": {"role": "user", "content": "Now add a test for the override."},
+        "uuid": "c0000000-0000-4000-8000-000000000003", "timestamp": "2026-02-14T10:01:00.000Z"})));
+    text.push_str(&line(serde_json::json!({
+        "parentUuid": "c0000000-0000-4000-8000-000000000003", "type": "assistant",
+        "message": {"model": "claude-opus-4-6", "id": "msg_c000000000000000000000001", "type": "message",
+            "role": "assistant", "content": [{"type": "text", "text": "Added the test."}],
+            "usage": {"input_tokens": 5, "cache_read_input_tokens": 2000, "cache_creation_input_tokens": 100, "output_tokens": 20}},
+        "uuid": "c0000000-0000-4000-8000-000000000004", "timestamp": "2026-02-14T10:01:30.000Z"})));
+    env.write("compacted.jsonl", text)
+}
+
+#[test]
+fn probe_recorded_names_the_agents_compaction_only_when_there_was_one() {
+    let env = TestEnv::new();
+    let file = compacted_session(&env);
+    let first_line = |more: &[&str]| {
+        let run = env.run(&args(&["probe", &file, "--recorded"], more));
+        run.success();
+        run.stdout.lines().next().unwrap().to_string()
+    };
+    let last = first_line(&[]);
+    assert!(
+        last.ends_with("· the recorded history since the agent's own compaction (line 26)"),
+        "{last}"
+    );
+    let before = first_line(&["--at", "1"]);
+    assert!(
+        before.ends_with(
+            "· call 1 · the recorded history (the agent did not compact it before this call)"
+        ),
+        "{before}"
+    );
+    // A session the agent never compacted never says it did.
+    let env = adversarial();
+    let run = env.run(&["probe", "--task", ADVERSARIAL_TASK, "--recorded"]);
+    run.success();
+    assert!(!run.stdout.contains("own compaction"), "{}", run.stdout);
+    run.stdout_has("the recorded history (the agent did not compact it before this call)");
 }

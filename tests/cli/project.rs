@@ -342,10 +342,10 @@ fn bad_parameters_are_refused_with_status_2() {
         run.failure(2).stderr_has(
             "unknown task \"no-such-task\"\nhint: `compactor tasks` lists the imported ones",
         );
-        // Neither FILE nor --task.
+        // Neither FILE nor --task: the latest task, named in the report.
         let run = env.run(&[mode]);
-        run.failure(2)
-            .stderr_has("required arguments were not provided");
+        run.success()
+            .stdout_has(format!("{mode} · task {SHRINK_FLOOR_TASK} · "));
     }
     assert_eq!(
         env.snapshot_rows(),
@@ -591,4 +591,192 @@ fn export_refuses_a_file_that_is_not_a_view() {
     let run = env.run(&["export", "absent.json"]);
     run.failure(2)
         .stderr_has("cannot read the view absent.json");
+}
+
+/// The tokens line names the call its anchor came from and the call it
+/// compares with, so a recorded basis never meets "no usage recorded".
+#[test]
+fn the_calibration_line_names_the_calls_it_speaks_of() {
+    let env = shrink_floor();
+    let tokens_line = |more: &[&str]| {
+        let run = env.run(&args(&["step", "--task", SHRINK_FLOOR_TASK], more));
+        run.success();
+        run.stdout
+            .lines()
+            .find(|l| l.starts_with("tokens: "))
+            .unwrap()
+            .to_string()
+    };
+    // The next, unrecorded call: anchored on call 20's usage, nothing to compare with.
+    let next = tokens_line(&[]);
+    assert!(
+        next.contains("basis recorded: call 20's usage − removed + added"),
+        "{next}"
+    );
+    assert!(
+        next.ends_with("· call 21 has no recorded usage to compare with"),
+        "{next}"
+    );
+    assert!(!next.contains("no usage recorded"), "{next}");
+    // The first call: nothing earlier to anchor on, its own usage recorded.
+    let first = tokens_line(&["--at", "1"]);
+    assert!(
+        first.contains("basis estimate: overhead + view (not anchored on recorded usage)"),
+        "{first}"
+    );
+    assert!(first.contains("· recorded at call 1: "), "{first}");
+    assert!(!first.contains("no usage to anchor on"), "{first}");
+}
+
+/// `step FILE --json` on a copy of testdata `rel` with `edits` applied.
+fn step_on_edited(env: &TestEnv, rel: &str, edits: &[(&str, &str)], more: &[&str]) -> Run {
+    let mut text = std::fs::read_to_string(crate::util::testdata(rel)).unwrap();
+    for (from, to) in edits {
+        assert!(text.contains(from), "{rel} has no {from:?}");
+        text = text.replace(from, to);
+    }
+    let name = rel.rsplit('/').next().unwrap();
+    let file = env.write(name, text);
+    env.run(&args(&["step", &file], more))
+}
+
+#[test]
+fn without_flags_the_window_is_the_models_and_the_reserve_an_eighth_of_it_up_to_20000() {
+    let env = shrink_floor();
+    // The fixture's model is claude-opus-4-6: 200000, reserve 20000.
+    let r = step_json(&env, &[]);
+    assert_eq!(r["budget"]["window"], 200000, "{r}");
+    assert_eq!(r["budget"]["output_reserved"], 20000, "{r}");
+    assert_eq!(
+        (r["w_eff"].as_u64(), r["trigger"].as_u64()),
+        (Some(180000), Some(117000))
+    );
+    // A 32k window keeps 28,000 tokens: the reserve is 32000 / 8.
+    let r = step_json(&env, &["--window", "32000"]);
+    assert_eq!(r["budget"]["output_reserved"], 4000, "{r}");
+    assert_eq!(
+        (r["w_eff"].as_u64(), r["trigger"].as_u64()),
+        (Some(28000), Some(18200))
+    );
+    let r = step_json(&env, &["--window", "1000000"]);
+    assert_eq!(r["budget"]["output_reserved"], 20000, "{r}");
+    // The human report says where the window came from (nothing when given).
+    let t = SHRINK_FLOOR_TASK;
+    env.run(&["step", "--task", t])
+        .success()
+        .stdout_has("budget: window 200000 (claude-opus-4-6) − reserve 20000 = w_eff 180000 ·");
+    env.run(&["step", "--task", t, "--window", "32000"])
+        .success()
+        .stdout_has("budget: window 32000 − reserve 4000 = w_eff 28000 ·");
+    // A reserve given alone is checked against the model's window.
+    env.run(&["step", "--task", t, "--output-reserved", "250000"])
+        .failure(2)
+        .stderr_has("the window (200000) must be larger than the output reservation (250000)");
+}
+
+#[test]
+fn a_window_the_session_recorded_or_named_wins_over_the_models() {
+    let env = TestEnv::new();
+    let window = |run: &Run| {
+        run.success();
+        let r = run.json();
+        (
+            r["budget"]["window"].as_u64().unwrap(),
+            r["budget"]["output_reserved"].as_u64().unwrap(),
+        )
+    };
+    // Codex records `model_context_window` (258400) for gpt-5.3-codex,
+    // which the table gives 272000.
+    let run = step_on_edited(&env, "codex/small-rollout.jsonl", &[], &["--json"]);
+    assert_eq!(window(&run), (258_400, 20_000));
+    let run = step_on_edited(
+        &env,
+        "codex/small-rollout.jsonl",
+        &[("258400", "128000")],
+        &[],
+    );
+    run.success()
+        .stdout_has("budget: window 128000 (recorded by the session) − reserve 16000 =");
+    // Claude Code asking for the 1M context (the `context-1m` beta) of a
+    // model the table gives 200000.
+    let sonnet = [("claude-opus-5-5", "claude-sonnet-4-6")];
+    let run = step_on_edited(
+        &env,
+        "claude-code/client-2.1.332.jsonl",
+        &sonnet,
+        &["--json"],
+    );
+    assert_eq!(window(&run), (200_000, 20_000));
+    let one_m = [
+        sonnet[0],
+        (r#""betas":["#, r#""betas":["context-1m-2025-08-07","#),
+    ];
+    let run = step_on_edited(
+        &env,
+        "claude-code/client-2.1.332.jsonl",
+        &one_m,
+        &["--json"],
+    );
+    assert_eq!(window(&run), (1_000_000, 20_000));
+    // A model named with `[1m]`.
+    let named = [("claude-sonnet-4-5-20250929", "claude-sonnet-4-5[1m]")];
+    let run = step_on_edited(&env, "anthropic/request.json", &named, &[]);
+    run.success()
+        .stdout_has("budget: window 1000000 (claude-sonnet-4-5[1m], 1M context) − reserve 20000 =");
+    // --window beats what the session recorded.
+    let run = step_on_edited(
+        &env,
+        "codex/small-rollout.jsonl",
+        &[],
+        &["--json", "--window", "64000"],
+    );
+    assert_eq!(window(&run), (64_000, 8_000));
+}
+
+#[test]
+fn an_unknown_or_unnamed_model_gets_a_200000_window_with_a_note() {
+    let env = TestEnv::new();
+    let unknown = [("claude-sonnet-4-5-20250929", "llama-local")];
+    let run = step_on_edited(&env, "anthropic/request.json", &unknown, &[]);
+    run.success()
+        .stdout_has("budget: window 200000 (default: model llama-local unknown) − reserve 20000")
+        .stderr_has("note: the model \"llama-local\" is not in the built-in table: window 200000 assumed; give --window to set it");
+    let run = step_on_edited(&env, "openai-chat/conversation.jsonl", &[], &[]);
+    run.success()
+        .stdout_has("budget: window 200000 (default: no model recorded) −")
+        .stderr_has("note: the transcript names no model: window 200000 assumed");
+    // Given a window, there is nothing to say.
+    let run = step_on_edited(
+        &env,
+        "anthropic/request.json",
+        &unknown,
+        &["--window", "100000"],
+    );
+    run.success();
+    assert!(!run.stderr.contains("note:"), "{}", run.stderr);
+}
+
+#[test]
+fn an_overhead_over_the_trigger_or_w_eff_is_named_with_what_to_do() {
+    let env = shrink_floor();
+    let t = SHRINK_FLOOR_TASK;
+    let r = step_json(&env, &TIGHT);
+    let overhead = r["overhead"].as_u64().unwrap();
+    assert!(
+        overhead > r["trigger"].as_u64().unwrap() && overhead <= r["w_eff"].as_u64().unwrap(),
+        "{r}"
+    );
+    let run = env.run(&args(&["step", "--task", t], &TIGHT));
+    run.stdout_has(format!(
+        "warning: the system prompt and tools alone ({overhead} tokens) exceed the trigger (3250): every call compacts and stays over trigger; raise --window or lower --output-reserved"
+    ));
+    // Under w_eff itself: no view can fit, and the call is over the window.
+    let small = ["--window", "4000", "--output-reserved", "1000"];
+    let run = env.run(&args(&["step", "--task", t], &small));
+    run.failure(1).stdout_has(format!(
+        "warning: the system prompt and tools alone ({overhead} tokens) exceed w_eff (3000): every view is over the window, whatever is compacted; raise --window or lower --output-reserved"
+    ));
+    // Where it fits, nothing is said.
+    let run = env.run(&args(&["step", "--task", t], &FOLD));
+    assert!(!run.stdout.contains("warning:"), "{}", run.stdout);
 }

@@ -1378,6 +1378,10 @@ fn assert_pairs(body: &Value, r: &Value) {
 const LIVE_BUDGET: &[&str] = &["--window", "40000", "--output-reserved", "4000"];
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn claude_code_runs_a_long_tool_heavy_turn_through_the_proxy() {
     let Some(bin) = client("claude", "claude_code_through_the_proxy") else {
         return;
@@ -1406,6 +1410,10 @@ fn claude_code_runs_a_long_tool_heavy_turn_through_the_proxy() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn codex_runs_a_long_tool_heavy_turn_through_the_proxy() {
     let Some(bin) = client("codex", "codex_through_the_proxy") else {
         return;

@@ -7,9 +7,9 @@ use insta::assert_snapshot;
 use serde_json::Value;
 
 use crate::util::{
-    BREAKTHROUGH, BUDGETS, DISPOSABLE, FOLD, SHRINK_FLOOR, SHRINK_FLOOR_CALLS, SHRINK_FLOOR_TASK,
-    TENANT, TENANT_TASK, TestEnv, args, assert_report_fields, assert_status_consistent, blake3_hex,
-    in_place_compact, valid_view,
+    BREAKTHROUGH, BUDGETS, DISPOSABLE, DISPOSABLE_CALLS, DISPOSABLE_TASK, FOLD, SHRINK_FLOOR,
+    SHRINK_FLOOR_CALLS, SHRINK_FLOOR_TASK, TENANT, TENANT_TASK, TIGHT, TestEnv, args,
+    assert_report_fields, assert_status_consistent, blake3_hex, in_place_compact, valid_view,
 };
 
 fn shrink_floor() -> TestEnv {
@@ -427,4 +427,254 @@ fn replays_on_fresh_stores_are_byte_identical() {
     }
     let distinct: std::collections::BTreeSet<_> = finals.values().collect();
     assert_eq!(distinct.len(), 3, "{finals:?}");
+}
+
+/// `runs --json` prints JSON Lines, and its help says so.
+#[test]
+fn runs_json_is_json_lines_as_its_help_says() {
+    let env = shrink_floor();
+    let help = env.run(&["runs", "--help"]);
+    help.success().stdout_has("JSON Lines");
+    assert!(!help.stdout.contains("array"), "{}", help.stdout);
+    for name in ["one", "two"] {
+        replay_json(&env, SHRINK_FLOOR_TASK, &["--save", name, "--to", "1"]);
+    }
+    let run = env.run(&["runs", "--json"]);
+    run.success();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    for l in lines {
+        let v: Value = serde_json::from_str(l).unwrap();
+        assert_eq!(v["schema"], "compactor.run/1", "{l}");
+    }
+    // One call is one call, in the table as in the note.
+    let run = env.run(&["runs"]);
+    run.success().stdout_has("· 1 call ·");
+}
+
+/// The counts of each status among a replay's rows, as its footer lists them.
+fn status_counts(r: &Value) -> String {
+    let n = |status: &str| steps(r).iter().filter(|s| s["status"] == status).count();
+    format!(
+        "status: {} ok · {} over_trigger · {} breakthrough · {} over_window",
+        n("ok"),
+        n("over_trigger"),
+        n("breakthrough"),
+        n("over_window")
+    )
+}
+
+#[test]
+fn each_row_shows_its_status_the_footer_counts_them_and_over_the_window_exits_1() {
+    let env = TestEnv::new();
+    env.import_fixtures(&[TENANT, DISPOSABLE]);
+    // Tight: most calls break through, none is over the window: exit 0.
+    let run = env.run(&args(&["replay", "--task", TENANT_TASK], &TIGHT));
+    run.success();
+    let r = env
+        .run(&args(&["replay", "--task", TENANT_TASK, "--json"], &TIGHT))
+        .replay_json();
+    let counts = status_counts(&r);
+    assert!(!counts.contains(" 0 breakthrough"), "{counts}");
+    run.stdout_has(format!("{counts}\n"));
+    run.stdout_has("  RECORDED  STATUS        TIERS  ");
+    for (line, s) in run
+        .stdout
+        .lines()
+        .filter(|l| {
+            l.split_whitespace()
+                .next()
+                .is_some_and(|w| w.parse::<u32>().is_ok())
+        })
+        .zip(steps(&r))
+    {
+        assert_eq!(
+            line.split_whitespace().nth(6),
+            s["status"].as_str(),
+            "{line}"
+        );
+    }
+    // Smaller than the system prompt and tools: every call is over the window.
+    let small = ["--window", "4000", "--output-reserved", "1000"];
+    let run = env.run(&args(&["replay", "--task", DISPOSABLE_TASK], &small));
+    run.failure(1)
+        .stdout_has("warning: the system prompt and tools alone (")
+        .stdout_has("exceed w_eff (3000)")
+        .stdout_has(format!(
+            "status: 0 ok · 0 over_trigger · 0 breakthrough · {DISPOSABLE_CALLS} over_window (over the window: a provider would refuse those calls; exit status 1)\n"
+        ));
+    assert_eq!(
+        run.stdout.matches("  over_window   ").count() as u64,
+        DISPOSABLE_CALLS
+    );
+    let r = env
+        .run(&args(
+            &["replay", "--task", DISPOSABLE_TASK, "--json"],
+            &small,
+        ))
+        .replay_json();
+    assert_eq!(steps(&r).len() as u64, DISPOSABLE_CALLS);
+    env.run(&args(
+        &["replay", "--task", DISPOSABLE_TASK, "--jsonl"],
+        &small,
+    ))
+    .failure(1);
+    // One call over the window is enough.
+    let r = env
+        .run(&args(
+            &["replay", "--task", DISPOSABLE_TASK, "--json", "--to", "1"],
+            &small,
+        ))
+        .replay_json();
+    assert_eq!(steps(&r)[0]["status"], "over_window");
+}
+
+/// Every call's cost recomputed from its row: tokens × price per million,
+/// rounded down per call, as the totals add them.
+fn expected_costs(r: &Value, [input, write, read]: [u64; 3]) -> (u64, u64) {
+    let cost = |tokens: &Value, price: u64| tokens.as_u64().unwrap() * price / 1_000_000;
+    let mut cached = 0;
+    let mut uncached = 0;
+    for s in steps(r) {
+        let prompt = serde_json::json!(
+            s["cache_read_tokens"].as_u64().unwrap() + s["cache_write_tokens"].as_u64().unwrap()
+        );
+        cached += cost(&s["cache_read_tokens"], read) + cost(&s["cache_write_tokens"], write);
+        uncached += cost(&prompt, input);
+    }
+    (cached, uncached)
+}
+
+#[test]
+fn costs_are_priced_at_the_models_prices_and_a_prices_file_or_flag_overrides_them() {
+    let env = TestEnv::new();
+    env.import_fixtures(&[TENANT, SHRINK_FLOOR]);
+    let totals = |r: &Value| {
+        let c = &r["totals"]["compacted"];
+        (
+            c["cost_cached_micros"].as_u64().unwrap(),
+            c["cost_uncached_micros"].as_u64().unwrap(),
+        )
+    };
+    // claude-opus-4-6: $5 input, $6.25 cache write, $0.50 cache read, $25 output.
+    let r = replay_json(&env, SHRINK_FLOOR_TASK, &FOLD);
+    assert_eq!(
+        totals(&r),
+        expected_costs(&r, [5_000_000, 6_250_000, 500_000])
+    );
+    let out = r["totals"]["output_tokens"].as_u64().unwrap();
+    assert!(out > 0);
+    assert_eq!(r["totals"]["cost_output_micros"], out * 25);
+    // gpt-5-codex: $1.25 input, no cache-write premium, $0.125 cached input.
+    let r = replay_json(&env, TENANT_TASK, &FOLD);
+    assert_eq!(
+        totals(&r),
+        expected_costs(&r, [1_250_000, 1_250_000, 125_000])
+    );
+    let run = env.run(&args(&["replay", "--task", TENANT_TASK], &FOLD));
+    run.success().stdout_has(
+        "USD per million, gpt-5-codex: input 1.25, cache write 1.25, cache read 0.125, output 10.00):",
+    );
+    // Amounts to the cent from a dollar up, else four significant digits.
+    for amount in run.stdout.split('$').skip(1) {
+        let amount: String = amount
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        let (int, frac) = amount.split_once('.').unwrap();
+        if int == "0" {
+            let significant = frac.trim_start_matches('0');
+            assert!(significant.len() == 4 || frac.len() == 6, "${amount}");
+        } else {
+            assert_eq!(frac.len(), 2, "${amount}");
+        }
+    }
+
+    // A prices file before the table; a flag before the file.
+    let file = env.write(
+        "prices.json",
+        r#"{"models": [{"models": ["gpt-5-codex"], "input": "2", "cache_write": 2, "cache_read": "0.2", "output": 8}]}"#,
+    );
+    let r = replay_json(&env, TENANT_TASK, &args(&["--prices", &file], &FOLD));
+    assert_eq!(
+        totals(&r),
+        expected_costs(&r, [2_000_000, 2_000_000, 200_000])
+    );
+    assert_eq!(
+        r["totals"]["cost_output_micros"],
+        r["totals"]["output_tokens"].as_u64().unwrap() * 8
+    );
+    let r = replay_json(
+        &env,
+        TENANT_TASK,
+        &args(&["--prices", &file, "--price-input", "3"], &FOLD),
+    );
+    assert_eq!(
+        totals(&r),
+        expected_costs(&r, [3_000_000, 2_000_000, 200_000])
+    );
+    env.run(&args(&["replay", "--task", TENANT_TASK, "--prices", &file], &FOLD))
+        .success()
+        .stdout_has("USD per million, gpt-5-codex, from --prices: input 2.00, cache write 2.00, cache read 0.20, output 8.00):");
+
+    // A bad file: its line, what was expected, exit 2.
+    let bad = env.write(
+        "bad.json",
+        "{\"models\": [\n  {\"models\": [\"gpt-5-codex\"], \"input\": \"two\", \"cache_write\": 2, \"cache_read\": 1, \"output\": 8}]}",
+    );
+    let run = env.run(&args(
+        &["replay", "--task", TENANT_TASK, "--prices", &bad],
+        &FOLD,
+    ));
+    run.failure(2)
+        .stderr_has("bad.json:2:")
+        .stderr_has("\"two\" is not a price")
+        .stderr_has("expected {\"models\":[{\"models\":[NAME...],\"input\":USD,");
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    let missing = env.work().join("nowhere.json");
+    env.run(&args(
+        &[
+            "replay",
+            "--task",
+            TENANT_TASK,
+            "--prices",
+            missing.to_str().unwrap(),
+        ],
+        &FOLD,
+    ))
+    .failure(2)
+    .stderr_has("cannot read the prices file");
+}
+
+#[test]
+fn an_unknown_model_is_priced_at_the_defaults_with_a_note() {
+    let env = TestEnv::new();
+    let file = env.fixture("openai-chat/conversation.jsonl");
+    let run = env.run(&["replay", &file, "--json"]);
+    let r = run.replay_json();
+    assert_eq!(
+        totals_uncached(&r),
+        expected_costs(&r, [3_000_000, 3_750_000, 300_000]).1
+    );
+    run.stderr_has(
+        "note: the transcript names no model: priced at the defaults (USD per million: input 3.00, cache write 3.75, cache read 0.30, output 15.00); give --prices FILE or --price-* to set them",
+    );
+    // A default in the prices file prices what neither it nor the table names.
+    let prices = env.write(
+        "prices.json",
+        r#"{"default": {"input": "1", "cache_write": "1", "cache_read": "0.1", "output": "2"}}"#,
+    );
+    let r = env
+        .run(&["replay", &file, "--json", "--prices", &prices])
+        .replay_json();
+    assert_eq!(
+        totals_uncached(&r),
+        expected_costs(&r, [1_000_000, 1_000_000, 100_000]).1
+    );
+}
+
+fn totals_uncached(r: &Value) -> u64 {
+    r["totals"]["compacted"]["cost_uncached_micros"]
+        .as_u64()
+        .unwrap()
 }

@@ -335,6 +335,7 @@ fn transcript_text_is_escaped_and_cannot_inject_script() {
 #[test]
 fn an_unknown_task_is_a_usage_error_and_writes_nothing() {
     let env = TestEnv::new();
+    env.import_fixture("codex/small-rollout.jsonl");
     let run = env.run(&["report", "--task", "nope", "-o", "r.html"]);
     run.failure(2).stderr_has("unknown task \"nope\"");
     assert!(!env.work().join("r.html").exists());
@@ -397,7 +398,7 @@ fn the_probe_section_agrees_with_replay_probes() {
     let html = report(&env, "probe/codex-adversarial.jsonl", "p.html", &budget);
     assert!(!html.contains("does not exist yet"));
     let replay = ["replay", "--task", ADVERSARIAL_TASK, "--json", "--probes"];
-    let v = env.json_of(&args(&replay, &budget), 0);
+    let v = env.run(&args(&replay, &budget)).replay_json();
     let calls = v["calls"].as_array().unwrap();
     let crit = series(&html, "probes", "critical-kept");
     let kept = series(&html, "probes", "all-kept");
@@ -434,15 +435,24 @@ fn agent_compaction_marks(html: &str) -> Vec<&str> {
         .collect()
 }
 
-/// Where the original agent compacted itself is marked, at the first call
-/// after it: Claude Code compacted the corpus session 8463c716 after 71 model
-/// calls (its `isCompactSummary` line 715). A session that never compacted
-/// itself has no such marker.
+/// A session that never compacted itself has no mark where the agent did.
 #[test]
-fn the_agents_own_compaction_is_marked_at_the_call_after_it() {
+fn a_session_the_agent_never_compacted_has_no_such_mark() {
     let env = TestEnv::new();
     let html = report(&env, SHRINK_FLOOR, "none.html", &FOLD);
     assert!(agent_compaction_marks(&html).is_empty());
+}
+
+/// Where the original agent compacted itself is marked, at the first call
+/// after it: Claude Code compacted the corpus session 8463c716 after 71 model
+/// calls (its `isCompactSummary` line 715).
+#[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
+fn the_agents_own_compaction_is_marked_at_the_call_after_it() {
+    let env = TestEnv::new();
     let test = "the_agents_own_compaction_is_marked_at_the_call_after_it";
     let Some(corpus) = crate::util::corpus(test) else {
         return;
@@ -454,4 +464,87 @@ fn the_agents_own_compaction_is_marked_at_the_call_after_it() {
     run.success();
     let html = fs::read_to_string(env.work().join("own.html")).unwrap();
     assert_eq!(agent_compaction_marks(&html), ["72"]);
+}
+
+/// The header's title is the task's title as `tasks` shows it (the first
+/// real ask here: the slash command and the notification before it are
+/// skipped), and its counts are in words.
+#[test]
+fn the_header_shows_the_title_and_counts_in_words() {
+    use crate::tasks::{INIT, NOTIFICATION, session_of_asks};
+    let env = TestEnv::new();
+    let id = "d0000000-0000-4000-8000-0000000000aa";
+    let rel = env.write(
+        "titled.jsonl",
+        session_of_asks(id, &[INIT, NOTIFICATION, "Rename the config loader"]),
+    );
+    let run = env.run(&["report", &rel, "-o", "titled.html"]);
+    run.success().stderr_has("wrote titled.html (1 call, ");
+    let html = fs::read_to_string(env.work().join("titled.html")).unwrap();
+    assert_eq!(env.task(id)["title"], "Rename the config loader");
+    assert!(
+        html.contains("<header>\n<h1>Rename the config loader</h1>"),
+        "{}",
+        &html[html.find("<header>").unwrap()..][..300]
+    );
+    assert!(
+        html.contains("<title>compactor report · Rename the config loader</title>"),
+        "the page's title"
+    );
+    let turns = env.task(id)["turns"].as_u64().unwrap();
+    let turns = if turns == 1 {
+        "1 turn".to_string()
+    } else {
+        format!("{turns} turns")
+    };
+    assert!(
+        html.contains(&format!("<dt>calls</dt><dd>1 model call · {turns}</dd>")),
+        "{}",
+        &html[html.find("<dt>calls").unwrap()..][..80]
+    );
+    assert!(
+        html.contains("Tiers fired at <b>0</b> of 1 call."),
+        "one call"
+    );
+}
+
+#[test]
+fn the_cost_section_prices_the_model_and_agrees_with_replay() {
+    let env = TestEnv::new();
+    let html = report(&env, TENANT, "codex.html", &FOLD);
+    assert!(
+        html.contains("Prices in USD per million tokens (gpt-5-codex): input 1.25, cache write 1.25, cache read 0.125, output 10.00."),
+        "{html}"
+    );
+    let run = env.run(&args(&["replay", "--task", TENANT_TASK, "--json"], &FOLD));
+    let totals = run.replay_json()["totals"].clone();
+    // The amounts are replay's micro-dollars, printed for people.
+    let dollars = |m: &Value| compactor::model::decimal::Micros(m.as_u64().unwrap()).dollars();
+    let c = &totals["compacted"];
+    assert!(
+        html.contains(&format!(
+            "<td class=\"num\">${}</td><td class=\"num\">${}</td>",
+            dollars(&c["cost_cached_micros"]),
+            dollars(&c["cost_uncached_micros"])
+        )),
+        "{totals}"
+    );
+    assert!(html.contains(&format!(
+        "recorded output tokens cost ${} under both",
+        dollars(&totals["cost_output_micros"])
+    )));
+    // A prices file is named as the source.
+    let prices = env.write(
+        "prices.json",
+        r#"{"models": [{"models": ["gpt-5*"], "input": 2, "cache_write": 2, "cache_read": 0.2, "output": 8}]}"#,
+    );
+    let html = report(
+        &env,
+        TENANT,
+        "priced.html",
+        &args(&["--prices", &prices], &FOLD),
+    );
+    assert!(html.contains(
+        "(gpt-5-codex, from --prices): input 2.00, cache write 2.00, cache read 0.20, output 8.00."
+    ));
 }

@@ -7,7 +7,8 @@
 //! Offline and bounded: the clients see only `127.0.0.1`, telemetry and
 //! nonessential traffic are off, HOME is a temporary directory, and every
 //! client process is killed (and the test fails) after [`CLIENT_TIMEOUT`].
-//! Without the clients the tests skip locally and fail under `CI=true`.
+//! Without the clients the tests are reported as ignored locally (see
+//! `build.rs`) and fail under `CI=true`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -29,7 +30,7 @@ const PROMPT: &str = "Carry on from the summary.";
 // ---------------------------------------------------------------- clients
 
 /// The installed client binary, or `None` (after saying how to install it).
-pub(crate) fn client(name: &str, test: &str) -> Option<PathBuf> {
+pub fn client(name: &str, test: &str) -> Option<PathBuf> {
     let bin = crate_dir()
         .join("clients")
         .join("node_modules")
@@ -51,12 +52,12 @@ pub(crate) fn client(name: &str, test: &str) -> Option<PathBuf> {
 }
 
 /// Run a client to completion or kill it at the timeout; returns (status, stdout, stderr).
-pub(crate) fn run_bounded(cmd: Command) -> (i32, String, String) {
+pub fn run_bounded(cmd: Command) -> (i32, String, String) {
     run_bounded_for(cmd, CLIENT_TIMEOUT)
 }
 
 /// [`run_bounded`] with its own timeout (a long scripted turn).
-pub(crate) fn run_bounded_for(mut cmd: Command, timeout: Duration) -> (i32, String, String) {
+pub fn run_bounded_for(mut cmd: Command, timeout: Duration) -> (i32, String, String) {
     // stdin is a pipe closed at once (an empty stdin: `-p`/`exec` read it),
     // not /dev/null, so nothing but EOF can ever reach the client.
     let mut child = cmd
@@ -115,7 +116,7 @@ fn client_path() -> String {
 
 /// A hermetic environment for a client: nothing from the developer's own
 /// environment but a minimal PATH.
-pub(crate) fn client_command(bin: &Path, home: &Path, cwd: &Path) -> Command {
+pub fn client_command(bin: &Path, home: &Path, cwd: &Path) -> Command {
     let mut cmd = Command::new(bin);
     cmd.env_clear()
         .env("PATH", client_path())
@@ -132,23 +133,37 @@ pub(crate) fn client_command(bin: &Path, home: &Path, cwd: &Path) -> Command {
 // ---------------------------------------------------------------- server
 
 /// A loopback model server: records every request body, answers Anthropic
-/// Messages and OpenAI Responses requests with a short streamed text.
+/// Messages and OpenAI Responses requests with a short streamed text (and a
+/// client's summarization request with the summary it was given, if any).
 pub struct Stub {
     pub port: u16,
     pub requests: Arc<Mutex<Vec<(String, Value)>>>,
 }
 
+/// What Claude Code's summarization request asks for.
+pub const CLAUDE_SUMMARY_REQUEST: &str =
+    "Your task is to create a detailed summary of the conversation so far";
+/// What Codex's compaction request asks for.
+pub const CODEX_SUMMARY_REQUEST: &str = "You are performing a CONTEXT CHECKPOINT COMPACTION";
+
 impl Stub {
     pub fn start() -> Stub {
+        Stub::answering_summaries_with(None)
+    }
+
+    /// A stub that answers a client's summarization request with `summary`.
+    pub fn answering_summaries_with(summary: Option<&str>) -> Stub {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
         let port = listener.local_addr().unwrap().port();
         let requests: Arc<Mutex<Vec<(String, Value)>>> = Arc::default();
         let log = Arc::clone(&requests);
+        let summary: Arc<Option<String>> = Arc::new(summary.map(str::to_string));
         std::thread::spawn(move || {
             for conn in listener.incoming() {
                 let Ok(conn) = conn else { continue };
                 let log = Arc::clone(&log);
-                std::thread::spawn(move || serve(conn, &log));
+                let summary = Arc::clone(&summary);
+                std::thread::spawn(move || serve(conn, &log, summary.as_deref()));
             }
         });
         Stub { port, requests }
@@ -166,7 +181,7 @@ impl Stub {
 }
 
 /// One keep-alive connection: requests with a Content-Length body.
-fn serve(conn: TcpStream, log: &Mutex<Vec<(String, Value)>>) {
+fn serve(conn: TcpStream, log: &Mutex<Vec<(String, Value)>>, summary: Option<&str>) {
     let _ = conn.set_read_timeout(Some(Duration::from_secs(60)));
     let mut writer = conn.try_clone().expect("clone the stream");
     let mut reader = BufReader::new(conn);
@@ -213,10 +228,18 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<(String, Value)>>) {
                 Some(json!({"input_tokens": 10}).to_string()),
             )
         } else if path.starts_with("/v1/messages") {
-            let sse = anthropic_sse(n, anthropic_tool_call(&body_copy));
+            let text = body_copy.to_string();
+            let sse = match summary {
+                Some(s) if text.contains(CLAUDE_SUMMARY_REQUEST) => anthropic_text_sse(n, s),
+                _ => anthropic_sse(n, anthropic_tool_call(&body_copy)),
+            };
             ("text/event-stream", Some(sse))
         } else if path.starts_with("/v1/responses") {
-            let sse = responses_sse(n, wants_codex_tool(&body_copy));
+            let text = body_copy.to_string();
+            let sse = match summary {
+                Some(s) if text.contains(CODEX_SUMMARY_REQUEST) => responses_text_sse(n, s),
+                _ => responses_sse(n, wants_codex_tool(&body_copy)),
+            };
             ("text/event-stream", Some(sse))
         } else {
             ("application/json", None)
@@ -251,6 +274,15 @@ fn anthropic_sse(n: usize, tool: Option<Value>) -> String {
         Some(_) => "Reading the notes.".to_string(),
         None => format!("stub answer {n}"),
     };
+    anthropic_answer(n, &text, tool)
+}
+
+/// One streamed answer holding `text` alone.
+fn anthropic_text_sse(n: usize, text: &str) -> String {
+    anthropic_answer(n, text, None)
+}
+
+fn anthropic_answer(n: usize, text: &str, tool: Option<Value>) -> String {
     let mut events = vec![
         (
             "message_start",
@@ -340,6 +372,15 @@ fn wants_codex_tool(body: &Value) -> bool {
 
 /// One streamed Responses answer: an exec_command call when `tool`, else a text message.
 fn responses_sse(n: usize, tool: bool) -> String {
+    responses_answer(n, tool, &format!("stub answer {n}"))
+}
+
+/// One streamed Responses answer holding `text` alone.
+fn responses_text_sse(n: usize, text: &str) -> String {
+    responses_answer(n, false, text)
+}
+
+fn responses_answer(n: usize, tool: bool, text: &str) -> String {
     let mut events = vec![(
         "response.created",
         json!({"type": "response.created", "response": {"id": format!("resp_{n}")}}),
@@ -352,7 +393,7 @@ fn responses_sse(n: usize, tool: bool) -> String {
         ));
         item
     } else {
-        let item = json!({"type": "message", "role": "assistant", "id": format!("msg_{n}"), "status": "completed", "content": [{"type": "output_text", "text": format!("stub answer {n}"), "annotations": []}]});
+        let item = json!({"type": "message", "role": "assistant", "id": format!("msg_{n}"), "status": "completed", "content": [{"type": "output_text", "text": text, "annotations": []}]});
         let mut added = item.clone();
         added["content"] = json!([]);
         added["status"] = json!("in_progress");
@@ -363,7 +404,7 @@ fn responses_sse(n: usize, tool: bool) -> String {
             ),
             (
                 "response.output_text.delta",
-                json!({"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "item_id": format!("msg_{n}"), "delta": format!("stub answer {n}")}),
+                json!({"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "item_id": format!("msg_{n}"), "delta": text}),
             ),
         ]);
         item
@@ -596,7 +637,7 @@ fn compact_and_resume(
         src,
         "--write-session",
         kind,
-        "--cwd",
+        "--resume-dir",
         project.to_str().unwrap(),
         "-o",
         view_path.to_str().unwrap(),
@@ -627,30 +668,7 @@ fn compact_and_resume(
     let adapted = adapt(&view, Provider::of(source_format), target).view;
     let summary = compactor::view::session::summary_text(&view).map(str::to_string);
 
-    let (status, stdout, stderr) = match agent {
-        Agent::Claude => {
-            let mut cmd = client_command(&bin, &home, &project);
-            cmd.env(
-                "ANTHROPIC_BASE_URL",
-                format!("http://127.0.0.1:{}", stub.port),
-            )
-            .env("ANTHROPIC_API_KEY", "sk-ant-loopback")
-            .args(["--resume", &id, "-p", PROMPT]);
-            run_bounded(cmd)
-        }
-        Agent::Codex => {
-            codex_config(&home, stub.port);
-            let mut cmd = client_command(&bin, &home, &project);
-            cmd.env("STUB_API_KEY", "loopback").args([
-                "exec",
-                "--skip-git-repo-check",
-                "resume",
-                &id,
-                PROMPT,
-            ]);
-            run_bounded(cmd)
-        }
-    };
+    let (status, stdout, stderr) = resume_with(agent, &bin, &home, &project, &stub, &id, PROMPT);
     assert_eq!(
         status, 0,
         "{test}: the client failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
@@ -720,6 +738,171 @@ fn compact_and_resume(
     summary
 }
 
+/// The client resumes session `id` in `project` with one prompt, against
+/// the stub; (status, stdout, stderr).
+fn resume_with(
+    agent: Agent,
+    bin: &Path,
+    home: &Path,
+    project: &Path,
+    stub: &Stub,
+    id: &str,
+    prompt: &str,
+) -> (i32, String, String) {
+    match agent {
+        Agent::Claude => {
+            let mut cmd = client_command(bin, home, project);
+            cmd.env(
+                "ANTHROPIC_BASE_URL",
+                format!("http://127.0.0.1:{}", stub.port),
+            )
+            .env("ANTHROPIC_API_KEY", "sk-ant-loopback")
+            .args(["--resume", id, "-p", prompt]);
+            run_bounded(cmd)
+        }
+        Agent::Codex => {
+            codex_config(home, stub.port);
+            let mut cmd = client_command(bin, home, project);
+            cmd.env("STUB_API_KEY", "loopback").args([
+                "exec",
+                "--skip-git-repo-check",
+                "resume",
+                id,
+                prompt,
+            ]);
+            run_bounded(cmd)
+        }
+    }
+}
+
+/// The whole loop with a real client: compact a fixture into the client's
+/// session, let the client resume it (it appends its own lines: the new
+/// prompt, which states a rule, and its answer), then import the session and
+/// compact it again, folding the carried summary. The final view and `probe`
+/// keep the fixture's first ask and rule and the new one.
+fn resume_then_compact_again(test: &str, source: &str, agent: Agent, first: [&str; 2]) {
+    let Some(bin) = client(
+        match agent {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+        },
+        test,
+    ) else {
+        return;
+    };
+    const RULE: &str = "Never push to the main branch.";
+    let prompt = format!("{PROMPT} {RULE}");
+    let env = TestEnv::new();
+    let project = env.root().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let stub = Stub::start();
+    let home = env.home();
+    let src = fixture(source);
+    let kind = match agent {
+        Agent::Claude => "claude-code",
+        Agent::Codex => "codex",
+    };
+    let mut args = vec!["compact", src.to_str().unwrap(), "--write-session", kind];
+    args.extend(["--resume-dir", project.to_str().unwrap(), "--json", "-q"]);
+    args.extend_from_slice(SMALL);
+    let run = env.run(&args);
+    run.success();
+    let report = run.json();
+    let id = report["session_id"].as_str().unwrap().to_string();
+    let session = report["session_path"]
+        .as_str()
+        .unwrap()
+        .replace("[TMP]", &env.root().display().to_string());
+    let before = std::fs::read(&session).unwrap().len();
+    let (status, stdout, stderr) = resume_with(agent, &bin, &home, &project, &stub, &id, &prompt);
+    assert_eq!(status, 0, "{test}: the client failed\n{stdout}\n{stderr}");
+    assert!(
+        std::fs::read(&session).unwrap().len() > before,
+        "{test}: the client appended to the session it resumed"
+    );
+    // Small enough that the carried summary is folded with what the client added.
+    let again = [
+        "--window",
+        "2400",
+        "--output-reserved",
+        "400",
+        "--protect-recent-steps",
+        "1",
+    ];
+    let mut args = vec![
+        "compact",
+        session.as_str(),
+        "-o",
+        "final.json",
+        "--json",
+        "-q",
+    ];
+    args.extend_from_slice(&again);
+    let run = env.run(&args);
+    assert!(run.status == 0 || run.status == 1, "{}", run.snapshot());
+    let report = run.json();
+    // A summary this run minted (the replay runs on a scratch store).
+    assert!(
+        report["restored"]["summary"].is_string()
+            || report["tiers_fired"].to_string().contains("floor"),
+        "{test}: the second compaction folded: {report}"
+    );
+    let view = std::fs::read_to_string(env.work().join("final.json")).unwrap();
+    let view = view.replace("\\n", " ");
+    let view = view.split_whitespace().collect::<Vec<_>>().join(" ");
+    for text in first.iter().chain([&RULE]) {
+        assert!(view.contains(text), "{test}: the final view lost {text:?}");
+    }
+    let mut args = vec!["probe", session.as_str(), "--json", "--fail-on-loss"];
+    args.extend_from_slice(&again);
+    let probe = env.run(&args);
+    let p = probe.json();
+    assert_eq!(probe.status, 0, "{test}: {p}");
+    assert_eq!(p["critical_lost"], 0, "{test}: {p}");
+    assert!(
+        p["categories"]["ask"]["passed"].as_u64().unwrap() >= 2,
+        "{test}: {p}"
+    );
+    assert!(
+        p["categories"]["constraint"]["passed"].as_u64().unwrap() >= 2,
+        "{test}: {p}"
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
+fn claude_code_resumes_a_written_session_that_compacts_again_keeping_every_rule() {
+    resume_then_compact_again(
+        "claude_round_trip",
+        "fixtures/claude-shrink-floor.jsonl",
+        Agent::Claude,
+        [
+            "Audit the order handlers under app/orders for N+1 queries.",
+            "Do not change the public API of app/orders/views.py.",
+        ],
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
+fn codex_resumes_a_written_session_that_compacts_again_keeping_every_rule() {
+    resume_then_compact_again(
+        "codex_round_trip",
+        "fixtures/codex-tenant-registry.jsonl",
+        Agent::Codex,
+        [
+            "The tenant export job times out.",
+            "Do not touch the tenant_registry table: it is shared with billing and must never be migrated from here.",
+        ],
+    );
+}
+
 fn fixture(rel: &str) -> PathBuf {
     crate::util::testdata(rel)
 }
@@ -727,6 +910,10 @@ fn fixture(rel: &str) -> PathBuf {
 const SMALL: &[&str] = &["--window", "8000", "--output-reserved", "1000"];
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn claude_code_resumes_a_compacted_claude_fixture() {
     let src = fixture("fixtures/claude-shrink-floor.jsonl");
     let before = std::fs::read(&src).unwrap();
@@ -745,6 +932,10 @@ fn claude_code_resumes_a_compacted_claude_fixture() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn codex_resumes_a_compacted_codex_fixture() {
     compact_and_resume_expecting_constraints(
         "codex_fixture",
@@ -756,6 +947,10 @@ fn codex_resumes_a_compacted_codex_fixture() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn claude_code_resumes_a_codex_session() {
     compact_and_resume_expecting_constraints(
         "codex_in_claude",
@@ -767,6 +962,10 @@ fn claude_code_resumes_a_codex_session() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
 fn codex_resumes_a_claude_session() {
     compact_and_resume_expecting_constraints(
         "claude_in_codex",
@@ -778,6 +977,10 @@ fn codex_resumes_a_claude_session() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(compactor_clients, compactor_corpus)),
+    ignore = "needs the pinned agent clients (cd clients && npm ci) and the corpus (../shared/corpus, or set COMPACTOR_CORPUS)"
+)]
 fn claude_code_resumes_a_compacted_corpus_session() {
     let Some(root) = corpus("claude_corpus_resume") else {
         return;
@@ -793,6 +996,10 @@ fn claude_code_resumes_a_compacted_corpus_session() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(compactor_clients, compactor_corpus)),
+    ignore = "needs the pinned agent clients (cd clients && npm ci) and the corpus (../shared/corpus, or set COMPACTOR_CORPUS)"
+)]
 fn codex_resumes_a_compacted_corpus_session() {
     let Some(root) = corpus("codex_corpus_resume") else {
         return;
@@ -961,7 +1168,7 @@ fn regenerate_client_fixtures() {
 }
 
 /// The one `.jsonl` file under `dir` (recursively).
-fn only_jsonl(dir: &Path) -> PathBuf {
+pub fn only_jsonl(dir: &Path) -> PathBuf {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -1097,8 +1304,10 @@ fn a_codex_checkpoint_carries_the_base_instructions() {
     );
 }
 
-/// A written session never replaces a file; a bad `--cwd` or session id is a
-/// usage error (exit 2) that writes nothing.
+/// A written session never replaces a file; a bad `--resume-dir` or session
+/// id is a usage error (exit 2) that writes nothing, and so is `--cwd`, which
+/// now only picks a project's sessions and has nothing to pick when a FILE
+/// names the task.
 #[test]
 fn write_session_refuses_to_overwrite_and_rejects_bad_input() {
     let env = TestEnv::new();
@@ -1117,29 +1326,37 @@ fn write_session_refuses_to_overwrite_and_rejects_bad_input() {
         cmd.env("COMPACTOR_SESSION_ID", id);
         env.finish(cmd)
     };
-    write(&["--cwd", "."], id).success();
+    write(&["--resume-dir", "."], id).success();
     let projects = env.home().join(".claude").join("projects");
     let file = only_jsonl(&projects);
     let before = std::fs::read(&file).unwrap();
-    let again = write(&["--cwd", "."], id);
+    let again = write(&["--resume-dir", "."], id);
     again.failure(2).stderr_has("cannot write the session");
     assert_eq!(
         std::fs::read(&file).unwrap(),
         before,
         "the first file is untouched"
     );
-    let bad_cwd = write(
-        &["--cwd", "no/such/dir"],
+    let bad_dir = write(
+        &["--resume-dir", "no/such/dir"],
         "0199a1b2-0000-7000-8000-00000000000b",
     );
-    bad_cwd.failure(2).stderr_has("--cwd no/such/dir");
-    let bad_id = write(&["--cwd", "."], "not-a-uuid");
+    bad_dir.failure(2).stderr_has("--resume-dir no/such/dir");
+    let old_flag = write(&["--cwd", "."], "0199a1b2-0000-7000-8000-00000000000c");
+    old_flag
+        .failure(2)
+        .stderr_has("already names the task")
+        .stderr_has("--resume-dir DIR");
+    // --resume-dir means nothing without a session to write.
+    let run = env.run(&["compact", src.as_str(), "--resume-dir", "."]);
+    run.failure(2).stderr_has("--write-session <AGENT>");
+    let bad_id = write(&["--resume-dir", "."], "not-a-uuid");
     bad_id.failure(2).stderr_has("COMPACTOR_SESSION_ID");
     assert_eq!(only_jsonl(&projects), file, "nothing else was written");
 }
 
 /// A Codex home whose model provider is the loopback stub on `port`.
-pub(crate) fn codex_config(home: &Path, port: u16) {
+pub fn codex_config(home: &Path, port: u16) {
     std::fs::create_dir_all(home.join(".codex")).unwrap();
     std::fs::write(
         home.join(".codex").join("config.toml"),

@@ -294,7 +294,7 @@ fn an_address_with_nothing_there_is_an_error() {
     run.failure(2);
     assert_eq!(
         run.stderr,
-        format!("error: nothing at 999 in task {CLAUDE_TASK} (19 messages stored)\n")
+        format!("error: nothing at 999 in task {CLAUDE_TASK} (19 messages stored: seq 0 to 18)\n")
     );
     let run = env.run(&["show", "--task", CLAUDE_TASK, "tool:toolu_nope"]);
     run.failure(2);
@@ -303,4 +303,57 @@ fn an_address_with_nothing_there_is_an_error() {
         format!("error: no tool call toolu_nope in task {CLAUDE_TASK}\n")
     );
     assert_eq!(run.stdout, "");
+}
+
+#[test]
+fn a_reversed_or_empty_range_says_so() {
+    let env = claude_env();
+    let run = env.run(&["show", "--task", CLAUDE_TASK, "12..4"]);
+    assert_snapshot!(run.snapshot(), @r"
+    ------- stderr -------
+    error: the range 12..4 is reversed: A..B shows seq A up to, not including, B
+    hint: did you mean 4..12?
+    [exit status: 2]
+    ");
+    let run = env.run(&["show", "--task", CLAUDE_TASK, "5..5"]);
+    assert_snapshot!(run.snapshot(), @r"
+    ------- stderr -------
+    error: the range 5..5 is empty: A..B shows seq A up to, not including, B
+    hint: for the one message at 5, give `5`
+    [exit status: 2]
+    ");
+    // Past the end is still "nothing at", with where the rows are.
+    let run = env.run(&["show", "--task", CLAUDE_TASK, "40..60"]);
+    run.failure(2).stderr_has(format!(
+        "nothing at 40..60 in task {CLAUDE_TASK} (19 messages stored: seq 0 to 18)"
+    ));
+}
+
+#[test]
+fn a_tool_id_prefix_names_its_call() {
+    let env = claude_env();
+    let full = env.run(&["show", "--task", CLAUDE_TASK, &format!("tool:{BASH_ID}")]);
+    full.success();
+    // `toolu_01B` is this fixture's only id with that prefix.
+    let short = env.run(&["show", "--task", CLAUDE_TASK, "tool:toolu_01B"]);
+    short.success();
+    assert_eq!(short.stdout, full.stdout);
+    assert_eq!(
+        show_tool_json(&env, "toolu_01x")["id"],
+        READ_ID,
+        "the JSON names the whole id"
+    );
+    // A prefix several ids share lists them, in the record's order.
+    let run = env.run(&["show", "--task", CLAUDE_TASK, "tool:toolu_01"]);
+    assert_snapshot!(run.snapshot(), @r#"
+    ------- stderr -------
+    error: tool id prefix "toolu_01" is ambiguous: 5 tool calls match
+      tool:toolu_01xpBq4VGKbSJmnS9uocCbty
+      tool:toolu_013zDbmPtT78wBB1oe7fBLHh
+      tool:toolu_01B5mCl1PaZllNspiiPf3hXP
+      tool:toolu_01LDfVCXQnD2QctJQJJvYUwa
+      tool:toolu_01XJUxV7IGlVjNYjmr4E2qBX
+    hint: give more of the id
+    [exit status: 2]
+    "#);
 }

@@ -88,6 +88,10 @@ fn what_if_runs_leave_no_trace_on_the_fixtures() {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn what_if_runs_leave_no_trace_on_the_corpus() {
     let Some(dir) = corpus("what_if_runs_leave_no_trace_on_the_corpus") else {
         return;

@@ -254,3 +254,93 @@ fn an_unwritable_directory_is_refused_and_nothing_appears_in_it() {
     assert_eq!(std::fs::read_dir(&dir2).unwrap().count(), 1);
     set_mode(&dir, 0o755);
 }
+
+/// Every command that only reads what was imported, each naming a task or a
+/// run, never a transcript file.
+const READ_ONLY: [&[&str]; 18] = [
+    &["tasks"],
+    &["show"],
+    &["show", "0..2"],
+    &["tasks", "--json"],
+    &["show", "--task", "latest"],
+    &["runs"],
+    &["diff", "run:a", "run:b"],
+    &["reset", "latest"],
+    &["preflight", "--task", "latest"],
+    &["step", "--task", "latest"],
+    &["replay", "--task", "latest"],
+    &["probe", "--task", "latest"],
+    &["compact", "--task", "latest"],
+    &["report", "--task", "latest", "-o", "r.html"],
+    &["step", "--cwd", "."],
+    &["watch", "latest", "--until-idle", "0"],
+    &["watch", "--until-idle", "0"],
+    &["watch", "no-such-file.jsonl", "--until-idle", "0"],
+];
+
+#[test]
+fn a_read_only_command_on_a_missing_store_is_an_input_error_and_creates_nothing() {
+    let env = TestEnv::new();
+    for args in READ_ONLY {
+        let mut cmd = env.bare_command();
+        cmd.args(["--db", "typo.db"]).args(args);
+        let run = env.finish(cmd);
+        run.failure(2)
+            .stderr_has("error: no store at typo.db; import something first");
+        assert!(!env.work().join("typo.db").exists(), "{args:?} created it");
+        // Nor the default store, nor its directory.
+        let mut cmd = env.bare_command();
+        cmd.args(args);
+        let run = env.finish(cmd);
+        run.failure(2).stderr_has(
+            "error: no store at [TMP]/data/compactor/compactor.db; import something first",
+        );
+        assert!(
+            !env.data_home().join("compactor").exists(),
+            "{args:?} created the default store's directory"
+        );
+    }
+    let mut cmd = env.bare_command();
+    cmd.args(["--db", "typo.db", "tasks"]);
+    insta::assert_snapshot!(env.finish(cmd).snapshot());
+    // An in-memory store is always there: empty.
+    let mut cmd = env.bare_command();
+    cmd.args(["--db", ":memory:", "tasks"]);
+    env.finish(cmd)
+        .success()
+        .stderr_has("no tasks yet: import your sessions with `compactor import`");
+}
+
+#[test]
+fn import_and_a_command_given_a_file_create_the_store() {
+    let env = TestEnv::new();
+    let f = env.fixture(DISPOSABLE);
+    for (db, args) in [
+        ("import.db", vec!["import", f.as_str()]),
+        ("step.db", vec!["step", f.as_str()]),
+        ("replay.db", vec!["replay", f.as_str()]),
+        ("watch.db", vec!["watch", f.as_str(), "--until-idle", "0"]),
+        ("show.db", vec!["show", f.as_str()]),
+        ("show-range.db", vec!["show", f.as_str(), "0..2"]),
+    ] {
+        let mut cmd = env.bare_command();
+        cmd.args(["--db", db]).args(&args);
+        env.finish(cmd).success();
+        assert!(env.work().join(db).is_file(), "{args:?} made no store");
+        // Then the read-only commands read it.
+        let mut cmd = env.bare_command();
+        cmd.args(["--db", db, "tasks", "--json"]);
+        let run = env.finish(cmd);
+        run.success().stdout_has(DISPOSABLE_TASK);
+    }
+    // The default store's directory too, on first use.
+    let mut cmd = env.bare_command();
+    cmd.args(["step", &f]);
+    env.finish(cmd).success();
+    assert!(
+        env.data_home()
+            .join("compactor")
+            .join("compactor.db")
+            .is_file()
+    );
+}

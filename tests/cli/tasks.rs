@@ -21,6 +21,9 @@ const INLINE_SESSION: &str = "3d7a1f90-2c4b-4e61-9b8d-5f0e2a6c1d47";
 #[test]
 fn an_empty_store_says_how_to_start() {
     let env = TestEnv::new();
+    // A store that imported nothing (a directory with no transcript).
+    std::fs::create_dir(env.work().join("nothing")).unwrap();
+    env.run(&["import", "nothing"]).success();
     let run = env.run(&["tasks"]);
     assert_snapshot!(run.snapshot());
     let run = env.run(&["tasks", "--json"]);
@@ -392,4 +395,76 @@ fn a_project_under_home_is_shown_from_tilde() {
     run.success().stdout_has("  ~/projects/tally  ");
     // JSON keeps the path as recorded.
     assert_eq!(env.task(CLAUDE_TASK)["cwd"], "/home/dev/projects/tally");
+}
+
+/// A Claude Code session `id` whose user lines are `asks`, in order, the
+/// last one answered once (one model call).
+pub fn session_of_asks(id: &str, asks: &[&str]) -> String {
+    let mut out = String::new();
+    let mut parent = Value::Null;
+    for (i, ask) in asks.iter().enumerate() {
+        let uuid = format!("a0000000-0000-4000-8000-{i:012}");
+        let line = serde_json::json!({"parentUuid": parent, "isSidechain": false,
+            "userType": "external", "cwd": "/home/dev/projects/tally", "sessionId": id,
+            "version": "2.1.39", "type": "user", "uuid": uuid,
+            "timestamp": format!("2026-03-01T10:00:{i:02}.000Z"),
+            "message": {"role": "user", "content": ask}});
+        out.push_str(&format!("{line}\n"));
+        parent = Value::String(uuid);
+    }
+    let answer = serde_json::json!({"parentUuid": parent, "isSidechain": false,
+        "userType": "external", "cwd": "/home/dev/projects/tally", "sessionId": id,
+        "version": "2.1.39", "type": "assistant", "uuid": "b0000000-0000-4000-8000-000000000001",
+        "timestamp": "2026-03-01T10:01:00.000Z",
+        "message": {"model": "claude-opus-4-6", "id": "msg_b00000000000000000000001",
+            "type": "message", "role": "assistant",
+            "content": [{"type": "text", "text": "Done."}],
+            "usage": {"input_tokens": 5, "cache_read_input_tokens": 0,
+                "cache_creation_input_tokens": 900, "output_tokens": 3}}});
+    out.push_str(&format!("{answer}\n"));
+    out
+}
+
+pub const INIT: &str = "<command-message>init is analyzing your codebase…</command-message>\n<command-name>/init</command-name>";
+pub const NOTIFICATION: &str = "<task-notification>\n<task-id>b7636e2</task-id>\n<status>completed</status>\n<summary>Background command \"Run the tests\" completed (exit code 0)</summary>\n</task-notification>\nRead the output file to retrieve the result: /home/dev/.claude/tasks/b7636e2.output";
+
+#[test]
+fn titles_skip_client_markup_and_take_the_first_real_ask() {
+    let env = TestEnv::new();
+    let sessions = [
+        (
+            "e1000000-0000-4000-8000-000000000000",
+            vec![
+                INIT,
+                NOTIFICATION,
+                "<system-reminder>x</system-reminder>Rename the\n config loader",
+            ],
+            "Rename the config loader",
+        ),
+        (
+            "e2000000-0000-4000-8000-000000000000",
+            vec![
+                "<command-message>orchestrator is running…</command-message>\n<command-name>/orchestrator</command-name>\n<command-args>create a TODO app</command-args>",
+                "thanks",
+            ],
+            "/orchestrator create a TODO app",
+        ),
+        (
+            "e3000000-0000-4000-8000-000000000000",
+            vec![INIT, NOTIFICATION],
+            "/init",
+        ),
+    ];
+    for (id, asks, _) in &sessions {
+        let rel = env.write(&format!("{id}.jsonl"), session_of_asks(id, asks));
+        env.run(&["import", &rel]).success();
+    }
+    for (id, _, title) in &sessions {
+        assert_eq!(env.task(id)["title"], *title, "{id}");
+    }
+    let run = env.run(&["tasks"]);
+    run.success()
+        .stdout_has("e3000000  /init ")
+        .stdout_has("Rename the config loader");
+    assert!(!run.stdout.contains('<'), "{}", run.stdout);
 }

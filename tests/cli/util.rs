@@ -108,6 +108,20 @@ impl Run {
         })
     }
 
+    /// `replay --json`'s object, after checking the exit status it implies:
+    /// 1 exactly when a call is `over_window`, else 0.
+    #[track_caller]
+    pub fn replay_json(&self) -> Value {
+        let v = self.json();
+        let over = v["calls"]
+            .as_array()
+            .unwrap_or_else(|| panic!("not a replay:\n{}", self.stdout))
+            .iter()
+            .any(|c| c["status"] == "over_window");
+        self.failure(i32::from(over));
+        v
+    }
+
     /// JSON Lines output as a list, without its totals record (if any).
     pub fn json_list(&self) -> Vec<Value> {
         self.json_lines()

@@ -1,42 +1,99 @@
-//! `compactor watch`: one report per model call, the same as `step --at CALL`.
+//! `compactor watch`: one record per model call, the one `replay` gives it.
 //! The file is complete before watch starts and the idle timeout only ends
-//! the run, so nothing here depends on timing.
+//! the run, so nothing here depends on timing (the file growing between
+//! looks is tested look by look in `src/cmd/watch/tests.rs`).
 
 use serde_json::Value;
 
-use crate::import::{CLAUDE_TASK, CODEX_TASK};
-use crate::util::TestEnv;
+use crate::import::CODEX_TASK;
+use crate::util::{TestEnv, corpus};
+
+/// `replay --jsonl`'s call records (its totals record left out).
+fn replay_calls(env: &TestEnv, target: &[&str], budget: &[&str]) -> Vec<String> {
+    let mut args = vec!["replay"];
+    args.extend_from_slice(target);
+    args.push("--jsonl");
+    args.extend_from_slice(budget);
+    let run = env.run(&args);
+    // 1: a call over the window.
+    assert!(matches!(run.status, 0 | 1), "{}", run.snapshot());
+    run.stdout
+        .lines()
+        .filter(|l| !l.contains("\"compactor.replay_totals/1\""))
+        .map(str::to_string)
+        .collect()
+}
+
+#[track_caller]
+fn assert_same_calls(watched: &str, replayed: &[String], what: &str) {
+    let watched: Vec<&str> = watched.lines().collect();
+    for (i, (w, r)) in watched.iter().zip(replayed).enumerate() {
+        assert_eq!(w, r, "{what}: call {} differs from replay's", i + 1);
+    }
+    assert_eq!(watched.len(), replayed.len(), "{what}: calls reported");
+}
 
 #[test]
-fn watch_json_lines_equal_step_json_of_each_call() {
-    for (rel, task, calls) in [
-        ("claude-code/small-session.jsonl", CLAUDE_TASK, 7),
-        ("codex/small-rollout.jsonl", CODEX_TASK, 4),
+fn watch_json_lines_are_replays_call_records() {
+    for rel in [
+        "claude-code/small-session.jsonl",
+        "codex/small-rollout.jsonl",
+        "fixtures/claude-shrink-floor.jsonl",
+    ] {
+        for budget in [
+            ["--window", "40000", "--output-reserved", "4000"],
+            ["--window", "6000", "--output-reserved", "1000"],
+        ] {
+            let env = TestEnv::new();
+            let file = env.fixture(rel);
+            let mut args = vec!["watch", file.as_str(), "--json", "--until-idle", "0"];
+            args.extend_from_slice(&budget);
+            let run = env.run(&args);
+            run.success();
+            let replayed = replay_calls(&env, &[&file], &budget);
+            assert_same_calls(&run.stdout, &replayed, &format!("{rel} {budget:?}"));
+            let v: Value = serde_json::from_str(run.stdout.lines().next().unwrap()).unwrap();
+            assert_eq!(v["schema"], "compactor.replay_call/1");
+            run.stderr_has("(task ");
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
+fn watch_reports_what_replay_does_on_a_corpus_session() {
+    // A long session that compacts again and again at the default budget: a
+    // watch that ran each call as a stateless what-if disagreed with replay
+    // at 96 of its 139 calls.
+    let Some(corpus) = corpus("watch_reports_what_replay_does_on_a_corpus_session") else {
+        return;
+    };
+    let src = corpus.join(
+        "claude-code/v2.1.39_spotter_compaction_subagents/4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
+    );
+    let file = src.display().to_string();
+    // The default budget (no flags: watch and replay pick it the same way),
+    // and one that folds.
+    for budget in [
+        &[][..],
+        &["--window", "32000", "--output-reserved", "4000"][..],
     ] {
         let env = TestEnv::new();
-        let file = env.fixture(rel);
-        let run = env.run(&[
-            "watch",
-            &file,
-            "--json",
-            "--until-idle",
-            "2",
-            "--window",
-            "40000",
-        ]);
+        let mut args = vec!["watch", file.as_str(), "--json", "--until-idle", "0"];
+        args.extend_from_slice(budget);
+        let run = env.run(&args);
         run.success();
-        let lines: Vec<&str> = run.stdout.lines().collect();
-        assert_eq!(lines.len(), calls, "{rel}: {}", run.stdout);
-        for (i, line) in lines.iter().enumerate() {
-            let k = (i + 1).to_string();
-            let step = env.run(&[
-                "step", "--task", task, "--at", &k, "--json", "--window", "40000",
-            ]);
-            assert_eq!(*line, step.stdout.trim_end(), "{rel} call {k}");
-            let v: Value = serde_json::from_str(line).unwrap();
-            assert_eq!(v["call"], i + 1);
-        }
-        run.stderr_has(format!("(task {task})"));
+        let replayed = replay_calls(&env, &[&file], budget);
+        assert_eq!(replayed.len(), 139);
+        let fired = replayed
+            .iter()
+            .filter(|r| !r.contains("\"tiers_fired\":[]"))
+            .count();
+        assert!(fired > 1, "{budget:?}: tiers fire at {fired} calls");
+        assert_same_calls(&run.stdout, &replayed, &format!("4d5611e5 {budget:?}"));
     }
 }
 
@@ -53,43 +110,46 @@ fn watch_a_task_by_name_prints_one_line_per_call() {
         "{}",
         lines[0]
     );
-    // A tight window: the step report names the tiers that fire and the status.
-    let run = env.run(&[
-        "watch",
-        "latest",
-        "--until-idle",
-        "0",
-        "--window",
-        "12000",
-        "--output-reserved",
-        "1000",
-    ]);
-    let last = run.stdout.lines().last().unwrap().to_string();
-    let step = env.run(&[
-        "step",
-        "--task",
-        CODEX_TASK,
-        "--at",
-        "4",
-        "--json",
-        "--window",
-        "12000",
-        "--output-reserved",
-        "1000",
-    ]);
-    let v: Value = step.json();
-    let status = v["status"].as_str().unwrap();
-    assert!(
-        last.ends_with(&format!(" · {status}")),
-        "{last} vs {status}"
-    );
-    let after = v["tokens_after"].as_u64().unwrap();
-    assert!(last.contains(&format!("→ {after} tokens")), "{last}");
+    // A window that compacts at call 2: each line names the tiers that fired
+    // and the status, as replay's row of that call does, and call 3 restores
+    // what call 2 shrank.
+    let budget = ["--window", "20000", "--output-reserved", "1000"];
+    let mut args = vec!["watch", "latest", "--until-idle", "0"];
+    args.extend_from_slice(&budget);
+    let run = env.run(&args);
+    run.success();
+    let replayed = replay_calls(&env, &["--task", CODEX_TASK], &budget);
+    assert_eq!(run.stdout.lines().count(), replayed.len());
+    for (line, row) in run.stdout.lines().zip(&replayed) {
+        let v: Value = serde_json::from_str(row).unwrap();
+        let tiers: Vec<&str> = v["tiers_fired"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        let tiers = if tiers.is_empty() {
+            "none".to_string()
+        } else {
+            tiers.join(", ")
+        };
+        let expected = format!(
+            "call {} (turn {}) · {} → {} tokens (trigger 12350) · tiers {tiers} · {}",
+            v["call"],
+            v["turn"],
+            v["tokens_before"],
+            v["tokens_after"],
+            v["status"].as_str().unwrap()
+        );
+        assert_eq!(line, expected);
+    }
+    insta::assert_snapshot!(run.snapshot());
 }
 
 #[test]
 fn watch_of_an_unknown_task_is_an_input_error() {
     let env = TestEnv::new();
+    env.import_fixture("codex/small-rollout.jsonl");
     let run = env.run(&["watch", "nope", "--until-idle", "0"]);
     run.failure(2).stderr_has("unknown task \"nope\"");
 }
@@ -153,4 +213,18 @@ fn a_watch_stopped_mid_import_leaves_the_last_whole_import() {
     assert_eq!(rows(&env.db()), rows(&once));
     // Every call is reported once the file is whole: 7 in this session.
     assert_eq!(again.stdout.lines().count(), 7, "{}", again.stdout);
+}
+
+#[test]
+fn without_a_window_watch_takes_the_sessions_as_replay_does() {
+    let env = TestEnv::new();
+    let file = env.fixture("codex/small-rollout.jsonl");
+    let run = env.run(&["watch", &file, "--json", "--until-idle", "0"]);
+    run.success();
+    let replayed = replay_calls(&env, &[&file], &[]);
+    assert_same_calls(&run.stdout, &replayed, "no budget flag");
+    // The rollout recorded `model_context_window` 258400: the trigger is
+    // (258400 − 20000) × 0.65.
+    let run = env.run(&["watch", &file, "--until-idle", "0"]);
+    run.success().stdout_has("(trigger 154960)");
 }

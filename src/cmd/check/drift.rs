@@ -1,11 +1,16 @@
 //! Drift reporting: where two runs first differ, and the per-fixture report.
 
 use super::*;
+use crate::cmd::common::plural;
 
 /// Where two series of views first differ: call, message and byte.
 pub(super) fn first_drift(a: &[Vec<u8>], b: &[Vec<u8>], la: &str, lb: &str) -> Option<String> {
     if a.len() != b.len() {
-        return Some(format!("{la} has {} calls, {lb} has {}", a.len(), b.len()));
+        return Some(format!(
+            "{la} has {}, {lb} has {}",
+            plural(a.len(), "call"),
+            b.len()
+        ));
     }
     let k = a.iter().zip(b).position(|(x, y)| x != y)?;
     Some(format!(
@@ -64,10 +69,10 @@ pub(super) fn print_fixture(ui: &mut Ui, r: &FixtureResult, seed: u64) -> Result
         match &b.drift {
             None => writeln!(
                 ui.out,
-                "  {} {:<8} {} calls identical: fresh = reopened = resumed{kill} · {tiers}",
+                "  {} {:<8} {} identical: fresh = reopened = resumed{kill} · {tiers}",
                 paint(ui.color, style::GREEN, "ok  "),
                 b.budget,
-                b.calls
+                plural(b.calls, "call")
             )?,
             Some(d) => writeln!(
                 ui.out,

@@ -1,6 +1,7 @@
 //! The golden file format: one JSON line per call, each view stored as the messages it shares with the previous one plus the rest.
 
 use super::*;
+use crate::cmd::common::plural;
 
 /// One line of a golden file: a call's view as a delta against the previous
 /// call's (its first `prefix_messages` messages, then `suffix`), with its hash.
@@ -94,8 +95,9 @@ pub(super) fn golden_drift(path: &Path, views: &[Vec<u8>]) -> Result<Option<Stri
     }
     if calls < views.len() {
         return Ok(Some(format!(
-            "the golden file {} has {calls} calls, the replay {}",
+            "the golden file {} has {}, the replay {}",
             path.display(),
+            plural(calls, "call"),
             views.len()
         )));
     }

@@ -74,7 +74,9 @@ pub(super) fn interrupted_run(
             .env_remove(fault::ENV)
             .output()
             .context("cannot start the resumed replay")?;
-        if !out.status.success() {
+        // Exit status 1 is a replay that ran with a call over the window
+        // (a tight budget): its views are what is compared.
+        if !matches!(out.status.code(), Some(0 | 1)) {
             bail!(
                 "the resumed replay failed ({}): {}",
                 out.status,

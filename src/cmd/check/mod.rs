@@ -27,7 +27,7 @@ use harness::*;
 use matrix::{budget_flags, matrix};
 
 use super::Ui;
-use super::common::from_start;
+use super::common::{from_start, hinted};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::cmd::summarizer::{Configured, SummarizerArgs};
@@ -92,6 +92,22 @@ struct FixtureResult {
 }
 
 pub fn run(ui: &mut Ui, args: &CheckArgs, db: Option<DbLocation>) -> Result<Outcome> {
+    // A missing golden directory is a wrong path, not a drift: only --bless
+    // makes one.
+    if let Some(dir) = &args.golden
+        && !args.bless
+        && !dir.is_dir()
+    {
+        let what = if dir.exists() {
+            "is not a directory"
+        } else {
+            "does not exist"
+        };
+        return Err(hinted(
+            format!("the golden directory {} {what}", dir.display()),
+            "check the path, or pass --bless to write the golden files there",
+        ));
+    }
     let exe = std::env::current_exe()
         .context("cannot find the compactor executable to run the interrupted replay")?;
     // A model summarizer caches in the user's store (else in a scratch file),

@@ -335,13 +335,14 @@ impl LlmReport {
             self.summaries_read_back,
             self.input_tokens,
             self.output_tokens,
-            self.cost_usd
+            self.cost_usd.dollars()
         )];
         for r in &self.repaired {
             out.push(format!(
-                "summarizer repaired at call {}: re-inserted {} line(s) the model dropped: {}",
+                "summarizer repaired at call {}: re-inserted {} {} the model dropped: {}",
                 r.call,
                 r.lines.len(),
+                if r.lines.len() == 1 { "line" } else { "lines" },
                 r.lines.join(" | ")
             ));
         }

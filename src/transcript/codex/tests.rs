@@ -192,6 +192,13 @@ fn envelopes() -> Vec<String> {
         r#"{"total_token_usage":{"input_tokens":6},"total_token_usage":{"input_tokens":5},"last_token_usage":{"input_tokens":1}}"#,
         "[1]",
         "5",
+        r#"{"last_token_usage":{"input_tokens":2},"model_context_window":"big"}"#,
+        r#"{"model_context_window":-5}"#,
+        r#"{"model_context_window":1.5e5}"#,
+        r#"{"model_context_window":0}"#,
+        r#"{"model_context_window":null}"#,
+        r#"{"model_context_window":99999999999999999}"#,
+        r#"{"model_context_window":128000,"model_context_window":258400}"#,
     ] {
         lines.push(envelope(
             "event_msg",
@@ -221,6 +228,10 @@ fn envelopes() -> Vec<String> {
         r#"{"message":"","replacement_history":{"a":1}}"#,
         r#"{"message":5}"#,
         r#"{}"#,
+        r###"{"message":"## Task Context\n\n## Requests\n- #1: go","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"## Task Context\n\n## Requests\n- #1: go"}]},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Going."}]},{"type":"function_call","name":"shell","arguments":"{}","call_id":"call_r1"},{"type":"function_call_output","call_id":"call_r1","output":"ok"}]}"###,
+        r#"{"message":"","replacement_history":[{"type":"message","role":"user","content":"x"},5]}"#,
+        r#"{"message":"","replacement_history":[{"type":"message","role":"bogus","content":"x"}]}"#,
+        r#"{"message":"","replacement_history":[{"type":"some_new_item"},{"type":"reasoning","summary":[{"type":"summary_text","text":"t"}]}]}"#,
     ] {
         lines.push(envelope("compacted", payload));
     }
@@ -314,6 +325,35 @@ fn the_typed_reader_reads_every_codex_line_as_the_general_one_does() {
     }
 }
 
+#[test]
+fn the_task_keeps_the_latest_window_the_rollout_recorded() {
+    let count = |window: &str| {
+        envelope(
+            "event_msg",
+            &format!(
+                r#"{{"type":"token_count","info":{{"last_token_usage":{{"input_tokens":1}},"model_context_window":{window}}}}}"#
+            ),
+        )
+    };
+    let lines = [
+        envelope("session_meta", r#"{"id":"s","cwd":"/w"}"#),
+        count("272000"),
+        count("258400"),
+        // Not a token count: no window recorded by this one.
+        count(r#""large""#),
+        envelope("event_msg", r#"{"type":"token_count","info":null}"#),
+    ];
+    for typed in [true, false] {
+        let mut importer = CodexImporter::default();
+        let mut tasks = crate::transcript::TaskSet::default();
+        for (i, text) in lines.iter().enumerate() {
+            read_line(&mut importer, i as u64 + 1, text, &mut tasks, typed).unwrap();
+        }
+        let tasks = tasks.into_tasks();
+        assert_eq!(tasks[0].meta.context_window, Some(258_400), "typed {typed}");
+    }
+}
+
 /// The corpus's Codex files (none when the corpus is absent).
 fn corpus_files() -> Vec<PathBuf> {
     let dir = std::env::var_os("COMPACTOR_CORPUS")
@@ -340,6 +380,10 @@ fn corpus_files() -> Vec<PathBuf> {
 }
 
 #[test]
+#[cfg_attr(
+    not(compactor_corpus),
+    ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
+)]
 fn the_typed_reader_reads_every_corpus_codex_line_as_the_general_one_does() {
     let files = corpus_files();
     if files.is_empty() {
@@ -370,4 +414,209 @@ fn every_key_reads_back_by_its_name() {
         assert_eq!(Key::of(k.name()), Some(*k));
     }
     assert_eq!(Key::of("payload"), None);
+}
+
+/// The main task's rows after `lines`, read as an import reads them.
+fn rows_of(lines: &[String]) -> Vec<crate::model::Message> {
+    let mut importer = CodexImporter::default();
+    let mut tasks = TaskSet::default();
+    for (i, l) in lines.iter().enumerate() {
+        read_line(&mut importer, i as u64 + 1, l, &mut tasks, true).expect("the line imports");
+    }
+    tasks
+        .into_tasks()
+        .into_iter()
+        .next()
+        .map_or_else(Vec::new, |t| t.messages)
+}
+
+const META: &str = r#"{"id":"01a1","cwd":"/w","cli_version":"0.171.0","git":{"branch":"feat/x"}}"#;
+const SUMMARY: &str =
+    "## Task Context\n\n## Requests\n- #1: Fix the quota report. Do not add new dependencies.";
+
+fn compacted_with(history: &str) -> String {
+    envelope(
+        "compacted",
+        &format!(
+            r#"{{"message":{},"replacement_history":{history}}}"#,
+            serde_json::to_string(SUMMARY).unwrap()
+        ),
+    )
+}
+
+/// The carried history is the replacement history, in order, its summary
+/// the carried summary that opens the record (and its first turn); what
+/// Codex appends after it is a new model call, whose usage is its own.
+#[test]
+fn a_compacted_item_that_opens_the_rollout_is_its_history() {
+    let history = format!(
+        r#"[{{"type":"message","role":"user","content":[{{"type":"input_text","text":{}}}]}},
+            {{"type":"message","role":"assistant","content":[{{"type":"output_text","text":"Reading the report."}}]}},
+            {{"type":"function_call","name":"exec_command","arguments":"{{\"cmd\":\"ls\"}}","call_id":"call_1"}},
+            {{"type":"function_call_output","call_id":"call_1","output":"report.py"}},
+            {{"type":"compaction","encrypted_content":"gAAAA"}}]"#,
+        serde_json::to_string(SUMMARY).unwrap()
+    )
+    .replace('\n', "");
+    let lines = vec![
+        envelope("session_meta", META),
+        compacted_with(&history),
+        envelope("turn_context", r#"{"model":"gpt-5.1-codex"}"#),
+        envelope(
+            "response_item",
+            r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"Add a test."}]}"#,
+        ),
+        envelope(
+            "event_msg",
+            r#"{"type":"token_count","info":{"total_token_usage":{"input_tokens":9},"last_token_usage":{"input_tokens":900,"cached_input_tokens":0,"output_tokens":9}}}"#,
+        ),
+        envelope(
+            "response_item",
+            r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Added."}]}"#,
+        ),
+    ];
+    let rows = rows_of(&lines);
+    let shape: Vec<(Kind, u32, Option<&str>)> = rows
+        .iter()
+        .map(|m| (m.kind, m.turn, m.gen_id.as_deref()))
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            (Kind::CarriedSummary, 1, None),
+            (Kind::Generation, 1, Some("gen-1")),
+            (Kind::Generation, 1, Some("gen-1")),
+            (Kind::ToolResult, 1, None),
+            (Kind::Ask, 2, None),
+            (Kind::Usage, 2, Some("gen-2")),
+            (Kind::Generation, 2, Some("gen-2")),
+        ]
+    );
+    assert_eq!(
+        rows[0].content,
+        vec![Block::Text {
+            text: SUMMARY.into()
+        }]
+    );
+    assert_eq!(rows[0].line, 2);
+    assert_eq!(
+        rows[0].timestamp.as_deref(),
+        Some("2026-03-14T09:00:07.000Z")
+    );
+}
+
+/// The same item after the conversation it compacted: the raw stays the
+/// record, the item one marker that reaches no view.
+#[test]
+fn a_compacted_item_after_its_raw_history_stays_a_marker() {
+    let ask = envelope(
+        "response_item",
+        r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"Fix the quota report."}]}"#,
+    );
+    let history = format!(
+        r#"[{{"type":"message","role":"user","content":[{{"type":"input_text","text":"Fix the quota report."}}]}},{{"type":"message","role":"user","content":[{{"type":"input_text","text":{}}}]}}]"#,
+        serde_json::to_string(SUMMARY).unwrap()
+    );
+    let rows = rows_of(&[
+        envelope("session_meta", META),
+        ask,
+        compacted_with(&history),
+    ]);
+    let kinds: Vec<Kind> = rows.iter().map(|m| m.kind).collect();
+    assert_eq!(kinds, [Kind::Ask, Kind::CompactSummary]);
+    assert_eq!(
+        rows[1].content,
+        vec![Block::Text {
+            text: SUMMARY.into()
+        }]
+    );
+    // Injected context first is conversation too: the raw is in the record.
+    let context = envelope(
+        "response_item",
+        r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n</environment_context>"}]}"#,
+    );
+    let rows = rows_of(&[context, compacted_with(&history)]);
+    assert_eq!(rows[1].kind, Kind::CompactSummary);
+}
+
+/// An older `compacted` item holds only its `message`: one user message.
+/// Codex's own summary among replacement items is the carried summary,
+/// the user messages it kept before it asks.
+#[test]
+fn older_and_codex_written_compactions_open_the_record_too() {
+    let rows = rows_of(&[envelope(
+        "compacted",
+        r#"{"message":"We fixed the report."}"#,
+    )]);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].kind, Kind::CarriedSummary);
+    assert_eq!(
+        rows[0].content,
+        vec![Block::Text {
+            text: "We fixed the report.".into()
+        }]
+    );
+    let codex = r#"[{"type":"message","role":"user","content":[{"type":"input_text","text":"Fix the quota report."}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"Another language model started to solve this problem and produced a summary of its thinking process. The report sums seats as 16 bits."}]}]"#;
+    let rows = rows_of(&[envelope(
+        "compacted",
+        &format!(r#"{{"message":"","replacement_history":{codex}}}"#),
+    )]);
+    let kinds: Vec<(Kind, u32)> = rows.iter().map(|m| (m.kind, m.turn)).collect();
+    assert_eq!(kinds, [(Kind::Ask, 1), (Kind::CarriedSummary, 2)]);
+    // Nothing carried at all: the marker of today, reaching no view.
+    let rows = rows_of(&[envelope("compacted", r#"{"message":""}"#)]);
+    assert_eq!(rows[0].kind, Kind::CompactSummary);
+}
+
+/// A carried item that is not an item is an error naming the line and the item.
+#[test]
+fn a_bad_replacement_item_names_its_line_and_place() {
+    let mut importer = CodexImporter::default();
+    let mut tasks = TaskSet::default();
+    let line = envelope(
+        "compacted",
+        r#"{"message":"","replacement_history":[{"type":"message","role":"user","content":"ok"},5]}"#,
+    );
+    let err = read_line(&mut importer, 3, &line, &mut tasks, true).unwrap_err();
+    assert_eq!(err.line, 3);
+    assert!(
+        err.message
+            .contains("replacement_history item 2 is a number"),
+        "{}",
+        err.message
+    );
+    let line = envelope(
+        "compacted",
+        r#"{"message":"","replacement_history":[{"type":"message","role":"bogus","content":"x"}]}"#,
+    );
+    let err = read_line(
+        &mut CodexImporter::default(),
+        4,
+        &line,
+        &mut TaskSet::default(),
+        false,
+    )
+    .unwrap_err();
+    assert!(
+        err.message
+            .starts_with("replacement_history item 1: message role \"bogus\""),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn the_session_meta_names_the_git_branch() {
+    let mut importer = CodexImporter::default();
+    let mut tasks = TaskSet::default();
+    read_line(
+        &mut importer,
+        1,
+        &envelope("session_meta", META),
+        &mut tasks,
+        true,
+    )
+    .unwrap();
+    assert_eq!(tasks.main().meta.git_branch.as_deref(), Some("feat/x"));
+    assert_eq!(tasks.main().meta.cli_version.as_deref(), Some("0.171.0"));
 }

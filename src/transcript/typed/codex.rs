@@ -10,7 +10,8 @@ use super::{Counts, FALLBACK, Fields, Name, Obj, Strict, fields, n, present, rea
 use crate::model::{Block, ToolContent};
 use crate::transcript::LineError;
 use crate::transcript::codex::{
-    Envelope, ItemKind, Key, Rollout, TokenInfo, codex_usage, join_texts, list_texts, text_output,
+    Envelope, ItemKind, Key, Rollout, TokenInfo, codex_usage, context_window, join_texts,
+    list_texts, text_output,
 };
 
 /// A whole line; its payload is an [`Object`] too.
@@ -122,6 +123,7 @@ impl<P> Rollout for Object<P> {
                     n(c.output_tokens),
                 ))
             }),
+            window: context_window(info.window.as_ref()),
         })
     }
 }
@@ -285,5 +287,7 @@ fields_struct! {
         /// Null reads as absent; anything but an object or null is left to
         /// the general reader.
         "last_token_usage" => read last: Option<Obj<Counts>>,
+        /// Kept as a value: `codex::context_window` reads it, either way.
+        "model_context_window" => read window: Option<Value>,
     }
 }

@@ -68,6 +68,9 @@ fn params<'a>(id: &'a str) -> SessionParams<'a> {
         cwd: "/w",
         model: None,
         pre_tokens: 9,
+        version: "2.1.9",
+        git_branch: Some("feat/x"),
+        title: Some("Fix \"it\""),
     }
 }
 
@@ -100,15 +103,33 @@ fn claude_code_session_has_boundary_summary_and_chained_lines() {
     let view = adapt(&sample(), Provider::OpenAi, Provider::Anthropic).view;
     let bytes = claude_code_session(&view, &params("s-1"));
     let lines = json_lines(&bytes);
-    assert_eq!(lines.len(), 5);
+    assert_eq!(lines.len(), 6);
     assert_eq!(lines[0]["subtype"], "compact_boundary");
     assert_eq!(lines[0]["parentUuid"], Value::Null);
     assert_eq!(lines[1]["isCompactSummary"], true);
-    for w in lines.windows(2) {
+    for w in lines[..5].windows(2) {
         assert_eq!(w[1]["parentUuid"], w[0]["uuid"]);
     }
     assert_eq!(lines[2]["message"]["stop_reason"], "tool_use");
     assert_eq!(lines[3]["message"]["content"][0]["type"], "tool_result");
+    // Every conversation line names the client version and the branch; the
+    // title comes last, as Claude Code writes a session's name.
+    for l in &lines[..5] {
+        assert_eq!(l["version"], "2.1.9");
+        assert_eq!(l["gitBranch"], "feat/x");
+    }
+    assert_eq!(
+        lines[5],
+        json!({"type": "custom-title", "customTitle": "Fix \"it\"", "sessionId": "s-1"})
+    );
+    let untitled = SessionParams {
+        title: None,
+        git_branch: None,
+        ..params("s-1")
+    };
+    let lines = json_lines(&claude_code_session(&view, &untitled));
+    assert_eq!(lines.len(), 5);
+    assert_eq!(lines[0]["gitBranch"], "");
     // Another session id changes only the session id.
     let other = claude_code_session(&view, &params("s-2"));
     let other = String::from_utf8(other).unwrap().replace("s-2", "s-1");
@@ -121,6 +142,22 @@ fn codex_session_is_meta_then_one_compacted_item() {
     let lines = json_lines(&bytes);
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["payload"]["id"], "s-1");
+    assert_eq!(lines[0]["payload"]["cli_version"], "2.1.9");
+    assert_eq!(lines[0]["payload"]["git"], json!({"branch": "feat/x"}));
+    let branchless = SessionParams {
+        git_branch: None,
+        ..params("s-1")
+    };
+    let meta = &json_lines(&codex_session(&sample(), &branchless))[0];
+    assert!(meta["payload"].get("git").is_none(), "{meta}");
+    assert_eq!(
+        json_lines(&codex_index_entry(
+            "s-1",
+            "Fix it",
+            "2026-01-02T03:04:05.000Z"
+        )),
+        [json!({"id": "s-1", "thread_name": "Fix it", "updated_at": "2026-01-02T03:04:05.000Z"})]
+    );
     let c = &lines[1]["payload"];
     assert!(
         c["message"]
@@ -180,4 +217,16 @@ fn uuids_are_derived_and_shaped() {
     assert_ne!(u, uuid_from(b"y"));
     assert_eq!(u.len(), 36);
     assert_eq!(&u[14..15], "4");
+}
+
+/// The versions a session for the other client names are the pinned
+/// clients' (`clients/package.json`), the ones the resume tests run.
+#[test]
+fn the_pinned_versions_are_the_clients_the_resume_tests_run() {
+    let pins: Value = serde_json::from_str(include_str!("../../../clients/package.json")).unwrap();
+    assert_eq!(
+        pins["dependencies"]["@anthropic-ai/claude-code"],
+        CLAUDE_CODE_VERSION
+    );
+    assert_eq!(pins["dependencies"]["@openai/codex"], CODEX_VERSION);
 }

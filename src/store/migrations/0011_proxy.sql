@@ -1,4 +1,4 @@
--- compactor store, version 8: what `compactor proxy` records beside the raw
+-- compactor store, version 11: what `compactor proxy` records beside the raw
 -- record of each live conversation. Append-only, as the record is. Written to
 -- run again over a store that already has them (one whose version was set
 -- back), as every statement here says IF NOT EXISTS.

@@ -1,0 +1,63 @@
+//! Tells the tests which of their prerequisites this machine has: the pinned
+//! agent clients (`clients/node_modules/.bin/{claude,codex}`, installed by
+//! `cd clients && npm ci`) and the shared corpus (`$COMPACTOR_CORPUS`, else
+//! `../shared/corpus`). A test that needs one that is absent is compiled as
+//! `#[ignore]` (`cfg_attr(not(compactor_clients), ignore = "...")`), so
+//! libtest reports it as ignored instead of as passed. Under CI both are
+//! always set: the tests are compiled to run, and fail when what they need is
+//! missing. Nothing here affects the library or the binary.
+
+use std::path::{Path, PathBuf};
+
+const CLIENTS: [&str; 2] = ["claude", "codex"];
+
+fn main() {
+    println!("cargo::rustc-check-cfg=cfg(compactor_clients)");
+    println!("cargo::rustc-check-cfg=cfg(compactor_corpus)");
+    println!("cargo::rerun-if-changed=build.rs");
+    println!("cargo::rerun-if-env-changed=CI");
+    println!("cargo::rerun-if-env-changed=COMPACTOR_CORPUS");
+    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let ci = std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"));
+
+    let bin = root.join("clients").join("node_modules").join(".bin");
+    let clients: Vec<PathBuf> = CLIENTS.iter().map(|c| bin.join(c)).collect();
+    if clients.iter().all(|c| c.exists()) {
+        clients.iter().for_each(|c| watch(c));
+        println!("cargo::rustc-cfg=compactor_clients");
+    } else {
+        // `npm ci` creates node_modules here: the directory changes.
+        watch(&root.join("clients"));
+        if ci {
+            println!("cargo::rustc-cfg=compactor_clients");
+        }
+    }
+
+    let corpus = match std::env::var_os("COMPACTOR_CORPUS") {
+        Some(dir) => root.join(dir),
+        None => root.join("..").join("shared").join("corpus"),
+    };
+    if corpus.is_dir() {
+        watch(&corpus);
+        println!("cargo::rustc-cfg=compactor_corpus");
+    } else {
+        // The nearest directory that would change when the corpus appears,
+        // unless that is one holding this checkout (watching it would scan
+        // the checkout, target/ included, on every build).
+        let nearest = corpus.ancestors().skip(1).find(|d| d.is_dir());
+        let holds_checkout = |d: &Path| match (d.canonicalize(), root.canonicalize()) {
+            (Ok(d), Ok(r)) => r.starts_with(d),
+            _ => true,
+        };
+        if let Some(dir) = nearest.filter(|d| !holds_checkout(d)) {
+            watch(dir);
+        }
+        if ci {
+            println!("cargo::rustc-cfg=compactor_corpus");
+        }
+    }
+}
+
+fn watch(path: &Path) {
+    println!("cargo::rerun-if-changed={}", path.display());
+}

@@ -1,0 +1,475 @@
+//! `compactor hook pre-compact|post-compact|session-start` (hidden): what
+//! Claude Code and Codex run around their own compaction, with the hook's
+//! JSON on stdin (see `crate::hooks` for what each client sends and takes).
+//!
+//! - pre-compact imports the transcript (what was added since the last
+//!   import) and, for Claude Code, prints instructions for its summarizer:
+//!   keep the user's requests and constraints verbatim.
+//! - post-compact imports it and records the client's own summary with the
+//!   task, after the call it followed.
+//! - session-start (source `compact`) imports it, derives compactor's
+//!   `## Task Context` from the history before the compaction, records it and
+//!   prints it as `hookSpecificOutput.additionalContext`.
+//!
+//! A hook never breaks the session: on any failure (no store, a locked store,
+//! a malformed or foreign transcript, a timeout, a panic) it exits 0 with
+//! nothing on stdout or stderr, and writes one line to `hooks.log` beside the
+//! store. It reads only the transcript the client names, and only when it
+//! lies under that client's own session directory; it writes only the store
+//! and the log.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
+use serde::Deserialize;
+
+use super::Ui;
+use super::common::plural;
+use super::exit::Outcome;
+use super::import::{claude_projects, codex_sessions};
+use super::summarizer::{Configured, SummarizerArgs};
+use super::write_session::Stamp;
+use crate::cli::Cli;
+use crate::hooks::adapter::{Session, import_session, latest_client_summary, record};
+use crate::hooks::context::{before_compaction, summarizer_instructions, task_context};
+use crate::hooks::{Client, DEADLINE_SECS, HookEvent};
+use crate::store::{CompactionHalf, DbLocation, Store};
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// pre-compact, post-compact or session-start.
+    #[arg(value_name = "EVENT")]
+    pub event: String,
+
+    /// The client running the hook: claude-code or codex.
+    #[arg(long, default_value = "claude-code", value_name = "CLIENT")]
+    pub client: String,
+
+    #[command(flatten)]
+    pub summary: SummarizerArgs,
+}
+
+/// The hook log's name, beside the store.
+pub const LOG_FILE: &str = "hooks.log";
+/// Past this size the log moves to `hooks.log.1` (one generation is kept).
+const LOG_MAX_BYTES: u64 = 1 << 20;
+/// The most a hook reads from stdin (a summary can be long; a hook input is
+/// never this long).
+const STDIN_MAX_BYTES: u64 = 64 << 20;
+
+/// The log of the hooks that use the store at `location` (none for `:memory:`).
+pub fn log_path(location: &DbLocation) -> Option<PathBuf> {
+    match location {
+        DbLocation::File(p) => Some(
+            p.parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .join(LOG_FILE),
+        ),
+        DbLocation::Memory => None,
+    }
+}
+
+/// What a hook run did, for stdout and the log.
+struct Done {
+    stdout: Option<String>,
+    note: String,
+}
+
+/// Run the hook. Always exit status 0: whatever happens is in the log.
+pub fn run(cli: &Cli, ui: &mut Ui, args: &HookArgs) -> Outcome {
+    // A panic must not reach the client's terminal: it is logged instead.
+    std::panic::set_hook(Box::new(|_| {}));
+    let location = super::db_location(cli).ok();
+    let log = location.as_ref().and_then(log_path);
+    let event = args.event.clone();
+    let client = args.client.clone();
+    let deadline = deadline();
+    let (tx, rx) = mpsc::channel();
+    let job = {
+        let location = location.clone();
+        let db_given = cli.db.is_some();
+        let kind = args.summary.summarizer;
+        let llm = args.summary.llm.clone();
+        move || {
+            let result = std::panic::catch_unwind(|| {
+                let summary = SummarizerArgs {
+                    summarizer: kind,
+                    llm,
+                };
+                work(location, db_given, &event, &client, &summary)
+            })
+            .unwrap_or_else(|p| {
+                let what = p
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| p.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(Failure::new(anyhow!(
+                    "internal error (a bug in compactor): {what}"
+                )))
+            });
+            let _ = tx.send(result);
+        }
+    };
+    std::thread::spawn(job);
+    let (line, stdout) = match rx.recv_timeout(deadline) {
+        Ok(Ok(done)) => (format!("ok: {}", done.note), done.stdout),
+        Ok(Err(f)) => (f.line(), None),
+        Err(_) => (
+            format!(
+                "failed: timed out after {} s; nothing was printed (a store still being written is left as it was)",
+                deadline.as_secs_f64()
+            ),
+            None,
+        ),
+    };
+    if let Some(text) = stdout {
+        // A client that went away has nothing left to read it.
+        let _ = writeln!(ui.out, "{text}").and_then(|_| ui.out.flush());
+    }
+    if let Some(log) = &log {
+        if cli.db.is_none()
+            && let Some(dir) = log.parent()
+        {
+            // The default store's directory is made on first use; so is the log's.
+            let _ = std::fs::create_dir_all(dir);
+        }
+        append_log(
+            log,
+            &format!("{} {} {} {line}", now(), args.event, args.client),
+        );
+    }
+    Outcome::Ok
+}
+
+/// The hook's deadline: `COMPACTOR_HOOK_TIMEOUT` seconds, else [`DEADLINE_SECS`].
+fn deadline() -> Duration {
+    std::env::var("COMPACTOR_HOOK_TIMEOUT")
+        .ok()
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(Duration::from_secs_f64)
+        .unwrap_or(Duration::from_secs(DEADLINE_SECS))
+}
+
+fn now() -> String {
+    let unix_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    Stamp {
+        session_id: String::new(),
+        unix_ms,
+    }
+    .iso()
+}
+
+/// Append one line to the log, moving a full log aside first. A log that
+/// cannot be written is given up on: the hook still exits 0.
+fn append_log(path: &Path, line: &str) {
+    if std::fs::metadata(path).is_ok_and(|m| m.len() > LOG_MAX_BYTES) {
+        let _ = std::fs::rename(path, path.with_extension("log.1"));
+    }
+    let one_line: String = line
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = writeln!(f, "{one_line}");
+    }
+}
+
+/// A failed run: the error, and the session it was for when known.
+struct Failure {
+    error: anyhow::Error,
+    session: Option<String>,
+}
+
+impl Failure {
+    fn new(error: anyhow::Error) -> Failure {
+        Failure {
+            error,
+            session: None,
+        }
+    }
+
+    fn line(&self) -> String {
+        match &self.session {
+            Some(s) => format!("session {s} failed: {:#}", self.error),
+            None => format!("failed: {:#}", self.error),
+        }
+    }
+}
+
+/// The fields of a hook's stdin compactor reads (the clients send more).
+#[derive(Debug, Default, Deserialize)]
+struct HookInput {
+    session_id: Option<String>,
+    transcript_path: Option<String>,
+    hook_event_name: Option<String>,
+    trigger: Option<String>,
+    compact_summary: Option<String>,
+    source: Option<String>,
+}
+
+fn work(
+    location: Option<DbLocation>,
+    db_given: bool,
+    event: &str,
+    client: &str,
+    summary: &SummarizerArgs,
+) -> Result<Done, Failure> {
+    let event = HookEvent::parse(event)
+        .ok_or_else(|| {
+            anyhow!(
+                "unknown hook event {event:?}; expected pre-compact, post-compact or session-start"
+            )
+        })
+        .map_err(Failure::new)?;
+    let client = Client::parse(client)
+        .ok_or_else(|| anyhow!("unknown client {client:?}; expected claude-code or codex"))
+        .map_err(Failure::new)?;
+    crate::fault::in_hook();
+    let input = read_input(event).map_err(Failure::new)?;
+    let session = input.session_id.clone();
+    let fail = |e: anyhow::Error| Failure {
+        error: e,
+        session: session.clone(),
+    };
+    if event == HookEvent::SessionStart && input.source.as_deref() != Some("compact") {
+        return Ok(Done {
+            stdout: None,
+            note: format!(
+                "session {} skipped: source {}, not compact",
+                session.as_deref().unwrap_or("?"),
+                input.source.as_deref().unwrap_or("unknown")
+            ),
+        });
+    }
+    let transcript = allowed_transcript(&input, client).map_err(fail)?;
+    let location = location
+        .ok_or_else(|| anyhow!("cannot find a user data directory for the store (HOME is not set)"))
+        .map_err(fail)?;
+    let mut store = open_store(&location, db_given).map_err(fail)?;
+    let s = import_session(&mut store, &transcript, client)
+        .map_err(anyhow::Error::from)
+        .map_err(fail)?;
+    let history = before_compaction(&s.rows);
+    let head = format!("task {} after call {}", s.task, s.calls);
+    let done = match event {
+        HookEvent::PreCompact => pre_compact(client, &s, history, head),
+        HookEvent::PostCompact => post_compact(&mut store, client, &input, &s, history.len(), head),
+        HookEvent::SessionStart => session_start(&mut store, client, summary, &s, history, head),
+    };
+    done.map_err(fail)
+}
+
+fn read_input(event: HookEvent) -> Result<HookInput> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .take(STDIN_MAX_BYTES)
+        .read_to_end(&mut bytes)
+        .context("cannot read the hook's input on stdin")?;
+    let input: HookInput = serde_json::from_slice(&bytes).map_err(|e| {
+        anyhow!("the hook's input on stdin is not the JSON object a client sends ({e})")
+    })?;
+    if let Some(name) = &input.hook_event_name
+        && name != event.client_name()
+    {
+        bail!(
+            "the client ran `compactor hook {}` for its {name} event; expected {}",
+            event.arg(),
+            event.client_name()
+        );
+    }
+    Ok(input)
+}
+
+/// The transcript the client names, when it is a file under that client's
+/// own session directory (symlinks resolved).
+fn allowed_transcript(input: &HookInput, client: Client) -> Result<PathBuf> {
+    let named = input
+        .transcript_path
+        .as_deref()
+        .filter(|p| !p.is_empty())
+        .ok_or_else(|| anyhow!("the hook's input names no transcript_path"))?;
+    let root = match client {
+        Client::ClaudeCode => claude_projects(),
+        Client::Codex => codex_sessions(),
+    }
+    .ok_or_else(|| {
+        anyhow!(
+            "cannot find {}'s session directory (HOME is not set)",
+            client.title()
+        )
+    })?;
+    let path = std::fs::canonicalize(named)
+        .with_context(|| format!("cannot read the transcript {named}"))?;
+    let root_real = std::fs::canonicalize(&root).unwrap_or(root.clone());
+    if !path.starts_with(&root_real) {
+        bail!(
+            "the transcript {named} is not under {} ({}'s session directory): compactor reads only the client's own sessions",
+            root.display(),
+            client.title()
+        );
+    }
+    if !path.is_file() {
+        bail!("the transcript {named} is not a regular file");
+    }
+    Ok(path)
+}
+
+fn open_store(location: &DbLocation, db_given: bool) -> Result<Store> {
+    if !db_given {
+        crate::store::create_default_dir(location)?;
+    }
+    Ok(Store::open(location)?)
+}
+
+fn pre_compact(
+    client: Client,
+    s: &Session,
+    history: &[crate::model::Message],
+    head: String,
+) -> Result<Done> {
+    let stdout = if client.takes_pre_compact_instructions() {
+        summarizer_instructions(history, client.context_limit())
+    } else {
+        None
+    };
+    let note = match &stdout {
+        Some(t) => format!(
+            "{head}: imported {}; asked the client's summarizer to keep {} verbatim",
+            plural(s.rows.len(), "row"),
+            plural(t.lines().filter(|l| l.starts_with("- ")).count(), "line")
+        ),
+        None => format!("{head}: imported {}", plural(s.rows.len(), "row")),
+    };
+    Ok(Done { stdout, note })
+}
+
+fn post_compact(
+    store: &mut Store,
+    client: Client,
+    input: &HookInput,
+    s: &Session,
+    history_rows: usize,
+    head: String,
+) -> Result<Done> {
+    let summary = match client {
+        Client::ClaudeCode => input.compact_summary.clone(),
+        // Codex sends no summary: its rollout holds it by now.
+        Client::Codex => latest_client_summary(&s.rows),
+    }
+    .filter(|t| !t.trim().is_empty())
+    .ok_or_else(|| anyhow!("{head}: no summary of the client's to record"))?;
+    record(
+        store,
+        s,
+        history_rows,
+        client,
+        &CompactionHalf::ClientSummary {
+            trigger: input.trigger.as_deref(),
+            summary: &summary,
+        },
+    )?;
+    Ok(Done {
+        stdout: None,
+        note: format!(
+            "{head}: recorded {}'s summary ({} characters)",
+            client.title(),
+            summary.chars().count()
+        ),
+    })
+}
+
+fn session_start(
+    store: &mut Store,
+    client: Client,
+    summary: &SummarizerArgs,
+    s: &Session,
+    history: &[crate::model::Message],
+    head: String,
+) -> Result<Done> {
+    let (configured, config_note) =
+        match Configured::for_store(summary.summarizer, &summary.llm, store) {
+            Ok(c) => (Some(c), String::new()),
+            Err(e) => (
+                None,
+                format!(" (the configured summarizer is unusable, {e:#}; extractive used)"),
+            ),
+        };
+    let extractive = crate::summarize::Extractive;
+    let summarizer: &dyn crate::engine::summarizer::Summarizer = match &configured {
+        Some(c) => c.get(),
+        None => &extractive,
+    };
+    let limit = client.context_limit();
+    let Some(tc) = task_context(history, summarizer, limit) else {
+        return Ok(Done {
+            stdout: None,
+            note: format!("{head}: no request in the history yet, nothing to put back"),
+        });
+    };
+    record(
+        store,
+        s,
+        history.len(),
+        client,
+        &CompactionHalf::TaskContext {
+            text: &tc.text,
+            summarizer: &tc.summarizer,
+        },
+    )?;
+    let out = serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": tc.text,
+        }
+    });
+    let over = if tc.over_limit {
+        format!(
+            "; its requests and constraints alone are over {}'s {} {}, printed whole (never cut)",
+            client.title(),
+            limit.max(),
+            limit.unit()
+        )
+    } else {
+        String::new()
+    };
+    Ok(Done {
+        stdout: Some(out.to_string()),
+        note: format!(
+            "{head}: printed the Task Context, {} {} of {} ({}){over}{config_note}",
+            tc.size,
+            limit.unit(),
+            limit.max(),
+            tc.summarizer
+        ),
+    })
+}
+
+/// Whether a command line runs `compactor hook …` (its first word that is
+/// not a global flag or a flag's value is `hook`).
+pub fn is_hook_command_line(args: &[std::ffi::OsString]) -> bool {
+    let mut it = args.iter().skip(1).filter_map(|a| a.to_str());
+    while let Some(a) = it.next() {
+        match a {
+            "--db" | "--color" => {
+                it.next();
+            }
+            a if a.starts_with('-') => {}
+            a => return a == "hook",
+        }
+    }
+    false
+}

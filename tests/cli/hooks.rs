@@ -1,0 +1,1172 @@
+//! `compactor hooks install|uninstall|status` and the hidden `compactor hook`:
+//! the settings files they edit, what each hook prints and records, how a
+//! failing hook stays out of the session's way, and, with the real clients
+//! (pinned in `clients/`, offline against the loopback stub of `resume.rs`),
+//! a rule that survives the client's own compaction.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::resume::{
+    CLAUDE_SUMMARY_REQUEST, CODEX_SUMMARY_REQUEST, Stub, client, client_command, codex_config,
+    only_jsonl, run_bounded,
+};
+use crate::util::{Run, TestEnv, testdata};
+
+const RULE: &str = "Never touch the migrations directory.";
+/// The fresh Claude Code fixture's session, and its first ask.
+const CLAUDE_SESSION: &str = "4c941451-8106-4ee4-bb85-bbcabe9935e0";
+const CLAUDE_ASK: &str = "Summarise the project notes.";
+const CODEX_SESSION: &str = "01a22f25-2404-7942-913a-5dcba22ec5f1";
+
+/// A user's own settings, laid out by hand: keys in their order, one of
+/// their hooks on an event compactor uses, another on one it does not.
+const USER_SETTINGS: &str = r#"{
+  "model": "opus",
+  "permissions": {"deny": ["Read(./.env)"], "allow": ["Bash(npm test)"]},
+  "hooks": {
+    "PreCompact": [{"hooks": [{"type": "command", "command": "touch \"$HOME/user-hook-ran\""}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "true"}]}]
+  },
+  "env": {"Z_LAST": "1", "A_FIRST": "2"}
+}
+"#;
+
+fn bin() -> String {
+    std::fs::canonicalize(env!("CARGO_BIN_EXE_compactor"))
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+/// `run` with the binary's own path shown as `[BIN]` and timestamps as `[TIME]`.
+fn shown(run: &Run) -> String {
+    let s = run.snapshot().replace(&bin(), "[BIN]");
+    let mut out = String::new();
+    for line in s.lines() {
+        let l = line.trim_start();
+        let indent = &line[..line.len() - l.len()];
+        // 2026-12-01T21:55:48.651Z at the start of a log line.
+        if l.len() > 24 && l.as_bytes()[10] == b'T' && l.as_bytes()[23] == b'Z' {
+            out.push_str(&format!("{indent}[TIME]{}\n", &l[24..]));
+        } else {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn claude_settings(env: &TestEnv) -> PathBuf {
+    env.home().join(".claude").join("settings.json")
+}
+
+/// `compactor ARGS` with no `--db` (the hooks use the default store).
+fn compactor(env: &TestEnv, args: &[&str]) -> Run {
+    let mut cmd = env.bare_command();
+    cmd.args(args);
+    env.finish(cmd)
+}
+
+/// The default store the hooks write (under the test's XDG_DATA_HOME).
+fn default_db(env: &TestEnv) -> PathBuf {
+    env.data_home().join("compactor").join("compactor.db")
+}
+
+fn log_lines(env: &TestEnv) -> Vec<String> {
+    std::fs::read_to_string(env.data_home().join("compactor").join("hooks.log"))
+        .map(|t| t.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// Run `compactor hook EVENT --client CLIENT` with `stdin`.
+fn hook(env: &TestEnv, event: &str, client: &str, stdin: &str, vars: &[(&str, &str)]) -> Run {
+    let mut cmd = env.bare_command();
+    cmd.args(["hook", event, "--client", client])
+        .write_stdin(stdin.to_string());
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    env.finish(cmd)
+}
+
+/// The fresh Claude Code fixture, its first ask given a rule, as a session of
+/// the test's Claude Code home.
+fn claude_transcript(env: &TestEnv) -> PathBuf {
+    let text = std::fs::read_to_string(testdata("claude-code/client-2.1.332.jsonl"))
+        .unwrap()
+        .replace(CLAUDE_ASK, &format!("{CLAUDE_ASK} {RULE}"));
+    let dir = env.home().join(".claude").join("projects").join("-p");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{CLAUDE_SESSION}.jsonl"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The fresh Codex fixture, its first ask given a rule, as a rollout of the
+/// test's Codex home.
+fn codex_transcript(env: &TestEnv) -> PathBuf {
+    let text = std::fs::read_to_string(testdata("codex/client-0.171.0.jsonl"))
+        .unwrap()
+        .replace(CLAUDE_ASK, &format!("{CLAUDE_ASK} {RULE}"));
+    let dir = env
+        .home()
+        .join(".codex")
+        .join("sessions")
+        .join("2026/12/01");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("rollout-2026-12-01T01-08-12-{CODEX_SESSION}.jsonl"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn input(event: &str, session: &str, transcript: &Path, extra: Value) -> String {
+    let mut v = json!({
+        "session_id": session,
+        "transcript_path": transcript,
+        "cwd": "/p",
+        "hook_event_name": event,
+    });
+    for (k, x) in extra.as_object().unwrap() {
+        v[k] = x.clone();
+    }
+    v.to_string()
+}
+
+// ------------------------------------------------------------ settings files
+
+#[test]
+fn install_merges_with_the_users_settings_and_uninstall_gives_them_back_byte_for_byte() {
+    let env = TestEnv::new();
+    let path = claude_settings(&env);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, USER_SETTINGS).unwrap();
+    let run = compactor(&env, &["hooks", "install", "claude-code"]);
+    run.success()
+        .stdout_has("installed compactor's hooks for Claude Code in [TMP]/home/.claude/settings.json (user scope)")
+        .stdout_has("backup of the file as it was: [TMP]/home/.claude/settings.json.compactor-backup");
+    let backup = path.with_file_name("settings.json.compactor-backup");
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), USER_SETTINGS);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    // The user's keys in their order (serde_json's Value sorts: read the text).
+    let at = |k: &str| text.find(&format!("\"{k}\"")).unwrap();
+    assert!(
+        at("model") < at("permissions")
+            && at("permissions") < at("hooks")
+            && at("hooks") < at("env")
+    );
+    assert!(at("Z_LAST") < at("A_FIRST"));
+    assert!(at("PreCompact") < at("Stop") && at("Stop") < at("PostCompact"));
+    // The user's hook stays first on its event; compactor's follows.
+    let pre = v["hooks"]["PreCompact"].as_array().unwrap();
+    assert_eq!(pre.len(), 2);
+    assert_eq!(
+        pre[0]["hooks"][0]["command"],
+        "touch \"$HOME/user-hook-ran\""
+    );
+    assert_eq!(
+        pre[1]["hooks"][0]["command"],
+        format!("{} hook pre-compact --client claude-code", bin())
+    );
+    assert_eq!(v["hooks"]["SessionStart"][0]["matcher"], "compact");
+    assert_eq!(v["hooks"]["Stop"].as_array().unwrap().len(), 1);
+    assert_eq!(v["permissions"]["deny"][0], "Read(./.env)");
+
+    // Twice is once.
+    let again = compactor(&env, &["hooks", "install", "claude-code"]);
+    again.success().stdout_has("already installed");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), USER_SETTINGS);
+
+    let run = compactor(&env, &["hooks", "uninstall", "claude-code"]);
+    run.success().stdout_has("is as it was before install");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), USER_SETTINGS);
+    assert!(!backup.exists(), "the backup is not needed any more");
+    compactor(&env, &["hooks", "uninstall", "claude-code"])
+        .success()
+        .stdout_has("nothing to remove");
+}
+
+#[test]
+fn dry_run_prints_the_change_as_a_diff_and_writes_nothing() {
+    let env = TestEnv::new();
+    let path = claude_settings(&env);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let before = "{\n  \"model\": \"opus\"\n}\n";
+    std::fs::write(&path, before).unwrap();
+    let run = compactor(&env, &["hooks", "install", "claude-code", "--dry-run"]);
+    run.success();
+    insta::assert_snapshot!(shown(&run));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before);
+    assert!(
+        !path
+            .with_file_name("settings.json.compactor-backup")
+            .exists()
+    );
+    // The same for uninstall.
+    compactor(&env, &["hooks", "install", "claude-code"]).success();
+    let installed = std::fs::read_to_string(&path).unwrap();
+    let run = compactor(&env, &["hooks", "uninstall", "claude-code", "--dry-run"]);
+    run.success()
+        .stdout_has("-  \"model\": \"opus\",")
+        .stdout_has("+  \"model\": \"opus\"");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), installed);
+}
+
+#[test]
+fn a_settings_file_that_is_not_json_is_refused_and_left_untouched() {
+    let env = TestEnv::new();
+    let path = claude_settings(&env);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let bad = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n}\n";
+    std::fs::write(&path, bad).unwrap();
+    let run = compactor(&env, &["hooks", "install", "claude-code"]);
+    run.failure(2);
+    insta::assert_snapshot!(shown(&run));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), bad);
+    assert_eq!(
+        std::fs::read_dir(path.parent().unwrap()).unwrap().count(),
+        1
+    );
+    // A shape it cannot merge into is refused the same way.
+    std::fs::write(&path, "{\"hooks\": []}").unwrap();
+    compactor(&env, &["hooks", "install", "claude-code"])
+        .failure(2)
+        .stderr_has("its \"hooks\" is an array; expected an object of hook events");
+    compactor(&env, &["hooks", "uninstall", "claude-code"]).failure(2);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"hooks\": []}");
+}
+
+#[test]
+fn a_missing_file_and_directory_are_created_and_uninstall_removes_the_file_again() {
+    let env = TestEnv::new();
+    let dir = env.root().join("claude-config");
+    let codex_home = env.root().join("codex-home");
+    for (client, var, home, file) in [
+        ("claude-code", "CLAUDE_CONFIG_DIR", &dir, "settings.json"),
+        ("codex", "CODEX_HOME", &codex_home, "hooks.json"),
+    ] {
+        let run = |args: &[&str]| {
+            let mut cmd = env.bare_command();
+            cmd.env(var, home).args(args);
+            env.finish(cmd)
+        };
+        run(&["hooks", "install", client])
+            .success()
+            .stdout_has("the file is new (uninstall removes it again)");
+        let path = home.join(file);
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            v["hooks"]["PostCompact"][0]["hooks"][0]["command"],
+            format!("{} hook post-compact --client {client}", bin())
+        );
+        assert_eq!(v["hooks"]["PostCompact"][0]["hooks"][0]["timeout"], 60);
+        run(&["hooks", "status", client])
+            .success()
+            .stdout_has("  installed");
+        run(&["hooks", "uninstall", client])
+            .success()
+            .stdout_has("is gone, as before install");
+        assert!(!path.exists());
+        assert!(home.is_dir(), "the directory stays");
+        run(&["hooks", "status", client])
+            .failure(1)
+            .stdout_has("not installed: the file does not exist");
+    }
+}
+
+#[test]
+fn codex_install_says_how_to_trust_the_hooks() {
+    let env = TestEnv::new();
+    let run = compactor(&env, &["hooks", "install", "codex"]);
+    run.success()
+        .stdout_has("[TMP]/home/.codex/hooks.json")
+        .stdout_has("type /hooks and trust compactor's three entries");
+}
+
+#[test]
+fn project_scope_edits_the_current_directorys_settings() {
+    let env = TestEnv::new();
+    for (client, rel) in [
+        ("claude-code", ".claude/settings.json"),
+        ("codex", ".codex/hooks.json"),
+    ] {
+        compactor(&env, &["hooks", "install", client, "--scope", "project"])
+            .success()
+            .stdout_has(format!("[TMP]/cwd/{rel} (project scope)"));
+        assert!(env.work().join(rel).is_file());
+        assert!(
+            !env.home().join(rel).exists(),
+            "the user's settings are not touched"
+        );
+        compactor(&env, &["hooks", "uninstall", client, "--scope", "project"]).success();
+        assert!(!env.work().join(rel).exists());
+    }
+}
+
+#[test]
+fn uninstall_after_the_user_edited_the_file_keeps_their_edit() {
+    let env = TestEnv::new();
+    let path = claude_settings(&env);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, USER_SETTINGS).unwrap();
+    compactor(&env, &["hooks", "install", "claude-code"]).success();
+    let edited = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("\"model\": \"opus\"", "\"model\": \"sonnet\"");
+    std::fs::write(&path, &edited).unwrap();
+    compactor(&env, &["hooks", "uninstall", "claude-code"])
+        .success()
+        .stdout_has("the rest of the file is kept as it is now")
+        .stdout_has("the backup is kept");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(v["model"], "sonnet");
+    assert_eq!(v["hooks"]["PreCompact"].as_array().unwrap().len(), 1);
+    assert!(v["hooks"].get("PostCompact").is_none());
+}
+
+#[test]
+fn status_says_what_is_installed_what_it_runs_and_the_last_runs() {
+    let env = TestEnv::new();
+    let t = claude_transcript(&env);
+    compactor(&env, &["hooks", "install", "claude-code"]).success();
+    hook(
+        &env,
+        "pre-compact",
+        "claude-code",
+        &input(
+            "PreCompact",
+            CLAUDE_SESSION,
+            &t,
+            json!({"trigger": "manual"}),
+        ),
+        &[],
+    )
+    .success();
+    let run = compactor(&env, &["hooks", "status"]);
+    run.success();
+    insta::assert_snapshot!(shown(&run));
+}
+
+// ------------------------------------------------------------ hook runs
+
+#[test]
+fn session_start_prints_the_task_context_with_the_rule_verbatim_and_records_it() {
+    let env = TestEnv::new();
+    for (client, t, session, limit_bytes) in [
+        (
+            "claude-code",
+            claude_transcript(&env),
+            CLAUDE_SESSION,
+            false,
+        ),
+        ("codex", codex_transcript(&env), CODEX_SESSION, true),
+    ] {
+        let run = hook(
+            &env,
+            "session-start",
+            client,
+            &input(
+                "SessionStart",
+                session,
+                &t,
+                json!({"source": "compact", "model": "m"}),
+            ),
+            &[],
+        );
+        run.success();
+        assert_eq!(run.stderr, "", "{client}: nothing on stderr");
+        let out: Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(out["hookSpecificOutput"]["hookEventName"], "SessionStart");
+        let context = out["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .unwrap();
+        assert!(
+            context.contains("## Task Context\n\n## Constraints\n"),
+            "{context}"
+        );
+        assert!(context.contains(RULE), "{client}: {context}");
+        assert!(
+            context.contains(&format!("#1: {CLAUDE_ASK} {RULE}")),
+            "{context}"
+        );
+        let size = if limit_bytes {
+            context.len()
+        } else {
+            context.encode_utf16().count()
+        };
+        assert!(size <= 10_000);
+        let conn = rusqlite::Connection::open(default_db(&env)).unwrap();
+        let (after, tc, who): (u32, String, String) = conn
+            .query_row(
+                "SELECT after_call, task_context, client FROM client_compaction WHERE task_id = ?1",
+                [session],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .unwrap();
+        assert_eq!(after, 3, "{client}: the fixture's three calls");
+        assert_eq!(tc, context);
+        assert_eq!(who, client);
+    }
+    let log = log_lines(&env);
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert!(
+        log[0].contains(" session-start claude-code ok: task 4c941451"),
+        "{}",
+        log[0]
+    );
+    assert!(log[1].contains("printed the Task Context"), "{}", log[1]);
+}
+
+#[test]
+fn pre_compact_asks_claude_codes_summarizer_to_keep_the_rules_and_prints_nothing_for_codex() {
+    let env = TestEnv::new();
+    let t = claude_transcript(&env);
+    let run = hook(
+        &env,
+        "pre-compact",
+        "claude-code",
+        &input(
+            "PreCompact",
+            CLAUDE_SESSION,
+            &t,
+            json!({"trigger": "manual", "custom_instructions": null}),
+        ),
+        &[],
+    );
+    run.success();
+    assert!(
+        run.stdout
+            .starts_with("Keep every request and constraint of the user"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains(RULE));
+    assert!(
+        !run.stdout.trim_start().starts_with('{'),
+        "plain text: Claude Code appends it"
+    );
+    // Imported: the store holds the session.
+    let mut cmd = env.bare_command();
+    cmd.arg("--db")
+        .arg(default_db(&env))
+        .args(["tasks", "--json"]);
+    env.finish(cmd).success().stdout_has(CLAUDE_SESSION);
+    let c = codex_transcript(&env);
+    let run = hook(
+        &env,
+        "pre-compact",
+        "codex",
+        &input(
+            "PreCompact",
+            CODEX_SESSION,
+            &c,
+            json!({"trigger": "auto", "turn_id": "x"}),
+        ),
+        &[],
+    );
+    run.success();
+    assert_eq!(
+        run.stdout, "",
+        "Codex ignores a PreCompact hook's plain output"
+    );
+    assert!(log_lines(&env)[1].contains("pre-compact codex ok: task 01a22f25"));
+}
+
+#[test]
+fn post_compact_records_the_clients_own_summary() {
+    let env = TestEnv::new();
+    let t = claude_transcript(&env);
+    let run = hook(
+        &env,
+        "post-compact",
+        "claude-code",
+        &input(
+            "PostCompact",
+            CLAUDE_SESSION,
+            &t,
+            json!({"trigger": "manual", "compact_summary": "<summary>The user wants notes.</summary>"}),
+        ),
+        &[],
+    );
+    run.success();
+    assert_eq!(run.stdout, "");
+    // Codex sends no summary: it is the rollout's `compacted` item.
+    let c = codex_transcript(&env);
+    let mut f = std::fs::OpenOptions::new().append(true).open(&c).unwrap();
+    writeln!(
+        f,
+        "{}",
+        json!({"timestamp": "2026-12-01T01:09:00.000Z", "type": "compacted", "payload": {"message": "CODEX SUMMARY of the notes"}})
+    )
+    .unwrap();
+    hook(
+        &env,
+        "post-compact",
+        "codex",
+        &input(
+            "PostCompact",
+            CODEX_SESSION,
+            &c,
+            json!({"trigger": "auto", "turn_id": "t"}),
+        ),
+        &[],
+    )
+    .success();
+    let conn = rusqlite::Connection::open(default_db(&env)).unwrap();
+    let rows: Vec<(String, String, String)> = conn
+        .prepare("SELECT task_id, trigger, client_summary FROM client_compaction ORDER BY task_id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (
+                CODEX_SESSION.into(),
+                "auto".into(),
+                "CODEX SUMMARY of the notes".into()
+            ),
+            (
+                CLAUDE_SESSION.into(),
+                "manual".into(),
+                "<summary>The user wants notes.</summary>".into()
+            ),
+        ]
+    );
+}
+
+/// Every failure a hook meets: exit 0, nothing on stdout or stderr, one line
+/// in the log saying what went wrong.
+#[test]
+fn a_failing_hook_exits_0_prints_nothing_and_logs_one_line() {
+    let env = TestEnv::new();
+    let t = claude_transcript(&env);
+    let outside = env.work().join("elsewhere.jsonl");
+    std::fs::copy(&t, &outside).unwrap();
+    let malformed = t.with_file_name("0badc0de-0000-4000-8000-000000000000.jsonl");
+    std::fs::write(&malformed, "{\"type\": \"user\", \"message\": \n").unwrap();
+    let start = |p: &Path| {
+        input(
+            "SessionStart",
+            CLAUDE_SESSION,
+            p,
+            json!({"source": "compact"}),
+        )
+    };
+    let cases: Vec<(&str, String, String, &str)> = vec![
+        (
+            "a transcript outside the client's own directory",
+            "session-start".into(),
+            start(&outside),
+            "is not under [TMP]/home/.claude/projects (Claude Code's session directory)",
+        ),
+        (
+            "a malformed transcript",
+            "session-start".into(),
+            start(&malformed),
+            "cannot import the transcript",
+        ),
+        (
+            "no transcript",
+            "post-compact".into(),
+            json!({"session_id": "s"}).to_string(),
+            "names no transcript_path",
+        ),
+        (
+            "stdin that is not JSON",
+            "pre-compact".into(),
+            "not json".into(),
+            "is not the JSON object a client sends",
+        ),
+        (
+            "the wrong event",
+            "pre-compact".into(),
+            input("PostCompact", CLAUDE_SESSION, &t, json!({})),
+            "for its PostCompact event; expected PreCompact",
+        ),
+        (
+            "an unknown event",
+            "mid-compact".into(),
+            "{}".into(),
+            "unknown hook event \"mid-compact\"",
+        ),
+    ];
+    for (what, event, stdin, reason) in cases {
+        let before = log_lines(&env).len();
+        let run = hook(&env, &event, "claude-code", &stdin, &[]);
+        assert_eq!(
+            (run.status, run.stdout.as_str(), run.stderr.as_str()),
+            (0, "", ""),
+            "{what}"
+        );
+        let log = log_lines(&env);
+        assert_eq!(log.len(), before + 1, "{what}: one line");
+        let line = env.redact(log.last().unwrap());
+        assert!(
+            line.contains("failed: ") && line.contains(reason),
+            "{what}: {line}"
+        );
+    }
+    // A client claude-code does not know and a command line that does not parse.
+    let run = hook(&env, "pre-compact", "vscode", "{}", &[]);
+    assert_eq!((run.status, run.stdout.as_str()), (0, ""));
+    assert!(
+        log_lines(&env)
+            .last()
+            .unwrap()
+            .contains("unknown client \"vscode\"")
+    );
+    let mut cmd = env.bare_command();
+    cmd.args(["hook", "pre-compact", "--bogus"])
+        .write_stdin("{}");
+    let run = env.finish(cmd);
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "", "")
+    );
+}
+
+#[test]
+fn a_store_that_cannot_be_opened_fails_the_hook_quietly() {
+    let env = TestEnv::new();
+    let t = claude_transcript(&env);
+    // The store's path is a directory: nothing can open or write it.
+    std::fs::create_dir_all(default_db(&env)).unwrap();
+    let run = hook(
+        &env,
+        "session-start",
+        "claude-code",
+        &input(
+            "SessionStart",
+            CLAUDE_SESSION,
+            &t,
+            json!({"source": "compact"}),
+        ),
+        &[],
+    );
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "", "")
+    );
+    let line = env.redact(&log_lines(&env)[0]);
+    assert!(line.contains("session 4c941451-8106-4ee4-bb85-bbcabe9935e0 failed: cannot open the store [TMP]/data/compactor/compactor.db"), "{line}");
+}
+
+#[test]
+fn a_hook_past_its_deadline_gives_up_cleanly() {
+    let env = TestEnv::new();
+    let t = claude_transcript(&env);
+    let stdin = input(
+        "SessionStart",
+        CLAUDE_SESSION,
+        &t,
+        json!({"source": "compact"}),
+    );
+    let run = hook(
+        &env,
+        "session-start",
+        "claude-code",
+        &stdin,
+        &[
+            ("COMPACTOR_FAULT", "stall-in-hook"),
+            ("COMPACTOR_HOOK_TIMEOUT", "0.2"),
+        ],
+    );
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "", "")
+    );
+    assert!(
+        log_lines(&env)[0].contains("failed: timed out after 0.2 s"),
+        "{:?}",
+        log_lines(&env)
+    );
+}
+
+#[test]
+fn a_locked_store_makes_the_hook_give_up_at_its_deadline() {
+    let env = TestEnv::new();
+    let t = claude_transcript(&env);
+    let stdin = input("PreCompact", CLAUDE_SESSION, &t, json!({"trigger": "auto"}));
+    // A first run creates the store; another writer then holds its lock.
+    hook(&env, "pre-compact", "claude-code", &stdin, &[]).success();
+    std::fs::write(&t, std::fs::read_to_string(&t).unwrap() + "\n").unwrap();
+    let lock = rusqlite::Connection::open(default_db(&env)).unwrap();
+    lock.execute_batch("BEGIN EXCLUSIVE; CREATE TABLE held (x);")
+        .unwrap();
+    let run = hook(
+        &env,
+        "pre-compact",
+        "claude-code",
+        &stdin,
+        &[("COMPACTOR_HOOK_TIMEOUT", "1")],
+    );
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "", "")
+    );
+    lock.execute_batch("ROLLBACK").unwrap();
+    let log = log_lines(&env);
+    assert_eq!(log.len(), 2);
+    assert!(log[1].contains("failed: timed out after 1 s"), "{}", log[1]);
+}
+
+#[test]
+fn session_start_for_another_source_does_nothing() {
+    let env = TestEnv::new();
+    let t = claude_transcript(&env);
+    let run = hook(
+        &env,
+        "session-start",
+        "claude-code",
+        &input(
+            "SessionStart",
+            CLAUDE_SESSION,
+            &t,
+            json!({"source": "resume"}),
+        ),
+        &[],
+    );
+    assert_eq!((run.status, run.stdout.as_str()), (0, ""));
+    assert!(log_lines(&env)[0].contains("skipped: source resume, not compact"));
+    assert!(!default_db(&env).exists(), "nothing imported");
+}
+
+/// What a hooked compaction leaves: the record, then the client's own
+/// compaction lines (as Claude Code writes them after the hooks ran).
+fn compact_through_the_hooks(env: &TestEnv, t: &Path) {
+    let summary = "<summary>The user wants the notes summarised.</summary>";
+    hook(
+        env,
+        "pre-compact",
+        "claude-code",
+        &input(
+            "PreCompact",
+            CLAUDE_SESSION,
+            t,
+            json!({"trigger": "manual"}),
+        ),
+        &[],
+    )
+    .success();
+    hook(
+        env,
+        "session-start",
+        "claude-code",
+        &input(
+            "SessionStart",
+            CLAUDE_SESSION,
+            t,
+            json!({"source": "compact"}),
+        ),
+        &[],
+    )
+    .success();
+    hook(
+        env,
+        "post-compact",
+        "claude-code",
+        &input(
+            "PostCompact",
+            CLAUDE_SESSION,
+            t,
+            json!({"trigger": "manual", "compact_summary": summary}),
+        ),
+        &[],
+    )
+    .success();
+    let lines = [
+        json!({"parentUuid": null, "isSidechain": false, "type": "system", "subtype": "compact_boundary", "content": "Conversation compacted", "timestamp": "2026-12-01T01:09:00.000Z", "uuid": "aaaaaaaa-0000-4000-8000-000000000001", "compactMetadata": {"trigger": "manual", "preTokens": 100}, "sessionId": CLAUDE_SESSION}),
+        json!({"parentUuid": "aaaaaaaa-0000-4000-8000-000000000001", "isSidechain": false, "type": "user", "isCompactSummary": true, "message": {"role": "user", "content": format!("This session is being continued from a previous conversation.\nSummary:\n{summary}")}, "uuid": "aaaaaaaa-0000-4000-8000-000000000002", "timestamp": "2026-12-01T01:09:00.001Z", "sessionId": CLAUDE_SESSION}),
+        json!({"parentUuid": "aaaaaaaa-0000-4000-8000-000000000002", "isSidechain": false, "type": "user", "message": {"role": "user", "content": "What next?"}, "uuid": "aaaaaaaa-0000-4000-8000-000000000003", "timestamp": "2026-12-01T01:09:01.000Z", "sessionId": CLAUDE_SESSION}),
+        json!({"parentUuid": "aaaaaaaa-0000-4000-8000-000000000003", "isSidechain": false, "type": "assistant", "message": {"id": "msg_after", "type": "message", "role": "assistant", "model": "claude-opus-5-5", "content": [{"type": "text", "text": "Carrying on."}], "usage": {"input_tokens": 10, "output_tokens": 3}}, "uuid": "aaaaaaaa-0000-4000-8000-000000000004", "timestamp": "2026-12-01T01:09:02.000Z", "sessionId": CLAUDE_SESSION}),
+    ];
+    let mut f = std::fs::OpenOptions::new().append(true).open(t).unwrap();
+    for l in lines {
+        writeln!(f, "{l}").unwrap();
+    }
+}
+
+#[test]
+fn probe_recorded_sets_the_clients_summary_beside_compactors() {
+    let env = TestEnv::new();
+    let t = claude_transcript(&env);
+    compact_through_the_hooks(&env, &t);
+    let mut cmd = env.bare_command();
+    cmd.arg("--db")
+        .arg(default_db(&env))
+        .arg("probe")
+        .arg(&t)
+        .arg("--recorded");
+    let run = env.finish(cmd);
+    run.success();
+    insta::assert_snapshot!(shown(&run));
+}
+
+#[test]
+fn report_shows_the_clients_compactions_side_by_side() {
+    let env = TestEnv::new();
+    let t = claude_transcript(&env);
+    compact_through_the_hooks(&env, &t);
+    let mut cmd = env.bare_command();
+    cmd.arg("--db")
+        .arg(default_db(&env))
+        .arg("report")
+        .arg(&t)
+        .args(["-o", "-"]);
+    let run = env.finish(cmd);
+    run.success();
+    let html = &run.stdout;
+    let at = html
+        .find("The client's own compactions")
+        .expect("the section");
+    let section = &html[at..];
+    assert!(
+        section.contains("after call 3 · Claude Code · manual"),
+        "{section:.600}"
+    );
+    assert!(section.contains("The user wants the notes summarised."));
+    assert!(section.contains("Never touch the migrations directory."));
+    assert!(section.contains("<b>Claude Code&#39;s summary</b>: critical probes kept <b>0.0%</b>"));
+    assert!(
+        section.contains("<b>compactor&#39;s Task Context</b>: critical probes kept <b>100.0%</b>")
+    );
+}
+
+// ------------------------------------------------------------ the real clients
+
+/// The summary the stub writes for a client's compaction: the rule is gone.
+const LOSSY_SUMMARY: &str = "<analysis>short</analysis>\n<summary>\n1. Primary Request and Intent:\n   The user wants the parser fixed.\n</summary>";
+const FIRST_PROMPT: &str = "Fix the parser in src/parse.rs. Never touch the migrations directory.";
+const NEXT_PROMPT: &str = "What is next?";
+
+/// The texts of one request, for searching: every string in its body.
+fn strings(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+        _ => {}
+    }
+}
+
+fn texts(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    strings(v, &mut out);
+    out
+}
+
+/// Claude Code in print mode against `stub`, in the test's HOME.
+fn claude_run(
+    env: &TestEnv,
+    bin: &Path,
+    stub: &Stub,
+    project: &Path,
+    args: &[&str],
+) -> (i32, String, String) {
+    let mut cmd = client_command(bin, &env.home(), project);
+    cmd.env(
+        "ANTHROPIC_BASE_URL",
+        format!("http://127.0.0.1:{}", stub.port),
+    )
+    .env("ANTHROPIC_API_KEY", "sk-ant-loopback")
+    .env("XDG_DATA_HOME", env.data_home())
+    .args(args);
+    run_bounded(cmd)
+}
+
+/// A Claude Code session of one prompt with the rule, then `/compact`; the
+/// session id.
+fn claude_session_then_compact(env: &TestEnv, bin: &Path, stub: &Stub, project: &Path) -> String {
+    let (status, out, err) = claude_run(env, bin, stub, project, &["-p", FIRST_PROMPT]);
+    assert_eq!(status, 0, "claude failed:\n{out}\n{err}");
+    let file = only_jsonl(&env.home().join(".claude").join("projects"));
+    let id = file.file_stem().unwrap().to_string_lossy().to_string();
+    let (status, out, err) = claude_run(
+        env,
+        bin,
+        stub,
+        project,
+        &["--resume", &id, "-p", "/compact"],
+    );
+    assert_eq!(status, 0, "/compact failed:\n{out}\n{err}");
+    id
+}
+
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
+fn claude_code_keeps_a_rule_through_its_own_compaction() {
+    let Some(claude) = client(
+        "claude",
+        "claude_code_keeps_a_rule_through_its_own_compaction",
+    ) else {
+        return;
+    };
+    let env = TestEnv::new();
+    let project = env.root().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let settings = claude_settings(&env);
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, USER_SETTINGS).unwrap();
+    compactor(&env, &["hooks", "install", "claude-code"]).success();
+    let stub = Stub::answering_summaries_with(Some(LOSSY_SUMMARY));
+    let id = claude_session_then_compact(&env, &claude, &stub, &project);
+
+    let bodies = stub.bodies("/v1/messages?");
+    let summarize = bodies
+        .iter()
+        .find(|b| b.to_string().contains(CLAUDE_SUMMARY_REQUEST))
+        .expect("Claude Code asked for a summary");
+    // The PreCompact hook's output reached the summarizer's prompt.
+    let prompt = texts(summarize)
+        .into_iter()
+        .find(|t| t.contains(CLAUDE_SUMMARY_REQUEST))
+        .unwrap();
+    let extra = prompt
+        .split("Additional Instructions:")
+        .nth(1)
+        .expect("compactor's instructions");
+    assert!(
+        extra.contains("Keep every request and constraint of the user"),
+        "{extra:.400}"
+    );
+    assert!(extra.contains(RULE));
+    assert!(
+        env.home().join("user-hook-ran").exists(),
+        "the user's own PreCompact hook ran too"
+    );
+
+    let (status, out, err) = claude_run(
+        &env,
+        &claude,
+        &stub,
+        &project,
+        &["--resume", &id, "-p", NEXT_PROMPT],
+    );
+    assert_eq!(status, 0, "the next turn failed:\n{out}\n{err}");
+    let bodies = stub.bodies("/v1/messages?");
+    let next = bodies
+        .iter()
+        .find(|b| b.to_string().contains(NEXT_PROMPT))
+        .expect("the next turn's request");
+    let all = texts(next);
+    // The client's summary, which lost the rule, replaced the history...
+    assert!(
+        all.iter()
+            .any(|t| t.contains("The user wants the parser fixed."))
+    );
+    assert!(
+        !all.iter().any(|t| t.contains(FIRST_PROMPT)
+            && !t.contains("## Task Context")
+            && !t.contains("Keep every request")),
+        "the first prompt itself is no longer sent"
+    );
+    // ...and compactor's Task Context carries the rule verbatim.
+    let tc = all
+        .iter()
+        .find(|t| t.contains("## Task Context"))
+        .unwrap_or_else(|| panic!("no Task Context in the next request: {next}"));
+    assert!(tc.contains("## Constraints\n- "), "{tc}");
+    assert!(tc.contains(RULE), "{tc}");
+    assert!(tc.contains(&format!("#1: {FIRST_PROMPT}")), "{tc}");
+
+    // The hooks logged their runs, and probe sets the two summaries side by side.
+    let log = log_lines(&env);
+    assert_eq!(log.len(), 3, "{log:?}");
+    for e in ["pre-compact", "session-start", "post-compact"] {
+        assert!(
+            log.iter()
+                .any(|l| l.contains(&format!(" {e} claude-code ok: "))),
+            "{e}: {log:?}"
+        );
+    }
+    let transcript = only_jsonl(&env.home().join(".claude").join("projects"));
+    let mut cmd = env.bare_command();
+    cmd.arg("--db")
+        .arg(default_db(&env))
+        .arg("probe")
+        .arg(&transcript)
+        .arg("--recorded");
+    let run = env.finish(cmd);
+    run.success()
+        .stdout_has("the client's own compaction after call 1 (Claude Code, manual)")
+        .stdout_has("Claude Code's summary     0.0% (0 of 2)")
+        .stdout_has("compactor's Task Context  100.0% (2 of 2)")
+        .stdout_has(format!("!constraint  line 3      {RULE}"));
+
+    compactor(&env, &["hooks", "uninstall", "claude-code"]).success();
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), USER_SETTINGS);
+}
+
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
+fn claude_code_compacts_and_goes_on_when_the_store_cannot_be_written() {
+    let Some(claude) = client(
+        "claude",
+        "claude_code_compacts_and_goes_on_when_the_store_cannot_be_written",
+    ) else {
+        return;
+    };
+    let env = TestEnv::new();
+    let project = env.root().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    compactor(&env, &["hooks", "install", "claude-code"]).success();
+    // The store's path is a directory: no hook can open or write it.
+    std::fs::create_dir_all(default_db(&env)).unwrap();
+    let stub = Stub::answering_summaries_with(Some(LOSSY_SUMMARY));
+    let id = claude_session_then_compact(&env, &claude, &stub, &project);
+    let (status, out, err) = claude_run(
+        &env,
+        &claude,
+        &stub,
+        &project,
+        &["--resume", &id, "-p", NEXT_PROMPT],
+    );
+    assert_eq!(status, 0, "the next turn failed:\n{out}\n{err}");
+    let bodies = stub.bodies("/v1/messages?");
+    assert!(
+        bodies
+            .iter()
+            .any(|b| b.to_string().contains(CLAUDE_SUMMARY_REQUEST)),
+        "compacted"
+    );
+    let next = bodies
+        .iter()
+        .find(|b| b.to_string().contains(NEXT_PROMPT))
+        .expect("the next turn");
+    assert!(
+        texts(next)
+            .iter()
+            .any(|t| t.contains("The user wants the parser fixed."))
+    );
+    let log = log_lines(&env);
+    assert_eq!(log.len(), 3, "{log:?}");
+    assert!(
+        log.iter()
+            .all(|l| l.contains("failed: cannot open the store")),
+        "{log:?}"
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
+fn codex_keeps_a_rule_through_its_own_compaction() {
+    let Some(codex) = client("codex", "codex_keeps_a_rule_through_its_own_compaction") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let home = env.home();
+    let project = env.root().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let stub =
+        Stub::answering_summaries_with(Some("CODEX-SUMMARY: the user wants the parser fixed."));
+    codex_config(&home, stub.port);
+    // Compact before the second turn: its history (13 tokens) is over the limit.
+    let config = home.join(".codex").join("config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("model_auto_compact_token_limit = 10\n{text}"),
+    )
+    .unwrap();
+    let hooks_json = home.join(".codex").join("hooks.json");
+    let user_hooks = "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"true\"}]}]}}\n";
+    std::fs::write(&hooks_json, user_hooks).unwrap();
+    compactor(&env, &["hooks", "install", "codex"]).success();
+    let exec = |args: &[&str]| {
+        let mut cmd = client_command(&codex, &home, &project);
+        // A test vets the hooks it installs; a user trusts them once in `/hooks`.
+        cmd.env("STUB_API_KEY", "loopback")
+            .env("XDG_DATA_HOME", env.data_home())
+            .args([
+                "exec",
+                "--skip-git-repo-check",
+                "--dangerously-bypass-hook-trust",
+            ])
+            .args(args);
+        run_bounded(cmd)
+    };
+    let (status, out, err) = exec(&[FIRST_PROMPT]);
+    assert_eq!(status, 0, "codex failed:\n{out}\n{err}");
+    let file = only_jsonl(&home.join(".codex").join("sessions"));
+    let stem = file.file_stem().unwrap().to_string_lossy().to_string();
+    let id = stem[stem.len() - 36..].to_string();
+    let (status, out, err) = exec(&["resume", &id, NEXT_PROMPT]);
+    assert_eq!(status, 0, "codex failed:\n{out}\n{err}");
+
+    let bodies = stub.bodies("/v1/responses");
+    assert!(
+        bodies
+            .iter()
+            .any(|b| b.to_string().contains(CODEX_SUMMARY_REQUEST)),
+        "Codex compacted: {} requests",
+        bodies.len()
+    );
+    let next = bodies
+        .iter()
+        .rfind(|b| {
+            b.to_string().contains(NEXT_PROMPT) && !b.to_string().contains(CODEX_SUMMARY_REQUEST)
+        })
+        .expect("the request after the compaction");
+    let input = next["input"].as_array().unwrap();
+    let tc = input
+        .iter()
+        .find(|it| it["role"] == "developer" && it.to_string().contains("## Task Context"))
+        .unwrap_or_else(|| panic!("no Task Context in {next}"));
+    let tc = texts(tc).join("\n");
+    assert!(tc.contains(RULE), "{tc}");
+    assert!(tc.contains(&format!("#1: {FIRST_PROMPT}")), "{tc}");
+    assert!(
+        texts(next)
+            .iter()
+            .any(|t| t.contains("CODEX-SUMMARY: the user wants the parser fixed."))
+    );
+
+    let log = log_lines(&env);
+    for e in ["pre-compact", "post-compact", "session-start"] {
+        assert!(
+            log.iter().any(|l| l.contains(&format!(" {e} codex ok: "))),
+            "{e}: {log:?}"
+        );
+    }
+    let conn = rusqlite::Connection::open(default_db(&env)).unwrap();
+    let (summary, context): (String, String) = conn
+        .query_row(
+            "SELECT client_summary, task_context FROM client_compaction",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert!(summary.contains("CODEX-SUMMARY"), "{summary}");
+    assert!(context.contains(RULE));
+
+    compactor(&env, &["hooks", "uninstall", "codex"]).success();
+    assert_eq!(std::fs::read_to_string(&hooks_json).unwrap(), user_hooks);
+}
+
+#[test]
+fn status_says_when_claude_code_runs_no_hook_at_all() {
+    let env = TestEnv::new();
+    let path = claude_settings(&env);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, "{\"disableAllHooks\": true}\n").unwrap();
+    compactor(&env, &["hooks", "install", "claude-code"]).success();
+    compactor(&env, &["hooks", "status", "claude-code"])
+        .failure(1)
+        .stdout_has("\"disableAllHooks\": true, so Claude Code runs no hook at all");
+}
