@@ -84,9 +84,8 @@ impl<'s> LiveRun<'s> {
         store: &mut Store,
         task: &str,
     ) -> Result<(u32, CallOutput), StoreError> {
-        let index = Box::new(TaskRecordIndex::load(store, task)?);
         let grown = match self.driver.as_mut() {
-            Some(d) => d.grow(store, index).is_ok(),
+            Some(d) => d.grow_in_place(store).is_ok(),
             None => false,
         };
         if !grown {

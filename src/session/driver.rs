@@ -1525,6 +1525,26 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
     }
 }
 
+impl<'a> Driver<'a, Box<TaskRecordIndex>> {
+    /// [`Driver::grow`] over the task's record as the store holds it now,
+    /// its rows' heads read through the index's own connection to the store
+    /// file (no connection is opened: a live caller grows it at every call).
+    pub fn grow_in_place(&mut self, store: &Store) -> Result<(), StoreError> {
+        let task = self.index.task.clone();
+        let Some(own) = self.index.own_store() else {
+            let index = Box::new(TaskRecordIndex::load(store, &task)?);
+            return self.grow(store, index);
+        };
+        let mut heads = HeadsBuilder::default();
+        own.reader().each_row_head(&task, |h| heads.push(h))?;
+        let mut index = Box::new(heads.finish(&task, RowSource::Memory(Vec::new())));
+        // The rows are read where they were: the same connection and the
+        // block it last read (the record is append-only).
+        index.rows = std::mem::replace(&mut self.index.rows, RowSource::Memory(Vec::new()));
+        self.grow(store, index)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
