@@ -268,6 +268,14 @@ impl TaskRecordIndex {
         }
     }
 
+    /// What the overhead is measured from: the system rows and the first
+    /// call with recorded usage (while both stay, so does the overhead).
+    pub(super) fn overhead_inputs(&self) -> (usize, Option<u32>) {
+        let system = self.kinds.iter().filter(|k| **k == Kind::System).count();
+        let first = (1..=self.calls()).find(|k| self.usage(*k).is_some());
+        (system, first)
+    }
+
     /// The number of rows in the record.
     pub fn len(&self) -> usize {
         self.kinds.len()
