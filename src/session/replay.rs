@@ -126,6 +126,22 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Replayer<'a, I> {
     }
 }
 
+impl Replayer<'_, Box<TaskRecordIndex>> {
+    /// Go on over the task's record as `store` holds it now (see
+    /// [`Driver::grow_in_place`]).
+    pub(super) fn grow_in_place(&mut self, store: &Store) -> Result<(), StoreError> {
+        let before = self.driver.index.overhead_inputs();
+        self.driver.grow_in_place(store)?;
+        // The overhead rests on its inputs only.
+        if self.driver.index.overhead_inputs() != before
+            && let Some(o) = self.driver.index.overhead(self.driver.estimator())?
+        {
+            self.overhead = o;
+        }
+        Ok(())
+    }
+}
+
 fn step_row(r: &CallReport, recorded: Option<u64>, read: u64, write: u64) -> StepRow {
     StepRow {
         turn: r.turn,

@@ -170,6 +170,14 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Run<'a, I> {
         self.replayer.driver.raw_estimate(k)
     }
 
+    /// Anchor the next step at call `k` on `real` tokens for the call before
+    /// it and on `ratio`, in place of the record's own usage: a live run's
+    /// usage measured the view it forwarded, not the raw history (see
+    /// [`Driver::anchor_next`]).
+    pub fn anchor_next(&mut self, k: u32, real: u64, ratio: Option<crate::model::decimal::Ratio>) {
+        self.replayer.driver.anchor_next(k, real, ratio);
+    }
+
     /// Step at call `k`: the full operation over the checkpoint and the
     /// turn's growth. The new entries are committed before this returns.
     pub fn step(&mut self, store: &mut Store, k: u32) -> Result<CallOutput, StoreError> {
@@ -237,17 +245,21 @@ impl Run<'_, Box<TaskRecordIndex>> {
     /// appended since (by this process or another): what was derived from
     /// the rows before stays, and the next calls equal those of a run over
     /// the longer record from the start. A scratch run is lent the tool
-    /// forms minted since.
+    /// forms minted since; an in-place run reads the record again through
+    /// its index's own connection (a live caller grows it at every call). A
+    /// record that does not continue the one this run read is refused.
     pub fn grow(&mut self, store: &Store) -> Result<(), StoreError> {
         let task = self.index().task.clone();
         if store.reader().message_count(&task)? == self.index().len() as u64 {
             return Ok(());
         }
-        let index = TaskRecordIndex::load(store, &task)?;
-        if let Some(scratch) = &mut self.scratch {
-            scratch.lend_forms_again(store)?;
+        match &mut self.scratch {
+            Some(scratch) => {
+                let index = TaskRecordIndex::load(store, &task)?;
+                scratch.lend_forms_again(store)?;
+                self.replayer.grow(scratch, Box::new(index))
+            }
+            None => self.replayer.grow_in_place(store),
         }
-        let target = self.scratch.as_ref().unwrap_or(store);
-        self.replayer.grow(target, Box::new(index))
     }
 }
