@@ -6,8 +6,8 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Ui;
-use super::common::plural;
 use super::defaults::{RunBudget, overhead_warning};
+use super::words::plural;
 use crate::cmd::style::{self, paint};
 use crate::engine::budget::Budget;
 use crate::engine::{CallReport, Status};

@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::Ui;
-use super::common::BudgetArgs;
+use super::args::BudgetArgs;
 use crate::engine::budget::{Budget, default_output_reserved};
 use crate::model::decimal::Micros;
 use crate::session::cost::Prices;

@@ -9,7 +9,8 @@ use clap::Args;
 use similar::{ChangeTag, TextDiff};
 
 use super::Ui;
-use super::common::{hinted, noun_for, plural};
+use super::errors::hinted;
+use super::words::{noun_for, plural};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::store::{DbLocation, RunStep, Store};
@@ -60,7 +61,7 @@ pub fn run(db: Option<&DbLocation>, ui: &mut Ui, args: &DiffArgs) -> Result<Outc
             if store.is_none() {
                 let loc = db
                     .ok_or_else(|| hinted("run: needs a store", "pass --db or set COMPACTOR_DB"))?;
-                store = Some(super::common::open_existing_store(loc)?);
+                store = Some(super::db::open_existing_store(loc)?);
             }
             load_run(store.as_ref().expect("opened above"), run)
         } else {

@@ -1,31 +1,41 @@
 //! One module per subcommand; this one parses, opens the store once and dispatches.
 
+pub mod args;
+pub mod atomic;
 mod call_report;
 pub mod check;
-pub mod common;
 pub mod compact;
 pub mod completions;
+pub mod db;
 pub mod defaults;
 pub mod diff;
+pub mod errors;
 pub mod exit;
 pub mod export;
 pub mod hook;
+pub mod hook_log;
 pub mod hooks;
 pub mod import;
 pub mod preflight_step;
 pub mod probe;
+pub mod progress;
 pub mod proxy;
 pub mod replay;
 pub mod report;
 pub mod reset;
 pub mod runs;
+pub mod session_dirs;
 pub mod show;
 mod storefault;
 pub mod style;
 mod summarizer;
+pub mod target;
 pub mod tasks;
+pub mod titles;
+mod verify_forwarded;
 pub mod visible;
 pub mod watch;
+pub mod words;
 mod write_session;
 
 use std::ffi::OsString;
@@ -34,7 +44,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Parser;
-use common::default_db_path;
+use db::default_db_path;
 use exit::Outcome;
 
 use crate::cli::{Cli, Command};
@@ -74,7 +84,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             ui.error(&e);
             // A store the user can fix (read-only, not a database, busy) is
             // an input error; a corrupt one or a failing SQLite is internal.
-            if common::is_internal(&e) && !storefault::is_user_fixable(&e) {
+            if errors::is_internal(&e) && !storefault::is_user_fixable(&e) {
                 exit::INTERNAL
             } else {
                 exit::ERROR
@@ -115,7 +125,7 @@ pub(crate) fn db_location(cli: &Cli) -> Result<DbLocation> {
     Ok(match &cli.db {
         Some(db) => DbLocation::parse(db),
         None => DbLocation::File(default_db_path().ok_or_else(|| {
-            common::hinted(
+            errors::hinted(
                 "cannot find a user data directory (HOME is not set)",
                 "pass --db PATH or set COMPACTOR_DB",
             )
@@ -128,7 +138,7 @@ pub(crate) fn db_location(cli: &Cli) -> Result<DbLocation> {
 fn open_store(cli: &Cli) -> Result<Store> {
     let location = db_location(cli)?;
     if !creates_store(&cli.command) {
-        return common::open_existing_store(&location);
+        return db::open_existing_store(&location);
     }
     if cli.db.is_none() {
         crate::store::create_default_dir(&location)?;
@@ -224,7 +234,7 @@ impl Ui {
     pub fn error(&mut self, e: &anyhow::Error) {
         let label = crate::cmd::style::paint(self.color_err, crate::cmd::style::ERROR, "error:");
         let _ = writeln!(self.err, "{label} {}", visible::visible(&format!("{e:#}")));
-        if let Some(hint) = common::hint_of(e) {
+        if let Some(hint) = errors::hint_of(e) {
             let label = crate::cmd::style::paint(self.color_err, crate::cmd::style::HINT, "hint:");
             let _ = writeln!(self.err, "{label} {hint}");
         }

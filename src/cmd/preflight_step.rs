@@ -6,8 +6,13 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use super::Ui;
+use super::args::RunTarget;
+use super::atomic::write_view;
 use super::call_report::print_call;
-use super::common::{Resolved, RunTarget, outcome_of, plural, summarizer_of, write_view};
+use super::exit::outcome_of;
+use super::summarizer::summarizer_of;
+use super::target::Resolved;
+use super::words::plural;
 use crate::cmd::exit::Outcome;
 use crate::engine::Mode;
 use crate::engine::estimate::CharsPerToken;

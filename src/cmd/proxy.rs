@@ -8,8 +8,10 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::Ui;
-use super::common::{BudgetArgs, hinted, summarizer_of};
+use super::args::BudgetArgs;
 use super::defaults::{budget_for, precheck};
+use super::errors::hinted;
+use super::summarizer::summarizer_of;
 use crate::cmd::exit::Outcome;
 use crate::engine::Tier;
 use crate::proxy::{CallReport, Event, ServeOptions, Settings, SummarizerChoice, Upstream};
@@ -167,46 +169,4 @@ fn human(r: &CallReport) -> String {
         line.push_str(&format!(" · new task from {}: {reason}", short(parent)));
     }
     line
-}
-
-/// `replay --verify-forwarded`: every forwarded view of `task` derived again.
-pub fn verify(store: &Store, ui: &mut Ui, task: &str, json: bool) -> Result<Outcome> {
-    let checked = crate::proxy::verify::verify(store, task)
-        .with_context(|| format!("cannot verify the calls forwarded for {task}"))?;
-    let ok = checked.iter().all(|c| c.ok);
-    if json {
-        let v = serde_json::json!({
-            "task": task,
-            "calls": checked,
-            "verified": checked.iter().filter(|c| c.ok).count(),
-            "ok": ok,
-        });
-        ui.json_kind("verify_forwarded", &v)?;
-    } else {
-        for c in &checked {
-            writeln!(
-                ui.out,
-                "call {:>4} · attempt {:>4} · {:>6} rows · forwarded {} · derived {} · {}",
-                c.call,
-                c.attempt,
-                c.rows,
-                &c.forwarded[..12],
-                &c.derived[..12],
-                if c.ok { "ok" } else { "MISMATCH" }
-            )?;
-        }
-        match checked.iter().find(|c| !c.ok) {
-            None => writeln!(
-                ui.out,
-                "verified {} forwarded views of {task}: each derived again from the record, byte for byte",
-                checked.len()
-            )?,
-            Some(c) => writeln!(
-                ui.out,
-                "call {} (attempt {}) of {task}: the view derived again differs from the one forwarded",
-                c.call, c.attempt
-            )?,
-        }
-    }
-    Ok(if ok { Outcome::Ok } else { Outcome::Differs })
 }

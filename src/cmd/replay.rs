@@ -9,10 +9,15 @@ use clap::Args;
 use serde_json::json;
 
 use super::Ui;
+use super::args::RunTarget;
+use super::atomic::write_atomic;
 use super::call_report::paint_status;
-use super::common::{Resolved, RunTarget, summarizer_of};
-use super::common::{hinted, plural, progress, write_atomic};
 use super::defaults::{PriceArgs, RunBudget, RunPrices, overhead_warning, prices_for};
+use super::errors::hinted;
+use super::progress::progress;
+use super::summarizer::summarizer_of;
+use super::target::Resolved;
+use super::words::plural;
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::engine::estimate::CharsPerToken;
@@ -93,8 +98,8 @@ pub struct ReplayArgs {
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome> {
     if args.verify_forwarded {
-        let task = super::common::resolve_task(store, ui, &args.run.source)?;
-        return super::proxy::verify(store, ui, &task, args.json || args.jsonl);
+        let task = super::target::resolve_task(store, ui, &args.run.source)?;
+        return super::verify_forwarded::verify(store, ui, &task, args.json || args.jsonl);
     }
     let Resolved {
         budget,

@@ -8,9 +8,13 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::Ui;
-use super::common::{RunTarget, plural, scratch_replay, summarizer_of, write_atomic};
+use super::args::RunTarget;
+use super::atomic::write_atomic;
 use super::defaults::{PriceArgs, prices_for};
-use super::tasks::title_of;
+use super::summarizer::summarizer_of;
+use super::target::scratch_replay;
+use super::titles::title_of;
+use super::words::plural;
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
 use crate::htmlreport::{self, ClientPanel, Collector, Header};
@@ -115,7 +119,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
 }
 
 /// The client's own compactions of the task its hooks recorded, both sides scored.
-fn client_panels(store: &Store, r: &super::common::Resolved) -> Result<Vec<ClientPanel>> {
+fn client_panels(store: &Store, r: &super::target::Resolved) -> Result<Vec<ClientPanel>> {
     let compactions = store.reader().client_compactions(&r.task)?;
     if compactions.is_empty() {
         return Ok(Vec::new());

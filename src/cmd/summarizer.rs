@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 
 use super::Ui;
+use super::args::BudgetArgs;
 use crate::engine::summarizer::{SummarizeError, Summarizer, Summary, SummaryRequest};
 use crate::model::decimal::Micros;
 use crate::store::{DbLocation, Store};
@@ -229,6 +230,11 @@ impl Summarizer for Configured {
             report.borrow_mut().add(summarizer, call, events);
         }
     }
+}
+
+/// The summarizer `args` configure (flags, environment, config file).
+pub fn summarizer_of(args: &BudgetArgs, store: &Store) -> Result<Configured> {
+    Configured::for_store(args.summary.summarizer, &args.summary.llm, store)
 }
 
 #[cfg(test)]

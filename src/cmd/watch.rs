@@ -18,10 +18,12 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::Ui;
-use super::common::{BudgetArgs, find_task, summarizer_of};
+use super::args::BudgetArgs;
+use super::args::format_or_auto;
 use super::defaults;
-use super::import::format_or_auto;
 use super::summarizer::Configured;
+use super::summarizer::summarizer_of;
+use super::target::find_task;
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
 use crate::model::Format;

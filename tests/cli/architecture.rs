@@ -1,7 +1,9 @@
 //! The module graph matches the layer table in ARCHITECTURE.md: every
 //! `crate::` path under `src/` names the file's own layer or one its row
 //! allows, and every row allows only layers listed above it (no cycle, no
-//! upward import).
+//! upward import); and no command module under `src/cmd/` imports another
+//! command module (what two commands share lives in one of the shared
+//! modules ARCHITECTURE.md lists).
 
 use crate::util::files_with_extension;
 use std::collections::BTreeMap;
@@ -265,4 +267,152 @@ fn human_rendering_cannot_change_a_view_hash() {
             }
         }
     }
+}
+
+/// The modules of `src/cmd/` that are not commands: the first column of the
+/// table under `## Commands and what they share`.
+fn shared_cmd_modules() -> Vec<String> {
+    let text = fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let section = text
+        .split("## Commands and what they share")
+        .nth(1)
+        .expect("ARCHITECTURE.md has a `## Commands and what they share` section");
+    section
+        .lines()
+        .take_while(|l| !l.starts_with("## "))
+        .filter(|l| l.starts_with('|') && !l.starts_with("|---") && !l.starts_with("| shared"))
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .next()
+                .unwrap()
+                .trim()
+                .trim_matches('`')
+                .to_string()
+        })
+        .collect()
+}
+
+/// The modules of `src/cmd/` a file's code names: `crate::cmd::X` paths, and
+/// `super::` chains that climb to `cmd` itself (`cmd_depth` climbs from the
+/// file's module, one more inside an inline `mod x {` block).
+fn cmd_paths(src: &str, cmd_depth: usize) -> Vec<(usize, String)> {
+    let mut found: Vec<(usize, String)> = crate_paths(&src.replace("crate::cmd::", "crate::"))
+        .into_iter()
+        .filter(|(line, _)| {
+            let code = src.lines().nth(line - 1).unwrap_or("");
+            code.split("//")
+                .next()
+                .unwrap_or("")
+                .contains("crate::cmd::")
+        })
+        .collect();
+    let mut open: Vec<usize> = Vec::new();
+    for (i, line) in src.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        let indent = code.len() - code.trim_start().len();
+        if code.trim() == "}" && open.last() == Some(&indent) {
+            open.pop();
+        }
+        let mut rest = code;
+        while let Some(at) = rest.find("super::") {
+            let before = rest[..at].chars().last();
+            rest = &rest[at..];
+            let mut climbs = 0;
+            while let Some(r) = rest.strip_prefix("super::") {
+                climbs += 1;
+                rest = r;
+            }
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            if climbs == cmd_depth + open.len() {
+                let m: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                found.push((i + 1, m));
+            }
+        }
+        let t = code.trim_start();
+        let t = t
+            .strip_prefix("pub(crate) ")
+            .or(t.strip_prefix("pub "))
+            .unwrap_or(t);
+        if t.starts_with("mod ") && t.trim_end().ends_with('{') {
+            open.push(indent);
+        }
+    }
+    found
+}
+
+#[test]
+fn no_command_module_imports_another() {
+    let shared = shared_cmd_modules();
+    assert!(shared.len() >= 5, "the shared modules' table was not found");
+    let cmd = root().join("src/cmd");
+    let module_of = |f: &std::path::Path| -> String {
+        let rel = f.strip_prefix(&cmd).unwrap();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
+        first.trim_end_matches(".rs").to_string()
+    };
+    let files = files_with_extension(&cmd, "rs");
+    let modules: std::collections::BTreeSet<String> = files
+        .iter()
+        .map(|f| module_of(f))
+        .filter(|m| m != "mod")
+        .collect();
+    for m in &shared {
+        assert!(
+            modules.contains(m),
+            "ARCHITECTURE.md lists src/cmd/{m} as shared, but there is no such module"
+        );
+    }
+    let commands: Vec<&String> = modules.iter().filter(|m| !shared.contains(m)).collect();
+    assert!(
+        commands.len() >= 10,
+        "only {} command modules found",
+        commands.len()
+    );
+    let mut violations = Vec::new();
+    for f in &files {
+        let own = module_of(f);
+        if own == "mod" {
+            continue;
+        }
+        let rel = f.strip_prefix(&cmd).unwrap();
+        // src/cmd/a.rs climbs once to cmd, src/cmd/a/b.rs twice, src/cmd/a/mod.rs once.
+        let depth = rel.components().count() - usize::from(rel.ends_with("mod.rs"));
+        let text = fs::read_to_string(f).unwrap();
+        for (line, m) in cmd_paths(&text, depth) {
+            if m != own && commands.contains(&&m) {
+                violations.push(format!(
+                    "src/cmd/{}:{line}: imports the command module {m}",
+                    rel.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        violations.is_empty(),
+        "a module of src/cmd imports a command module (move what they share to a shared module):\n{}",
+        violations.join("\n")
+    );
+}
+
+/// The command-module scanner sees `crate::cmd::` paths and `super::` chains
+/// that climb to `cmd` (counting inline modules), and no others.
+#[test]
+fn the_scanner_reads_paths_into_cmd() {
+    let src = "use super::Ui;\nuse super::import::import_one;\nuse crate::cmd::tasks::title_of;\n\
+               use crate::store::Store;\nmod tests {\n    use super::super::show::run;\n    \
+               use super::helper;\n}\n";
+    let found = cmd_paths(src, 1);
+    let names: Vec<(usize, &str)> = found.iter().map(|(l, m)| (*l, m.as_str())).collect();
+    assert_eq!(names, [(3, "tasks"), (1, "Ui"), (2, "import"), (6, "show")]);
 }

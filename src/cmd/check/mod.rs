@@ -27,7 +27,7 @@ use harness::*;
 use matrix::{budget_flags, matrix};
 
 use super::Ui;
-use super::common::hinted;
+use super::errors::hinted;
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::cmd::summarizer::{Configured, SummarizerArgs};
