@@ -278,7 +278,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
 }
 
 /// A session written by `--write-session`.
-struct Written {
+struct WrittenSession {
     kind: SessionKind,
     session_id: String,
     path: PathBuf,
@@ -296,7 +296,7 @@ fn write_session(
     out: &CallOutput,
     kind: SessionKind,
     resume_dir: Option<&Path>,
-) -> Result<Written> {
+) -> Result<WrittenSession> {
     let record = store.reader().task(task)?;
     let format = record.as_ref().and_then(|r| Format::parse(&r.format));
     let source = format.map_or(Vendor::Anthropic, Vendor::of);
@@ -355,7 +355,7 @@ fn write_session(
             stamp.session_id
         ));
     }
-    Ok(Written {
+    Ok(WrittenSession {
         kind,
         session_id: stamp.session_id,
         path,

@@ -14,7 +14,9 @@ use super::errors::hinted;
 use super::summarizer::summarizer_of;
 use crate::cmd::exit::Outcome;
 use crate::engine::Tier;
-use crate::proxy::{CallReport, Event, ServeOptions, Settings, SummarizerChoice, Upstream};
+use crate::proxy::{
+    ForwardedCall, ProxyEvent, ProxySettings, ServeOptions, SummarizerChoice, Upstream,
+};
 use crate::store::{DbLocation, Store};
 
 #[derive(Debug, Args)]
@@ -84,7 +86,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> 
             args.listen
         ));
     }
-    let settings = Settings {
+    let settings = ProxySettings {
         budget,
         window: args.budget.window,
         output_reserved: args.budget.output_reserved,
@@ -99,10 +101,10 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> 
     let json = args.json;
     let quiet = ui.quiet;
     let out = Arc::new(Mutex::new(()));
-    let events = Arc::new(move |e: Event| {
+    let events = Arc::new(move |e: ProxyEvent| {
         let _guard = out.lock();
         match e {
-            Event::Listening(addr) => {
+            ProxyEvent::Listening(addr) => {
                 eprintln!("listening on http://{addr}");
                 if !quiet {
                     eprintln!(
@@ -110,7 +112,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> 
                     );
                 }
             }
-            Event::Call(report) => {
+            ProxyEvent::Call(report) => {
                 let mut stdout = std::io::stdout().lock();
                 let line = if json {
                     super::with_schema("proxy_call", &report)
@@ -122,7 +124,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> 
                 let _ = writeln!(stdout, "{line}");
                 let _ = stdout.flush();
             }
-            Event::Note(n) => {
+            ProxyEvent::Note(n) => {
                 if !quiet {
                     eprintln!("note: {}", super::visible::visible(&n));
                 }
@@ -144,7 +146,7 @@ fn short(task: &str) -> &str {
 
 /// A call as one line: task, call, tokens before → after, tiers fired,
 /// the upstream's status and what was recorded.
-fn human(r: &CallReport) -> String {
+fn human(r: &ForwardedCall) -> String {
     let tiers = if r.tiers_fired.is_empty() {
         "no tier".to_string()
     } else {

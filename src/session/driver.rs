@@ -477,6 +477,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
     }
 
     /// Forget the in-memory checkpoint (the next step re-derives it from the store).
+    #[cfg(test)]
     pub fn forget(&mut self) {
         self.last = None;
     }

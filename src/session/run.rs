@@ -173,7 +173,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Run<'a, I> {
     /// Anchor the next step at call `k` on `real` tokens for the call before
     /// it and on `ratio`, in place of the record's own usage: a live run's
     /// usage measured the view it forwarded, not the raw history (see
-    /// [`Driver::anchor_next`]).
+    /// `Driver::anchor_next`).
     pub fn anchor_next(&mut self, k: u32, real: u64, ratio: Option<crate::model::decimal::Ratio>) {
         self.replayer.driver.anchor_next(k, real, ratio);
     }

@@ -21,16 +21,16 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
-pub use client_compaction::{ClientCompaction, CompactionHalf};
-pub use proxy::{ProxyCall, ProxyConversation, ProxyResponse};
-pub use raw::{
-    AppendOutcome, CONTENT_JSON, CONTENT_LZ4, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH,
-    RowEncoder, RowHead, RowWriter, StoredMessage, TaskInfo, TaskStats, decode_content,
-    encode_content, row_hash, stats_of,
+pub(crate) use client_compaction::{ClientCompaction, CompactionHalf};
+pub(crate) use proxy::{ProxyCall, ProxyConversation, ProxyResponse};
+pub use raw::decode_content;
+pub(crate) use raw::{
+    AppendOutcome, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH, RowEncoder, RowHead, StoredMessage,
+    TaskInfo, stats_of,
 };
-pub use runs::{RunInfo, RunStep};
-pub use snapshot::{Forgotten, ProfileState};
-pub use summary_cache::{CachedSummary, SummaryCache};
+pub(crate) use runs::{RunInfo, RunStep};
+pub(crate) use snapshot::Forgotten;
+pub(crate) use summary_cache::{CachedSummary, SummaryCache};
 
 /// A task's import-time tool forms, by tool call id.
 pub type ToolFormMap = HashMap<String, crate::engine::toolrules::ToolForm>;
@@ -442,6 +442,7 @@ impl Tx<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::raw::{CONTENT_JSON, CONTENT_LZ4, encode_content};
     use super::*;
 
     #[test]

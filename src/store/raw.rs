@@ -38,7 +38,7 @@ pub struct StoredMessage {
 }
 
 /// What indexes a row of the record, without its content (see
-/// [`Reader::row_heads`]).
+/// [`Reader::each_row_head`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RowHead {
     pub kind: Kind,
@@ -92,11 +92,14 @@ pub const CONTENT_LZ4: &str = "lz4";
 /// How a row's canonical content JSON is stored: compressed when that is
 /// smaller (small rows, a few dozen bytes, do not shrink and stay text).
 /// The row hash is always over the canonical JSON, never over these bytes.
+/// The tests' reference for what [`RowEncoder`] writes.
+#[cfg(test)]
 pub fn encode_content(json: String) -> (&'static str, SqlValue) {
     compressed(&json).unwrap_or((CONTENT_JSON, SqlValue::Text(json)))
 }
 
 /// The LZ4 form of a row's content JSON, when it is smaller than the JSON.
+#[cfg(test)]
 fn compressed(json: &str) -> Option<(&'static str, SqlValue)> {
     Lz4::new().compress(json.as_bytes())
 }
@@ -845,13 +848,15 @@ impl Reader<'_> {
     }
 
     /// Every row's [`RowHead`], in order, without reading any content.
+    #[cfg(test)]
     pub fn row_heads(&self, task_id: &str) -> Result<Vec<RowHead>> {
         let mut out = Vec::new();
         self.each_row_head(task_id, |h| out.push(h))?;
         Ok(out)
     }
 
-    /// [`Reader::row_heads`] handed to `f` one at a time, in order.
+    /// Every row's [`RowHead`], in order, without reading any content, handed
+    /// to `f` one at a time.
     pub fn each_row_head(&self, task_id: &str, mut f: impl FnMut(RowHead)) -> Result<()> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT seq, kind, turn, step, gen_id, usage FROM task_message

@@ -14,7 +14,7 @@ mod common;
 pub(crate) mod detect;
 pub(crate) mod discover;
 mod idtable;
-pub mod ingest;
+pub(crate) mod ingest;
 pub(crate) mod openai_chat;
 pub(crate) mod reader;
 mod tokens;
@@ -27,7 +27,9 @@ use serde_json::{Map, Value};
 use crate::model::{Block, Format, Kind, Message, Role};
 use idtable::{IdTable, Packed};
 
-pub use reader::{ParseOptions, ParsedFile, SkippedLine, parse_bytes, parse_reader, parse_stream};
+pub use ingest::{FileReport, IngestError, IngestOptions, ingest_file};
+pub use reader::{ParseOptions, ParsedFile, SkippedLine, parse_bytes};
+pub(crate) use reader::{parse_reader, parse_stream};
 
 /// The normalisation of one Anthropic content block and usage object, for
 /// the live proxy (which reads them from requests and responses).
@@ -512,6 +514,7 @@ impl TaskSet {
         self.tasks.first_mut()
     }
 
+    #[cfg(test)]
     pub fn into_tasks(self) -> Vec<TaskBuilder> {
         self.tasks
     }
