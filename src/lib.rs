@@ -23,5 +23,6 @@ pub(crate) mod probe;
 pub mod session;
 pub mod store;
 pub mod summarize;
+pub(crate) mod sweep;
 pub mod transcript;
 pub mod view;
