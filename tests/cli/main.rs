@@ -39,6 +39,7 @@ mod show;
 mod skips;
 mod state;
 mod storage;
+mod sweep;
 mod tasknames;
 mod tasks;
 mod util;
