@@ -408,7 +408,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l price-cach
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l price-output -d 'USD per million output tokens. Default: the model\'s' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l prices -d 'A JSON file of per-model prices, consulted before the built-in table (the format is in README, "Models and prices")' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -s j -l jobs -d 'Runs at a time, each on its own scratch store (default: the number of cores). The output is the same for any N' -r
-complete -c compactor -n "__fish_compactor_using_subcommand sweep" -s o -l output -d 'Also write one self-contained HTML page: a cost against fidelity chart and the sortable table of each session, and the totals' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand sweep" -s o -l output -d 'Also write one self-contained HTML page: a cost against fidelity chart and the sortable table of each session, and the totals (`-`: only the page, on standard output)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l merge -d 'Total the JSON Lines (`sweep --json`) of sweeps run apart, such as shards of sources swept on several machines, instead of sweeping' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''

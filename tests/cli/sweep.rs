@@ -298,6 +298,26 @@ fn the_page_is_self_contained_with_a_chart_and_a_sortable_table_per_session() {
 }
 
 #[test]
+fn dash_as_the_page_file_puts_only_the_page_on_stdout() {
+    let env = TestEnv::new();
+    let file = env.fixture(TENANT);
+    let sweep = |more: &[&str]| {
+        let mut a: Vec<&str> = vec!["sweep", &file, "--window", "6000,32000"];
+        a.extend(more);
+        let run = env.run(&a);
+        run.success();
+        run
+    };
+    sweep(&["-o", "sweep.html"]);
+    let page = std::fs::read_to_string(env.work().join("sweep.html")).unwrap();
+    for more in [&["-o", "-"][..], &["-o", "-", "--json"][..]] {
+        let run = sweep(more);
+        assert_eq!(run.stdout, page, "{more:?}");
+        assert!(!run.stderr.contains("wrote "), "{more:?}: {}", run.stderr);
+    }
+}
+
+#[test]
 fn an_invalid_combination_is_refused_and_skip_invalid_sweeps_the_rest() {
     let env = TestEnv::new();
     let file = env.fixture(TENANT);

@@ -142,7 +142,8 @@ pub struct SweepArgs {
     pub json: bool,
 
     /// Also write one self-contained HTML page: a cost against fidelity chart and the
-    /// sortable table of each session, and the totals.
+    /// sortable table of each session, and the totals (`-`: only the page, on standard
+    /// output).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 
@@ -164,6 +165,7 @@ impl SweepArgs {
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &SweepArgs) -> Result<Outcome> {
+    let quiet_stdout = page_on_stdout(args);
     let threads = match args.jobs {
         Some(0) => bail!("--jobs 0 runs nothing; give 1 or more"),
         Some(n) => n,
@@ -205,7 +207,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &SweepArgs) -> Result<Outcome> 
             for n in notes {
                 ui.note(format!("{} {}: {n}", row.kind.name(), row.session));
             }
-            if args.json {
+            if args.json && !quiet_stdout {
                 ui.json_kind("sweep_row", &row)?;
             }
             Ok(())
@@ -216,7 +218,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &SweepArgs) -> Result<Outcome> 
         }
         rows.push(row);
         // A session's table once its last row is in (the jobs run session by session).
-        if !args.json && plan_session_done(&plan, rows.len()) {
+        if !args.json && !quiet_stdout && plan_session_done(&plan, rows.len()) {
             let done: Vec<&Row> = rows[printed..].iter().collect();
             let first = printed == 0;
             let print = |ui: &mut Ui| -> Result<()> {
@@ -253,7 +255,9 @@ fn plan_session_done(plan: &Plan, n: usize) -> bool {
 /// policy is fit for every session.
 fn finish(ui: &mut Ui, args: &SweepArgs, rows: &[Row], sessions_printed: bool) -> Result<Outcome> {
     let summary = summarize(rows);
-    if args.json {
+    if page_on_stdout(args) {
+        // Only the page goes to standard output.
+    } else if args.json {
         ui.json_kind("sweep_total", &summary.to_json())?;
     } else {
         if !sessions_printed {
@@ -285,6 +289,11 @@ fn finish(ui: &mut Ui, args: &SweepArgs, rows: &[Row], sessions_printed: bool) -
     } else {
         Outcome::Differs
     })
+}
+
+/// `-o -`: the page is all that standard output gets.
+fn page_on_stdout(args: &SweepArgs) -> bool {
+    args.output.as_ref().is_some_and(|p| p.as_os_str() == "-")
 }
 
 /// The grid's combinations that can run: an invalid one is refused, or with
@@ -556,7 +565,7 @@ pub fn merge(ui: &mut Ui, args: &SweepArgs) -> Result<Outcome> {
     for task in &summary_order {
         ordered.extend(rows.iter().filter(|r| &r.session == task).cloned());
     }
-    if args.json {
+    if args.json && !page_on_stdout(args) {
         for r in &ordered {
             ui.json_kind("sweep_row", r)?;
         }
