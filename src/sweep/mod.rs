@@ -20,6 +20,8 @@ pub(crate) mod trim;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::engine::estimate::Estimator;
@@ -542,14 +544,19 @@ pub(crate) struct TotalRecommendation {
 /// total them.
 pub(crate) fn summarize(rows: &[Row]) -> Summary<'_> {
     let mut sessions: Vec<Session<'_>> = Vec::new();
+    // Where each task's session is, so a merge of thousands stays linear.
+    let mut at: BTreeMap<&str, usize> = BTreeMap::new();
     for r in rows {
-        match sessions.iter_mut().find(|s| s.task == r.session) {
-            Some(s) => s.rows.push(r),
-            None => sessions.push(Session {
-                task: r.session.clone(),
-                rows: vec![r],
-                recommendation: None,
-            }),
+        match at.get(r.session.as_str()) {
+            Some(&i) => sessions[i].rows.push(r),
+            None => {
+                at.insert(&r.session, sessions.len());
+                sessions.push(Session {
+                    task: r.session.clone(),
+                    rows: vec![r],
+                    recommendation: None,
+                });
+            }
         }
     }
     for s in &mut sessions {

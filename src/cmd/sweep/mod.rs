@@ -505,6 +505,8 @@ fn plan(
 /// printed as one sweep over all their sessions prints them.
 pub fn merge(ui: &mut Ui, args: &SweepArgs) -> Result<Outcome> {
     let mut rows: Vec<Row> = Vec::new();
+    // Each row's session, kind and policy: a second one is refused.
+    let mut seen: BTreeSet<(String, &str, String)> = BTreeSet::new();
     for path in &args.merge {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
@@ -538,10 +540,8 @@ pub fn merge(ui: &mut Ui, args: &SweepArgs) -> Result<Outcome> {
             }
             let row: Row = serde_json::from_value(v)
                 .map_err(|e| anyhow::anyhow!("{}: not a sweep row: {e}", at()))?;
-            if rows
-                .iter()
-                .any(|r| r.session == row.session && r.kind == row.kind && r.policy == row.policy)
-            {
+            let policy = serde_json::to_string(&row.policy)?;
+            if !seen.insert((row.session.clone(), row.kind.name(), policy)) {
                 bail!(
                     "{}: task {} has this {} row already (in this file or an earlier one); each session belongs to one shard",
                     at(),
@@ -556,15 +556,11 @@ pub fn merge(ui: &mut Ui, args: &SweepArgs) -> Result<Outcome> {
         bail!("no sweep rows in {}", plural(args.merge.len(), "file"));
     }
     // Each session's rows together, as one sweep prints them.
-    let summary_order: Vec<String> = summarize(&rows)
+    let ordered: Vec<Row> = summarize(&rows)
         .sessions
         .iter()
-        .map(|s| s.task.clone())
+        .flat_map(|s| s.rows.iter().map(|r| (*r).clone()))
         .collect();
-    let mut ordered: Vec<Row> = Vec::with_capacity(rows.len());
-    for task in &summary_order {
-        ordered.extend(rows.iter().filter(|r| &r.session == task).cloned());
-    }
     if args.json && !page_on_stdout(args) {
         for r in &ordered {
             ui.json_kind("sweep_row", r)?;
