@@ -486,7 +486,7 @@ fn scatter(
                 out,
                 "<circle class=\"ring chosen\" cx=\"{x}\" cy=\"{y}\" r=\"14\"/>"
             );
-            labels.place(x - 40, y - 20, "chosen", "recommended");
+            labels.place(x - 40, y - 20, -1, "chosen", "recommended");
         }
         let mark = match p.class {
             "recorded" => format!(
@@ -515,15 +515,24 @@ fn scatter(
         );
         let tag = match p.class {
             "recorded" => Some("recorded".to_string()),
-            "trim" => rows[p.rows[0]]
-                .policy
-                .as_ref()
-                .map(|f| format!("trim {}", f.window)),
+            "trim" => {
+                let windows: Vec<String> = p
+                    .rows
+                    .iter()
+                    .filter_map(|&i| rows[i].policy.as_ref().map(|f| f.window.to_string()))
+                    .collect();
+                Some(format!("trim {}", windows.join(", ")))
+            }
             _ if p.rows.len() > 1 => Some(format!("×{}", p.rows.len())),
             _ => None,
         };
         if let Some(tag) = tag {
-            labels.place(x + 10, y + 18, p.class, &tag);
+            // Below the point, or above it near the cost axis, clear of its labels.
+            if y + 18 > BOTTOM - 6 {
+                labels.place(x + 10, y - 10, -1, p.class, &tag);
+            } else {
+                labels.place(x + 10, y + 18, 1, p.class, &tag);
+            }
         }
     }
     out.push_str("</g>");
@@ -538,15 +547,15 @@ fn scatter(
     out
 }
 
-/// Point labels, each moved down below the ones already placed that it
-/// would overlap.
+/// Point labels, each moved away from its point (down or up) past the ones
+/// already placed that it would overlap.
 #[derive(Default)]
 struct Labels {
     placed: Vec<(i64, i64, &'static str, String)>,
 }
 
 impl Labels {
-    fn place(&mut self, mut x: i64, mut y: i64, class: &'static str, text: &str) {
+    fn place(&mut self, mut x: i64, mut y: i64, away: i64, class: &'static str, text: &str) {
         // About 7 units a character at 12px.
         let width = |t: &str| 7 * t.chars().count() as i64;
         if x + width(text) > WIDTH - 4 {
@@ -556,7 +565,7 @@ impl Labels {
         while self.placed.iter().any(|(px, py, _, pt)| {
             (py - y).abs() < 14 && x < px + width(pt) && *px < x + width(text)
         }) {
-            y += 14;
+            y += 14 * away;
         }
         self.placed.push((x, y, class, text.to_string()));
     }

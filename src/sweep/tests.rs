@@ -396,3 +396,34 @@ fn the_recorded_row_prices_the_recorded_usage() {
     let e = r.estimated.unwrap();
     assert!(e.cache_read_tokens > e.cache_write_tokens, "{e:?}");
 }
+
+#[test]
+fn point_labels_stay_above_the_cost_axis_and_a_shared_trim_mark_names_each_window() {
+    let mut wide = row(RowKind::Trim, "s", 500, (0, 0), 3);
+    wide.policy.as_mut().unwrap().window = 200_000;
+    let rows = [
+        policy("s", 100, FULL, 0),
+        row(RowKind::Trim, "s", 500, (0, 0), 3),
+        wide,
+        row(RowKind::Trim, "s", 900, (0, 0), 3),
+        row(RowKind::Recorded, "s", 300, FULL, 0),
+    ];
+    let page = html::render(&summarize(&rows), "test");
+    let labels: Vec<(i64, &str)> = page
+        .split("<text class=\"plabel ")
+        .skip(1)
+        .map(|t| {
+            let y = t.split("y=\"").nth(1).unwrap();
+            let y: i64 = y[..y.find('"').unwrap()].parse().unwrap();
+            let text = &t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()];
+            (y, text)
+        })
+        .collect();
+    assert!(
+        labels.iter().any(|(_, t)| *t == "trim 32500, 200000"),
+        "{labels:?}"
+    );
+    assert!(labels.iter().any(|(_, t)| *t == "trim 32900"), "{labels:?}");
+    // The 0% line is at y 320, the cost labels under it.
+    assert!(labels.iter().all(|(y, _)| *y < 320), "{labels:?}");
+}
