@@ -6,7 +6,9 @@
 use insta::assert_snapshot;
 use serde_json::Value;
 
-use crate::util::{DISPOSABLE, SHRINK_FLOOR, TENANT, TENANT_TASK, TestEnv, args, corpus};
+use crate::util::{
+    DISPOSABLE, SHRINK_FLOOR, TENANT, TENANT_TASK, TestEnv, args, corpus, crate_dir,
+};
 
 const ADVERSARIAL: &str = "probe/codex-adversarial.jsonl";
 
@@ -466,4 +468,25 @@ fn a_directory_sweeps_each_transcript_and_a_task_name_works_as_a_source() {
     let run = env.run(&["sweep", "missing.jsonl"]);
     run.failure(2);
     run.stderr_has("no such file: missing.jsonl");
+}
+
+#[test]
+fn the_readme_example_is_what_sweep_prints() {
+    let readme = std::fs::read_to_string(crate_dir().join("README.md")).unwrap();
+    let command = "$ compactor sweep testdata/fixtures/claude-shrink-floor.jsonl ";
+    let at = readme.find(command).expect("the README's worked example");
+    let block = &readme[at..];
+    let (line, rest) = block.split_once('\n').unwrap();
+    let shown = &rest[..rest.find("```").unwrap()];
+    let env = TestEnv::new();
+    let file = env.fixture(SHRINK_FLOOR);
+    let mut a: Vec<&str> = vec!["sweep", &file];
+    a.extend(line[command.len()..].split_whitespace());
+    let run = env.run(&a);
+    run.success();
+    assert_eq!(
+        run.stdout.trim_end(),
+        shown.trim_end(),
+        "README.md's \"Choose a policy\" example"
+    );
 }
