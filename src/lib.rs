@@ -36,5 +36,6 @@ pub(crate) mod proxy;
 pub mod session;
 pub mod store;
 pub mod summarize;
+pub(crate) mod sweep;
 pub mod transcript;
 pub mod view;
