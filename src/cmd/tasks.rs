@@ -49,7 +49,7 @@ struct TaskRow {
     turns: u64,
     /// Model calls recorded.
     calls: u64,
-    /// The same as `calls` (the name before issue 9; kept for other tools).
+    /// The same as `calls`, under the name other tools read it by.
     steps: u64,
     tool_calls: u64,
     interrupted_tool_calls: u64,

@@ -489,7 +489,7 @@ proptest::proptest! {
             let cached = texts.view_text(view);
             prop_assert_eq!(&cached, whole);
             for p in &probes {
-                // `judge` as it was before it searched with `memmem`.
+                // `judge` over a plain substring search, the reference for `memmem`.
                 let with_contains = judge_with(p, whole, |n| whole.contains(n));
                 prop_assert_eq!(judge(p, &cached), with_contains);
             }

@@ -281,8 +281,8 @@ const PREFIX_CHECK: usize = 4096;
 /// start and end are paid once. Larger batches gain no more: SQLite copies
 /// every bound text, and past about 16 rows those copies outgrow its
 /// per-connection lookaside slots and go to `malloc` (BENCHMARKS.md,
-/// Import, fourth round: encode and insert; 64 rows cost the inserting
-/// thread 7% more instructions than 16).
+/// "Import, preflight and replay": encode and insert; 64 rows cost the
+/// inserting thread 7% more instructions than 16).
 pub const INSERT_BATCH: usize = 16;
 
 /// The parameters of a row in [`insert_sql`] besides the two shared by all.

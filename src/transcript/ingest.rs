@@ -224,7 +224,7 @@ enum Encoded {
 /// task's messages are stored as they are parsed, in the file's one
 /// transaction: a bad line later still leaves nothing stored. Its other
 /// tasks (subagents inline in a Claude Code session) and files whose name
-/// comes only from their end are stored after the parse, as before.
+/// comes only from their end are stored after the parse.
 fn ingest_stream(
     store: &mut Store,
     canonical: &str,

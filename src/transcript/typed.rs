@@ -9,7 +9,7 @@
 //! result for it. Anything else (a missing field, a field of another type, an
 //! unknown block type, a count out of range) fails the deserialisation, and
 //! the caller reads the line again through the `Value` path, which keeps
-//! unknown blocks verbatim and words every error as before.
+//! unknown blocks verbatim and words every error.
 //!
 //! Three rules keep "accepts" exact:
 //! - a struct is read from a JSON object only ([`Obj`]: serde's derived

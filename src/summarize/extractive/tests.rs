@@ -368,7 +368,7 @@ fn a_taken_key_is_superseded_only_by_the_same_subject_and_error() {
         ],
     );
     // The same error again only moves the step; a different error of the
-    // same command is a line of its own (issue 14: distinct errors merged).
+    // same command is a line of its own (merged, one error would hide the other).
     assert_eq!(
         section(&out, "Ruled out"),
         [
