@@ -156,7 +156,7 @@ impl Spec {
             window: budget.window,
             window_from: match self.window {
                 Some(_) => Origin::Flag,
-                None => Origin::SweptSession,
+                None => Origin::Session,
             },
             output_reserved: budget.output_reserved,
             output_reserved_from: match self.output_reserved {

@@ -59,7 +59,7 @@ pub(crate) enum Origin {
     /// Given on the command line.
     Flag,
     /// The session's own window (recorded, else its model's).
-    SweptSession,
+    Session,
     /// The default reserve of the window, `min(20000, window / 8)`.
     Default,
 }
