@@ -83,11 +83,11 @@ fn crate_paths(src: &str) -> Vec<(usize, String)> {
     found
 }
 
-/// The top-level modules a file's code reaches by climbing out of its own
-/// top-level module with `super::` (the file's module sits `depth` levels
-/// below the crate root; an inline `mod x {` block, as rustfmt lays it out,
-/// adds one more while it is open).
-fn super_paths(src: &str, depth: usize) -> Vec<(usize, String)> {
+/// Every `super::` chain in a file's code (comments skipped): its line, how
+/// many levels it climbs above the file's own module (an inline `mod x {`
+/// block, as rustfmt lays it out, adds one level while it is open, which is
+/// not counted), and the module it names there.
+fn super_chains(src: &str) -> Vec<(usize, usize, String)> {
     let mut found = Vec::new();
     // The indentation of each open inline module.
     let mut open: Vec<usize> = Vec::new();
@@ -101,7 +101,7 @@ fn super_paths(src: &str, depth: usize) -> Vec<(usize, String)> {
         while let Some(at) = rest.find("super::") {
             let before = rest[..at].chars().last();
             rest = &rest[at..];
-            let mut climbs = 0;
+            let mut climbs: usize = 0;
             while let Some(r) = rest.strip_prefix("super::") {
                 climbs += 1;
                 rest = r;
@@ -109,12 +109,12 @@ fn super_paths(src: &str, depth: usize) -> Vec<(usize, String)> {
             if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
                 continue;
             }
-            if climbs >= depth + open.len() {
+            if let Some(above) = climbs.checked_sub(open.len()) {
                 let m: String = rest
                     .chars()
                     .take_while(|c| c.is_alphanumeric() || *c == '_')
                     .collect();
-                found.push((i + 1, m));
+                found.push((i + 1, above, m));
             }
         }
         let t = code.trim_start();
@@ -127,6 +127,17 @@ fn super_paths(src: &str, depth: usize) -> Vec<(usize, String)> {
         }
     }
     found
+}
+
+/// The top-level modules a file's code reaches by climbing out of its own
+/// top-level module with `super::` (the file's module sits `depth` levels
+/// below the crate root).
+fn super_paths(src: &str, depth: usize) -> Vec<(usize, String)> {
+    super_chains(src)
+        .into_iter()
+        .filter(|(_, above, _)| *above >= depth)
+        .map(|(line, _, m)| (line, m))
+        .collect()
 }
 
 #[test]
@@ -294,8 +305,8 @@ fn shared_cmd_modules() -> Vec<String> {
 }
 
 /// The modules of `src/cmd/` a file's code names: `crate::cmd::X` paths, and
-/// `super::` chains that climb to `cmd` itself (`cmd_depth` climbs from the
-/// file's module, one more inside an inline `mod x {` block).
+/// `super::` chains that climb to `cmd` itself (`cmd_depth` levels above the
+/// file's module).
 fn cmd_paths(src: &str, cmd_depth: usize) -> Vec<(usize, String)> {
     let mut found: Vec<(usize, String)> = crate_paths(&src.replace("crate::cmd::", "crate::"))
         .into_iter()
@@ -307,42 +318,12 @@ fn cmd_paths(src: &str, cmd_depth: usize) -> Vec<(usize, String)> {
                 .contains("crate::cmd::")
         })
         .collect();
-    let mut open: Vec<usize> = Vec::new();
-    for (i, line) in src.lines().enumerate() {
-        let code = line.split("//").next().unwrap_or("");
-        let indent = code.len() - code.trim_start().len();
-        if code.trim() == "}" && open.last() == Some(&indent) {
-            open.pop();
-        }
-        let mut rest = code;
-        while let Some(at) = rest.find("super::") {
-            let before = rest[..at].chars().last();
-            rest = &rest[at..];
-            let mut climbs = 0;
-            while let Some(r) = rest.strip_prefix("super::") {
-                climbs += 1;
-                rest = r;
-            }
-            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
-                continue;
-            }
-            if climbs == cmd_depth + open.len() {
-                let m: String = rest
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                found.push((i + 1, m));
-            }
-        }
-        let t = code.trim_start();
-        let t = t
-            .strip_prefix("pub(crate) ")
-            .or(t.strip_prefix("pub "))
-            .unwrap_or(t);
-        if t.starts_with("mod ") && t.trim_end().ends_with('{') {
-            open.push(indent);
-        }
-    }
+    found.extend(
+        super_chains(src)
+            .into_iter()
+            .filter(|(_, above, _)| *above == cmd_depth)
+            .map(|(line, _, m)| (line, m)),
+    );
     found
 }
 
