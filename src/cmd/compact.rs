@@ -104,12 +104,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.run.budget, store)?;
     let settings = RunSettings::new(budget, &est, &summarizer);
-    let placement = match args.in_place {
-        true => Placement::InPlace {
-            record_progress: true,
-        },
-        false => Placement::Scratch,
-    };
+    let placement = Placement::in_place_if(args.in_place, true);
     let mut run = Run::open(store, &index, settings, placement)?;
     // Re-run the last call already committed (a re-run mints nothing new), then go on.
     let from = run

@@ -60,12 +60,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &StepArgs, mode: Mode) -> Resul
     let summarizer = summarizer_of(&args.run.budget, store)?;
     let settings = RunSettings::new(budget, &est, &summarizer);
     // By default a what-if run that leaves no trace.
-    let placement = match args.in_place {
-        true => Placement::InPlace {
-            record_progress: false,
-        },
-        false => Placement::Scratch,
-    };
+    let placement = Placement::in_place_if(args.in_place, false);
     let out = match mode {
         // Only the report is printed unless the view is written.
         Mode::Preflight => {

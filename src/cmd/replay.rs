@@ -137,12 +137,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         header(ui, &task, &run_budget, overhead, calls, args.probes)?;
     }
     let mut saved: Vec<RunStep> = Vec::new();
-    let placement = match args.in_place || args.resume {
-        true => Placement::InPlace {
-            record_progress: true,
-        },
-        false => Placement::Scratch,
-    };
+    let placement = Placement::in_place_if(args.in_place || args.resume, true);
     let mut run = Run::open(store, &index, settings, placement)?;
     let mut statuses = StatusCounts::default();
     let mut scorer = match args.probes {

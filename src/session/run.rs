@@ -46,6 +46,18 @@ pub enum Placement {
     },
 }
 
+impl Placement {
+    /// In place when `in_place` (recording the replay progress when
+    /// `record_progress`), else on a scratch copy: what a command's
+    /// `--in-place` flag asks for.
+    pub fn in_place_if(in_place: bool, record_progress: bool) -> Placement {
+        match in_place {
+            true => Placement::InPlace { record_progress },
+            false => Placement::Scratch,
+        }
+    }
+}
+
 /// What a preflight keeps of its view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Keep {

@@ -20,33 +20,48 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The rows of the table under `## Layers`.
-fn layers() -> Vec<Layer> {
+/// The cells of each row of the table under `## HEADING` in ARCHITECTURE.md
+/// (its header row, which starts with `| COLUMN`, and its rule left out).
+fn table(heading: &str, column: &str) -> Vec<Vec<String>> {
     let text = fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
     let section = text
-        .split("## Layers")
+        .split(&format!("## {heading}\n"))
         .nth(1)
-        .expect("ARCHITECTURE.md has a `## Layers` section");
+        .unwrap_or_else(|| panic!("ARCHITECTURE.md has a `## {heading}` section"));
+    section
+        .lines()
+        .take_while(|l| !l.starts_with("## "))
+        .filter(|l| {
+            l.starts_with('|') && !l.starts_with("|---") && !l.starts_with(&format!("| {column}"))
+        })
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// The rows of the table under `## Layers`.
+fn layers() -> Vec<Layer> {
     let names = |cell: &str| -> Vec<String> {
         cell.split(',')
             .map(|s| s.trim().trim_matches('`').to_string())
             .filter(|s| !s.is_empty() && s != "none")
             .collect()
     };
-    section
-        .lines()
-        .take_while(|l| !l.starts_with("## "))
-        .filter(|l| l.starts_with('|') && !l.starts_with("|---") && !l.starts_with("| layer"))
-        .map(|l| {
-            let cells: Vec<&str> = l.trim_matches('|').split('|').collect();
+    table("Layers", "layer")
+        .into_iter()
+        .map(|cells| {
             assert!(
                 cells.len() >= 3,
-                "a layer row needs name, modules and imports: {l}"
+                "a layer row needs name, modules and imports: {cells:?}"
             );
             Layer {
-                name: cells[0].trim().to_string(),
-                modules: names(cells[1]),
-                may_import: names(cells[2]),
+                name: cells[0].clone(),
+                modules: names(&cells[1]),
+                may_import: names(&cells[2]),
             }
         })
         .collect()
@@ -140,6 +155,18 @@ fn super_paths(src: &str, depth: usize) -> Vec<(usize, String)> {
         .collect()
 }
 
+/// The module a path below a module's directory is in: `a` for `a.rs`,
+/// `a/mod.rs` and `a/b.rs`.
+fn first_module(rel: &std::path::Path) -> String {
+    let first = rel
+        .components()
+        .next()
+        .unwrap()
+        .as_os_str()
+        .to_string_lossy();
+    first.trim_end_matches(".rs").to_string()
+}
+
 #[test]
 fn every_layer_imports_only_layers_listed_above_it() {
     let layers = layers();
@@ -169,14 +196,7 @@ fn crate_paths_follow_the_layer_table() {
     let mut seen = 0;
     for f in &files {
         let rel = f.strip_prefix(&src).unwrap();
-        let top = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_string();
+        let top = first_module(rel);
         if top == "lib" || top == "main" {
             continue;
         }
@@ -283,24 +303,9 @@ fn human_rendering_cannot_change_a_view_hash() {
 /// The modules of `src/cmd/` that are not commands: the first column of the
 /// table under `## Commands and what they share`.
 fn shared_cmd_modules() -> Vec<String> {
-    let text = fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
-    let section = text
-        .split("## Commands and what they share")
-        .nth(1)
-        .expect("ARCHITECTURE.md has a `## Commands and what they share` section");
-    section
-        .lines()
-        .take_while(|l| !l.starts_with("## "))
-        .filter(|l| l.starts_with('|') && !l.starts_with("|---") && !l.starts_with("| shared"))
-        .map(|l| {
-            l.trim_matches('|')
-                .split('|')
-                .next()
-                .unwrap()
-                .trim()
-                .trim_matches('`')
-                .to_string()
-        })
+    table("Commands and what they share", "shared")
+        .into_iter()
+        .map(|cells| cells[0].trim_matches('`').to_string())
         .collect()
 }
 
@@ -332,16 +337,7 @@ fn no_command_module_imports_another() {
     let shared = shared_cmd_modules();
     assert!(shared.len() >= 5, "the shared modules' table was not found");
     let cmd = root().join("src/cmd");
-    let module_of = |f: &std::path::Path| -> String {
-        let rel = f.strip_prefix(&cmd).unwrap();
-        let first = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy();
-        first.trim_end_matches(".rs").to_string()
-    };
+    let module_of = |f: &std::path::Path| first_module(f.strip_prefix(&cmd).unwrap());
     let files = files_with_extension(&cmd, "rs");
     let modules: std::collections::BTreeSet<String> = files
         .iter()
