@@ -146,7 +146,7 @@ pub(super) fn store_error(e: ReadError) -> StoreError {
 pub(super) enum FormSource {
     /// Every form, in memory: for an index of rows in memory (an in-memory
     /// store's forms, or those it lent a scratch store).
-    Held(std::sync::Arc<crate::store::ToolFormMap>),
+    InMemory(std::sync::Arc<crate::store::ToolFormMap>),
     /// Read one at a time by tool call id through the index's own connection
     /// to the store file (forms are minted once, at import, and a run reads
     /// them from the store it imported into, whatever store it writes to).
@@ -159,7 +159,7 @@ impl FormSource {
     pub(super) fn of(store: &Store, index: &TaskRecordIndex) -> Result<FormSource, StoreError> {
         Ok(match index.own_store() {
             Some(_) => FormSource::ByKey(None),
-            None => FormSource::Held(store.tool_forms(&index.task)?),
+            None => FormSource::InMemory(store.tool_forms(&index.task)?),
         })
     }
 
@@ -198,7 +198,7 @@ impl<'s> FormReader<'s> {
 
     fn read(&self, id: &str) -> Result<Option<ToolForm>, StoreError> {
         match (self.source, self.index.own_store()) {
-            (FormSource::Held(forms), _) => Ok(forms.get(id).cloned()),
+            (FormSource::InMemory(forms), _) => Ok(forms.get(id).cloned()),
             (FormSource::ByKey(Some(ids)), Some(own)) if ids.contains(&form_id_hash(id)) => {
                 own.reader().tool_form(&self.index.task, id)
             }

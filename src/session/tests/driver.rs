@@ -213,7 +213,7 @@ proptest! {
         let mut mem = Store::open_memory().unwrap();
         let held_index = stored(&events, &mut mem);
         let held = FormSource::of(&mem, &held_index).unwrap();
-        prop_assert!(matches!(held, FormSource::Held(_)));
+        prop_assert!(matches!(held, FormSource::InMemory(_)));
         let held = FormReader::new(&held, &held_index);
         for (id, f) in &all {
             prop_assert_eq!(held.form(id).unwrap(), Some(f.clone()));
