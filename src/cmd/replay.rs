@@ -17,8 +17,7 @@ use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::{Status, Tier};
-use crate::probe::{CallScore, worst};
-use crate::probe::{Scorer, extract, percent};
+use crate::probe::{CallScore, ProbePass, Worst, percent};
 use crate::session::cost::Totals;
 use crate::session::driver::RunSettings;
 use crate::session::replay::{ReplayOptions, StepRow, replay};
@@ -162,11 +161,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     };
     let target: &mut Store = scratch.as_mut().unwrap_or(store);
     let mut statuses = StatusCounts::default();
-    let mut scorer = match args.probes {
-        true => Some(Scorer::new(extract(&index.all_rows()?))),
-        false => None,
-    };
-    let mut scores: Vec<CallScore> = Vec::new();
+    let mut pass = args.probes.then(|| ProbePass::new(index.len()));
     // `--json` writes its document as the calls arrive.
     let mut document = match args.json {
         true => Some(JsonDocument::open(
@@ -186,10 +181,16 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         if let Some(dir) = &args.views {
             write_view(dir, row.call, &out.view.canonical_bytes())?;
         }
-        let score = scorer.as_mut().map(|scorer| {
-            let e = scorer.evaluate(&out.view, index.history_end(row.call));
-            CallScore::of(row.call, row.status, &row.tiers_fired, &e)
-        });
+        let score = match &mut pass {
+            Some(pass) => {
+                let rows = |r: std::ops::Range<usize>, f: &mut dyn FnMut(&_)| {
+                    index.each_row(r.start, r.end, |_, m| f(m))
+                };
+                let s = pass.score(row.call, &out.view, index.history_end(row.call), rows)?;
+                Some(CallScore::of(row.call, row.status, &row.tiers_fired, s))
+            }
+            None => None,
+        };
         if args.jsonl || args.json {
             let mut v = serde_json::to_value(row)?;
             if let Some(s) = &score {
@@ -205,7 +206,6 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         } else {
             print_row(ui, row, score.as_ref())?;
         }
-        scores.extend(score);
         if args.save.is_some() {
             last_hash = Some(row.view_hash.clone());
             saved.push(RunStep {
@@ -221,10 +221,14 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         b.finish_and_clear();
     }
     let llm = summarizer.report();
+    let worst = pass
+        .as_ref()
+        .and_then(|p| p.worst())
+        .map(|(k, e)| Worst::of(k, e));
     if let Some(document) = document {
         let mut v = json!({"task": task, "totals": totals});
         if args.probes {
-            v["probes"] = json!({"worst_call": worst(&scores)});
+            v["probes"] = json!({"worst_call": worst});
         }
         if let Some(r) = &llm {
             v["llm"] = serde_json::to_value(r)?;
@@ -233,7 +237,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     } else if !args.jsonl {
         print_statuses(ui, &statuses)?;
         print_totals(ui, &totals, &run_prices)?;
-        if let Some(w) = worst(&scores) {
+        if let Some(w) = worst {
             writeln!(
                 ui.out,
                 "probes: worst call {}: critical kept {} ({} lost) · all kept {}",

@@ -287,7 +287,12 @@ impl Collector {
             .copied()
             .unwrap_or(usize::MAX);
         let e = self.scorer.evaluate(&out.view, end);
-        let score = CallScore::of(row.call, row.status, &row.tiers_fired, &e);
+        let survival = crate::probe::Survival {
+            critical_lost: e.critical_lost,
+            critical_kept_permille: e.critical_kept_permille(),
+            kept_permille: e.kept_permille(),
+        };
+        let score = CallScore::of(row.call, row.status, &row.tiers_fired, survival);
         // Strictly worse: the earliest call wins a tie, as in `probe::worst`.
         if self
             .probe_worst
