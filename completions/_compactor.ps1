@@ -36,6 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('step', 'step', [CompletionResultType]::ParameterValue, 'Run the full operation at one model call and report which tiers fired')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Render a view file for other tools or people')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Follow a session file as it is written: one line per new model call')
+            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Run the engine live: a loopback proxy between Claude Code or Codex and its API')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Walk a task call by call as a live engine would have, and print a timeline')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact a saved session offline: replay it, then write the final view')
@@ -209,6 +210,36 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'compactor;proxy' {
+            [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Where to listen (port 0: a free one). Loopback only, unless --allow-remote')
+            [CompletionResult]::new('--upstream', '--upstream', [CompletionResultType]::ParameterName, 'Where to forward every request: https://HOST[:PORT][/PREFIX] (plain http only to loopback). Default: the official endpoint of the API each request speaks (api.anthropic.com for Messages, api.openai.com for Responses)')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
+            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
+            [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Compaction starts above w_eff × this ratio')
+            [CompletionResult]::new('--stop-ratio', '--stop-ratio', [CompletionResultType]::ParameterName, 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)')
+            [CompletionResult]::new('--protect-recent-steps', '--protect-recent-steps', [CompletionResultType]::ParameterName, 'Model steps at the end of the history that ordinary compaction never touches')
+            [CompletionResult]::new('--summary-budget', '--summary-budget', [CompletionResultType]::ParameterName, 'Token cap of the floor summary')
+            [CompletionResult]::new('--summarizer', '--summarizer', [CompletionResultType]::ParameterName, 'How floor summaries are written (default extractive, or the config file''s `summarizer`)')
+            [CompletionResult]::new('--llm-provider', '--llm-provider', [CompletionResultType]::ParameterName, 'The model server''s wire format (with --summarizer llm). Config key: llm_provider')
+            [CompletionResult]::new('--llm-base-url', '--llm-base-url', [CompletionResultType]::ParameterName, 'The server''s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider''s public API')
+            [CompletionResult]::new('--llm-model', '--llm-model', [CompletionResultType]::ParameterName, 'The model name the server knows')
+            [CompletionResult]::new('--llm-timeout', '--llm-timeout', [CompletionResultType]::ParameterName, 'Seconds one model request may take (default 60)')
+            [CompletionResult]::new('--llm-api-key-env', '--llm-api-key-env', [CompletionResultType]::ParameterName, 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value')
+            [CompletionResult]::new('--llm-fallback', '--llm-fallback', [CompletionResultType]::ParameterName, 'What the floor uses when the model fails (default extractive)')
+            [CompletionResult]::new('--llm-price-input', '--llm-price-input', [CompletionResultType]::ParameterName, 'USD per million input tokens of the summarizer''s own calls (default 0)')
+            [CompletionResult]::new('--llm-price-output', '--llm-price-output', [CompletionResultType]::ParameterName, 'USD per million output tokens of the summarizer''s own calls (default 0)')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--allow-remote', '--allow-remote', [CompletionResultType]::ParameterName, 'Listen on an address other machines can reach, and answer requests addressed to any host name (a warning is printed)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON line per call (`compactor.proxy_call/1`) instead of the human line')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'compactor;replay' {
             [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
@@ -245,6 +276,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object: {"calls":[...],"totals":{...},"schema":"compactor.replay/1"}')
             [CompletionResult]::new('--jsonl', '--jsonl', [CompletionResultType]::ParameterName, 'Print one JSON object per call as soon as it completes (JSON Lines), then a totals record')
             [CompletionResult]::new('--probes', '--probes', [CompletionResultType]::ParameterName, 'Score every call''s view with probes from the raw record (as `compactor probe` does): critical and overall survival per call, and the worst call')
+            [CompletionResult]::new('--verify-forwarded', '--verify-forwarded', [CompletionResultType]::ParameterName, 'Audit a task `compactor proxy` recorded: derive every view it forwarded again, from the record as it stood then and under the settings it ran with (budget flags are not needed), and compare hashes; exit 1 at the first mismatch')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -556,6 +588,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('step', 'step', [CompletionResultType]::ParameterValue, 'Run the full operation at one model call and report which tiers fired')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Render a view file for other tools or people')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Follow a session file as it is written: one line per new model call')
+            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Run the engine live: a loopback proxy between Claude Code or Codex and its API')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Walk a task call by call as a live engine would have, and print a timeline')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact a saved session offline: replay it, then write the final view')
@@ -591,6 +624,9 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;help;watch' {
+            break
+        }
+        'compactor;help;proxy' {
             break
         }
         'compactor;help;replay' {

@@ -55,6 +55,9 @@ _compactor() {
             compactor,probe)
                 cmd="compactor__subcmd__probe"
                 ;;
+            compactor,proxy)
+                cmd="compactor__subcmd__proxy"
+                ;;
             compactor,replay)
                 cmd="compactor__subcmd__replay"
                 ;;
@@ -117,6 +120,9 @@ _compactor() {
                 ;;
             compactor__subcmd__help,probe)
                 cmd="compactor__subcmd__help__subcmd__probe"
+                ;;
+            compactor__subcmd__help,proxy)
+                cmd="compactor__subcmd__help__subcmd__proxy"
                 ;;
             compactor__subcmd__help,replay)
                 cmd="compactor__subcmd__help__subcmd__replay"
@@ -182,7 +188,7 @@ _compactor() {
 
     case "${cmd}" in
         compactor)
-            opts="-q -h -V --db --quiet --color --help --version import tasks show preflight step export watch replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help"
+            opts="-q -h -V --db --quiet --color --help --version import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -490,7 +496,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__help)
-            opts="import tasks show preflight step export watch replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help"
+            opts="import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -714,6 +720,20 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__help__subcmd__probe)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__help__subcmd__proxy)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1333,8 +1353,98 @@ _compactor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        compactor__subcmd__proxy)
+            opts="-q -h -V --listen --allow-remote --upstream --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --json --db --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --listen)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --upstream)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-reserved)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trigger-ratio)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stop-ratio)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --protect-recent-steps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --summary-budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --summarizer)
+                    COMPREPLY=($(compgen -W "extractive llm static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-provider)
+                    COMPREPLY=($(compgen -W "openai anthropic" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-fallback)
+                    COMPREPLY=($(compgen -W "extractive static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         compactor__subcmd__replay)
-            opts="-q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --price-output --prices --from --to --in-place --resume --views --save --force --json --jsonl --probes --db --quiet --color --help --version"
+            opts="-q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --price-output --prices --from --to --in-place --resume --views --save --force --json --jsonl --probes --verify-forwarded --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -33,6 +33,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand step 'Run the full operation at one model call and report which tiers fired'
             cand export 'Render a view file for other tools or people'
             cand watch 'Follow a session file as it is written: one line per new model call'
+            cand proxy 'Run the engine live: a loopback proxy between Claude Code or Codex and its API'
             cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
             cand probe 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
             cand compact 'Compact a saved session offline: replay it, then write the final view'
@@ -198,6 +199,35 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'compactor;proxy'= {
+            cand --listen 'Where to listen (port 0: a free one). Loopback only, unless --allow-remote'
+            cand --upstream 'Where to forward every request: https://HOST[:PORT][/PREFIX] (plain http only to loopback). Default: the official endpoint of the API each request speaks (api.anthropic.com for Messages, api.openai.com for Responses)'
+            cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
+            cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
+            cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
+            cand --stop-ratio 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)'
+            cand --protect-recent-steps 'Model steps at the end of the history that ordinary compaction never touches'
+            cand --summary-budget 'Token cap of the floor summary'
+            cand --summarizer 'How floor summaries are written (default extractive, or the config file''s `summarizer`)'
+            cand --llm-provider 'The model server''s wire format (with --summarizer llm). Config key: llm_provider'
+            cand --llm-base-url 'The server''s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider''s public API'
+            cand --llm-model 'The model name the server knows'
+            cand --llm-timeout 'Seconds one model request may take (default 60)'
+            cand --llm-api-key-env 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value'
+            cand --llm-fallback 'What the floor uses when the model fails (default extractive)'
+            cand --llm-price-input 'USD per million input tokens of the summarizer''s own calls (default 0)'
+            cand --llm-price-output 'USD per million output tokens of the summarizer''s own calls (default 0)'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --allow-remote 'Listen on an address other machines can reach, and answer requests addressed to any host name (a warning is printed)'
+            cand --json 'One JSON line per call (`compactor.proxy_call/1`) instead of the human line'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'compactor;replay'= {
             cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
             cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
@@ -234,6 +264,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --json 'Print one JSON object: {"calls":[...],"totals":{...},"schema":"compactor.replay/1"}'
             cand --jsonl 'Print one JSON object per call as soon as it completes (JSON Lines), then a totals record'
             cand --probes 'Score every call''s view with probes from the raw record (as `compactor probe` does): critical and overall survival per call, and the worst call'
+            cand --verify-forwarded 'Audit a task `compactor proxy` recorded: derive every view it forwarded again, from the record as it stood then and under the settings it ran with (budget flags are not needed), and compare hashes; exit 1 at the first mismatch'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help (see more with ''--help'')'
@@ -524,6 +555,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand step 'Run the full operation at one model call and report which tiers fired'
             cand export 'Render a view file for other tools or people'
             cand watch 'Follow a session file as it is written: one line per new model call'
+            cand proxy 'Run the engine live: a loopback proxy between Claude Code or Codex and its API'
             cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
             cand probe 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
             cand compact 'Compact a saved session offline: replay it, then write the final view'
@@ -552,6 +584,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;help;export'= {
         }
         &'compactor;help;watch'= {
+        }
+        &'compactor;help;proxy'= {
         }
         &'compactor;help;replay'= {
         }

@@ -65,6 +65,8 @@ pub enum Command {
     Export(ExportArgs),
     /// Follow a session file as it is written: one line per new model call.
     Watch(crate::cmd::watch::WatchArgs),
+    /// Run the engine live: a loopback proxy between Claude Code or Codex and its API.
+    Proxy(crate::cmd::proxy::ProxyArgs),
     /// Walk a task call by call as a live engine would have, and print a timeline.
     Replay(ReplayArgs),
     /// Score a call's view with probes from the raw record: asks, rules, files

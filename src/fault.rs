@@ -6,7 +6,12 @@
 //! the child replay of `check`). `COMPACTOR_FAULT=abort-after-line:N` aborts
 //! once the importer has read line N of its input (lines are counted across
 //! every file one process imports, so a multi-file import can die in the
-//! middle of any file). `COMPACTOR_FAULT=stall-in-hook` makes a
+//! middle of any file). `compactor proxy` counts the requests it forwards
+//! (across its conversations, 1 = the first): `abort-after-request:N` aborts
+//! once the N-th is recorded, before it is forwarded;
+//! `abort-mid-stream:N` once the first bytes of its answer have reached the
+//! client, before the answer is recorded; `abort-after-response:N` right
+//! after its answer is recorded. `COMPACTOR_FAULT=stall-in-hook` makes a
 //! `compactor hook` run block for good once it has started, so a test can
 //! see the hook's own deadline end it. Abort is a crash: no destructor, no flush, no
 //! rollback beyond what SQLite itself guarantees, which is the point.
@@ -24,6 +29,29 @@ pub(crate) enum Fault {
     AfterCall(u32),
     AfterLine(u64),
     StallInHook,
+    /// The proxy's points, at its N-th forwarded request.
+    Proxy(ProxyPoint, u64),
+}
+
+/// Where in a forwarded request the proxy can be made to abort.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ProxyPoint {
+    /// The request is recorded, not forwarded yet.
+    AfterRequest,
+    /// The answer's first bytes reached the client; the answer is not recorded.
+    MidStream,
+    /// The answer is recorded.
+    AfterResponse,
+}
+
+impl ProxyPoint {
+    fn name(self) -> &'static str {
+        match self {
+            ProxyPoint::AfterRequest => "abort-after-request",
+            ProxyPoint::MidStream => "abort-mid-stream",
+            ProxyPoint::AfterResponse => "abort-after-response",
+        }
+    }
 }
 
 impl Fault {
@@ -35,7 +63,17 @@ impl Fault {
         match kind {
             "abort-after-call" => n.parse().ok().filter(|n| *n > 0).map(Fault::AfterCall),
             "abort-after-line" => n.parse().ok().filter(|n| *n > 0).map(Fault::AfterLine),
-            _ => None,
+            _ => {
+                let point = [
+                    ProxyPoint::AfterRequest,
+                    ProxyPoint::MidStream,
+                    ProxyPoint::AfterResponse,
+                ]
+                .into_iter()
+                .find(|p| p.name() == kind)?;
+                let n: u64 = n.parse().ok().filter(|n| *n > 0)?;
+                Some(Fault::Proxy(point, n))
+            }
         }
     }
 
@@ -45,6 +83,7 @@ impl Fault {
             Fault::AfterCall(n) => format!("abort-after-call:{n}"),
             Fault::AfterLine(n) => format!("abort-after-line:{n}"),
             Fault::StallInHook => "stall-in-hook".to_string(),
+            Fault::Proxy(p, n) => format!("{}:{n}", p.name()),
         }
     }
 }
@@ -56,7 +95,7 @@ fn armed() -> Option<Fault> {
         let f = Fault::parse(&v);
         if f.is_none() {
             eprintln!(
-                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N, abort-after-line:N or stall-in-hook"
+                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N, abort-after-line:N, abort-after-request:N, abort-mid-stream:N, abort-after-response:N or stall-in-hook"
             );
         }
         f
@@ -76,6 +115,18 @@ pub(crate) fn after_line() {
     if let Some(Fault::AfterLine(n)) = armed()
         && LINES.fetch_add(1, Ordering::Relaxed) + 1 == n
     {
+        std::process::abort();
+    }
+}
+
+/// Whether a fault is armed at `point` of the proxy's `n`-th forwarded request.
+pub(crate) fn armed_at(point: ProxyPoint, n: u64) -> bool {
+    armed() == Some(Fault::Proxy(point, n))
+}
+
+/// Call at `point` of the proxy's `n`-th forwarded request.
+pub(crate) fn proxy(point: ProxyPoint, n: u64) {
+    if armed_at(point, n) {
         std::process::abort();
     }
 }
@@ -114,6 +165,19 @@ mod tests {
             assert_eq!(Fault::parse(bad), None, "{bad}");
         }
         assert_eq!(Fault::AfterCall(7).env_value(), "abort-after-call:7");
+        assert_eq!(
+            Fault::parse("abort-mid-stream:2"),
+            Some(Fault::Proxy(ProxyPoint::MidStream, 2))
+        );
+        for p in [
+            ProxyPoint::AfterRequest,
+            ProxyPoint::MidStream,
+            ProxyPoint::AfterResponse,
+        ] {
+            let f = Fault::Proxy(p, 4);
+            assert_eq!(Fault::parse(&f.env_value()), Some(f));
+        }
+        assert_eq!(Fault::parse("abort-after-response:0"), None);
         assert_eq!(
             Fault::parse(&Fault::AfterLine(9).env_value()),
             Some(Fault::AfterLine(9))

@@ -20,6 +20,7 @@ pub(crate) mod hooks;
 pub(crate) mod htmlreport;
 pub mod model;
 pub(crate) mod probe;
+pub mod proxy;
 pub mod session;
 pub mod store;
 pub mod summarize;

@@ -15,6 +15,7 @@ pub mod html_report;
 pub mod import;
 pub mod probe;
 pub mod project;
+pub mod proxy;
 pub mod replay;
 pub mod reset;
 pub mod runs;
@@ -97,6 +98,7 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Runs(args) => runs::run(&open_store(cli)?, ui, args),
         Command::Reset(args) => reset::run(&mut open_store(cli)?, ui, args),
         Command::Watch(args) => watch::run(&mut open_store(cli)?, ui, args),
+        Command::Proxy(args) => proxy::run(&mut open_store(cli)?, ui, args),
         Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
         Command::Check(args) => check::run(ui, args, db_location(cli).ok()),
         Command::Hooks(args) => hooks::run(cli, ui, args),
@@ -132,13 +134,13 @@ fn open_store(cli: &Cli) -> Result<Store> {
     Ok(Store::open(&location)?)
 }
 
-/// Whether a command may create the store: `import`, and a command given a
-/// transcript FILE (it imports it first). Every other command only reads
-/// what was imported, so a store that is not there is a wrong path, never a
-/// new empty store.
+/// Whether a command may create the store: `import` and `proxy` (which
+/// record), and a command given a transcript FILE (it imports it first).
+/// Every other command only reads what was imported, so a store that is not
+/// there is a wrong path, never a new empty store.
 fn creates_store(command: &Command) -> bool {
     match command {
-        Command::Import(_) => true,
+        Command::Import(_) | Command::Proxy(_) => true,
         Command::Preflight(a) | Command::Step(a) => a.run.source.file.is_some(),
         Command::Replay(a) => a.run.source.file.is_some(),
         Command::Probe(a) => a.run.source.file.is_some(),

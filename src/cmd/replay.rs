@@ -80,9 +80,20 @@ pub struct ReplayArgs {
     /// probe` does): critical and overall survival per call, and the worst call.
     #[arg(long)]
     pub probes: bool,
+
+    /// Audit a task `compactor proxy` recorded: derive every view it forwarded
+    /// again, from the record as it stood then and under the settings it ran
+    /// with (budget flags are not needed), and compare hashes; exit 1 at the
+    /// first mismatch.
+    #[arg(long, conflicts_with_all = ["in_place", "resume", "views", "save", "probes", "from", "to"])]
+    pub verify_forwarded: bool,
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome> {
+    if args.verify_forwarded {
+        let task = super::common::resolve_task(store, ui, &args.run.source)?;
+        return super::proxy::verify(store, ui, &task, args.json || args.jsonl);
+    }
     let Resolved {
         budget,
         run_budget,

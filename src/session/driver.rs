@@ -308,6 +308,14 @@ impl TaskRecordIndex {
         }
     }
 
+    /// What the overhead is measured from: the system rows and the first
+    /// call with recorded usage (while both stay, so does the overhead).
+    fn overhead_inputs(&self) -> (usize, Option<u32>) {
+        let system = self.kinds.iter().filter(|k| **k == Kind::System).count();
+        let first = (1..=self.calls()).find(|k| self.usage(*k).is_some());
+        (system, first)
+    }
+
     /// The number of rows in the record.
     pub fn len(&self) -> usize {
         self.kinds.len()
@@ -1063,6 +1071,9 @@ where
     tool_index: HashMap<String, usize>,
     /// This driver makes one call (see [`Driver::one_shot`]).
     one_shot: bool,
+    /// What the next step at this call anchors on in place of the record's
+    /// own usage (see [`Driver::anchor_next`]).
+    anchor: Option<(u32, u64, Option<Ratio>)>,
 }
 
 impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
@@ -1098,6 +1109,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
             tool_index: HashMap::new(),
             chain: ChainResume::default(),
             one_shot: false,
+            anchor: None,
         })
     }
 
@@ -1238,12 +1250,27 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         self.progress = Some(settings);
     }
 
+    /// Anchor call `k` on `real` tokens for the call before it, and on
+    /// `ratio`, in place of what the record's usage gives: for a live run,
+    /// whose recorded usage measured the view it forwarded rather than the
+    /// raw history (the caller turns it into what the raw history would
+    /// have measured). Holds for the next step at `k` only.
+    pub fn anchor_next(&mut self, k: u32, real: u64, ratio: Option<Ratio>) {
+        self.anchor = Some((k, real, ratio));
+    }
+
     fn context(&self, k: u32, mode: Mode) -> CallContext<'a> {
         let idx = &*self.index;
-        let previous_call = k.checked_sub(1).filter(|p| *p >= 1).and_then(|p| {
-            idx.usage(p)
-                .map(|u| (p, u.prompt_tokens() + u.output_tokens))
-        });
+        let anchor = self.anchor.filter(|(at, _, _)| *at == k);
+        let previous_call = k
+            .checked_sub(1)
+            .filter(|p| *p >= 1)
+            .and_then(|p| match anchor {
+                Some((_, real, _)) => Some((p, real)),
+                None => idx
+                    .usage(p)
+                    .map(|u| (p, u.prompt_tokens() + u.output_tokens)),
+            });
         let agent_compacted = match k.checked_sub(1) {
             Some(i) if (i as usize) < idx.agent_compacted_before.len() => {
                 idx.agent_compacted_before[i as usize]
@@ -1266,7 +1293,10 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
                     .checked_sub(1)
                     .and_then(|i| self.raw.out.get(i as usize))
                     .copied(),
-                ratio: idx.ratio_before(k, &self.raw.out),
+                ratio: match anchor {
+                    Some((_, _, ratio)) => ratio,
+                    None => idx.ratio_before(k, &self.raw.out),
+                },
             },
         }
     }
@@ -1450,6 +1480,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         }
         // Shared with the output, not copied.
         self.last = Some((k, out.parts.clone(), end));
+        self.anchor = None;
         Ok(out)
     }
 
@@ -1480,15 +1511,37 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         // The measure of the next, unrecorded call was taken where the
         // record ended.
         self.raw.out.truncate(old.calls() as usize);
-        // The overhead rests on the first call with recorded usage, which
-        // may have arrived since.
-        if let Some(o) = index.overhead(self.settings.estimator)? {
+        // The overhead rests on the system rows and the first call with
+        // recorded usage, which may have arrived since.
+        if old.overhead_inputs() != index.overhead_inputs()
+            && let Some(o) = index.overhead(self.settings.estimator)?
+        {
             self.overhead = Some(o);
         }
         // New tool results minted forms at their import.
         self.tool_forms = FormSource::of(store, &index)?;
         self.index = index;
         Ok(())
+    }
+}
+
+impl<'a> Driver<'a, Box<TaskRecordIndex>> {
+    /// [`Driver::grow`] over the task's record as the store holds it now,
+    /// its rows' heads read through the index's own connection to the store
+    /// file (no connection is opened: a live caller grows it at every call).
+    pub fn grow_in_place(&mut self, store: &Store) -> Result<(), StoreError> {
+        let task = self.index.task.clone();
+        let Some(own) = self.index.own_store() else {
+            let index = Box::new(TaskRecordIndex::load(store, &task)?);
+            return self.grow(store, index);
+        };
+        let mut heads = HeadsBuilder::default();
+        own.reader().each_row_head(&task, |h| heads.push(h))?;
+        let mut index = Box::new(heads.finish(&task, RowSource::Memory(Vec::new())));
+        // The rows are read where they were: the same connection and the
+        // block it last read (the record is append-only).
+        index.rows = std::mem::replace(&mut self.index.rows, RowSource::Memory(Vec::new()));
+        self.grow(store, index)
     }
 }
 

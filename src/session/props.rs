@@ -209,6 +209,70 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(24), ..ProptestConfig::default() })]
+
+    /// A live run: the record grows call by call (the rows before each call
+    /// appended just before it with `Tx::append_rows`, as `compactor proxy`
+    /// appends them), one driver carried on over it with `grow`, and each
+    /// call equals what a new driver derives over the same record and store
+    /// at that call; appended a call at a time, the rows chain as they do
+    /// imported whole.
+    #[test]
+    fn a_driver_grown_call_by_call_equals_a_new_one_at_every_call(
+        events in transcript(),
+        b in budget(),
+    ) {
+        let rec = build(&events);
+        let est = CharsPerToken::default();
+        let settings = || RunSettings::new(b, &est, &StaticCheckpoint);
+        let mut mem = Store::open_memory().unwrap();
+        let whole = rec.store_into(&mut mem);
+        let rows = whole.all_rows().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let open = |name: &str| {
+            let mut s = Store::open(&DbLocation::File(dir.path().join(name))).unwrap();
+            s.transaction(|tx| -> Result<(), crate::store::StoreError> {
+                for f in rec.forms.values() {
+                    tx.put_tool_form("t", f)?;
+                }
+                Ok(())
+            })
+            .unwrap();
+            s
+        };
+        let load = |s: &Store| Box::new(crate::session::driver::TaskRecordIndex::load(s, "t").unwrap());
+        let (mut live_store, mut fresh_store) = (open("live.db"), open("fresh.db"));
+        let mut live: Option<Driver<'_, Box<crate::session::driver::TaskRecordIndex>>> = None;
+        let mut appended = 0;
+        for k in 1..=whole.calls() + 1 {
+            let end = whole.history_end(k);
+            for s in [&mut live_store, &mut fresh_store] {
+                s.transaction(|tx| tx.append_rows("t", &rows[appended..end])).unwrap();
+            }
+            appended = end;
+            // Every other call grown with an index loaded anew, the others
+            // in place (read again through the index's own connection).
+            match live.as_mut() {
+                Some(d) if k % 2 == 0 => d.grow_in_place(&live_store).unwrap(),
+                Some(d) => d.grow(&live_store, load(&live_store)).unwrap(),
+                None => live = Some(Driver::new(&live_store, load(&live_store), settings()).unwrap()),
+            }
+            let d = live.as_mut().unwrap();
+            prop_assert_eq!(d.index.calls() + 1, k);
+            let a = d.step(&mut live_store, k).unwrap();
+            let fresh_index = load(&fresh_store);
+            let mut fresh = Driver::new(&fresh_store, fresh_index, settings()).unwrap();
+            let f = fresh.step(&mut fresh_store, k).unwrap();
+            prop_assert_eq!(a.view.canonical_bytes(), f.view.canonical_bytes(), "call {}", k);
+            prop_assert_eq!(&a.report, &f.report, "call {}", k);
+        }
+        let live_rows = live_store.reader().task_rows("t").unwrap();
+        prop_assert_eq!(live_rows.len(), rows.len());
+        prop_assert!(mem.reader().consistent_with("t", &live_rows).unwrap());
+    }
+}
+
 impl Record {
     /// A generation whose tool call never got a result.
     pub(crate) fn interrupted_call(&mut self) {

@@ -8,6 +8,7 @@
 
 mod client_compaction;
 mod concurrency;
+mod proxy;
 mod raw;
 mod runs;
 mod snapshot;
@@ -21,6 +22,7 @@ use std::sync::Arc;
 use rusqlite::Connection;
 
 pub use client_compaction::{ClientCompaction, CompactionHalf};
+pub use proxy::{ProxyCall, ProxyConversation, ProxyResponse};
 pub use raw::{
     AppendOutcome, CONTENT_JSON, CONTENT_LZ4, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH,
     RowEncoder, RowHead, RowWriter, StoredMessage, TaskRecord, TaskStats, decode_content,
@@ -45,6 +47,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0008_context_window.sql"),
     include_str!("migrations/0009_carried_history.sql"),
     include_str!("migrations/0010_client_compaction.sql"),
+    include_str!("migrations/0011_proxy.sql"),
 ];
 
 /// The page size of a store this build creates (bytes). An import writes

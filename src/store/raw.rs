@@ -657,6 +657,25 @@ impl Tx<'_> {
         })
     }
 
+    /// Append `msgs` after the rows stored for `task_id`, their chain hashes
+    /// going on from the last stored row's: for a recorder that holds only
+    /// what is new (the live proxy), where an import passes the whole file.
+    /// Returns how many rows the task holds now.
+    pub fn append_rows(&self, task_id: &str, msgs: &[Message]) -> Result<u64> {
+        let mut writer = self.row_writer(task_id, None)?;
+        let mut enc = RowEncoder::new(0);
+        if let Ok(prev) = <[u8; 32]>::try_from(&writer.last_stored[..]) {
+            enc.prev = prev;
+        }
+        writer.seen = writer.stored;
+        for m in msgs {
+            writer.push(enc.encode(m))?;
+        }
+        let stored = writer.stored;
+        let outcome = writer.finish()?;
+        Ok(stored + outcome.added)
+    }
+
     /// A writer of `task_id`'s rows in file order (see [`RowWriter`]).
     pub fn row_writer(&self, task_id: &str, source_id: Option<i64>) -> Result<RowWriter<'_>> {
         let (stored, last_stored): (u64, Option<Vec<u8>>) = self.tx.query_row(

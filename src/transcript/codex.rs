@@ -170,7 +170,7 @@ pub(super) fn context_window(v: Option<&Value>) -> Option<u64> {
 }
 
 /// A Codex usage: `input_tokens` counts the cached ones too.
-pub(super) fn codex_usage(input: u64, cached: u64, output: u64) -> Usage {
+pub(crate) fn codex_usage(input: u64, cached: u64, output: u64) -> Usage {
     Usage {
         input_tokens: input.saturating_sub(cached),
         output_tokens: output,

@@ -26,7 +26,7 @@ pub(super) fn anthropic_content(line: u64, content: Value) -> Result<Vec<Block>,
 
 /// Parse one Anthropic content block, taking its strings rather than
 /// copying them. Unknown block types are kept verbatim.
-pub(super) fn anthropic_block(line: u64, b: Value) -> Result<Block, LineError> {
+pub(crate) fn anthropic_block(line: u64, b: Value) -> Result<Block, LineError> {
     let mut obj = match b {
         Value::Object(obj) => obj,
         other => {
@@ -149,7 +149,7 @@ pub(super) fn image_from_url(url: &str) -> Block {
 }
 
 /// Anthropic usage (`input_tokens`, `cache_*`, `output_tokens`); absent fields count 0.
-pub(super) fn anthropic_usage(line: u64, v: &Value) -> Result<Option<Usage>, LineError> {
+pub(crate) fn anthropic_usage(line: u64, v: &Value) -> Result<Option<Usage>, LineError> {
     let Some(obj) = v.as_object() else {
         return Ok(None);
     };

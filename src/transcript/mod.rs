@@ -29,6 +29,10 @@ use idtable::{IdTable, Packed};
 
 pub use reader::{ParseOptions, ParsedFile, SkippedLine, parse_bytes, parse_reader, parse_stream};
 
+/// The normalisation of one Anthropic content block and usage object, for
+/// the live proxy (which reads them from requests and responses).
+pub(crate) use common::{anthropic_block, anthropic_usage};
+
 pub(crate) use crate::model::digest::{Digest, DigestMap};
 
 /// A problem with one line of input, located by 1-based line and byte column.

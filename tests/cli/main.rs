@@ -30,6 +30,7 @@ mod llm;
 mod parse_props;
 mod probe;
 mod project;
+mod proxy;
 mod reliability;
 mod replay;
 mod report;

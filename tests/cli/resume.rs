@@ -52,7 +52,12 @@ pub fn client(name: &str, test: &str) -> Option<PathBuf> {
 }
 
 /// Run a client to completion or kill it at the timeout; returns (status, stdout, stderr).
-pub fn run_bounded(mut cmd: Command) -> (i32, String, String) {
+pub fn run_bounded(cmd: Command) -> (i32, String, String) {
+    run_bounded_for(cmd, CLIENT_TIMEOUT)
+}
+
+/// [`run_bounded`] with its own timeout (a long scripted turn).
+pub fn run_bounded_for(mut cmd: Command, timeout: Duration) -> (i32, String, String) {
     // stdin is a pipe closed at once (an empty stdin: `-p`/`exec` read it),
     // not /dev/null, so nothing but EOF can ever reach the client.
     let mut child = cmd
@@ -79,10 +84,10 @@ pub fn run_bounded(mut cmd: Command) -> (i32, String, String) {
         if let Some(st) = child.try_wait().expect("wait on the client") {
             break st;
         }
-        if start.elapsed() > CLIENT_TIMEOUT {
+        if start.elapsed() > timeout {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("the client did not finish within {CLIENT_TIMEOUT:?}: killed");
+            panic!("the client did not finish within {timeout:?}: killed");
         }
         std::thread::sleep(Duration::from_millis(50));
     };

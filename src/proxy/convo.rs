@@ -1,0 +1,98 @@
+//! A request's conversation, API-neutral: its items (Anthropic messages or
+//! Responses input items) as the exact text sent, each normalised into the
+//! record's rows by the importers' own normalisation, and the conversation
+//! as a sequence of entries (one per content block, with its side) that is
+//! compared with the record to find what is new.
+
+use std::ops::Range;
+
+use crate::model::digest::Digest;
+use crate::model::{Block, Kind, Message, Role};
+
+/// Which side of the conversation an entry is on. `System` entries are the
+/// instructions a client sends among its messages (Claude Code's `system`
+/// messages, Codex's `developer` ones): recorded, never part of a view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Side {
+    User,
+    Assistant,
+    System,
+}
+
+impl Side {
+    pub(crate) fn of(m: &Message) -> Side {
+        match (m.role, m.kind) {
+            (Role::Assistant, _) => Side::Assistant,
+            (Role::Meta, _) => Side::System,
+            (Role::User, _) => Side::User,
+        }
+    }
+
+    fn tag(self) -> &'static str {
+        match self {
+            Side::User => "u",
+            Side::Assistant => "a",
+            Side::System => "s",
+        }
+    }
+}
+
+/// The identity of one entry: its side and its block's canonical JSON.
+pub(crate) fn entry_digest(side: Side, block: &Block) -> Digest {
+    let json = serde_json::to_string(block).expect("blocks serialise");
+    let mut s = String::with_capacity(json.len() + 2);
+    s.push_str(side.tag());
+    s.push('\0');
+    s.push_str(&json);
+    Digest::of(&s)
+}
+
+/// Whether a row of the record is part of the compared conversation (the
+/// rows the proxy writes: conversation, and system rows among them).
+pub(crate) fn compared(m: &Message) -> bool {
+    m.kind.reaches_view() || m.kind == Kind::System
+}
+
+/// A system row (instructions) holding `blocks`.
+pub(crate) fn system_row(blocks: Vec<Block>) -> Message {
+    Message::new(Role::Meta, Kind::System, blocks, 0)
+}
+
+/// One item of a request: where its text is in the body.
+#[derive(Debug, Clone)]
+pub(crate) struct RawItem {
+    pub span: Range<usize>,
+}
+
+impl RawItem {
+    pub(crate) fn of(body: &str, raw: &str) -> RawItem {
+        let start = raw.as_ptr() as usize - body.as_ptr() as usize;
+        RawItem {
+            span: start..start + raw.len(),
+        }
+    }
+}
+
+/// A bad request body, in words for the client's 400.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BadRequest(pub String);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_is_its_side_and_block() {
+        let b = Block::Text { text: "hi".into() };
+        assert_eq!(entry_digest(Side::User, &b), entry_digest(Side::User, &b));
+        assert_ne!(
+            entry_digest(Side::User, &b),
+            entry_digest(Side::Assistant, &b)
+        );
+        assert_ne!(
+            entry_digest(Side::User, &b),
+            entry_digest(Side::User, &Block::Text { text: "ho".into() })
+        );
+    }
+}

@@ -1,0 +1,531 @@
+//! A live conversation's record: what of a request is new (compared with
+//! the record entry by entry, one entry per content block), the new rows
+//! appended in one transaction with the tool forms they mint, and the
+//! answer recorded once its stream completed. A request whose history does
+//! not extend the record (the client compacted, rewound or edited it)
+//! starts a new task linked to the old one, with the reason; no row is ever
+//! rewritten.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::convo::{BadRequest, Side, compared, entry_digest, system_row};
+use super::request::Request;
+use crate::engine::estimate::CharsPerToken;
+use crate::engine::toolrules::{ToolForm, ToolRules};
+use crate::model::digest::{Digest, DigestMap};
+use crate::model::{Block, Kind, Message};
+use crate::store::{ProxyConversation, Store, StoreError, TaskRecord};
+use crate::view::text::block_text;
+
+/// Where an entry was in the latest request that carried it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Place {
+    pub item: u32,
+    /// Its block's index among the item's entries.
+    pub block: u32,
+}
+
+/// What the latest request's item `i` was: its first entry and how many,
+/// and whether it is instructions (system entries only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ItemSeen {
+    pub first: u32,
+    pub entries: u32,
+    pub system: bool,
+}
+
+/// A live conversation: its task, and what is needed to compare requests
+/// with its record and to write the forwarded request (a digest per entry;
+/// the record's content stays in the store).
+pub(crate) struct Conversation {
+    pub meta: ProxyConversation,
+    /// The record's entries after its head rows, in order.
+    entries: Vec<Digest>,
+    /// Where each entry was in the latest request (`None` until one carried it).
+    places: Vec<Option<Place>>,
+    /// An entry's digest, and the digest of the form a view gives it where
+    /// that differs (a block the view shows as text), to its first index.
+    origin: DigestMap<u32>,
+    /// The latest request's items.
+    items: Vec<ItemSeen>,
+    /// The latest request's leading items whose text a request that sends
+    /// them again need not read: how many, and the blake3 of their text
+    /// (from the first's start to the last's end, as one run of bytes). The
+    /// last two items are left out: a client moves its cache breakpoint
+    /// from the last message to the new last one.
+    prefix: Option<(usize, [u8; 32])>,
+    /// Rows in the record.
+    pub rows: u64,
+    turn: u32,
+    step: u32,
+    /// Tool calls recorded without a result yet: name and input.
+    open_calls: HashMap<String, (String, Value)>,
+    /// Requests forwarded so far.
+    pub attempts: u64,
+}
+
+/// What a request adds to a conversation's record.
+pub(crate) struct Plan {
+    items: Vec<ItemSeen>,
+    /// The prefix this request leaves for the next (see [`Conversation::prefix`]).
+    prefix: Option<(usize, [u8; 32])>,
+    /// `(entry, place)` for the entries this request carried.
+    places: Vec<(u32, Place)>,
+    /// New rows, in order.
+    rows: Vec<Message>,
+}
+
+impl Plan {
+    /// The rows the plan appends.
+    pub(crate) fn rows(&self) -> &[Message] {
+        &self.rows
+    }
+}
+
+/// Why a request's history does not extend a record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Divergence {
+    /// Entries the request shares with the record before it differs.
+    pub shared: u32,
+    pub reason: String,
+}
+
+impl Conversation {
+    /// A conversation whose task holds no row yet.
+    pub(crate) fn empty(meta: ProxyConversation) -> Conversation {
+        Conversation {
+            meta,
+            entries: Vec::new(),
+            places: Vec::new(),
+            origin: DigestMap::default(),
+            items: Vec::new(),
+            prefix: None,
+            rows: 0,
+            turn: 0,
+            step: 0,
+            open_calls: HashMap::new(),
+            attempts: 0,
+        }
+    }
+
+    /// A conversation recorded before (by this proxy or an earlier run),
+    /// read back from its record.
+    pub(crate) fn load(store: &Store, meta: ProxyConversation) -> Result<Conversation, StoreError> {
+        let mut c = Conversation::empty(meta);
+        let reader = store.reader();
+        c.attempts = reader.proxy_last_attempt(&c.meta.task_id)?;
+        let head = c.meta.head_rows;
+        let mut rows = 0u64;
+        let task = c.meta.task_id.clone();
+        reader.each_stored(&task, 0, u64::MAX, |s| {
+            rows += 1;
+            let m = s.message;
+            c.turn = m.turn;
+            c.step = c.step.max(m.step);
+            if s.seq >= head {
+                c.take_row(&m);
+            }
+            Ok::<(), StoreError>(())
+        })?;
+        c.rows = rows;
+        Ok(c)
+    }
+
+    /// Note a recorded row: its entries, its tool calls and results.
+    fn take_row(&mut self, m: &Message) {
+        if !compared(m) {
+            return;
+        }
+        let side = Side::of(m);
+        for b in &m.content {
+            let i = self.entries.len() as u32;
+            let d = entry_digest(side, b);
+            self.entries.push(d);
+            self.places.push(None);
+            self.origin.entry(d).or_insert(i);
+            if let Block::Other(_) = b {
+                let shown = Block::Text {
+                    text: block_text(b),
+                };
+                self.origin.entry(entry_digest(side, &shown)).or_insert(i);
+            }
+            match b {
+                Block::ToolUse { id, name, input } => {
+                    self.open_calls
+                        .insert(id.clone(), (name.clone(), input.clone()));
+                }
+                Block::ToolResult { tool_use_id, .. } => {
+                    self.open_calls.remove(tool_use_id);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Compare `req` with the record: what it adds, or where it diverges.
+    pub(crate) fn plan(&self, req: &Request) -> Result<Result<Plan, Divergence>, BadRequest> {
+        let mut plan = Plan {
+            items: Vec::with_capacity(req.items.len()),
+            prefix: None,
+            places: Vec::new(),
+            rows: Vec::new(),
+        };
+        let recorded = self.entries.len() as u32;
+        let mut at = 0u32;
+        // The leading items the last request sent, as it sent them: known.
+        let text = req.text().as_bytes();
+        let end_of = |k: usize| req.items[k - 1].span.end;
+        let keep = if req.bare_string {
+            0
+        } else {
+            req.items.len().saturating_sub(2)
+        };
+        let mut hasher = blake3::Hasher::new();
+        let mut hashed = 0usize;
+        let mut skip = 0usize;
+        if let Some((k, digest)) = self.prefix
+            && k > 0
+            && k <= req.items.len()
+            && k <= self.items.len()
+            && !req.bare_string
+        {
+            let start = req.items[0].span.start;
+            hasher.update(&text[start..end_of(k)]);
+            hashed = k;
+            if *hasher.finalize().as_bytes() == digest {
+                let last = self.items[k - 1];
+                if last.first + last.entries <= recorded {
+                    plan.items.extend_from_slice(&self.items[..k]);
+                    at = last.first + last.entries;
+                    skip = k;
+                }
+            }
+            if skip == 0 {
+                hasher = blake3::Hasher::new();
+                hashed = 0;
+            }
+        }
+        if keep > 0 {
+            let start = if hashed == 0 {
+                req.items[0].span.start
+            } else {
+                end_of(hashed)
+            };
+            if keep > hashed {
+                hasher.update(&text[start..end_of(keep)]);
+            }
+            if keep >= hashed {
+                plan.prefix = Some((keep, *hasher.finalize().as_bytes()));
+            }
+        }
+        for i in skip..req.items.len() {
+            let i32 = i as u32;
+            let rows = req.item_rows(i)?;
+            let side_of: Vec<(Side, &Block)> = rows
+                .iter()
+                .flat_map(|r| r.content.iter().map(move |b| (Side::of(r), b)))
+                .collect();
+            let n = side_of.len() as u32;
+            let system = !rows.is_empty() && rows.iter().all(|r| Side::of(r) == Side::System);
+            plan.items.push(ItemSeen {
+                first: at,
+                entries: n,
+                system,
+            });
+            if at >= recorded {
+                // New from here on.
+                plan.rows.extend(rows);
+                at += n;
+                continue;
+            }
+            for (k, (side, b)) in side_of.iter().enumerate() {
+                let e = at + k as u32;
+                if e >= recorded {
+                    return Ok(Err(Divergence {
+                        shared: recorded,
+                        reason: format!(
+                            "item {i} of the request goes on past the record's last entry: the client changed a message the proxy recorded"
+                        ),
+                    }));
+                }
+                if self.entries[e as usize] != entry_digest(*side, b) {
+                    return Ok(Err(Divergence {
+                        shared: e,
+                        reason: format!(
+                            "item {i} of the request differs from the record at entry {}: the client edited, rewound or compacted its history",
+                            e + 1
+                        ),
+                    }));
+                }
+                plan.places.push((
+                    e,
+                    Place {
+                        item: i32,
+                        block: k as u32,
+                    },
+                ));
+            }
+            at += n;
+        }
+        if at < recorded {
+            return Ok(Err(Divergence {
+                shared: at,
+                reason: format!(
+                    "the request holds {at} of the record's {recorded} entries: the client went back (a rewind, or a retry of an answer it did not keep)"
+                ),
+            }));
+        }
+        Ok(Ok(plan))
+    }
+
+    /// Record what `plan` adds (one transaction, with the tool forms the new
+    /// results mint), then take it in. `created`: the task's record and
+    /// conversation row, written in the same transaction when this is its
+    /// first request.
+    pub(crate) fn record(
+        &mut self,
+        store: &mut Store,
+        mut plan: Plan,
+        created: Option<(&TaskRecord, Vec<Message>)>,
+    ) -> Result<(), StoreError> {
+        let mut rows = Vec::new();
+        if let Some((_, head)) = &created {
+            rows.extend(head.iter().cloned());
+        }
+        let (mut turn, mut step) = (self.turn, self.step);
+        let mut prev_generation = false;
+        let first_seq = self.rows + rows.len() as u64;
+        for (j, mut m) in std::mem::take(&mut plan.rows).into_iter().enumerate() {
+            match m.kind {
+                Kind::Ask => turn += 1,
+                Kind::Generation if !prev_generation => step += 1,
+                _ => {}
+            }
+            if m.kind == Kind::Generation {
+                if !prev_generation || m.gen_id.is_none() {
+                    m.gen_id = Some(format!("client-{}", first_seq + j as u64));
+                }
+            } else {
+                m.gen_id = None;
+            }
+            prev_generation = m.kind == Kind::Generation;
+            m.turn = turn;
+            m.step = step;
+            rows.push(m);
+        }
+        // Consecutive client-sent assistant rows are one generation.
+        let mut last_gen: Option<String> = None;
+        for m in &mut rows {
+            if m.kind == Kind::Generation {
+                match &last_gen {
+                    Some(g) => m.gen_id = Some(g.clone()),
+                    None => last_gen = m.gen_id.clone(),
+                }
+            } else {
+                last_gen = None;
+            }
+        }
+        let forms = self.forms_of(&rows);
+        let task = self.meta.task_id.clone();
+        let meta = &self.meta;
+        let total = store.transaction(|tx| -> Result<u64, StoreError> {
+            if let Some((record, _)) = &created {
+                tx.upsert_task(record)?;
+                tx.put_proxy_conversation(meta)?;
+            }
+            let total = tx.append_rows(&task, &rows)?;
+            for f in &forms {
+                tx.put_tool_form(&task, f)?;
+            }
+            Ok(total)
+        })?;
+        let head = self.meta.head_rows;
+        for (j, m) in rows.iter().enumerate() {
+            let seq = self.rows + j as u64;
+            if seq >= head {
+                self.take_row(m);
+            }
+        }
+        self.rows = total;
+        self.turn = turn;
+        self.step = step;
+        for (e, p) in plan.places {
+            self.places[e as usize] = Some(p);
+        }
+        // The new entries were carried by this request too.
+        for it in &plan.items {
+            for k in 0..it.entries {
+                let e = (it.first + k) as usize;
+                if e < self.places.len() && self.places[e].is_none() {
+                    self.places[e] = Some(Place {
+                        item: plan.items.iter().position(|x| x == it).unwrap_or(0) as u32,
+                        block: k,
+                    });
+                }
+            }
+        }
+        self.items = plan.items;
+        self.prefix = plan.prefix;
+        Ok(())
+    }
+
+    /// The forms the tool results among `rows` mint (their calls recorded
+    /// before, or among `rows`).
+    fn forms_of(&self, rows: &[Message]) -> Vec<ToolForm> {
+        let rules = ToolRules::default();
+        let est = CharsPerToken::default();
+        let mut calls: HashMap<&str, (&str, &Value)> = self
+            .open_calls
+            .iter()
+            .map(|(id, (n, i))| (id.as_str(), (n.as_str(), i)))
+            .collect();
+        let mut out = Vec::new();
+        for m in rows {
+            for b in &m.content {
+                match b {
+                    Block::ToolUse { id, name, input } => {
+                        calls.insert(id, (name, input));
+                    }
+                    Block::ToolResult {
+                        tool_use_id,
+                        content,
+                        ..
+                    } => {
+                        if let Some((name, input)) = calls.remove(tool_use_id.as_str())
+                            && let Some(f) = rules.compact(&est, tool_use_id, name, input, content)
+                        {
+                            out.push(f);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out
+    }
+
+    /// Record the answer to a forwarded request, unless the record grew
+    /// since (`rows` rows when it was forwarded): then another request of
+    /// the conversation came first, and the answer no longer follows it.
+    pub(crate) fn record_answer(
+        &mut self,
+        store: &mut Store,
+        rows: u64,
+        mut answer: Message,
+        response: &crate::store::ProxyResponse,
+    ) -> Result<bool, StoreError> {
+        if rows != self.rows || answer.content.is_empty() {
+            let mut r = response.clone();
+            r.outcome = if rows != self.rows {
+                "superseded".into()
+            } else {
+                "unparsed".into()
+            };
+            store.transaction(|tx| tx.put_proxy_response(&r))?;
+            return Ok(false);
+        }
+        let step = self.step + 1;
+        answer.turn = self.turn;
+        answer.step = step;
+        if answer.gen_id.as_deref().is_none_or(str::is_empty) {
+            answer.gen_id = Some(format!("proxy-{}", response.attempt));
+        }
+        let forms = self.forms_of(std::slice::from_ref(&answer));
+        let task = self.meta.task_id.clone();
+        let total = store.transaction(|tx| -> Result<u64, StoreError> {
+            let total = tx.append_rows(&task, std::slice::from_ref(&answer))?;
+            for f in &forms {
+                tx.put_tool_form(&task, f)?;
+            }
+            tx.put_proxy_response(response)?;
+            Ok(total)
+        })?;
+        self.take_row(&answer);
+        self.rows = total;
+        self.step = step;
+        Ok(true)
+    }
+
+    /// The record's entry `digest` stands for, and where the latest request
+    /// carried it: the item and block whose text the forwarded request can
+    /// reuse.
+    pub(crate) fn origin(&self, digest: &Digest) -> Option<Place> {
+        let e = *self.origin.get(digest)?;
+        self.places.get(e as usize).copied().flatten()
+    }
+
+    /// The latest request's items.
+    pub(crate) fn items(&self) -> &[ItemSeen] {
+        &self.items
+    }
+}
+
+/// The rows a conversation's record starts with: its system prompt and
+/// tool definitions, as one system row.
+pub(crate) fn head_rows(req: &Request) -> Vec<Message> {
+    let mut blocks = req.system.clone();
+    if let Some(tools @ Value::Array(list)) = &req.tools
+        && !list.is_empty()
+    {
+        blocks.push(Block::Other(
+            serde_json::json!({"type": "tools", "tools": tools}),
+        ));
+    }
+    if blocks.is_empty() {
+        Vec::new()
+    } else {
+        vec![system_row(blocks)]
+    }
+}
+
+/// The task record of a new conversation whose first rows are `rows`.
+pub(crate) fn task_record(req: &Request, meta: &ProxyConversation, rows: &[Message]) -> TaskRecord {
+    TaskRecord {
+        id: meta.task_id.clone(),
+        format: req.api.format().as_str().to_string(),
+        parent_id: meta.parent_id.clone(),
+        session_id: meta.session_id.clone(),
+        agent_id: None,
+        cwd: cwd_of(rows),
+        model: req.model.clone(),
+        cli_version: None,
+        title: None,
+        context_window: None,
+        git_branch: None,
+    }
+}
+
+/// The project directory a conversation names (Claude Code's environment
+/// message, Codex's environment context).
+fn cwd_of(rows: &[Message]) -> Option<String> {
+    for r in rows.iter().take(16) {
+        {
+            for b in &r.content {
+                let Block::Text { text } = b else { continue };
+                if let Some(rest) = text.split("Primary working directory: ").nth(1) {
+                    return rest.lines().next().map(|l| l.trim().to_string());
+                }
+                if let Some(rest) = text.split("<cwd>").nth(1)
+                    && let Some((cwd, _)) = rest.split_once("</cwd>")
+                {
+                    return Some(cwd.trim().to_string());
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The id of a conversation's task: `live-` and 16 hex digits of its
+/// identity (and, for the n-th conversation of one identity, n).
+pub(crate) fn task_id(identity: &str, nth: usize) -> String {
+    let hex = if nth == 0 {
+        identity[..16].to_string()
+    } else {
+        let h = blake3::hash(format!("{identity}/{nth}").as_bytes());
+        h.to_hex()[..16].to_string()
+    };
+    format!("live-{hex}")
+}

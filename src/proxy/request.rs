@@ -1,0 +1,378 @@
+//! A model call's request read for the proxy, whichever API it speaks: the
+//! body's fields as sent, its conversation items as sent (normalised only
+//! when they are new or changed), the system prompt, and what identifies
+//! the conversation.
+
+use std::ops::Range;
+
+use bytes::Bytes;
+use serde_json::Value;
+
+use super::body::{Conversation, Fields};
+use super::convo::{BadRequest, RawItem, Side, entry_digest};
+use super::{messages, responses};
+use crate::model::{Block, Message};
+
+/// The API a model call speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Api {
+    /// Anthropic Messages, `POST /v1/messages` (Claude Code).
+    Messages,
+    /// OpenAI Responses, `POST /v1/responses` (Codex).
+    Responses,
+}
+
+impl Api {
+    /// The name `proxy_conversation.api` stores.
+    pub fn name(self) -> &'static str {
+        match self {
+            Api::Messages => "messages",
+            Api::Responses => "responses",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Api> {
+        match s {
+            "messages" => Some(Api::Messages),
+            "responses" => Some(Api::Responses),
+            _ => None,
+        }
+    }
+
+    /// The format its tasks are recorded as (the importer whose
+    /// normalisation the rows follow).
+    pub(crate) fn format(self) -> crate::model::Format {
+        match self {
+            Api::Messages => crate::model::Format::Anthropic,
+            Api::Responses => crate::model::Format::Codex,
+        }
+    }
+
+    /// The field of the body that holds the conversation.
+    pub(crate) fn conversation_field(self) -> &'static str {
+        match self {
+            Api::Messages => "messages",
+            Api::Responses => "input",
+        }
+    }
+
+    /// Item `i` of a request (its exact text) as the record's rows.
+    pub(crate) fn item_rows(
+        self,
+        raw: &str,
+        i: usize,
+        bare_string: bool,
+    ) -> Result<Vec<Message>, BadRequest> {
+        match self {
+            Api::Messages => messages::message_rows(raw, i),
+            Api::Responses if bare_string => responses::string_input_rows(raw),
+            Api::Responses => responses::item_rows(raw, i),
+        }
+    }
+}
+
+/// A request read for the proxy.
+pub(crate) struct Request {
+    pub api: Api,
+    /// The body as sent (UTF-8, checked once when read).
+    pub body: String,
+    /// The body's top-level fields, in order, each by its span in `body`.
+    pub fields: Vec<(String, Range<usize>)>,
+    pub items: Vec<RawItem>,
+    /// `input` is a bare string (one user message), not a list of items:
+    /// its JSON text, the one item.
+    pub bare: Option<String>,
+    /// Whether `bare` is set.
+    pub bare_string: bool,
+    /// The system prompt, normalised (Messages `system`, Responses `instructions`).
+    pub system: Vec<Block>,
+    pub tools: Option<Value>,
+    pub session: Option<String>,
+    pub model: Option<String>,
+    /// Breakpoints `system` and `tools` carry (Messages).
+    pub head_breakpoints: usize,
+    /// The breakpoint the client put on its last message (Messages).
+    pub message_breakpoint: Option<Value>,
+    /// The conversation's lineage and identity (see [`identify`]).
+    pub lineage: String,
+    pub identity: String,
+    /// Rows of the first items, read to identify the conversation (item
+    /// index → rows), so they need not be read twice.
+    pub read: Vec<(usize, Vec<Message>)>,
+    /// The proxy's count of forwarded requests when this one came in (its
+    /// fault points count them).
+    pub n: u64,
+}
+
+impl Request {
+    pub(crate) fn text(&self) -> &str {
+        &self.body
+    }
+
+    pub(crate) fn item_text(&self, i: usize) -> &str {
+        match &self.bare {
+            Some(text) => text,
+            None => &self.text()[self.items[i].span.clone()],
+        }
+    }
+
+    /// Item `i` as the record's rows.
+    pub(crate) fn item_rows(&self, i: usize) -> Result<Vec<Message>, BadRequest> {
+        if let Some((_, rows)) = self.read.iter().find(|(j, _)| *j == i) {
+            return Ok(rows.clone());
+        }
+        self.api.item_rows(self.item_text(i), i, self.bare_string)
+    }
+
+    /// The body with the conversation field replaced by `with`.
+    pub(crate) fn forwarded(&self, with: &str) -> Vec<u8> {
+        let text = self.text();
+        let field = self.api.conversation_field();
+        let mut out = Vec::with_capacity(self.body.len().min(1 << 20) + with.len());
+        out.push(b'{');
+        for (i, (k, span)) in self.fields.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            serde_json::to_writer(&mut out, k).expect("a string serialises");
+            out.push(b':');
+            if k == field {
+                out.extend_from_slice(with.as_bytes());
+            } else {
+                out.extend_from_slice(text[span.clone()].as_bytes());
+            }
+        }
+        out.push(b'}');
+        out
+    }
+}
+
+/// Read a model call's body. `session_header`: the session id the client
+/// sent as a header, if any.
+pub(crate) fn parse(
+    api: Api,
+    body: Bytes,
+    session_header: Option<&str>,
+) -> Result<Request, BadRequest> {
+    let field = api.conversation_field();
+    let fields = Fields::parse(&body, field).map_err(BadRequest)?;
+    let text = std::str::from_utf8(&body).expect("Fields::parse checked UTF-8");
+    let span = |raw: &serde_json::value::RawValue| {
+        let start = raw.get().as_ptr() as usize - text.as_ptr() as usize;
+        start..start + raw.get().len()
+    };
+    let what = match api {
+        Api::Messages => "a list of messages",
+        Api::Responses => "a list of input items",
+    };
+    let (items, bare) = match &fields.conversation {
+        None => {
+            return Err(BadRequest(format!(
+                "the body has no \"{field}\"; expected the conversation in \"{field}\""
+            )));
+        }
+        Some(Conversation::Items(list)) => (
+            list.iter().map(|m| RawItem::of(text, m.get())).collect(),
+            None,
+        ),
+        Some(Conversation::Text(t)) if api == Api::Responses => {
+            (vec![RawItem { span: 0..0 }], Some(t.clone()))
+        }
+        Some(Conversation::Text(_)) => {
+            return Err(BadRequest(format!(
+                "\"{field}\" is a string; expected {what}"
+            )));
+        }
+        Some(Conversation::Other(kind)) => {
+            return Err(BadRequest(format!(
+                "\"{field}\" is {kind}; expected {what}"
+            )));
+        }
+    };
+    let bare_string = bare.is_some();
+    let system = match api {
+        Api::Messages => messages::system_blocks(fields.value::<Value>("system"))?,
+        Api::Responses => match fields.value::<Value>("instructions") {
+            Some(Value::String(s)) if !s.is_empty() => vec![Block::Text { text: s }],
+            _ => Vec::new(),
+        },
+    };
+    let tools = fields.value::<Value>("tools").filter(|t| !t.is_null());
+    let metadata = fields.value::<Value>("metadata");
+    let session = match api {
+        Api::Messages => messages::session_of(session_header, metadata.as_ref()),
+        Api::Responses => session_header
+            .filter(|h| !h.is_empty())
+            .map(str::to_string)
+            .or_else(|| fields.value::<String>("prompt_cache_key")),
+    };
+    let (head_breakpoints, message_breakpoint) = match api {
+        Api::Messages => (
+            messages::breakpoints_in(fields.value::<Value>("system").as_ref())
+                + messages::breakpoints_in(tools.as_ref()),
+            // Claude Code puts it on the last message; only the last few
+            // are read (a request without one must not cost a parse of all).
+            items
+                .iter()
+                .rev()
+                .take(4)
+                .find_map(|it| messages::message_breakpoint(&text[it.span.clone()])),
+        ),
+        Api::Responses => (0, None),
+    };
+    let mut req = Request {
+        api,
+        fields: fields
+            .fields
+            .iter()
+            .map(|(k, v)| (k.clone(), v.map_or(0..0, span)))
+            .collect(),
+        items,
+        bare,
+        bare_string,
+        system,
+        tools,
+        session,
+        model: fields.value::<String>("model"),
+        head_breakpoints,
+        message_breakpoint,
+        lineage: String::new(),
+        identity: String::new(),
+        read: Vec::new(),
+        n: 0,
+        body: String::new(),
+    };
+    drop(fields);
+    req.body = String::from_utf8(body.into()).expect("Fields::parse checked UTF-8");
+    identify(&mut req)?;
+    Ok(req)
+}
+
+/// A conversation's lineage is its API, session and system prompt (with
+/// the instructions sent as messages before its first user item); its
+/// identity adds that first user item. A client that compacts or clears
+/// its context keeps the lineage and starts a new identity.
+fn identify(req: &mut Request) -> Result<(), BadRequest> {
+    let mut h = blake3::Hasher::new();
+    let field = |h: &mut blake3::Hasher, s: &str| {
+        h.update(&(s.len() as u64).to_le_bytes());
+        h.update(s.as_bytes());
+    };
+    field(&mut h, req.api.name());
+    field(&mut h, req.session.as_deref().unwrap_or(""));
+    field(
+        &mut h,
+        &serde_json::to_string(&req.system).expect("blocks serialise"),
+    );
+    let mut first_user: Option<Vec<String>> = None;
+    for i in 0..req.items.len() {
+        let rows = req.item_rows(i)?;
+        req.read.push((i, rows.clone()));
+        let user = rows.iter().any(|r| Side::of(r) != Side::System);
+        let entries: Vec<String> = rows
+            .iter()
+            .flat_map(|r| {
+                let side = Side::of(r);
+                r.content.iter().map(move |b| {
+                    let d = entry_digest(side, b);
+                    format!("{:016x}{:016x}", d.0[0], d.0[1])
+                })
+            })
+            .collect();
+        if user {
+            first_user = Some(entries);
+            break;
+        }
+        for e in entries {
+            field(&mut h, &e);
+        }
+    }
+    let lineage = h.finalize();
+    req.lineage = lineage.to_hex().to_string();
+    let mut h = blake3::Hasher::new();
+    h.update(lineage.as_bytes());
+    for e in first_user.iter().flatten() {
+        h.update(e.as_bytes());
+    }
+    req.identity = h.finalize().to_hex().to_string();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(api: Api, body: &str, session: Option<&str>) -> Request {
+        parse(api, Bytes::from(body.to_string()), session).unwrap()
+    }
+
+    #[test]
+    fn the_identity_is_the_session_system_prompt_and_first_message() {
+        let a = r#"{"model":"m","system":"S","messages":[{"role":"user","content":"go"}],"stream":true}"#;
+        let longer = r#"{"model":"m","system":"S","messages":[{"role":"user","content":[{"type":"text","text":"go","cache_control":{"type":"ephemeral"}}]},{"role":"assistant","content":"ok"}]}"#;
+        let other_ask =
+            r#"{"model":"m","system":"S","messages":[{"role":"user","content":"stop"}]}"#;
+        let other_system =
+            r#"{"model":"m","system":"T","messages":[{"role":"user","content":"go"}]}"#;
+        let r = req(Api::Messages, a, Some("s1"));
+        assert_eq!(r.items.len(), 1);
+        let same = req(Api::Messages, longer, Some("s1"));
+        assert_eq!(same.identity, r.identity);
+        let ask = req(Api::Messages, other_ask, Some("s1"));
+        assert_ne!(ask.identity, r.identity);
+        assert_eq!(ask.lineage, r.lineage);
+        let sys = req(Api::Messages, other_system, Some("s1"));
+        assert_ne!(sys.lineage, r.lineage);
+        let session = req(Api::Messages, a, Some("s2"));
+        assert_ne!(session.identity, r.identity);
+        assert_eq!(r.message_breakpoint, None);
+        let bp = req(
+            Api::Messages,
+            r#"{"messages":[{"role":"user","content":[{"type":"text","text":"go","cache_control":{"type":"ephemeral","ttl":"1h"}}]}]}"#,
+            None,
+        );
+        assert_eq!(
+            bp.message_breakpoint,
+            Some(serde_json::json!({"type":"ephemeral","ttl":"1h"}))
+        );
+    }
+
+    #[test]
+    fn only_the_conversation_field_is_replaced() {
+        let body = r#"{"model":"gpt","input":[{"type":"message","role":"user","content":"hi"}],"store":false,"client_metadata":{"x":"y"}}"#;
+        let r = req(Api::Responses, body, None);
+        assert_eq!(r.items.len(), 1);
+        assert_eq!(
+            r.item_text(0),
+            r#"{"type":"message","role":"user","content":"hi"}"#
+        );
+        let out = r.forwarded("[]");
+        assert_eq!(
+            std::str::from_utf8(&out).unwrap(),
+            r#"{"model":"gpt","input":[],"store":false,"client_metadata":{"x":"y"}}"#
+        );
+    }
+
+    #[test]
+    fn a_body_without_its_conversation_is_a_bad_request() {
+        let e = parse(
+            Api::Messages,
+            Bytes::from_static(b"{\"model\":\"m\"}"),
+            None,
+        )
+        .err()
+        .unwrap();
+        assert!(e.0.contains("no \"messages\""), "{e}");
+        let e = parse(Api::Messages, Bytes::from_static(b"{\"messages\":3}"), None)
+            .err()
+            .unwrap();
+        assert!(
+            e.0.contains("\"messages\" is a number; expected a list of messages"),
+            "{e}"
+        );
+        let e = parse(Api::Responses, Bytes::from_static(b"not json"), None)
+            .err()
+            .unwrap();
+        assert!(e.0.contains("not a JSON object"), "{e}");
+    }
+}

@@ -1,0 +1,270 @@
+//! What `compactor proxy` keeps beside the record of each live conversation:
+//! `proxy_conversation` (which task records it, and why it was started),
+//! `proxy_call` (every forwarded request's call, rows and view hash) and
+//! `proxy_response` (how each one ended). All three are append-only.
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{Reader, Result, StoreError, Tx};
+
+/// A live conversation as `proxy_conversation` holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProxyConversation {
+    pub task_id: String,
+    /// `messages` (Anthropic Messages) or `responses` (OpenAI Responses).
+    pub api: String,
+    /// The conversation's identity (hex): its session, system prompt and first message.
+    pub identity: String,
+    /// Its session and system prompt alone (hex): a client that compacted or
+    /// cleared its context starts a conversation of the same lineage.
+    pub lineage: String,
+    pub session_id: Option<String>,
+    /// Leading rows of the record that hold the system prompt and tools.
+    pub head_rows: u64,
+    pub parent_id: Option<String>,
+    pub reason: Option<String>,
+}
+
+/// One forwarded request, as `proxy_call` holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProxyCall {
+    pub task_id: String,
+    /// 1, 2, ... in the order the task's requests were forwarded.
+    pub attempt: u64,
+    /// The model call the view projected.
+    pub call: u32,
+    /// Rows of the record the view was derived from.
+    pub rows: u64,
+    pub profile: String,
+    pub view_hash: String,
+    /// The call's report as JSON (tokens, tiers fired, status).
+    pub report: serde_json::Value,
+}
+
+/// How a forwarded request ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProxyResponse {
+    pub task_id: String,
+    pub attempt: u64,
+    /// The upstream's HTTP status (`None`: it never answered).
+    pub status: Option<u16>,
+    pub outcome: String,
+}
+
+const CONVERSATION_COLUMNS: &str =
+    "task_id, api, identity, lineage, session_id, head_rows, parent_id, reason";
+
+fn conversation(r: &rusqlite::Row<'_>) -> rusqlite::Result<ProxyConversation> {
+    Ok(ProxyConversation {
+        task_id: r.get(0)?,
+        api: r.get(1)?,
+        identity: r.get(2)?,
+        lineage: r.get(3)?,
+        session_id: r.get(4)?,
+        head_rows: r.get::<_, i64>(5)? as u64,
+        parent_id: r.get(6)?,
+        reason: r.get(7)?,
+    })
+}
+
+impl Tx<'_> {
+    pub fn put_proxy_conversation(&self, c: &ProxyConversation) -> Result<()> {
+        self.tx.execute(
+            &format!("INSERT INTO proxy_conversation ({CONVERSATION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
+            params![
+                c.task_id,
+                c.api,
+                c.identity,
+                c.lineage,
+                c.session_id,
+                c.head_rows as i64,
+                c.parent_id,
+                c.reason
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub fn put_proxy_call(&self, c: &ProxyCall) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO proxy_call (task_id, attempt, call, rows, profile, view_hash, report)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                c.task_id,
+                c.attempt as i64,
+                c.call,
+                c.rows as i64,
+                c.profile,
+                c.view_hash,
+                c.report.to_string()
+            ])?;
+        Ok(())
+    }
+
+    pub fn put_proxy_response(&self, r: &ProxyResponse) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO proxy_response (task_id, attempt, status, outcome) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![r.task_id, r.attempt as i64, r.status, r.outcome])?;
+        Ok(())
+    }
+}
+
+impl Reader<'_> {
+    /// The conversations of one identity, oldest first.
+    pub fn proxy_conversations(&self, identity: &str) -> Result<Vec<ProxyConversation>> {
+        self.conversations_where("identity", identity)
+    }
+
+    /// The conversations of one lineage, oldest first.
+    pub fn proxy_lineage(&self, lineage: &str) -> Result<Vec<ProxyConversation>> {
+        self.conversations_where("lineage", lineage)
+    }
+
+    fn conversations_where(&self, column: &str, value: &str) -> Result<Vec<ProxyConversation>> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {CONVERSATION_COLUMNS} FROM proxy_conversation WHERE {column} = ?1 ORDER BY rowid"
+        ))?;
+        let rows = stmt.query_map([value], conversation)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The conversations of one client session, oldest first.
+    pub fn proxy_session(&self, session: &str) -> Result<Vec<ProxyConversation>> {
+        self.conversations_where("session_id", session)
+    }
+
+    /// The conversation recorded by `task`, if the proxy recorded it.
+    pub fn proxy_conversation(&self, task: &str) -> Result<Option<ProxyConversation>> {
+        Ok(self
+            .conn
+            .query_row(
+                &format!(
+                    "SELECT {CONVERSATION_COLUMNS} FROM proxy_conversation WHERE task_id = ?1"
+                ),
+                [task],
+                conversation,
+            )
+            .optional()?)
+    }
+
+    /// Every forwarded request of `task`, in the order forwarded.
+    pub fn proxy_calls(&self, task: &str) -> Result<Vec<ProxyCall>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT attempt, call, rows, profile, view_hash, report FROM proxy_call
+             WHERE task_id = ?1 ORDER BY attempt",
+        )?;
+        let rows = stmt.query_map([task], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, u32>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, String>(5)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (attempt, call, n, profile, view_hash, report) = row?;
+            let report = serde_json::from_str(&report)
+                .map_err(|e| StoreError::Corrupt(format!("proxy call {attempt} of {task}: {e}")))?;
+            out.push(ProxyCall {
+                task_id: task.to_string(),
+                attempt: attempt as u64,
+                call,
+                rows: n as u64,
+                profile,
+                view_hash,
+                report,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The last attempt number forwarded for `task` (0 before any).
+    pub fn proxy_last_attempt(&self, task: &str) -> Result<u64> {
+        Ok(self.conn.query_row(
+            "SELECT coalesce(max(attempt), 0) FROM proxy_call WHERE task_id = ?1",
+            [task],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
+    /// How each forwarded request of `task` ended, in the order forwarded.
+    pub fn proxy_responses(&self, task: &str) -> Result<Vec<ProxyResponse>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT attempt, status, outcome FROM proxy_response WHERE task_id = ?1 ORDER BY attempt",
+        )?;
+        let rows = stmt.query_map([task], |r| {
+            Ok(ProxyResponse {
+                task_id: task.to_string(),
+                attempt: r.get::<_, i64>(0)? as u64,
+                status: r.get(1)?,
+                outcome: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    #[test]
+    fn proxy_rows_read_back_and_cannot_be_rewritten() {
+        let mut s = Store::open_memory().unwrap();
+        let c = ProxyConversation {
+            task_id: "live-1".into(),
+            api: "messages".into(),
+            identity: "aa".into(),
+            lineage: "bb".into(),
+            session_id: Some("s".into()),
+            head_rows: 1,
+            parent_id: None,
+            reason: None,
+        };
+        let call = ProxyCall {
+            task_id: "live-1".into(),
+            attempt: 1,
+            call: 1,
+            rows: 3,
+            profile: "p".into(),
+            view_hash: "h".into(),
+            report: serde_json::json!({"tokens_after": 5}),
+        };
+        s.transaction(|tx| {
+            tx.put_proxy_conversation(&c)?;
+            tx.put_proxy_call(&call)?;
+            tx.put_proxy_response(&ProxyResponse {
+                task_id: "live-1".into(),
+                attempt: 1,
+                status: Some(200),
+                outcome: "recorded".into(),
+            })
+        })
+        .unwrap();
+        let r = s.reader();
+        assert_eq!(r.proxy_conversations("aa").unwrap(), vec![c.clone()]);
+        assert_eq!(r.proxy_lineage("bb").unwrap(), vec![c.clone()]);
+        assert_eq!(r.proxy_conversation("live-1").unwrap(), Some(c));
+        assert_eq!(r.proxy_calls("live-1").unwrap(), vec![call]);
+        assert_eq!(r.proxy_last_attempt("live-1").unwrap(), 1);
+        assert_eq!(r.proxy_responses("live-1").unwrap()[0].status, Some(200));
+        for sql in [
+            "UPDATE proxy_call SET view_hash = 'x'",
+            "DELETE FROM proxy_conversation",
+            "DELETE FROM proxy_response",
+        ] {
+            let err = s
+                .transaction(|tx| tx.tx.execute(sql, []).map_err(StoreError::from))
+                .unwrap_err();
+            assert!(err.to_string().contains("append-only"), "{sql}: {err}");
+        }
+    }
+}

@@ -1,0 +1,1539 @@
+//! `compactor proxy`, run as the real binary between a client and a
+//! loopback stub model: the real Claude Code and Codex (pinned, offline, a
+//! hermetic HOME, as `resume.rs` drives them) through a long tool-heavy
+//! turn, and a plain HTTP client for what a client cannot be made to do on
+//! cue (errors, faults, bad bodies, concurrency).
+//!
+//! Crash points are injected faults (`COMPACTOR_FAULT=abort-...:N`), never
+//! timed kills; the proxy process is stopped by its id once a test is done.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use compactor::model::Block;
+use compactor::view::{View, ViewMessage, ViewRole};
+use serde_json::{Value, json};
+
+use crate::resume::{client, client_command, codex_config, run_bounded_for};
+use crate::util::TestEnv;
+
+// ---------------------------------------------------------------- the stub model
+
+/// One request the stub received.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub method: String,
+    pub path: String,
+    /// Header names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Received {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+
+    fn is_model_call(&self) -> bool {
+        self.method == "POST"
+            && (self.path.starts_with("/v1/messages?") || self.path == "/v1/messages")
+            || self.path == "/v1/responses"
+    }
+}
+
+/// How the stub answers its next model call.
+#[derive(Debug, Clone)]
+pub enum Answer {
+    /// A status and a JSON body, as given.
+    Status(u16, String),
+    /// The normal answer, cut off after this many bytes (the connection closed).
+    CutAfter(usize),
+    /// The normal answer's first bytes, then the rest once released.
+    HoldAfter(usize),
+}
+
+/// A loopback model: records every request, answers Messages and Responses
+/// calls with a streamed answer whose usage is the request's size / 4. A
+/// conversation whose first user message holds `[[reads N]]` is answered
+/// with a file-reading tool call until N results are in, then text.
+pub struct Model {
+    pub port: u16,
+    pub log: Arc<Mutex<Vec<Received>>>,
+    next: Arc<Mutex<VecDeque<Answer>>>,
+    /// Set to let a held answer go on.
+    release: Arc<(Mutex<bool>, std::sync::Condvar)>,
+}
+
+impl Model {
+    pub fn start() -> Model {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let port = listener.local_addr().unwrap().port();
+        let log: Arc<Mutex<Vec<Received>>> = Arc::default();
+        let next: Arc<Mutex<VecDeque<Answer>>> = Arc::default();
+        let release: Arc<(Mutex<bool>, std::sync::Condvar)> = Arc::default();
+        let (l, n, r) = (Arc::clone(&log), Arc::clone(&next), Arc::clone(&release));
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(conn) = conn else { continue };
+                let (l, n, r) = (Arc::clone(&l), Arc::clone(&n), Arc::clone(&r));
+                std::thread::spawn(move || serve(conn, &l, &n, &r));
+            }
+        });
+        Model {
+            port,
+            log,
+            next,
+            release,
+        }
+    }
+
+    /// Let a held answer go on.
+    pub fn release(&self) {
+        let (lock, cv) = &*self.release;
+        *lock.lock().unwrap() = true;
+        cv.notify_all();
+    }
+
+    /// Answer the next model call this way.
+    pub fn then(&self, a: Answer) {
+        self.next.lock().unwrap().push_back(a);
+    }
+
+    pub fn model_calls(&self) -> Vec<Received> {
+        self.log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|r| r.is_model_call())
+            .cloned()
+            .collect()
+    }
+}
+
+fn serve(
+    conn: TcpStream,
+    log: &Mutex<Vec<Received>>,
+    next: &Mutex<VecDeque<Answer>>,
+    release: &(Mutex<bool>, std::sync::Condvar),
+) {
+    let _ = conn.set_read_timeout(Some(Duration::from_secs(120)));
+    let mut writer = conn.try_clone().expect("clone the stream");
+    let mut reader = BufReader::new(conn);
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut parts = line.split_whitespace();
+        let method = parts.next().unwrap_or("").to_string();
+        let path = parts.next().unwrap_or("").to_string();
+        let mut headers = Vec::new();
+        let mut length = 0usize;
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                return;
+            }
+            let h = h.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = h.split_once(':') {
+                let (k, v) = (k.trim().to_ascii_lowercase(), v.trim().to_string());
+                if k == "content-length" {
+                    length = v.parse().unwrap_or(0);
+                }
+                headers.push((k, v));
+            }
+        }
+        let mut body = vec![0u8; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        let req = Received {
+            method,
+            path,
+            headers,
+            body,
+        };
+        log.lock().unwrap().push(req.clone());
+        let model_call = req.is_model_call();
+        let special = if model_call {
+            next.lock().unwrap().pop_front()
+        } else {
+            None
+        };
+        let (status, kind, payload) = match (&special, req.method.as_str(), req.path.as_str()) {
+            (Some(Answer::Status(s, b)), _, _) => (*s, "application/json", b.clone()),
+            (_, "POST", p) if p.starts_with("/v1/messages/count_tokens") => (
+                200,
+                "application/json",
+                json!({"input_tokens": req.body.len() / 4}).to_string(),
+            ),
+            (_, "POST", p) if p.starts_with("/v1/messages") => {
+                (200, "text/event-stream", messages_answer(&req))
+            }
+            (_, "POST", "/v1/responses") => (200, "text/event-stream", responses_answer(&req)),
+            (_, "GET", "/v1/models") => (
+                200,
+                "application/json",
+                json!({"data": [{"id": "stub-model", "type": "model"}]}).to_string(),
+            ),
+            _ => (404, "application/json", "{}".to_string()),
+        };
+        if let Some(Answer::HoldAfter(n)) = special {
+            // The first bytes as a chunk of their own, the rest once released.
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nTransfer-Encoding: chunked\r\n\r\n"
+            );
+            let (first, rest) = payload.as_bytes().split_at(n.min(payload.len()));
+            let chunk = |w: &mut TcpStream, b: &[u8]| {
+                let _ = w.write_all(format!("{:x}\r\n", b.len()).as_bytes());
+                let _ = w.write_all(b);
+                let _ = w.write_all(b"\r\n");
+                let _ = w.flush();
+            };
+            let _ = writer.write_all(head.as_bytes());
+            chunk(&mut writer, first);
+            let (lock, cv) = release;
+            let released = cv
+                .wait_timeout_while(lock.lock().unwrap(), Duration::from_secs(60), |r| !*r)
+                .unwrap();
+            drop(released);
+            chunk(&mut writer, rest);
+            let _ = writer.write_all(b"0\r\n\r\n");
+            return;
+        }
+        if let Some(Answer::CutAfter(n)) = special {
+            // A chunked answer that stops mid-way: the connection closes.
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nTransfer-Encoding: chunked\r\n\r\n"
+            );
+            let part = &payload.as_bytes()[..n.min(payload.len())];
+            let _ = writer.write_all(head.as_bytes());
+            let _ = writer.write_all(format!("{:x}\r\n", part.len()).as_bytes());
+            let _ = writer.write_all(part);
+            let _ = writer.write_all(b"\r\n");
+            let _ = writer.flush();
+            return;
+        }
+        let head = format!(
+            "HTTP/1.1 {status} {}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nx-stub: yes\r\nretry-after: 0\r\n\r\n",
+            if status == 200 { "OK" } else { "Stub" },
+            payload.len()
+        );
+        if writer.write_all(head.as_bytes()).is_err()
+            || writer.write_all(payload.as_bytes()).is_err()
+        {
+            return;
+        }
+        let _ = writer.flush();
+    }
+}
+
+fn sse(events: &[Value]) -> String {
+    events
+        .iter()
+        .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap_or("")))
+        .collect()
+}
+
+/// How many of the stub's tool calls a request has answered: one more than
+/// the highest call number it holds (a compacted view may have folded the
+/// earlier ones away, so they cannot be counted).
+fn answered(body: &str, prefix: &str) -> usize {
+    body.split(prefix)
+        .skip(1)
+        .filter_map(|rest| rest.get(..3)?.parse::<usize>().ok())
+        .max()
+        .map_or(0, |n| n + 1)
+}
+
+/// `[[reads N]]` in a text: N.
+fn reads_asked(text: &str) -> Option<usize> {
+    let rest = text.split("[[reads ").nth(1)?;
+    rest.split("]]").next()?.trim().parse().ok()
+}
+
+/// The directory a request names (Claude Code's environment, Codex's context).
+fn cwd_named(body: &str) -> String {
+    if let Some(rest) = body.split("Primary working directory: ").nth(1) {
+        return rest.split("\\n").next().unwrap_or("").to_string();
+    }
+    body.split("<cwd>")
+        .nth(1)
+        .and_then(|r| r.split("</cwd>").next())
+        .unwrap_or("")
+        .to_string()
+}
+
+fn messages_answer(req: &Received) -> String {
+    let body = req.json();
+    let text = String::from_utf8_lossy(&req.body).to_string();
+    let msgs = body["messages"].as_array().cloned().unwrap_or_default();
+    let first_user = msgs
+        .iter()
+        .find(|m| m["role"] == "user")
+        .map(|m| m["content"].to_string())
+        .unwrap_or_default();
+    let results = answered(&text, "toolu_stub_");
+    let n = 1 + req.body.len() % 100_000;
+    // `[[agent PROMPT]]`: one subagent call first.
+    if results == 0
+        && let Some(prompt) = first_user
+            .split("[[agent ")
+            .nth(1)
+            .and_then(|r| r.split("]]").next())
+    {
+        return sse(&[
+            json!({"type": "message_start", "message": {"id": format!("msg_agent_{n}"), "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": req.body.len() / 4, "output_tokens": 1}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_stub_000", "name": "Agent", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": json!({"description": "look", "prompt": prompt, "subagent_type": "general-purpose"}).to_string()}}),
+            json!({"type": "content_block_stop", "index": 0}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 20}}),
+            json!({"type": "message_stop"}),
+        ]);
+    }
+    let tool = reads_asked(&first_user)
+        .filter(|&want| results < want)
+        .map(|_| {
+            let cwd = cwd_named(&text);
+            let file = format!("{cwd}/notes/file_{:02}.txt", results + 1);
+            json!({"file_path": file})
+        });
+    let mut events = vec![
+        json!({"type": "message_start", "message": {"id": format!("msg_stub_{n}_{results}"), "type": "message", "role": "assistant", "model": "claude-stub", "content": [], "usage": {"input_tokens": req.body.len() / 4, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": if tool.is_some() { "Reading the next file." } else { "All files read." }}}),
+        json!({"type": "content_block_stop", "index": 0}),
+    ];
+    if let Some(input) = &tool {
+        events.extend([
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": format!("toolu_stub_{results:03}"), "name": "Read", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
+            json!({"type": "content_block_stop", "index": 1}),
+        ]);
+    }
+    events.extend([
+        json!({"type": "message_delta", "delta": {"stop_reason": if tool.is_some() { "tool_use" } else { "end_turn" }}, "usage": {"output_tokens": 20}}),
+        json!({"type": "message_stop"}),
+    ]);
+    sse(&events)
+}
+
+fn responses_answer(req: &Received) -> String {
+    let body = req.json();
+    let text = String::from_utf8_lossy(&req.body).to_string();
+    let input = body["input"].as_array().cloned().unwrap_or_default();
+    let first_user = input
+        .iter()
+        .filter(|i| i["role"] == "user")
+        .map(|i| i["content"].to_string())
+        .find(|c| !c.contains("environment_context"))
+        .unwrap_or_default();
+    let results = answered(&text, "call_stub_");
+    let tool = reads_asked(&first_user).filter(|&want| results < want);
+    let id = format!("resp_stub_{}_{results}", req.body.len() % 100_000);
+    let item = match tool {
+        Some(_) => {
+            json!({"type": "function_call", "id": format!("fc_{results}"), "status": "completed", "name": "exec_command", "arguments": json!({"cmd": format!("cat notes/file_{:02}.txt", results + 1)}).to_string(), "call_id": format!("call_stub_{results:03}")})
+        }
+        None => {
+            json!({"type": "message", "role": "assistant", "id": format!("msg_{results}"), "status": "completed", "content": [{"type": "output_text", "text": "All files read.", "annotations": []}]})
+        }
+    };
+    let _ = text;
+    sse(&[
+        json!({"type": "response.created", "response": {"id": id}}),
+        json!({"type": "response.output_item.added", "output_index": 0, "item": item}),
+        json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+        json!({"type": "response.completed", "response": {"id": id, "usage": {"input_tokens": req.body.len() / 4, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": req.body.len() / 4 + 20}}}),
+    ])
+}
+
+// ---------------------------------------------------------------- the proxy process
+
+/// A running `compactor proxy`, stopped (by its id) when dropped.
+pub struct Proxy {
+    child: Child,
+    pub port: u16,
+    /// Its stdout lines (`--json`: one call each).
+    lines: Arc<Mutex<Vec<String>>>,
+    pub stderr: Arc<Mutex<String>>,
+}
+
+impl Proxy {
+    pub fn start(env: &TestEnv, upstream: u16, extra: &[&str], fault: Option<&str>) -> Proxy {
+        let mut cmd = env.std_command();
+        cmd.arg("--db")
+            .arg(env.db())
+            .args(["proxy", "--listen", "127.0.0.1:0", "--json", "--upstream"])
+            .arg(format!("http://127.0.0.1:{upstream}"))
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(f) = fault {
+            cmd.env("COMPACTOR_FAULT", f);
+        }
+        let mut child = cmd.spawn().expect("the proxy starts");
+        let mut err = BufReader::new(child.stderr.take().unwrap());
+        let mut first = String::new();
+        err.read_line(&mut first).unwrap();
+        let port = first
+            .trim()
+            .strip_prefix("listening on http://127.0.0.1:")
+            .unwrap_or_else(|| panic!("the first stderr line names the address: {first:?}"))
+            .parse()
+            .unwrap();
+        let stderr: Arc<Mutex<String>> = Arc::new(Mutex::new(first));
+        let s = Arc::clone(&stderr);
+        std::thread::spawn(move || {
+            let mut rest = String::new();
+            let _ = err.read_to_string(&mut rest);
+            s.lock().unwrap().push_str(&rest);
+        });
+        let lines: Arc<Mutex<Vec<String>>> = Arc::default();
+        let l = Arc::clone(&lines);
+        let out = BufReader::new(child.stdout.take().unwrap());
+        std::thread::spawn(move || {
+            for line in out.lines() {
+                let Ok(line) = line else { return };
+                l.lock().unwrap().push(line);
+            }
+        });
+        Proxy {
+            child,
+            port,
+            lines,
+            stderr,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// The calls reported so far (`compactor.proxy_call/1` lines).
+    pub fn calls(&self) -> Vec<Value> {
+        self.lines
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect()
+    }
+
+    /// Wait until `n` calls are reported (bounded).
+    pub fn wait_calls(&self, n: usize) -> Vec<Value> {
+        let start = Instant::now();
+        loop {
+            let calls = self.calls();
+            if calls.len() >= n {
+                return calls;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "{} of {n} calls reported; stderr:\n{}",
+                calls.len(),
+                self.stderr.lock().unwrap()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Wait for the process to end by itself (an injected abort), bounded.
+    pub fn wait_exit(&mut self) -> std::process::ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(st) = self.child.try_wait().unwrap() {
+                return st;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(60),
+                "the proxy did not stop"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+// ---------------------------------------------------------------- a plain client
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .proxy(None)
+        .build()
+        .into()
+}
+
+/// POST `body` to the proxy; (status, body text, or the read error).
+fn post(
+    proxy: &Proxy,
+    path: &str,
+    body: &Value,
+    headers: &[(&str, &str)],
+) -> (u16, Result<String, String>) {
+    try_post(proxy, path, body, headers).expect("the proxy answers")
+}
+
+/// [`post`], or why no answer came at all.
+fn try_post(
+    proxy: &Proxy,
+    path: &str,
+    body: &Value,
+    headers: &[(&str, &str)],
+) -> Result<(u16, Result<String, String>), String> {
+    let mut req = agent()
+        .post(proxy.url(path))
+        .header("content-type", "application/json");
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let mut resp = req
+        .send(body.to_string().as_bytes())
+        .map_err(|e| e.to_string())?;
+    let status = resp.status().as_u16();
+    let mut text = String::new();
+    let read = resp
+        .body_mut()
+        .as_reader()
+        .read_to_string(&mut text)
+        .map_err(|e| e.to_string());
+    Ok((status, read.map(|_| text)))
+}
+
+const KEY: &str = "sk-ant-proxy-test-key-0042";
+
+/// A Messages request body over `messages` (a Claude Code-like shape).
+fn messages_body(messages: &[Value]) -> Value {
+    json!({
+        "model": "claude-stub",
+        "system": [{"type": "text", "text": "You are a test agent.", "cache_control": {"type": "ephemeral"}}],
+        "tools": [{"name": "Read", "description": "read a file", "input_schema": {"type": "object"}}],
+        "metadata": {"user_id": "{\"session_id\":\"session-1\"}"},
+        "max_tokens": 1000,
+        "messages": messages,
+        "stream": true,
+    })
+}
+
+fn read_output(k: usize) -> String {
+    (1..=60)
+        .map(|i| format!("{i:>6}\tfile {k} line {i}: let value_{i} = compute({i}, {k});"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Drive one conversation through the proxy for `calls` model calls as a
+/// client would: each answer's tool call answered with a file's text.
+/// Returns the messages the client holds at the end.
+fn drive(proxy: &Proxy, ask: &str, calls: usize, session: &str) -> Vec<Value> {
+    let mut messages = vec![json!({"role": "user", "content": [{"type": "text", "text": ask}]})];
+    for k in 0..calls {
+        let mut body = messages_body(&messages);
+        body["metadata"]["user_id"] = Value::String(format!("{{\"session_id\":\"{session}\"}}"));
+        let (status, text) = post(
+            proxy,
+            "/v1/messages?beta=true",
+            &body,
+            &[("x-api-key", KEY)],
+        );
+        assert_eq!(status, 200, "call {k}: {text:?}");
+        let text = text.unwrap();
+        let id = text
+            .split("\"toolu_stub_")
+            .nth(1)
+            .map(|r| format!("toolu_stub_{}", &r[..3]));
+        let mut content = vec![json!({"type": "text", "text": "Reading the next file."})];
+        if let Some(id) = &id {
+            let file = text
+                .split("\"file_path\\\":\\\"")
+                .nth(1)
+                .map_or("", |r| r.split("\\\"").next().unwrap_or(""));
+            content.push(
+                json!({"type": "tool_use", "id": id, "name": "Read", "input": {"file_path": file}}),
+            );
+        } else {
+            content = vec![json!({"type": "text", "text": "All files read."})];
+        }
+        messages.push(json!({"role": "assistant", "content": content}));
+        match id {
+            Some(id) => messages.push(json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": read_output(k)}]})),
+            None => break,
+        }
+    }
+    messages
+}
+
+fn store_bytes(env: &TestEnv) -> Vec<u8> {
+    let mut all = Vec::new();
+    for suffix in ["", "-wal", "-shm"] {
+        let p = format!("{}{suffix}", env.db().display());
+        if let Ok(b) = std::fs::read(&p) {
+            all.extend(b);
+        }
+    }
+    all
+}
+
+fn contains(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+// ---------------------------------------------------------------- what every live run must show
+
+/// A forwarded Messages body's conversation as a view (system messages and
+/// breakpoints set aside), for the legality check.
+fn forwarded_view(body: &Value) -> View {
+    let messages = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] != "system")
+        .map(|m| {
+            let role = if m["role"] == "user" {
+                ViewRole::User
+            } else {
+                ViewRole::Assistant
+            };
+            let blocks = match &m["content"] {
+                Value::String(s) => vec![Block::Text { text: s.clone() }],
+                Value::Array(a) => a
+                    .iter()
+                    .map(|b| {
+                        let mut b = b.clone();
+                        b.as_object_mut().unwrap().remove("cache_control");
+                        serde_json::from_value(b).unwrap()
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            ViewMessage {
+                role,
+                content: blocks,
+            }
+        })
+        .collect();
+    View { messages }
+}
+
+/// A Messages body's messages without their breakpoints, for prefix checks.
+fn without_breakpoints(body: &Value, field: &str) -> Vec<Value> {
+    let mut items = body[field].as_array().cloned().unwrap_or_default();
+    for m in &mut items {
+        if let Some(Value::Array(blocks)) = m.get_mut("content") {
+            for b in blocks {
+                if let Some(o) = b.as_object_mut() {
+                    o.remove("cache_control");
+                }
+            }
+        }
+    }
+    items
+}
+
+/// The share of consecutive calls with no tier fired at the later one whose
+/// forwarded conversation is a prefix of the later one's; every such pair
+/// must be one.
+fn assert_prefix_stable(reports: &[Value], bodies: &[Value], field: &str) -> (usize, usize) {
+    let mut pairs = 0;
+    for i in 1..reports.len().min(bodies.len()) {
+        let (a, b) = (&reports[i - 1], &reports[i]);
+        if a["task"] != b["task"] || !b["tiers_fired"].as_array().unwrap().is_empty() {
+            continue;
+        }
+        let (x, y) = (
+            without_breakpoints(&bodies[i - 1], field),
+            without_breakpoints(&bodies[i], field),
+        );
+        pairs += 1;
+        assert!(
+            y.len() >= x.len() && y[..x.len()] == x[..],
+            "call {} → {}: no tier fired, yet the forwarded {field} are not a prefix",
+            a["call"],
+            b["call"]
+        );
+    }
+    (pairs, reports.len().saturating_sub(1))
+}
+
+/// `replay --verify-forwarded` over the proxy's store: every forwarded view derived again.
+fn assert_verified(env: &TestEnv, task: &str, forwarded: usize) {
+    let run = env.run(&["replay", "--task", task, "--verify-forwarded", "--json"]);
+    run.success();
+    let v = run.json();
+    assert_eq!(v["schema"], "compactor.verify_forwarded/1");
+    assert_eq!(v["ok"], true, "{v}");
+    assert_eq!(
+        v["verified"], forwarded as u64,
+        "every forwarded call is checked: {v}"
+    );
+}
+
+// ---------------------------------------------------------------- plain-client tests
+
+/// A conversation of 30 calls through the proxy with a small window: it
+/// records every row, compacts (tiers fire), forwards only what changed in
+/// `messages`, keeps the key out of the store, and every forwarded view is
+/// derived again offline.
+#[test]
+fn a_long_conversation_is_recorded_compacted_and_verified() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Proxy::start(
+        &env,
+        model.port,
+        &["--window", "12000", "--output-reserved", "2000"],
+        None,
+    );
+    let ask = "Read every file in notes/ and summarise them. [[reads 30]] Never edit files outside notes/.";
+    drive(&proxy, ask, 40, "session-1");
+    let reports = proxy.wait_calls(31);
+    let calls = model.model_calls();
+    assert_eq!(calls.len(), 31, "30 tool calls and the closing answer");
+    let tasks: std::collections::BTreeSet<&str> = reports
+        .iter()
+        .map(|r| r["task"].as_str().unwrap())
+        .collect();
+    assert_eq!(tasks.len(), 1, "one conversation, one task: {tasks:?}");
+    let task = *tasks.iter().next().unwrap();
+    assert!(task.starts_with("live-"), "{task}");
+    let fired: Vec<&Value> = reports
+        .iter()
+        .filter(|r| !r["tiers_fired"].as_array().unwrap().is_empty())
+        .collect();
+    assert!(
+        !fired.is_empty(),
+        "the window is passed several times over: tiers fire"
+    );
+    for (r, c) in reports.iter().zip(&calls) {
+        assert_eq!(r["schema"], "compactor.proxy_call/1");
+        assert_eq!(r["outcome"], "recorded", "{r}");
+        assert_eq!(r["upstream_status"], 200);
+        let body = c.json();
+        // Only the conversation changed: every other field as the client sent it.
+        for k in [
+            "model",
+            "system",
+            "tools",
+            "metadata",
+            "max_tokens",
+            "stream",
+        ] {
+            assert_eq!(body[k], messages_body(&[])[k], "{k}");
+        }
+        assert_eq!(
+            c.header("x-api-key"),
+            Some(KEY),
+            "the key reaches the model"
+        );
+        assert!(
+            body.to_string()
+                .contains("Never edit files outside notes/."),
+            "call {}: the constraint is forwarded",
+            r["call"]
+        );
+        let v = forwarded_view(&body);
+        assert_eq!(
+            compactor::view::validate(&v),
+            vec![],
+            "call {}: tool calls pair legally",
+            r["call"]
+        );
+        let sent = c.body.len() as u64 / 4;
+        if r["status"] != "over_window" {
+            assert!(
+                sent <= r["w_eff"].as_u64().unwrap(),
+                "call {}: {sent} tokens sent over the window",
+                r["call"]
+            );
+        }
+    }
+    let bodies: Vec<Value> = calls.iter().map(Received::json).collect();
+    let (stable, pairs) = assert_prefix_stable(&reports, &bodies, "messages");
+    assert!(stable > 0 && pairs == 30, "{stable} of {pairs}");
+    assert!(
+        !contains(&store_bytes(&env), KEY),
+        "the key is never stored"
+    );
+    assert_verified(&env, task, 31);
+    // The record holds the whole conversation: the head, 31 answers, the ask, 30 results.
+    let rows: i64 = env
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM task_message WHERE task_id = ?1",
+            [task],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(rows, 1 + 1 + 31 + 30);
+}
+
+/// Upstream errors reach the client as they came (status, body, headers),
+/// so that its own retry runs; the request stays recorded, and the retry
+/// forwards the same view.
+#[test]
+fn upstream_429_and_500_pass_through() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    let body = messages_body(&[json!({"role": "user", "content": "hello"})]);
+    let limited = r#"{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}"#;
+    let failed = r#"{"type":"error","error":{"type":"api_error","message":"boom"}}"#;
+    model.then(Answer::Status(429, limited.into()));
+    model.then(Answer::Status(500, failed.into()));
+    let mut resp = agent()
+        .post(proxy.url("/v1/messages"))
+        .header("x-api-key", KEY)
+        .send(body.to_string().as_bytes())
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 429);
+    assert_eq!(
+        resp.headers().get("x-stub").unwrap(),
+        "yes",
+        "headers pass through"
+    );
+    assert_eq!(resp.headers().get("retry-after").unwrap(), "0");
+    assert_eq!(
+        resp.body_mut().read_to_string().unwrap(),
+        limited,
+        "the body byte for byte"
+    );
+    let (status, text) = post(&proxy, "/v1/messages", &body, &[]);
+    assert_eq!((status, text.unwrap().as_str()), (500, failed));
+    let (status, text) = post(&proxy, "/v1/messages", &body, &[]);
+    assert_eq!(status, 200, "{text:?}");
+    let reports = proxy.wait_calls(3);
+    let outcome: Vec<(&Value, &Value)> = reports
+        .iter()
+        .map(|r| (&r["upstream_status"], &r["outcome"]))
+        .collect();
+    assert_eq!(
+        outcome,
+        [
+            (&json!(429), &json!("upstream_error")),
+            (&json!(500), &json!("upstream_error")),
+            (&json!(200), &json!("recorded"))
+        ]
+    );
+    assert!(
+        reports
+            .iter()
+            .all(|r| r["call"] == 1 && r["view_hash"] == reports[0]["view_hash"]),
+        "a retry forwards the same view"
+    );
+    assert_eq!(
+        reports
+            .iter()
+            .map(|r| r["attempt"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+    assert_verified(&env, reports[0]["task"].as_str().unwrap(), 3);
+}
+
+/// The upstream breaks off mid-stream: the client's read fails (no clean
+/// end), and no half assistant message is recorded.
+#[test]
+fn an_upstream_disconnect_mid_stream_reaches_the_client_and_records_nothing() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    let body = messages_body(&[json!({"role": "user", "content": "hello [[reads 3]]"})]);
+    model.then(Answer::CutAfter(300));
+    // The client sees the stream break: the connection ends before the
+    // answer does (the status and some bytes may have reached it first).
+    match try_post(&proxy, "/v1/messages", &body, &[]) {
+        Err(_) | Ok((200, Err(_))) => {}
+        other => panic!("a broken answer reached the client as a whole one: {other:?}"),
+    }
+    let reports = proxy.wait_calls(1);
+    assert_eq!(reports[0]["outcome"], "upstream_failed", "{}", reports[0]);
+    let task = reports[0]["task"].as_str().unwrap();
+    let generations: i64 = env
+        .conn()
+        .query_row(
+            "SELECT count(*) FROM task_message WHERE task_id = ?1 AND kind = 'generation'",
+            [task],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(generations, 0, "no half answer is recorded");
+    // The client retries: the same call, the same view, now answered.
+    let (status, text) = post(&proxy, "/v1/messages", &body, &[]);
+    assert_eq!(status, 200);
+    assert!(text.unwrap().contains("message_stop"));
+    let reports = proxy.wait_calls(2);
+    assert_eq!(
+        (&reports[1]["call"], &reports[1]["outcome"]),
+        (&json!(1), &json!("recorded"))
+    );
+    assert_eq!(reports[1]["view_hash"], reports[0]["view_hash"]);
+}
+
+/// A body that is not a request: 400 with a JSON error saying what is
+/// wrong, and the store unchanged; nothing reaches the upstream.
+#[test]
+fn a_malformed_body_is_a_400_and_changes_nothing() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    drive(&proxy, "hello", 1, "s");
+    let before = env.counts();
+    let conv_rows = |env: &TestEnv| -> i64 {
+        env.conn()
+            .query_row("SELECT count(*) FROM proxy_call", [], |r| r.get(0))
+            .unwrap()
+    };
+    let calls_before = conv_rows(&env);
+    for (path, raw, want) in [
+        ("/v1/messages", "{not json", "not a JSON object"),
+        ("/v1/messages", r#"{"model":"m"}"#, "no \"messages\""),
+        (
+            "/v1/messages",
+            r#"{"messages":[{"role":"robot","content":"x"}]}"#,
+            "messages[0] has role \"robot\"",
+        ),
+        (
+            "/v1/messages",
+            r#"{"messages":[{"role":"user","content":[{"type":"text"}]}]}"#,
+            "messages[0]",
+        ),
+        ("/v1/responses", r#"{"input":[3]}"#, "input[0] is a number"),
+    ] {
+        let mut resp = agent()
+            .post(proxy.url(path))
+            .header("content-type", "application/json")
+            .send(raw.as_bytes())
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 400, "{raw}");
+        let v: Value = serde_json::from_str(&resp.body_mut().read_to_string().unwrap()).unwrap();
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(message.contains(want), "{raw}: {message}");
+        assert!(
+            message.starts_with("compactor proxy: the request body is malformed"),
+            "{message}"
+        );
+    }
+    assert_eq!(env.counts(), before, "the store is unchanged");
+    assert_eq!(conv_rows(&env), calls_before);
+    assert_eq!(
+        model.model_calls().len(),
+        1,
+        "nothing malformed was forwarded"
+    );
+}
+
+/// Everything but the two model-call routes passes through as it came.
+#[test]
+fn other_requests_pass_through_unchanged() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    let body = messages_body(&[json!({"role": "user", "content": "count me"})]);
+    let (status, text) = post(
+        &proxy,
+        "/v1/messages/count_tokens?beta=true",
+        &body,
+        &[("x-api-key", KEY)],
+    );
+    assert_eq!(status, 200);
+    let log = model.log.lock().unwrap().clone();
+    let got = log.last().unwrap();
+    assert_eq!(got.path, "/v1/messages/count_tokens?beta=true");
+    assert_eq!(got.body, body.to_string().into_bytes(), "the body as sent");
+    assert_eq!(
+        text.unwrap(),
+        json!({"input_tokens": body.to_string().len() / 4}).to_string()
+    );
+    let mut resp = agent().get(proxy.url("/v1/models")).call().unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    assert!(
+        resp.body_mut()
+            .read_to_string()
+            .unwrap()
+            .contains("stub-model")
+    );
+    let resp = agent().get(proxy.url("/nowhere")).call().unwrap();
+    assert_eq!(resp.status().as_u16(), 404);
+    assert_eq!(env.counts(), [0, 0, 0], "nothing of it is recorded");
+}
+
+/// This is no open proxy and listens on loopback only unless told.
+#[test]
+fn requests_for_other_hosts_and_remote_listening_are_refused() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    // An absolute-form request line (a proxy request for another host).
+    let mut s = TcpStream::connect(("127.0.0.1", proxy.port)).unwrap();
+    s.write_all(
+        b"GET http://example.com/ HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n",
+    )
+    .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+    assert!(
+        answer.contains("no proxy request") || answer.contains("only to its configured upstream"),
+        "{answer}"
+    );
+    // A page that rebinds a name to 127.0.0.1 sends its own Host.
+    let mut s = TcpStream::connect(("127.0.0.1", proxy.port)).unwrap();
+    s.write_all(b"GET /v1/models HTTP/1.1\r\nHost: evil.example:8787\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+    assert!(
+        model.log.lock().unwrap().is_empty(),
+        "neither was forwarded"
+    );
+    let run = env.run(&["proxy", "--listen", "0.0.0.0:0"]);
+    run.failure(2)
+        .stderr_has("not a loopback address")
+        .stderr_has("--allow-remote");
+    let run = env.run(&["proxy", "--upstream", "http://api.example.com"]);
+    run.failure(2)
+        .stderr_has("plain http is allowed only to a loopback upstream");
+    let mut cmd = env.bare_command();
+    cmd.args(["--db", ":memory:", "proxy"]);
+    env.finish(cmd).failure(2).stderr_has("store file");
+}
+
+/// Two conversations at once, their calls interleaved: each task's record
+/// and views are what it gets alone.
+#[test]
+fn concurrent_conversations_do_not_interfere() {
+    let alone: Vec<Vec<String>> = ["first", "second"]
+        .iter()
+        .map(|name| {
+            let env = TestEnv::new();
+            let model = Model::start();
+            let proxy = Proxy::start(
+                &env,
+                model.port,
+                &["--window", "12000", "--output-reserved", "2000"],
+                None,
+            );
+            drive(&proxy, &format!("The {name} job. [[reads 12]]"), 20, name);
+            proxy
+                .wait_calls(13)
+                .iter()
+                .map(|r| r["view_hash"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .collect();
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Arc::new(Proxy::start(
+        &env,
+        model.port,
+        &["--window", "12000", "--output-reserved", "2000"],
+        None,
+    ));
+    let threads: Vec<_> = ["first", "second"]
+        .iter()
+        .map(|name| {
+            let proxy = Arc::clone(&proxy);
+            let name = name.to_string();
+            std::thread::spawn(move || {
+                drive(&proxy, &format!("The {name} job. [[reads 12]]"), 20, &name);
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let reports = proxy.wait_calls(26);
+    let mut by_task: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for r in &reports {
+        by_task
+            .entry(r["task"].as_str().unwrap().to_string())
+            .or_default()
+            .push(r["view_hash"].as_str().unwrap().to_string());
+    }
+    assert_eq!(by_task.len(), 2);
+    let mut got: Vec<Vec<String>> = by_task.into_values().collect();
+    let mut want = alone;
+    got.sort();
+    want.sort();
+    assert_eq!(
+        got, want,
+        "each conversation's views are those it gets alone"
+    );
+}
+
+/// A request whose history no longer extends the record (the client went
+/// back and edited) starts a new task, linked to the old one with the
+/// reason; the old task's rows stay as they were.
+#[test]
+fn a_diverging_history_starts_a_linked_task() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    let held = drive(&proxy, "Look at the notes. [[reads 3]]", 2, "s");
+    let reports = proxy.wait_calls(2);
+    let task = reports[0]["task"].as_str().unwrap().to_string();
+    let rows_before: Vec<(i64, Vec<u8>)> = {
+        let conn = env.conn();
+        let mut st = conn
+            .prepare("SELECT seq, row_hash FROM task_message WHERE task_id = ?1 ORDER BY seq")
+            .unwrap();
+        st.query_map([&task], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    // The client edits its second message (a rewind and edit).
+    let mut edited = held[..3].to_vec();
+    edited[2] = json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_stub_000", "content": "the file changed"}]});
+    let mut body = messages_body(&edited);
+    body["metadata"]["user_id"] = json!("{\"session_id\":\"s\"}");
+    let (status, _) = post(&proxy, "/v1/messages", &body, &[]);
+    assert_eq!(status, 200);
+    let r = &proxy.wait_calls(3)[2];
+    assert_ne!(r["task"], task.as_str(), "a new task");
+    assert_eq!(r["started_from"], task.as_str());
+    assert!(
+        r["reason"]
+            .as_str()
+            .unwrap()
+            .contains("differs from the record"),
+        "{r}"
+    );
+    let conn = env.conn();
+    let parent: Option<String> = conn
+        .query_row(
+            "SELECT parent_id FROM task WHERE id = ?1",
+            [r["task"].as_str().unwrap()],
+            |x| x.get(0),
+        )
+        .unwrap();
+    assert_eq!(parent.as_deref(), Some(task.as_str()));
+    let mut st = conn
+        .prepare("SELECT seq, row_hash FROM task_message WHERE task_id = ?1 ORDER BY seq")
+        .unwrap();
+    let after: Vec<(i64, Vec<u8>)> = st
+        .query_map([&task], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(after, rows_before, "no row of the old task was rewritten");
+    assert_verified(&env, r["task"].as_str().unwrap(), 1);
+    assert_verified(&env, &task, 2);
+}
+
+/// A crash at each of the proxy's chosen points (an injected abort, never a
+/// timed kill), then a restart: what was recorded is whole (the store is
+/// sound, no half answer), the client's retry forwards the view the engine
+/// derives from the record, and the whole session verifies.
+#[test]
+fn a_crash_at_a_chosen_point_then_a_restart_re_derives_the_same_views() {
+    for point in [
+        "abort-after-request:3",
+        "abort-mid-stream:3",
+        "abort-after-response:3",
+    ] {
+        let env = TestEnv::new();
+        let model = Model::start();
+        let budget = ["--window", "9000", "--output-reserved", "1000"];
+        let mut proxy = Proxy::start(&env, model.port, &budget, Some(point));
+        let ask = "Read the notes. [[reads 8]] Never delete anything.";
+        let mut messages = vec![json!({"role": "user", "content": ask})];
+        let step = |proxy: &Proxy, messages: &mut Vec<Value>| -> Result<(), String> {
+            let (status, text) = try_post(proxy, "/v1/messages", &messages_body(messages), &[])?;
+            let text = text?;
+            if status != 200 || !text.contains("message_stop") {
+                return Err(format!("{status}: {text}"));
+            }
+            let k = messages.len() / 2;
+            let id = format!("toolu_stub_{k:03}");
+            messages.push(json!({"role": "assistant", "content": [{"type": "text", "text": "Reading the next file."}, {"type": "tool_use", "id": id, "name": "Read", "input": {"file_path": format!("/notes/file_{:02}.txt", k + 1)}}]}));
+            messages.push(json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": read_output(k)}]}));
+            Ok(())
+        };
+        step(&proxy, &mut messages).unwrap();
+        step(&proxy, &mut messages).unwrap();
+        if point.starts_with("abort-mid-stream") {
+            // Part of the answer reaches the client; the rest is held back.
+            model.then(Answer::HoldAfter(200));
+        }
+        assert!(
+            step(&proxy, &mut messages).is_err(),
+            "{point}: the third call did not complete"
+        );
+        let st = proxy.wait_exit();
+        model.release();
+        assert!(!st.success(), "{point}: the proxy aborted");
+        let conn = env.conn();
+        let check: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(check, "ok", "{point}");
+        let generations: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM task_message WHERE kind = 'generation'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let want = if point.starts_with("abort-after-response") {
+            3
+        } else {
+            2
+        };
+        assert_eq!(generations, want, "{point}: whole answers only");
+        drop(conn);
+        // Restart on the same store; the client retries where it was.
+        let proxy = Proxy::start(&env, model.port, &budget, None);
+        if point.starts_with("abort-after-response") {
+            // The answer was recorded but never reached the client: its
+            // retry goes back one answer, which is a divergence.
+            let (status, _) = post(&proxy, "/v1/messages", &messages_body(&messages), &[]);
+            assert_eq!(status, 200);
+            let r = &proxy.wait_calls(1)[0];
+            assert!(r["reason"].as_str().unwrap().contains("went back"), "{r}");
+            continue;
+        }
+        step(&proxy, &mut messages).unwrap();
+        let r = &proxy.wait_calls(1)[0];
+        assert_eq!(r["call"], 3, "{point}");
+        let recorded: Vec<String> = {
+            let conn = env.conn();
+            let mut st = conn
+                .prepare("SELECT view_hash FROM proxy_call WHERE call = 3 ORDER BY attempt")
+                .unwrap();
+            st.query_map([], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        assert_eq!(recorded.len(), 2, "{point}: the first try and the retry");
+        assert_eq!(
+            recorded[0], recorded[1],
+            "{point}: the restarted proxy derives the same view"
+        );
+        step(&proxy, &mut messages).unwrap();
+        proxy.wait_calls(2);
+        assert_verified(&env, r["task"].as_str().unwrap(), 5);
+    }
+}
+
+// ---------------------------------------------------------------- the real clients
+
+/// Write `n` files of about `lines` lines under `dir/notes`.
+fn write_notes(dir: &Path, n: usize, lines: usize) {
+    std::fs::create_dir_all(dir.join("notes")).unwrap();
+    for k in 1..=n {
+        let text: String = (1..=lines)
+            .map(|i| format!("note {k} line {i}: the export job batches reads by tenant {i}\n"))
+            .collect();
+        std::fs::write(dir.join("notes").join(format!("file_{k:02}.txt")), text).unwrap();
+    }
+}
+
+const LIVE_ASK: &str = "Read every file in notes/ one by one and summarise them. [[reads 40]] Never edit files outside notes/.";
+const CONSTRAINT: &str = "Never edit files outside notes/.";
+
+/// What both clients' runs must show, from the stub's side and the proxy's.
+fn check_live_run(env: &TestEnv, proxy: &Proxy, model: &Model, key: &str, field: &str) {
+    let calls = model.model_calls();
+    let reports = proxy.wait_calls(calls.len());
+    assert!(
+        calls.len() >= 41,
+        "a long turn: {} model calls",
+        calls.len()
+    );
+    assert!(
+        reports
+            .iter()
+            .any(|r| !r["tiers_fired"].as_array().unwrap().is_empty()),
+        "tiers fired"
+    );
+    let tasks: std::collections::BTreeSet<&str> = reports
+        .iter()
+        .map(|r| r["task"].as_str().unwrap())
+        .collect();
+    let over: Vec<&Value> = reports
+        .iter()
+        .filter(|r| r["status"] == "over_window")
+        .collect();
+    eprintln!(
+        "{} calls, {} tasks, {} over_window: {over:?}",
+        reports.len(),
+        tasks.len(),
+        over.len()
+    );
+    let mut bodies = Vec::new();
+    for (r, c) in reports.iter().zip(&calls) {
+        let body = c.json();
+        let sent = c.body.len() as u64 / 4;
+        if r["status"] != "over_window" {
+            assert!(
+                sent <= r["w_eff"].as_u64().unwrap(),
+                "call {}: {sent} tokens sent, w_eff {}",
+                r["call"],
+                r["w_eff"]
+            );
+        }
+        if r["task"] == reports[0]["task"] {
+            assert!(
+                body.to_string().contains(CONSTRAINT),
+                "call {}: the first ask's constraint is forwarded",
+                r["call"]
+            );
+        }
+        match field {
+            "messages" => {
+                assert_eq!(c.header("x-api-key"), Some(key));
+                assert_eq!(
+                    compactor::view::validate(&forwarded_view(&body)),
+                    vec![],
+                    "call {}",
+                    r["call"]
+                );
+            }
+            _ => {
+                assert_eq!(
+                    c.header("authorization"),
+                    Some(format!("Bearer {key}").as_str())
+                );
+                assert_pairs(&body, r);
+            }
+        }
+        bodies.push(body);
+    }
+    let (stable, pairs) = assert_prefix_stable(&reports, &bodies, field);
+    eprintln!("prefix-stable pairs: {stable} of {pairs}");
+    // How far the engine's prediction is from what the model counted.
+    let mut errors: Vec<i64> = reports
+        .iter()
+        .zip(&calls)
+        .map(|(r, c)| {
+            let sent = (c.body.len() / 4) as i64;
+            (r["tokens_after"].as_i64().unwrap() - sent) * 1000 / sent.max(1)
+        })
+        .collect();
+    errors.sort();
+    eprintln!(
+        "prediction error (per mille of the tokens sent): median {}, range {} to {}",
+        errors[errors.len() / 2],
+        errors[0],
+        errors[errors.len() - 1]
+    );
+    assert!(!contains(&store_bytes(env), key), "the key is never stored");
+    for t in tasks {
+        let n = reports.iter().filter(|r| r["task"] == t).count();
+        assert_verified(env, t, n);
+    }
+}
+
+/// Responses input: every call's output follows its call.
+fn assert_pairs(body: &Value, r: &Value) {
+    let mut open: Vec<String> = Vec::new();
+    for it in body["input"].as_array().unwrap() {
+        let id = it["call_id"].as_str().unwrap_or("").to_string();
+        match it["type"].as_str().unwrap_or("") {
+            "function_call" | "custom_tool_call" => open.push(id),
+            "function_call_output" | "custom_tool_call_output" => {
+                assert!(
+                    open.contains(&id),
+                    "call {}: an output without its call {id}",
+                    r["call"]
+                );
+                open.retain(|o| *o != id);
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        open.is_empty(),
+        "call {}: calls without output {open:?}",
+        r["call"]
+    );
+}
+
+const LIVE_BUDGET: &[&str] = &["--window", "40000", "--output-reserved", "4000"];
+
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
+fn claude_code_runs_a_long_tool_heavy_turn_through_the_proxy() {
+    let Some(bin) = client("claude", "claude_code_through_the_proxy") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let project = env.root().join("project");
+    write_notes(&project, 40, 160);
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, LIVE_BUDGET, None);
+    let mut cmd = client_command(&bin, &env.home(), &project);
+    cmd.env(
+        "ANTHROPIC_BASE_URL",
+        format!("http://127.0.0.1:{}", proxy.port),
+    )
+    .env("ANTHROPIC_API_KEY", KEY)
+    .args(["-p", LIVE_ASK, "--allowedTools", "Read"]);
+    let (status, out, err) = run_bounded_for(cmd, Duration::from_secs(600));
+    assert_eq!(
+        status,
+        0,
+        "claude failed:\n{out}\n{err}\nproxy:\n{}",
+        proxy.stderr.lock().unwrap()
+    );
+    assert!(out.contains("All files read."), "{out}");
+    check_live_run(&env, &proxy, &model, KEY, "messages");
+}
+
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
+fn codex_runs_a_long_tool_heavy_turn_through_the_proxy() {
+    let Some(bin) = client("codex", "codex_through_the_proxy") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let project = env.root().join("project");
+    write_notes(&project, 40, 160);
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, LIVE_BUDGET, None);
+    let home = env.home();
+    codex_config(&home, proxy.port);
+    let mut cmd = client_command(&bin, &home, &project);
+    cmd.env("STUB_API_KEY", KEY)
+        .args(["exec", "--skip-git-repo-check", LIVE_ASK]);
+    let (status, out, err) = run_bounded_for(cmd, Duration::from_secs(600));
+    assert_eq!(
+        status,
+        0,
+        "codex failed:\n{out}\n{err}\nproxy:\n{}",
+        proxy.stderr.lock().unwrap()
+    );
+    assert!(out.contains("All files read."), "{out}");
+    check_live_run(&env, &proxy, &model, KEY, "input");
+}
+
+/// A conversation whose first ask is the prompt of another's `Agent` call is
+/// its subagent; another first message in the same session is a side
+/// request; both are tasks of their own, linked to their parent.
+#[test]
+fn subagents_and_side_requests_are_linked_to_their_parent() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    let with_session = |messages: &[Value]| {
+        let mut b = messages_body(messages);
+        b["metadata"]["user_id"] = json!("{\"session_id\":\"parent-session\"}");
+        b
+    };
+    // The parent's call: its answer calls a subagent.
+    let ask = json!({"role": "user", "content": "Plan the migration. [[agent Survey the schema files.]]"});
+    let (status, text) = post(
+        &proxy,
+        "/v1/messages",
+        &with_session(std::slice::from_ref(&ask)),
+        &[],
+    );
+    assert_eq!(status, 200);
+    assert!(text.unwrap().contains("Survey the schema files."));
+    let parent = proxy.wait_calls(1)[0]["task"].as_str().unwrap().to_string();
+    // The subagent's own conversation: its system prompt, its first ask the prompt.
+    let subagent = |first: &str| {
+        let mut b = with_session(&[
+            json!({"role": "user", "content": [{"type": "text", "text": "<system-reminder>r</system-reminder>"}, {"type": "text", "text": first}]}),
+        ]);
+        b["system"] = json!([{"type": "text", "text": "You are a subagent."}]);
+        b
+    };
+    let (status, _) = post(
+        &proxy,
+        "/v1/messages",
+        &subagent("Survey the schema files."),
+        &[],
+    );
+    assert_eq!(status, 200);
+    let r = &proxy.wait_calls(2)[1];
+    assert_eq!(r["started_from"], parent.as_str(), "{r}");
+    assert!(
+        r["reason"].as_str().unwrap().starts_with("a subagent of"),
+        "{r}"
+    );
+    // Another first message in the session: a side request.
+    let mut title = subagent("Write a title for this session.");
+    title["system"] = json!([{"type": "text", "text": "You write titles."}]);
+    let (status, _) = post(&proxy, "/v1/messages", &title, &[]);
+    assert_eq!(status, 200);
+    let r = &proxy.wait_calls(3)[2];
+    assert_eq!(r["started_from"], parent.as_str(), "{r}");
+    assert!(
+        r["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("a side request of the session"),
+        "{r}"
+    );
+    let parent_of = |task: &str| -> Option<String> {
+        env.conn()
+            .query_row("SELECT parent_id FROM task WHERE id = ?1", [task], |x| {
+                x.get(0)
+            })
+            .unwrap()
+    };
+    assert_eq!(
+        parent_of(r["task"].as_str().unwrap()).as_deref(),
+        Some(parent.as_str())
+    );
+    // The same session and system prompt with another first message: the
+    // client started anew (it compacted or cleared), linked to the first.
+    let (status, _) = post(
+        &proxy,
+        "/v1/messages",
+        &with_session(&[
+            json!({"role": "user", "content": "This session continues from a summary."}),
+        ]),
+        &[],
+    );
+    assert_eq!(status, 200);
+    let r = &proxy.wait_calls(4)[3];
+    assert_eq!(r["started_from"], parent.as_str(), "{r}");
+    assert!(
+        r["reason"]
+            .as_str()
+            .unwrap()
+            .contains("started its history anew"),
+        "{r}"
+    );
+    // `tasks` lists the linked tasks under their parent.
+    let tasks = env.tasks();
+    let children: Vec<&Value> = tasks
+        .iter()
+        .filter(|t| t["parent"] == parent.as_str())
+        .collect();
+    assert_eq!(children.len(), 3, "{tasks:#?}");
+}
