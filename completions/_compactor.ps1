@@ -41,6 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact a saved session offline: replay it, then write the final view')
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Replay a task and write one self-contained HTML page picturing it')
+            [CompletionResult]::new('sweep', 'sweep', [CompletionResultType]::ParameterValue, 'Replay sessions under a grid of policies, priced and probed, beside what the client did and plain trimming: which window and trigger to use')
             [CompletionResult]::new('runs', 'runs', [CompletionResultType]::ParameterValue, 'List saved replay runs')
             [CompletionResult]::new('reset', 'reset', [CompletionResultType]::ParameterValue, 'Forget a task''s compaction state (all profiles, or one); never the raw record')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two views (files or saved runs): exit 0 identical, 1 different')
@@ -391,6 +392,45 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'compactor;sweep' {
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'A task to sweep besides the SOURCEs (its id, a unique prefix, `latest`); repeatable')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'Context windows to sweep, in tokens. Default: each session''s own (the window it recorded, else its model''s)')
+            [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Output reserves to sweep. Default: each window''s, min(20000, window / 8)')
+            [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Trigger ratios to sweep: compaction starts above w_eff × the ratio')
+            [CompletionResult]::new('--stop-ratio', '--stop-ratio', [CompletionResultType]::ParameterName, 'Stop ratios to sweep: shrinking aims at w_eff × the ratio (below the trigger)')
+            [CompletionResult]::new('--protect-recent-steps', '--protect-recent-steps', [CompletionResultType]::ParameterName, 'Protected recent steps to sweep')
+            [CompletionResult]::new('--summary-budget', '--summary-budget', [CompletionResultType]::ParameterName, 'Token cap of the floor summary (one value)')
+            [CompletionResult]::new('--summarizer', '--summarizer', [CompletionResultType]::ParameterName, 'Summarizers to sweep (default extractive, or the config file''s `summarizer`)')
+            [CompletionResult]::new('--llm-provider', '--llm-provider', [CompletionResultType]::ParameterName, 'The model server''s wire format (with --summarizer llm). Config key: llm_provider')
+            [CompletionResult]::new('--llm-base-url', '--llm-base-url', [CompletionResultType]::ParameterName, 'The server''s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider''s public API')
+            [CompletionResult]::new('--llm-model', '--llm-model', [CompletionResultType]::ParameterName, 'The model name the server knows')
+            [CompletionResult]::new('--llm-timeout', '--llm-timeout', [CompletionResultType]::ParameterName, 'Seconds one model request may take (default 60)')
+            [CompletionResult]::new('--llm-api-key-env', '--llm-api-key-env', [CompletionResultType]::ParameterName, 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value')
+            [CompletionResult]::new('--llm-fallback', '--llm-fallback', [CompletionResultType]::ParameterName, 'What the floor uses when the model fails (default extractive)')
+            [CompletionResult]::new('--llm-price-input', '--llm-price-input', [CompletionResultType]::ParameterName, 'USD per million input tokens of the summarizer''s own calls (default 0)')
+            [CompletionResult]::new('--llm-price-output', '--llm-price-output', [CompletionResultType]::ParameterName, 'USD per million output tokens of the summarizer''s own calls (default 0)')
+            [CompletionResult]::new('--price-input', '--price-input', [CompletionResultType]::ParameterName, 'USD per million uncached input tokens. Default: the model''s (README, "Models and prices")')
+            [CompletionResult]::new('--price-cache-write', '--price-cache-write', [CompletionResultType]::ParameterName, 'USD per million tokens written to the prompt cache. Default: the model''s')
+            [CompletionResult]::new('--price-cache-read', '--price-cache-read', [CompletionResultType]::ParameterName, 'USD per million tokens read from the prompt cache. Default: the model''s')
+            [CompletionResult]::new('--price-output', '--price-output', [CompletionResultType]::ParameterName, 'USD per million output tokens. Default: the model''s')
+            [CompletionResult]::new('--prices', '--prices', [CompletionResultType]::ParameterName, 'A JSON file of per-model prices, consulted before the built-in table (the format is in README, "Models and prices")')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Runs at a time, each on its own scratch store (default: the number of cores). The output is the same for any N')
+            [CompletionResult]::new('--jobs', '--jobs', [CompletionResultType]::ParameterName, 'Runs at a time, each on its own scratch store (default: the number of cores). The output is the same for any N')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Also write one self-contained HTML page: a cost against fidelity chart and the sortable table of each session, and the totals (`-`: only the page, on standard output)')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Also write one self-contained HTML page: a cost against fidelity chart and the sortable table of each session, and the totals (`-`: only the page, on standard output)')
+            [CompletionResult]::new('--merge', '--merge', [CompletionResultType]::ParameterName, 'Total the JSON Lines (`sweep --json`) of sweeps run apart, such as shards of sources swept on several machines, instead of sweeping')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--skip-invalid', '--skip-invalid', [CompletionResultType]::ParameterName, 'Sweep only the valid combinations of the lists (each one left out is named); without it an invalid combination, such as stop ≥ trigger, is refused')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON Lines: one compactor.sweep_row/1 per run, then compactor.sweep_total/1')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'compactor;runs' {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
@@ -593,6 +633,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact a saved session offline: replay it, then write the final view')
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'Replay a task and write one self-contained HTML page picturing it')
+            [CompletionResult]::new('sweep', 'sweep', [CompletionResultType]::ParameterValue, 'Replay sessions under a grid of policies, priced and probed, beside what the client did and plain trimming: which window and trigger to use')
             [CompletionResult]::new('runs', 'runs', [CompletionResultType]::ParameterValue, 'List saved replay runs')
             [CompletionResult]::new('reset', 'reset', [CompletionResultType]::ParameterValue, 'Forget a task''s compaction state (all profiles, or one); never the raw record')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two views (files or saved runs): exit 0 identical, 1 different')
@@ -639,6 +680,9 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;help;report' {
+            break
+        }
+        'compactor;help;sweep' {
             break
         }
         'compactor;help;runs' {

@@ -76,6 +76,9 @@ _compactor() {
             compactor,step)
                 cmd="compactor__subcmd__step"
                 ;;
+            compactor,sweep)
+                cmd="compactor__subcmd__sweep"
+                ;;
             compactor,tasks)
                 cmd="compactor__subcmd__tasks"
                 ;;
@@ -142,6 +145,9 @@ _compactor() {
             compactor__subcmd__help,step)
                 cmd="compactor__subcmd__help__subcmd__step"
                 ;;
+            compactor__subcmd__help,sweep)
+                cmd="compactor__subcmd__help__subcmd__sweep"
+                ;;
             compactor__subcmd__help,tasks)
                 cmd="compactor__subcmd__help__subcmd__tasks"
                 ;;
@@ -188,7 +194,7 @@ _compactor() {
 
     case "${cmd}" in
         compactor)
-            opts="-q -h -V --db --quiet --color --help --version import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help"
+            opts="-q -h -V --db --quiet --color --help --version import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -496,7 +502,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__help)
-            opts="import tasks show preflight step export watch proxy replay probe compact report runs reset diff check hooks hook completions man __complete-tasks help"
+            opts="import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -818,6 +824,20 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__help__subcmd__step)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__help__subcmd__sweep)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1873,6 +1893,132 @@ _compactor() {
                     return 0
                     ;;
                 --view)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__sweep)
+            opts="-j -o -q -h -V --task --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --price-output --prices --skip-invalid --jobs --json --output --merge --db --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --task)
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-reserved)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --trigger-ratio)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stop-ratio)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --protect-recent-steps)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --summary-budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --summarizer)
+                    COMPREPLY=($(compgen -W "extractive llm static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-provider)
+                    COMPREPLY=($(compgen -W "openai anthropic" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-base-url)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-api-key-env)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-fallback)
+                    COMPREPLY=($(compgen -W "extractive static" -- "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llm-price-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --price-input)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --price-cache-write)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --price-cache-read)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --price-output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --merge)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

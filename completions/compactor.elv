@@ -38,6 +38,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand probe 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
             cand compact 'Compact a saved session offline: replay it, then write the final view'
             cand report 'Replay a task and write one self-contained HTML page picturing it'
+            cand sweep 'Replay sessions under a grid of policies, priced and probed, beside what the client did and plain trimming: which window and trigger to use'
             cand runs 'List saved replay runs'
             cand reset 'Forget a task''s compaction state (all profiles, or one); never the raw record'
             cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
@@ -375,6 +376,44 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'compactor;sweep'= {
+            cand --task 'A task to sweep besides the SOURCEs (its id, a unique prefix, `latest`); repeatable'
+            cand --window 'Context windows to sweep, in tokens. Default: each session''s own (the window it recorded, else its model''s)'
+            cand --output-reserved 'Output reserves to sweep. Default: each window''s, min(20000, window / 8)'
+            cand --trigger-ratio 'Trigger ratios to sweep: compaction starts above w_eff × the ratio'
+            cand --stop-ratio 'Stop ratios to sweep: shrinking aims at w_eff × the ratio (below the trigger)'
+            cand --protect-recent-steps 'Protected recent steps to sweep'
+            cand --summary-budget 'Token cap of the floor summary (one value)'
+            cand --summarizer 'Summarizers to sweep (default extractive, or the config file''s `summarizer`)'
+            cand --llm-provider 'The model server''s wire format (with --summarizer llm). Config key: llm_provider'
+            cand --llm-base-url 'The server''s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider''s public API'
+            cand --llm-model 'The model name the server knows'
+            cand --llm-timeout 'Seconds one model request may take (default 60)'
+            cand --llm-api-key-env 'The environment variable holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY). The key itself is never a flag or a config value'
+            cand --llm-fallback 'What the floor uses when the model fails (default extractive)'
+            cand --llm-price-input 'USD per million input tokens of the summarizer''s own calls (default 0)'
+            cand --llm-price-output 'USD per million output tokens of the summarizer''s own calls (default 0)'
+            cand --price-input 'USD per million uncached input tokens. Default: the model''s (README, "Models and prices")'
+            cand --price-cache-write 'USD per million tokens written to the prompt cache. Default: the model''s'
+            cand --price-cache-read 'USD per million tokens read from the prompt cache. Default: the model''s'
+            cand --price-output 'USD per million output tokens. Default: the model''s'
+            cand --prices 'A JSON file of per-model prices, consulted before the built-in table (the format is in README, "Models and prices")'
+            cand -j 'Runs at a time, each on its own scratch store (default: the number of cores). The output is the same for any N'
+            cand --jobs 'Runs at a time, each on its own scratch store (default: the number of cores). The output is the same for any N'
+            cand -o 'Also write one self-contained HTML page: a cost against fidelity chart and the sortable table of each session, and the totals (`-`: only the page, on standard output)'
+            cand --output 'Also write one self-contained HTML page: a cost against fidelity chart and the sortable table of each session, and the totals (`-`: only the page, on standard output)'
+            cand --merge 'Total the JSON Lines (`sweep --json`) of sweeps run apart, such as shards of sources swept on several machines, instead of sweeping'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --skip-invalid 'Sweep only the valid combinations of the lists (each one left out is named); without it an invalid combination, such as stop ≥ trigger, is refused'
+            cand --json 'Print JSON Lines: one compactor.sweep_row/1 per run, then compactor.sweep_total/1'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'compactor;runs'= {
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
@@ -560,6 +599,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand probe 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
             cand compact 'Compact a saved session offline: replay it, then write the final view'
             cand report 'Replay a task and write one self-contained HTML page picturing it'
+            cand sweep 'Replay sessions under a grid of policies, priced and probed, beside what the client did and plain trimming: which window and trigger to use'
             cand runs 'List saved replay runs'
             cand reset 'Forget a task''s compaction state (all profiles, or one); never the raw record'
             cand diff 'Compare two views (files or saved runs): exit 0 identical, 1 different'
@@ -594,6 +634,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;help;compact'= {
         }
         &'compactor;help;report'= {
+        }
+        &'compactor;help;sweep'= {
         }
         &'compactor;help;runs'= {
         }

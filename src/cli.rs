@@ -76,6 +76,9 @@ pub enum Command {
     Compact(CompactArgs),
     /// Replay a task and write one self-contained HTML page picturing it.
     Report(crate::cmd::html_report::ReportArgs),
+    /// Replay sessions under a grid of policies, priced and probed, beside what the
+    /// client did and plain trimming: which window and trigger to use.
+    Sweep(crate::cmd::sweep::SweepArgs),
     /// List saved replay runs.
     Runs(RunsArgs),
     /// Forget a task's compaction state (all profiles, or one); never the raw record.

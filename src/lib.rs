@@ -24,5 +24,6 @@ pub mod proxy;
 pub mod session;
 pub mod store;
 pub mod summarize;
+pub(crate) mod sweep;
 pub mod transcript;
 pub mod view;

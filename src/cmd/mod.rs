@@ -23,6 +23,7 @@ pub mod show;
 mod storefault;
 pub mod style;
 mod summarizer;
+pub mod sweep;
 pub mod tasks;
 pub mod visible;
 pub mod watch;
@@ -98,6 +99,8 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Runs(args) => runs::run(&open_store(cli)?, ui, args),
         Command::Reset(args) => reset::run(&mut open_store(cli)?, ui, args),
         Command::Watch(args) => watch::run(&mut open_store(cli)?, ui, args),
+        Command::Sweep(args) if !args.merge.is_empty() => sweep::merge(ui, args),
+        Command::Sweep(args) => sweep::run(&mut open_store(cli)?, ui, args),
         Command::Proxy(args) => proxy::run(&mut open_store(cli)?, ui, args),
         Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
         Command::Check(args) => check::run(ui, args, db_location(cli).ok()),
@@ -146,6 +149,7 @@ fn creates_store(command: &Command) -> bool {
         Command::Probe(a) => a.run.source.file.is_some(),
         Command::Compact(a) => a.run.source.file.is_some(),
         Command::Report(a) => a.run.source.file.is_some(),
+        Command::Sweep(a) => a.imports(),
         Command::Show(a) => show::file_and_address(a).0.is_some(),
         Command::Watch(a) => a
             .target

@@ -16,10 +16,9 @@ use super::common::{
 use super::exit::Outcome;
 use super::style::{self, paint};
 use crate::engine::{Status, Tier};
-use crate::hooks::compare::{Compared, before_call, compare, with_task_context};
-use crate::model::{Kind, Message, Role};
+use crate::hooks::compare::{Compared, before_call, compare, sent_view};
+use crate::model::{Kind, Message};
 use crate::probe::{Category, Evaluation, ProbePass, Worst, evaluate, extract, percent};
-use crate::view::{View, ViewMessage, ViewRole};
 
 #[derive(Debug, Args)]
 #[command(
@@ -67,7 +66,7 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
     let (evaluation, replayed, probe_count) = if args.recorded {
         let end = index.history_end(at);
         // What the client sent: its summary, and the Task Context a hook put back.
-        let view = with_task_context(recorded_view(&rows[..end]), &rows[..end], &compactions);
+        let view = sent_view(&rows[..end], &compactions);
         (evaluate(&probes, &view, end), None, probes.len())
     } else {
         let scored = score_replay(store, ui, &r, &args.run.budget, at)?;
@@ -206,29 +205,6 @@ fn score_replay(
         tokens_after,
         raw_tokens,
     })
-}
-
-/// What the original agent sent at a call: the record since its last own
-/// compaction summary (that summary first), as a view to score.
-pub fn recorded_view(rows: &[Message]) -> View {
-    let from = rows
-        .iter()
-        .rposition(|m| m.kind == Kind::CompactSummary)
-        .unwrap_or(0);
-    let messages = rows[from..]
-        .iter()
-        .filter(|m| {
-            m.role != Role::Meta && (m.kind.reaches_view() || m.kind == Kind::CompactSummary)
-        })
-        .map(|m| ViewMessage {
-            role: match m.role {
-                Role::Assistant => ViewRole::Assistant,
-                _ => ViewRole::User,
-            },
-            content: m.content.clone(),
-        })
-        .collect();
-    View { messages }
 }
 
 /// `what` names the view scored: compactor's, or the recorded one.

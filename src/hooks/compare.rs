@@ -66,6 +66,36 @@ pub(crate) fn before_call(compared: &[Compared], at: u32) -> Option<&Compared> {
     compared.iter().rev().find(|c| c.after_call < at)
 }
 
+/// What the original agent sent at a call whose history is `rows`: the
+/// record since its last own compaction summary (that summary first).
+pub(crate) fn recorded_view(rows: &[Message]) -> View {
+    let from = rows
+        .iter()
+        .rposition(|m| m.kind == Kind::CompactSummary)
+        .unwrap_or(0);
+    let messages = rows[from..]
+        .iter()
+        .filter(|m| {
+            m.role != Role::Meta && (m.kind.reaches_view() || m.kind == Kind::CompactSummary)
+        })
+        .map(|m| ViewMessage {
+            role: match m.role {
+                Role::Assistant => ViewRole::Assistant,
+                _ => ViewRole::User,
+            },
+            content: m.content.clone(),
+        })
+        .collect();
+    View { messages }
+}
+
+/// What the client sent at a call whose history is `rows`, as `probe
+/// --recorded` scores it: [`recorded_view`] with the Task Context a hook put
+/// back ([`with_task_context`]).
+pub(crate) fn sent_view(rows: &[Message], compactions: &[ClientCompaction]) -> View {
+    with_task_context(recorded_view(rows), rows, compactions)
+}
+
 /// What the client sent after its own last compaction, as `probe --recorded`
 /// scores it: `view` (the record from the client's summary on) with the Task
 /// Context the hook put back right after that summary, when the hooks saw

@@ -300,7 +300,6 @@ impl Scorer {
     }
 
     /// `evaluate` of the view.
-    #[cfg(test)]
     pub(crate) fn evaluate(&mut self, view: &View, history_rows: usize) -> super::Evaluation {
         let mut t = Tally::default();
         self.tally(view, history_rows, &mut t);

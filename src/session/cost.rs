@@ -38,7 +38,7 @@ impl Default for Prices {
 }
 
 impl Prices {
-    fn cost(price: Micros, tokens: u64) -> u64 {
+    pub(crate) fn cost(price: Micros, tokens: u64) -> u64 {
         (u128::from(tokens) * u128::from(price.0) / 1_000_000) as u64
     }
 }

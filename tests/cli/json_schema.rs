@@ -124,6 +124,9 @@ fn every_json_output_parses_and_carries_its_schema() {
     let run = env.run(&args(&["probe", "--task", t, "--json"], &FOLD));
     run.success();
     add("probe --json", &run.stdout);
+    let run = env.run(&args(&["sweep", "--task", t, "--json"], &FOLD));
+    assert!(run.status <= 1, "{}", run.snapshot());
+    add("sweep --json", &run.stdout);
     let run = env.run(&["check", &file, "--json"]);
     assert!(run.status <= 1, "{}", run.snapshot());
     add("check --json", &run.stdout);

@@ -40,6 +40,7 @@ mod show;
 mod skips;
 mod state;
 mod storage;
+mod sweep;
 mod tasknames;
 mod tasks;
 mod util;

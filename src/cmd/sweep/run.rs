@@ -1,0 +1,261 @@
+//! Running a sweep's jobs: each a replay (or a reference run) of one
+//! session on its own scratch store, on up to `--jobs` threads, each thread
+//! with its own connection to the store file. Results are handed on in job
+//! order whatever order they finish in, so the output is the same for any
+//! number of threads; a thread holds one run at a time, so memory is about
+//! threads × one replay.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use anyhow::{Context, Result};
+use indicatif::ProgressBar;
+
+use super::super::common::from_start;
+use super::super::summarizer::{Configured, LlmArgs};
+use crate::engine::budget::Budget;
+use crate::engine::estimate::CharsPerToken;
+use crate::probe::{Scorer, extract};
+use crate::session::cost::{Prices, Totals};
+use crate::session::driver::{RunSettings, TaskRecordIndex};
+use crate::session::replay::replay;
+use crate::store::{DbLocation, Store};
+use crate::summarize::llm::config::SummarizerKind;
+use crate::sweep::grid::Spec;
+use crate::sweep::recorded::recorded_row;
+use crate::sweep::trim::trim_row;
+use crate::sweep::{CallInfo, CallTally, PolicyFields, Record, Row, SessionInfo};
+
+/// One run of a sweep.
+#[derive(Debug, Clone)]
+pub(super) enum Job {
+    Policy {
+        session: usize,
+        spec: Spec,
+        budget: Budget,
+    },
+    Trim {
+        session: usize,
+        budget: Budget,
+        fields: PolicyFields,
+    },
+    Recorded {
+        session: usize,
+    },
+}
+
+impl Job {
+    fn session(&self) -> usize {
+        match self {
+            Job::Policy { session, .. } | Job::Trim { session, .. } | Job::Recorded { session } => {
+                *session
+            }
+        }
+    }
+}
+
+/// A session to sweep: who it is and its prices.
+#[derive(Debug, Clone)]
+pub(super) struct Planned {
+    pub info: SessionInfo,
+    pub prices: Prices,
+}
+
+/// Everything the jobs read: the sessions, the jobs, and how to make each
+/// policy's summarizer.
+pub(super) struct Plan {
+    pub sessions: Vec<Planned>,
+    pub jobs: Vec<Job>,
+    /// Per summarizer of the grid: the kind asked for and its name.
+    pub summarizers: Vec<(Option<SummarizerKind>, String)>,
+    pub llm: LlmArgs,
+}
+
+/// A job's row and the notes it leaves for stderr.
+pub(super) type Done = (Row, Vec<String>);
+
+/// Run every job of `plan` on `threads` threads, handing each result to
+/// `deliver` in job order. An in-memory store has no second connection:
+/// its jobs run one after another on this thread. On a failure no new job
+/// starts; the error returned is that of the first failed job in order.
+pub(super) fn run_jobs(
+    store: &Store,
+    plan: &Plan,
+    threads: usize,
+    bar: Option<&ProgressBar>,
+    mut deliver: impl FnMut(usize, Done) -> Result<()>,
+) -> Result<()> {
+    let location = match store.location() {
+        DbLocation::File(p) if threads > 1 && plan.jobs.len() > 1 => DbLocation::File(p.clone()),
+        _ => {
+            for i in 0..plan.jobs.len() {
+                let done = run_job(store, plan, i)?;
+                if let Some(b) = bar {
+                    b.inc(1);
+                }
+                deliver(i, done)?;
+            }
+            return Ok(());
+        }
+    };
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(usize, Result<Done>)>();
+    std::thread::scope(|scope| -> Result<()> {
+        for _ in 0..threads.min(plan.jobs.len()) {
+            let tx = tx.clone();
+            let (next, stop, location) = (&next, &stop, &location);
+            scope.spawn(move || {
+                let own = match Store::open(location) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        stop.store(true, Ordering::SeqCst);
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        let _ = tx.send((i, Err(anyhow::Error::from(e))));
+                        return;
+                    }
+                };
+                while !stop.load(Ordering::SeqCst) {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= plan.jobs.len() {
+                        return;
+                    }
+                    let done = run_job(&own, plan, i);
+                    if done.is_err() {
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                    if tx.send((i, done)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        // Results wait here until every job before them is handed on.
+        let mut waiting: BTreeMap<usize, Result<Done>> = BTreeMap::new();
+        let mut due = 0;
+        let mut failed: Option<anyhow::Error> = None;
+        for (i, done) in rx {
+            if let Some(b) = bar {
+                b.inc(1);
+            }
+            waiting.insert(i, done);
+            while failed.is_none()
+                && let Some(done) = waiting.remove(&due)
+            {
+                due += 1;
+                if let Err(e) = done.and_then(|d| deliver(due - 1, d)) {
+                    stop.store(true, Ordering::SeqCst);
+                    failed = Some(e);
+                }
+            }
+        }
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    })
+}
+
+/// Run job `i` of `plan` over the store `source`.
+fn run_job(source: &Store, plan: &Plan, i: usize) -> Result<Done> {
+    let job = &plan.jobs[i];
+    let s = &plan.sessions[job.session()];
+    let task = &s.info.task;
+    let index = TaskRecordIndex::load(source, task)?;
+    let est = CharsPerToken::default();
+    match job {
+        Job::Policy { spec, budget, .. } => {
+            let (kind, name) = &plan.summarizers[spec.summarizer];
+            let summarizer = Configured::for_store(*kind, &plan.llm, source)?;
+            let (totals, tally) = replay_and_probe(source, &index, *budget, &summarizer, s.prices)
+                .with_context(|| format!("sweeping task {task} at {}", budget_words(budget)))?;
+            let notes = summarizer.report().map(|r| r.human()).unwrap_or_default();
+            let row = tally.policy_row(&s.info, spec.fields(budget, name), &totals);
+            Ok((row, notes))
+        }
+        Job::Trim { budget, fields, .. } => {
+            let rows = index.all_rows()?;
+            let calls = call_infos(&index);
+            let overhead = index.overhead(&est)?.unwrap_or(0);
+            let record = Record {
+                session: &s.info,
+                rows: &rows,
+                calls: &calls,
+                overhead,
+                prices: s.prices,
+                estimator: &est,
+            };
+            let probes = extract(&rows);
+            Ok((
+                trim_row(&record, fields.clone(), budget.w_eff(), probes),
+                Vec::new(),
+            ))
+        }
+        Job::Recorded { .. } => {
+            let rows = index.all_rows()?;
+            let calls = call_infos(&index);
+            let overhead = index.overhead(&est)?.unwrap_or(0);
+            let compactions = source.reader().client_compactions(task)?;
+            let record = Record {
+                session: &s.info,
+                rows: &rows,
+                calls: &calls,
+                overhead,
+                prices: s.prices,
+                estimator: &est,
+            };
+            let probes = extract(&rows);
+            Ok((recorded_row(&record, &compactions, probes), Vec::new()))
+        }
+    }
+}
+
+/// The one place sweep runs a policy, as `replay --json` and `probe --json`
+/// run it: a replay of the whole task on a scratch copy with no compaction
+/// state, every call's view scored with the record's probes. Returns the
+/// replay's totals and what the calls showed.
+pub(super) fn replay_and_probe(
+    source: &Store,
+    index: &TaskRecordIndex,
+    budget: Budget,
+    summarizer: &Configured,
+    prices: Prices,
+) -> Result<(Totals, CallTally)> {
+    let est = CharsPerToken::default();
+    let settings = RunSettings::new(budget, &est, summarizer.get());
+    let mut scorer = Scorer::new(extract(&index.all_rows()?));
+    let mut tally = CallTally::default();
+    let mut scratch = source.scratch_copy(&index.task)?;
+    let totals = replay(
+        &mut scratch,
+        index,
+        settings,
+        from_start(index.calls(), prices),
+        |row, out| -> Result<()> {
+            summarizer.note_call(row.call);
+            let e = scorer.evaluate(&out.view, index.history_end(row.call));
+            tally.add(row.call, row.tokens_after, row.status, &row.tiers_fired, &e);
+            Ok(())
+        },
+    )?;
+    Ok((totals, tally))
+}
+
+/// Each call's history end and recorded usage.
+fn call_infos(index: &TaskRecordIndex) -> Vec<CallInfo> {
+    (1..=index.calls())
+        .map(|k| CallInfo {
+            history_end: index.history_end(k),
+            usage: index.usage(k),
+        })
+        .collect()
+}
+
+fn budget_words(b: &Budget) -> String {
+    format!(
+        "window {} · reserve {} · trigger {} · stop {} · protect {}",
+        b.window, b.output_reserved, b.trigger_ratio, b.stop_ratio, b.protect_recent_steps
+    )
+}

@@ -1,0 +1,838 @@
+//! `compactor sweep`'s pure part: which compaction policy to use, answered
+//! with a session's own numbers.
+//!
+//! A sweep replays each session under every policy of a grid ([`grid`]),
+//! and sets two references beside them: what the client itself sent and
+//! paid ([`recorded`]) and plain drop-oldest trimming at the same window
+//! ([`trim`]). Each run is one [`Row`]; the rows of a session give its
+//! recommendation, and the rows of all sessions the totals ([`Summary`]).
+//! Rows are plain data, so shards swept on several machines merge by
+//! concatenation: the totals are computed from the rows alone.
+//!
+//! Pure: rows in, rows, totals and pages out; no IO, clock or hash-map
+//! order. Money is integer micro-dollars, survival integer per mille.
+
+pub(crate) mod grid;
+pub(crate) mod html;
+pub(crate) mod recorded;
+pub(crate) mod trim;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::estimate::Estimator;
+use crate::engine::{Status, Tier};
+use crate::model::{Message, Usage};
+use crate::probe::Evaluation;
+use crate::session::cost::{Prices, Totals};
+
+/// What a row is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum RowKind {
+    /// A replay under one policy of the grid.
+    Policy,
+    /// Drop-oldest trimming at a window of the grid.
+    Trim,
+    /// What the client sent and paid, by its recorded usage.
+    Recorded,
+}
+
+impl RowKind {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            RowKind::Policy => "policy",
+            RowKind::Trim => "trim",
+            RowKind::Recorded => "recorded",
+        }
+    }
+}
+
+/// Where a policy's window or output reserve came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Origin {
+    /// Given on the command line.
+    Flag,
+    /// The session's own window (recorded, else its model's).
+    Session,
+    /// The default reserve of the window, `min(20000, window / 8)`.
+    Default,
+}
+
+/// A run's policy: the budget it ran under. A trim row has only the window
+/// and the reserve.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PolicyFields {
+    pub window: u64,
+    pub window_from: Origin,
+    pub output_reserved: u64,
+    pub output_reserved_from: Origin,
+    pub trigger_ratio: Option<String>,
+    pub stop_ratio: Option<String>,
+    pub protect_recent_steps: Option<u32>,
+    pub summary_budget: Option<u64>,
+    pub summarizer: Option<String>,
+}
+
+impl PolicyFields {
+    /// The policy as asked for, the same in every session: a window or
+    /// reserve left to each session is `None`.
+    pub(crate) fn key(&self) -> PolicyKey {
+        PolicyKey {
+            window: (self.window_from == Origin::Flag).then_some(self.window),
+            output_reserved: (self.output_reserved_from == Origin::Flag)
+                .then_some(self.output_reserved),
+            trigger_ratio: self.trigger_ratio.clone(),
+            stop_ratio: self.stop_ratio.clone(),
+            protect_recent_steps: self.protect_recent_steps,
+            summary_budget: self.summary_budget,
+            summarizer: self.summarizer.clone(),
+        }
+    }
+}
+
+/// A policy as asked for: what groups the rows of many sessions. `None`
+/// window: each session's own; `None` reserve: each window's default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PolicyKey {
+    pub window: Option<u64>,
+    pub output_reserved: Option<u64>,
+    pub trigger_ratio: Option<String>,
+    pub stop_ratio: Option<String>,
+    pub protect_recent_steps: Option<u32>,
+    pub summary_budget: Option<u64>,
+    pub summarizer: Option<String>,
+}
+
+/// Calls at which each tier fired.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TierCounts {
+    pub shrink: u32,
+    pub floor: u32,
+    pub breakthrough_shrink: u32,
+    pub breakthrough_floor: u32,
+}
+
+impl TierCounts {
+    fn add(&mut self, tiers: &[Tier]) {
+        for t in tiers {
+            match t {
+                Tier::Shrink => self.shrink += 1,
+                Tier::Floor => self.floor += 1,
+                Tier::BreakthroughShrink => self.breakthrough_shrink += 1,
+                Tier::BreakthroughFloor => self.breakthrough_floor += 1,
+            }
+        }
+    }
+}
+
+/// The call whose view kept the fewest probes: fewest critical ones kept,
+/// then fewest kept overall, the earliest on a tie (as `probe` picks it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WorstCall {
+    pub call: u32,
+    pub critical_lost: u64,
+    pub critical_kept_permille: u64,
+    pub kept_permille: u64,
+}
+
+impl WorstCall {
+    /// Higher is better: critical probes kept, then all probes kept.
+    pub(crate) fn fidelity(&self) -> (u64, u64) {
+        (self.critical_kept_permille, self.kept_permille)
+    }
+}
+
+/// The recorded views priced as the policies are (estimated tokens, the
+/// same cache model), so the two compare.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Estimated {
+    pub prompt_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+    pub cost_micros: u64,
+}
+
+/// One run of a session: a policy, the trim, or the recording.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Row {
+    pub kind: RowKind,
+    pub session: String,
+    pub model: Option<String>,
+    /// `None` for the recorded row: the client's own policy is not known.
+    pub policy: Option<PolicyFields>,
+    pub calls: u32,
+    /// Calls predicted over the window (`None` for the recording: the
+    /// provider took every call it holds).
+    pub over_window_calls: Option<u32>,
+    /// Calls the ladder left over trigger (policies only).
+    pub breakthrough_calls: Option<u32>,
+    /// Calls that folded (policies), the client's own compactions (recorded).
+    pub folds: Option<u32>,
+    pub tiers: Option<TierCounts>,
+    /// Calls at which trimming dropped history (trim only).
+    pub trimmed_calls: Option<u32>,
+    pub prompt_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+    /// The recorded output tokens: the same under every policy.
+    pub output_tokens: u64,
+    /// The prompt with a cache plus the output, in micro-dollars.
+    pub cost_micros: u64,
+    /// The largest prompt of a call.
+    pub peak_tokens: u64,
+    /// Critical probes lost at the last call (`probe --json`'s `critical_lost`).
+    pub critical_lost: u64,
+    pub worst: Option<WorstCall>,
+    /// `estimate` (the replay's cache model on estimated tokens) or
+    /// `recorded` (the transcript's usage).
+    pub basis: String,
+    /// Calls with recorded usage (recorded only).
+    pub usage_calls: Option<u32>,
+    /// The recorded views on the policies' basis (recorded only).
+    pub estimated: Option<Estimated>,
+}
+
+impl Row {
+    /// The cost that compares across kinds: the recorded row's on the
+    /// policies' basis.
+    pub(crate) fn comparable_cost(&self) -> u64 {
+        match &self.estimated {
+            Some(e) => e.cost_micros,
+            None => self.cost_micros,
+        }
+    }
+
+    /// A policy a live engine could run on this session as it is: no call
+    /// over the window, no critical probe lost at any call.
+    pub(crate) fn eligible(&self) -> bool {
+        self.kind == RowKind::Policy
+            && self.over_window_calls == Some(0)
+            && self.worst.is_none_or(|w| w.critical_lost == 0)
+    }
+
+    /// Some call lost a critical probe.
+    pub(crate) fn loses_critical(&self) -> bool {
+        self.worst.is_some_and(|w| w.critical_lost > 0)
+    }
+}
+
+/// What a run saw call by call: statuses, tiers, peak and probe scores.
+#[derive(Debug, Default)]
+pub(crate) struct CallTally {
+    calls: u32,
+    over_window: u32,
+    breakthrough: u32,
+    folds: u32,
+    tiers: TierCounts,
+    peak: u64,
+    last_critical_lost: u64,
+    worst: Option<WorstCall>,
+}
+
+impl CallTally {
+    /// One call: its prompt `tokens`, its status and tiers, and the score of
+    /// its view.
+    pub(crate) fn add(
+        &mut self,
+        call: u32,
+        tokens: u64,
+        status: Status,
+        tiers: &[Tier],
+        e: &Evaluation,
+    ) {
+        self.calls += 1;
+        match status {
+            Status::OverWindow => self.over_window += 1,
+            Status::Breakthrough => self.breakthrough += 1,
+            Status::Ok | Status::OverTrigger => {}
+        }
+        if tiers
+            .iter()
+            .any(|t| matches!(t, Tier::Floor | Tier::BreakthroughFloor))
+        {
+            self.folds += 1;
+        }
+        self.tiers.add(tiers);
+        self.peak = self.peak.max(tokens);
+        self.last_critical_lost = e.critical_lost;
+        let now = WorstCall {
+            call,
+            critical_lost: e.critical_lost,
+            critical_kept_permille: e.critical_kept_permille(),
+            kept_permille: e.kept_permille(),
+        };
+        // Strictly worse only: the earliest call keeps a tie.
+        if self.worst.is_none_or(|w| now.fidelity() < w.fidelity()) {
+            self.worst = Some(now);
+        }
+    }
+
+    /// The row of a policy's replay, with the replay's totals.
+    pub(crate) fn policy_row(
+        &self,
+        session: &SessionInfo,
+        policy: PolicyFields,
+        totals: &Totals,
+    ) -> Row {
+        let c = &totals.compacted;
+        Row {
+            kind: RowKind::Policy,
+            session: session.task.clone(),
+            model: session.model.clone(),
+            policy: Some(policy),
+            calls: totals.calls,
+            over_window_calls: Some(self.over_window),
+            breakthrough_calls: Some(self.breakthrough),
+            folds: Some(self.folds),
+            tiers: Some(self.tiers),
+            trimmed_calls: None,
+            prompt_tokens: c.prompt_tokens,
+            cache_read_tokens: c.cache_read_tokens,
+            cache_write_tokens: c.cache_write_tokens,
+            output_tokens: totals.output_tokens,
+            cost_micros: c.cost_cached_usd.0 + totals.cost_output_usd.0,
+            peak_tokens: self.peak,
+            critical_lost: self.last_critical_lost,
+            worst: self.worst,
+            basis: "estimate".to_string(),
+            usage_calls: None,
+            estimated: None,
+        }
+    }
+}
+
+/// What a reference run needs of each recorded call, read off the task's
+/// index: where its history ends and its recorded usage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CallInfo {
+    pub history_end: usize,
+    pub usage: Option<Usage>,
+}
+
+/// A session's record, as the reference runs read it.
+pub(crate) struct Record<'a> {
+    pub session: &'a SessionInfo,
+    /// Every row of the task's record.
+    pub rows: &'a [Message],
+    /// Per call, from the first.
+    pub calls: &'a [CallInfo],
+    /// The system prompt and tools, in tokens (as the replay's cost model
+    /// counts them).
+    pub overhead: u64,
+    pub prices: Prices,
+    pub estimator: &'a dyn Estimator,
+}
+
+impl Record<'_> {
+    /// The totals a run's views add up to, the output of each call counted
+    /// as the replay counts it.
+    fn add_call(&self, totals: &mut Totals, k: usize, read: u64, write: u64) {
+        totals.calls += 1;
+        totals.compacted.add(read, write, &self.prices);
+        let output = self.calls[k].usage.map_or(0, |u| u.output_tokens);
+        totals.add_output(output, &self.prices);
+    }
+}
+
+/// Who a session is, for its rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SessionInfo {
+    pub task: String,
+    pub model: Option<String>,
+}
+
+/// The saving of a cost against a reference: signed micro-dollars, and per
+/// mille of the reference (`None` when the reference is 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub(crate) struct Saving {
+    pub saving_micros: i64,
+    pub saving_permille: Option<i64>,
+}
+
+impl Saving {
+    pub(crate) fn of(cost: u64, reference: u64) -> Saving {
+        let saving = i128::from(reference) - i128::from(cost);
+        Saving {
+            saving_micros: saving as i64,
+            saving_permille: (reference > 0)
+                .then(|| (saving * 1000 / i128::from(reference)) as i64),
+        }
+    }
+}
+
+/// A session's recommendation: the cheapest eligible policy (the first in
+/// the rows' order on a tie), and its saving against the recording.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Recommendation {
+    /// Index of the policy's row among the session's rows.
+    pub row: usize,
+    pub cost_micros: u64,
+    /// The recording's cost on the same basis.
+    pub recorded_micros: Option<u64>,
+    pub saving: Option<Saving>,
+}
+
+/// The cheapest eligible policy of one session's rows.
+pub(crate) fn recommend(rows: &[&Row]) -> Option<Recommendation> {
+    let (i, best) = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.eligible())
+        .min_by_key(|(i, r)| (r.cost_micros, *i))?;
+    let recorded = rows
+        .iter()
+        .find(|r| r.kind == RowKind::Recorded)
+        .map(|r| r.comparable_cost());
+    Some(Recommendation {
+        row: i,
+        cost_micros: best.cost_micros,
+        recorded_micros: recorded,
+        saving: recorded.map(|r| Saving::of(best.cost_micros, r)),
+    })
+}
+
+/// The policies of one session's rows on the Pareto front of cost against
+/// fidelity (the probes kept at the worst call, as the chart plots them):
+/// those no other policy beats on both, a policy with a call over the window
+/// left out (a provider would refuse that call). Indexes into `rows`.
+pub(crate) fn pareto_front(rows: &[&Row]) -> Vec<usize> {
+    let candidates: Vec<(usize, u64, u64)> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.kind == RowKind::Policy && r.over_window_calls == Some(0))
+        .map(|(i, r)| (i, r.cost_micros, r.worst.map_or(1000, |w| w.kept_permille)))
+        .collect();
+    candidates
+        .iter()
+        .filter(|(_, cost, kept)| {
+            !candidates
+                .iter()
+                .any(|(_, c, k)| c <= cost && k >= kept && (c < cost || k > kept))
+        })
+        .map(|(i, _, _)| *i)
+        .collect()
+}
+
+/// A sweep's rows grouped by session, in the order the sessions first
+/// appear, with the totals over them.
+#[derive(Debug)]
+pub(crate) struct Summary<'a> {
+    pub sessions: Vec<Session<'a>>,
+    pub policies: Vec<GroupTotal>,
+    pub trims: Vec<GroupTotal>,
+    pub recorded: Option<GroupTotal>,
+    pub recommendation: Option<TotalRecommendation>,
+}
+
+/// One session's rows and its recommendation.
+#[derive(Debug)]
+pub(crate) struct Session<'a> {
+    pub task: String,
+    pub rows: Vec<&'a Row>,
+    pub recommendation: Option<Recommendation>,
+}
+
+impl Session<'_> {
+    pub(crate) fn recorded(&self) -> Option<&Row> {
+        self.rows
+            .iter()
+            .copied()
+            .find(|r| r.kind == RowKind::Recorded)
+    }
+}
+
+/// Rows of one kind and policy summed over sessions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub(crate) struct GroupTotal {
+    pub kind: RowKind,
+    /// The policy as asked for (`None` for the recording).
+    pub policy: Option<PolicyKey>,
+    pub sessions: u32,
+    pub calls: u64,
+    pub over_window_calls: Option<u64>,
+    pub breakthrough_calls: Option<u64>,
+    pub folds: Option<u64>,
+    pub prompt_tokens: u64,
+    pub cache_read_tokens: u64,
+    pub cache_write_tokens: u64,
+    pub output_tokens: u64,
+    pub cost_micros: u64,
+    /// The recording on the policies' basis (recorded only).
+    pub estimated_cost_micros: Option<u64>,
+    pub critical_lost: u64,
+    /// Sessions in which some call lost a critical probe.
+    pub sessions_losing_critical: u32,
+}
+
+impl GroupTotal {
+    fn new(kind: RowKind, policy: Option<PolicyKey>) -> GroupTotal {
+        let some = |b: bool| b.then_some(0);
+        GroupTotal {
+            kind,
+            policy,
+            sessions: 0,
+            calls: 0,
+            over_window_calls: some(kind != RowKind::Recorded),
+            breakthrough_calls: some(kind == RowKind::Policy),
+            folds: some(kind != RowKind::Trim),
+            prompt_tokens: 0,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
+            output_tokens: 0,
+            cost_micros: 0,
+            estimated_cost_micros: some(kind == RowKind::Recorded),
+            critical_lost: 0,
+            sessions_losing_critical: 0,
+        }
+    }
+
+    fn add(&mut self, r: &Row) {
+        let plus = |t: &mut Option<u64>, v: Option<u32>| {
+            if let (Some(t), Some(v)) = (t.as_mut(), v) {
+                *t += u64::from(v);
+            }
+        };
+        self.sessions += 1;
+        self.calls += u64::from(r.calls);
+        plus(&mut self.over_window_calls, r.over_window_calls);
+        plus(&mut self.breakthrough_calls, r.breakthrough_calls);
+        plus(&mut self.folds, r.folds);
+        self.prompt_tokens += r.prompt_tokens;
+        self.cache_read_tokens += r.cache_read_tokens;
+        self.cache_write_tokens += r.cache_write_tokens;
+        self.output_tokens += r.output_tokens;
+        self.cost_micros += r.cost_micros;
+        if let (Some(t), Some(e)) = (self.estimated_cost_micros.as_mut(), &r.estimated) {
+            *t += e.cost_micros;
+        }
+        self.critical_lost += r.critical_lost;
+        self.sessions_losing_critical += u32::from(r.loses_critical());
+    }
+
+    /// The cost that compares across kinds (the recording's on the
+    /// policies' basis).
+    pub(crate) fn comparable_cost(&self) -> u64 {
+        self.estimated_cost_micros.unwrap_or(self.cost_micros)
+    }
+}
+
+/// The recommendation over every session: the cheapest policy in total that
+/// ran on every session with no call over the window and no critical probe
+/// lost in any of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TotalRecommendation {
+    /// Index into [`Summary::policies`].
+    pub policy: usize,
+    pub cost_micros: u64,
+    pub recorded_micros: Option<u64>,
+    pub saving: Option<Saving>,
+}
+
+/// Group `rows` (any order of sessions; a session's rows in run order) and
+/// total them.
+pub(crate) fn summarize(rows: &[Row]) -> Summary<'_> {
+    let mut sessions: Vec<Session<'_>> = Vec::new();
+    // Where each task's session is, so a merge of thousands stays linear.
+    let mut at: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in rows {
+        match at.get(r.session.as_str()) {
+            Some(&i) => sessions[i].rows.push(r),
+            None => {
+                at.insert(&r.session, sessions.len());
+                sessions.push(Session {
+                    task: r.session.clone(),
+                    rows: vec![r],
+                    recommendation: None,
+                });
+            }
+        }
+    }
+    for s in &mut sessions {
+        s.recommendation = recommend(&s.rows);
+    }
+    let mut policies: Vec<GroupTotal> = Vec::new();
+    let mut trims: Vec<GroupTotal> = Vec::new();
+    let mut recorded: Option<GroupTotal> = None;
+    for s in &sessions {
+        for r in &s.rows {
+            let key = r.policy.as_ref().map(PolicyFields::key);
+            let group = match r.kind {
+                RowKind::Policy => find_or_add(&mut policies, r.kind, key),
+                RowKind::Trim => find_or_add(&mut trims, r.kind, key),
+                RowKind::Recorded => {
+                    recorded.get_or_insert_with(|| GroupTotal::new(RowKind::Recorded, None))
+                }
+            };
+            group.add(r);
+        }
+    }
+    let n = sessions.len() as u32;
+    let recorded_micros = recorded
+        .as_ref()
+        .filter(|r| r.sessions == n)
+        .map(GroupTotal::comparable_cost);
+    let recommendation = policies
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| {
+            p.sessions == n && p.over_window_calls == Some(0) && p.sessions_losing_critical == 0
+        })
+        .min_by_key(|(i, p)| (p.cost_micros, *i))
+        .map(|(i, p)| TotalRecommendation {
+            policy: i,
+            cost_micros: p.cost_micros,
+            recorded_micros,
+            saving: recorded_micros.map(|r| Saving::of(p.cost_micros, r)),
+        });
+    Summary {
+        sessions,
+        policies,
+        trims,
+        recorded,
+        recommendation,
+    }
+}
+
+impl Summary<'_> {
+    /// The `compactor.sweep_total/1` record (without its schema).
+    pub(crate) fn to_json(&self) -> serde_json::Value {
+        let sessions: Vec<serde_json::Value> = self
+            .sessions
+            .iter()
+            .map(|s| {
+                let rec = s.recommendation.as_ref().map(|r| {
+                    let row = s.rows[r.row];
+                    serde_json::json!({
+                        "policy": row.policy,
+                        "cost_micros": r.cost_micros,
+                        "recorded_cost_micros": r.recorded_micros,
+                        "saving_micros": r.saving.map(|s| s.saving_micros),
+                        "saving_permille": r.saving.and_then(|s| s.saving_permille),
+                    })
+                });
+                serde_json::json!({"session": s.task, "recommendation": rec})
+            })
+            .collect();
+        let recommendation = self.recommendation.as_ref().map(|r| {
+            serde_json::json!({
+                "policy": self.policies[r.policy].policy,
+                "cost_micros": r.cost_micros,
+                "recorded_cost_micros": r.recorded_micros,
+                "saving_micros": r.saving.map(|s| s.saving_micros),
+                "saving_permille": r.saving.and_then(|s| s.saving_permille),
+            })
+        });
+        serde_json::json!({
+            "sessions": sessions,
+            "policies": self.policies,
+            "trim": self.trims,
+            "recorded": self.recorded,
+            "recommendation": recommendation,
+        })
+    }
+}
+
+fn find_or_add(
+    groups: &mut Vec<GroupTotal>,
+    kind: RowKind,
+    key: Option<PolicyKey>,
+) -> &mut GroupTotal {
+    let at = match groups.iter().position(|g| g.policy == key) {
+        Some(i) => i,
+        None => {
+            groups.push(GroupTotal::new(kind, key));
+            groups.len() - 1
+        }
+    };
+    &mut groups[at]
+}
+
+/// Which policy parameters take more than one value among `keys`: a label
+/// names those only, the rest are the same everywhere.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Varying {
+    pub window: bool,
+    pub output_reserved: bool,
+    pub trigger_ratio: bool,
+    pub stop_ratio: bool,
+    pub protect_recent_steps: bool,
+    pub summary_budget: bool,
+    pub summarizer: bool,
+}
+
+impl Varying {
+    /// What varies among the policy keys of `rows`' policies.
+    pub(crate) fn of<'a>(keys: impl IntoIterator<Item = &'a PolicyKey>) -> Varying {
+        let keys: Vec<&PolicyKey> = keys.into_iter().collect();
+        fn differs<T: PartialEq>(keys: &[&PolicyKey], f: impl Fn(&PolicyKey) -> T) -> bool {
+            keys.first()
+                .is_some_and(|first| keys.iter().any(|k| f(k) != f(first)))
+        }
+        Varying {
+            window: differs(&keys, |k| k.window),
+            output_reserved: differs(&keys, |k| k.output_reserved),
+            trigger_ratio: differs(&keys, |k| k.trigger_ratio.clone()),
+            stop_ratio: differs(&keys, |k| k.stop_ratio.clone()),
+            protect_recent_steps: differs(&keys, |k| k.protect_recent_steps),
+            summary_budget: differs(&keys, |k| k.summary_budget),
+            summarizer: differs(&keys, |k| k.summarizer.clone()),
+        }
+    }
+
+    fn any(&self) -> bool {
+        self.window
+            || self.output_reserved
+            || self.trigger_ratio
+            || self.stop_ratio
+            || self.protect_recent_steps
+            || self.summary_budget
+            || self.summarizer
+    }
+}
+
+/// A policy's parameters in words (`window 64000 · trigger 0.65`): with
+/// `only`, those that vary (all of them when none does); the window and
+/// reserve as the session ran them.
+pub(crate) fn label(p: &PolicyFields, only: Option<&Varying>) -> String {
+    let all = Varying {
+        window: true,
+        output_reserved: true,
+        trigger_ratio: true,
+        stop_ratio: true,
+        protect_recent_steps: true,
+        summary_budget: true,
+        summarizer: true,
+    };
+    let v = only.filter(|v| v.any()).unwrap_or(&all);
+    let mut parts = Vec::new();
+    if v.window {
+        parts.push(format!("window {}", p.window));
+    }
+    if v.output_reserved {
+        parts.push(format!("reserve {}", p.output_reserved));
+    }
+    words_of(
+        &mut parts,
+        v,
+        (
+            &p.trigger_ratio,
+            &p.stop_ratio,
+            p.protect_recent_steps,
+            p.summary_budget,
+            &p.summarizer,
+        ),
+    );
+    parts.join(" · ")
+}
+
+/// A policy as asked for in words (`window each session's · trigger 0.65`).
+pub(crate) fn key_label(k: &PolicyKey, only: Option<&Varying>) -> String {
+    let all = Varying {
+        window: true,
+        output_reserved: true,
+        trigger_ratio: true,
+        stop_ratio: true,
+        protect_recent_steps: true,
+        summary_budget: true,
+        summarizer: true,
+    };
+    let v = only.filter(|v| v.any()).unwrap_or(&all);
+    let mut parts = Vec::new();
+    if v.window {
+        parts.push(match k.window {
+            Some(w) => format!("window {w}"),
+            None => "window each session's".to_string(),
+        });
+    }
+    if v.output_reserved {
+        parts.push(match k.output_reserved {
+            Some(r) => format!("reserve {r}"),
+            None => "reserve default".to_string(),
+        });
+    }
+    words_of(
+        &mut parts,
+        v,
+        (
+            &k.trigger_ratio,
+            &k.stop_ratio,
+            k.protect_recent_steps,
+            k.summary_budget,
+            &k.summarizer,
+        ),
+    );
+    parts.join(" · ")
+}
+
+type Rest<'a> = (
+    &'a Option<String>,
+    &'a Option<String>,
+    Option<u32>,
+    Option<u64>,
+    &'a Option<String>,
+);
+
+fn words_of(parts: &mut Vec<String>, v: &Varying, (t, s, p, b, z): Rest<'_>) {
+    if let (true, Some(t)) = (v.trigger_ratio, t) {
+        parts.push(format!("trigger {t}"));
+    }
+    if let (true, Some(s)) = (v.stop_ratio, s) {
+        parts.push(format!("stop {s}"));
+    }
+    if let (true, Some(p)) = (v.protect_recent_steps, p) {
+        parts.push(format!("protect {p}"));
+    }
+    if let (true, Some(b)) = (v.summary_budget, b) {
+        parts.push(format!("summary {b}"));
+    }
+    if let (true, Some(z)) = (v.summarizer, z) {
+        parts.push(format!("{z} summarizer"));
+    }
+}
+
+/// The parameters every policy of `keys` shares, in words (for a heading):
+/// those that do not vary.
+pub(crate) fn shared_label(k: &PolicyKey, v: &Varying) -> String {
+    let inverse = Varying {
+        window: !v.window,
+        output_reserved: !v.output_reserved,
+        trigger_ratio: !v.trigger_ratio,
+        stop_ratio: !v.stop_ratio,
+        protect_recent_steps: !v.protect_recent_steps,
+        summary_budget: !v.summary_budget,
+        summarizer: !v.summarizer,
+    };
+    if !inverse.any() {
+        return String::new();
+    }
+    key_label(k, Some(&inverse))
+}
+
+/// Per mille as a signed percentage with one decimal: `256` → `25.6%`,
+/// `-31` → `-3.1%`.
+pub(crate) fn signed_percent(permille: i64) -> String {
+    let sign = if permille < 0 { "-" } else { "" };
+    let m = permille.unsigned_abs();
+    format!("{sign}{}.{}%", m / 10, m % 10)
+}
+
+/// Signed micro-dollars for people: `$1.10`, `-$0.3200`.
+pub(crate) fn signed_dollars(micros: i64) -> String {
+    let sign = if micros < 0 { "-" } else { "" };
+    format!(
+        "{sign}${}",
+        crate::model::decimal::Micros(micros.unsigned_abs()).dollars()
+    )
+}

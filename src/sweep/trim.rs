@@ -1,0 +1,105 @@
+//! The trim reference: what plain drop-oldest trimming would send at the
+//! same window, as `trim_messages(strategy="last")` does.
+//!
+//! At each call the raw history (the engine's parts, so a tool call and its
+//! result go together) is cut from the front, a generation at a time, until
+//! the system prompt and tools plus what is left fit `w_eff`; the last
+//! generation or user turn is always kept. There is no summary, no tool
+//! output reduction and no hysteresis: once the history outgrows the window
+//! every call drops a little more, so the cached prefix breaks at every call.
+//! Tokens are the estimate (as the replay's cost model counts them); a call
+//! whose last generation alone does not fit is over the window.
+
+use crate::engine::Status;
+use crate::engine::parts::{Part, PartsBuilder};
+use crate::engine::project::project;
+use crate::probe::{Probe, Scorer};
+use crate::session::cost::{CacheSplitter, Totals};
+use crate::view::View;
+
+use super::{CallTally, PolicyFields, Record, Row, RowKind};
+
+/// Trim `record` at every call to fit `w_eff`, scoring each view with
+/// `probes`.
+pub(crate) fn trim_row(
+    record: &Record<'_>,
+    policy: PolicyFields,
+    w_eff: u64,
+    probes: Vec<Probe>,
+) -> Row {
+    let est = record.estimator;
+    let mut builder = PartsBuilder::default();
+    let mut fed = 0;
+    let mut scorer = Scorer::new(probes);
+    let mut splitter = CacheSplitter::default();
+    let mut totals = Totals::default();
+    let mut tally = CallTally::default();
+    let mut trimmed_calls = 0;
+    let mut prev: Option<View> = None;
+    for (i, call) in record.calls.iter().enumerate() {
+        for m in &record.rows[fed..call.history_end] {
+            builder.push(m, est);
+        }
+        fed = call.history_end;
+        let mut kept: u64 = builder.parts.iter().map(|p| p.tokens).sum();
+        let mut trimmed = false;
+        while record.overhead + kept > w_eff {
+            let first = first_group(&builder.parts);
+            if first == builder.parts.len() {
+                break;
+            }
+            kept -= builder.parts[..first].iter().map(|p| p.tokens).sum::<u64>();
+            builder.drop_front(first);
+            trimmed = true;
+        }
+        trimmed_calls += u32::from(trimmed);
+        let tokens = record.overhead + kept;
+        let (view, _) = project(&builder.parts);
+        let (read, write) = splitter.split(prev.as_ref(), &view, record.overhead, est);
+        record.add_call(&mut totals, i, read, write);
+        let e = scorer.evaluate(&view, call.history_end);
+        let status = if tokens > w_eff {
+            Status::OverWindow
+        } else {
+            Status::Ok
+        };
+        tally.add(i as u32 + 1, tokens, status, &[], &e);
+        prev = Some(view);
+    }
+    let c = &totals.compacted;
+    Row {
+        kind: RowKind::Trim,
+        session: record.session.task.clone(),
+        model: record.session.model.clone(),
+        policy: Some(policy),
+        calls: totals.calls,
+        over_window_calls: Some(tally.over_window),
+        breakthrough_calls: None,
+        folds: None,
+        tiers: None,
+        trimmed_calls: Some(trimmed_calls),
+        prompt_tokens: c.prompt_tokens,
+        cache_read_tokens: c.cache_read_tokens,
+        cache_write_tokens: c.cache_write_tokens,
+        output_tokens: totals.output_tokens,
+        cost_micros: c.cost_cached_usd.0 + totals.cost_output_usd.0,
+        peak_tokens: tally.peak,
+        critical_lost: tally.last_critical_lost,
+        worst: tally.worst,
+        basis: "estimate".to_string(),
+        usage_calls: None,
+        estimated: None,
+    }
+}
+
+/// How many parts the first group holds: one generation's parts (its text,
+/// reasoning and tool calls with their results), or one user-side part.
+fn first_group(parts: &[Part]) -> usize {
+    match parts.first().and_then(|p| p.generation) {
+        Some(g) => parts
+            .iter()
+            .position(|p| p.generation != Some(g))
+            .unwrap_or(parts.len()),
+        None => 1.min(parts.len()),
+    }
+}
