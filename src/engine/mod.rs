@@ -314,7 +314,7 @@ pub fn run_call(
     let budget = ctx.budget;
     let (trigger, w_eff) = (budget.trigger(), budget.w_eff());
     let (mut parts, _) = restore(parts, ctx.turn, store, ctx.estimator, &mut resume.chain)?;
-    let mut tally = Tally::default();
+    let mut tally = PartTally::default();
     for p in &parts {
         tally.add(p);
     }
@@ -397,7 +397,7 @@ pub fn run_call(
 /// What a call's report needs of its parts as restored, counted part by
 /// part (so the parts need not be held together).
 #[derive(Default)]
-struct Tally {
+struct PartTally {
     restored: RestoreReport,
     last_step: u32,
     /// Some part is not raw, or is a summary.
@@ -406,7 +406,7 @@ struct Tally {
     parts: usize,
 }
 
-impl Tally {
+impl PartTally {
     fn add(&mut self, p: &Part) {
         restore::hold(&mut self.restored, p);
         self.last_step = self.last_step.max(p.generation.unwrap_or(0));
@@ -429,7 +429,11 @@ struct Before {
 impl Before {
     /// `raw_of` measures the parts as the raw history when the context has
     /// no raw measure (called only then, and only while they are raw).
-    fn new(ctx: &CallContext<'_>, tally: &Tally, raw_of: impl FnOnce() -> RawMeasure) -> Before {
+    fn new(
+        ctx: &CallContext<'_>,
+        tally: &PartTally,
+        raw_of: impl FnOnce() -> RawMeasure,
+    ) -> Before {
         let budget = ctx.budget;
         let protect_from = (tally.last_step + 1).saturating_sub(budget.protect_recent_steps);
         // The recorded usage measures this view only while it is still the raw
@@ -554,7 +558,7 @@ pub struct StreamedPreflight<'a> {
     turn: u32,
     estimator: &'a dyn Estimator,
     store: StoreView<'a>,
-    tally: Tally,
+    tally: PartTally,
     projection: projection::HashedProjection,
 }
 
@@ -569,7 +573,7 @@ impl<'a> StreamedPreflight<'a> {
             turn,
             estimator,
             store,
-            tally: Tally::default(),
+            tally: PartTally::default(),
             projection: projection::HashedProjection::default(),
         })
     }
