@@ -1,13 +1,17 @@
 //! What a run keeps between its calls, as the engine offers it to the
 //! session that drives it: the raw history's parts with the coverage chain
-//! over them ([`RawParts`]), and where the last call's view hash and
-//! coverage walk left off ([`Resume`]). Both are caches of the derivation:
-//! a fresh one gives the same output, with more work.
+//! over them ([`RawParts`]), a call's parts as they grow from its
+//! checkpoint ([`Growth`]), and where the last call's view hash and
+//! coverage walk left off ([`Resume`]). All are caches of the derivation:
+//! a fresh one gives the same output, with more work. The store names a
+//! stored summary by the coverage hash it folds up to ([`coverage_key`],
+//! [`decode_coverage_key`]).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::estimate::Estimator;
 use super::parts::{ChainResume, Part, PartsBuilder, SummaryHead, ToolCalls};
+pub(crate) use super::parts::{coverage_key, decode_coverage_key, reconstruct};
 use super::parts::{coverage_next, coverage_start};
 use super::restore::summary_part;
 use crate::model::Message;
@@ -115,6 +119,47 @@ impl RawParts {
     #[cfg(test)]
     pub(crate) fn chain(&self) -> (&VecDeque<[u8; 32]>, usize) {
         (&self.chain, self.at.len())
+    }
+}
+
+/// A call's parts as they are made from the record's rows on top of its
+/// checkpoint: the previous call's parts continued (a step within a turn),
+/// or a history made afresh whose complete parts can be taken from the
+/// front as the rows arrive (a preflight streaming its parts to the engine).
+pub struct Growth {
+    builder: PartsBuilder,
+}
+
+impl Growth {
+    /// A history made afresh, looking its tool calls up in the record's
+    /// shared `ids`.
+    pub fn fresh(ids: ToolCalls) -> Growth {
+        Growth {
+            builder: PartsBuilder::sharing(ids),
+        }
+    }
+
+    /// The previous call's `parts` continued, with its tool call index.
+    pub fn continuing(parts: Vec<Part>, tool_index: HashMap<String, usize>) -> Growth {
+        Growth {
+            builder: PartsBuilder::continuing(parts, tool_index),
+        }
+    }
+
+    /// The record's next row.
+    pub fn push(&mut self, m: &Message, est: &dyn Estimator) {
+        self.builder.push(m, est);
+    }
+
+    /// The parts at the front that no later row can change, taken out.
+    pub fn take_complete(&mut self) -> Vec<Part> {
+        let n = self.builder.complete();
+        self.builder.take_front(n)
+    }
+
+    /// The parts held and the tool call index, for the next call to continue.
+    pub fn finish(self) -> (Vec<Part>, HashMap<String, usize>) {
+        self.builder.into_parts()
     }
 }
 

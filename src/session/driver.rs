@@ -35,10 +35,10 @@ use super::raw_history::{FEED_ROWS, RawHistory};
 use super::record::{HeadsBuilder, Measures, RowSource, TaskRecordIndex};
 use super::settings::RunSettings;
 use super::stored::{FormReader, FormSource, Held, SnapshotCache, cached, store_error};
-use crate::engine::checkpoint::Resume;
+use crate::engine::checkpoint::{Growth, Resume, coverage_key, reconstruct};
 use crate::engine::entries::{ANCHOR_KEY, Entry};
 use crate::engine::estimate::Estimator;
-use crate::engine::parts::{Part, PartsBuilder, SummaryHead, coverage_key, reconstruct};
+use crate::engine::parts::{Part, SummaryHead};
 use crate::engine::restore::StoreView;
 use crate::engine::{
     Calibration, CallContext, CallOutput, Mode, SharedParts, StreamedPreflight, run_call,
@@ -73,7 +73,7 @@ where
     /// Where the last call's view hash and coverage walk left off.
     resume: Resume,
     /// The tool call index of the last step's parts, for the next step's
-    /// builder to check and reuse (see [`PartsBuilder::continuing`]).
+    /// builder to check and reuse (see [`Growth::continuing`]).
     tool_index: HashMap<String, usize>,
     /// This driver makes one call (see [`Driver::one_shot`]).
     one_shot: bool,
@@ -348,7 +348,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         let Some(mut stream) = StreamedPreflight::new(index.turn_of(first), est, store) else {
             return Ok(None);
         };
-        let mut builder = PartsBuilder::sharing(self.raw.builder.tool_calls().clone());
+        let mut builder = Growth::fresh(self.raw.builder.tool_calls().clone());
         let (raw, mut fed) = (&mut self.raw, 0);
         while fed < end {
             let to = end.min(fed + FEED_ROWS);
@@ -357,11 +357,11 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
                 raw.offer(index, i, m, est);
             })?;
             fed = to;
-            for p in builder.take_front(builder.complete()) {
+            for p in builder.take_complete() {
                 stream.push(p).map_err(store_error)?;
             }
         }
-        for p in builder.into_parts().0 {
+        for p in builder.finish().0 {
             stream.push(p).map_err(store_error)?;
         }
         raw.ensure(index, first, est)?;
@@ -420,14 +420,14 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
             true => std::mem::take(&mut self.tool_index),
             false => HashMap::new(),
         };
-        let mut builder = PartsBuilder::continuing(base, tool_index);
+        let mut builder = Growth::continuing(base, tool_index);
         let (index, est, raw) = (&*self.index, self.settings.estimator, &mut self.raw);
         index.each_row(from, end, |i, m| {
             builder.push(m, est);
             raw.offer(index, i, m, est);
         })?;
         raw.ensure(index, k, est)?;
-        let (parts, tool_index) = builder.into_parts();
+        let (parts, tool_index) = builder.finish();
         self.tool_index = tool_index;
         self.refresh(store)?;
         let ctx = self.context(k, Mode::Step);

@@ -4,8 +4,8 @@
 use std::collections::HashSet;
 
 use super::record::TaskRecordIndex;
+use crate::engine::checkpoint::decode_coverage_key;
 use crate::engine::entries::Entry;
-use crate::engine::parts::decode_coverage_key;
 use crate::engine::restore::{ReadError, Snapshot, ToolForms};
 use crate::engine::toolrules::ToolForm;
 use crate::model::digest::{Digest, DigestMap};
