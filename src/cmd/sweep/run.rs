@@ -176,40 +176,43 @@ fn run_job(source: &Store, plan: &Plan, i: usize) -> Result<Done> {
             Ok((row, notes))
         }
         Job::Trim { budget, fields, .. } => {
-            let rows = index.all_rows()?;
-            let calls = call_infos(&index);
-            let overhead = index.overhead(&est)?.unwrap_or(0);
-            let record = Record {
-                session: &s.info,
-                rows: &rows,
-                calls: &calls,
-                overhead,
-                prices: s.prices,
-                estimator: &est,
-            };
-            let probes = extract(&rows);
-            Ok((
-                trim_row(&record, fields.clone(), budget.w_eff(), probes),
-                Vec::new(),
-            ))
+            let record = reference_record(&index, s, &est)?;
+            let probes = extract(&index.all_rows()?);
+            let row = trim_row(
+                &record,
+                fields.clone(),
+                budget.w_eff(),
+                probes,
+                &mut |range, f| index.each_row(range.start, range.end, |_, m| f(m)),
+            )?;
+            Ok((row, Vec::new()))
         }
         Job::Recorded { .. } => {
-            let rows = index.all_rows()?;
-            let calls = call_infos(&index);
-            let overhead = index.overhead(&est)?.unwrap_or(0);
+            let record = reference_record(&index, s, &est)?;
             let compactions = source.reader().client_compactions(task)?;
-            let record = Record {
-                session: &s.info,
-                rows: &rows,
-                calls: &calls,
-                overhead,
-                prices: s.prices,
-                estimator: &est,
-            };
-            let probes = extract(&rows);
-            Ok((recorded_row(&record, &compactions, probes), Vec::new()))
+            let probes = extract(&index.all_rows()?);
+            let row = recorded_row(&record, &compactions, probes, &mut |range, f| {
+                index.each_row(range.start, range.end, |_, m| f(m))
+            })?;
+            Ok((row, Vec::new()))
         }
     }
+}
+
+/// What a reference run reads of a session besides its rows (which it
+/// reads as its calls reach them).
+fn reference_record<'a>(
+    index: &TaskRecordIndex,
+    s: &'a Planned,
+    est: &'a CharsPerToken,
+) -> Result<Record<'a>> {
+    Ok(Record {
+        session: &s.info,
+        calls: call_infos(index),
+        overhead: index.overhead(est)?.unwrap_or(0),
+        prices: s.prices,
+        estimator: est,
+    })
 }
 
 /// The one place sweep runs a policy, as `replay --json` and `probe --json`
