@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::append::AppendScorer;
 use super::recorded::{Change, SentView, recorded_row};
-use super::tests::reader;
+use super::tests::from_memory;
 use super::trim::trim_row;
 use super::*;
 use crate::engine::estimate::CharsPerToken;
@@ -393,7 +393,7 @@ proptest! {
         let record = record(&s, &info, &est);
         let probes = extract(&s.rows);
         let want = oracle_recorded(&record, &s.rows, &s.compactions, probes.clone());
-        let got = recorded_row(&record, &s.compactions, probes, &mut reader(&s.rows)).unwrap();
+        let got = recorded_row(&record, &s.compactions, probes, &mut |r, f| from_memory(&s.rows, r, f)).unwrap();
         prop_assert_eq!(got, want);
     }
 
@@ -407,7 +407,7 @@ proptest! {
         let probes = extract(&s.rows);
         let want = oracle_trim(&record, &s.rows, trim_policy(w_eff), w_eff, probes.clone());
         let got =
-            trim_row(&record, trim_policy(w_eff), w_eff, probes, &mut reader(&s.rows)).unwrap();
+            trim_row(&record, trim_policy(w_eff), w_eff, probes, &mut |r, f| from_memory(&s.rows, r, f)).unwrap();
         prop_assert_eq!(got, want);
     }
 

@@ -285,13 +285,13 @@ fn a_label_names_what_varies_and_the_heading_the_rest() {
 }
 
 /// Reads a record's rows from memory, as the reference runs read them.
-pub(super) fn reader(
+pub(super) fn from_memory(
     rows: &[Message],
-) -> impl FnMut(Range<usize>, &mut dyn FnMut(&Message)) -> Result<(), Infallible> + '_ {
-    |range, f| {
-        rows[range].iter().for_each(f);
-        Ok(())
-    }
+    range: Range<usize>,
+    f: &mut dyn FnMut(&Message),
+) -> Result<(), Infallible> {
+    rows[range].iter().for_each(f);
+    Ok(())
 }
 
 /// A session's record as the reference runs read it.
@@ -344,7 +344,10 @@ fn trimming_drops_the_oldest_history_to_fit_and_loses_the_ask() {
     };
     let probes = extract(&rows);
     let trim = |w: u64, probes: Vec<Probe>| {
-        trim::trim_row(&record, trim_fields(w), w, probes, &mut reader(&rows)).unwrap()
+        trim::trim_row(&record, trim_fields(w), w, probes, &mut |r, f| {
+            from_memory(&rows, r, f)
+        })
+        .unwrap()
     };
     let tight = trim(4_000, probes.clone());
     assert_eq!(tight.calls, 30);
@@ -386,7 +389,10 @@ fn the_recorded_row_prices_the_recorded_usage() {
         prices,
         estimator: &est,
     };
-    let r = recorded::recorded_row(&record, &[], extract(&rows), &mut reader(&rows)).unwrap();
+    let r = recorded::recorded_row(&record, &[], extract(&rows), &mut |r, f| {
+        from_memory(&rows, r, f)
+    })
+    .unwrap();
     let usage: Vec<Usage> = calls.iter().filter_map(|c| c.usage).collect();
     assert_eq!(usage.len(), 6);
     assert_eq!(r.usage_calls, Some(6));
