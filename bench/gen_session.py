@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write a long synthetic Claude Code session (JSONL) for benchmarks.
 
-    python3 bench/gen_session.py [--codex] CALLS [SEED] > session.jsonl
+    python3 bench/gen_session.py [--codex] [--session UUID] CALLS [SEED] > session.jsonl
 
 Deterministic: the same CALLS and SEED give the same bytes (a seeded PRNG, no
 clock). The shape follows a real 2.1.x session: a `summary` title, user asks
@@ -246,11 +246,17 @@ class CodexGen(Gen):
 
 
 def main():
+    global SESSION
     args = sys.argv[1:]
     codex = "--codex" in args
     args = [a for a in args if a != "--codex"]
+    if "--session" in args:
+        # Another session id: a tree of several sessions, none sharing ids.
+        at = args.index("--session")
+        SESSION = args[at + 1]
+        del args[at : at + 2]
     if not args:
-        sys.exit("usage: gen_session.py [--codex] CALLS [SEED]")
+        sys.exit("usage: gen_session.py [--codex] [--session UUID] CALLS [SEED]")
     calls = int(args[0])
     seed = int(args[1]) if len(args) > 1 else 1
     text = (CodexGen if codex else Gen)(calls, seed).run()

@@ -10,7 +10,7 @@ use clap::Args;
 use super::Ui;
 use super::common::{RunTarget, plural, scratch_replay, summarizer_of, write_atomic};
 use super::defaults::{PriceArgs, prices_for};
-use super::tasks::title_of;
+use super::tasks::{TitleSearch, title_of};
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
 use crate::htmlreport::{self, ClientPanel, Collector, Header};
@@ -48,15 +48,20 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
     let run_prices = prices_for(ui, &args.prices, r.record.as_ref())?;
     let prices = run_prices.prices;
     let overhead = r.index.overhead(&est)?.unwrap_or(0);
-    let rows = r.index.all_rows()?;
-    let title = title_of(
-        record.title.as_deref(),
-        rows.iter()
-            .filter(|m| m.kind == crate::model::Kind::Ask)
-            .map(|m| m.content.as_slice()),
-    );
-    let mut collector = Collector::new(&r.index, &rows, overhead, &est);
-    drop(rows);
+    // The record read once, a row at a time: its probes, its largest tool
+    // outputs and the title its asks give.
+    let mut collector = Collector::new(&r.index, overhead, &est);
+    let mut search = TitleSearch::default();
+    let mut found = None;
+    r.index.each_row(0, r.index.len(), |_, m| {
+        collector.read_row(m);
+        if found.is_none() && m.kind == crate::model::Kind::Ask {
+            found = search.offer(&m.content);
+        }
+    })?;
+    let title = title_of(record.title.as_deref(), [])
+        .or(found)
+        .or_else(|| search.finish());
     // Like `replay`, on a scratch copy: the report shows what a live engine
     // would have done and repeats exactly.
     let totals = scratch_replay(
@@ -67,7 +72,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
         (calls, prices),
         "replaying {wide_bar} {pos}/{len} calls",
         |row, out| {
-            collector.on_call(row, out);
+            collector.on_call(row, out, r.index.history_end(row.call));
             Ok(())
         },
     )?;
@@ -91,8 +96,9 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
         prices_from: run_prices.words(),
         version: env!("CARGO_PKG_VERSION").to_string(),
     };
+    let panels = client_panels(store, &r, collector.probes())?;
     let mut collected = collector.finish();
-    collected.client_compactions = client_panels(store, &r)?;
+    collected.client_compactions = panels;
     let html = htmlreport::render(&header, &collected, &totals);
     if args.output.as_os_str() == "-" {
         ui.out.write_all(html.as_bytes())?;
@@ -115,13 +121,16 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
 }
 
 /// The client's own compactions of the task its hooks recorded, both sides scored.
-fn client_panels(store: &Store, r: &super::common::Resolved) -> Result<Vec<ClientPanel>> {
+fn client_panels(
+    store: &Store,
+    r: &super::common::Resolved,
+    probes: &[crate::probe::Probe],
+) -> Result<Vec<ClientPanel>> {
     let compactions = store.reader().client_compactions(&r.task)?;
     if compactions.is_empty() {
         return Ok(Vec::new());
     }
-    let probes = crate::probe::extract(&r.index.all_rows()?);
-    Ok(crate::hooks::compare::compare(&probes, &compactions)
+    Ok(crate::hooks::compare::compare(probes, &compactions)
         .into_iter()
         .map(|c| {
             let client = crate::hooks::Client::parse(&c.client)

@@ -17,10 +17,8 @@ use super::exit::Outcome;
 use super::style::{self, paint};
 use crate::engine::{Status, Tier};
 use crate::hooks::compare::{Compared, before_call, compare, sent_view};
-use crate::model::Kind;
-use crate::probe::{
-    CallScore, Category, Evaluation, Probe, Scorer, Worst, evaluate, extract, percent, worst,
-};
+use crate::model::{Kind, Message};
+use crate::probe::{Category, Evaluation, ProbePass, Worst, evaluate, extract, percent};
 
 #[derive(Debug, Args)]
 #[command(
@@ -55,19 +53,27 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
     if !(1..=calls).contains(&at) {
         bail!("--at {at} is out of range: task {task} has calls 1..={calls}");
     }
-    let rows = index.all_rows()?;
-    let probes = extract(&rows);
     let compactions = store.reader().client_compactions(task)?;
-    let (evaluation, replayed) = if args.recorded {
+    // The recorded view is read from the record whole; a replay reads it as it goes.
+    let (rows, probes) = match args.recorded {
+        true => {
+            let rows = index.all_rows()?;
+            let probes = extract(&rows);
+            (rows, probes)
+        }
+        false => (Vec::new(), Vec::new()),
+    };
+    let (evaluation, replayed, probe_count) = if args.recorded {
         let end = index.history_end(at);
         // What the client sent: its summary, and the Task Context a hook put back.
         let view = sent_view(&rows[..end], &compactions);
-        (evaluate(&probes, &view, end), None)
+        (evaluate(&probes, &view, end), None, probes.len())
     } else {
-        let scored = score_replay(store, ui, &r, &probes, &args.run.budget, at)?;
-        (scored.evaluation.clone(), Some(scored))
+        let scored = score_replay(store, ui, &r, &args.run.budget, at)?;
+        let count = scored.probe_count;
+        (scored.evaluation.clone(), Some(scored), count)
     };
-    let worst = replayed.as_ref().and_then(|r| worst(&r.scores));
+    let worst = replayed.as_ref().and_then(|r| r.worst.clone());
     if args.json {
         let mut v = serde_json::to_value(&evaluation)?;
         v["task"] = json!(task);
@@ -77,7 +83,7 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
         } else {
             "compactor"
         });
-        v["probes"] = json!(probes.len());
+        v["probes"] = json!(probe_count);
         v["budget"] = serde_json::to_value(budget)?;
         if let Some(r) = &replayed {
             v["status"] = serde_json::to_value(r.status)?;
@@ -132,7 +138,10 @@ struct Replayed {
     evaluation: Evaluation,
     status: Status,
     tiers: Vec<Tier>,
-    scores: Vec<CallScore>,
+    /// The worst call up to `--at`.
+    worst: Option<Worst>,
+    /// How many probes the whole record yields.
+    probe_count: usize,
     /// Calls whose ladder folded (floor or breakthrough floor).
     folds: u32,
     /// The scored call's view and the raw history it replaces, in tokens.
@@ -140,18 +149,20 @@ struct Replayed {
     raw_tokens: u64,
 }
 
-/// Replays on a scratch copy up to `at`, scoring every call.
+/// Replays on a scratch copy up to `at`, scoring every call in the same
+/// pass (see `crate::probe::ProbePass`).
 fn score_replay(
     store: &mut crate::store::Store,
     ui: &mut Ui,
     r: &Resolved,
-    probes: &[Probe],
     budget_args: &BudgetArgs,
     at: u32,
 ) -> Result<Replayed> {
     let summarizer = summarizer_of(budget_args, store)?;
-    let mut scores = Vec::new();
-    let mut scorer = Scorer::new(probes.to_vec());
+    let mut pass = ProbePass::new(r.index.len());
+    let rows = |range: std::ops::Range<usize>, f: &mut dyn FnMut(&Message)| {
+        r.index.each_row(range.start, range.end, |_, m| f(m))
+    };
     let mut folds = 0;
     let mut last: Option<(Evaluation, Status, Vec<Tier>, u64, u64)> = None;
     let prices = crate::session::cost::Prices::default();
@@ -163,8 +174,7 @@ fn score_replay(
         (at, prices),
         "probing {wide_bar} {pos}/{len} calls",
         |row, out| {
-            let e = scorer.evaluate(&out.view, r.index.history_end(row.call));
-            scores.push(CallScore::of(row.call, row.status, &row.tiers_fired, &e));
+            pass.score(row.call, &out.view, r.index.history_end(row.call), rows)?;
             if row
                 .tiers_fired
                 .iter()
@@ -174,19 +184,23 @@ fn score_replay(
             }
             if row.call == at {
                 let t = row.tiers_fired.clone();
+                let e = pass.evaluation();
                 last = Some((e, row.status, t, row.tokens_after, row.raw_tokens));
             }
             Ok(())
         },
     )?;
     summarizer.note(ui);
+    // The probes of the rows past `--at` count too.
+    pass.read_all(rows)?;
     let (evaluation, status, tiers, tokens_after, raw_tokens) =
         last.expect("the replay reaches --at");
     Ok(Replayed {
         evaluation,
         status,
         tiers,
-        scores,
+        worst: pass.worst().map(|(k, e)| Worst::of(k, e)),
+        probe_count: pass.probes().len(),
         folds,
         tokens_after,
         raw_tokens,

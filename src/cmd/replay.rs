@@ -8,17 +8,16 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde_json::json;
 
-use super::Ui;
 use super::call_report::paint_status;
 use super::common::{Resolved, RunTarget, summarizer_of};
 use super::common::{hinted, plural, progress, write_atomic};
 use super::defaults::{PriceArgs, RunBudget, RunPrices, overhead_warning, prices_for};
+use super::{Ui, with_schema};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::{Status, Tier};
-use crate::probe::{CallScore, worst};
-use crate::probe::{Scorer, extract, percent};
+use crate::probe::{CallScore, ProbePass, Worst, percent};
 use crate::session::cost::Totals;
 use crate::session::driver::RunSettings;
 use crate::session::replay::{ReplayOptions, StepRow, replay};
@@ -173,13 +172,16 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     };
     let target: &mut Store = scratch.as_mut().unwrap_or(store);
     let mut statuses = StatusCounts::default();
-    let mut scorer = match args.probes {
-        true => Some(Scorer::new(extract(&index.all_rows()?))),
+    let mut pass = args.probes.then(|| ProbePass::new(index.len()));
+    // `--json` writes its document as the calls arrive.
+    let mut document = match args.json {
+        true => Some(JsonDocument::open(
+            &mut ui.out,
+            [("budget", serde_json::to_value(budget)?)],
+            "calls",
+        )?),
         false => None,
     };
-    let mut scores: Vec<CallScore> = Vec::new();
-    // `--json` prints every row at the end: only it keeps them.
-    let mut rows: Vec<StepRow> = Vec::new();
     let mut last_hash = None;
     let totals = replay(target, &index, settings, opts, |row, out| -> Result<()> {
         if let Some(b) = &bar {
@@ -190,23 +192,30 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         if let Some(dir) = &args.views {
             write_view(dir, row.call, &out.view.canonical_bytes())?;
         }
-        let score = scorer.as_mut().map(|scorer| {
-            let e = scorer.evaluate(&out.view, index.history_end(row.call));
-            CallScore::of(row.call, row.status, &row.tiers_fired, &e)
-        });
-        if args.jsonl {
+        let score = match &mut pass {
+            Some(pass) => {
+                let rows = |r: std::ops::Range<usize>, f: &mut dyn FnMut(&_)| {
+                    index.each_row(r.start, r.end, |_, m| f(m))
+                };
+                let s = pass.score(row.call, &out.view, index.history_end(row.call), rows)?;
+                Some(CallScore::of(row.call, row.status, &row.tiers_fired, s))
+            }
+            None => None,
+        };
+        if args.jsonl || args.json {
             let mut v = serde_json::to_value(row)?;
             if let Some(s) = &score {
                 v["probes"] = serde_json::to_value(s)?;
             }
-            ui.json_kind("replay_call", &v)?;
-            ui.out.flush()?;
-        } else if !args.json {
+            match &mut document {
+                Some(d) => d.item(&mut ui.out, &v)?,
+                None => {
+                    ui.json_kind("replay_call", &v)?;
+                    ui.out.flush()?;
+                }
+            }
+        } else {
             print_row(ui, row, score.as_ref())?;
-        }
-        scores.extend(score);
-        if args.json {
-            rows.push(row.clone());
         }
         if args.save.is_some() {
             last_hash = Some(row.view_hash.clone());
@@ -223,23 +232,23 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         b.finish_and_clear();
     }
     let llm = summarizer.report();
-    if args.json {
-        let mut v = json!({"task": task, "budget": budget, "calls": rows, "totals": totals});
+    let worst = pass
+        .as_ref()
+        .and_then(|p| p.worst())
+        .map(|(k, e)| Worst::of(k, e));
+    if let Some(document) = document {
+        let mut v = json!({"task": task, "totals": totals});
         if args.probes {
-            let calls = v["calls"].as_array_mut().expect("calls is an array");
-            for (call, score) in calls.iter_mut().zip(&scores) {
-                call["probes"] = serde_json::to_value(score)?;
-            }
-            v["probes"] = json!({"worst_call": worst(&scores)});
+            v["probes"] = json!({"worst_call": worst});
         }
         if let Some(r) = &llm {
             v["llm"] = serde_json::to_value(r)?;
         }
-        ui.json_kind("replay", &v)?;
+        document.close(&mut ui.out, with_schema("replay", &v)?)?;
     } else if !args.jsonl {
         print_statuses(ui, &statuses)?;
         print_totals(ui, &totals, &run_prices)?;
-        if let Some(w) = worst(&scores) {
+        if let Some(w) = worst {
             writeln!(
                 ui.out,
                 "probes: worst call {}: critical kept {} ({} lost) · all kept {}",
@@ -448,4 +457,107 @@ fn print_totals(ui: &mut Ui, t: &Totals, run: &RunPrices) -> Result<()> {
         t.cost_output_usd.dollars()
     )?;
     Ok(())
+}
+
+/// A JSON object written as it is made: the keys before an array first,
+/// the array's items as they come, the keys after it at the end. The bytes
+/// are those of the whole object serialised at once (`serde_json::Map`
+/// keeps its keys sorted), and no item is held once it is written.
+struct JsonDocument {
+    key: &'static str,
+    items: u64,
+}
+
+impl JsonDocument {
+    /// Write the keys of `head` (each must sort before `key`) and open the
+    /// array under `key`.
+    fn open<const N: usize>(
+        out: &mut dyn Write,
+        head: [(&str, serde_json::Value); N],
+        key: &'static str,
+    ) -> Result<JsonDocument> {
+        let head: serde_json::Map<String, serde_json::Value> =
+            head.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+        if let Some(k) = head.keys().find(|k| k.as_str() >= key) {
+            bail!("internal: the key {k:?} does not sort before {key:?}");
+        }
+        // `{"a":1,"b":2}` less its closing brace, then `,"key":[`.
+        let text = serde_json::to_string(&head)?;
+        let mut open = text[..text.len() - 1].to_string();
+        if !head.is_empty() {
+            open.push(',');
+        }
+        open.push_str(&serde_json::to_string(key)?);
+        open.push_str(":[");
+        out.write_all(open.as_bytes())?;
+        Ok(JsonDocument { key, items: 0 })
+    }
+
+    fn item(&mut self, out: &mut dyn Write, v: &serde_json::Value) -> Result<()> {
+        let text = serde_json::to_string(v)?;
+        if self.items > 0 {
+            out.write_all(b",")?;
+        }
+        out.write_all(text.as_bytes())?;
+        self.items += 1;
+        Ok(())
+    }
+
+    /// Close the array, write the keys of `tail` (each must sort after the
+    /// array's) and end the line.
+    fn close(self, out: &mut dyn Write, tail: serde_json::Value) -> Result<()> {
+        let serde_json::Value::Object(tail) = tail else {
+            bail!("internal: the end of the document is not an object");
+        };
+        if let Some(k) = tail.keys().find(|k| k.as_str() <= self.key) {
+            bail!("internal: the key {k:?} does not sort after {:?}", self.key);
+        }
+        // `{"x":1,"y":2}` less its opening brace, after `],`.
+        let text = serde_json::to_string(&tail)?;
+        match tail.is_empty() {
+            true => out.write_all(b"]}")?,
+            false => {
+                out.write_all(b"],")?;
+                out.write_all(&text.as_bytes()[1..])?;
+            }
+        }
+        out.write_all(b"\n")?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The streamed document is the whole object serialised at once, with
+    /// no item, one, or several.
+    #[test]
+    fn a_streamed_document_has_the_bytes_of_the_whole_object() {
+        for n in [0, 1, 3] {
+            let items: Vec<serde_json::Value> = (0..n)
+                .map(|i| json!({"z": i, "a": format!("<{i}>\"")}))
+                .collect();
+            let mut out: Vec<u8> = Vec::new();
+            let mut d =
+                JsonDocument::open(&mut out, [("budget", json!({"w": 1, "b": [2]}))], "calls")
+                    .unwrap();
+            for v in &items {
+                d.item(&mut out, v).unwrap();
+            }
+            let tail = json!({"task": "t", "totals": {"calls": n}, "schema": "s/1"});
+            d.close(&mut out, tail.clone()).unwrap();
+            let mut whole = tail;
+            whole["budget"] = json!({"w": 1, "b": [2]});
+            whole["calls"] = json!(items);
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                format!("{}\n", serde_json::to_string(&whole).unwrap())
+            );
+        }
+        let mut out: Vec<u8> = Vec::new();
+        assert!(JsonDocument::open(&mut out, [("task", json!(1))], "calls").is_err());
+        let d = JsonDocument::open(&mut out, [], "calls").unwrap();
+        assert!(d.close(&mut out, json!({"budget": 1})).is_err());
+    }
 }

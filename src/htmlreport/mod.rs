@@ -9,12 +9,16 @@
 //! same bytes: no clock, no hash-map order, no floats.
 //!
 //! Per-call data is embedded for every call (compact integer arrays), so the
-//! composition of any call can be picked and every call hovered: at 10K calls
-//! that is well under the 5 MB budget (see BENCHMARKS.md), and a bounded set of
-//! precomputed calls would make the picker skip the very calls one wants
-//! (where a tier fired).
+//! composition of any call can be picked and every call hovered. Past
+//! `series::DECIMATE_ABOVE` calls, more calls than the plot has pixel
+//! columns, the charts draw each column's first, lowest, highest and last
+//! value (the same picture, peaks exact), and the page's data is per column:
+//! the calls it spans, how many fired a tier, and its peak call's numbers
+//! and composition, so a page stays a few MB at any length. Tables and
+//! headline figures are exact either way.
 
 pub(crate) mod collect;
+pub(crate) mod series;
 pub(crate) mod svg;
 
 use std::fmt::Write;
@@ -22,7 +26,7 @@ use std::fmt::Write;
 use serde_json::json;
 use similar::{ChangeTag, TextDiff};
 
-pub(crate) use collect::{ClientPanel, Collected, Collector};
+pub(crate) use collect::{ClientPanel, Collected, Collector, Fold};
 
 use crate::engine::budget::Budget;
 use crate::session::cost::{Prices, Totals};
@@ -50,12 +54,16 @@ pub(crate) const MAX_FOLDS_SHOWN: usize = 40;
 
 const CSS: &str = include_str!("report.css");
 const JS: &str = include_str!("report.js");
+/// Declarations that replace `report.js`'s own for a page drawn per pixel
+/// column (see `series`); inserted before the end of its function, where a
+/// later function declaration wins.
+const JS_COLUMNS: &str = include_str!("report-columns.js");
 
 /// Render the page.
 pub(crate) fn render(h: &Header, c: &Collected, totals: &Totals) -> String {
-    let mut out = String::with_capacity(64 * 1024 + c.rows.len() * 300);
+    let mut out = String::with_capacity(64 * 1024 + c.slots.len() * 300);
     let title = h.title.as_deref().unwrap_or(&h.task);
-    let last_hash = c.rows.last().map_or("", |r| r.view_hash.as_str());
+    let last_hash = c.last_hash.as_str();
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -84,8 +92,18 @@ pub(crate) fn render(h: &Header, c: &Collected, totals: &Totals) -> String {
         "<script type=\"application/json\" id=\"calls\">{}</script>",
         data_json(c)
     );
-    let _ = write!(out, "<script>\n{JS}</script>\n</body>\n</html>\n");
+    let _ = write!(out, "<script>\n{}</script>\n</body>\n</html>\n", script(c));
     out
+}
+
+/// The page's script: `report.js`, with the per-column declarations when
+/// the page is drawn per pixel column.
+fn script(c: &Collected) -> String {
+    let end = "})();\n";
+    match JS.strip_suffix(end) {
+        Some(body) if c.decimated => format!("{body}{JS_COLUMNS}{end}"),
+        _ => JS.to_string(),
+    }
 }
 
 fn header(out: &mut String, h: &Header, c: &Collected, title: &str, last_hash: &str) {
@@ -106,8 +124,8 @@ fn header(out: &mut String, h: &Header, c: &Collected, title: &str, last_hash: &
         esc(&h.source),
         esc(&h.format),
         esc(h.model.as_deref().unwrap_or("unknown")),
-        counted(c.rows.len() as u64, "model call"),
-        counted(u64::from(c.rows.last().map_or(0, |r| r.turn)), "turn"),
+        counted(c.calls, "model call"),
+        counted(u64::from(c.last.as_ref().map_or(0, |r| r.turn)), "turn"),
         thousands(b.window),
         thousands(b.output_reserved),
         thousands(b.w_eff()),
@@ -124,21 +142,15 @@ fn header(out: &mut String, h: &Header, c: &Collected, title: &str, last_hash: &
 }
 
 fn context_section(out: &mut String, h: &Header, c: &Collected) {
-    let fired = c.rows.iter().filter(|r| !r.tiers_fired.is_empty()).count();
-    let peak_raw = c.rows.iter().map(|r| r.raw_tokens).max().unwrap_or(0);
-    let peak_view = c.rows.iter().map(|r| r.tokens_after).max().unwrap_or(0);
+    let fired = c.fired;
+    let peak_raw = c.peaks.raw;
+    let peak_view = c.peaks.tokens_after;
     let chart = svg::ContextChart {
-        rows: &c.rows,
+        c,
         budget: &h.budget,
-        agent_compactions: &c.agent_compactions,
     };
     let (y_max, _) = chart.y_max();
-    let peak_all = c
-        .rows
-        .iter()
-        .map(|r| r.raw_tokens.max(r.recorded_prompt_tokens.unwrap_or(0)))
-        .max()
-        .unwrap_or(0);
+    let peak_all = c.peaks.raw_or_recorded;
     let clipped = if peak_all > y_max {
         format!(
             " Lines above {} tokens run off the top of the chart.",
@@ -166,8 +178,8 @@ fn context_section(out: &mut String, h: &Header, c: &Collected) {
          <p id=\"ctx-line\" class=\"reportline\">Hover a call to see its report line; click it to show its composition below.</p>\n</section>\n",
         thousands(peak_raw),
         thousands(peak_view),
-        thousands(fired as u64),
-        counted(c.rows.len() as u64, "call"),
+        thousands(fired),
+        counted(c.calls, "call"),
         match c.agent_compactions.len() {
             0 => String::new(),
             1 => "; the original agent compacted itself once".to_string(),
@@ -195,7 +207,7 @@ fn colour(i: usize, segments: usize) -> &'static str {
 }
 
 fn composition_section(out: &mut String, c: &Collected) {
-    let n = c.rows.len();
+    let n = c.calls;
     let _ = write!(
         out,
         "<section id=\"composition\">\n<h2><span class=\"n\">2</span> What fills the window</h2>\n\
@@ -203,11 +215,11 @@ fn composition_section(out: &mut String, c: &Collected) {
          <input type=\"range\" id=\"call-range\" min=\"1\" max=\"{n}\" value=\"{n}\" aria-label=\"call\"> \
          <input type=\"number\" id=\"call\" min=\"1\" max=\"{n}\" value=\"{n}\"> <span id=\"comp-title\">{}</span></div>\n\
          <div id=\"bar\" class=\"bar\">",
-        comp_title(c, n)
+        comp_title(c)
     );
-    let last = c.composition.last().cloned().unwrap_or_default();
+    let last = &c.last_composition;
     let total: u64 = last.iter().sum();
-    for (i, (name, v)) in c.segments.iter().zip(&last).enumerate() {
+    for (i, (name, v)) in c.segments.iter().zip(last).enumerate() {
         let _ = write!(
             out,
             "<div class=\"seg\" style=\"flex-grow:{v};background:{}\" title=\"{}: {} tokens\"></div>",
@@ -217,7 +229,7 @@ fn composition_section(out: &mut String, c: &Collected) {
         );
     }
     out.push_str("</div>\n<table id=\"segs\" class=\"segs\"><tbody>");
-    for (i, (name, v)) in c.segments.iter().zip(&last).enumerate() {
+    for (i, (name, v)) in c.segments.iter().zip(last).enumerate() {
         let _ = write!(
             out,
             "<tr{}><td><span class=\"sw\" style=\"background:{}\"></span>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
@@ -264,8 +276,9 @@ fn composition_section(out: &mut String, c: &Collected) {
     out.push_str("</tbody></table>\n</section>\n");
 }
 
-fn comp_title(c: &Collected, k: usize) -> String {
-    match k.checked_sub(1).and_then(|i| c.rows.get(i)) {
+/// The composition's title for the last call.
+fn comp_title(c: &Collected) -> String {
+    match &c.last {
         Some(r) => format!(
             "turn {} · {} tokens after compaction{}",
             r.turn,
@@ -284,7 +297,7 @@ fn summaries_section(out: &mut String, c: &Collected) {
     let _ = write!(
         out,
         "<section id=\"summaries\">\n<h2><span class=\"n\">3</span> Summaries</h2>\n<p class=\"lede\">{}</p>\n",
-        match c.folds.len() {
+        match c.fold_count {
             0 => "No fold happened: the floor tier never ran.".to_string(),
             1 => "One fold. Its <code>## Task Context</code> is shown in full.".to_string(),
             n => format!(
@@ -292,23 +305,23 @@ fn summaries_section(out: &mut String, c: &Collected) {
             ),
         }
     );
-    let n = c.folds.len();
+    let n = c.fold_count;
     let (head, tail) = if n > MAX_FOLDS_SHOWN {
         (MAX_FOLDS_SHOWN / 2, n - MAX_FOLDS_SHOWN / 2)
     } else {
         (n, n)
     };
-    for (i, f) in c.folds.iter().enumerate() {
-        if i == head && head < tail {
+    // The folds shown are those before `head` and from `tail` on.
+    let mut prev: Option<&Fold> = None;
+    for (i, f) in &c.folds {
+        let i = *i;
+        if i == tail && head < tail {
             let _ = writeln!(
                 out,
                 "<p class=\"muted\">… folds {} to {} are left out to keep the page small …</p>",
                 head + 1,
                 tail
             );
-        }
-        if i >= head && i < tail {
-            continue;
         }
         let _ = writeln!(
             out,
@@ -325,12 +338,14 @@ fn summaries_section(out: &mut String, c: &Collected) {
             esc(&f.coverage),
             esc(&f.coverage[..f.coverage.len().min(16)])
         );
-        if i == 0 || i == tail && head < tail {
-            let _ = writeln!(out, "<pre class=\"summary\">{}</pre>", esc(&f.text));
-        } else {
-            out.push_str(&diff_html(&c.folds[i - 1].text, &f.text));
+        match prev {
+            Some(p) if !(i == tail && head < tail) => out.push_str(&diff_html(&p.text, &f.text)),
+            _ => {
+                let _ = writeln!(out, "<pre class=\"summary\">{}</pre>", esc(&f.text));
+            }
         }
         out.push_str("</details>\n");
+        prev = Some(f);
     }
     out.push_str("</section>\n");
 }
@@ -391,7 +406,7 @@ fn cache_section(out: &mut String, h: &Header, c: &Collected, t: &Totals) {
         p.cache_write.rate(),
         p.cache_read.rate(),
         p.output.rate(),
-        svg::cache_chart(&c.rows)
+        svg::cache_chart(c)
     );
     for (name, x) in [("compacted", &t.compacted), ("raw", &t.raw)] {
         let _ = write!(
@@ -445,7 +460,7 @@ fn probe_section(out: &mut String, c: &Collected) {
          <p>Worst call <b>{call}</b>: critical probes kept <b>{}</b> ({} lost of {}) · all kept {} of {} judged.</p>\n\
          <table class=\"probes\"><thead><tr><th>category</th><th>critical</th><th class=\"num\">passed</th>\
          <th class=\"num\">recoverable</th><th class=\"num\">lost</th></tr></thead><tbody>",
-        svg::probe_chart(&c.probe_scores),
+        svg::probe_chart(c),
         crate::probe::percent(worst.critical_kept_permille()),
         worst.critical_lost,
         worst.critical_judged,
@@ -539,10 +554,11 @@ fn client_section(out: &mut String, c: &Collected) {
     out.push_str("</section>\n");
 }
 
-/// The per-call arrays the script reads.
+/// The arrays the script reads: per call, or per pixel column (its peak
+/// call's numbers, the calls it spans and how many fired a tier).
 fn data_json(c: &Collected) -> String {
-    let r = &c.rows;
-    let v = json!({
+    let r: Vec<&collect::Detail> = c.slots.iter().map(|s| &s.detail).collect();
+    let mut v = json!({
         "turn": r.iter().map(|x| x.turn).collect::<Vec<_>>(),
         "before": r.iter().map(|x| x.tokens_before).collect::<Vec<_>>(),
         "after": r.iter().map(|x| x.tokens_after).collect::<Vec<_>>(),
@@ -555,11 +571,17 @@ fn data_json(c: &Collected) -> String {
         "folded": r.iter().map(|x| x.parts_folded).collect::<Vec<_>>(),
         "cr": r.iter().map(|x| x.cache_read_tokens).collect::<Vec<_>>(),
         "cw": r.iter().map(|x| x.cache_write_tokens).collect::<Vec<_>>(),
-        "hash": r.iter().map(|x| &x.view_hash[..x.view_hash.len().min(12)]).collect::<Vec<_>>(),
+        "hash": r.iter().map(|x| x.hash.as_str()).collect::<Vec<_>>(),
         "segs": c.segments,
         "colours": (0..c.segments.len()).map(|i| colour(i, c.segments.len())).collect::<Vec<_>>(),
         "comp": c.composition,
     });
+    if c.decimated {
+        v["n"] = json!(c.calls);
+        v["call"] = json!(r.iter().map(|x| x.call).collect::<Vec<_>>());
+        v["from"] = json!(c.slots.iter().map(|s| s.from).collect::<Vec<_>>());
+        v["fired"] = json!(c.slots.iter().map(|s| s.fired).collect::<Vec<_>>());
+    }
     script_safe_json(&v.to_string())
 }
 

@@ -2,11 +2,12 @@
 
 use std::fmt::Write;
 
+use std::collections::BTreeMap;
+
+use super::collect::{Collected, Marker};
 use super::{short_tokens, thousands};
 use crate::engine::Tier;
 use crate::engine::budget::Budget;
-use crate::probe::CallScore;
-use crate::session::replay::StepRow;
 
 /// Chart geometry in viewBox units.
 pub(crate) const WIDTH: u64 = 1200;
@@ -125,18 +126,6 @@ fn guide_and_hit(out: &mut String, chart: &str, bottom: u64) {
     );
 }
 
-/// `x,y x,y …` for a value per call.
-fn points(vals: impl Iterator<Item = u64>, n: u64, s: Scale) -> String {
-    let mut out = String::new();
-    for (i, v) in vals.enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        let _ = write!(out, "{},{}", x_of(i as u64 + 1, n), s.y(v));
-    }
-    out
-}
-
 /// The tier a marker is coloured by: the deepest one that fired.
 fn deepest(tiers: &[Tier]) -> &'static str {
     [
@@ -151,9 +140,8 @@ fn deepest(tiers: &[Tier]) -> &'static str {
 }
 
 pub(crate) struct ContextChart<'a> {
-    pub rows: &'a [StepRow],
+    pub c: &'a Collected,
     pub budget: &'a Budget,
-    pub agent_compactions: &'a [u32],
 }
 
 pub(crate) const CONTEXT_HEIGHT: u64 = 440;
@@ -163,30 +151,16 @@ impl ContextChart<'_> {
     /// The top of the token axis and its tick step. The raw history far above
     /// the window is clipped at about twice the window.
     pub(crate) fn y_max(&self) -> (u64, u64) {
-        let rows = self.rows;
         let b = self.budget;
-        let peak = rows
-            .iter()
-            .map(|r| {
-                r.raw_tokens
-                    .max(r.tokens_after)
-                    .max(r.tokens_before)
-                    .max(r.recorded_prompt_tokens.unwrap_or(0))
-            })
-            .max()
-            .unwrap_or(0);
-        let view_peak = rows
-            .iter()
-            .map(|r| r.tokens_before.max(r.tokens_after))
-            .max()
-            .unwrap_or(0);
+        let peak = self.c.peaks.all;
+        let view_peak = self.c.peaks.view;
         let top = peak.min(b.window.max(view_peak) * 2).max(b.window);
         nice_max(top + top / 20)
     }
 
     pub(crate) fn render(&self) -> String {
-        let rows = self.rows;
-        let n = rows.len() as u64;
+        let c = self.c;
+        let n = c.calls;
         let b = self.budget;
         let (max, step) = self.y_max();
         let s = Scale {
@@ -225,72 +199,63 @@ impl ContextChart<'_> {
             );
         }
         out.push_str("</g>");
-        // The original agent's own compactions.
+        // The original agent's own compactions (one line per x: the last drawn covers the others).
         out.push_str("<g class=\"agent\">");
-        for &k in self.agent_compactions {
-            if u64::from(k) > n {
-                continue;
-            }
+        let marks: Vec<u32> = c
+            .agent_compactions
+            .iter()
+            .copied()
+            .filter(|&k| u64::from(k) <= n)
+            .collect();
+        let at = |k: &u32| x_of(u64::from(*k), n);
+        for (k, more) in last_at_each_place(&marks, c.decimated, at) {
             let x = x_of(u64::from(k), n);
             let _ = write!(
                 out,
-                "<line class=\"agent-compact\" data-call=\"{k}\" x1=\"{x}\" x2=\"{x}\" y1=\"{TOP}\" y2=\"{CONTEXT_BOTTOM}\"><title>the original agent compacted its context before call {k}</title></line>"
+                "<line class=\"agent-compact\" data-call=\"{k}\" x1=\"{x}\" x2=\"{x}\" y1=\"{TOP}\" y2=\"{CONTEXT_BOTTOM}\"><title>the original agent compacted its context before call {k}{}</title></line>",
+                more_here(more)
             );
         }
         out.push_str("</g><g clip-path=\"url(#ctx-clip)\">");
         let _ = write!(
             out,
             "<polyline class=\"line raw-est\" data-series=\"raw-estimated\" points=\"{}\"/>",
-            points(rows.iter().map(|r| r.raw_tokens), n, s)
+            c.series.raw.polyline(s, false)
         );
         // Recorded usage can have gaps: one path, a new subpath after each gap.
-        let mut d = String::new();
-        let mut pen_down = false;
-        for (i, r) in rows.iter().enumerate() {
-            match r.recorded_prompt_tokens {
-                Some(t) => {
-                    let _ = write!(
-                        d,
-                        "{}{},{}",
-                        if pen_down { " L" } else { " M" },
-                        x_of(i as u64 + 1, n),
-                        s.y(t)
-                    );
-                    pen_down = true;
-                }
-                None => pen_down = false,
-            }
-        }
+        let d = c.series.recorded.path(s);
         if !d.is_empty() {
             let _ = write!(
                 out,
-                "<path class=\"line raw-rec\" data-series=\"raw-recorded\" d=\"{}\"/>",
-                d.trim_start()
+                "<path class=\"line raw-rec\" data-series=\"raw-recorded\" d=\"{d}\"/>"
             );
         }
         let _ = write!(
             out,
             "<polyline class=\"line view\" data-series=\"compacted\" points=\"{}\"/>",
-            points(rows.iter().map(|r| r.tokens_after), n, s)
+            c.series.tokens_after.polyline(s, false)
         );
         guide_and_hit(&mut out, "ctx", CONTEXT_BOTTOM);
         out.push_str("<g class=\"markers\">");
-        for (i, r) in rows.iter().enumerate() {
-            if r.tiers_fired.is_empty() {
-                continue;
-            }
-            let x = x_of(i as u64 + 1, n);
-            let tiers = super::tier_names(&r.tiers_fired, ",");
+        let place = |m: &Marker| {
+            (
+                x_of(u64::from(m.call), n),
+                deepest(&m.tiers_fired),
+                s.y(m.tokens_before).saturating_sub(2),
+            )
+        };
+        for (m, more) in last_at_each_place(&c.markers, c.decimated, place) {
+            let (x, deepest, y) = place(&m);
+            let tiers = super::tier_names(&m.tiers_fired, ",");
             let _ = write!(
                 out,
-                "<path class=\"tier t-{}\" data-call=\"{}\" data-tiers=\"{tiers}\" d=\"M{x},{} l-5,-9 h10z\"><title>call {}: {} · {} → {}</title></path>",
-                deepest(&r.tiers_fired),
-                r.call,
-                s.y(r.tokens_before).saturating_sub(2),
-                r.call,
+                "<path class=\"tier t-{deepest}\" data-call=\"{}\" data-tiers=\"{tiers}\" d=\"M{x},{y} l-5,-9 h10z\"><title>call {}: {} · {} → {}{}</title></path>",
+                m.call,
+                m.call,
                 tiers.replace(',', ", "),
-                thousands(r.tokens_before),
-                thousands(r.tokens_after)
+                thousands(m.tokens_before),
+                thousands(m.tokens_after),
+                more_here(more)
             );
         }
         out.push_str("</g></svg>");
@@ -298,18 +263,46 @@ impl ContextChart<'_> {
     }
 }
 
+/// The items to draw, in order, each with how many earlier ones it covers.
+/// Drawn per pixel column, an item drawn where a later one is drawn the same
+/// way is covered by it, so only the last at each place is drawn.
+fn last_at_each_place<T: Clone, K: Ord>(
+    items: &[T],
+    decimated: bool,
+    place: impl Fn(&T) -> K,
+) -> Vec<(T, usize)> {
+    if !decimated {
+        return items.iter().map(|t| (t.clone(), 0)).collect();
+    }
+    let mut last: BTreeMap<K, (usize, usize)> = BTreeMap::new();
+    for (i, t) in items.iter().enumerate() {
+        let e = last.entry(place(t)).or_insert((i, 0));
+        *e = (i, e.1 + usize::from(e.0 != i));
+    }
+    let mut kept: Vec<(usize, usize)> = last.into_values().collect();
+    kept.sort_unstable();
+    kept.into_iter()
+        .map(|(i, more)| (items[i].clone(), more))
+        .collect()
+}
+
+/// ` · and 3 more calls here` when a mark stands for others drawn at its place.
+fn more_here(more: usize) -> String {
+    match more {
+        0 => String::new(),
+        1 => " · and 1 more call here".to_string(),
+        n => format!(" · and {n} more calls here"),
+    }
+}
+
 pub(crate) const CACHE_HEIGHT: u64 = 300;
 const CACHE_BOTTOM: u64 = 252;
 
 /// Cache reads and writes per call (stacked areas) against the raw history's prompt.
-pub(crate) fn cache_chart(rows: &[StepRow]) -> String {
-    let n = rows.len() as u64;
-    let view_peak = rows
-        .iter()
-        .map(|r| r.cache_read_tokens + r.cache_write_tokens)
-        .max()
-        .unwrap_or(0);
-    let raw_peak = rows.iter().map(|r| r.raw_tokens).max().unwrap_or(0);
+pub(crate) fn cache_chart(c: &Collected) -> String {
+    let n = c.calls;
+    let view_peak = c.peaks.cache;
+    let raw_peak = c.peaks.raw;
     let top = raw_peak.min(view_peak * 2).max(view_peak);
     let (max, step) = nice_max(top + top / 20);
     let s = Scale {
@@ -328,20 +321,15 @@ pub(crate) fn cache_chart(rows: &[StepRow]) -> String {
     out.push_str("<g clip-path=\"url(#cache-clip)\">");
     let (x1, xn) = (x_of(1, n), x_of(n.max(1), n));
     let base = s.y(0);
-    let read = points(rows.iter().map(|r| r.cache_read_tokens), n, s);
-    let total = points(
-        rows.iter()
-            .map(|r| r.cache_read_tokens + r.cache_write_tokens),
-        n,
-        s,
-    );
-    let read_rev = points_rev(rows.iter().map(|r| r.cache_read_tokens), n, s);
+    let read = c.series.cache_read.polyline(s, false);
+    let total = c.series.cache_total.polyline(s, false);
+    let read_rev = c.series.cache_read.polyline(s, true);
     let _ = write!(
         out,
         "<polygon class=\"area read\" data-series=\"cache-read\" points=\"{x1},{base} {read} {xn},{base}\"/>\
          <polygon class=\"area write\" data-series=\"cache-write\" points=\"{total} {read_rev}\"/>\
          <polyline class=\"line raw-est\" data-series=\"raw-prompt\" points=\"{}\"/>",
-        points(rows.iter().map(|r| r.raw_tokens), n, s)
+        c.series.raw.polyline(s, false)
     );
     guide_and_hit(&mut out, "cache", CACHE_BOTTOM);
     out.push_str("</svg>");
@@ -352,8 +340,8 @@ pub(crate) const PROBE_HEIGHT: u64 = 220;
 const PROBE_BOTTOM: u64 = 172;
 
 /// Critical and all probes kept per call, in per mille (0–100%).
-pub(crate) fn probe_chart(scores: &[CallScore]) -> String {
-    let n = scores.len() as u64;
+pub(crate) fn probe_chart(c: &Collected) -> String {
+    let n = c.calls;
     let s = Scale {
         max: 1000,
         bottom: PROBE_BOTTOM,
@@ -386,22 +374,9 @@ pub(crate) fn probe_chart(scores: &[CallScore]) -> String {
         out,
         "<polyline class=\"line kept\" data-series=\"all-kept\" points=\"{}\"/>\
          <polyline class=\"line crit\" data-series=\"critical-kept\" points=\"{}\"/></svg>",
-        points(scores.iter().map(|c| c.kept_permille), n, s),
-        points(scores.iter().map(|c| c.critical_kept_permille), n, s)
+        c.series.kept.polyline(s, false),
+        c.series.critical_kept.polyline(s, false)
     );
-    out
-}
-
-/// Points in reverse call order (to close a stacked area).
-fn points_rev(vals: impl Iterator<Item = u64>, n: u64, s: Scale) -> String {
-    let v: Vec<u64> = vals.collect();
-    let mut out = String::new();
-    for (i, y) in v.iter().enumerate().rev() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        let _ = write!(out, "{},{}", x_of(i as u64 + 1, n), s.y(*y));
-    }
     out
 }
 

@@ -51,8 +51,7 @@ use crate::model::{Block, ToolContent};
 use crate::view::View;
 
 use super::{
-    Evaluation, Outcome, Probe, block_piece, carries, ends_token, evaluate_text, evaluate_with,
-    view_text,
+    Outcome, Probe, Tally, block_piece, carries, ends_token, judge, tally_with, view_text,
 };
 
 /// One block's piece, cleaned.
@@ -202,11 +201,17 @@ const START: u64 = u64::MAX;
 const END: u64 = u64::MAX - 1;
 
 /// Scores views call after call, cleaning each distinct block once and
-/// searching each probe's texts only where the view changed.
+/// searching each probe's texts only where the view changed. Probes can be
+/// added between calls (a replay reads them as it reaches their rows).
 pub(crate) struct Scorer {
     probes: Vec<Probe>,
     needles: Vec<Needle>,
+    /// Each needle's index, by (pointer, text).
+    needle_at: BTreeMap<(bool, String), usize>,
     of_probe: Vec<ProbeNeedles>,
+    /// The longest text searched and the longest pointer, in bytes.
+    longest: usize,
+    longest_pointer: usize,
     /// A piece this long is long; junctions reach this far into it.
     width: usize,
     /// The latest view's blocks, in slots (`None`: free).
@@ -228,35 +233,14 @@ pub(crate) struct Scorer {
 
 impl Scorer {
     pub(crate) fn new(probes: Vec<Probe>) -> Scorer {
-        let mut needles = Vec::new();
-        let mut at: BTreeMap<(bool, String), usize> = BTreeMap::new();
-        let (mut longest, mut longest_pointer) = (0, 0);
-        let mut intern = |text: &str, pointer: bool| {
-            if pointer {
-                longest_pointer = longest_pointer.max(text.len());
-            } else {
-                longest = longest.max(text.len());
-            }
-            *at.entry((pointer, text.to_string())).or_insert_with(|| {
-                needles.push(Needle::new(text, pointer));
-                needles.len() - 1
-            })
-        };
-        let of_probe = probes
-            .iter()
-            .map(|p| ProbeNeedles {
-                expected: intern(&p.expected, false),
-                also: p.also.iter().map(|a| intern(a, false)).collect(),
-                pointer: p.pointer.as_deref().map(|t| intern(t, true)),
-            })
-            .collect();
-        Scorer {
-            probes,
-            needles,
-            of_probe,
-            // Room for a text and the character after it, or for two
-            // overlapping pointers.
-            width: longest.max(2 * longest_pointer) + 8,
+        let mut scorer = Scorer {
+            probes: Vec::new(),
+            needles: Vec::new(),
+            needle_at: BTreeMap::new(),
+            of_probe: Vec::new(),
+            longest: 0,
+            longest_pointer: 0,
+            width: 0,
             slots: Vec::new(),
             free: Vec::new(),
             latest: Vec::new(),
@@ -266,7 +250,48 @@ impl Scorer {
             call: 0,
             next_id: 0,
             call_first: 0,
+        };
+        scorer.add_probes(probes);
+        scorer
+    }
+
+    /// Score these probes too, from the next view on.
+    pub(crate) fn add_probes(&mut self, probes: impl IntoIterator<Item = Probe>) {
+        for p in probes {
+            let needles = ProbeNeedles {
+                expected: self.intern(&p.expected, false),
+                also: p.also.iter().map(|a| self.intern(a, false)).collect(),
+                pointer: p.pointer.as_deref().map(|t| self.intern(t, true)),
+            };
+            self.of_probe.push(needles);
+            self.probes.push(p);
         }
+        // Room for a text and the character after it, or for two
+        // overlapping pointers.
+        let width = self.longest.max(2 * self.longest_pointer) + 8;
+        if width > self.width {
+            // Junctions are cut to the width: the next view makes them
+            // again, under new ids, so no text counts on an old one.
+            self.width = width;
+            self.junctions.clear();
+        }
+    }
+
+    /// The needle of a text, made when first asked for.
+    fn intern(&mut self, text: &str, pointer: bool) -> usize {
+        if pointer {
+            self.longest_pointer = self.longest_pointer.max(text.len());
+        } else {
+            self.longest = self.longest.max(text.len());
+        }
+        let needles = &mut self.needles;
+        *self
+            .needle_at
+            .entry((pointer, text.to_string()))
+            .or_insert_with(|| {
+                needles.push(Needle::new(text, pointer));
+                needles.len() - 1
+            })
     }
 
     /// The probes scored.
@@ -275,36 +300,49 @@ impl Scorer {
     }
 
     /// `evaluate` of the view.
-    pub(crate) fn evaluate(&mut self, view: &View, history_rows: usize) -> Evaluation {
+    pub(crate) fn evaluate(&mut self, view: &View, history_rows: usize) -> super::Evaluation {
+        let mut t = Tally::default();
+        self.tally(view, history_rows, &mut t);
+        t.evaluation(&self.probes)
+    }
+
+    /// `evaluate` of the view, into `t`.
+    pub(crate) fn tally(&mut self, view: &View, history_rows: usize, t: &mut Tally) {
         let Some(seq) = self.pieces_of(view) else {
             self.junctions.clear();
-            return evaluate_text(&self.probes, &view_text(view), history_rows);
+            let text = view_text(view);
+            tally_with(&self.probes, history_rows, |_, p| judge(p, &text), t);
+            return;
         };
         let units = self.units_of(&seq);
         let probes = std::mem::take(&mut self.probes);
         let of_probe = std::mem::take(&mut self.of_probe);
         let mut whole: Option<String> = None;
-        let e = evaluate_with(&probes, history_rows, |i, p| {
-            let n = &of_probe[i];
-            if self.found(n.expected, &units) || n.also.iter().any(|&a| self.found(a, &units)) {
-                return Outcome::Passed;
-            }
-            let carried = match (n.pointer, &p.pointer) {
-                (Some(k), Some(ptr)) if self.needles[k].overlaps => {
-                    carries(whole.get_or_insert_with(|| self.join(&seq)), ptr)
+        tally_with(
+            &probes,
+            history_rows,
+            |i, p| {
+                let n = &of_probe[i];
+                if self.found(n.expected, &units) || n.also.iter().any(|&a| self.found(a, &units)) {
+                    return Outcome::Passed;
                 }
-                (Some(k), _) => self.found(k, &units),
-                _ => false,
-            };
-            if carried {
-                Outcome::Recoverable
-            } else {
-                Outcome::Lost
-            }
-        });
+                let carried = match (n.pointer, &p.pointer) {
+                    (Some(k), Some(ptr)) if self.needles[k].overlaps => {
+                        carries(whole.get_or_insert_with(|| self.join(&seq)), ptr)
+                    }
+                    (Some(k), _) => self.found(k, &units),
+                    _ => false,
+                };
+                if carried {
+                    Outcome::Recoverable
+                } else {
+                    Outcome::Lost
+                }
+            },
+            t,
+        );
         self.probes = probes;
         self.of_probe = of_probe;
-        e
     }
 
     /// What `view_text` gives for the view.

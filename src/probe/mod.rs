@@ -23,17 +23,18 @@
 //! carries its call's recovery pointer (`tool:<id>`), else `lost`.
 
 mod cache;
+mod pass;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use cache::Scorer;
+pub(crate) use pass::ProbePass;
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 use memchr::memmem;
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::engine::carried::{carried_facts, task_context_sections};
 use crate::engine::clean::{normalise_whitespace, request_text, strip_controls};
@@ -131,7 +132,6 @@ pub(crate) fn extract(rows: &[Message]) -> Vec<Probe> {
 struct Extractor {
     probes: Vec<Probe>,
     seen: BTreeSet<(Category, String)>,
-    calls: HashMap<String, (String, Value)>,
     /// The latest assistant closing sentence, flushed at the next ask.
     state: Option<Probe>,
 }
@@ -156,7 +156,6 @@ impl Extractor {
                 }
                 (Kind::Generation, Block::Text { text }) => self.prose(i, m.line, block, text),
                 (_, Block::ToolUse { id, name, input }) => {
-                    self.calls.insert(id.clone(), (name.clone(), input.clone()));
                     for (path, _) in written_paths(name, input) {
                         let mut p = tool_probe(Category::Deliverable, path, id, i, m.line);
                         p.also = path_suffixes(&p.expected);
@@ -299,10 +298,26 @@ impl Extractor {
     }
 
     fn finish(mut self) -> Vec<Probe> {
+        self.end();
+        self.probes
+    }
+
+    /// The probes found since the last call.
+    fn take_probes(&mut self) -> Vec<Probe> {
+        std::mem::take(&mut self.probes)
+    }
+
+    /// After the last row: the latest closing sentence is the last state.
+    fn end(&mut self) {
         if let Some(state) = self.state.take() {
             self.probes.push(state);
         }
-        self.probes
+    }
+
+    /// The row of the closing sentence not yet flushed: a later closing
+    /// sentence replaces it unless an ask comes first.
+    fn pending_state_row(&self) -> Option<usize> {
+        self.state.as_ref().map(|p| p.row)
     }
 }
 
@@ -517,11 +532,22 @@ pub(crate) struct CallScore {
 }
 
 impl CallScore {
-    pub(crate) fn of(call: u32, status: Status, tiers: &[Tier], e: &Evaluation) -> CallScore {
+    pub(crate) fn of(call: u32, status: Status, tiers: &[Tier], s: Survival) -> CallScore {
         CallScore {
             call,
             status,
             tiers_fired: tiers.to_vec(),
+            critical_lost: s.critical_lost,
+            critical_kept_permille: s.critical_kept_permille,
+            kept_permille: s.kept_permille,
+        }
+    }
+}
+
+impl Worst {
+    pub(crate) fn of(call: u32, e: &Evaluation) -> Worst {
+        Worst {
+            call,
             critical_lost: e.critical_lost,
             critical_kept_permille: e.critical_kept_permille(),
             kept_permille: e.kept_permille(),
@@ -530,7 +556,8 @@ impl CallScore {
 }
 
 /// The worst of the scores: fewest critical probes kept, then fewest kept
-/// overall, the earliest call on a tie.
+/// overall, the earliest call on a tie (what [`ProbePass`] keeps as it goes).
+#[cfg(test)]
 pub(crate) fn worst(scores: &[CallScore]) -> Option<Worst> {
     scores
         .iter()
@@ -569,70 +596,131 @@ fn evaluate_text(probes: &[Probe], text: &str, history_rows: usize) -> Evaluatio
 fn evaluate_with(
     probes: &[Probe],
     history_rows: usize,
-    mut judge: impl FnMut(usize, &Probe) -> Outcome,
+    judge: impl FnMut(usize, &Probe) -> Outcome,
 ) -> Evaluation {
+    let mut t = Tally::default();
+    tally_with(probes, history_rows, judge, &mut t);
+    t.evaluation(probes)
+}
+
+/// An evaluation's counts, its lost probes by index: what scoring a view
+/// costs when only the worst one is listed in full.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Tally {
+    /// In `Category::ALL` order.
+    categories: [Counts; 6],
+    judged: u64,
+    passed: u64,
+    recoverable: u64,
+    critical_judged: u64,
+    critical_lost: u64,
+    lost: Vec<usize>,
+}
+
+impl Tally {
+    /// The evaluation in full, its lost probes named.
+    pub(crate) fn evaluation(&self, probes: &[Probe]) -> Evaluation {
+        Evaluation {
+            categories: Category::ALL
+                .iter()
+                .zip(self.categories)
+                .map(|(c, n)| (c.name(), n))
+                .collect(),
+            judged: self.judged,
+            passed: self.passed,
+            recoverable: self.recoverable,
+            critical_judged: self.critical_judged,
+            critical_lost: self.critical_lost,
+            lost: self
+                .lost
+                .iter()
+                .map(|&i| {
+                    let p = &probes[i];
+                    Lost {
+                        category: p.category,
+                        expected: p.expected.clone(),
+                        source: p.source.clone(),
+                        line: p.line,
+                        critical: p.category.critical(),
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// As [`Evaluation::survival`].
+    pub(crate) fn survival(&self) -> Survival {
+        Survival {
+            critical_lost: self.critical_lost,
+            critical_kept_permille: permille(
+                self.critical_judged - self.critical_lost,
+                self.critical_judged,
+            ),
+            kept_permille: permille(self.passed + self.recoverable, self.judged),
+        }
+    }
+}
+
+/// How well one view fares, in the numbers a timeline shows per call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Survival {
+    pub critical_lost: u64,
+    pub critical_kept_permille: u64,
+    pub kept_permille: u64,
+}
+
+impl Survival {
+    /// Worst first when sorted: critical probes kept, then all probes kept.
+    fn key(&self) -> (u64, u64) {
+        (self.critical_kept_permille, self.kept_permille)
+    }
+}
+
+/// Judge `probes` into `t` (cleared first): see [`evaluate`].
+fn tally_with(
+    probes: &[Probe],
+    history_rows: usize,
+    mut judge: impl FnMut(usize, &Probe) -> Outcome,
+    t: &mut Tally,
+) {
     let latest_state = probes
         .iter()
         .rposition(|p| p.category == Category::State && p.row < history_rows);
-    let mut categories: BTreeMap<&'static str, Counts> = Category::ALL
-        .iter()
-        .map(|c| {
-            (
-                c.name(),
-                Counts {
-                    critical: c.critical(),
-                    ..Counts::default()
-                },
-            )
-        })
-        .collect();
-    let mut e = Evaluation {
-        categories: BTreeMap::new(),
-        judged: 0,
-        passed: 0,
-        recoverable: 0,
-        critical_judged: 0,
-        critical_lost: 0,
-        lost: Vec::new(),
-    };
+    let mut lost = std::mem::take(&mut t.lost);
+    lost.clear();
+    *t = Tally::default();
+    for (c, n) in Category::ALL.iter().zip(&mut t.categories) {
+        n.critical = c.critical();
+    }
     for (i, p) in probes.iter().enumerate() {
         if p.row >= history_rows || (p.category == Category::State && Some(i) != latest_state) {
             continue;
         }
         let outcome = judge(i, p);
-        let c = categories
-            .get_mut(p.category.name())
-            .expect("every category");
-        e.judged += 1;
+        let c = &mut t.categories[p.category as usize];
+        t.judged += 1;
         if p.category.critical() {
-            e.critical_judged += 1;
+            t.critical_judged += 1;
         }
         match outcome {
             Outcome::Passed => {
                 c.passed += 1;
-                e.passed += 1;
+                t.passed += 1;
             }
             Outcome::Recoverable => {
                 c.recoverable += 1;
-                e.recoverable += 1;
+                t.recoverable += 1;
             }
             Outcome::Lost => {
                 c.lost += 1;
                 if p.category.critical() {
-                    e.critical_lost += 1;
+                    t.critical_lost += 1;
                 }
-                e.lost.push(Lost {
-                    category: p.category,
-                    expected: p.expected.clone(),
-                    source: p.source.clone(),
-                    line: p.line,
-                    critical: p.category.critical(),
-                });
+                lost.push(i);
             }
         }
     }
-    e.categories = categories;
-    e
+    t.lost = lost;
 }
 
 /// One probe on a view's text (as `view_text` made it).

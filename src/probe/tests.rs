@@ -1,5 +1,5 @@
 use proptest::prelude::*;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::*;
 use crate::engine::restore::SHELL_TEXT;
@@ -547,4 +547,226 @@ fn a_carried_task_context_is_probed_for_the_asks_and_rules_it_lists() {
         1,
     )];
     assert_eq!(extract(&foreign), vec![]);
+}
+
+/// One row of a generated session.
+#[derive(Debug, Clone)]
+enum Ev {
+    /// A user ask (a long one is probed by its head and tail).
+    Ask(String),
+    /// Assistant prose: its decisions, and its last sentence as the state.
+    Say(String),
+    /// A tool call writing a file, and its result.
+    Write(String),
+    /// A failing tool call.
+    Fail(String),
+    /// A tool call that reads, answered by a plain result.
+    Read,
+    /// A row no view shows.
+    Meta,
+}
+
+const PHRASES: [&str; 8] = [
+    "Do not touch the billing table.",
+    "I'll use a migration script instead.",
+    "Let's go with the queue.",
+    "Is that right?",
+    "The tests pass now.",
+    "Never push to main.",
+    "We must keep the api stable.",
+    "Done with the export.",
+];
+
+fn prose() -> impl Strategy<Value = String> {
+    prop::collection::vec((0..PHRASES.len(), "[a-z]{1,8}( [a-z]{1,8}){0,4}"), 1..4).prop_map(
+        |parts| {
+            parts
+                .iter()
+                .map(|(i, words)| format!("{} {words}.", PHRASES[*i]))
+                .collect::<Vec<_>>()
+                .join(" ")
+        },
+    )
+}
+
+fn session() -> impl Strategy<Value = Vec<Ev>> {
+    let ev = prop_oneof![
+        2 => prop_oneof![
+            prose(),
+            // Longer than a whole probe: its head and tail.
+            prose().prop_map(|p| p.repeat(12)),
+        ]
+        .prop_map(Ev::Ask),
+        4 => prose().prop_map(Ev::Say),
+        2 => "[a-z]{1,6}(/[a-z]{1,6}){0,3}\\.rs".prop_map(Ev::Write),
+        1 => "[a-z ]{3,30}".prop_map(|e| Ev::Fail(format!("error: {e}"))),
+        3 => Just(Ev::Read),
+        1 => Just(Ev::Meta),
+    ];
+    prop::collection::vec(ev, 1..40)
+}
+
+/// The record of a session; a tool call and its result are two rows.
+fn rows_of(events: &[Ev]) -> Vec<Message> {
+    let mut rows = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        let line = rows.len() as u64 + 1;
+        let id = format!("t{i}");
+        match e {
+            Ev::Ask(t) => rows.push(ask(t, line)),
+            Ev::Say(t) => rows.push(say(t, line)),
+            Ev::Write(path) => {
+                rows.push(call(
+                    &id,
+                    "Write",
+                    json!({"file_path": path, "content": "x"}),
+                    line,
+                ));
+                rows.push(result(&id, "ok", false, line + 1));
+            }
+            Ev::Fail(err) => {
+                rows.push(call(&id, "Bash", json!({"command": "make"}), line));
+                rows.push(result(&id, err, true, line + 1));
+            }
+            Ev::Read => {
+                rows.push(call(&id, "Read", json!({"file_path": "a.rs"}), line));
+                rows.push(result(&id, "fn main() {}", false, line + 1));
+            }
+            Ev::Meta => rows.push(msg(Role::Meta, Kind::Generation, vec![text("meta")], line)),
+        }
+    }
+    rows
+}
+
+/// A compacted view of `rows` (the history of a call): each row's blocks
+/// kept or dropped by `keep`, a dropped tool call leaving its pointer in a
+/// summary with some of the dropped texts.
+fn view_from(rows: &[Message], keep: &[u8]) -> View {
+    let mut summary = String::from("## Task Context\n");
+    let mut messages = Vec::new();
+    for (i, m) in rows.iter().enumerate() {
+        if m.role == Role::Meta {
+            continue;
+        }
+        let k = keep.get(i % keep.len().max(1)).copied().unwrap_or(0);
+        match k % 4 {
+            0 | 1 => messages.push(ViewMessage {
+                role: match m.role {
+                    Role::Assistant => ViewRole::Assistant,
+                    _ => ViewRole::User,
+                },
+                content: m.content.clone(),
+            }),
+            2 => {
+                for b in &m.content {
+                    match b {
+                        Block::Text { text } => summary.push_str(&format!("- {text}\n")),
+                        Block::ToolUse { id, .. } => summary.push_str(&format!("see tool:{id}\n")),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    messages.insert(
+        0,
+        ViewMessage {
+            role: ViewRole::User,
+            content: vec![text(&summary)],
+        },
+    );
+    View { messages }
+}
+
+proptest::proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The one pass (probes read as the calls reach their rows, views scored
+    /// as they come, the worst kept as it goes) gives each call the
+    /// evaluation the whole record's probes give it, the same worst call
+    /// and lost probes, and every probe of the record once read to its end.
+    #[test]
+    fn the_one_pass_scores_as_the_whole_record_does(
+        events in session(),
+        cuts in prop::collection::vec(0usize..100, 1..12),
+        keep in prop::collection::vec(0u8..8, 1..16),
+    ) {
+        let rows = rows_of(&events);
+        let probes = extract(&rows);
+        // The calls' histories: growing, some repeated, the first maybe empty.
+        let mut ends: Vec<usize> = cuts.iter().map(|c| c * (rows.len() + 1) / 100).collect();
+        ends.sort_unstable();
+        let mut pass = ProbePass::new(rows.len());
+        let mut read_rows = 0;
+        let mut scores = Vec::new();
+        let mut evaluations = Vec::new();
+        for (k, &end) in ends.iter().enumerate() {
+            let call = k as u32 + 1;
+            let view = view_from(&rows[..end], &keep[k % keep.len()..]);
+            let read = |r: std::ops::Range<usize>, f: &mut dyn FnMut(&Message)| {
+                // Rows are asked for in order, each once.
+                assert_eq!(r.start, read_rows);
+                read_rows = r.end;
+                rows[r].iter().for_each(f);
+                Ok::<(), ()>(())
+            };
+            let s = pass.score(call, &view, end, read).unwrap();
+            let whole = evaluate(&probes, &view, end);
+            prop_assert_eq!(&pass.evaluation(), &whole);
+            prop_assert_eq!(s.critical_lost, whole.critical_lost);
+            prop_assert_eq!(s.critical_kept_permille, whole.critical_kept_permille());
+            prop_assert_eq!(s.kept_permille, whole.kept_permille());
+            scores.push(CallScore::of(call, Status::Ok, &[], s));
+            evaluations.push(whole);
+        }
+        let w = worst(&scores).expect("a call was scored");
+        let (call, e) = pass.worst().expect("a call was scored");
+        prop_assert_eq!(call, w.call);
+        prop_assert_eq!(e, &evaluations[w.call as usize - 1]);
+        pass.read_all(|r, f| {
+            rows[r].iter().for_each(f);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        prop_assert_eq!(pass.probes(), &probes[..]);
+    }
+}
+
+/// A closing sentence before a view is judged on it only when the record
+/// keeps it (no later one before the next ask): the pass reads past the
+/// view until it knows, and only as far as that.
+#[test]
+fn the_pass_reads_ahead_only_to_settle_a_closing_sentence() {
+    let kept = vec![
+        ask("Fix the export.", 1),
+        say("The export works now.", 2),
+        call("c1", "Read", json!({"file_path": "a.rs"}), 3),
+        result("c1", "fn a() {}", false, 4),
+        ask("Now the import.", 5),
+    ];
+    let replaced = {
+        let mut r = kept.clone();
+        r[2] = say("Checking once more.", 3);
+        r
+    };
+    for (rows, judged, read_to) in [(kept, 2, 5), (replaced, 1, 3)] {
+        let view = view_of(&["Fix the export."]);
+        let mut pass = ProbePass::new(rows.len());
+        let mut read = 0;
+        pass.score(
+            1,
+            &view,
+            2,
+            |r: std::ops::Range<usize>, f: &mut dyn FnMut(&Message)| {
+                read = r.end;
+                rows[r].iter().for_each(f);
+                Ok::<(), ()>(())
+            },
+        )
+        .unwrap();
+        let e = pass.evaluation();
+        assert_eq!(e, evaluate(&extract(&rows), &view, 2));
+        assert_eq!((e.judged, read), (judged, read_to), "{e:?}");
+    }
 }

@@ -548,3 +548,151 @@ fn the_cost_section_prices_the_model_and_agrees_with_replay() {
         "(gpt-5-codex, from --prices): input 2.00, cache write 2.00, cache read 0.20, output 8.00."
     ));
 }
+
+/// An OpenAI chat log of `calls` model calls: an ask every ten calls, each
+/// call reading a file whose size varies, so the history grows and folds.
+fn long_chat_log(calls: u64) -> String {
+    let mut out =
+        String::from("{\"role\":\"system\",\"content\":\"You are a coding assistant.\"}\n");
+    for i in 0..calls {
+        if i % 10 == 0 {
+            let ask = format!("Step {i}: read the next files. Do not touch the billing table.");
+            out.push_str(&serde_json::json!({"role": "user", "content": ask}).to_string());
+            out.push('\n');
+        }
+        let id = format!("call_{i:06}");
+        let args = format!("{{\"path\": \"src/f{i}.py\"}}");
+        let call = serde_json::json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": id, "type": "function", "function": {"name": "read_file", "arguments": args}}]});
+        out.push_str(&call.to_string());
+        out.push('\n');
+        let body =
+            format!("def f{i}(x):\n    return x + {i}\n").repeat(4 + (i * 7919 % 97) as usize);
+        let result = serde_json::json!({"role": "tool", "tool_call_id": id, "content": body});
+        out.push_str(&result.to_string());
+        out.push('\n');
+    }
+    out.push_str("{\"role\":\"assistant\",\"content\":\"Done with every file.\"}\n");
+    out
+}
+
+/// Past four calls a pixel column the charts are drawn per column: at most
+/// four points a column, each column's highest point that of its peak call,
+/// the page's data per column by its peak call, every call where tiers fired
+/// under a marker, and the probe section's worst call replay's.
+#[test]
+fn a_long_session_is_drawn_per_pixel_column_with_its_peaks_exact() {
+    const LEFT: u64 = 72;
+    const RIGHT: u64 = 1110;
+    let env = TestEnv::new();
+    let path = env.write("long.jsonl", long_chat_log(4_400));
+    let run = env.run(&args(&["report", &path, "-o", "long.html"], &FOLD));
+    run.success();
+    let html = fs::read_to_string(env.work().join("long.html")).unwrap();
+    let v = env
+        .run(&args(&["replay", &path, "--json", "--probes"], &FOLD))
+        .replay_json();
+    let steps = v["calls"].as_array().unwrap();
+    let n = steps.len() as u64;
+    assert!(n > 4 * (RIGHT - LEFT + 1), "{n} calls are drawn per column");
+    let x_of = |k: u64| LEFT + ((k - 1) * (RIGHT - LEFT) + (n - 1) / 2) / (n - 1);
+    let after = |k: u64| steps[k as usize - 1]["tokens_after"].as_u64().unwrap();
+
+    let view = series(&html, "ctx", "compacted");
+    let mut per_x: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for &(x, y) in &view {
+        per_x.entry(x).or_default().push(y);
+    }
+    assert_eq!(
+        per_x.len() as u64,
+        RIGHT - LEFT + 1,
+        "a point in every column"
+    );
+    assert!(
+        per_x.values().all(|ys| ys.len() <= 4),
+        "at most four points a column"
+    );
+    // Each column's highest point (smallest y) is its peak call's, and a
+    // higher peak is drawn no lower.
+    let mut peaks: BTreeMap<u64, u64> = BTreeMap::new();
+    for k in 1..=n {
+        let p = peaks.entry(x_of(k)).or_default();
+        *p = (*p).max(after(k));
+    }
+    let top = |x: u64| *per_x[&x].iter().min().unwrap();
+    for (&a, &pa) in &peaks {
+        for (&b, &pb) in peaks.range(a..).take(40) {
+            if pa > pb {
+                assert!(top(a) <= top(b), "columns {a} and {b}");
+            }
+        }
+    }
+    let highest = (1..=n)
+        .max_by_key(|&k| (after(k), std::cmp::Reverse(k)))
+        .unwrap();
+    let y_top = view.iter().map(|p| p.1).min().unwrap();
+    assert_eq!(
+        top(x_of(highest)),
+        y_top,
+        "the highest point is call {highest}'s"
+    );
+
+    // The data: per column, its first call and its peak call's numbers.
+    let data_start = html.find("id=\"calls\">").unwrap() + "id=\"calls\">".len();
+    let data_end = html[data_start..].find("</script>").unwrap() + data_start;
+    let data: Value = serde_json::from_str(&html[data_start..data_end]).unwrap();
+    assert_eq!(data["n"], n);
+    let from: Vec<u64> = serde_json::from_value(data["from"].clone()).unwrap();
+    assert_eq!(from.len() as u64, RIGHT - LEFT + 1);
+    for (i, &f) in from.iter().enumerate() {
+        let to = from.get(i + 1).map_or(n, |next| next - 1);
+        assert!((f..=to).all(|k| x_of(k) == LEFT + i as u64), "column {i}");
+        let peak = (f..=to)
+            .max_by_key(|&k| (after(k), std::cmp::Reverse(k)))
+            .unwrap();
+        assert_eq!(data["call"][i], peak, "column {i}'s peak call");
+        assert_eq!(data["after"][i], after(peak));
+        let fired = (f..=to)
+            .filter(|&k| {
+                !steps[k as usize - 1]["tiers_fired"]
+                    .as_array()
+                    .unwrap()
+                    .is_empty()
+            })
+            .count();
+        assert_eq!(
+            data["fired"][i], fired,
+            "column {i}'s calls that fired a tier"
+        );
+    }
+
+    // Every call where tiers fired sits under a marker at its x.
+    let marked: Vec<u64> = tags(svg_of(&html, "ctx"), "path")
+        .into_iter()
+        .filter(|t| attr(t, "class").is_some_and(|c| c.split(' ').any(|c| c == "tier")))
+        .map(|t| attr(t, "data-call").unwrap().parse().unwrap())
+        .collect();
+    let fired: Vec<u64> = (1..=n)
+        .filter(|&k| {
+            !steps[k as usize - 1]["tiers_fired"]
+                .as_array()
+                .unwrap()
+                .is_empty()
+        })
+        .collect();
+    assert!(fired.len() >= 2, "tiers fire under this budget");
+    assert!(marked.iter().all(|k| fired.contains(k)));
+    let marked_x: Vec<u64> = marked.iter().map(|&k| x_of(k)).collect();
+    assert!(
+        fired.iter().all(|&k| marked_x.contains(&x_of(k))),
+        "every fired call is marked"
+    );
+
+    // Tables and headline figures stay exact.
+    let worst = &v["probes"]["worst_call"];
+    assert!(html.contains(&format!("Worst call <b>{}</b>", worst["call"])));
+    let last_hash = steps.last().unwrap()["view_hash"].as_str().unwrap();
+    assert!(html.contains(&format!("<code>{last_hash}</code>")));
+    assert!(html.len() < 1_500_000, "the page is {} bytes", html.len());
+    assert_self_contained(&html);
+}
