@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::engine::estimate::Estimator;
 use crate::engine::{Status, Tier};
 use crate::model::{Message, Usage};
-use crate::probe::{Evaluation, permille};
+use crate::probe::{Evaluation, Survival, permille};
 use crate::session::cost::{Prices, Totals};
 
 /// What a row is.
@@ -274,6 +274,26 @@ impl CallTally {
         tiers: &[Tier],
         e: ProbeCounts,
     ) {
+        let s = Survival {
+            critical_lost: e.critical_lost,
+            critical_kept_permille: permille(
+                e.critical_judged - e.critical_lost,
+                e.critical_judged,
+            ),
+            kept_permille: permille(e.kept, e.judged),
+        };
+        self.add_survival(call, tokens, status, tiers, s);
+    }
+
+    /// [`CallTally::add`], with the view's survival (as a probe pass gives it).
+    pub(crate) fn add_survival(
+        &mut self,
+        call: u32,
+        tokens: u64,
+        status: Status,
+        tiers: &[Tier],
+        e: Survival,
+    ) {
         self.calls += 1;
         match status {
             Status::OverWindow => self.over_window += 1,
@@ -292,11 +312,8 @@ impl CallTally {
         let now = WorstCall {
             call,
             critical_lost: e.critical_lost,
-            critical_kept_permille: permille(
-                e.critical_judged - e.critical_lost,
-                e.critical_judged,
-            ),
-            kept_permille: permille(e.kept, e.judged),
+            critical_kept_permille: e.critical_kept_permille,
+            kept_permille: e.kept_permille,
         };
         // Strictly worse only: the earliest call keeps a tie.
         if self.worst.is_none_or(|w| now.fidelity() < w.fidelity()) {

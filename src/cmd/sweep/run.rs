@@ -6,6 +6,7 @@
 //! threads × one replay.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
@@ -16,11 +17,12 @@ use super::super::common::from_start;
 use super::super::summarizer::{Configured, LlmArgs};
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
-use crate::probe::{Scorer, extract};
+use crate::model::Message;
+use crate::probe::{Probe, ProbePass};
 use crate::session::cost::{Prices, Totals};
 use crate::session::driver::{RunSettings, TaskRecordIndex};
 use crate::session::replay::replay;
-use crate::store::{DbLocation, Store};
+use crate::store::{DbLocation, Store, StoreError};
 use crate::summarize::llm::config::SummarizerKind;
 use crate::sweep::grid::Spec;
 use crate::sweep::recorded::recorded_row;
@@ -177,23 +179,21 @@ fn run_job(source: &Store, plan: &Plan, i: usize) -> Result<Done> {
         }
         Job::Trim { budget, fields, .. } => {
             let record = reference_record(&index, s, &est)?;
-            let probes = extract(&index.all_rows()?);
+            let probes = probes_of(&index)?;
             let row = trim_row(
                 &record,
                 fields.clone(),
                 budget.w_eff(),
                 probes,
-                &mut |range, f| index.each_row(range.start, range.end, |_, m| f(m)),
+                &mut rows_of(&index),
             )?;
             Ok((row, Vec::new()))
         }
         Job::Recorded { .. } => {
             let record = reference_record(&index, s, &est)?;
             let compactions = source.reader().client_compactions(task)?;
-            let probes = extract(&index.all_rows()?);
-            let row = recorded_row(&record, &compactions, probes, &mut |range, f| {
-                index.each_row(range.start, range.end, |_, m| f(m))
-            })?;
+            let probes = probes_of(&index)?;
+            let row = recorded_row(&record, &compactions, probes, &mut rows_of(&index))?;
             Ok((row, Vec::new()))
         }
     }
@@ -228,7 +228,7 @@ pub(super) fn replay_and_probe(
 ) -> Result<(Totals, CallTally)> {
     let est = CharsPerToken::default();
     let settings = RunSettings::new(budget, &est, summarizer.get());
-    let mut scorer = Scorer::new(extract(&index.all_rows()?));
+    let mut pass = ProbePass::new(index.len());
     let mut tally = CallTally::default();
     let mut scratch = source.scratch_copy(&index.task)?;
     let totals = replay(
@@ -238,12 +238,28 @@ pub(super) fn replay_and_probe(
         from_start(index.calls(), prices),
         |row, out| -> Result<()> {
             summarizer.note_call(row.call);
-            let e = scorer.evaluate(&out.view, index.history_end(row.call));
-            tally.add(row.call, row.tokens_after, row.status, &row.tiers_fired, &e);
+            let history_rows = index.history_end(row.call);
+            let s = pass.score(row.call, &out.view, history_rows, rows_of(index))?;
+            tally.add_survival(row.call, row.tokens_after, row.status, &row.tiers_fired, s);
             Ok(())
         },
     )?;
     Ok((totals, tally))
+}
+
+/// Reads rows of `index` for a probe pass or a reference run, as they are
+/// reached.
+fn rows_of(
+    index: &TaskRecordIndex,
+) -> impl FnMut(Range<usize>, &mut dyn FnMut(&Message)) -> Result<(), StoreError> + '_ {
+    |range, f| index.each_row(range.start, range.end, |_, m| f(m))
+}
+
+/// Every probe of the record, its rows read a block at a time.
+fn probes_of(index: &TaskRecordIndex) -> Result<Vec<Probe>> {
+    let mut pass = ProbePass::new(index.len());
+    pass.read_all(rows_of(index))?;
+    Ok(pass.probes().to_vec())
 }
 
 /// Each call's history end and recorded usage.
