@@ -185,7 +185,7 @@ fn run_job(source: &Store, plan: &Plan, i: usize) -> Result<Done> {
                 fields.clone(),
                 budget.w_eff(),
                 probes,
-                &mut rows_of(&index),
+                &mut |r, f| read_rows(&index, r, f),
             )?;
             Ok((row, Vec::new()))
         }
@@ -193,7 +193,9 @@ fn run_job(source: &Store, plan: &Plan, i: usize) -> Result<Done> {
             let record = reference_record(&index, s, &est)?;
             let compactions = source.reader().client_compactions(task)?;
             let probes = probes_of(&index)?;
-            let row = recorded_row(&record, &compactions, probes, &mut rows_of(&index))?;
+            let row = recorded_row(&record, &compactions, probes, &mut |r, f| {
+                read_rows(&index, r, f)
+            })?;
             Ok((row, Vec::new()))
         }
     }
@@ -239,7 +241,9 @@ pub(super) fn replay_and_probe(
         |row, out| -> Result<()> {
             summarizer.note_call(row.call);
             let history_rows = index.history_end(row.call);
-            let s = pass.score(row.call, &out.view, history_rows, rows_of(index))?;
+            let s = pass.score(row.call, &out.view, history_rows, |r, f| {
+                read_rows(index, r, f)
+            })?;
             tally.add_survival(row.call, row.tokens_after, row.status, &row.tiers_fired, s);
             Ok(())
         },
@@ -247,18 +251,20 @@ pub(super) fn replay_and_probe(
     Ok((totals, tally))
 }
 
-/// Reads rows of `index` for a probe pass or a reference run, as they are
-/// reached.
-fn rows_of(
+/// Reads rows `range` of `index` for a probe pass or a reference run, as
+/// they are reached.
+fn read_rows(
     index: &TaskRecordIndex,
-) -> impl FnMut(Range<usize>, &mut dyn FnMut(&Message)) -> Result<(), StoreError> + '_ {
-    |range, f| index.each_row(range.start, range.end, |_, m| f(m))
+    range: Range<usize>,
+    f: &mut dyn FnMut(&Message),
+) -> Result<(), StoreError> {
+    index.each_row(range.start, range.end, |_, m| f(m))
 }
 
 /// Every probe of the record, its rows read a block at a time.
 fn probes_of(index: &TaskRecordIndex) -> Result<Vec<Probe>> {
     let mut pass = ProbePass::new(index.len());
-    pass.read_all(rows_of(index))?;
+    pass.read_all(|r, f| read_rows(index, r, f))?;
     Ok(pass.probes().to_vec())
 }
 
