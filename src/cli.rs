@@ -5,7 +5,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::cmd::{
     check::CheckArgs, compact::CompactArgs, completions::CompletionsArgs, diff::DiffArgs,
-    export::ExportArgs, import::ImportArgs, project::ProjectArgs, replay::ReplayArgs,
+    export::ExportArgs, import::ImportArgs, preflight_step::StepArgs, replay::ReplayArgs,
     reset::ResetArgs, runs::RunsArgs, show::ShowArgs, tasks::TasksArgs,
 };
 
@@ -55,12 +55,12 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  compactor preflight --window 32000                the latest task\n  compactor preflight session.jsonl --at 12 --json\n  compactor preflight --project . --view checkpoint.json"
     )]
-    Preflight(ProjectArgs),
+    Preflight(StepArgs),
     /// Run the full operation at one model call and report which tiers fired.
     #[command(
         after_help = "Examples:\n  compactor step --window 32000                   the next call of the latest task\n  compactor step --task 7f3c --at 57 --json       call 57, as JSON\n  compactor step session.jsonl --in-place         keep the compaction state it mints"
     )]
-    Step(ProjectArgs),
+    Step(StepArgs),
     /// Render a view file for other tools or people.
     Export(ExportArgs),
     /// Follow a session file as it is written: one line per new model call.
@@ -75,7 +75,7 @@ pub enum Command {
     /// Compact a saved session offline: replay it, then write the final view.
     Compact(CompactArgs),
     /// Replay a task and write one self-contained HTML page picturing it.
-    Report(crate::cmd::html_report::ReportArgs),
+    Report(crate::cmd::report::ReportArgs),
     /// Replay sessions under a grid of policies, priced and probed, beside what the
     /// client did and plain trimming: which window and trigger to use.
     Sweep(crate::cmd::sweep::SweepArgs),

@@ -1,15 +1,27 @@
 //! compactor: import agent transcripts into an append-only SQLite record and
 //! project bounded, deterministic views of them for a model's context window.
 //!
-//! Layers (ARCHITECTURE.md has the table and what each may import):
-//! - core, pure: [`model`], [`view`] (canonical bytes, validation), [`engine`]
-//!   (the projection, and the summarizer seam it owns), `probe` (fidelity:
-//!   facts from the record, scored on a view);
-//! - [`summarize`] implements that seam; [`store`] keeps the record and the
-//!   compaction stores; [`transcript`] parses formats and ingests them;
-//! - [`session`] drives the engine over a stored task call by call; `hooks`
-//!   runs inside a client's own compaction (its settings, its Task Context);
-//! - `cmd` (with `cli`) is the command line; [`main`] is all the binary calls.
+//! The library surface, what a harness embeds (the binary is [`main`]):
+//! - the pure core: [`model`] (normalised messages, exact decimals),
+//!   [`view`] (a view's canonical bytes, its hash, validation, a view as a
+//!   client's session file) and [`engine`] (one model call: reconstruct,
+//!   restore, measure, reduce, project; the [`Summarizer`] seam);
+//! - [`store`] ([`store::Store`]: the record, append-only, and the
+//!   compaction state) and [`transcript`] ([`transcript::ingest_file`]:
+//!   a transcript file into the store; [`transcript::parse_bytes`]);
+//! - [`session`]: the one way to run a stored task, as the commands and the
+//!   live proxy do ([`session::run`]: a [`Run`](session::run::Run) opened
+//!   on a scratch copy or in place, stepped or replayed call by call, grown
+//!   as the record grows), with [`session::settings::RunSettings`] and the
+//!   record index it reads ([`session::record::TaskRecordIndex`]);
+//! - [`summarize`]: the summarizers that implement the seam
+//!   ([`summarize::Extractive`], [`summarize::StaticCheckpoint`]).
+//!
+//! Everything else is the crate's own (`pub(crate)`): the command line
+//! (`cmd`, `cli`), the proxy's server, the hooks, the report page, the
+//! probes. ARCHITECTURE.md has the layers and what each may import.
+//!
+//! [`Summarizer`]: engine::summarizer::Summarizer
 
 pub(crate) mod cli;
 pub(crate) mod cmd;
@@ -20,7 +32,7 @@ pub(crate) mod hooks;
 pub(crate) mod htmlreport;
 pub mod model;
 pub(crate) mod probe;
-pub mod proxy;
+pub(crate) mod proxy;
 pub mod session;
 pub mod store;
 pub mod summarize;

@@ -6,11 +6,11 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Ui;
-use super::common::plural;
 use super::defaults::{RunBudget, overhead_warning};
+use super::words::plural;
 use crate::cmd::style::{self, paint};
 use crate::engine::budget::Budget;
-use crate::engine::{Report, Status};
+use crate::engine::{CallReport, Status};
 use crate::summarize::llm::LlmReport;
 
 /// `--json` output: the engine's report plus what the record says.
@@ -18,7 +18,7 @@ use crate::summarize::llm::LlmReport;
 pub struct CallJson<'a> {
     pub task: &'a str,
     #[serde(flatten)]
-    pub report: &'a Report,
+    pub report: &'a CallReport,
     /// What the original agent's provider counted for this call, when recorded.
     pub recorded_prompt_tokens: Option<u64>,
     pub budget: &'a Budget,
@@ -33,7 +33,7 @@ pub struct CallJson<'a> {
 pub fn print_call(
     ui: &mut Ui,
     task: &str,
-    report: &Report,
+    report: &CallReport,
     budget: &RunBudget,
     recorded: Option<u64>,
     json: bool,
@@ -53,7 +53,7 @@ pub fn print_call_headed(
     ui: &mut Ui,
     heading: &str,
     task: &str,
-    report: &Report,
+    report: &CallReport,
     budget: &RunBudget,
     recorded: Option<u64>,
     json: bool,
@@ -222,7 +222,7 @@ pub fn paint_status(color: bool, status: Status, text: &str) -> String {
 
 /// The prediction's basis and ratio in words, as the JSON's `basis` and
 /// `ratio` say. A recorded basis anchors on the previous call's usage.
-pub fn basis_words(report: &Report) -> String {
+pub fn basis_words(report: &CallReport) -> String {
     let scale = if report.ratio_measured {
         format!("estimates × {} (measured on raw calls)", report.ratio)
     } else {

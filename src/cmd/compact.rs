@@ -18,23 +18,32 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::Ui;
+use super::args::RunTarget;
+use super::atomic::write_atomic;
 use super::call_report::CallJson;
-use super::common::{Resolved, RunTarget};
-use super::common::{noun_for, outcome_of, plural, progress, summarizer_of, write_atomic};
-use super::tasks::{TitleSearch, title_of};
+use super::defaults::RunBudget;
+use super::exit::outcome_of;
+use super::progress::progress;
+use super::summarizer::{Configured, summarizer_of};
+use super::target::Resolved;
+use super::titles::{TitleSearch, title_of};
 use super::visible::visible_line;
+use super::words::{noun_for, plural};
 use super::write_session::{Stamp, name_codex_session, resume_command, session_path, write_new};
 use crate::cmd::exit::Outcome;
 use crate::engine::CallOutput;
 use crate::engine::Tier;
+use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
 use crate::model::{Format, Kind};
 use crate::session::cost::Prices;
-use crate::session::driver::{Driver, RunSettings, TaskRecordIndex, resume_point};
-use crate::session::replay::{ReplayOptions, replay};
+use crate::session::record::TaskRecordIndex;
+use crate::session::run::{Placement, ReplayOptions, Run};
+use crate::session::settings::RunSettings;
 use crate::store::Store;
+use crate::summarize::llm::LlmReport;
 use crate::view::session::{
-    CLAUDE_CODE_VERSION, CODEX_VERSION, Provider, SessionKind, SessionParams, adapt,
+    CLAUDE_CODE_VERSION, CODEX_VERSION, SessionKind, SessionParams, Vendor, adapt,
     claude_code_session, codex_session,
 };
 use crate::view::{ExportFormat, RequestHead, export_request};
@@ -94,94 +103,29 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
     } = args.run.resolve(store, ui)?;
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.run.budget, store)?;
-    let settings = || RunSettings::new(budget, &est, summarizer.get());
-    let identity = settings().identity();
-    let mut scratch = if args.in_place {
-        None
-    } else {
-        Some(store.scratch_copy(&task)?)
-    };
-    let store: &mut Store = scratch.as_mut().unwrap_or(store);
+    let settings = RunSettings::new(budget, &est, &summarizer);
+    let placement = Placement::in_place_if(args.in_place, true);
+    let mut run = Run::open(store, &index, settings, placement)?;
     // Re-run the last call already committed (a re-run mints nothing new), then go on.
-    let from = resume_point(store, &task, &settings())?.map_or(1, |k| k.clamp(1, calls + 1));
+    let from = run
+        .resume_point(store)?
+        .map_or(1, |k| k.clamp(1, calls + 1));
     if from > 1 {
         ui.note(format!(
             "calls 1 to {from} of {task} already ran on this store with these settings: resuming at call {from}"
         ));
     }
-    // Tier name → how many replayed calls fired it, in first-fired order.
-    let mut fired: Vec<(Tier, u32)> = Vec::new();
-    let mut replayed = 0u32;
-    if from <= calls {
-        let todo = calls - from + 1;
-        let bar = progress(
-            ui,
-            todo >= 20,
-            u64::from(todo),
-            "compacting {wide_bar} {pos}/{len} calls",
-        );
-        let opts = ReplayOptions {
-            from,
-            to: calls,
-            resume: from > 1,
-            prices: Prices::default(),
-            progress: args.in_place.then(|| identity.clone()),
-        };
-        replay(store, &index, settings(), opts, |row, _| -> Result<()> {
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
-            replayed += 1;
-            summarizer.note_call(row.call);
-            for t in &row.tiers_fired {
-                match fired.iter_mut().find(|(name, _)| name == t) {
-                    Some((_, n)) => *n += 1,
-                    None => fired.push((*t, 1)),
-                }
-            }
-            Ok(())
-        })?;
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
-    }
-    let mut driver = Driver::new(store, &index, settings())?;
-    if args.in_place {
-        driver.record_progress(identity);
-    }
-    let out = driver.step(store, calls + 1)?;
-    summarizer.note_call(calls + 1);
-    let llm = summarizer.report();
-    let format = args.format;
+    let fired = replay_recorded(store, ui, &mut run, from, calls)?;
+    // The checkpoint to resume with is what a restarted engine derives.
+    run.restart(store)?;
+    let out = run.step(store, calls + 1)?;
     // The checkpoint is a whole request: the recorded system prompt and tools too.
     let head =
         RequestHead::from_system_blocks(index.system_rows()?.iter().flat_map(|m| &m.content));
-    let (bytes, export_notes) = export_request(&out.view, &head, format);
+    let (bytes, export_notes) = export_request(&out.view, &head, args.format);
     for n in export_notes {
-        ui.note(format!("the view as {}: {n}", format_name(format)));
+        ui.note(format!("the view as {}: {n}", format_name(args.format)));
     }
-    let recorded = index.recorded_prompt(calls + 1);
-    let replayed_calls = plural(replayed, "recorded call");
-    let summary = match fired.last() {
-        None => format!("replayed {replayed_calls}: no tier fired"),
-        Some((_, last)) => {
-            let list: Vec<String> = fired.iter().map(|(t, n)| format!("{t} at {n}")).collect();
-            // `shrink at 7, floor at 1 call`: the unit once, after the last count.
-            format!(
-                "replayed {replayed_calls}: {} {}",
-                list.join(", "),
-                noun_for(*last, "call")
-            )
-        }
-    };
-    let wrote = |path: &Path| {
-        format!(
-            "wrote the view to {} ({}, {})",
-            path.display(),
-            format_name(format),
-            plural(bytes.len(), "byte")
-        )
-    };
     let written = match args.write_session {
         Some(kind) => Some(write_session(
             store,
@@ -193,48 +137,175 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
         )?),
         None => None,
     };
-    let json_value = || -> Result<serde_json::Value> {
+    let done = Compacted {
+        task: &task,
+        out: &out,
+        budget: &budget,
+        run_budget: &run_budget,
+        recorded: index.recorded_prompt(calls + 1),
+        llm: summarizer.report(),
+        bytes,
+        summary: fired.summary(),
+        written,
+    };
+    if args.output.is_some() || done.written.is_some() {
+        done.report_beside_files(ui, args)?;
+    } else {
+        ui.out.write_all(&done.bytes)?;
+        // The view owns stdout; the report goes to stderr.
+        done.report_on_stderr(ui, args, &summarizer)?;
+    }
+    Ok(outcome_of(out.report.status))
+}
+
+/// What the replay before the final call fired: each tier with how many
+/// replayed calls fired it, in first-fired order.
+struct Fired {
+    replayed: u32,
+    tiers: Vec<(Tier, u32)>,
+}
+
+impl Fired {
+    /// `replayed 26 recorded calls: shrink at 7, floor at 1 call`.
+    fn summary(&self) -> String {
+        let replayed_calls = plural(self.replayed, "recorded call");
+        match self.tiers.last() {
+            None => format!("replayed {replayed_calls}: no tier fired"),
+            Some((_, last)) => {
+                let list: Vec<String> = self
+                    .tiers
+                    .iter()
+                    .map(|(t, n)| format!("{t} at {n}"))
+                    .collect();
+                // `shrink at 7, floor at 1 call`: the unit once, after the last count.
+                format!(
+                    "replayed {replayed_calls}: {} {}",
+                    list.join(", "),
+                    noun_for(*last, "call")
+                )
+            }
+        }
+    }
+}
+
+/// Replay the recorded calls `from..=calls` (those before `from` already
+/// ran), a bar showing progress over 20 calls or more.
+fn replay_recorded(
+    store: &mut Store,
+    ui: &Ui,
+    run: &mut Run<'_>,
+    from: u32,
+    calls: u32,
+) -> Result<Fired> {
+    let mut fired = Fired {
+        replayed: 0,
+        tiers: Vec::new(),
+    };
+    if from > calls {
+        return Ok(fired);
+    }
+    let todo = calls - from + 1;
+    let bar = progress(
+        ui,
+        todo >= 20,
+        u64::from(todo),
+        "compacting {wide_bar} {pos}/{len} calls",
+    );
+    let opts = ReplayOptions {
+        from,
+        to: calls,
+        resume: from > 1,
+        prices: Prices::default(),
+    };
+    run.replay(store, &opts, |row, _| -> Result<()> {
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+        fired.replayed += 1;
+        for t in &row.tiers_fired {
+            match fired.tiers.iter_mut().find(|(name, _)| name == t) {
+                Some((_, n)) => *n += 1,
+                None => fired.tiers.push((*t, 1)),
+            }
+        }
+        Ok(())
+    })?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    Ok(fired)
+}
+
+/// The final view and what is reported of it.
+struct Compacted<'a> {
+    task: &'a str,
+    out: &'a CallOutput,
+    budget: &'a Budget,
+    run_budget: &'a RunBudget,
+    recorded: Option<u64>,
+    llm: Option<LlmReport>,
+    /// The view as the export format writes it.
+    bytes: Vec<u8>,
+    /// What the replay fired.
+    summary: String,
+    written: Option<WrittenSession>,
+}
+
+impl Compacted<'_> {
+    /// The `--json` object: the call's report, and the session written.
+    fn json_value(&self) -> Result<serde_json::Value> {
         let mut v = serde_json::to_value(CallJson {
-            task: &task,
-            report: &out.report,
-            recorded_prompt_tokens: recorded,
-            budget: &budget,
-            llm: llm.as_ref(),
+            task: self.task,
+            report: &self.out.report,
+            recorded_prompt_tokens: self.recorded,
+            budget: self.budget,
+            llm: self.llm.as_ref(),
         })?;
-        if let Some(w) = &written {
+        if let Some(w) = &self.written {
             v["session_id"] = serde_json::Value::String(w.session_id.clone());
             v["session_path"] = serde_json::Value::String(w.path.display().to_string());
         }
         super::with_schema("call", &v)
-    };
-    if args.output.is_some() || written.is_some() {
+    }
+
+    fn wrote(&self, path: &Path, format: ExportFormat) -> String {
+        format!(
+            "wrote the view to {} ({}, {})",
+            path.display(),
+            format_name(format),
+            plural(self.bytes.len(), "byte")
+        )
+    }
+
+    /// The view went to `-o FILE` or a written session: the report owns stdout.
+    fn report_beside_files(&self, ui: &mut Ui, args: &CompactArgs) -> Result<()> {
         if !args.json {
-            writeln!(ui.out, "{summary}")?;
+            writeln!(ui.out, "{}", self.summary)?;
         }
         if let Some(path) = &args.output {
-            write_atomic(path, &bytes, "the view to ")?;
+            write_atomic(path, &self.bytes, "the view to ")?;
         }
         if args.json {
-            ui.json(&json_value()?)?;
+            ui.json(&self.json_value()?)?;
             if let Some(path) = &args.output {
-                ui.note(wrote(path));
+                ui.note(self.wrote(path, args.format));
             }
         } else {
             super::call_report::print_call_headed(
                 ui,
                 "compact",
-                &task,
-                &out.report,
-                &run_budget,
-                recorded,
+                self.task,
+                &self.out.report,
+                self.run_budget,
+                self.recorded,
                 false,
-                llm.as_ref(),
+                self.llm.as_ref(),
             )?;
             if let Some(path) = &args.output {
-                writeln!(ui.out, "{}", visible_line(&wrote(path)))?;
+                writeln!(ui.out, "{}", visible_line(&self.wrote(path, args.format)))?;
             }
         }
-        if let Some(w) = &written {
+        if let Some(w) = &self.written {
             for n in &w.notes {
                 ui.note(format!("written session: {n}"));
             }
@@ -254,28 +325,38 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &CompactArgs) -> Result<Outcome
                 )?;
             }
         }
-    } else {
-        ui.out.write_all(&bytes)?;
-        // The view owns stdout; the report goes to stderr.
+        Ok(())
+    }
+
+    /// The view went to stdout: the report goes to stderr.
+    fn report_on_stderr(
+        &self,
+        ui: &mut Ui,
+        args: &CompactArgs,
+        summarizer: &Configured,
+    ) -> Result<()> {
         if args.json {
-            ui.requested_on_stderr(json_value()?.to_string());
+            ui.requested_on_stderr(self.json_value()?.to_string());
         } else {
+            let r = &self.out.report;
             ui.note(format!(
-                "compacted {task}: {summary}; final view {} → {} tokens, tiers {}, status {}, view {}",
-                out.report.tokens_before,
-                out.report.tokens_after,
-                Tier::list(&out.report.tiers_fired),
-                out.report.status.name(),
-                &out.report.view_hash[..16]
+                "compacted {}: {}; final view {} → {} tokens, tiers {}, status {}, view {}",
+                self.task,
+                self.summary,
+                r.tokens_before,
+                r.tokens_after,
+                Tier::list(&r.tiers_fired),
+                r.status.name(),
+                &r.view_hash[..16]
             ));
             summarizer.note(ui);
         }
+        Ok(())
     }
-    Ok(outcome_of(out.report.status))
 }
 
 /// A session written by `--write-session`.
-struct Written {
+struct WrittenSession {
     kind: SessionKind,
     session_id: String,
     path: PathBuf,
@@ -293,10 +374,10 @@ fn write_session(
     out: &CallOutput,
     kind: SessionKind,
     resume_dir: Option<&Path>,
-) -> Result<Written> {
+) -> Result<WrittenSession> {
     let record = store.reader().task(task)?;
     let format = record.as_ref().and_then(|r| Format::parse(&r.format));
-    let source = format.map_or(Provider::Anthropic, Provider::of);
+    let source = format.map_or(Vendor::Anthropic, Vendor::of);
     let cwd = match resume_dir {
         Some(dir) => absolute(dir)?,
         None => match record.as_ref().and_then(|r| r.cwd.clone()) {
@@ -352,7 +433,7 @@ fn write_session(
             stamp.session_id
         ));
     }
-    Ok(Written {
+    Ok(WrittenSession {
         kind,
         session_id: stamp.session_id,
         path,

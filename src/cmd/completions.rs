@@ -84,7 +84,7 @@ pub fn tasks(cli: &crate::cli::Cli, ui: &mut Ui) -> Result<Outcome> {
     writeln!(ui.out, "latest")?;
     let location = match &cli.db {
         Some(db) => crate::store::DbLocation::parse(db),
-        None => match super::common::default_db_path() {
+        None => match super::db::default_db_path() {
             Some(p) => crate::store::DbLocation::File(p),
             None => return Ok(Outcome::Ok),
         },

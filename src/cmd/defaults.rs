@@ -10,12 +10,12 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::Ui;
-use super::common::BudgetArgs;
+use super::args::BudgetArgs;
 use crate::engine::budget::{Budget, default_output_reserved};
 use crate::model::decimal::Micros;
 use crate::session::cost::Prices;
 use crate::session::models::{ModelTable, PriceFile, PricesFrom, WindowFrom};
-use crate::store::TaskRecord;
+use crate::store::TaskInfo;
 
 /// A run's budget and where its window came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,7 +59,7 @@ pub fn precheck(a: &BudgetArgs) -> Result<()> {
 }
 
 /// The budget of a run on `task` (its record, when stored).
-pub fn budget_for(a: &BudgetArgs, task: Option<&TaskRecord>) -> Result<RunBudget> {
+pub fn budget_for(a: &BudgetArgs, task: Option<&TaskInfo>) -> Result<RunBudget> {
     let (window, window_from) = match a.window {
         Some(w) => (w, WindowFrom::Flag),
         None => ModelTable::built_in().window(
@@ -189,7 +189,7 @@ pub fn load_price_file(path: &Path) -> Result<PriceFile> {
 
 /// The prices of a run on `task`, with a note when they are the defaults
 /// because the model is unknown.
-pub fn prices_for(ui: &mut Ui, p: &PriceArgs, task: Option<&TaskRecord>) -> Result<RunPrices> {
+pub fn prices_for(ui: &mut Ui, p: &PriceArgs, task: Option<&TaskInfo>) -> Result<RunPrices> {
     let file = p.prices.as_deref().map(load_price_file).transpose()?;
     let model = task.and_then(|t| t.model.as_deref());
     let (table, from) = ModelTable::built_in().prices(model, file.as_ref());

@@ -9,7 +9,8 @@ use clap::Args;
 use similar::{ChangeTag, TextDiff};
 
 use super::Ui;
-use super::common::{hinted, noun_for, plural};
+use super::errors::hinted;
+use super::words::{noun_for, plural};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::store::{DbLocation, RunStep, Store};
@@ -40,7 +41,7 @@ pub struct DiffArgs {
 }
 
 /// One side of a diff.
-enum Side {
+enum DiffSide {
     /// A parsed view (from a file or a run step).
     View {
         label: String,
@@ -55,12 +56,12 @@ enum Side {
 
 pub fn run(db: Option<&DbLocation>, ui: &mut Ui, args: &DiffArgs) -> Result<Outcome> {
     let mut store = None;
-    let mut load = |spec: &str| -> Result<Side> {
+    let mut load = |spec: &str| -> Result<DiffSide> {
         if let Some(run) = spec.strip_prefix("run:") {
             if store.is_none() {
                 let loc = db
                     .ok_or_else(|| hinted("run: needs a store", "pass --db or set COMPACTOR_DB"))?;
-                store = Some(super::common::open_existing_store(loc)?);
+                store = Some(super::db::open_existing_store(loc)?);
             }
             load_run(store.as_ref().expect("opened above"), run)
         } else {
@@ -92,22 +93,22 @@ pub fn run(db: Option<&DbLocation>, ui: &mut Ui, args: &DiffArgs) -> Result<Outc
     })
 }
 
-fn load_file(path: &str) -> Result<Side> {
+fn load_file(path: &str) -> Result<DiffSide> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {path}"))?;
     Ok(match View::from_json(&bytes) {
-        Ok(view) => Side::View {
+        Ok(view) => DiffSide::View {
             label: path.to_string(),
             view,
             bytes,
         },
-        Err(_) => Side::Text {
+        Err(_) => DiffSide::Text {
             label: path.to_string(),
             bytes,
         },
     })
 }
 
-fn load_run(store: &Store, spec: &str) -> Result<Side> {
+fn load_run(store: &Store, spec: &str) -> Result<DiffSide> {
     let (name, step) = match spec.split_once('@') {
         Some((n, s)) => (
             n,
@@ -125,7 +126,7 @@ fn load_run(store: &Store, spec: &str) -> Result<Side> {
     }
     let steps = store.reader().run_steps(name)?;
     match step {
-        None => Ok(Side::Run {
+        None => Ok(DiffSide::Run {
             name: name.to_string(),
             steps,
         }),
@@ -135,7 +136,7 @@ fn load_run(store: &Store, spec: &str) -> Result<Side> {
                 .find(|s| s.step == k)
                 .with_context(|| format!("run {name:?} has no call {k}"))?;
             let bytes = s.view.canonical_bytes();
-            Ok(Side::View {
+            Ok(DiffSide::View {
                 label: format!("run:{name}@{k}"),
                 view: s.view,
                 bytes,
@@ -145,18 +146,18 @@ fn load_run(store: &Store, spec: &str) -> Result<Side> {
 }
 
 /// A run compared with a single view stands for its last call.
-fn final_view(side: Side) -> Side {
+fn final_view(side: DiffSide) -> DiffSide {
     match side {
-        Side::Run { name, mut steps } => match steps.pop() {
+        DiffSide::Run { name, mut steps } => match steps.pop() {
             Some(s) => {
                 let bytes = s.view.canonical_bytes();
-                Side::View {
+                DiffSide::View {
                     label: format!("run:{name}@{}", s.step),
                     view: s.view,
                     bytes,
                 }
             }
-            None => Side::Text {
+            None => DiffSide::Text {
                 label: format!("run:{name}"),
                 bytes: Vec::new(),
             },
@@ -205,7 +206,7 @@ fn compare_runs(
                 noun_for(common, "call"),
                 if differing == 1 { "differs" } else { "differ" }
             )?;
-            let side = |name: &str, s: &RunStep| Side::View {
+            let side = |name: &str, s: &RunStep| DiffSide::View {
                 label: format!("run:{name}@{}", s.step),
                 view: s.view.clone(),
                 bytes: s.view.canonical_bytes(),
@@ -216,8 +217,8 @@ fn compare_runs(
     }
 }
 
-fn compare_sides(ui: &mut Ui, a: &Side, b: &Side, stat: bool) -> Result<bool> {
-    let both_views = matches!((a, b), (Side::View { .. }, Side::View { .. }));
+fn compare_sides(ui: &mut Ui, a: &DiffSide, b: &DiffSide, stat: bool) -> Result<bool> {
+    let both_views = matches!((a, b), (DiffSide::View { .. }, DiffSide::View { .. }));
     // Render both sides the same way: per message and part when both are
     // views, else both as their raw text.
     let (la, ba, ta) = rendered(a, both_views);
@@ -246,7 +247,7 @@ fn compare_sides(ui: &mut Ui, a: &Side, b: &Side, stat: bool) -> Result<bool> {
             }
         }
         let messages = match (a, b) {
-            (Side::View { view: va, .. }, Side::View { view: vb, .. }) => {
+            (DiffSide::View { view: va, .. }, DiffSide::View { view: vb, .. }) => {
                 let n = va.messages.len().max(vb.messages.len());
                 let d = (0..n)
                     .filter(|&i| va.messages.get(i) != vb.messages.get(i))
@@ -319,17 +320,17 @@ fn excerpt(bytes: &[u8], at: usize) -> String {
 
 /// A side's label, bytes, and text rendering: one section per message and
 /// part for a view (`as_view`), else the raw text.
-fn rendered(s: &Side, as_view: bool) -> (String, Vec<u8>, String) {
+fn rendered(s: &DiffSide, as_view: bool) -> (String, Vec<u8>, String) {
     match s {
-        Side::View { label, view, bytes } if as_view => {
+        DiffSide::View { label, view, bytes } if as_view => {
             (label.clone(), bytes.clone(), render_view(view))
         }
-        Side::View { label, bytes, .. } | Side::Text { label, bytes } => (
+        DiffSide::View { label, bytes, .. } | DiffSide::Text { label, bytes } => (
             label.clone(),
             bytes.clone(),
             String::from_utf8_lossy(bytes).into_owned(),
         ),
-        Side::Run { name, .. } => (format!("run:{name}"), Vec::new(), String::new()),
+        DiffSide::Run { name, .. } => (format!("run:{name}"), Vec::new(), String::new()),
     }
 }
 
@@ -354,11 +355,11 @@ fn render_view(v: &View) -> String {
 type NamedRun<'a> = (&'a str, &'a [RunStep]);
 
 /// Both sides, when both are saved runs.
-fn both_runs<'a>(a: &'a Side, b: &'a Side) -> Option<(NamedRun<'a>, NamedRun<'a>)> {
+fn both_runs<'a>(a: &'a DiffSide, b: &'a DiffSide) -> Option<(NamedRun<'a>, NamedRun<'a>)> {
     match (a, b) {
         (
-            Side::Run { name, steps },
-            Side::Run {
+            DiffSide::Run { name, steps },
+            DiffSide::Run {
                 name: nb,
                 steps: sb,
             },
@@ -368,7 +369,7 @@ fn both_runs<'a>(a: &'a Side, b: &'a Side) -> Option<(NamedRun<'a>, NamedRun<'a>
 }
 
 /// `diff --json`: where two sides first diverge and which parts changed.
-fn diff_json(a: Side, b: Side) -> (serde_json::Value, bool) {
+fn diff_json(a: DiffSide, b: DiffSide) -> (serde_json::Value, bool) {
     use serde_json::json;
     let mut out = json!({"a": label(&a), "b": label(&b)});
     let (a, b) = match both_runs(&a, &b) {
@@ -391,7 +392,7 @@ fn diff_json(a: Side, b: Side) -> (serde_json::Value, bool) {
                 }
                 Some(i) => {
                     out["first_divergence"] = json!({"call": sa[i].step, "turn": sa[i].turn});
-                    let side = |name: &str, s: &RunStep| Side::View {
+                    let side = |name: &str, s: &RunStep| DiffSide::View {
                         label: format!("run:{name}@{}", s.step),
                         view: s.view.clone(),
                         bytes: s.view.canonical_bytes(),
@@ -419,7 +420,7 @@ fn diff_json(a: Side, b: Side) -> (serde_json::Value, bool) {
         out["first_divergence"] = serde_json::Value::Null;
     }
     let mut changed = Vec::new();
-    if let (Side::View { view: va, .. }, Side::View { view: vb, .. }) = (&a, &b) {
+    if let (DiffSide::View { view: va, .. }, DiffSide::View { view: vb, .. }) = (&a, &b) {
         let role = |m: Option<&crate::view::ViewMessage>| {
             m.map(|m| match m.role {
                 ViewRole::User => "user",
@@ -452,9 +453,9 @@ fn diff_json(a: Side, b: Side) -> (serde_json::Value, bool) {
     (out, differs)
 }
 
-fn label(s: &Side) -> String {
+fn label(s: &DiffSide) -> String {
     match s {
-        Side::View { label, .. } | Side::Text { label, .. } => label.clone(),
-        Side::Run { name, .. } => format!("run:{name}"),
+        DiffSide::View { label, .. } | DiffSide::Text { label, .. } => label.clone(),
+        DiffSide::Run { name, .. } => format!("run:{name}"),
     }
 }

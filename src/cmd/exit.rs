@@ -9,6 +9,8 @@
 
 use std::process::ExitCode;
 
+use crate::engine::Status;
+
 /// Success.
 pub const OK: u8 = 0;
 /// The command ran, and the result differs or falls short.
@@ -38,5 +40,13 @@ impl Outcome {
 impl From<Outcome> for ExitCode {
     fn from(o: Outcome) -> ExitCode {
         ExitCode::from(o.code())
+    }
+}
+
+/// `over_window` is the one result that falls short: exit status 1.
+pub fn outcome_of(status: Status) -> Outcome {
+    match status {
+        Status::OverWindow => Outcome::Differs,
+        _ => Outcome::Ok,
     }
 }

@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::Ui;
-use super::common::write_atomic;
+use super::atomic::write_atomic;
 use crate::cmd::exit::Outcome;
 use crate::view::{ExportFormat, RequestHead, View, export_request};
 

@@ -28,10 +28,11 @@ use clap::Args;
 use serde::Deserialize;
 
 use super::Ui;
-use super::common::plural;
 use super::exit::Outcome;
-use super::import::{claude_projects, codex_sessions};
+use super::hook_log::log_path;
+use super::session_dirs::{claude_projects, codex_sessions};
 use super::summarizer::{Configured, SummarizerArgs};
+use super::words::plural;
 use super::write_session::Stamp;
 use crate::cli::Cli;
 use crate::hooks::adapter::{Session, import_session, latest_client_summary, record};
@@ -53,26 +54,11 @@ pub struct HookArgs {
     pub summary: SummarizerArgs,
 }
 
-/// The hook log's name, beside the store.
-pub const LOG_FILE: &str = "hooks.log";
 /// Past this size the log moves to `hooks.log.1` (one generation is kept).
 const LOG_MAX_BYTES: u64 = 1 << 20;
 /// The most a hook reads from stdin (a summary can be long; a hook input is
 /// never this long).
 const STDIN_MAX_BYTES: u64 = 64 << 20;
-
-/// The log of the hooks that use the store at `location` (none for `:memory:`).
-pub fn log_path(location: &DbLocation) -> Option<PathBuf> {
-    match location {
-        DbLocation::File(p) => Some(
-            p.parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(Path::new("."))
-                .join(LOG_FILE),
-        ),
-        DbLocation::Memory => None,
-    }
-}
 
 /// What a hook run did, for stdout and the log.
 struct Done {

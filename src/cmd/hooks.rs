@@ -16,9 +16,10 @@ use clap::{Args, Subcommand, ValueEnum};
 use similar::TextDiff;
 
 use super::Ui;
-use super::common::{hinted, write_atomic};
+use super::atomic::write_atomic;
+use super::errors::hinted;
 use super::exit::Outcome;
-use super::hook::log_path;
+use super::hook_log::log_path;
 use super::style;
 use crate::cli::Cli;
 use crate::hooks::settings::{Entries, Settings};

@@ -6,11 +6,13 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use clap::ValueEnum;
-use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 
 use super::Ui;
-use super::common::{plural, progress};
+use super::args::format_or_auto;
+use super::progress::progress;
+use super::session_dirs::{claude_projects, codex_sessions};
+use super::target::{PROGRESS_MIN_BYTES, import_one};
+use super::words::plural;
 use crate::cmd::exit::Outcome;
 use crate::engine::toolrules::ToolRules;
 use crate::model::Format;
@@ -70,9 +72,6 @@ Examples:
   compactor import --claude ~/agent-logs   Claude Code sessions, and a folder of logs
   cat chat.json | compactor import - --format openai-chat";
 
-/// Files at least this large get a progress bar (on a terminal, without --quiet).
-const PROGRESS_MIN_BYTES: u64 = 4 << 20;
-
 /// Where one import input comes from.
 enum Input {
     File(PathBuf),
@@ -109,30 +108,6 @@ impl Queued {
 struct Location {
     what: &'static str,
     path: PathBuf,
-}
-
-fn env_dir(name: &str) -> Option<PathBuf> {
-    std::env::var_os(name)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-}
-
-fn home_dir() -> Option<PathBuf> {
-    env_dir("HOME").or_else(|| env_dir("USERPROFILE"))
-}
-
-/// `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`.
-pub fn claude_projects() -> Option<PathBuf> {
-    env_dir("CLAUDE_CONFIG_DIR")
-        .or_else(|| home_dir().map(|h| h.join(".claude")))
-        .map(|d| d.join("projects"))
-}
-
-/// `$CODEX_HOME/sessions`, else `~/.codex/sessions`.
-pub fn codex_sessions() -> Option<PathBuf> {
-    env_dir("CODEX_HOME")
-        .or_else(|| home_dir().map(|h| h.join(".codex")))
-        .map(|d| d.join("sessions"))
 }
 
 /// The inputs the arguments name, directories walked, in order.
@@ -177,7 +152,7 @@ fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<Queued>, bool)> {
             }
         }
         if !any && args.files.is_empty() {
-            return Err(super::common::hinted(
+            return Err(super::errors::hinted(
                 format!(
                     "no sessions found: {} does not exist",
                     locations
@@ -213,7 +188,7 @@ fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<Queued>, bool)> {
 }
 
 fn hinted_missing(l: &Location) -> anyhow::Error {
-    super::common::hinted(
+    super::errors::hinted(
         format!(
             "no {} sessions: {} does not exist",
             l.what,
@@ -401,7 +376,7 @@ fn skipped_note(paths: &[String]) -> String {
 /// `import -`: the whole of standard input, recorded under a name made from its content.
 fn import_stdin(store: &mut Store, opts: &IngestOptions) -> Result<FileReport> {
     if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
-        return Err(super::common::hinted(
+        return Err(super::errors::hinted(
             "`-` reads a transcript from standard input, which is a terminal",
             "pipe one in: `cat session.jsonl | compactor import -`",
         ));
@@ -412,14 +387,6 @@ fn import_stdin(store: &mut Store, opts: &IngestOptions) -> Result<FileReport> {
         .read_to_end(&mut bytes)
         .context("cannot read standard input")?;
     Ok(ingest_bytes(store, "-", &bytes, opts)?)
-}
-
-/// The parser of a format flag: `auto` (None: detect from the first lines) or a
-/// [`Format`]'s name. The flag's type is written `::std::option::Option<Format>` so
-/// that clap takes the value as a whole rather than making the flag optional.
-pub fn format_or_auto() -> impl TypedValueParser<Value = Option<Format>> {
-    let names = std::iter::once("auto").chain(Format::value_variants().iter().map(|f| f.as_str()));
-    PossibleValuesParser::new(names.map(PossibleValue::new)).map(|s| Format::parse(&s))
 }
 
 pub fn load_rules(path: Option<&Path>) -> Result<ToolRules> {
@@ -437,34 +404,6 @@ pub fn load_rules(path: Option<&Path>) -> Result<ToolRules> {
             e
         )
     })
-}
-
-/// Import one file, with a progress bar for large files on a terminal.
-pub fn import_one(
-    store: &mut Store,
-    ui: &mut Ui,
-    path: &Path,
-    opts: &IngestOptions,
-) -> Result<FileReport> {
-    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-    let bar = progress(
-        ui,
-        size >= PROGRESS_MIN_BYTES,
-        size,
-        "{msg} {wide_bar} {bytes}/{total_bytes} {bytes_per_sec}",
-    );
-    if let Some(b) = &bar {
-        b.set_message(format!("importing {}", path.display()));
-    }
-    let result = ingest_file(store, path, opts, &mut |n| {
-        if let Some(b) = &bar {
-            b.set_position(n);
-        }
-    });
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
-    Ok(result?)
 }
 
 fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {

@@ -1,32 +1,42 @@
 //! One module per subcommand; this one parses, opens the store once and dispatches.
 
+pub mod args;
+pub mod atomic;
 mod call_report;
 pub mod check;
-pub mod common;
 pub mod compact;
 pub mod completions;
+pub mod db;
 pub mod defaults;
 pub mod diff;
+pub mod errors;
 pub mod exit;
 pub mod export;
 pub mod hook;
+pub mod hook_log;
 pub mod hooks;
-pub mod html_report;
 pub mod import;
+pub mod preflight_step;
 pub mod probe;
-pub mod project;
+pub mod progress;
 pub mod proxy;
 pub mod replay;
+pub mod report;
 pub mod reset;
 pub mod runs;
+pub mod session_dirs;
 pub mod show;
 mod storefault;
 pub mod style;
 mod summarizer;
 pub mod sweep;
+pub mod target;
 pub mod tasks;
+pub mod titles;
+mod verify_forwarded;
 pub mod visible;
 pub mod watch;
+pub mod words;
 mod write_session;
 
 use std::ffi::OsString;
@@ -35,7 +45,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Parser;
-use common::default_db_path;
+use db::default_db_path;
 use exit::Outcome;
 
 use crate::cli::{Cli, Command};
@@ -75,7 +85,7 @@ fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             ui.error(&e);
             // A store the user can fix (read-only, not a database, busy) is
             // an input error; a corrupt one or a failing SQLite is internal.
-            if common::is_internal(&e) && !storefault::is_user_fixable(&e) {
+            if errors::is_internal(&e) && !storefault::is_user_fixable(&e) {
                 exit::INTERNAL
             } else {
                 exit::ERROR
@@ -89,13 +99,15 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Import(args) => import::run(&mut open_store(cli)?, ui, args),
         Command::Tasks(args) => tasks::run(&open_store(cli)?, ui, args),
         Command::Show(args) => show::run(&mut open_store(cli)?, ui, args),
-        Command::Preflight(args) => project::run(&mut open_store(cli)?, ui, args, Mode::Preflight),
-        Command::Step(args) => project::run(&mut open_store(cli)?, ui, args, Mode::Step),
+        Command::Preflight(args) => {
+            preflight_step::run(&mut open_store(cli)?, ui, args, Mode::Preflight)
+        }
+        Command::Step(args) => preflight_step::run(&mut open_store(cli)?, ui, args, Mode::Step),
         Command::Export(args) => export::run(ui, args),
         Command::Replay(args) => replay::run(&mut open_store(cli)?, ui, args),
         Command::Probe(args) => probe::run(&mut open_store(cli)?, ui, args),
         Command::Compact(args) => compact::run(&mut open_store(cli)?, ui, args),
-        Command::Report(args) => html_report::run(&mut open_store(cli)?, ui, args),
+        Command::Report(args) => report::run(&mut open_store(cli)?, ui, args),
         Command::Runs(args) => runs::run(&open_store(cli)?, ui, args),
         Command::Reset(args) => reset::run(&mut open_store(cli)?, ui, args),
         Command::Watch(args) => watch::run(&mut open_store(cli)?, ui, args),
@@ -116,7 +128,7 @@ pub(crate) fn db_location(cli: &Cli) -> Result<DbLocation> {
     Ok(match &cli.db {
         Some(db) => DbLocation::parse(db),
         None => DbLocation::File(default_db_path().ok_or_else(|| {
-            common::hinted(
+            errors::hinted(
                 "cannot find a user data directory (HOME is not set)",
                 "pass --db PATH or set COMPACTOR_DB",
             )
@@ -129,7 +141,7 @@ pub(crate) fn db_location(cli: &Cli) -> Result<DbLocation> {
 fn open_store(cli: &Cli) -> Result<Store> {
     let location = db_location(cli)?;
     if !creates_store(&cli.command) {
-        return common::open_existing_store(&location);
+        return db::open_existing_store(&location);
     }
     if cli.db.is_none() {
         crate::store::create_default_dir(&location)?;
@@ -226,7 +238,7 @@ impl Ui {
     pub fn error(&mut self, e: &anyhow::Error) {
         let label = crate::cmd::style::paint(self.color_err, crate::cmd::style::ERROR, "error:");
         let _ = writeln!(self.err, "{label} {}", visible::visible(&format!("{e:#}")));
-        if let Some(hint) = common::hint_of(e) {
+        if let Some(hint) = errors::hint_of(e) {
             let label = crate::cmd::style::paint(self.color_err, crate::cmd::style::HINT, "hint:");
             let _ = writeln!(self.err, "{label} {hint}");
         }

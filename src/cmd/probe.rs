@@ -10,11 +10,12 @@ use clap::Args;
 use serde_json::json;
 
 use super::Ui;
-use super::common::{
-    BudgetArgs, Resolved, RunTarget, noun_for, plural, scratch_replay, summarizer_of,
-};
+use super::args::{BudgetArgs, RunTarget};
 use super::exit::Outcome;
 use super::style::{self, paint};
+use super::summarizer::summarizer_of;
+use super::target::{Resolved, scratch_replay};
+use super::words::{noun_for, plural};
 use crate::engine::{Status, Tier};
 use crate::hooks::compare::{Compared, before_call, compare, sent_view};
 use crate::model::{Kind, Message};

@@ -8,11 +8,15 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::Ui;
-use super::common::{BudgetArgs, hinted, summarizer_of};
+use super::args::BudgetArgs;
 use super::defaults::{budget_for, precheck};
+use super::errors::hinted;
+use super::summarizer::summarizer_of;
 use crate::cmd::exit::Outcome;
 use crate::engine::Tier;
-use crate::proxy::{CallReport, Event, ServeOptions, Settings, SummarizerChoice, Upstream};
+use crate::proxy::{
+    ForwardedCall, ProxyEvent, ProxySettings, ServeOptions, SummarizerChoice, Upstream,
+};
 use crate::store::{DbLocation, Store};
 
 #[derive(Debug, Args)]
@@ -82,7 +86,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> 
             args.listen
         ));
     }
-    let settings = Settings {
+    let settings = ProxySettings {
         budget,
         window: args.budget.window,
         output_reserved: args.budget.output_reserved,
@@ -97,10 +101,10 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> 
     let json = args.json;
     let quiet = ui.quiet;
     let out = Arc::new(Mutex::new(()));
-    let events = Arc::new(move |e: Event| {
+    let events = Arc::new(move |e: ProxyEvent| {
         let _guard = out.lock();
         match e {
-            Event::Listening(addr) => {
+            ProxyEvent::Listening(addr) => {
                 eprintln!("listening on http://{addr}");
                 if !quiet {
                     eprintln!(
@@ -108,7 +112,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> 
                     );
                 }
             }
-            Event::Call(report) => {
+            ProxyEvent::Call(report) => {
                 let mut stdout = std::io::stdout().lock();
                 let line = if json {
                     super::with_schema("proxy_call", &report)
@@ -120,7 +124,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> 
                 let _ = writeln!(stdout, "{line}");
                 let _ = stdout.flush();
             }
-            Event::Note(n) => {
+            ProxyEvent::Note(n) => {
                 if !quiet {
                     eprintln!("note: {}", super::visible::visible(&n));
                 }
@@ -142,7 +146,7 @@ fn short(task: &str) -> &str {
 
 /// A call as one line: task, call, tokens before → after, tiers fired,
 /// the upstream's status and what was recorded.
-fn human(r: &CallReport) -> String {
+fn human(r: &ForwardedCall) -> String {
     let tiers = if r.tiers_fired.is_empty() {
         "no tier".to_string()
     } else {
@@ -167,46 +171,4 @@ fn human(r: &CallReport) -> String {
         line.push_str(&format!(" · new task from {}: {reason}", short(parent)));
     }
     line
-}
-
-/// `replay --verify-forwarded`: every forwarded view of `task` derived again.
-pub fn verify(store: &Store, ui: &mut Ui, task: &str, json: bool) -> Result<Outcome> {
-    let checked = crate::proxy::verify::verify(store, task)
-        .with_context(|| format!("cannot verify the calls forwarded for {task}"))?;
-    let ok = checked.iter().all(|c| c.ok);
-    if json {
-        let v = serde_json::json!({
-            "task": task,
-            "calls": checked,
-            "verified": checked.iter().filter(|c| c.ok).count(),
-            "ok": ok,
-        });
-        ui.json_kind("verify_forwarded", &v)?;
-    } else {
-        for c in &checked {
-            writeln!(
-                ui.out,
-                "call {:>4} · attempt {:>4} · {:>6} rows · forwarded {} · derived {} · {}",
-                c.call,
-                c.attempt,
-                c.rows,
-                &c.forwarded[..12],
-                &c.derived[..12],
-                if c.ok { "ok" } else { "MISMATCH" }
-            )?;
-        }
-        match checked.iter().find(|c| !c.ok) {
-            None => writeln!(
-                ui.out,
-                "verified {} forwarded views of {task}: each derived again from the record, byte for byte",
-                checked.len()
-            )?,
-            Some(c) => writeln!(
-                ui.out,
-                "call {} (attempt {}) of {task}: the view derived again differs from the one forwarded",
-                c.call, c.attempt
-            )?,
-        }
-    }
-    Ok(if ok { Outcome::Ok } else { Outcome::Differs })
 }

@@ -8,10 +8,15 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use serde_json::json;
 
+use super::args::RunTarget;
+use super::atomic::write_atomic;
 use super::call_report::paint_status;
-use super::common::{Resolved, RunTarget, summarizer_of};
-use super::common::{hinted, plural, progress, write_atomic};
 use super::defaults::{PriceArgs, RunBudget, RunPrices, overhead_warning, prices_for};
+use super::errors::hinted;
+use super::progress::progress;
+use super::summarizer::summarizer_of;
+use super::target::Resolved;
+use super::words::plural;
 use super::{Ui, with_schema};
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
@@ -19,9 +24,11 @@ use crate::engine::estimate::CharsPerToken;
 use crate::engine::{Status, Tier};
 use crate::probe::{CallScore, ProbePass, Worst, percent};
 use crate::session::cost::Totals;
-use crate::session::driver::RunSettings;
-use crate::session::replay::{ReplayOptions, StepRow, replay};
+use crate::session::replay::StepRow;
+use crate::session::run::{Placement, ReplayOptions, Run};
+use crate::session::settings::{RunSettings, recorded_progress};
 use crate::store::{RunInfo, RunStep, Store};
+use crate::summarize::llm::LlmReport;
 
 #[derive(Debug, Args)]
 #[command(
@@ -91,8 +98,8 @@ pub struct ReplayArgs {
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome> {
     if args.verify_forwarded {
-        let task = super::common::resolve_task(store, ui, &args.run.source)?;
-        return super::proxy::verify(store, ui, &task, args.json || args.jsonl);
+        let task = super::target::resolve_task(store, ui, &args.run.source)?;
+        return super::verify_forwarded::verify(store, ui, &task, args.json || args.jsonl);
     }
     let Resolved {
         budget,
@@ -106,53 +113,17 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     let to = args.to.unwrap_or(calls);
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.run.budget, store)?;
-    let run_settings = RunSettings::new(budget, &est, summarizer.get()).identity();
-    let profile = crate::session::driver::profile_of(&run_settings);
-    let from = match (args.from, args.resume) {
-        (Some(k), _) => k,
-        (None, false) => 1,
-        // Re-run the last committed call (idempotent), then go on.
-        (None, true) => match store.reader().replay_progress(&task, &profile)? {
-            Some((k, settings)) if settings == run_settings => k,
-            Some((_, settings)) => bail!(
-                "the interrupted replay of {task} ran with other settings ({settings}); resume it with those, or replay from the start"
-            ),
-            None => 1,
-        },
-    };
-    if args.in_place
-        && !args.resume
-        && let Some((p, settings)) = store.reader().replay_progress(&task, &profile)?
-        && settings == run_settings
-    {
-        ui.note(format!(
-            "note: calls 1 to {p} of {task} already ran in place on this store; running them again \
-             restores what later calls stored, so their rows can differ from a first run's \
-             (without --in-place a replay starts from a scratch copy; --resume goes on from call {p})"
-        ));
-    }
+    let settings = RunSettings::new(budget, &est, &summarizer);
+    let from = first_call(store, ui, args, &task, &settings)?;
     if !(1..=calls).contains(&to) || !(1..=to).contains(&from) {
         bail!("--from {from} --to {to} is out of range: task {task} has calls 1..={calls}");
     }
-    if let Some(name) = &args.save
-        && !args.force
-        && store.reader().run(name)?.is_some()
-    {
-        return Err(hinted(
-            format!("a run named {name:?} is already saved"),
-            "pass --force to replace it or pick another name",
-        ));
-    }
-    if let Some(dir) = &args.views {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    let settings = RunSettings::new(budget, &est, summarizer.get());
+    prepare_outputs(store, args)?;
     let opts = ReplayOptions {
         from,
         to,
         resume: args.resume,
         prices: run_prices.prices,
-        progress: (args.in_place || args.resume).then(|| run_settings.clone()),
     };
     let bar = progress(
         ui,
@@ -165,12 +136,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         header(ui, &task, &run_budget, overhead, calls, args.probes)?;
     }
     let mut saved: Vec<RunStep> = Vec::new();
-    let mut scratch = if args.in_place || args.resume {
-        None
-    } else {
-        Some(store.scratch_copy(&task)?)
-    };
-    let target: &mut Store = scratch.as_mut().unwrap_or(store);
+    let placement = Placement::in_place_if(args.in_place || args.resume, true);
+    let mut run = Run::open(store, &index, settings, placement)?;
     let mut statuses = StatusCounts::default();
     let mut pass = args.probes.then(|| ProbePass::new(index.len()));
     // `--json` writes its document as the calls arrive.
@@ -183,11 +150,10 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         false => None,
     };
     let mut last_hash = None;
-    let totals = replay(target, &index, settings, opts, |row, out| -> Result<()> {
+    let totals = run.replay(store, &opts, |row, out| -> Result<()> {
         if let Some(b) = &bar {
             b.inc(1);
         }
-        summarizer.note_call(row.call);
         statuses.add(row.status);
         if let Some(dir) = &args.views {
             write_view(dir, row.call, &out.view.canonical_bytes())?;
@@ -246,21 +212,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         }
         document.close(&mut ui.out, with_schema("replay", &v)?)?;
     } else if !args.jsonl {
-        print_statuses(ui, &statuses)?;
-        print_totals(ui, &totals, &run_prices)?;
-        if let Some(w) = worst {
-            writeln!(
-                ui.out,
-                "probes: worst call {}: critical kept {} ({} lost) · all kept {}",
-                w.call,
-                percent(w.critical_kept_permille),
-                w.critical_lost,
-                percent(w.kept_permille)
-            )?;
-        }
-        for l in llm.iter().flat_map(|r| r.human()) {
-            writeln!(ui.out, "{l}")?;
-        }
+        print_summary(ui, &statuses, &totals, &run_prices, worst, llm.as_ref())?;
     } else {
         // JSON Lines end with the totals record.
         let mut v = json!({"task": task, "totals": totals});
@@ -270,7 +222,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         ui.json_kind("replay_totals", &v)?;
         summarizer.note(ui);
     }
-    drop(scratch);
+    drop(run);
     if let Some(name) = &args.save {
         let info = RunInfo {
             name: name.clone(),
@@ -280,11 +232,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
             final_view_hash: last_hash,
             totals: serde_json::to_value(&totals)?,
         };
-        store.transaction(|tx| tx.save_run(&info, &saved))?;
-        ui.note(format!(
-            "saved as run {name:?} ({})",
-            plural(saved.len(), "call")
-        ));
+        save_run(store, ui, &info, &saved)?;
     }
     // As `step`: a call over the window is one a live provider would refuse.
     Ok(if statuses.over_window > 0 {
@@ -292,6 +240,103 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     } else {
         Outcome::Ok
     })
+}
+
+/// The first call to report: `--from`, else where an interrupted in-place
+/// replay left off (`--resume`), else call 1; an in-place replay over calls
+/// that already ran in place says what running them again does.
+fn first_call(
+    store: &Store,
+    ui: &mut Ui,
+    args: &ReplayArgs,
+    task: &str,
+    settings: &RunSettings<'_>,
+) -> Result<u32> {
+    // What an earlier in-place replay committed, where it matters.
+    let recorded = match (args.from, args.resume, args.in_place) {
+        (None, true, _) | (_, false, true) => recorded_progress(store, task, settings)?,
+        _ => None,
+    };
+    let from = match (args.from, args.resume, &recorded) {
+        (Some(k), _, _) => k,
+        (None, false, _) => 1,
+        // Re-run the last committed call (idempotent), then go on.
+        (None, true, Some(p)) if p.ran_under(settings) => p.call,
+        (None, true, Some(p)) => bail!(
+            "the interrupted replay of {task} ran with other settings ({}); resume it with those, or replay from the start",
+            p.settings
+        ),
+        (None, true, None) => 1,
+    };
+    if args.in_place
+        && !args.resume
+        && let Some(p) = recorded.as_ref().filter(|p| p.ran_under(settings))
+    {
+        let p = p.call;
+        ui.note(format!(
+            "note: calls 1 to {p} of {task} already ran in place on this store; running them again \
+             restores what later calls stored, so their rows can differ from a first run's \
+             (without --in-place a replay starts from a scratch copy; --resume goes on from call {p})"
+        ));
+    }
+    Ok(from)
+}
+
+/// Refuse a `--save` name already taken (without `--force`) and create the
+/// `--views` directory, before anything runs.
+fn prepare_outputs(store: &Store, args: &ReplayArgs) -> Result<()> {
+    if let Some(name) = &args.save
+        && !args.force
+        && store.reader().run(name)?.is_some()
+    {
+        return Err(hinted(
+            format!("a run named {name:?} is already saved"),
+            "pass --force to replace it or pick another name",
+        ));
+    }
+    if let Some(dir) = &args.views {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    Ok(())
+}
+
+/// Save the run's rows and views under its name.
+fn save_run(store: &mut Store, ui: &mut Ui, info: &RunInfo, saved: &[RunStep]) -> Result<()> {
+    store.transaction(|tx| tx.save_run(info, saved))?;
+    ui.note(format!(
+        "saved as run {:?} ({})",
+        info.name,
+        plural(saved.len(), "call")
+    ));
+    Ok(())
+}
+
+/// The human timeline's end: the statuses, the totals, the worst call's
+/// probes and the model summarizer's report.
+fn print_summary(
+    ui: &mut Ui,
+    statuses: &StatusCounts,
+    totals: &Totals,
+    run_prices: &RunPrices,
+    worst: Option<Worst>,
+    llm: Option<&LlmReport>,
+) -> Result<()> {
+    print_statuses(ui, statuses)?;
+    print_totals(ui, totals, run_prices)?;
+    if let Some(w) = worst {
+        writeln!(
+            ui.out,
+            "probes: worst call {}: critical kept {} ({} lost) · all kept {}",
+            w.call,
+            percent(w.critical_kept_permille),
+            w.critical_lost,
+            percent(w.kept_permille)
+        )?;
+    }
+    for l in llm.iter().flat_map(|r| r.human()) {
+        writeln!(ui.out, "{l}")?;
+    }
+    Ok(())
 }
 
 /// How many replayed calls ended in each status.

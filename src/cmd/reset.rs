@@ -8,7 +8,9 @@ use clap::Args;
 use serde_json::json;
 
 use super::Ui;
-use super::common::{find_task, hinted, plural};
+use super::errors::hinted;
+use super::target::find_task;
+use super::words::plural;
 use crate::cmd::exit::Outcome;
 use crate::store::{Forgotten, Store, StoreError};
 

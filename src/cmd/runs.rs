@@ -7,7 +7,7 @@ use clap::Args;
 use serde_json::json;
 
 use super::Ui;
-use super::common::plural;
+use super::words::plural;
 use crate::cmd::exit::Outcome;
 use crate::store::Store;
 

@@ -9,7 +9,10 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::Ui;
-use super::common::{TaskSource, hinted, plural, resolve_task};
+use super::args::TaskSource;
+use super::errors::hinted;
+use super::target::resolve_task;
+use super::words::plural;
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self};
 use crate::cmd::visible::{visible, visible_line};

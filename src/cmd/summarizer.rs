@@ -7,7 +7,8 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 
 use super::Ui;
-use crate::engine::summarizer::Summarizer;
+use super::args::BudgetArgs;
+use crate::engine::summarizer::{SummarizeError, Summarizer, Summary, SummaryRequest};
 use crate::model::decimal::Micros;
 use crate::store::{DbLocation, Store};
 use crate::summarize::llm::config::{
@@ -194,14 +195,6 @@ impl Configured {
         }
     }
 
-    /// Attribute what the summarizer did since the last call to model call `call`.
-    pub fn note_call(&self, call: u32) {
-        if let Configured::Llm { summarizer, report } = self {
-            let events = summarizer.drain_events();
-            report.borrow_mut().add(summarizer, call, events);
-        }
-    }
-
     /// The model summarizer's report so far (`None` for the offline ones).
     pub fn report(&self) -> Option<LlmReport> {
         match self {
@@ -220,6 +213,30 @@ impl Configured {
     }
 }
 
+/// The configured summarizer as a run uses it: the one chosen, with the
+/// model summarizer's work attributed call by call to the report.
+impl Summarizer for Configured {
+    fn name(&self) -> String {
+        self.get().name()
+    }
+
+    fn summarize(&self, req: &SummaryRequest<'_>) -> Result<Summary, SummarizeError> {
+        self.get().summarize(req)
+    }
+
+    fn call_done(&self, call: u32) {
+        if let Configured::Llm { summarizer, report } = self {
+            let events = summarizer.drain_events();
+            report.borrow_mut().add(summarizer, call, events);
+        }
+    }
+}
+
+/// The summarizer `args` configure (flags, environment, config file).
+pub fn summarizer_of(args: &BudgetArgs, store: &Store) -> Result<Configured> {
+    Configured::for_store(args.summary.summarizer, &args.summary.llm, store)
+}
+
 #[cfg(test)]
 mod tests {
     use clap::Parser;
@@ -227,7 +244,7 @@ mod tests {
     use super::*;
 
     #[derive(Parser)]
-    struct Cli {
+    struct SummarizerCli {
         #[command(flatten)]
         summary: SummarizerArgs,
     }
@@ -235,7 +252,7 @@ mod tests {
     fn parse<S: Into<String>>(flags: impl IntoIterator<Item = S>) -> SummarizerArgs {
         let args =
             std::iter::once("compactor".to_string()).chain(flags.into_iter().map(Into::into));
-        Cli::try_parse_from(args).unwrap().summary
+        SummarizerCli::try_parse_from(args).unwrap().summary
     }
 
     /// Every flag, set, is written back as given, and parsing what is written

@@ -9,9 +9,9 @@ use clap::Args;
 use serde::Serialize;
 
 use super::Ui;
+use super::titles::{cut, title_of};
 use crate::cmd::exit::Outcome;
-use crate::engine::clean::{TitleText, normalise_whitespace, title_text};
-use crate::model::{Block, Kind, Usage};
+use crate::model::{Kind, Usage};
 use crate::store::{Store, stats_of};
 
 #[derive(Debug, Args)]
@@ -49,7 +49,7 @@ struct TaskRow {
     turns: u64,
     /// Model calls recorded.
     calls: u64,
-    /// The same as `calls` (the name before issue 9; kept for other tools).
+    /// The same as `calls`, under the name other tools read it by.
     steps: u64,
     tool_calls: u64,
     interrupted_tool_calls: u64,
@@ -62,8 +62,6 @@ struct TaskRow {
 /// The widest the table gets without --wide.
 const WIDTH: usize = 100;
 const MIN_SHORT: usize = 8;
-const TITLE_MAX: usize = 120;
-
 pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
     let reader = store.reader();
     let records = reader.tasks()?;
@@ -127,56 +125,6 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-/// A task's title, one line of at most `TITLE_MAX` characters: the one its
-/// session recorded, else its first real ask (the content of its ask rows,
-/// in order; slash-command wrappers read as the command typed, client
-/// notices skipped), else the first slash command it ran (`/init`).
-pub(crate) fn title_of<'a>(
-    recorded: Option<&str>,
-    asks: impl IntoIterator<Item = &'a [Block]>,
-) -> Option<String> {
-    if let Some(title) = recorded.map(normalise_whitespace).filter(|s| !s.is_empty()) {
-        return Some(cut(&title, TITLE_MAX));
-    }
-    let mut search = TitleSearch::default();
-    for content in asks {
-        if let Some(title) = search.offer(content) {
-            return Some(title);
-        }
-    }
-    search.finish()
-}
-
-/// A task's asks read in order for its title (see [`title_of`]), for a
-/// caller that reads them one at a time.
-#[derive(Default)]
-pub(crate) struct TitleSearch {
-    command: Option<String>,
-}
-
-impl TitleSearch {
-    /// The title, once an ask holds a real one.
-    pub(crate) fn offer(&mut self, content: &[Block]) -> Option<String> {
-        for b in content {
-            if let Block::Text { text } = b {
-                match title_text(text) {
-                    Some(TitleText::Ask(ask)) => return Some(cut(&ask, TITLE_MAX)),
-                    Some(TitleText::Command(c)) => {
-                        self.command.get_or_insert(c);
-                    }
-                    None => {}
-                }
-            }
-        }
-        None
-    }
-
-    /// After the last ask: the first slash command, when no real ask came.
-    pub(crate) fn finish(self) -> Option<String> {
-        self.command.map(|c| cut(&c, TITLE_MAX))
-    }
-}
-
 /// Top-level tasks, most recently active first (then by id); each followed
 /// by its subagents, in the same order. A subagent whose parent is not
 /// stored is listed as a top-level task.
@@ -218,16 +166,6 @@ fn short_id(id: &str, all: &[&str]) -> String {
         }
     }
     id.to_string()
-}
-
-/// `s` in at most `n` characters, an ellipsis marking a cut.
-fn cut(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(n.saturating_sub(1)).collect();
-    out.push('…');
-    out
 }
 
 /// A path in at most `n` characters, keeping its end (the project's name).

@@ -18,15 +18,20 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::Ui;
-use super::common::{BudgetArgs, find_task, summarizer_of};
+use super::args::BudgetArgs;
+use super::args::format_or_auto;
 use super::defaults;
-use super::import::format_or_auto;
 use super::summarizer::Configured;
+use super::summarizer::summarizer_of;
+use super::target::find_task;
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
 use crate::model::Format;
-use crate::session::driver::{RunSettings, TaskRecordIndex};
-use crate::session::replay::{Replayer, StepRow};
+use crate::session::cost::Prices;
+use crate::session::record::TaskRecordIndex;
+use crate::session::replay::StepRow;
+use crate::session::run::{Placement, ReplayOptions, Run};
+use crate::session::settings::RunSettings;
 use crate::store::Store;
 use crate::transcript::ingest::{IngestOptions, ingest_file};
 
@@ -139,13 +144,13 @@ impl<'a> Watch<'a> {
 
     /// The end of the watch: nothing more is coming, so the last call is as
     /// final as the file; print it too.
-    fn finish(&mut self, store: &Store, ui: &mut Ui) -> Result<()> {
+    fn finish(&mut self, store: &mut Store, ui: &mut Ui) -> Result<()> {
         self.report(store, ui, true)
     }
 
     /// Run and print the calls not reported yet whose rows are final (with
     /// `all`, every call the record holds).
-    fn report(&mut self, store: &Store, ui: &mut Ui, all: bool) -> Result<()> {
+    fn report(&mut self, store: &mut Store, ui: &mut Ui, all: bool) -> Result<()> {
         let Some(task) = &self.task else {
             return Ok(());
         };
@@ -166,14 +171,13 @@ impl<'a> Watch<'a> {
                 // As replay resolves it, now that the session names its model.
                 let budget = defaults::budget_for(self.flags, store.reader().task(task)?.as_ref())?;
                 defaults::note_window(ui, &budget);
-                let settings =
-                    RunSettings::new(budget.budget, self.estimator, self.summarizer.get());
+                let settings = RunSettings::new(budget.budget, self.estimator, self.summarizer);
                 self.followed
                     .insert(Followed::start(store, index, settings)?)
             }
         };
         let to = ready(f.index(), all);
-        f.report_to(ui, self.json, self.summarizer, to)
+        f.report_to(store, ui, self.json, to)
     }
 }
 
@@ -189,11 +193,10 @@ fn ready(index: &TaskRecordIndex, all: bool) -> u32 {
     }
 }
 
-/// The replay a watch keeps going: a scratch copy of the task and the
-/// replayer over its record, loaded again whenever rows were added.
+/// The replay a watch keeps going: a run on a scratch copy of the task,
+/// over its record as it grows.
 struct Followed<'a> {
-    scratch: Store,
-    replayer: Replayer<'a, Box<TaskRecordIndex>>,
+    run: Run<'a, Box<TaskRecordIndex>>,
     trigger: u64,
     /// The calls reported so far.
     reported: u32,
@@ -205,57 +208,46 @@ impl<'a> Followed<'a> {
         index: TaskRecordIndex,
         settings: RunSettings<'a>,
     ) -> Result<Followed<'a>> {
-        let scratch = store.scratch_copy(&index.task)?;
         let trigger = settings.budget.trigger();
-        let replayer = Replayer::new(&scratch, Box::new(index), settings)?;
+        let run = Run::open(store, Box::new(index), settings, Placement::Scratch)?;
         Ok(Followed {
-            scratch,
-            replayer,
+            run,
             trigger,
             reported: 0,
         })
     }
 
     fn index(&self) -> &TaskRecordIndex {
-        &self.replayer.driver.index
+        self.run.index()
     }
 
-    /// Hand the replay the task's record again when rows were added to it
-    /// (by this watch's import or by any other).
+    /// Hand the run the task's record again when rows were added to it (by
+    /// this watch's import or by any other).
     fn catch_up(&mut self, store: &Store) -> Result<()> {
-        let task = self.index().task.clone();
-        if store.reader().message_count(&task)? == self.index().len() as u64 {
-            return Ok(());
-        }
-        let index = TaskRecordIndex::load(store, &task)?;
-        self.scratch.lend_forms_again(store)?;
-        self.replayer.grow(&self.scratch, Box::new(index))?;
-        Ok(())
+        Ok(self.run.grow(store)?)
     }
 
     /// Run and print every call not reported yet, up to `to`.
-    fn report_to(
-        &mut self,
-        ui: &mut Ui,
-        json: bool,
-        summarizer: &Configured,
-        to: u32,
-    ) -> Result<()> {
+    fn report_to(&mut self, store: &mut Store, ui: &mut Ui, json: bool, to: u32) -> Result<()> {
         let trigger = self.trigger;
-        for k in self.reported + 1..=to {
-            self.replayer
-                .call(&mut self.scratch, k, |row, _, _| -> Result<()> {
-                    summarizer.note_call(row.call);
-                    if json {
-                        ui.json_kind("replay_call", row)?;
-                    } else {
-                        writeln!(ui.out, "{}", one_line(row, trigger))?;
-                    }
-                    ui.out.flush()?;
-                    Ok(())
-                })?;
-            self.reported = k;
-        }
+        let opts = ReplayOptions {
+            from: self.reported + 1,
+            to,
+            // The calls reported ran on this run's store.
+            resume: true,
+            prices: Prices::default(),
+        };
+        let reported = &mut self.reported;
+        self.run.replay(store, &opts, |row, _| -> Result<()> {
+            if json {
+                ui.json_kind("replay_call", row)?;
+            } else {
+                writeln!(ui.out, "{}", one_line(row, trigger))?;
+            }
+            ui.out.flush()?;
+            *reported = row.call;
+            Ok(())
+        })?;
         Ok(())
     }
 }

@@ -12,7 +12,7 @@ use super::parts::{
     NO_RESULT_TEXT, Part, PartBody, PartState, SummaryHead, coverage_key, coverage_next,
     coverage_start,
 };
-use super::restore::{StoreView, apply_form, apply_shell, summary_part};
+use super::restore::{ReadError, StoreView, apply_form, apply_shell, summary_part};
 use super::summarizer::{SpanEntry, SummaryRequest, ToolCall};
 use super::{CallContext, Tier};
 use crate::model::{Block, Kind};
@@ -83,7 +83,7 @@ pub(crate) fn shrink(
     parts: &mut [Part],
     eligible: impl Fn(&Part) -> bool,
     target: u64,
-) -> TierReport {
+) -> Result<TierReport, ReadError> {
     let ctx = pass.ctx;
     let mut r = TierReport {
         tier,
@@ -101,7 +101,7 @@ pub(crate) fn shrink(
             current_generation = p.generation;
         }
         let Some(id) = p.tool_id() else { continue };
-        let Some(form) = pass.store.tool_forms.form(id) else {
+        let Some(form) = pass.store.tool_forms.form(id)? else {
             r.misses += 1;
             pass.misses += 1;
             continue;
@@ -124,7 +124,7 @@ pub(crate) fn shrink(
         pass.change(saved, 0);
         pass.new_entries.push((p.address.clone(), entry.to_value()));
     }
-    r
+    Ok(r)
 }
 
 /// Positions where the parts may be cut: no generation has parts on both sides.

@@ -296,16 +296,16 @@ mod tests {
             let mut b = PartsBuilder::sharing(measures.tool_calls().clone());
             for (i, m) in msgs.iter().enumerate() {
                 if i == drop_at {
-                    b.drop_front(dropped.min(b.parts.len()));
+                    b.drop_front(dropped.min(b.parts().len()));
                 }
                 b.push(m, &est);
             }
-            prop_assert_eq!(&b.parts[..], &whole[b.offset()..]);
+            prop_assert_eq!(b.parts(), &whole[b.offset()..]);
             let mut again = PartsBuilder::sharing(measures.tool_calls().clone());
             for m in &msgs {
                 again.push(m, &est);
             }
-            prop_assert_eq!(&again.parts, &whole);
+            prop_assert_eq!(again.parts(), &whole);
         }
     }
 }

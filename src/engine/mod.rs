@@ -9,6 +9,7 @@
 
 pub mod budget;
 pub(crate) mod carried;
+pub(crate) mod checkpoint;
 pub(crate) mod clean;
 pub(crate) mod entries;
 pub mod estimate;
@@ -16,7 +17,7 @@ pub(crate) mod ladder;
 pub(crate) mod lexicon;
 pub(crate) mod measure;
 pub(crate) mod parts;
-pub(crate) mod project;
+pub(crate) mod projection;
 pub(crate) mod restore;
 pub mod summarizer;
 pub(crate) mod toolfacts;
@@ -30,11 +31,11 @@ use entries::{Entry, GATE_KEY};
 use estimate::Estimator;
 use ladder::{Pass, TierReport, floor, shrink};
 use parts::{Part, PartBody, Side};
-use restore::{RestoreReport, StoreView, restore};
+use restore::{ReadError, RestoreReport, StoreView, restore};
 use summarizer::Summarizer;
 
 use crate::model::decimal::Ratio;
-use crate::view::{HashResume, View};
+use crate::view::View;
 
 /// The rungs of the ladder, named as in reports.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -219,7 +220,7 @@ pub struct CallContext<'a> {
 
 /// What a call reports (`--json` prints this object).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Report {
+pub struct CallReport {
     pub mode: Mode,
     pub turn: u32,
     pub call: u32,
@@ -261,7 +262,7 @@ pub struct Report {
 pub struct CallOutput {
     pub parts: SharedParts,
     pub view: View,
-    pub report: Report,
+    pub report: CallReport,
     /// `(key, entry)` upserts for `task_compaction_snapshot`, in minting order.
     pub new_entries: Vec<(String, Value)>,
 }
@@ -304,17 +305,16 @@ impl<'a> IntoIterator for &'a SharedParts {
 /// previous call's view hash left off (`resume`) and walking the coverage
 /// chain from where the previous walk left off (`chain`); default ones start
 /// afresh: the same output, less work when the calls share a prefix.
-pub fn run_call_resuming(
+pub fn run_call(
     parts: Vec<Part>,
     ctx: &CallContext<'_>,
     store: StoreView<'_>,
-    resume: &mut HashResume,
-    chain: &mut parts::ChainResume,
-) -> CallOutput {
+    resume: &mut checkpoint::Resume,
+) -> Result<CallOutput, ReadError> {
     let budget = ctx.budget;
     let (trigger, w_eff) = (budget.trigger(), budget.w_eff());
-    let (mut parts, _) = restore(parts, ctx.turn, store, ctx.estimator, chain);
-    let mut tally = Tally::default();
+    let (mut parts, _) = restore(parts, ctx.turn, store, ctx.estimator, &mut resume.chain)?;
+    let mut tally = PartTally::default();
     for p in &parts {
         tally.add(p);
     }
@@ -339,13 +339,13 @@ pub fn run_call_resuming(
     let mut tiers = Vec::new();
     let mut gated = false;
     if ctx.mode == Mode::Step && tokens_before > trigger {
-        let (streak, rerun) = gate_streak(store, ctx);
+        let (streak, rerun) = gate_streak(store, ctx)?;
         // The gate holds only under the window: a live over-window call would be
         // rejected by the provider and re-enter compaction, so offline it always does.
         if streak >= 2 && tokens_before <= w_eff {
             gated = true;
         } else {
-            tiers = ladder(&mut pass, &mut parts, protect_from);
+            tiers = ladder(&mut pass, &mut parts, protect_from)?;
             let effective =
                 tokens_before.saturating_sub(pass.predicted) >= budget.min_effective_saving();
             if !rerun {
@@ -371,16 +371,16 @@ pub fn run_call_resuming(
     let new_entries = pass.new_entries;
 
     // A run that keeps no view hashes it as it is projected (the same bytes).
-    let (view, stats, messages, view_hash) = if resume.keeps_no_view() {
-        let (hash, messages, stats) = project::project_hashed(&parts);
+    let (view, stats, messages, view_hash) = if resume.hash.keeps_no_view() {
+        let (hash, messages, stats) = projection::project_hashed(&parts);
         (View::default(), stats, messages, hash)
     } else {
-        let (view, stats) = project::project(&parts);
-        let hash = view.hash_resuming(resume);
+        let (view, stats) = projection::project(&parts);
+        let hash = view.hash_resuming(&mut resume.hash);
         let messages = view.messages.len();
         (view, stats, messages, hash)
     };
-    CallOutput {
+    Ok(CallOutput {
         parts: SharedParts::new(parts),
         view,
         report: report(
@@ -391,13 +391,13 @@ pub fn run_call_resuming(
             (view_hash, messages, stats),
         ),
         new_entries,
-    }
+    })
 }
 
 /// What a call's report needs of its parts as restored, counted part by
 /// part (so the parts need not be held together).
 #[derive(Default)]
-struct Tally {
+struct PartTally {
     restored: RestoreReport,
     last_step: u32,
     /// Some part is not raw, or is a summary.
@@ -406,7 +406,7 @@ struct Tally {
     parts: usize,
 }
 
-impl Tally {
+impl PartTally {
     fn add(&mut self, p: &Part) {
         restore::hold(&mut self.restored, p);
         self.last_step = self.last_step.max(p.generation.unwrap_or(0));
@@ -429,7 +429,11 @@ struct Before {
 impl Before {
     /// `raw_of` measures the parts as the raw history when the context has
     /// no raw measure (called only then, and only while they are raw).
-    fn new(ctx: &CallContext<'_>, tally: &Tally, raw_of: impl FnOnce() -> RawMeasure) -> Before {
+    fn new(
+        ctx: &CallContext<'_>,
+        tally: &PartTally,
+        raw_of: impl FnOnce() -> RawMeasure,
+    ) -> Before {
         let budget = ctx.budget;
         let protect_from = (tally.last_step + 1).saturating_sub(budget.protect_recent_steps);
         // The recorded usage measures this view only while it is still the raw
@@ -501,8 +505,8 @@ fn report(
     restored: RestoreReport,
     before: &Before,
     after: After,
-    (view_hash, messages, stats): (String, usize, project::ProjectStats),
-) -> Report {
+    (view_hash, messages, stats): (String, usize, projection::ProjectionStats),
+) -> CallReport {
     let budget = ctx.budget;
     let (trigger, stop, w_eff) = (budget.trigger(), budget.stop(), budget.w_eff());
     let (tokens_before, predicted) = (before.predicted, after.predicted);
@@ -516,7 +520,7 @@ fn report(
     } else {
         Status::OverTrigger
     };
-    Report {
+    CallReport {
         mode: ctx.mode,
         turn: ctx.turn,
         call: ctx.call,
@@ -548,14 +552,14 @@ fn report(
 /// A preflight whose view is not kept, fed its raw parts one by one in
 /// order as they are made (each complete: a tool call with its result, if
 /// it ever gets one) over a store with no stored summary (nothing folds,
-/// and a preflight reduces nothing): the same report as [`run_call_resuming`]
+/// and a preflight reduces nothing): the same report as [`run_call`]
 /// gives over all of them, holding none of them.
 pub struct StreamedPreflight<'a> {
     turn: u32,
     estimator: &'a dyn Estimator,
     store: StoreView<'a>,
-    tally: Tally,
-    projection: project::HashedProjection,
+    tally: PartTally,
+    projection: projection::HashedProjection,
 }
 
 impl<'a> StreamedPreflight<'a> {
@@ -569,16 +573,17 @@ impl<'a> StreamedPreflight<'a> {
             turn,
             estimator,
             store,
-            tally: Tally::default(),
-            projection: project::HashedProjection::default(),
+            tally: PartTally::default(),
+            projection: projection::HashedProjection::default(),
         })
     }
 
     /// The next raw part, restored, counted, projected and hashed.
-    pub fn push(&mut self, mut part: Part) {
-        restore::restore_part(&mut part, self.turn, self.store, self.estimator);
+    pub fn push(&mut self, mut part: Part) -> Result<(), ReadError> {
+        restore::restore_part(&mut part, self.turn, self.store, self.estimator)?;
         self.tally.add(&part);
         self.projection.push(&part);
+        Ok(())
     }
 
     /// The call's output after the last part (no parts, no view, no
@@ -610,19 +615,23 @@ impl<'a> StreamedPreflight<'a> {
 }
 
 /// The ladder, escalating only while the prediction is over trigger.
-fn ladder(pass: &mut Pass<'_>, parts: &mut Vec<Part>, protect_from: u32) -> Vec<TierReport> {
+fn ladder(
+    pass: &mut Pass<'_>,
+    parts: &mut Vec<Part>,
+    protect_from: u32,
+) -> Result<Vec<TierReport>, ReadError> {
     let ctx = pass.ctx;
     let (trigger, stop) = (ctx.budget.trigger(), ctx.budget.stop());
     let mut fired = Vec::new();
     let outside = |p: &Part| p.step < protect_from;
 
     // ① shrink old tools outside the protected window, toward stop.
-    let r = shrink(pass, Tier::Shrink, parts, outside, stop);
+    let r = shrink(pass, Tier::Shrink, parts, outside, stop)?;
     if r.parts_shrunk + r.parts_dropped > 0 {
         fired.push(r);
     }
     if pass.predicted <= trigger {
-        return fired;
+        return Ok(fired);
     }
 
     // ② floor: fold the oldest prefix, the boundary held outside the window.
@@ -639,16 +648,16 @@ fn ladder(pass: &mut Pass<'_>, parts: &mut Vec<Part>, protect_from: u32) -> Vec<
         }
     }
     if pass.predicted <= trigger {
-        return fired;
+        return Ok(fired);
     }
 
     // ③ breakthrough shrink: the whole array, protected window included.
-    let r = shrink(pass, Tier::BreakthroughShrink, parts, |_| true, stop);
+    let r = shrink(pass, Tier::BreakthroughShrink, parts, |_| true, stop)?;
     if r.parts_shrunk + r.parts_dropped > 0 {
         fired.push(r);
     }
     if pass.predicted <= trigger || folded_this_call {
-        return fired;
+        return Ok(fired);
     }
 
     // ④ breakthrough floor: fold with no protection, keeping the last step.
@@ -657,7 +666,7 @@ fn ladder(pass: &mut Pass<'_>, parts: &mut Vec<Part>, protect_from: u32) -> Vec<
     if let Some(r) = floor(pass, Tier::BreakthroughFloor, parts, cap, stop) {
         fired.push(r);
     }
-    fired
+    Ok(fired)
 }
 
 /// The index of the first part at `step` or later (the end when there is none):
@@ -695,8 +704,8 @@ fn increment_since(parts: &[Part], step: u32, est: &dyn Estimator) -> u64 {
 
 /// The anti-thrash streak this call starts from, and whether this call is a
 /// re-run of the call that last wrote the gate (a re-run never rewrites it).
-fn gate_streak(store: StoreView<'_>, ctx: &CallContext<'_>) -> (u32, bool) {
-    match store.snapshot.entry(GATE_KEY) {
+fn gate_streak(store: StoreView<'_>, ctx: &CallContext<'_>) -> Result<(u32, bool), ReadError> {
+    Ok(match store.snapshot.entry(GATE_KEY)? {
         Some(Entry::Gate {
             turn,
             call,
@@ -710,7 +719,7 @@ fn gate_streak(store: StoreView<'_>, ctx: &CallContext<'_>) -> (u32, bool) {
             }
         }
         _ => (0, false),
-    }
+    })
 }
 
 #[cfg(test)]

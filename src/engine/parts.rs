@@ -345,7 +345,7 @@ impl Default for ToolIndex {
 #[derive(Default)]
 pub struct PartsBuilder {
     /// The parts from [`PartsBuilder::offset`] on.
-    pub parts: Vec<Part>,
+    parts: Vec<Part>,
     /// Tool call id → the index of its part among all parts made.
     tool_index: ToolIndex,
     /// How many parts were dropped from the front.
@@ -423,6 +423,11 @@ impl PartsBuilder {
             }
             ToolIndex::Shared(ids) => ids.first_call(id, at),
         }
+    }
+
+    /// The parts held (from [`PartsBuilder::offset`] on).
+    pub fn parts(&self) -> &[Part] {
+        &self.parts
     }
 
     /// How many parts were dropped from the front: `parts[0]` is part

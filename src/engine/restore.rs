@@ -21,27 +21,36 @@ use crate::view::text::image_label;
 /// or a caller's cache that reads some entries (a summary's long text) from
 /// its store only when one is asked for.
 pub trait Snapshot {
-    /// The entry under `key`, if there is one that decodes.
-    fn entry(&self, key: &str) -> Option<Entry>;
+    /// The entry under `key`, if there is one that decodes; an error when
+    /// the store could not be read.
+    fn entry(&self, key: &str) -> Result<Option<Entry>, ReadError>;
 }
 
 impl Snapshot for BTreeMap<String, Entry> {
-    fn entry(&self, key: &str) -> Option<Entry> {
-        self.get(key).cloned()
+    fn entry(&self, key: &str) -> Result<Option<Entry>, ReadError> {
+        Ok(self.get(key).cloned())
     }
 }
+
+/// A read of the caller's store that failed during a call: the store's own
+/// error, carried through the engine unchanged (the call stops there) for
+/// the caller to take back.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct ReadError(pub Box<dyn std::error::Error + Send + Sync>);
 
 /// A task's import-time tool forms (`task_tool_compaction`), read by tool
 /// call id: a map in memory, or a caller's reader that reads one form from
 /// its store when it is asked for.
 pub trait ToolForms {
-    /// The form minted for tool call `id`, if there is one.
-    fn form(&self, id: &str) -> Option<ToolForm>;
+    /// The form minted for tool call `id`, if there is one; an error when
+    /// the store could not be read.
+    fn form(&self, id: &str) -> Result<Option<ToolForm>, ReadError>;
 }
 
 impl ToolForms for HashMap<String, ToolForm> {
-    fn form(&self, id: &str) -> Option<ToolForm> {
-        self.get(id).cloned()
+    fn form(&self, id: &str) -> Result<Option<ToolForm>, ReadError> {
+        Ok(self.get(id).cloned())
     }
 }
 
@@ -82,14 +91,14 @@ pub(crate) fn restore(
     store: StoreView<'_>,
     est: &dyn Estimator,
     chain: &mut ChainResume,
-) -> (Vec<Part>, RestoreReport) {
+) -> Result<(Vec<Part>, RestoreReport), ReadError> {
     let mut report = RestoreReport::default();
     placeholder_images(&mut parts, current_turn, est, &mut report);
-    parts = fold_stored(parts, store, est, &mut report, chain);
+    parts = fold_stored(parts, store, est, &mut report, chain)?;
     for p in parts.iter_mut() {
-        apply_stored(p, store, est, &mut report);
+        apply_stored(p, store, est, &mut report)?;
     }
-    (parts, report)
+    Ok((parts, report))
 }
 
 /// [`restore`] of one part, for a history without stored summaries (none
@@ -100,10 +109,10 @@ pub(crate) fn restore_part(
     current_turn: u32,
     store: StoreView<'_>,
     est: &dyn Estimator,
-) {
+) -> Result<(), ReadError> {
     let mut report = RestoreReport::default();
     placeholder_images(std::slice::from_mut(p), current_turn, est, &mut report);
-    apply_stored(p, store, est, &mut report);
+    apply_stored(p, store, est, &mut report)
 }
 
 /// Swap a tool part's stored form or shell in, if it has one.
@@ -112,11 +121,11 @@ fn apply_stored(
     store: StoreView<'_>,
     est: &dyn Estimator,
     report: &mut RestoreReport,
-) {
+) -> Result<(), ReadError> {
     if p.state != PartState::Raw || !p.is_tool() {
-        return;
+        return Ok(());
     }
-    match store.snapshot.entry(&p.address) {
+    match store.snapshot.entry(&p.address)? {
         Some(Entry::Shrink { rule, form }) => {
             apply_form(p, &rule, &form, est);
             report.forms_applied += 1;
@@ -127,6 +136,7 @@ fn apply_stored(
         }
         _ => {}
     }
+    Ok(())
 }
 
 /// What a part holds from earlier calls, whichever path put it there
@@ -210,7 +220,7 @@ fn fold_stored(
     est: &dyn Estimator,
     report: &mut RestoreReport,
     chain: &mut ChainResume,
-) -> Vec<Part> {
+) -> Result<Vec<Part>, ReadError> {
     let (start, h) = match parts.first().and_then(Part::summary) {
         Some(head) => (1, head.coverage),
         None => (0, coverage_start()),
@@ -232,7 +242,7 @@ fn fold_stored(
             report.folded_parts = head.covers;
             report.summary = Some(coverage_key(&head.coverage));
         }
-        return parts;
+        return Ok(parts);
     };
     let key = coverage_key(&coverage);
     let Some(Entry::Summary {
@@ -242,9 +252,9 @@ fn fold_stored(
         minted_turn,
         minted_call,
         ..
-    }) = store.snapshot.entry(&key)
+    }) = store.snapshot.entry(&key)?
     else {
-        return parts; // a corrupt entry is skipped, never trusted
+        return Ok(parts); // a corrupt entry is skipped, never trusted
     };
     report.folded_parts = covers;
     report.summary = Some(key);
@@ -262,7 +272,7 @@ fn fold_stored(
     let mut out = Vec::with_capacity(parts.len() - end + 1);
     out.push(head);
     out.extend(parts.into_iter().skip(end));
-    out
+    Ok(out)
 }
 
 /// A summary part standing where `last` (the last folded part) was.

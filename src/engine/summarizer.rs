@@ -77,4 +77,10 @@ pub enum SummarizeError {
 pub trait Summarizer {
     fn name(&self) -> String;
     fn summarize(&self, req: &SummaryRequest<'_>) -> Result<Summary, SummarizeError>;
+
+    /// Model call `call` is over: what the summarizer did since the last one
+    /// was for it. The session's run calls this after every call it runs, so
+    /// that a summarizer that reports its own work (the llm summarizer's
+    /// requests and costs) attributes it; the engine itself never does.
+    fn call_done(&self, _call: u32) {}
 }

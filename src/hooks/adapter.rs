@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::model::{Block, Format, Kind, Message};
-use crate::session::driver::TaskRecordIndex;
+use crate::session::record::TaskRecordIndex;
 use crate::store::{CompactionHalf, Store, StoreError};
 use crate::transcript::ingest::{IngestError, IngestOptions, ingest_file};
 

@@ -9,7 +9,7 @@ use crate::view::{View, ViewMessage, ViewRole};
 
 /// One side of a compaction: a text and how it scores.
 #[derive(Debug, Clone)]
-pub(crate) struct Side {
+pub(crate) struct ScoredSide {
     pub text: String,
     pub evaluation: Evaluation,
 }
@@ -22,8 +22,8 @@ pub(crate) struct Compared {
     pub trigger: Option<String>,
     /// Rows of the record before it: the probes judged are theirs.
     pub history_rows: usize,
-    pub client_summary: Option<Side>,
-    pub task_context: Option<Side>,
+    pub client_summary: Option<ScoredSide>,
+    pub task_context: Option<ScoredSide>,
 }
 
 fn text_view(text: &str) -> View {
@@ -44,7 +44,7 @@ pub(crate) fn compare(probes: &[Probe], compactions: &[ClientCompaction]) -> Vec
         .map(|c| {
             let rows = c.history_rows as usize;
             let side = |t: &Option<String>| {
-                t.as_ref().map(|text| Side {
+                t.as_ref().map(|text| ScoredSide {
                     text: text.clone(),
                     evaluation: evaluate(probes, &text_view(text), rows),
                 })

@@ -18,7 +18,7 @@ use crate::engine::{CallOutput, Status, Tier};
 use crate::model::digest::{Digest, DigestMap};
 use crate::model::{Block, Kind, Message, Role};
 use crate::probe::{Evaluation, ProbePass};
-use crate::session::driver::TaskRecordIndex;
+use crate::session::record::TaskRecordIndex;
 use crate::session::replay::StepRow;
 
 /// Tool names that get their own segment in the composition bar; the rest

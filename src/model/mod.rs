@@ -8,6 +8,9 @@
 
 pub mod decimal;
 pub(crate) mod digest;
+mod hint;
+
+pub use hint::Hint;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -51,7 +51,7 @@ use crate::model::{Block, ToolContent};
 use crate::view::View;
 
 use super::{
-    Outcome, Probe, Tally, block_piece, carries, ends_token, judge, tally_with, view_text,
+    Probe, Tally, Verdict, block_piece, carries, ends_token, judge, tally_with, view_text,
 };
 
 /// One block's piece, cleaned.
@@ -86,7 +86,7 @@ impl Piece {
 }
 
 /// A block of the latest view, with its piece and unit id.
-struct Entry {
+struct ViewBlock {
     /// Equal blocks give equal pieces (`block_piece` reads input maps in
     /// key order, the order `Value`'s equality compares them in).
     block: Block,
@@ -215,7 +215,7 @@ pub(crate) struct Scorer {
     /// A piece this long is long; junctions reach this far into it.
     width: usize,
     /// The latest view's blocks, in slots (`None`: free).
-    slots: Vec<Option<Entry>>,
+    slots: Vec<Option<ViewBlock>>,
     free: Vec<usize>,
     /// The slots of the latest view's blocks, in order.
     latest: Vec<usize>,
@@ -324,7 +324,7 @@ impl Scorer {
             |i, p| {
                 let n = &of_probe[i];
                 if self.found(n.expected, &units) || n.also.iter().any(|&a| self.found(a, &units)) {
-                    return Outcome::Passed;
+                    return Verdict::Passed;
                 }
                 let carried = match (n.pointer, &p.pointer) {
                     (Some(k), Some(ptr)) if self.needles[k].overlaps => {
@@ -334,9 +334,9 @@ impl Scorer {
                     _ => false,
                 };
                 if carried {
-                    Outcome::Recoverable
+                    Verdict::Recoverable
                 } else {
-                    Outcome::Lost
+                    Verdict::Lost
                 }
             },
             t,
@@ -410,7 +410,7 @@ impl Scorer {
 
     /// A new block's entry: its slot.
     fn insert(&mut self, hash: u64, block: &Block) -> usize {
-        let entry = Entry {
+        let entry = ViewBlock {
             block: block.clone(),
             piece: Piece::of(&block_piece(block)),
             id: self.next_id,
@@ -433,7 +433,7 @@ impl Scorer {
         slot
     }
 
-    fn entry(&self, slot: usize) -> &Entry {
+    fn entry(&self, slot: usize) -> &ViewBlock {
         self.slots[slot].as_ref().expect("a live slot")
     }
 

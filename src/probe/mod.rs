@@ -446,7 +446,7 @@ pub(crate) fn block_piece(b: &Block) -> Cow<'_, str> {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum Outcome {
+pub(crate) enum Verdict {
     Passed,
     Recoverable,
     Lost,
@@ -596,7 +596,7 @@ fn evaluate_text(probes: &[Probe], text: &str, history_rows: usize) -> Evaluatio
 fn evaluate_with(
     probes: &[Probe],
     history_rows: usize,
-    judge: impl FnMut(usize, &Probe) -> Outcome,
+    judge: impl FnMut(usize, &Probe) -> Verdict,
 ) -> Evaluation {
     let mut t = Tally::default();
     tally_with(probes, history_rows, judge, &mut t);
@@ -680,7 +680,7 @@ impl Survival {
 fn tally_with(
     probes: &[Probe],
     history_rows: usize,
-    mut judge: impl FnMut(usize, &Probe) -> Outcome,
+    mut judge: impl FnMut(usize, &Probe) -> Verdict,
     t: &mut Tally,
 ) {
     let latest_state = probes
@@ -703,15 +703,15 @@ fn tally_with(
             t.critical_judged += 1;
         }
         match outcome {
-            Outcome::Passed => {
+            Verdict::Passed => {
                 c.passed += 1;
                 t.passed += 1;
             }
-            Outcome::Recoverable => {
+            Verdict::Recoverable => {
                 c.recoverable += 1;
                 t.recoverable += 1;
             }
-            Outcome::Lost => {
+            Verdict::Lost => {
                 c.lost += 1;
                 if p.category.critical() {
                     t.critical_lost += 1;
@@ -724,24 +724,24 @@ fn tally_with(
 }
 
 /// One probe on a view's text (as `view_text` made it).
-pub(crate) fn judge(p: &Probe, view_text: &str) -> Outcome {
+pub(crate) fn judge(p: &Probe, view_text: &str) -> Verdict {
     judge_with(p, view_text, |needle| {
         memmem::find(view_text.as_bytes(), needle.as_bytes()).is_some()
     })
 }
 
 /// `judge`, with `has` telling whether a text is in the view's text.
-fn judge_with(p: &Probe, view_text: &str, has: impl Fn(&str) -> bool) -> Outcome {
+fn judge_with(p: &Probe, view_text: &str, has: impl Fn(&str) -> bool) -> Verdict {
     if has(&p.expected) || p.also.iter().any(|a| has(a)) {
-        Outcome::Passed
+        Verdict::Passed
     } else if p
         .pointer
         .as_deref()
         .is_some_and(|ptr| carries(view_text, ptr))
     {
-        Outcome::Recoverable
+        Verdict::Recoverable
     } else {
-        Outcome::Lost
+        Verdict::Lost
     }
 }
 

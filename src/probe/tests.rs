@@ -185,11 +185,11 @@ fn a_compacted_tool_output_with_its_pointer_is_recoverable_and_a_dropped_one_is_
         .find(|p| p.category == Category::Error)
         .unwrap();
     let shrunk = view_of(&["[… 40 of 60 lines elided; full text: tool:c2]"]);
-    assert_eq!(judge(error, &view_text(&shrunk)), Outcome::Recoverable);
+    assert_eq!(judge(error, &view_text(&shrunk)), Verdict::Recoverable);
     let other = view_of(&["[… full text: tool:c22]"]);
-    assert_eq!(judge(error, &view_text(&other)), Outcome::Lost);
+    assert_eq!(judge(error, &view_text(&other)), Verdict::Lost);
     let dropped = view_of(&[SHELL_TEXT]);
-    assert_eq!(judge(error, &view_text(&dropped)), Outcome::Lost);
+    assert_eq!(judge(error, &view_text(&dropped)), Verdict::Lost);
 }
 
 #[test]
@@ -217,11 +217,11 @@ fn a_deliverable_passes_by_its_path_below_the_working_directory() {
         ]
     );
     let relative = view_text(&view_of(&["- **`lib/app/render.ex`** (MODIFIED)"]));
-    assert_eq!(judge(&probes[0], &relative), Outcome::Passed);
+    assert_eq!(judge(&probes[0], &relative), Verdict::Passed);
     let bare = view_text(&view_of(&["Updated `render.ex`"]));
     assert_eq!(
         judge(&probes[0], &bare),
-        Outcome::Lost,
+        Verdict::Lost,
         "a file name alone is not the path"
     );
 }
@@ -343,16 +343,16 @@ fn the_scorer_takes_a_pointer_that_overlaps_itself_left_to_right() {
         also: Vec::new(),
     };
     let long = "x".repeat(40);
-    let cases: [(&[&str], Outcome); 5] = [
-        (&["see tool:tool:t now"], Outcome::Lost),
-        (&["see tool:t now"], Outcome::Recoverable),
+    let cases: [(&[&str], Verdict); 5] = [
+        (&["see tool:tool:t now"], Verdict::Lost),
+        (&["see tool:t now"], Verdict::Recoverable),
         // Across blocks (`ESC` takes the line break).
-        (&["see tool:tool\u{1b}", ":t now"], Outcome::Lost),
+        (&["see tool:tool\u{1b}", ":t now"], Verdict::Lost),
         (
             &[&long, "see tool:\u{1b}", "t", &long],
-            Outcome::Recoverable,
+            Verdict::Recoverable,
         ),
-        (&[&long, "tool:tool\u{1b}", ":t"], Outcome::Lost),
+        (&[&long, "tool:tool\u{1b}", ":t"], Verdict::Lost),
     ];
     let mut scorer = Scorer::new(vec![probe.clone()]);
     for (texts, outcome) in cases {
@@ -489,7 +489,7 @@ proptest::proptest! {
             let cached = texts.view_text(view);
             prop_assert_eq!(&cached, whole);
             for p in &probes {
-                // `judge` as it was before it searched with `memmem`.
+                // `judge` over a plain substring search, the reference for `memmem`.
                 let with_contains = judge_with(p, whole, |n| whole.contains(n));
                 prop_assert_eq!(judge(p, &cached), with_contains);
             }
@@ -551,7 +551,7 @@ fn a_carried_task_context_is_probed_for_the_asks_and_rules_it_lists() {
 
 /// One row of a generated session.
 #[derive(Debug, Clone)]
-enum Ev {
+enum GenEvent {
     /// A user ask (a long one is probed by its head and tail).
     Ask(String),
     /// Assistant prose: its decisions, and its last sentence as the state.
@@ -589,33 +589,33 @@ fn prose() -> impl Strategy<Value = String> {
     )
 }
 
-fn session() -> impl Strategy<Value = Vec<Ev>> {
+fn session() -> impl Strategy<Value = Vec<GenEvent>> {
     let ev = prop_oneof![
         2 => prop_oneof![
             prose(),
             // Longer than a whole probe: its head and tail.
             prose().prop_map(|p| p.repeat(12)),
         ]
-        .prop_map(Ev::Ask),
-        4 => prose().prop_map(Ev::Say),
-        2 => "[a-z]{1,6}(/[a-z]{1,6}){0,3}\\.rs".prop_map(Ev::Write),
-        1 => "[a-z ]{3,30}".prop_map(|e| Ev::Fail(format!("error: {e}"))),
-        3 => Just(Ev::Read),
-        1 => Just(Ev::Meta),
+        .prop_map(GenEvent::Ask),
+        4 => prose().prop_map(GenEvent::Say),
+        2 => "[a-z]{1,6}(/[a-z]{1,6}){0,3}\\.rs".prop_map(GenEvent::Write),
+        1 => "[a-z ]{3,30}".prop_map(|e| GenEvent::Fail(format!("error: {e}"))),
+        3 => Just(GenEvent::Read),
+        1 => Just(GenEvent::Meta),
     ];
     prop::collection::vec(ev, 1..40)
 }
 
 /// The record of a session; a tool call and its result are two rows.
-fn rows_of(events: &[Ev]) -> Vec<Message> {
+fn rows_of(events: &[GenEvent]) -> Vec<Message> {
     let mut rows = Vec::new();
     for (i, e) in events.iter().enumerate() {
         let line = rows.len() as u64 + 1;
         let id = format!("t{i}");
         match e {
-            Ev::Ask(t) => rows.push(ask(t, line)),
-            Ev::Say(t) => rows.push(say(t, line)),
-            Ev::Write(path) => {
+            GenEvent::Ask(t) => rows.push(ask(t, line)),
+            GenEvent::Say(t) => rows.push(say(t, line)),
+            GenEvent::Write(path) => {
                 rows.push(call(
                     &id,
                     "Write",
@@ -624,15 +624,17 @@ fn rows_of(events: &[Ev]) -> Vec<Message> {
                 ));
                 rows.push(result(&id, "ok", false, line + 1));
             }
-            Ev::Fail(err) => {
+            GenEvent::Fail(err) => {
                 rows.push(call(&id, "Bash", json!({"command": "make"}), line));
                 rows.push(result(&id, err, true, line + 1));
             }
-            Ev::Read => {
+            GenEvent::Read => {
                 rows.push(call(&id, "Read", json!({"file_path": "a.rs"}), line));
                 rows.push(result(&id, "fn main() {}", false, line + 1));
             }
-            Ev::Meta => rows.push(msg(Role::Meta, Kind::Generation, vec![text("meta")], line)),
+            GenEvent::Meta => {
+                rows.push(msg(Role::Meta, Kind::Generation, vec![text("meta")], line))
+            }
         }
     }
     rows

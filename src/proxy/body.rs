@@ -7,14 +7,14 @@ use serde_json::value::RawValue;
 
 /// The top-level fields of a JSON object body, in order, and its
 /// conversation field read into its items in the same pass.
-pub(crate) struct Fields<'a> {
+pub(crate) struct BodyFields<'a> {
     /// Each field as sent (`None`: the conversation field, read into `conversation`).
     pub fields: Vec<(String, Option<&'a RawValue>)>,
-    pub conversation: Option<Conversation<'a>>,
+    pub conversation: Option<ConversationField<'a>>,
 }
 
 /// A conversation field as sent.
-pub(crate) enum Conversation<'a> {
+pub(crate) enum ConversationField<'a> {
     /// A list: each item as sent.
     Items(Vec<&'a RawValue>),
     /// A bare string (Responses `input`), as JSON text.
@@ -23,10 +23,10 @@ pub(crate) enum Conversation<'a> {
     Other(&'static str),
 }
 
-impl<'a> Fields<'a> {
+impl<'a> BodyFields<'a> {
     /// Read a body that must be one JSON object; `conversation` names the
     /// field whose items are read.
-    pub(crate) fn parse(body: &'a [u8], conversation: &str) -> Result<Fields<'a>, String> {
+    pub(crate) fn parse(body: &'a [u8], conversation: &str) -> Result<BodyFields<'a>, String> {
         let text = std::str::from_utf8(body)
             .map_err(|e| format!("the body is not UTF-8 (byte {})", e.valid_up_to()))?;
         let mut de = serde_json::Deserializer::from_str(text);
@@ -57,14 +57,14 @@ struct FieldsVisitor<'k> {
 }
 
 impl<'de> Visitor<'de> for FieldsVisitor<'_> {
-    type Value = Fields<'de>;
+    type Value = BodyFields<'de>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a JSON object")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut out = Fields {
+        let mut out = BodyFields {
             fields: Vec::new(),
             conversation: None,
         };
@@ -89,7 +89,7 @@ impl<'de> Visitor<'de> for FieldsVisitor<'_> {
 struct ConversationSeed;
 
 impl<'de> DeserializeSeed<'de> for ConversationSeed {
-    type Value = Conversation<'de>;
+    type Value = ConversationField<'de>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_any(ConversationVisitor)
@@ -99,7 +99,7 @@ impl<'de> DeserializeSeed<'de> for ConversationSeed {
 struct ConversationVisitor;
 
 impl<'de> Visitor<'de> for ConversationVisitor {
-    type Value = Conversation<'de>;
+    type Value = ConversationField<'de>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a list of items")
@@ -110,33 +110,33 @@ impl<'de> Visitor<'de> for ConversationVisitor {
         while let Some(it) = seq.next_element::<&'de RawValue>()? {
             items.push(it);
         }
-        Ok(Conversation::Items(items))
+        Ok(ConversationField::Items(items))
     }
 
     fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
-        Ok(Conversation::Text(
+        Ok(ConversationField::Text(
             serde_json::to_string(s).expect("a string serialises"),
         ))
     }
 
     fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(Conversation::Other("a boolean"))
+        Ok(ConversationField::Other("a boolean"))
     }
 
     fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(Conversation::Other("a number"))
+        Ok(ConversationField::Other("a number"))
     }
 
     fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(Conversation::Other("a number"))
+        Ok(ConversationField::Other("a number"))
     }
 
     fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(Conversation::Other("a number"))
+        Ok(ConversationField::Other("a number"))
     }
 
     fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(Conversation::Other("null"))
+        Ok(ConversationField::Other("null"))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
@@ -144,7 +144,7 @@ impl<'de> Visitor<'de> for ConversationVisitor {
             .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
             .is_some()
         {}
-        Ok(Conversation::Other("an object"))
+        Ok(ConversationField::Other("an object"))
     }
 }
 
@@ -160,7 +160,7 @@ mod tests {
     #[test]
     fn fields_are_kept_in_order_as_sent_and_the_conversation_read_into_items() {
         let body = br#"{"model":"m", "messages" : [1, {"a":2}], "system":[{"type":"text","text":"s\u00e9"}],"stream":true}"#;
-        let f = Fields::parse(body, "messages").unwrap();
+        let f = BodyFields::parse(body, "messages").unwrap();
         let keys: Vec<&str> = f.fields.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["model", "messages", "system", "stream"]);
         assert_eq!(f.value::<bool>("stream"), Some(true));
@@ -169,17 +169,19 @@ mod tests {
             r#"[{"type":"text","text":"s\u00e9"}]"#
         );
         assert!(f.get("messages").is_none());
-        let Some(Conversation::Items(items)) = &f.conversation else {
+        let Some(ConversationField::Items(items)) = &f.conversation else {
             panic!("a list")
         };
         let texts: Vec<&str> = items.iter().map(|i| i.get()).collect();
         assert_eq!(texts, ["1", r#"{"a":2}"#]);
-        let f = Fields::parse(br#"{"input":"hi \"you\""}"#, "input").unwrap();
-        assert!(matches!(f.conversation, Some(Conversation::Text(t)) if t == r#""hi \"you\"""#));
-        let f = Fields::parse(br#"{"messages":{"x":[1]}}"#, "messages").unwrap();
+        let f = BodyFields::parse(br#"{"input":"hi \"you\""}"#, "input").unwrap();
+        assert!(
+            matches!(f.conversation, Some(ConversationField::Text(t)) if t == r#""hi \"you\"""#)
+        );
+        let f = BodyFields::parse(br#"{"messages":{"x":[1]}}"#, "messages").unwrap();
         assert!(matches!(
             f.conversation,
-            Some(Conversation::Other("an object"))
+            Some(ConversationField::Other("an object"))
         ));
     }
 
@@ -192,7 +194,7 @@ mod tests {
             (b"{\"a\":", "not a JSON object"),
             (b"\xff", "not UTF-8"),
         ] {
-            let err = Fields::parse(body, "messages").err().unwrap();
+            let err = BodyFields::parse(body, "messages").err().unwrap();
             assert!(err.contains(want), "{err}");
         }
     }

@@ -13,32 +13,32 @@ use crate::model::{Block, Kind, Message, Role};
 /// instructions a client sends among its messages (Claude Code's `system`
 /// messages, Codex's `developer` ones): recorded, never part of a view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Side {
+pub(crate) enum EntrySide {
     User,
     Assistant,
     System,
 }
 
-impl Side {
-    pub(crate) fn of(m: &Message) -> Side {
+impl EntrySide {
+    pub(crate) fn of(m: &Message) -> EntrySide {
         match (m.role, m.kind) {
-            (Role::Assistant, _) => Side::Assistant,
-            (Role::Meta, _) => Side::System,
-            (Role::User, _) => Side::User,
+            (Role::Assistant, _) => EntrySide::Assistant,
+            (Role::Meta, _) => EntrySide::System,
+            (Role::User, _) => EntrySide::User,
         }
     }
 
     fn tag(self) -> &'static str {
         match self {
-            Side::User => "u",
-            Side::Assistant => "a",
-            Side::System => "s",
+            EntrySide::User => "u",
+            EntrySide::Assistant => "a",
+            EntrySide::System => "s",
         }
     }
 }
 
 /// The identity of one entry: its side and its block's canonical JSON.
-pub(crate) fn entry_digest(side: Side, block: &Block) -> Digest {
+pub(crate) fn entry_digest(side: EntrySide, block: &Block) -> Digest {
     let json = serde_json::to_string(block).expect("blocks serialise");
     let mut s = String::with_capacity(json.len() + 2);
     s.push_str(side.tag());
@@ -60,14 +60,14 @@ pub(crate) fn system_row(blocks: Vec<Block>) -> Message {
 
 /// One item of a request: where its text is in the body.
 #[derive(Debug, Clone)]
-pub(crate) struct RawItem {
+pub(crate) struct ItemSpan {
     pub span: Range<usize>,
 }
 
-impl RawItem {
-    pub(crate) fn of(body: &str, raw: &str) -> RawItem {
+impl ItemSpan {
+    pub(crate) fn of(body: &str, raw: &str) -> ItemSpan {
         let start = raw.as_ptr() as usize - body.as_ptr() as usize;
-        RawItem {
+        ItemSpan {
             span: start..start + raw.len(),
         }
     }
@@ -85,14 +85,17 @@ mod tests {
     #[test]
     fn an_entry_is_its_side_and_block() {
         let b = Block::Text { text: "hi".into() };
-        assert_eq!(entry_digest(Side::User, &b), entry_digest(Side::User, &b));
-        assert_ne!(
-            entry_digest(Side::User, &b),
-            entry_digest(Side::Assistant, &b)
+        assert_eq!(
+            entry_digest(EntrySide::User, &b),
+            entry_digest(EntrySide::User, &b)
         );
         assert_ne!(
-            entry_digest(Side::User, &b),
-            entry_digest(Side::User, &Block::Text { text: "ho".into() })
+            entry_digest(EntrySide::User, &b),
+            entry_digest(EntrySide::Assistant, &b)
+        );
+        assert_ne!(
+            entry_digest(EntrySide::User, &b),
+            entry_digest(EntrySide::User, &Block::Text { text: "ho".into() })
         );
     }
 }

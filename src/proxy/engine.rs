@@ -20,7 +20,7 @@ use super::record::{Conversation, Divergence, head_rows, task_id, task_record};
 use super::render::{Written, conversation_field};
 use super::request::{Api, Request};
 use super::run::LiveRun;
-use super::{Settings, SummarizerChoice};
+use super::{ProxySettings, SummarizerChoice};
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::summarizer::Summarizer;
 use crate::engine::{Status, Tier};
@@ -49,14 +49,14 @@ pub(crate) struct Prepared {
     /// Rows of the record when it was forwarded.
     pub rows: u64,
     pub body: Vec<u8>,
-    pub report: CallReport,
+    pub report: ForwardedCall,
     /// The proxy's count of forwarded requests (for its fault points).
     pub n: u64,
 }
 
 /// One forwarded call as the proxy reports it (`compactor.proxy_call/1`).
 #[derive(Debug, Clone, Serialize)]
-pub struct CallReport {
+pub struct ForwardedCall {
     pub task: String,
     pub api: &'static str,
     /// The model call projected (the record's calls + 1).
@@ -116,14 +116,14 @@ type Agents = Mutex<HashMap<String, Vec<(String, String)>>>;
 
 /// The conversations of one proxy, by identity.
 pub(crate) struct Engine {
-    settings: Arc<Settings>,
+    settings: Arc<ProxySettings>,
     threads: Mutex<HashMap<String, mpsc::Sender<Job>>>,
     agents: Arc<Agents>,
     forwarded: AtomicU64,
 }
 
 impl Engine {
-    pub(crate) fn new(settings: Arc<Settings>) -> Engine {
+    pub(crate) fn new(settings: Arc<ProxySettings>) -> Engine {
         Engine {
             settings,
             threads: Mutex::new(HashMap::new()),
@@ -194,7 +194,7 @@ struct Live<'s> {
 }
 
 fn conversation_thread(
-    settings: &Settings,
+    settings: &ProxySettings,
     identity: &str,
     agents: &Agents,
     jobs: mpsc::Receiver<Job>,
@@ -252,7 +252,7 @@ fn conversation_thread(
 fn load<'s>(
     store: &Store,
     identity: &str,
-    settings: &Settings,
+    settings: &ProxySettings,
     est: &'s CharsPerToken,
     summarizer: &'s dyn Summarizer,
 ) -> Result<Vec<Live<'s>>, StoreError> {
@@ -292,7 +292,7 @@ fn prepare<'s>(
     store: &mut Store,
     tasks: &mut Vec<Live<'s>>,
     req: Request,
-    settings: &Settings,
+    settings: &ProxySettings,
     est: &'s CharsPerToken,
     summarizer: &'s dyn Summarizer,
     agents: &Agents,
@@ -366,7 +366,7 @@ fn prepare<'s>(
     live.conv.attempts += 1;
     let attempt = live.conv.attempts;
     let r = &r;
-    let report = CallReport {
+    let report = ForwardedCall {
         task: task.clone(),
         api: req.api.name(),
         call,

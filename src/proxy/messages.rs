@@ -310,7 +310,7 @@ pub(crate) fn sent_blocks(raw: &str) -> Vec<String> {
 /// Assembles a Messages answer, streamed (`text/event-stream`) or whole
 /// (JSON), into the assistant row and its usage.
 #[derive(Default)]
-pub(crate) struct Assembler {
+pub(crate) struct MessagesAssembler {
     line: Vec<u8>,
     event: String,
     id: Option<String>,
@@ -324,11 +324,11 @@ pub(crate) struct Assembler {
     json: bool,
 }
 
-impl Assembler {
-    pub(crate) fn new(json: bool) -> Assembler {
-        Assembler {
+impl MessagesAssembler {
+    pub(crate) fn new(json: bool) -> MessagesAssembler {
+        MessagesAssembler {
             json,
-            ..Assembler::default()
+            ..MessagesAssembler::default()
         }
     }
 
@@ -361,7 +361,7 @@ impl Assembler {
     fn delta(&mut self, data: &[u8]) -> bool {
         use std::borrow::Cow;
         #[derive(serde::Deserialize)]
-        struct Event<'a> {
+        struct DeltaEvent<'a> {
             #[serde(rename = "type", borrow)]
             kind: Cow<'a, str>,
             index: Option<usize>,
@@ -379,7 +379,7 @@ impl Assembler {
             #[serde(borrow, default)]
             partial_json: Option<Cow<'a, str>>,
         }
-        let Ok(e) = serde_json::from_slice::<Event<'_>>(data) else {
+        let Ok(e) = serde_json::from_slice::<DeltaEvent<'_>>(data) else {
             return false;
         };
         let (Some(i), Some(d)) = (e.index, e.delta) else {
@@ -581,7 +581,7 @@ mod tests {
             serde_json::json!({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":12}}),
             serde_json::json!({"type":"message_stop"}),
         ]);
-        let mut a = Assembler::new(false);
+        let mut a = MessagesAssembler::new(false);
         // Fed in awkward pieces, as a network delivers them.
         for chunk in stream.as_bytes().chunks(7) {
             a.feed(chunk);
@@ -602,10 +602,10 @@ mod tests {
 
     #[test]
     fn an_interrupted_or_failed_stream_records_nothing() {
-        let mut a = Assembler::new(false);
+        let mut a = MessagesAssembler::new(false);
         a.feed(b"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\"}}\n\n");
         assert!(a.finish().unwrap_err().contains("before message_stop"));
-        let mut a = Assembler::new(false);
+        let mut a = MessagesAssembler::new(false);
         a.feed(b"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n");
         assert_eq!(a.finish().unwrap_err(), "Overloaded");
     }

@@ -40,9 +40,7 @@ pub mod verify;
 
 use std::net::SocketAddr;
 
-pub use convo::BadRequest;
-pub use engine::CallReport;
-pub use request::Api;
+pub use engine::ForwardedCall;
 pub use server::serve;
 
 use crate::engine::budget::Budget;
@@ -50,7 +48,7 @@ use crate::store::DbLocation;
 
 /// How the proxy runs the engine.
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub struct ProxySettings {
     /// The budget's ratios, protected steps and summary budget (its window
     /// and reserve stand in where `window` is not set and no model is known).
     pub budget: Budget,
@@ -63,7 +61,7 @@ pub struct Settings {
     pub db: DbLocation,
 }
 
-impl Settings {
+impl ProxySettings {
     /// The budget of a conversation whose first request names `model`: the
     /// window given, else the model's (the built-in table), else 200000.
     pub(crate) fn budget_for(&self, model: Option<&str>) -> Budget {
@@ -167,10 +165,6 @@ impl Upstream {
     pub(crate) fn url(&self, path_and_query: &str) -> String {
         format!("{}{path_and_query}", self.base)
     }
-
-    pub fn as_str(&self) -> &str {
-        &self.base
-    }
 }
 
 /// Whether a host name is loopback.
@@ -183,11 +177,11 @@ pub fn is_loopback(host: &str) -> bool {
 
 /// What the proxy tells its command as it runs.
 #[derive(Debug, Clone)]
-pub enum Event {
+pub enum ProxyEvent {
     /// Listening on this address.
     Listening(SocketAddr),
     /// A forwarded call ended.
-    Call(CallReport),
+    Call(ForwardedCall),
     /// Something worth a line on stderr (never a header or a key).
     Note(String),
 }

@@ -10,18 +10,18 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::convo::{BadRequest, Side, compared, entry_digest, system_row};
+use super::convo::{BadRequest, EntrySide, compared, entry_digest, system_row};
 use super::request::Request;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::toolrules::{ToolForm, ToolRules};
 use crate::model::digest::{Digest, DigestMap};
 use crate::model::{Block, Kind, Message};
-use crate::store::{ProxyConversation, Store, StoreError, TaskRecord};
+use crate::store::{ProxyConversation, Store, StoreError, TaskInfo};
 use crate::view::text::block_text;
 
 /// Where an entry was in the latest request that carried it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Place {
+pub(crate) struct EntryPlace {
     pub item: u32,
     /// Its block's index among the item's entries.
     pub block: u32,
@@ -44,7 +44,7 @@ pub(crate) struct Conversation {
     /// The record's entries after its head rows, in order.
     entries: Vec<Digest>,
     /// Where each entry was in the latest request (`None` until one carried it).
-    places: Vec<Option<Place>>,
+    places: Vec<Option<EntryPlace>>,
     /// An entry's digest, and the digest of the form a view gives it where
     /// that differs (a block the view shows as text), to its first index.
     origin: DigestMap<u32>,
@@ -72,7 +72,7 @@ pub(crate) struct Plan {
     /// The prefix this request leaves for the next (see [`Conversation::prefix`]).
     prefix: Option<(usize, [u8; 32])>,
     /// `(entry, place)` for the entries this request carried.
-    places: Vec<(u32, Place)>,
+    places: Vec<(u32, EntryPlace)>,
     /// New rows, in order.
     rows: Vec<Message>,
 }
@@ -138,7 +138,7 @@ impl Conversation {
         if !compared(m) {
             return;
         }
-        let side = Side::of(m);
+        let side = EntrySide::of(m);
         for b in &m.content {
             let i = self.entries.len() as u32;
             let d = entry_digest(side, b);
@@ -223,12 +223,13 @@ impl Conversation {
         for i in skip..req.items.len() {
             let i32 = i as u32;
             let rows = req.item_rows(i)?;
-            let side_of: Vec<(Side, &Block)> = rows
+            let side_of: Vec<(EntrySide, &Block)> = rows
                 .iter()
-                .flat_map(|r| r.content.iter().map(move |b| (Side::of(r), b)))
+                .flat_map(|r| r.content.iter().map(move |b| (EntrySide::of(r), b)))
                 .collect();
             let n = side_of.len() as u32;
-            let system = !rows.is_empty() && rows.iter().all(|r| Side::of(r) == Side::System);
+            let system =
+                !rows.is_empty() && rows.iter().all(|r| EntrySide::of(r) == EntrySide::System);
             plan.items.push(ItemSeen {
                 first: at,
                 entries: n,
@@ -261,7 +262,7 @@ impl Conversation {
                 }
                 plan.places.push((
                     e,
-                    Place {
+                    EntryPlace {
                         item: i32,
                         block: k as u32,
                     },
@@ -288,7 +289,7 @@ impl Conversation {
         &mut self,
         store: &mut Store,
         mut plan: Plan,
-        created: Option<(&TaskRecord, Vec<Message>)>,
+        created: Option<(&TaskInfo, Vec<Message>)>,
     ) -> Result<(), StoreError> {
         let mut rows = Vec::new();
         if let Some((_, head)) = &created {
@@ -359,7 +360,7 @@ impl Conversation {
             for k in 0..it.entries {
                 let e = (it.first + k) as usize;
                 if e < self.places.len() && self.places[e].is_none() {
-                    self.places[e] = Some(Place {
+                    self.places[e] = Some(EntryPlace {
                         item: plan.items.iter().position(|x| x == it).unwrap_or(0) as u32,
                         block: k,
                     });
@@ -451,7 +452,7 @@ impl Conversation {
     /// The record's entry `digest` stands for, and where the latest request
     /// carried it: the item and block whose text the forwarded request can
     /// reuse.
-    pub(crate) fn origin(&self, digest: &Digest) -> Option<Place> {
+    pub(crate) fn origin(&self, digest: &Digest) -> Option<EntryPlace> {
         let e = *self.origin.get(digest)?;
         self.places.get(e as usize).copied().flatten()
     }
@@ -481,8 +482,8 @@ pub(crate) fn head_rows(req: &Request) -> Vec<Message> {
 }
 
 /// The task record of a new conversation whose first rows are `rows`.
-pub(crate) fn task_record(req: &Request, meta: &ProxyConversation, rows: &[Message]) -> TaskRecord {
-    TaskRecord {
+pub(crate) fn task_record(req: &Request, meta: &ProxyConversation, rows: &[Message]) -> TaskInfo {
+    TaskInfo {
         id: meta.task_id.clone(),
         format: req.api.format().as_str().to_string(),
         parent_id: meta.parent_id.clone(),

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::convo::{Side, entry_digest};
+use super::convo::{EntrySide, entry_digest};
 use super::messages::{MAX_BREAKPOINTS, MessagesWriter, OutBlock, sent_blocks};
 use super::record::Conversation;
 use super::request::{Api, Request};
@@ -53,10 +53,10 @@ fn instructions(conv: &Conversation) -> Vec<(usize, usize)> {
     out
 }
 
-fn side_of(role: ViewRole) -> Side {
+fn side_of(role: ViewRole) -> EntrySide {
     match role {
-        ViewRole::User => Side::User,
-        ViewRole::Assistant => Side::Assistant,
+        ViewRole::User => EntrySide::User,
+        ViewRole::Assistant => EntrySide::Assistant,
     }
 }
 

@@ -8,8 +8,8 @@ use std::ops::Range;
 use bytes::Bytes;
 use serde_json::Value;
 
-use super::body::{Conversation, Fields};
-use super::convo::{BadRequest, RawItem, Side, entry_digest};
+use super::body::{BodyFields, ConversationField};
+use super::convo::{BadRequest, EntrySide, ItemSpan, entry_digest};
 use super::{messages, responses};
 use crate::model::{Block, Message};
 
@@ -28,14 +28,6 @@ impl Api {
         match self {
             Api::Messages => "messages",
             Api::Responses => "responses",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Api> {
-        match s {
-            "messages" => Some(Api::Messages),
-            "responses" => Some(Api::Responses),
-            _ => None,
         }
     }
 
@@ -78,7 +70,7 @@ pub(crate) struct Request {
     pub body: String,
     /// The body's top-level fields, in order, each by its span in `body`.
     pub fields: Vec<(String, Range<usize>)>,
-    pub items: Vec<RawItem>,
+    pub items: Vec<ItemSpan>,
     /// `input` is a bare string (one user message), not a list of items:
     /// its JSON text, the one item.
     pub bare: Option<String>,
@@ -155,8 +147,8 @@ pub(crate) fn parse(
     session_header: Option<&str>,
 ) -> Result<Request, BadRequest> {
     let field = api.conversation_field();
-    let fields = Fields::parse(&body, field).map_err(BadRequest)?;
-    let text = std::str::from_utf8(&body).expect("Fields::parse checked UTF-8");
+    let fields = BodyFields::parse(&body, field).map_err(BadRequest)?;
+    let text = std::str::from_utf8(&body).expect("BodyFields::parse checked UTF-8");
     let span = |raw: &serde_json::value::RawValue| {
         let start = raw.get().as_ptr() as usize - text.as_ptr() as usize;
         start..start + raw.get().len()
@@ -171,19 +163,19 @@ pub(crate) fn parse(
                 "the body has no \"{field}\"; expected the conversation in \"{field}\""
             )));
         }
-        Some(Conversation::Items(list)) => (
-            list.iter().map(|m| RawItem::of(text, m.get())).collect(),
+        Some(ConversationField::Items(list)) => (
+            list.iter().map(|m| ItemSpan::of(text, m.get())).collect(),
             None,
         ),
-        Some(Conversation::Text(t)) if api == Api::Responses => {
-            (vec![RawItem { span: 0..0 }], Some(t.clone()))
+        Some(ConversationField::Text(t)) if api == Api::Responses => {
+            (vec![ItemSpan { span: 0..0 }], Some(t.clone()))
         }
-        Some(Conversation::Text(_)) => {
+        Some(ConversationField::Text(_)) => {
             return Err(BadRequest(format!(
                 "\"{field}\" is a string; expected {what}"
             )));
         }
-        Some(Conversation::Other(kind)) => {
+        Some(ConversationField::Other(kind)) => {
             return Err(BadRequest(format!(
                 "\"{field}\" is {kind}; expected {what}"
             )));
@@ -243,7 +235,7 @@ pub(crate) fn parse(
         body: String::new(),
     };
     drop(fields);
-    req.body = String::from_utf8(body.into()).expect("Fields::parse checked UTF-8");
+    req.body = String::from_utf8(body.into()).expect("BodyFields::parse checked UTF-8");
     identify(&mut req)?;
     Ok(req)
 }
@@ -268,11 +260,11 @@ fn identify(req: &mut Request) -> Result<(), BadRequest> {
     for i in 0..req.items.len() {
         let rows = req.item_rows(i)?;
         req.read.push((i, rows.clone()));
-        let user = rows.iter().any(|r| Side::of(r) != Side::System);
+        let user = rows.iter().any(|r| EntrySide::of(r) != EntrySide::System);
         let entries: Vec<String> = rows
             .iter()
             .flat_map(|r| {
-                let side = Side::of(r);
+                let side = EntrySide::of(r);
                 r.content.iter().map(move |b| {
                     let d = entry_digest(side, b);
                     format!("{:016x}{:016x}", d.0[0], d.0[1])

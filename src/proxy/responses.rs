@@ -197,7 +197,7 @@ impl InputWriter {
 
 /// Assembles a Responses answer, streamed or whole, into the assistant row.
 #[derive(Default)]
-pub(crate) struct Assembler {
+pub(crate) struct ResponsesAssembler {
     line: Vec<u8>,
     id: Option<String>,
     items: Vec<(u64, Value)>,
@@ -208,11 +208,11 @@ pub(crate) struct Assembler {
     json: bool,
 }
 
-impl Assembler {
-    pub(crate) fn new(json: bool) -> Assembler {
-        Assembler {
+impl ResponsesAssembler {
+    pub(crate) fn new(json: bool) -> ResponsesAssembler {
+        ResponsesAssembler {
             json,
-            ..Assembler::default()
+            ..ResponsesAssembler::default()
         }
     }
 
@@ -366,7 +366,7 @@ mod tests {
             ));
         }
         stream.push_str("event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_1\",\"usage\":{\"input_tokens\":100,\"input_tokens_details\":{\"cached_tokens\":60},\"output_tokens\":7}}}\n\n");
-        let mut a = Assembler::new(false);
+        let mut a = ResponsesAssembler::new(false);
         for c in stream.as_bytes().chunks(5) {
             a.feed(c);
         }
@@ -416,10 +416,10 @@ mod tests {
 
     #[test]
     fn a_failed_or_cut_response_records_nothing() {
-        let mut a = Assembler::new(false);
+        let mut a = ResponsesAssembler::new(false);
         a.feed(b"data: {\"type\":\"response.failed\",\"response\":{\"error\":{\"message\":\"rate limited\"}}}\n\n");
         assert_eq!(a.finish().unwrap_err(), "rate limited");
-        let mut a = Assembler::new(false);
+        let mut a = ResponsesAssembler::new(false);
         a.feed(b"data: {\"type\":\"response.created\",\"response\":{\"id\":\"r\"}}\n");
         assert!(
             a.finish()

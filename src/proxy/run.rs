@@ -3,9 +3,10 @@
 //! caches, the previous call's parts) kept from call to call.
 //!
 //! A step at call `k` runs over the rows recorded before it, as a step of
-//! `replay` does; a driver that cannot carry on over the grown record (a
-//! retried call whose history grew) is replaced by a new one, which derives
-//! the same view (a resumed run equals a fresh one).
+//! `replay` does, on the store itself (`Placement::InPlace`); a run that
+//! cannot carry on over the grown record (a retried call whose history
+//! grew) is replaced by a new one, which derives the same view (a resumed
+//! run equals a fresh one).
 //!
 //! Calibration: a live task's recorded usage measured the view the proxy
 //! forwarded, not the raw history that an imported transcript's usage
@@ -23,21 +24,23 @@ use crate::engine::estimate::Estimator;
 use crate::engine::summarizer::Summarizer;
 use crate::engine::{CallOutput, UNIT_RATIO};
 use crate::model::decimal::Ratio;
-use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
+use crate::session::record::TaskRecordIndex;
+use crate::session::run::{Placement, Run};
+use crate::session::settings::RunSettings;
 use crate::store::{Store, StoreError};
 
 pub(crate) struct LiveRun<'s> {
     budget: Budget,
     estimator: &'s dyn Estimator,
     summarizer: &'s dyn Summarizer,
-    driver: Option<Driver<'s, Box<TaskRecordIndex>>>,
+    run: Option<Run<'s, Box<TaskRecordIndex>>>,
     /// The estimate of each forwarded call's view (its messages), by call.
     views: BTreeMap<u32, u64>,
 }
 
 /// The least growth of the views' estimate a ratio is measured over, and
 /// the bounds it is kept in (as the record's own ratio is).
-const MIN_RATIO_SPAN: u64 = crate::session::driver::MIN_RATIO_SPAN;
+const MIN_RATIO_SPAN: u64 = crate::session::record::MIN_RATIO_SPAN;
 const RATIO_PPM: (u128, u128) = (500_000, 4_000_000);
 
 impl<'s> LiveRun<'s> {
@@ -52,7 +55,7 @@ impl<'s> LiveRun<'s> {
             budget,
             estimator,
             summarizer,
-            driver: None,
+            run: None,
             views,
         }
     }
@@ -84,20 +87,23 @@ impl<'s> LiveRun<'s> {
         store: &mut Store,
         task: &str,
     ) -> Result<(u32, CallOutput), StoreError> {
-        let grown = match self.driver.as_mut() {
-            Some(d) => d.grow_in_place(store).is_ok(),
+        let grown = match self.run.as_mut() {
+            Some(run) => run.grow(store).is_ok(),
             None => false,
         };
         if !grown {
             let index = Box::new(TaskRecordIndex::load(store, task)?);
-            self.driver = Some(Driver::new(store, index, self.settings())?);
+            let placement = Placement::InPlace {
+                record_progress: false,
+            };
+            self.run = Some(Run::open(store, index, self.settings(), placement)?);
         }
-        let driver = self.driver.as_mut().expect("set above");
-        let k = driver.index.calls() + 1;
-        if let Some((real, ratio)) = anchor(driver, &self.views, k)? {
-            driver.anchor_next(k, real, ratio);
+        let run = self.run.as_mut().expect("set above");
+        let k = run.index().calls() + 1;
+        if let Some((real, ratio)) = anchor(run, &self.views, k)? {
+            run.anchor_next(k, real, ratio);
         }
-        let out = driver.step(store, k)?;
+        let out = run.step(store, k)?;
         self.views.insert(k, out.report.estimated_messages);
         Ok((k, out))
     }
@@ -108,17 +114,17 @@ impl<'s> LiveRun<'s> {
 /// of the raw history; and the ratio measured over the forwarded views.
 /// `None` when the previous call was not forwarded or has no usage.
 fn anchor(
-    driver: &mut Driver<'_, Box<TaskRecordIndex>>,
+    run: &mut Run<'_, Box<TaskRecordIndex>>,
     views: &BTreeMap<u32, u64>,
     k: u32,
 ) -> Result<Option<(u64, Option<Ratio>)>, StoreError> {
     let Some(prev) = k.checked_sub(1).filter(|p| *p >= 1) else {
         return Ok(None);
     };
-    let (Some(&view), Some(usage)) = (views.get(&prev), driver.index.usage(prev)) else {
+    let (Some(&view), Some(usage)) = (views.get(&prev), run.index().usage(prev)) else {
         return Ok(None);
     };
-    let index = &driver.index;
+    let index = run.index();
     // The first and the last earlier forwarded call with usage.
     let measured: Vec<(u64, u64)> = views
         .range(..k)
@@ -132,7 +138,7 @@ fn anchor(
         }
         _ => None,
     };
-    let raw = driver.raw_estimate(prev)?;
+    let raw = run.raw_estimate(prev)?;
     let left_out = ratio.unwrap_or(UNIT_RATIO).of(raw.saturating_sub(view));
     let real = usage.prompt_tokens() + usage.output_tokens + left_out;
     Ok(Some((real, ratio)))

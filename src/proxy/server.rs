@@ -23,9 +23,9 @@ use hyper::body::{Frame, Incoming};
 use hyper::header::{HeaderMap, HeaderName, HeaderValue};
 use hyper::{Method, Request as HttpRequest, Response, StatusCode};
 
-use super::engine::{CallError, CallReport, Ended, Engine, Prepared};
+use super::engine::{CallError, Ended, Engine, ForwardedCall, Prepared};
 use super::request::{self, Api};
-use super::{Event, ServeOptions, Settings, Upstream};
+use super::{ProxyEvent, ProxySettings, ServeOptions, Upstream};
 use crate::fault::{self, ProxyPoint};
 use crate::model::Message;
 
@@ -59,14 +59,14 @@ struct State {
     engine: Engine,
     agent: ureq::Agent,
     opts: ServeOptions,
-    events: Arc<dyn Fn(Event) + Send + Sync>,
+    events: Arc<dyn Fn(ProxyEvent) + Send + Sync>,
 }
 
 /// Serve until Ctrl-C (or until the listener fails).
 pub fn serve(
-    settings: Settings,
+    settings: ProxySettings,
     opts: ServeOptions,
-    events: Arc<dyn Fn(Event) + Send + Sync>,
+    events: Arc<dyn Fn(ProxyEvent) + Send + Sync>,
 ) -> std::io::Result<()> {
     let listener = std::net::TcpListener::bind(opts.listen)?;
     listener.set_nonblocking(true)?;
@@ -93,14 +93,14 @@ pub fn serve(
         .build()?;
     let result = runtime.block_on(async {
         let listener = tokio::net::TcpListener::from_std(listener)?;
-        (state.events)(Event::Listening(local));
+        (state.events)(ProxyEvent::Listening(local));
         loop {
             tokio::select! {
                 accepted = listener.accept() => {
                     let (stream, _) = match accepted {
                         Ok(a) => a,
                         Err(e) => {
-                            (state.events)(Event::Note(format!("accept failed: {e}")));
+                            (state.events)(ProxyEvent::Note(format!("accept failed: {e}")));
                             continue;
                         }
                     };
@@ -267,7 +267,7 @@ async fn handle(req: HttpRequest<Incoming>, state: Arc<State>) -> Response<Proxy
             );
         }
         Err(e) => {
-            (state.events)(Event::Note(format!("a call was not forwarded: {e}")));
+            (state.events)(ProxyEvent::Note(format!("a call was not forwarded: {e}")));
             return own_error(
                 Some(api),
                 StatusCode::INTERNAL_SERVER_ERROR,
@@ -386,15 +386,15 @@ type Head = (StatusCode, HeaderMap, Option<Bytes>);
 
 /// Assembles an answer of either API.
 enum Assembler {
-    Messages(super::messages::Assembler),
-    Responses(super::responses::Assembler),
+    Messages(super::messages::MessagesAssembler),
+    Responses(super::responses::ResponsesAssembler),
 }
 
 impl Assembler {
     fn new(api: Api, json: bool) -> Assembler {
         match api {
-            Api::Messages => Assembler::Messages(super::messages::Assembler::new(json)),
-            Api::Responses => Assembler::Responses(super::responses::Assembler::new(json)),
+            Api::Messages => Assembler::Messages(super::messages::MessagesAssembler::new(json)),
+            Api::Responses => Assembler::Responses(super::responses::ResponsesAssembler::new(json)),
         }
     }
 
@@ -460,7 +460,7 @@ fn upstream_call(
                 "compactor proxy cannot reach the upstream {}: {e}",
                 origin_of(&url)
             );
-            (state.events)(Event::Note(message.clone()));
+            (state.events)(ProxyEvent::Note(message.clone()));
             if let Some(engined) = engined {
                 end_call(state, engined, None, None, "upstream_failed");
             }
@@ -573,7 +573,7 @@ enum PumpEnd {
 }
 
 /// What is shown each chunk of an answer before it is sent.
-type Seen<'a> = &'a mut dyn FnMut(&[u8]);
+type OnChunk<'a> = &'a mut dyn FnMut(&[u8]);
 
 /// Pass the body on chunk by chunk as it arrives; `seen` is shown each
 /// chunk before it is sent. `fault`: the forwarded request's number, for
@@ -581,7 +581,7 @@ type Seen<'a> = &'a mut dyn FnMut(&[u8]);
 fn pump(
     reader: &mut impl Read,
     chunks: &tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>,
-    mut seen: Option<Seen<'_>>,
+    mut seen: Option<OnChunk<'_>>,
     fault: Option<u64>,
 ) -> PumpEnd {
     let mut buf = vec![0u8; 64 << 10];
@@ -663,10 +663,10 @@ fn end_call(
             n,
         },
     );
-    let mut report: CallReport = prepared.report;
+    let mut report: ForwardedCall = prepared.report;
     report.upstream_status = status;
     report.outcome = outcome;
-    (state.events)(Event::Call(report));
+    (state.events)(ProxyEvent::Call(report));
 }
 
 fn origin_of(url: &str) -> &str {

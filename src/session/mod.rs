@@ -2,9 +2,17 @@
 //! agent would run it, with the store kept between calls.
 
 pub(crate) mod cost;
-pub mod driver;
-pub mod models;
-pub mod replay;
+pub(crate) mod driver;
+pub(crate) mod models;
+mod raw_history;
+pub mod record;
+pub(crate) mod replay;
+pub mod run;
+pub mod settings;
+mod stored;
+
+pub use cost::{Prices, Totals};
+pub use replay::StepRow;
 
 #[cfg(test)]
 pub(crate) mod props;

@@ -28,9 +28,6 @@ use crate::model::decimal::Micros;
 /// The built-in table (documented in README, "Models and prices").
 const BUILT_IN: &str = include_str!("models.json");
 
-/// The window when the model is not known.
-pub const UNKNOWN_MODEL_WINDOW: u64 = 200_000;
-
 /// One row of the table: the models it names, their window and prices.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelEntry {
@@ -495,7 +492,7 @@ mod tests {
         let (p, _) = t.prices(Some("mystery"), None);
         assert_eq!(p, Prices::default());
         assert_eq!(t.default_prices, Prices::default());
-        assert_eq!(t.default_window, UNKNOWN_MODEL_WINDOW);
+        assert_eq!(t.default_window, 200_000);
     }
 
     #[test]

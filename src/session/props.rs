@@ -5,7 +5,8 @@
 use proptest::prelude::*;
 use serde_json::json;
 
-use super::driver::{Driver, RunSettings};
+use super::driver::Driver;
+use super::settings::RunSettings;
 use super::tests::{Record, file_text, write_record};
 use crate::engine::Status;
 use crate::engine::budget::Budget;
@@ -241,9 +242,9 @@ proptest! {
             .unwrap();
             s
         };
-        let load = |s: &Store| Box::new(crate::session::driver::TaskRecordIndex::load(s, "t").unwrap());
+        let load = |s: &Store| Box::new(crate::session::record::TaskRecordIndex::load(s, "t").unwrap());
         let (mut live_store, mut fresh_store) = (open("live.db"), open("fresh.db"));
-        let mut live: Option<Driver<'_, Box<crate::session::driver::TaskRecordIndex>>> = None;
+        let mut live: Option<Driver<'_, Box<crate::session::record::TaskRecordIndex>>> = None;
         let mut appended = 0;
         for k in 1..=whole.calls() + 1 {
             let end = whole.history_end(k);

@@ -1,14 +1,15 @@
-//! Replay a stored task call by call as a live engine would have, keeping the
-//! store between calls, and account (through `session::cost`) for what a
-//! prompt cache would have done.
+//! A replay's timeline: each call's row, and what a prompt cache would have
+//! done (through `session::cost`) for the compacted and the raw history.
 
 use std::ops::Deref;
 
 use serde::Serialize;
 
-use super::cost::{CacheSplitter, Prices, Totals};
-use super::driver::{Driver, RunSettings, TaskRecordIndex};
-use crate::engine::{CallOutput, Report, Status, Tier};
+use super::cost::CacheSplitter;
+use super::driver::Driver;
+use super::record::TaskRecordIndex;
+use super::settings::RunSettings;
+use crate::engine::{CallOutput, CallReport, Status, Tier};
 use crate::store::{Store, StoreError};
 use crate::view::View;
 
@@ -43,55 +44,6 @@ pub struct StepRow {
     pub messages: usize,
 }
 
-#[derive(Debug, Clone)]
-pub struct ReplayOptions {
-    /// First call to report (and, with `resume`, to run).
-    pub from: u32,
-    /// Last call to run and report.
-    pub to: u32,
-    /// Calls before `from` already ran on this store: do not run them again
-    /// (what a restarted engine does; the checkpoint is re-derived).
-    pub resume: bool,
-    pub prices: Prices,
-    /// Record progress after every call (in-place replays), under these settings.
-    pub progress: Option<serde_json::Value>,
-}
-
-/// Replay `opts.from..=opts.to`, calling `on_call` after each reported call
-/// (its row and output) so callers can print, write views or draw progress.
-/// No row is kept: a caller that needs them all keeps them (a row per call
-/// is about 300 bytes, 30 MB at 100K calls).
-pub fn replay<E: From<StoreError>>(
-    store: &mut Store,
-    index: &TaskRecordIndex,
-    settings: RunSettings<'_>,
-    opts: ReplayOptions,
-    mut on_call: impl FnMut(&StepRow, &CallOutput) -> Result<(), E>,
-) -> Result<Totals, E> {
-    let mut replayer = Replayer::new(store, index, settings)?;
-    if let Some(p) = &opts.progress {
-        replayer.driver.record_progress(p.clone());
-    }
-    let mut totals = Totals::default();
-    let start = if opts.resume { opts.from.max(1) } else { 1 };
-    for k in start..=opts.to {
-        replayer.call(store, k, |row, out, raw| -> Result<(), E> {
-            if k >= opts.from {
-                totals.calls += 1;
-                totals
-                    .compacted
-                    .add(row.cache_read_tokens, row.cache_write_tokens, &opts.prices);
-                totals.raw.add(raw.read, raw.write, &opts.prices);
-                let output = index.usage(k).map_or(0, |u| u.output_tokens);
-                totals.add_output(output, &opts.prices);
-                on_call(row, out)?;
-            }
-            Ok(())
-        })?;
-    }
-    Ok(totals)
-}
-
 /// What a prompt cache would have done for the raw, uncompacted history at
 /// a call (estimated tokens).
 #[derive(Debug, Clone, Copy)]
@@ -101,14 +53,14 @@ pub struct RawCache {
 }
 
 /// A replay in progress: the driver and what the timeline carries from one
-/// call to the next (the previous view, for the cache split). `replay` runs
-/// one over a whole task; `watch` keeps one while the session file grows,
-/// over an index it owns ([`Replayer::grow`]), so its rows are replay's.
-pub struct Replayer<'a, I = &'a TaskRecordIndex>
+/// call to the next (the previous view, for the cache split). A
+/// [`Run`](super::run::Run) holds one, over an index it borrows or owns
+/// ([`Replayer::grow`]).
+pub(super) struct Replayer<'a, I = &'a TaskRecordIndex>
 where
     I: Deref<Target = TaskRecordIndex>,
 {
-    pub driver: Driver<'a, I>,
+    pub(super) driver: Driver<'a, I>,
     /// The overhead the cache and cost model adds to every estimate.
     overhead: u64,
     raw_prev: Option<u64>,
@@ -117,7 +69,11 @@ where
 }
 
 impl<'a, I: Deref<Target = TaskRecordIndex>> Replayer<'a, I> {
-    pub fn new(store: &Store, index: I, settings: RunSettings<'a>) -> Result<Self, StoreError> {
+    pub(super) fn new(
+        store: &Store,
+        index: I,
+        settings: RunSettings<'a>,
+    ) -> Result<Self, StoreError> {
         let overhead = index.overhead(settings.estimator)?.unwrap_or(0);
         Ok(Replayer {
             driver: Driver::new(store, index, settings)?,
@@ -130,7 +86,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Replayer<'a, I> {
 
     /// Run call `k` (the next one after the previous call, or call 1) and
     /// hand `f` its row, output and the raw history's cache split.
-    pub fn call<E: From<StoreError>>(
+    pub(super) fn call<E: From<StoreError>>(
         &mut self,
         store: &mut Store,
         k: u32,
@@ -162,7 +118,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Replayer<'a, I> {
     }
 
     /// Go on over `index`, the task's record grown since (see [`Driver::grow`]).
-    pub fn grow(&mut self, store: &Store, index: I) -> Result<(), StoreError> {
+    pub(super) fn grow(&mut self, store: &Store, index: I) -> Result<(), StoreError> {
         if let Some(o) = index.overhead(self.driver.estimator())? {
             self.overhead = o;
         }
@@ -170,7 +126,23 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Replayer<'a, I> {
     }
 }
 
-fn step_row(r: &Report, recorded: Option<u64>, read: u64, write: u64) -> StepRow {
+impl Replayer<'_, Box<TaskRecordIndex>> {
+    /// Go on over the task's record as `store` holds it now (see
+    /// [`Driver::grow_in_place`]).
+    pub(super) fn grow_in_place(&mut self, store: &Store) -> Result<(), StoreError> {
+        let before = self.driver.index.overhead_inputs();
+        self.driver.grow_in_place(store)?;
+        // The overhead rests on its inputs only.
+        if self.driver.index.overhead_inputs() != before
+            && let Some(o) = self.driver.index.overhead(self.driver.estimator())?
+        {
+            self.overhead = o;
+        }
+        Ok(())
+    }
+}
+
+fn step_row(r: &CallReport, recorded: Option<u64>, read: u64, write: u64) -> StepRow {
     StepRow {
         turn: r.turn,
         call: r.call,

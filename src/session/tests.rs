@@ -14,8 +14,10 @@ use crate::engine::restore::SHELL_TEXT;
 use crate::engine::toolrules::{ToolForm, ToolRules};
 use crate::engine::*;
 use crate::model::{Block, Kind, Message, Role, ToolContent};
-use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
-use crate::store::{Store, StoreError, TaskRecord};
+use crate::session::driver::Driver;
+use crate::session::record::TaskRecordIndex;
+use crate::session::settings::RunSettings;
+use crate::store::{Store, StoreError, TaskInfo};
 use crate::summarize::StaticCheckpoint;
 use crate::transcript::TaskSet;
 use crate::view::validate;
@@ -251,7 +253,7 @@ pub(crate) fn write_record(
 ) -> TaskRecordIndex {
     store
         .transaction(|tx| -> Result<(), StoreError> {
-            tx.upsert_task(&TaskRecord {
+            tx.upsert_task(&TaskInfo {
                 id: TASK.into(),
                 format: "anthropic".into(),
                 ..Default::default()
@@ -305,7 +307,7 @@ fn under_trigger_nothing_fires_and_the_view_is_the_raw_history() {
         out.new_entries.is_empty(),
         "nothing is minted under trigger"
     );
-    let raw = project::project(&reconstruct(rec.history(6), &CharsPerToken::default())).0;
+    let raw = projection::project(&reconstruct(rec.history(6), &CharsPerToken::default())).0;
     assert_eq!(out.view, raw);
     assert_legal(&out);
 }
@@ -762,3 +764,5 @@ fn the_static_checkpoint_drops_a_carried_constraint() {
     let head = out.parts[0].summary().expect("the history is folded");
     assert!(!head.text.contains("tenant_registry"), "{}", head.text);
 }
+
+mod driver;

@@ -21,19 +21,19 @@ use std::sync::Arc;
 
 use rusqlite::Connection;
 
-pub use client_compaction::{ClientCompaction, CompactionHalf};
-pub use proxy::{ProxyCall, ProxyConversation, ProxyResponse};
-pub use raw::{
-    AppendOutcome, CONTENT_JSON, CONTENT_LZ4, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH,
-    RowEncoder, RowHead, RowWriter, StoredMessage, TaskRecord, TaskStats, decode_content,
-    encode_content, row_hash, stats_of,
+pub(crate) use client_compaction::{ClientCompaction, CompactionHalf};
+pub(crate) use proxy::{ProxyCall, ProxyConversation, ProxyResponse};
+pub use raw::decode_content;
+pub(crate) use raw::{
+    AppendOutcome, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH, RowEncoder, RowHead, StoredMessage,
+    TaskInfo, stats_of,
 };
-pub use runs::{RunInfo, RunStep};
-pub use snapshot::{Forgotten, ProfileState};
-pub use summary_cache::{CachedSummary, SummaryCache};
+pub(crate) use runs::{RunInfo, RunStep};
+pub(crate) use snapshot::Forgotten;
+pub(crate) use summary_cache::{CachedSummary, SummaryCache};
 
 /// A task's import-time tool forms, by tool call id.
-pub type ToolForms = HashMap<String, crate::engine::toolrules::ToolForm>;
+pub type ToolFormMap = HashMap<String, crate::engine::toolrules::ToolForm>;
 
 /// Migrations in order; migration i brings the store to version i+1.
 const MIGRATIONS: &[&str] = &[
@@ -56,7 +56,7 @@ const MIGRATIONS: &[&str] = &[
 /// two `pwrite`s and its copy a `pread` and a `pwrite`: 32 KB pages make half
 /// the calls of 16 KB ones for the same bytes. 64 KB pages made a quarter,
 /// but cost the small commits of `compact --in-place` 12% and the import's
-/// page cache more misses at 1 GB (BENCHMARKS.md, Import, fourth round). A
+/// page cache more misses at 1 GB (BENCHMARKS.md, "Import, preflight and replay"). A
 /// store keeps the page size it was created with.
 pub const NEW_STORE_PAGE_SIZE: u32 = 32_768;
 /// The page cache of an importing connection, in KiB
@@ -103,16 +103,17 @@ pub enum StoreError {
     Diverged { task: String, row: u64 },
 }
 
-impl StoreError {
-    /// What the user can do about it, printed on its own line.
-    pub fn hint(&self) -> Option<&'static str> {
+impl crate::model::Hint for StoreError {
+    fn hint(&self) -> Option<&str> {
         match self {
             StoreError::TooNew { .. } => Some("upgrade compactor or use another --db"),
             StoreError::Diverged { .. } => Some("import the changed file under another --task"),
             _ => None,
         }
     }
+}
 
+impl StoreError {
     /// Not the user's input but the store itself (or SQLite) failing.
     pub fn is_internal(&self) -> bool {
         matches!(self, StoreError::Sql(_) | StoreError::Corrupt(_))
@@ -167,7 +168,7 @@ pub struct Store {
     instance: u64,
     /// A scratch store's task and the tool forms it was handed (see
     /// [`Store::scratch_copy`]).
-    lent_forms: Option<(String, Arc<ToolForms>)>,
+    lent_forms: Option<(String, Arc<ToolFormMap>)>,
 }
 
 /// The next [`Store::instance`] to hand out.
@@ -391,7 +392,7 @@ impl Store {
 
     /// The import-time tool forms of `task`: those a scratch store was handed
     /// for its task, else the stored ones.
-    pub fn tool_forms(&self, task: &str) -> Result<Arc<ToolForms>> {
+    pub fn tool_forms(&self, task: &str) -> Result<Arc<ToolFormMap>> {
         match &self.lent_forms {
             Some((t, forms)) if t == task => Ok(Arc::clone(forms)),
             _ => Ok(Arc::new(self.reader().tool_forms(task)?)),
@@ -441,6 +442,7 @@ impl Tx<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::raw::{CONTENT_JSON, CONTENT_LZ4, encode_content};
     use super::*;
 
     #[test]
@@ -469,7 +471,7 @@ mod tests {
                 .query_row("PRAGMA page_size", [], |r| r.get::<_, u32>(0))
                 .unwrap()
         };
-        let record = |id: &str| TaskRecord {
+        let record = |id: &str| TaskInfo {
             id: id.into(),
             format: "anthropic".into(),
             ..Default::default()
@@ -507,7 +509,7 @@ mod tests {
     fn a_scratch_store_spills_to_a_temporary_file_and_has_no_second_connection() {
         let dir = tempfile::tempdir().unwrap();
         let mut s = Store::open(&DbLocation::File(dir.path().join("s.db"))).unwrap();
-        let record = TaskRecord {
+        let record = TaskInfo {
             id: "t".into(),
             format: "anthropic".into(),
             ..Default::default()

@@ -2,18 +2,23 @@
 
 use std::collections::HashMap;
 
-use std::borrow::Cow;
-
-use lz4_flex::block::CompressTable;
+use rusqlite::params;
 use rusqlite::types::{Value as SqlValue, ValueRef};
-use rusqlite::{OptionalExtension, params};
 
 use super::{Reader, Result, StoreError, Tx};
 use crate::model::{Block, Format, Kind, Message, Role, Usage};
 
+mod content;
+mod read;
+
+use content::Lz4;
+pub use content::{CONTENT_JSON, decode_content};
+#[cfg(test)]
+pub use content::{CONTENT_LZ4, encode_content};
+
 /// One task's descriptive row.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct TaskRecord {
+pub struct TaskInfo {
     pub id: String,
     pub format: String,
     pub parent_id: Option<String>,
@@ -38,7 +43,7 @@ pub struct StoredMessage {
 }
 
 /// What indexes a row of the record, without its content (see
-/// [`Reader::row_heads`]).
+/// [`Reader::each_row_head`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RowHead {
     pub kind: Kind,
@@ -79,82 +84,6 @@ pub struct TaskStats {
     pub usage: Usage,
     pub first_timestamp: Option<String>,
     pub last_timestamp: Option<String>,
-}
-
-/// `task_message.content_encoding` of a row whose `content` is the canonical
-/// JSON text itself (every row a store before version 7 holds).
-pub const CONTENT_JSON: &str = "json";
-/// `content_encoding` of a row whose `content` is a BLOB: the canonical JSON
-/// compressed as one LZ4 block, prefixed with its length (4 bytes, little
-/// endian).
-pub const CONTENT_LZ4: &str = "lz4";
-
-/// How a row's canonical content JSON is stored: compressed when that is
-/// smaller (small rows, a few dozen bytes, do not shrink and stay text).
-/// The row hash is always over the canonical JSON, never over these bytes.
-pub fn encode_content(json: String) -> (&'static str, SqlValue) {
-    compressed(&json).unwrap_or((CONTENT_JSON, SqlValue::Text(json)))
-}
-
-/// The LZ4 form of a row's content JSON, when it is smaller than the JSON.
-fn compressed(json: &str) -> Option<(&'static str, SqlValue)> {
-    Lz4::new().compress(json.as_bytes())
-}
-
-/// An LZ4 block encoder kept from row to row: the bytes of
-/// `lz4_flex::compress_prepend_size` (the same hash table for the same
-/// input size, cleared before each row), without a zeroed buffer of the
-/// largest possible output, two tables and a shrinking copy allocated for
-/// every row.
-struct Lz4 {
-    /// For inputs under 64 KiB, as `lz4_flex` picks it.
-    small: CompressTable,
-    large: CompressTable,
-    out: Vec<u8>,
-}
-
-impl Lz4 {
-    fn new() -> Lz4 {
-        Lz4 {
-            small: CompressTable::small(),
-            large: CompressTable::large(),
-            out: Vec::new(),
-        }
-    }
-
-    /// `(lz4, the length-prefixed block)` when that is shorter than `input`.
-    fn compress(&mut self, input: &[u8]) -> Option<(&'static str, SqlValue)> {
-        let len = u32::try_from(input.len()).ok()?;
-        let max = 4 + lz4_flex::block::get_maximum_output_size(input.len());
-        if self.out.len() < max {
-            self.out.resize(max, 0);
-        }
-        let table = if input.len() < usize::from(u16::MAX) {
-            &mut self.small
-        } else {
-            &mut self.large
-        };
-        let n =
-            lz4_flex::block::compress_into_with_table(input, &mut self.out[4..max], table).ok()?;
-        self.out[..4].copy_from_slice(&len.to_le_bytes());
-        (4 + n < input.len()).then(|| (CONTENT_LZ4, SqlValue::Blob(self.out[..4 + n].to_vec())))
-    }
-}
-
-/// The canonical content JSON of a stored row, from its `content_encoding`
-/// and the bytes of its `content` (TEXT or BLOB). Every read of a row's
-/// content goes through here.
-pub fn decode_content<'a>(
-    encoding: &str,
-    bytes: &'a [u8],
-) -> std::result::Result<Cow<'a, [u8]>, String> {
-    match encoding {
-        CONTENT_JSON => Ok(Cow::Borrowed(bytes)),
-        CONTENT_LZ4 => lz4_flex::decompress_size_prepended(bytes)
-            .map(Cow::Owned)
-            .map_err(|e| format!("content does not decompress: {e}")),
-        other => Err(format!("unknown content encoding {other:?}")),
-    }
 }
 
 /// The chain hash of a row: blake3 over the previous row's hash and the row's
@@ -352,8 +281,8 @@ const PREFIX_CHECK: usize = 4096;
 /// start and end are paid once. Larger batches gain no more: SQLite copies
 /// every bound text, and past about 16 rows those copies outgrow its
 /// per-connection lookaside slots and go to `malloc` (BENCHMARKS.md,
-/// Import, fourth round: encode and insert; 64 rows cost the inserting
-/// thread 7% more instructions than 16).
+/// "Import, preflight and replay": encode and insert; 64 rows cost the
+/// inserting thread 7% more instructions than 16).
 pub const INSERT_BATCH: usize = 16;
 
 /// The parameters of a row in [`insert_sql`] besides the two shared by all.
@@ -562,7 +491,7 @@ impl RowWriter<'_> {
 
 impl Tx<'_> {
     /// Insert or refresh a task's descriptive row (known fields are never blanked).
-    pub fn upsert_task(&self, t: &TaskRecord) -> Result<()> {
+    pub fn upsert_task(&self, t: &TaskInfo) -> Result<()> {
         self.tx.execute(
             "INSERT INTO task (id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title,
                context_window, git_branch)
@@ -721,218 +650,6 @@ impl Tx<'_> {
     }
 }
 
-impl Reader<'_> {
-    pub fn task(&self, id: &str) -> Result<Option<TaskRecord>> {
-        Ok(self
-            .conn
-            .query_row(
-                &format!("SELECT {TASK_COLUMNS} FROM task WHERE id = ?1"),
-                [id],
-                TaskRecord::from_row,
-            )
-            .optional()?)
-    }
-
-    /// All tasks, ordered by id.
-    pub fn tasks(&self) -> Result<Vec<TaskRecord>> {
-        let mut stmt = self
-            .conn
-            .prepare(&format!("SELECT {TASK_COLUMNS} FROM task ORDER BY id"))?;
-        let rows = stmt.query_map([], TaskRecord::from_row)?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
-    /// The source file a task's latest row was imported from.
-    pub fn task_source(&self, task_id: &str) -> Result<Option<String>> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT s.path FROM task_message m JOIN import_source s ON s.id = m.source_id
-                 WHERE m.task_id = ?1 ORDER BY m.rowid DESC LIMIT 1",
-                [task_id],
-                |r| r.get(0),
-            )
-            .optional()?)
-    }
-
-    /// Per task: its latest recorded timestamp and its last row's rowid (how
-    /// recently it was imported), for "the most recently active task".
-    pub fn task_activity(&self) -> Result<Vec<(String, Option<String>, i64)>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT task_id, max(timestamp), max(rowid) FROM task_message GROUP BY task_id ORDER BY task_id",
-        )?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
-    /// Whether `msgs` would extend (or be a prefix of) what is stored for the
-    /// task: true when the task is absent or agrees with them row for row.
-    pub fn consistent_with(&self, task_id: &str, msgs: &[Message]) -> Result<bool> {
-        let stored = self.message_count(task_id)?;
-        let n = stored.min(msgs.len() as u64);
-        if n == 0 {
-            return Ok(true);
-        }
-        let h: Vec<u8> = self.conn.query_row(
-            "SELECT row_hash FROM task_message WHERE task_id = ?1 AND seq = ?2",
-            params![task_id, (n - 1) as i64],
-            |r| r.get(0),
-        )?;
-        Ok(chain_of(&msgs[..n as usize])
-            .last()
-            .is_some_and(|c| c[..] == h[..]))
-    }
-
-    /// Number of rows stored for a task.
-    pub fn message_count(&self, task_id: &str) -> Result<u64> {
-        Ok(self.conn.query_row(
-            "SELECT count(*) FROM task_message WHERE task_id = ?1",
-            [task_id],
-            |r| r.get::<_, i64>(0),
-        )? as u64)
-    }
-
-    /// Rows with `from <= seq < to`, in order.
-    pub fn messages(&self, task_id: &str, from: u64, to: u64) -> Result<Vec<StoredMessage>> {
-        let mut out = Vec::new();
-        self.each_stored(task_id, from, to, |m| {
-            out.push(m);
-            Ok::<(), StoreError>(())
-        })?;
-        Ok(out)
-    }
-
-    /// The whole record of a task.
-    pub fn all_messages(&self, task_id: &str) -> Result<Vec<StoredMessage>> {
-        self.messages(task_id, 0, u64::MAX)
-    }
-
-    /// The whole record of a task, its rows only.
-    pub fn task_rows(&self, task_id: &str) -> Result<Vec<Message>> {
-        let mut out = Vec::new();
-        self.each_stored(task_id, 0, u64::MAX, |s| {
-            out.push(s.message);
-            Ok::<(), StoreError>(())
-        })?;
-        Ok(out)
-    }
-
-    /// Rows with `from <= seq < to`, in order, each handed to `f` as it is
-    /// decoded: one row in memory at a time, however long the range.
-    pub fn each_stored<E: From<StoreError>>(
-        &self,
-        task_id: &str,
-        from: u64,
-        to: u64,
-        mut f: impl FnMut(StoredMessage) -> std::result::Result<(), E>,
-    ) -> std::result::Result<(), E> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(&format!(
-                "SELECT {MESSAGE_COLUMNS}
-                 FROM task_message m LEFT JOIN import_source s ON s.id = m.source_id
-                 WHERE m.task_id = ?1 AND m.seq >= ?2 AND m.seq < ?3 ORDER BY m.seq"
-            ))
-            .map_err(StoreError::from)?;
-        let to = to.min(i64::MAX as u64);
-        let mut rows = stmt
-            .query(params![task_id, from as i64, to as i64])
-            .map_err(StoreError::from)?;
-        while let Some(r) = rows.next().map_err(StoreError::from)? {
-            f(StoredMessage::from_row(task_id, r)?)?;
-        }
-        Ok(())
-    }
-
-    /// Every row's [`RowHead`], in order, without reading any content.
-    pub fn row_heads(&self, task_id: &str) -> Result<Vec<RowHead>> {
-        let mut out = Vec::new();
-        self.each_row_head(task_id, |h| out.push(h))?;
-        Ok(out)
-    }
-
-    /// [`Reader::row_heads`] handed to `f` one at a time, in order.
-    pub fn each_row_head(&self, task_id: &str, mut f: impl FnMut(RowHead)) -> Result<()> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT seq, kind, turn, step, gen_id, usage FROM task_message
-             WHERE task_id = ?1 ORDER BY seq",
-        )?;
-        let mut rows = stmt.query(params![task_id])?;
-        let mut n = 0i64;
-        while let Some(r) = rows.next()? {
-            let seq: i64 = r.get(0)?;
-            let corrupt =
-                |what: &str| StoreError::Corrupt(format!("task {task_id} row {seq}: {what}"));
-            if seq != n {
-                return Err(corrupt("rows are not numbered from 0 without gaps"));
-            }
-            let kind: String = r.get(1)?;
-            let kind =
-                Kind::parse(&kind).ok_or_else(|| corrupt(&format!("unknown kind {kind:?}")))?;
-            let usage = match r.get::<_, Option<String>>(5)? {
-                Some(u) => {
-                    Some(serde_json::from_str(&u).map_err(|e| corrupt(&format!("usage: {e}")))?)
-                }
-                None => None,
-            };
-            f(RowHead {
-                kind,
-                turn: r.get(2)?,
-                step: r.get(3)?,
-                gen_id: r.get(4)?,
-                usage,
-            });
-            n += 1;
-        }
-        Ok(())
-    }
-
-    /// The last import of a source path: (bytes consumed, hash).
-    pub fn source(&self, path: &str) -> Result<Option<(u64, Vec<u8>)>> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT bytes, hash FROM import_source WHERE path = ?1",
-                [path],
-                |r| Ok((r.get::<_, i64>(0)? as u64, r.get::<_, Vec<u8>>(1)?)),
-            )
-            .optional()?)
-    }
-
-    /// The size and modification time a source had at its last import.
-    pub fn source_stat(&self, path: &str) -> Result<Option<(u64, i64)>> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT file_bytes, mtime_ns FROM import_source WHERE path = ?1",
-                [path],
-                |r| Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i64>>(1)?)),
-            )
-            .optional()?
-            .and_then(|(b, m)| Some((b? as u64, m?))))
-    }
-
-    /// The tasks that have rows from a source path, in first-row order.
-    pub fn tasks_of_source(&self, path: &str) -> Result<Vec<(String, u64)>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT m.task_id, count(*), min(m.rowid) AS first FROM task_message m
-             JOIN import_source s ON s.id = m.source_id WHERE s.path = ?1
-             GROUP BY m.task_id ORDER BY first",
-        )?;
-        let rows = stmt.query_map([path], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
-        })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
-    /// Figures for `compactor tasks`, computed from the record.
-    pub fn task_stats(&self, task_id: &str) -> Result<TaskStats> {
-        Ok(stats_of(
-            self.all_messages(task_id)?.iter().map(|s| &s.message),
-        ))
-    }
-}
-
 /// Compute a task's figures from its messages (in order).
 pub fn stats_of<'a>(msgs: impl Iterator<Item = &'a Message>) -> TaskStats {
     let mut st = TaskStats::default();
@@ -983,12 +700,12 @@ pub fn stats_of<'a>(msgs: impl Iterator<Item = &'a Message>) -> TaskStats {
     st
 }
 
-/// The `task` table's columns that [`TaskRecord::from_row`] reads (by name).
+/// The `task` table's columns that [`TaskInfo::from_row`] reads (by name).
 const TASK_COLUMNS: &str = "id, format, parent_id, session_id, agent_id, cwd, model, cli_version, title, context_window, git_branch";
 
-impl TaskRecord {
-    fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TaskRecord> {
-        Ok(TaskRecord {
+impl TaskInfo {
+    fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<TaskInfo> {
+        Ok(TaskInfo {
             id: r.get("id")?,
             format: r.get("format")?,
             parent_id: r.get("parent_id")?,

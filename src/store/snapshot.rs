@@ -84,15 +84,15 @@ pub struct ProfileState {
 const COLUMNS: &str = "profile, key, entry";
 
 /// One row of `task_compaction_snapshot`, decoded by column name.
-struct Row {
+struct SnapshotRow {
     profile: String,
     key: String,
     entry: String,
 }
 
-impl Row {
-    fn decode(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
-        Ok(Row {
+impl SnapshotRow {
+    fn decode(r: &rusqlite::Row<'_>) -> rusqlite::Result<SnapshotRow> {
+        Ok(SnapshotRow {
             profile: r.get("profile")?,
             key: r.get("key")?,
             entry: r.get("entry")?,
@@ -116,7 +116,7 @@ impl Reader<'_> {
             .prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM task_compaction_snapshot WHERE task_id = ?1 AND profile = ?2 AND key = ?3"
             ))?
-            .query_row(params![task_id, profile, key], Row::decode)
+            .query_row(params![task_id, profile, key], SnapshotRow::decode)
             .optional()?
             .map(|r| r.value(task_id))
             .transpose()
@@ -142,7 +142,7 @@ impl Reader<'_> {
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT {COLUMNS} FROM task_compaction_snapshot WHERE task_id = ?1 AND profile = ?2 ORDER BY key"
         ))?;
-        for row in stmt.query_map(params![task_id, profile], Row::decode)? {
+        for row in stmt.query_map(params![task_id, profile], SnapshotRow::decode)? {
             let row = row?;
             let v = row.value(task_id)?;
             f(row.key, v);
@@ -156,7 +156,7 @@ impl Reader<'_> {
             "SELECT {COLUMNS} FROM task_compaction_snapshot WHERE task_id = ?1 ORDER BY profile, key"
         ))?;
         let mut out = Vec::new();
-        for row in stmt.query_map([task_id], Row::decode)? {
+        for row in stmt.query_map([task_id], SnapshotRow::decode)? {
             let row = row?;
             let v = row.value(task_id)?;
             out.push((row.profile, row.key, v));
@@ -203,14 +203,14 @@ impl Reader<'_> {
 mod tests {
     use serde_json::json;
 
-    use crate::store::{Store, StoreError, TaskRecord};
+    use crate::store::{Store, StoreError, TaskInfo};
 
     #[test]
     fn entries_read_back_by_column_and_a_corrupt_one_is_named() {
         let mut store = Store::open_memory().unwrap();
         store
             .transaction(|tx| -> Result<(), StoreError> {
-                tx.upsert_task(&TaskRecord {
+                tx.upsert_task(&TaskInfo {
                     id: "t".into(),
                     format: "anthropic".into(),
                     ..Default::default()

@@ -40,9 +40,9 @@ impl SummaryCache {
             .prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM summary_cache WHERE request_key = ?1"
             ))?
-            .query_row([key], Row::decode)
+            .query_row([key], SummaryRow::decode)
             .optional()?
-            .map(Row::into_summary)
+            .map(SummaryRow::into_summary)
             .transpose()
     }
 
@@ -72,7 +72,7 @@ impl SummaryCache {
 const COLUMNS: &str = "request_key, summarizer, summary, repaired, input_tokens, output_tokens";
 
 /// One row of `summary_cache`, decoded by column name.
-struct Row {
+struct SummaryRow {
     request_key: String,
     summarizer: String,
     summary: String,
@@ -81,9 +81,9 @@ struct Row {
     output_tokens: i64,
 }
 
-impl Row {
-    fn decode(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
-        Ok(Row {
+impl SummaryRow {
+    fn decode(r: &rusqlite::Row<'_>) -> rusqlite::Result<SummaryRow> {
+        Ok(SummaryRow {
             request_key: r.get("request_key")?,
             summarizer: r.get("summarizer")?,
             summary: r.get("summary")?,

@@ -41,7 +41,7 @@ impl Reader<'_> {
             .prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM task_tool_compaction WHERE task_id = ?1 AND tool_call_id = ?2"
             ))?
-            .query_row(params![task_id, tool_call_id], Row::decode)
+            .query_row(params![task_id, tool_call_id], ToolFormRow::decode)
             .optional()?
             .map(|r| r.into_form(task_id))
             .transpose()
@@ -65,7 +65,7 @@ impl Reader<'_> {
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT {COLUMNS} FROM task_tool_compaction WHERE task_id = ?1"
         ))?;
-        let rows = stmt.query_map([task_id], Row::decode)?;
+        let rows = stmt.query_map([task_id], ToolFormRow::decode)?;
         let mut out = HashMap::new();
         for row in rows {
             let f = row?.into_form(task_id)?;
@@ -76,7 +76,7 @@ impl Reader<'_> {
 }
 
 /// One row of `task_tool_compaction`, decoded by column name.
-struct Row {
+struct ToolFormRow {
     tool_call_id: String,
     tool_name: String,
     rule: String,
@@ -86,9 +86,9 @@ struct Row {
     pointer: String,
 }
 
-impl Row {
-    fn decode(r: &rusqlite::Row<'_>) -> rusqlite::Result<Row> {
-        Ok(Row {
+impl ToolFormRow {
+    fn decode(r: &rusqlite::Row<'_>) -> rusqlite::Result<ToolFormRow> {
+        Ok(ToolFormRow {
             tool_call_id: r.get("tool_call_id")?,
             tool_name: r.get("tool_name")?,
             rule: r.get("rule")?,

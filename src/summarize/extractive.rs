@@ -62,7 +62,7 @@ use crate::engine::summarizer::{
 };
 use crate::engine::toolfacts::{error_excerpt, naming_line, written_paths};
 use budget::{fit_to_budget, gist};
-use digest::{COLLAPSED_KEY, CurrentState, Digest, Fact, Section, ordinal_of};
+use digest::{COLLAPSED_KEY, CurrentState, Fact, Gist, Section, ordinal_of};
 use prose::{
     DECISION_MARKERS, FINDING_MARKERS, anchor_date, ask_rule_marker, clip, clip_around,
     find_iso_date, flatten, has_marker, offset_in, sentences, slug, strong_negative_marker,
@@ -91,10 +91,10 @@ impl Summarizer for Extractive {
 }
 
 /// Parse the prior, absorb the span, recompute the current state.
-fn fold(prior: Option<&str>, span: &[SpanEntry], ask_cap: &AskCap<'_>) -> Digest {
+fn fold(prior: Option<&str>, span: &[SpanEntry], ask_cap: &AskCap<'_>) -> Gist {
     // A prior minted before controls were stripped loses them here.
     let mut digest = prior
-        .map(|p| Digest::parse(&strip_controls(p)))
+        .map(|p| Gist::parse(&strip_controls(p)))
         .unwrap_or_default();
     let foreign = std::mem::take(&mut digest.foreign);
     let mut folder = Folder::new(digest, ask_cap);
@@ -140,7 +140,7 @@ enum LastEvent {
 }
 
 struct Folder<'c> {
-    d: Digest,
+    d: Gist,
     ask_cap: &'c AskCap<'c>,
     /// Where each slug key lives. A fold only appends facts or rewrites them
     /// in place, so positions stay valid until the budget step.
@@ -153,7 +153,7 @@ struct Folder<'c> {
 }
 
 impl<'c> Folder<'c> {
-    fn new(d: Digest, ask_cap: &'c AskCap<'c>) -> Folder<'c> {
+    fn new(d: Gist, ask_cap: &'c AskCap<'c>) -> Folder<'c> {
         let next_ordinal = d.max_ordinal() + 1;
         Folder {
             ask_cap,
@@ -370,7 +370,7 @@ impl<'c> Folder<'c> {
 
     /// Recomputes `## Current state`; a field the span says nothing about
     /// keeps its prior value, so an empty span changes nothing.
-    fn finish(mut self, span_is_empty: bool) -> Digest {
+    fn finish(mut self, span_is_empty: bool) -> Gist {
         let goal_ordinal = self
             .latest_ask
             .or_else(|| self.d.state.goal_ordinal())

@@ -3,7 +3,7 @@
 //! summarizer is the default; the static checkpoint is the fallback the
 //! caller hands the engine for when a richer summarizer fails.
 
-pub mod extractive;
+pub(crate) mod extractive;
 pub(crate) mod llm;
 pub(crate) mod static_checkpoint;
 

@@ -14,8 +14,8 @@ use crate::model::decimal::Micros;
 use crate::probe::percent;
 
 use super::{
-    GroupTotal, PolicyKey, Row, RowKind, Saving, Session, Summary, Varying, key_label, label,
-    pareto_front, shared_label, signed_dollars, signed_percent,
+    GroupTotal, PolicyKey, Row, RowKind, Saving, SweepSummary, SweptSession, Varying, key_label,
+    label, pareto_front, shared_label, signed_dollars, signed_percent,
 };
 
 const CSS: &str = include_str!("../htmlreport/report.css");
@@ -23,7 +23,7 @@ const SWEEP_CSS: &str = include_str!("sweep.css");
 const JS: &str = include_str!("sweep.js");
 
 /// The page of a sweep's summary.
-pub(crate) fn render(s: &Summary<'_>, version: &str) -> String {
+pub(crate) fn render(s: &SweepSummary<'_>, version: &str) -> String {
     let mut out = String::with_capacity(32 * 1024 + s.sessions.len() * 8 * 1024);
     let n = s.sessions.len();
     let policies = s.policies.len();
@@ -89,7 +89,7 @@ pub(crate) fn render(s: &Summary<'_>, version: &str) -> String {
     out
 }
 
-fn total_recommendation(s: &Summary<'_>, varying: &Varying) -> String {
+fn total_recommendation(s: &SweepSummary<'_>, varying: &Varying) -> String {
     let n = s.sessions.len();
     match &s.recommendation {
         Some(r) => {
@@ -129,7 +129,7 @@ fn saving_words(s: Option<Saving>, against: &str) -> String {
     }
 }
 
-fn totals_section(out: &mut String, s: &Summary<'_>, varying: &Varying, n: usize) {
+fn totals_section(out: &mut String, s: &SweepSummary<'_>, varying: &Varying, n: usize) {
     let sessions = s.sessions.len();
     let recorded = s
         .recorded
@@ -188,7 +188,7 @@ fn totals_section(out: &mut String, s: &Summary<'_>, varying: &Varying, n: usize
     out.push_str("</tbody></table>\n</section>\n");
 }
 
-fn session_section(out: &mut String, s: &Session<'_>, n: usize) {
+fn session_section(out: &mut String, s: &SweptSession<'_>, n: usize) {
     let rows = &s.rows;
     let Some(first) = rows.first() else {
         return;

@@ -16,7 +16,7 @@ use super::trim::trim_row;
 use super::*;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::parts::PartsBuilder;
-use crate::engine::project::project;
+use crate::engine::projection::project;
 use crate::hooks::compare::sent_view;
 use crate::model::{Block, Kind, Message, Role, ToolContent};
 use crate::probe::{Probe, Scorer, evaluate, extract, view_text};
@@ -26,7 +26,7 @@ use crate::view::View;
 
 /// The recorded row as the whole-record evaluation makes it.
 fn oracle_recorded(
-    record: &Record<'_>,
+    record: &ReferenceRecord<'_>,
     rows: &[Message],
     compactions: &[ClientCompaction],
     probes: Vec<Probe>,
@@ -105,7 +105,7 @@ fn oracle_recorded(
 
 /// The trim row as the whole-record evaluation makes it.
 fn oracle_trim(
-    record: &Record<'_>,
+    record: &ReferenceRecord<'_>,
     rows: &[Message],
     policy: PolicyFields,
     w_eff: u64,
@@ -125,27 +125,30 @@ fn oracle_trim(
             builder.push(m, est);
         }
         fed = call.history_end;
-        let mut kept: u64 = builder.parts.iter().map(|p| p.tokens).sum();
+        let mut kept: u64 = builder.parts().iter().map(|p| p.tokens).sum();
         let mut trimmed = false;
         while record.overhead + kept > w_eff {
-            let first = match builder.parts.first().and_then(|p| p.generation) {
+            let first = match builder.parts().first().and_then(|p| p.generation) {
                 Some(g) => builder
-                    .parts
+                    .parts()
                     .iter()
                     .position(|p| p.generation != Some(g))
-                    .unwrap_or(builder.parts.len()),
-                None => 1.min(builder.parts.len()),
+                    .unwrap_or(builder.parts().len()),
+                None => 1.min(builder.parts().len()),
             };
-            if first == builder.parts.len() {
+            if first == builder.parts().len() {
                 break;
             }
-            kept -= builder.parts[..first].iter().map(|p| p.tokens).sum::<u64>();
+            kept -= builder.parts()[..first]
+                .iter()
+                .map(|p| p.tokens)
+                .sum::<u64>();
             builder.drop_front(first);
             trimmed = true;
         }
         trimmed_calls += u32::from(trimmed);
         let tokens = record.overhead + kept;
-        let (view, _) = project(&builder.parts);
+        let (view, _) = project(builder.parts());
         let (read, write) = splitter.split(prev.as_ref(), &view, record.overhead, est);
         record.add_call(&mut totals, i, read, write);
         let e = scorer.evaluate(&view, call.history_end);
@@ -353,8 +356,8 @@ fn session() -> impl Strategy<Value = Session> {
     })
 }
 
-fn record<'a>(s: &Session, info: &'a SessionInfo, est: &'a CharsPerToken) -> Record<'a> {
-    Record {
+fn record<'a>(s: &Session, info: &'a SessionInfo, est: &'a CharsPerToken) -> ReferenceRecord<'a> {
+    ReferenceRecord {
         session: info,
         calls: s.calls.clone(),
         overhead: 700,

@@ -5,7 +5,7 @@
 //! and sets two references beside them: what the client itself sent and
 //! paid ([`recorded`]) and plain drop-oldest trimming at the same window
 //! ([`trim`]). Each run is one [`Row`]; the rows of a session give its
-//! recommendation, and the rows of all sessions the totals ([`Summary`]).
+//! recommendation, and the rows of all sessions the totals ([`SweepSummary`]).
 //! Rows are plain data, so shards swept on several machines merge by
 //! concatenation: the totals are computed from the rows alone.
 //!
@@ -379,7 +379,7 @@ pub(crate) struct CallInfo {
 }
 
 /// A session's record, as the reference runs read it.
-pub(crate) struct Record<'a> {
+pub(crate) struct ReferenceRecord<'a> {
     pub session: &'a SessionInfo,
     /// Per call, from the first.
     pub calls: Vec<CallInfo>,
@@ -390,7 +390,7 @@ pub(crate) struct Record<'a> {
     pub estimator: &'a dyn Estimator,
 }
 
-impl Record<'_> {
+impl ReferenceRecord<'_> {
     /// The totals a run's views add up to, the output of each call counted
     /// as the replay counts it.
     fn add_call(&self, totals: &mut Totals, k: usize, read: u64, write: u64) {
@@ -483,8 +483,8 @@ pub(crate) fn pareto_front(rows: &[&Row]) -> Vec<usize> {
 /// A sweep's rows grouped by session, in the order the sessions first
 /// appear, with the totals over them.
 #[derive(Debug)]
-pub(crate) struct Summary<'a> {
-    pub sessions: Vec<Session<'a>>,
+pub(crate) struct SweepSummary<'a> {
+    pub sessions: Vec<SweptSession<'a>>,
     pub policies: Vec<GroupTotal>,
     pub trims: Vec<GroupTotal>,
     pub recorded: Option<GroupTotal>,
@@ -493,13 +493,13 @@ pub(crate) struct Summary<'a> {
 
 /// One session's rows and its recommendation.
 #[derive(Debug)]
-pub(crate) struct Session<'a> {
+pub(crate) struct SweptSession<'a> {
     pub task: String,
     pub rows: Vec<&'a Row>,
     pub recommendation: Option<Recommendation>,
 }
 
-impl Session<'_> {
+impl SweptSession<'_> {
     pub(crate) fn recorded(&self) -> Option<&Row> {
         self.rows
             .iter()
@@ -588,7 +588,7 @@ impl GroupTotal {
 /// lost in any of them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TotalRecommendation {
-    /// Index into [`Summary::policies`].
+    /// Index into [`SweepSummary::policies`].
     pub policy: usize,
     pub cost_micros: u64,
     pub recorded_micros: Option<u64>,
@@ -597,8 +597,8 @@ pub(crate) struct TotalRecommendation {
 
 /// Group `rows` (any order of sessions; a session's rows in run order) and
 /// total them.
-pub(crate) fn summarize(rows: &[Row]) -> Summary<'_> {
-    let mut sessions: Vec<Session<'_>> = Vec::new();
+pub(crate) fn summarize(rows: &[Row]) -> SweepSummary<'_> {
+    let mut sessions: Vec<SweptSession<'_>> = Vec::new();
     // Where each task's session is, so a merge of thousands stays linear.
     let mut at: BTreeMap<&str, usize> = BTreeMap::new();
     for r in rows {
@@ -606,7 +606,7 @@ pub(crate) fn summarize(rows: &[Row]) -> Summary<'_> {
             Some(&i) => sessions[i].rows.push(r),
             None => {
                 at.insert(&r.session, sessions.len());
-                sessions.push(Session {
+                sessions.push(SweptSession {
                     task: r.session.clone(),
                     rows: vec![r],
                     recommendation: None,
@@ -651,7 +651,7 @@ pub(crate) fn summarize(rows: &[Row]) -> Summary<'_> {
             recorded_micros,
             saving: recorded_micros.map(|r| Saving::of(p.cost_micros, r)),
         });
-    Summary {
+    SweepSummary {
         sessions,
         policies,
         trims,
@@ -660,7 +660,7 @@ pub(crate) fn summarize(rows: &[Row]) -> Summary<'_> {
     }
 }
 
-impl Summary<'_> {
+impl SweepSummary<'_> {
     /// The `compactor.sweep_total/1` record (without its schema).
     pub(crate) fn to_json(&self) -> serde_json::Value {
         let sessions: Vec<serde_json::Value> = self

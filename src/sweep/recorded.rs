@@ -18,12 +18,12 @@ use crate::store::ClientCompaction;
 use crate::view::{View, ViewMessage};
 
 use super::append::AppendScorer;
-use super::{CallTally, Estimated, ReadRows, Record, Row, RowKind};
+use super::{CallTally, Estimated, ReadRows, ReferenceRecord, Row, RowKind};
 
 /// The recorded row of `record`, its views scored with `probes`, its rows
 /// read with `read` as the calls reach them.
 pub(crate) fn recorded_row<E>(
-    record: &Record<'_>,
+    record: &ReferenceRecord<'_>,
     compactions: &[ClientCompaction],
     probes: Vec<Probe>,
     read: &mut ReadRows<'_, E>,

@@ -335,7 +335,7 @@ fn trimming_drops_the_oldest_history_to_fit_and_loses_the_ask() {
         task: "t".into(),
         model: None,
     };
-    let record = Record {
+    let record = ReferenceRecord {
         session: &session,
         calls: calls.clone(),
         overhead: 1_000,
@@ -382,7 +382,7 @@ fn the_recorded_row_prices_the_recorded_usage() {
         model: None,
     };
     let prices = Prices::default();
-    let record = Record {
+    let record = ReferenceRecord {
         session: &session,
         calls: calls.clone(),
         overhead: 1_000,

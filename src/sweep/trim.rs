@@ -12,18 +12,18 @@
 
 use crate::engine::Status;
 use crate::engine::parts::{Part, PartsBuilder};
-use crate::engine::project::project;
+use crate::engine::projection::project;
 use crate::probe::{Probe, Scorer};
 use crate::session::cost::{CacheSplitter, Totals};
 use crate::view::View;
 
-use super::{CallTally, PolicyFields, ReadRows, Record, Row, RowKind};
+use super::{CallTally, PolicyFields, ReadRows, ReferenceRecord, Row, RowKind};
 
 /// Trim `record` at every call to fit `w_eff`, scoring each view with
 /// `probes`, its rows read with `read` as the calls reach them (what is
 /// held is the trimmed history, not the record).
 pub(crate) fn trim_row<E>(
-    record: &Record<'_>,
+    record: &ReferenceRecord<'_>,
     policy: PolicyFields,
     w_eff: u64,
     probes: Vec<Probe>,
@@ -41,20 +41,23 @@ pub(crate) fn trim_row<E>(
     for (i, call) in record.calls.iter().enumerate() {
         read(fed..call.history_end, &mut |m| builder.push(m, est))?;
         fed = call.history_end;
-        let mut kept: u64 = builder.parts.iter().map(|p| p.tokens).sum();
+        let mut kept: u64 = builder.parts().iter().map(|p| p.tokens).sum();
         let mut trimmed = false;
         while record.overhead + kept > w_eff {
-            let first = first_group(&builder.parts);
-            if first == builder.parts.len() {
+            let first = first_group(builder.parts());
+            if first == builder.parts().len() {
                 break;
             }
-            kept -= builder.parts[..first].iter().map(|p| p.tokens).sum::<u64>();
+            kept -= builder.parts()[..first]
+                .iter()
+                .map(|p| p.tokens)
+                .sum::<u64>();
             builder.drop_front(first);
             trimmed = true;
         }
         trimmed_calls += u32::from(trimmed);
         let tokens = record.overhead + kept;
-        let (view, _) = project(&builder.parts);
+        let (view, _) = project(builder.parts());
         let (read, write) = splitter.split(prev.as_ref(), &view, record.overhead, est);
         record.add_call(&mut totals, i, read, write);
         let e = scorer.evaluate(&view, call.history_end);

@@ -369,7 +369,7 @@ impl CodexImporter {
                     vec![Block::Text { text }],
                     line,
                 );
-                push_item(Item::Message(m), timestamp, tasks)
+                push_item(RolloutItem::Message(m), timestamp, tasks)
             }
             "world_state"
             | "inter_agent_communication"
@@ -408,7 +408,7 @@ impl CodexImporter {
                     (Kind::CarriedSummary, message)
                 };
                 let m = Message::new(Role::User, kind, vec![Block::Text { text }], line);
-                return push_item(Item::Message(m), timestamp, tasks);
+                return push_item(RolloutItem::Message(m), timestamp, tasks);
             }
         };
         for (i, item) in history.into_iter().enumerate() {
@@ -423,9 +423,9 @@ impl CodexImporter {
                 ));
             };
             let mut m = match self.response_item(line, &mut item) {
-                Ok(Item::Message(m)) => m,
+                Ok(RolloutItem::Message(m)) => m,
                 // Encrypted compaction items and the like carry nothing readable.
-                Ok(Item::Skip(_)) => continue,
+                Ok(RolloutItem::Skip(_)) => continue,
                 Err(e) => {
                     return Err(LineError {
                         message: format!("replacement_history item {}: {}", i + 1, e.message),
@@ -512,14 +512,14 @@ impl CodexImporter {
 
     fn token_count(&mut self, line: u64, info: Option<TokenInfo>) -> ItemResult {
         let Some(info) = info else {
-            return Ok(Item::Skip(LineOutcome::NotConversation));
+            return Ok(RolloutItem::Skip(LineOutcome::NotConversation));
         };
         if info.total.is_some() && info.total == self.last_total {
-            return Ok(Item::Skip(LineOutcome::Duplicate));
+            return Ok(RolloutItem::Skip(LineOutcome::Duplicate));
         }
         self.last_total = info.total;
         let Some(usage) = info.last else {
-            return Ok(Item::Skip(LineOutcome::NotConversation));
+            return Ok(RolloutItem::Skip(LineOutcome::NotConversation));
         };
         let usage = usage?;
         // Attribute to the open generation if it has no usage yet, else to the next one.
@@ -533,7 +533,7 @@ impl CodexImporter {
         let mut m = Message::new(Role::Meta, Kind::Usage, Vec::new(), line);
         m.gen_id = Some(format!("gen-{gen_ordinal}"));
         m.usage = Some(usage);
-        Ok(Item::Message(m))
+        Ok(RolloutItem::Message(m))
     }
 
     fn response_item(&mut self, line: u64, p: &mut impl Rollout) -> ItemResult {
@@ -574,7 +574,7 @@ impl CodexImporter {
                 let block = if text.is_empty() {
                     match encrypted {
                         Some(data) => Block::RedactedThinking { data },
-                        None => return Ok(Item::Skip(LineOutcome::NotConversation)),
+                        None => return Ok(RolloutItem::Skip(LineOutcome::NotConversation)),
                     }
                 } else {
                     Block::Thinking {
@@ -658,14 +658,14 @@ impl CodexImporter {
             | "compaction"
             | "additional_tools"
             | "image_generation_call"
-            | "agent_message" => return Ok(Item::Skip(LineOutcome::NotConversation)),
+            | "agent_message" => return Ok(RolloutItem::Skip(LineOutcome::NotConversation)),
             other => {
-                return Ok(Item::Skip(LineOutcome::Unknown(format!(
+                return Ok(RolloutItem::Skip(LineOutcome::Unknown(format!(
                     "response_item/{other}"
                 ))));
             }
         };
-        Ok(Item::Message(msg))
+        Ok(RolloutItem::Message(msg))
     }
 
     fn generation_message(&mut self, content: Vec<Block>, line: u64) -> Message {
@@ -676,22 +676,22 @@ impl CodexImporter {
 }
 
 /// What one rollout item makes: a message, or an outcome and no message.
-enum Item {
+enum RolloutItem {
     Message(Message),
     Skip(LineOutcome),
 }
 
-type ItemResult = Result<Item, LineError>;
+type ItemResult = Result<RolloutItem, LineError>;
 
 /// Push an item's message, stamped with its line's time; an outcome passes through.
-fn push_item(item: Item, timestamp: Option<String>, tasks: &mut TaskSet) -> LineResult {
+fn push_item(item: RolloutItem, timestamp: Option<String>, tasks: &mut TaskSet) -> LineResult {
     match item {
-        Item::Message(mut m) => {
+        RolloutItem::Message(mut m) => {
             m.timestamp = timestamp;
             tasks.main().push(m);
             Ok(LineOutcome::Imported)
         }
-        Item::Skip(outcome) => Ok(outcome),
+        RolloutItem::Skip(outcome) => Ok(outcome),
     }
 }
 

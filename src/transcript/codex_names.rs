@@ -27,7 +27,7 @@ fn home_of(rollout: &Path) -> Option<&Path> {
 }
 
 #[derive(Deserialize)]
-struct Entry {
+struct IndexEntry {
     id: String,
     thread_name: String,
 }
@@ -40,7 +40,7 @@ pub(crate) fn thread_name(rollout: &Path, id: &str) -> Option<String> {
     let mut name = None;
     for line in std::io::BufReader::new(file).lines() {
         let Ok(line) = line else { break };
-        if let Ok(e) = serde_json::from_str::<Entry>(&line)
+        if let Ok(e) = serde_json::from_str::<IndexEntry>(&line)
             && e.id == id
             && !e.thread_name.trim().is_empty()
         {

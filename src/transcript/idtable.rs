@@ -73,7 +73,7 @@ pub(crate) struct IdTable<V: Packed> {
     recent: DigestMap<V>,
     budget: usize,
     /// Oldest first.
-    runs: Vec<Run>,
+    runs: Vec<SortedRun>,
     filter: Filter,
     /// Ids written to runs, counting an id once per run holding it.
     spilled: usize,
@@ -145,7 +145,7 @@ impl<V: Packed> IdTable<V> {
     fn spill(&mut self) -> io::Result<()> {
         let mut entries: Vec<(Digest, V)> = self.recent.iter().map(|(k, v)| (*k, *v)).collect();
         entries.sort_unstable_by_key(|e| e.0);
-        let run = Run::write(entries.iter().copied())?;
+        let run = SortedRun::write(entries.iter().copied())?;
         self.recent.clear();
         self.runs.push(run);
         self.spilled += entries.len();
@@ -171,7 +171,7 @@ impl<V: Packed> IdTable<V> {
             if self.runs[last..].iter().any(|r| r.tier != tier) {
                 break;
             }
-            let merged = Run::merge::<V>(&mut self.runs[last..], tier + 1)?;
+            let merged = SortedRun::merge::<V>(&mut self.runs[last..], tier + 1)?;
             for r in self.runs.drain(last..) {
                 self.spilled -= r.len;
             }
@@ -203,7 +203,7 @@ impl<V: Packed> IdTable<V> {
 
 /// `key`'s value in the runs, newest first, when the filter lets it be there.
 fn spilled_value<V: Packed>(
-    runs: &mut [Run],
+    runs: &mut [SortedRun],
     filter: &Filter,
     buf: &mut Vec<u8>,
     key: &Digest,
@@ -241,7 +241,7 @@ fn put_key(k: &Digest, out: &mut [u8]) {
 
 /// Sorted unique keys and their values in a temporary file (deleted when
 /// closed), with the first key of each block in memory.
-struct Run {
+struct SortedRun {
     file: File,
     len: usize,
     fences: Vec<Digest>,
@@ -250,8 +250,8 @@ struct Run {
     tier: u32,
 }
 
-impl Run {
-    fn write<V: Packed>(entries: impl Iterator<Item = (Digest, V)>) -> io::Result<Run> {
+impl SortedRun {
+    fn write<V: Packed>(entries: impl Iterator<Item = (Digest, V)>) -> io::Result<SortedRun> {
         let mut w = RunWriter::new()?;
         for (k, v) in entries {
             w.push(&k, &v)?;
@@ -288,14 +288,14 @@ impl Run {
         Ok(None)
     }
 
-    fn entries<V: Packed>(&mut self) -> io::Result<Entries<'_, V>> {
+    fn entries<V: Packed>(&mut self) -> io::Result<RunEntries<'_, V>> {
         self.rewind()?;
-        Ok(Entries::new(&self.file, self.len))
+        Ok(RunEntries::new(&self.file, self.len))
     }
 
     /// One run of `runs` (oldest first), the newest value kept for a key
     /// in more than one.
-    fn merge<V: Packed>(runs: &mut [Run], tier: u32) -> io::Result<Run> {
+    fn merge<V: Packed>(runs: &mut [SortedRun], tier: u32) -> io::Result<SortedRun> {
         let mut w = RunWriter::new()?;
         let mut sources = Vec::with_capacity(runs.len());
         for run in runs.iter_mut() {
@@ -357,12 +357,12 @@ impl RunWriter {
         Ok(())
     }
 
-    fn finish(self, tier: u32) -> io::Result<Run> {
+    fn finish(self, tier: u32) -> io::Result<SortedRun> {
         let file = self
             .out
             .into_inner()
             .map_err(io::IntoInnerError::into_error)?;
-        Ok(Run {
+        Ok(SortedRun {
             file,
             len: self.len,
             fences: self.fences,
@@ -372,16 +372,16 @@ impl RunWriter {
 }
 
 /// A run's entries read in order.
-struct Entries<'f, V> {
+struct RunEntries<'f, V> {
     reader: BufReader<&'f File>,
     left: usize,
     entry: Vec<u8>,
     _value: std::marker::PhantomData<V>,
 }
 
-impl<'f, V: Packed> Entries<'f, V> {
-    fn new(file: &'f File, len: usize) -> Entries<'f, V> {
-        Entries {
+impl<'f, V: Packed> RunEntries<'f, V> {
+    fn new(file: &'f File, len: usize) -> RunEntries<'f, V> {
+        RunEntries {
             reader: BufReader::with_capacity(1 << 16, file),
             left: len,
             entry: vec![0u8; KEY + V::SIZE],
@@ -390,7 +390,7 @@ impl<'f, V: Packed> Entries<'f, V> {
     }
 }
 
-impl<V: Packed> Iterator for Entries<'_, V> {
+impl<V: Packed> Iterator for RunEntries<'_, V> {
     type Item = io::Result<(Digest, V)>;
 
     fn next(&mut self) -> Option<Self::Item> {

@@ -14,7 +14,7 @@ mod common;
 pub(crate) mod detect;
 pub(crate) mod discover;
 mod idtable;
-pub mod ingest;
+pub(crate) mod ingest;
 pub(crate) mod openai_chat;
 pub(crate) mod reader;
 mod tokens;
@@ -27,7 +27,9 @@ use serde_json::{Map, Value};
 use crate::model::{Block, Format, Kind, Message, Role};
 use idtable::{IdTable, Packed};
 
-pub use reader::{ParseOptions, ParsedFile, SkippedLine, parse_bytes, parse_reader, parse_stream};
+pub use ingest::{FileReport, IngestError, IngestOptions, ingest_file};
+pub use reader::{ParseOptions, ParsedFile, SkippedLine, parse_bytes};
+pub(crate) use reader::{parse_reader, parse_stream};
 
 /// The normalisation of one Anthropic content block and usage object, for
 /// the live proxy (which reads them from requests and responses).
@@ -47,6 +49,12 @@ pub struct LineError {
     /// Raised before any format was recognised (none was given, and the first
     /// lines did not tell one): nothing says the file is a transcript at all.
     pub format_unknown: bool,
+}
+
+impl crate::model::Hint for LineError {
+    fn hint(&self) -> Option<&str> {
+        self.hint
+    }
 }
 
 impl LineError {
@@ -357,96 +365,113 @@ impl TaskBuilder {
             // A carried summary opens the history as an ask does.
             Kind::Ask | Kind::CarriedSummary => self.turn += 1,
             Kind::Generation => {
-                let step = match &msg.gen_id {
-                    Some(id) => {
-                        let found = self.gen_steps.get_or_insert_with(Digest::of(id), || {
-                            self.step += 1;
-                            self.step
-                        });
-                        self.held(msg.line, found).map_or(self.step, |(s, _)| s)
-                    }
-                    None => {
-                        self.step += 1;
-                        self.step
-                    }
-                };
-                msg.step = step;
-                for b in &msg.content {
-                    if let Block::ToolUse { id, name, .. } = b {
-                        let info = ToolCallInfo {
-                            step,
-                            line: msg.line,
-                            answered: false,
-                        };
-                        let found = self.tool_calls.get_or_insert_with(Digest::of(id), || info);
-                        if let Some((_, false)) = self.held(msg.line, found) {
-                            self.warnings.push(Warning {
-                                line: msg.line,
-                                message: format!(
-                                    "tool_use {id} appears twice; the second one is kept in the record but answers nothing"
-                                ),
-                            });
-                            continue;
-                        }
-                        let order = self.calls_seen;
-                        self.calls_seen += 1;
-                        let open = OpenToolCall {
-                            id: id.clone(),
-                            name: name.clone(),
-                            line: msg.line,
-                        };
-                        self.open_calls.insert(order, open);
-                        self.open_order.insert(id.clone(), order);
-                    }
-                }
+                msg.step = self.generation_step(&msg);
+                self.open_calls_of(&msg);
             }
             _ => {}
         }
         if msg.kind != Kind::Generation {
             msg.step = self.step;
         }
-        if msg.kind == Kind::ToolResult {
-            let mut step = None;
-            for b in &msg.content {
-                if let Block::ToolResult { tool_use_id, .. } = b {
-                    let key = Digest::of(tool_use_id);
-                    let found = self.tool_calls.get(&key);
-                    match self.held(msg.line, found).flatten() {
-                        Some(info) if !info.answered => {
-                            let answered = ToolCallInfo {
-                                answered: true,
-                                ..info
-                            };
-                            let done = self.tool_calls.insert(key, answered);
-                            self.held(msg.line, done);
-                            if let Some(order) = self.open_order.remove(tool_use_id) {
-                                self.open_calls.remove(&order);
-                            }
-                            step = Some(step.map_or(info.step, |s: u32| s.max(info.step)));
-                        }
-                        Some(info) => self.warnings.push(Warning {
-                            line: msg.line,
-                            message: format!(
-                                "tool_result for {tool_use_id} answers a call already answered at or after line {}; kept, shown as text in views",
-                                info.line
-                            ),
-                        }),
-                        None => self.warnings.push(Warning {
-                            line: msg.line,
-                            message: format!(
-                                "tool_result for {tool_use_id} has no matching tool_use in this task; kept, shown as text in views"
-                            ),
-                        }),
-                    }
-                }
-            }
-            if let Some(s) = step {
-                msg.step = s;
-            }
+        if msg.kind == Kind::ToolResult
+            && let Some(s) = self.answer_tool_calls(&msg)
+        {
+            msg.step = s;
         }
         msg.turn = self.turn;
         self.conversation |= msg.role != Role::Meta;
         self.messages.push(msg);
+    }
+
+    /// The step of a generation row: its generation id's, else the next one.
+    fn generation_step(&mut self, msg: &Message) -> u32 {
+        match &msg.gen_id {
+            Some(id) => {
+                let found = self.gen_steps.get_or_insert_with(Digest::of(id), || {
+                    self.step += 1;
+                    self.step
+                });
+                self.held(msg.line, found).map_or(self.step, |(s, _)| s)
+            }
+            None => {
+                self.step += 1;
+                self.step
+            }
+        }
+    }
+
+    /// Open the tool calls a generation row (its step set) makes; a call id
+    /// seen before is kept in the record but answers nothing.
+    fn open_calls_of(&mut self, msg: &Message) {
+        for b in &msg.content {
+            if let Block::ToolUse { id, name, .. } = b {
+                let info = ToolCallInfo {
+                    step: msg.step,
+                    line: msg.line,
+                    answered: false,
+                };
+                let found = self.tool_calls.get_or_insert_with(Digest::of(id), || info);
+                if let Some((_, false)) = self.held(msg.line, found) {
+                    self.warnings.push(Warning {
+                        line: msg.line,
+                        message: format!(
+                            "tool_use {id} appears twice; the second one is kept in the record but answers nothing"
+                        ),
+                    });
+                    continue;
+                }
+                let order = self.calls_seen;
+                self.calls_seen += 1;
+                let open = OpenToolCall {
+                    id: id.clone(),
+                    name: name.clone(),
+                    line: msg.line,
+                };
+                self.open_calls.insert(order, open);
+                self.open_order.insert(id.clone(), order);
+            }
+        }
+    }
+
+    /// Answer the open calls a tool result row answers: the step of the
+    /// latest of them (the row's step), if it answers any; a result for an
+    /// unknown or an answered call is a warning.
+    fn answer_tool_calls(&mut self, msg: &Message) -> Option<u32> {
+        let mut step = None;
+        for b in &msg.content {
+            if let Block::ToolResult { tool_use_id, .. } = b {
+                let key = Digest::of(tool_use_id);
+                let found = self.tool_calls.get(&key);
+                match self.held(msg.line, found).flatten() {
+                    Some(info) if !info.answered => {
+                        let answered = ToolCallInfo {
+                            answered: true,
+                            ..info
+                        };
+                        let done = self.tool_calls.insert(key, answered);
+                        self.held(msg.line, done);
+                        if let Some(order) = self.open_order.remove(tool_use_id) {
+                            self.open_calls.remove(&order);
+                        }
+                        step = Some(step.map_or(info.step, |s: u32| s.max(info.step)));
+                    }
+                    Some(info) => self.warnings.push(Warning {
+                        line: msg.line,
+                        message: format!(
+                            "tool_result for {tool_use_id} answers a call already answered at or after line {}; kept, shown as text in views",
+                            info.line
+                        ),
+                    }),
+                    None => self.warnings.push(Warning {
+                        line: msg.line,
+                        message: format!(
+                            "tool_result for {tool_use_id} has no matching tool_use in this task; kept, shown as text in views"
+                        ),
+                    }),
+                }
+            }
+        }
+        step
     }
 
     /// What a table answered, its first failure kept (the answers after it
@@ -506,6 +531,7 @@ impl TaskSet {
         self.tasks.first_mut()
     }
 
+    #[cfg(test)]
     pub fn into_tasks(self) -> Vec<TaskBuilder> {
         self.tasks
     }
@@ -595,38 +621,38 @@ mod tests {
     }
 
     #[derive(Debug, Clone)]
-    enum Event {
+    enum PushEvent {
         Ask,
         Calls(Vec<u8>, u8),
         Result(u8),
     }
 
-    fn event() -> impl proptest::strategy::Strategy<Value = Event> {
+    fn event() -> impl proptest::strategy::Strategy<Value = PushEvent> {
         use proptest::prelude::*;
         prop_oneof![
-            1 => Just(Event::Ask),
+            1 => Just(PushEvent::Ask),
             4 => (proptest::collection::vec(0u8..60, 0..3), 0u8..40)
-                .prop_map(|(ids, g)| Event::Calls(ids, g)),
-            4 => (0u8..60).prop_map(Event::Result),
+                .prop_map(|(ids, g)| PushEvent::Calls(ids, g)),
+            4 => (0u8..60).prop_map(PushEvent::Result),
         ]
     }
 
-    fn build(t: &mut TaskBuilder, events: &[Event]) {
+    fn build(t: &mut TaskBuilder, events: &[PushEvent]) {
         for (i, e) in events.iter().enumerate() {
             let line = i as u64 + 1;
             match e {
-                Event::Ask => t.push(Message::new(
+                PushEvent::Ask => t.push(Message::new(
                     Role::User,
                     Kind::Ask,
                     vec![Block::Text { text: "go".into() }],
                     line,
                 )),
-                Event::Calls(ids, g) => {
+                PushEvent::Calls(ids, g) => {
                     let ids: Vec<String> = ids.iter().map(|k| format!("toolu_{k}")).collect();
                     let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
                     t.push(calls(&ids, &format!("msg_{g}"), line));
                 }
-                Event::Result(k) => t.push(result(&format!("toolu_{k}"), line)),
+                PushEvent::Result(k) => t.push(result(&format!("toolu_{k}"), line)),
             }
         }
     }

@@ -58,54 +58,21 @@ pub fn parse_reader<R: BufRead>(
 /// out of a task (each is final once pushed), so that a caller stores them
 /// while the rest is parsed. An error from `flush` ends the parse with it.
 pub fn parse_stream<R: BufRead>(
-    mut reader: R,
+    reader: R,
     opts: &ParseOptions,
     progress: &mut dyn FnMut(u64),
     flush: &mut dyn FnMut(Format, &mut TaskSet) -> Result<(), LineError>,
 ) -> Result<ParsedFile, LineError> {
-    let mut hasher = FileHasher::default();
-    let mut bytes = 0u64;
-    let mut next_progress = PROGRESS_EVERY;
-    // The hash and size before a last line that has no newline: what was
-    // consumed when that line is left for later.
-    let mut before_tail: Option<(FileHasher, u64)> = None;
-    let mut read_line = |buf: &mut Vec<u8>| -> Result<bool, LineError> {
-        buf.clear();
-        let n = read_until_newline(&mut reader, buf)
-            .map_err(|e| LineError::new(0, 0, format!("read error: {e}")))?;
-        if n > 0 && !buf.ends_with(b"\n") {
-            before_tail = Some((hasher.snapshot(), bytes));
-        }
-        hasher.update(buf);
-        bytes += n as u64;
-        if bytes >= next_progress {
-            progress(bytes);
-            next_progress = bytes + PROGRESS_EVERY;
-        }
-        if n > 0 {
-            crate::fault::after_line();
-        }
-        Ok(n > 0)
+    let mut src = LineSource {
+        reader,
+        progress,
+        hasher: FileHasher::default(),
+        bytes: 0,
+        next_progress: PROGRESS_EVERY,
+        before_tail: None,
     };
-
-    // Read ahead: raw lines kept for replay into the importer.
-    let mut ahead: Vec<Vec<u8>> = Vec::new();
-    let mut non_blank = 0;
-    let mut eof = false;
-    while non_blank < LOOKAHEAD_LINES {
-        let mut buf = Vec::new();
-        if !read_line(&mut buf)? {
-            eof = true;
-            break;
-        }
-        if !is_blank(&buf) {
-            non_blank += 1;
-        }
-        ahead.push(buf);
-    }
-
-    let first = ahead.iter().position(|l| !is_blank(l));
-    if first.is_none() && opts.format.is_none() {
+    let (ahead, eof) = src.read_ahead()?;
+    if ahead.iter().all(|l| is_blank(l)) && opts.format.is_none() {
         return Err(LineError::new(
             1,
             1,
@@ -113,18 +80,79 @@ pub fn parse_stream<R: BufRead>(
         )
         .before_any_format());
     }
-    // Until a format is known, an error says the file may be no transcript.
-    let detecting = |e: LineError| match opts.format {
-        None => e.before_any_format(),
-        Some(_) => e,
-    };
     let samples: Vec<Result<Value, serde_json::Error>> = ahead
         .iter()
         .filter(|l| !is_blank(l))
         .map(|l| serde_json::from_slice::<Value>(trim_eol(l)))
         .collect();
+    if is_document(&samples, eof) && opts.format.is_none_or(accepts_document) {
+        return parse_document(src, ahead, opts);
+    }
+    let format = match opts.format {
+        Some(f) => f,
+        None => detect_lines(&ahead, &samples)?,
+    };
+    parse_lines(src, ahead, format, opts, flush)
+}
 
-    let document_candidate = match samples.first() {
+/// The lines of a file as they are read: every byte hashed and counted,
+/// progress reported, the fault point passed after each line.
+struct LineSource<'p, R> {
+    reader: R,
+    progress: &'p mut dyn FnMut(u64),
+    hasher: FileHasher,
+    bytes: u64,
+    next_progress: u64,
+    /// The hash and size before a last line that has no newline: what was
+    /// consumed when that line is left for later.
+    before_tail: Option<(FileHasher, u64)>,
+}
+
+impl<R: BufRead> LineSource<'_, R> {
+    /// The next line into `buf` (its newline kept); `false` at the end.
+    fn next_line(&mut self, buf: &mut Vec<u8>) -> Result<bool, LineError> {
+        buf.clear();
+        let n = read_until_newline(&mut self.reader, buf)
+            .map_err(|e| LineError::new(0, 0, format!("read error: {e}")))?;
+        if n > 0 && !buf.ends_with(b"\n") {
+            self.before_tail = Some((self.hasher.snapshot(), self.bytes));
+        }
+        self.hasher.update(buf);
+        self.bytes += n as u64;
+        if self.bytes >= self.next_progress {
+            (self.progress)(self.bytes);
+            self.next_progress = self.bytes + PROGRESS_EVERY;
+        }
+        if n > 0 {
+            crate::fault::after_line();
+        }
+        Ok(n > 0)
+    }
+
+    /// The first lines, up to [`LOOKAHEAD_LINES`] non-blank ones, kept to
+    /// be fed to the importer once the format is known; and whether they
+    /// are the whole file.
+    fn read_ahead(&mut self) -> Result<(Vec<Vec<u8>>, bool), LineError> {
+        let mut ahead = Vec::new();
+        let mut non_blank = 0;
+        while non_blank < LOOKAHEAD_LINES {
+            let mut buf = Vec::new();
+            if !self.next_line(&mut buf)? {
+                return Ok((ahead, true));
+            }
+            if !is_blank(&buf) {
+                non_blank += 1;
+            }
+            ahead.push(buf);
+        }
+        Ok((ahead, false))
+    }
+}
+
+/// Whether the first lines are the start of one JSON document (a list of
+/// messages or a request body) rather than one JSON object per line.
+fn is_document(samples: &[Result<Value, serde_json::Error>], eof: bool) -> bool {
+    match samples.first() {
         None => false,
         Some(Ok(Value::Array(_))) => true,
         Some(Ok(Value::Object(o))) => {
@@ -138,99 +166,108 @@ pub fn parse_stream<R: BufRead>(
         // A first line that is not JSON by itself: a pretty-printed document,
         // unless the next line is a JSON object (then it is a broken JSONL line).
         Some(Err(_)) => !matches!(samples.get(1), Some(Ok(Value::Object(_)))),
-    };
-
-    if document_candidate && opts.format.is_none_or(accepts_document) {
-        let mut all: Vec<u8> = ahead.concat();
-        let mut buf = Vec::new();
-        while read_line(&mut buf)? {
-            all.extend_from_slice(&buf);
-        }
-        let text =
-            std::str::from_utf8(&all).map_err(|e| detecting(utf8_error_in_document(&all, e)))?;
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let value: Value = serde_json::from_str(text).map_err(|e| {
-            let (line, column) = clamp_to_text(text, e.line(), e.column());
-            detecting(LineError::new(
-                line,
-                column,
-                format!(
-                    "{}; expected a JSON document (a list of messages or a request body) or one JSON object per line",
-                    describe_json_error(&e)
-                ),
-            ))
-        })?;
-        let format = match opts.format {
-            Some(f) => f,
-            None => detect::detect(std::slice::from_ref(&value)).ok_or_else(undetectable)?,
-        };
-        let mut importer = importer_for(format);
-        let mut tasks = TaskSet::default();
-        importer.document(value, &mut tasks)?;
-        let lines = all.iter().filter(|b| **b == b'\n').count() as u64
-            + u64::from(!all.is_empty() && all.last() != Some(&b'\n'));
-        return Ok(ParsedFile {
-            format,
-            tasks: tasks.finish()?,
-            lines,
-            bytes,
-            hash: hasher.finalize(),
-            skipped: Vec::new(),
-            not_conversation: 0,
-            duplicates: 0,
-            unknown: BTreeMap::new(),
-            incomplete_lines: 0,
-        });
     }
+}
 
+/// The whole file as one JSON document, handed to the importer whole.
+fn parse_document<R: BufRead>(
+    mut src: LineSource<'_, R>,
+    ahead: Vec<Vec<u8>>,
+    opts: &ParseOptions,
+) -> Result<ParsedFile, LineError> {
+    // Until a format is known, an error says the file may be no transcript.
+    let detecting = |e: LineError| match opts.format {
+        None => e.before_any_format(),
+        Some(_) => e,
+    };
+    let mut all: Vec<u8> = ahead.concat();
+    let mut buf = Vec::new();
+    while src.next_line(&mut buf)? {
+        all.extend_from_slice(&buf);
+    }
+    let text = std::str::from_utf8(&all).map_err(|e| detecting(utf8_error_in_document(&all, e)))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        let (line, column) = clamp_to_text(text, e.line(), e.column());
+        detecting(LineError::new(
+            line,
+            column,
+            format!(
+                "{}; expected a JSON document (a list of messages or a request body) or one JSON object per line",
+                describe_json_error(&e)
+            ),
+        ))
+    })?;
     let format = match opts.format {
         Some(f) => f,
-        None => {
-            let values: Vec<Value> = samples
-                .iter()
-                .filter_map(|s| s.as_ref().ok())
-                .cloned()
-                .collect();
-            match detect::detect(&values) {
-                Some(f) => f,
-                None => {
-                    // Report the first unparsable line if that is why detection failed.
-                    for (i, l) in ahead.iter().enumerate() {
-                        if is_blank(l) {
-                            continue;
-                        }
-                        parse_check(i as u64 + 1, l).map_err(LineError::before_any_format)?;
-                    }
-                    return Err(undetectable());
-                }
-            }
-        }
+        None => detect::detect(std::slice::from_ref(&value)).ok_or_else(undetectable)?,
     };
-
     let mut importer = importer_for(format);
     let mut tasks = TaskSet::default();
-    let mut state = Counts::default();
-    let mut line_no = 0u64;
-    let mut incomplete = false;
-    for buf in &ahead {
-        line_no += 1;
-        if is_incomplete_tail(buf) {
-            incomplete = true;
+    importer.document(value, &mut tasks)?;
+    let lines = all.iter().filter(|b| **b == b'\n').count() as u64
+        + u64::from(!all.is_empty() && all.last() != Some(&b'\n'));
+    Ok(ParsedFile {
+        format,
+        tasks: tasks.finish()?,
+        lines,
+        bytes: src.bytes,
+        hash: src.hasher.finalize(),
+        skipped: Vec::new(),
+        not_conversation: 0,
+        duplicates: 0,
+        unknown: BTreeMap::new(),
+        incomplete_lines: 0,
+    })
+}
+
+/// The format the first lines are in; else the first of them that does not
+/// parse, or that no format was recognised.
+fn detect_lines(
+    ahead: &[Vec<u8>],
+    samples: &[Result<Value, serde_json::Error>],
+) -> Result<Format, LineError> {
+    let values: Vec<Value> = samples
+        .iter()
+        .filter_map(|s| s.as_ref().ok())
+        .cloned()
+        .collect();
+    if let Some(f) = detect::detect(&values) {
+        return Ok(f);
+    }
+    // Report the first unparsable line if that is why detection failed.
+    for (i, l) in ahead.iter().enumerate() {
+        if is_blank(l) {
             continue;
         }
-        feed(
-            importer.as_mut(),
-            line_no,
-            buf,
-            &mut tasks,
-            opts,
-            &mut state,
-        )?;
-        flush(format, &mut tasks)?;
+        parse_check(i as u64 + 1, l).map_err(LineError::before_any_format)?;
     }
-    drop(ahead);
+    Err(undetectable())
+}
+
+/// One JSON object per line: the lines read ahead, then the rest as they are
+/// read, each fed to the importer and `flush` called after it; a last line
+/// still being written is left for the next import.
+fn parse_lines<R: BufRead>(
+    mut src: LineSource<'_, R>,
+    ahead: Vec<Vec<u8>>,
+    format: Format,
+    opts: &ParseOptions,
+    flush: &mut dyn FnMut(Format, &mut TaskSet) -> Result<(), LineError>,
+) -> Result<ParsedFile, LineError> {
+    let mut importer = importer_for(format);
+    let mut tasks = TaskSet::default();
+    let mut state = LineCounts::default();
+    let mut line_no = 0u64;
+    let mut incomplete = false;
+    let mut ahead = ahead.into_iter();
     let mut buf = Vec::new();
-    while read_line(&mut buf)? {
+    loop {
+        match ahead.next() {
+            Some(line) => buf = line,
+            None if src.next_line(&mut buf)? => {}
+            None => break,
+        }
         line_no += 1;
         if is_incomplete_tail(&buf) {
             incomplete = true;
@@ -246,33 +283,10 @@ pub fn parse_stream<R: BufRead>(
         )?;
         flush(format, &mut tasks)?;
     }
-    // Every line of a type this format does not know: the file is in another
-    // format (an explicit --format that does not match). Importing nothing with
-    // success would also mark the file as imported and hide it from a later,
-    // correct import.
-    if let Some(first) = state.first_unknown
-        && state.recognised == 0
-    {
-        let total: u64 = state.unknown.values().sum();
-        let types: Vec<&str> = state.unknown.keys().map(String::as_str).take(4).collect();
-        return Err(LineError::new(
-            first,
-            1,
-            format!(
-                "{}, all of types a {f} transcript does not have ({}); expected a {f} transcript: is --format right?",
-                if total == 1 {
-                    "1 line".to_string()
-                } else {
-                    format!("{total} lines")
-                },
-                types.join(", "),
-                f = format.as_str()
-            ),
-        ));
-    }
-    let (hash, bytes, lines) = match before_tail {
+    refuse_foreign(&state, format)?;
+    let (hash, bytes, lines) = match src.before_tail {
         Some((before, consumed)) if incomplete => (before.finalize(), consumed, line_no - 1),
-        _ => (hasher.finalize(), bytes, line_no),
+        _ => (src.hasher.finalize(), src.bytes, line_no),
     };
     Ok(ParsedFile {
         format,
@@ -286,6 +300,32 @@ pub fn parse_stream<R: BufRead>(
         unknown: state.unknown,
         incomplete_lines: u64::from(incomplete),
     })
+}
+
+/// Every line of a type this format does not know: the file is in another
+/// format (an explicit --format that does not match). Importing nothing with
+/// success would also mark the file as imported and hide it from a later,
+/// correct import.
+fn refuse_foreign(state: &LineCounts, format: Format) -> Result<(), LineError> {
+    let Some(first) = state.first_unknown.filter(|_| state.recognised == 0) else {
+        return Ok(());
+    };
+    let total: u64 = state.unknown.values().sum();
+    let types: Vec<&str> = state.unknown.keys().map(String::as_str).take(4).collect();
+    Err(LineError::new(
+        first,
+        1,
+        format!(
+            "{}, all of types a {f} transcript does not have ({}); expected a {f} transcript: is --format right?",
+            if total == 1 {
+                "1 line".to_string()
+            } else {
+                format!("{total} lines")
+            },
+            types.join(", "),
+            f = format.as_str()
+        ),
+    ))
 }
 
 /// `BufRead::read_until(b'\n', buf)`, with the newline found by the
@@ -376,7 +416,7 @@ fn undetectable() -> LineError {
 }
 
 #[derive(Default)]
-struct Counts {
+struct LineCounts {
     skipped: Vec<SkippedLine>,
     not_conversation: u64,
     duplicates: u64,
@@ -392,7 +432,7 @@ fn feed(
     raw: &[u8],
     tasks: &mut TaskSet,
     opts: &ParseOptions,
-    counts: &mut Counts,
+    counts: &mut LineCounts,
 ) -> Result<(), LineError> {
     if is_blank(raw) {
         return Ok(());

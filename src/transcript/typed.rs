@@ -9,7 +9,7 @@
 //! result for it. Anything else (a missing field, a field of another type, an
 //! unknown block type, a count out of range) fails the deserialisation, and
 //! the caller reads the line again through the `Value` path, which keeps
-//! unknown blocks verbatim and words every error as before.
+//! unknown blocks verbatim and words every error.
 //!
 //! Three rules keep "accepts" exact:
 //! - a struct is read from a JSON object only ([`Obj`]: serde's derived
@@ -47,9 +47,9 @@ pub(super) struct Obj<T>(pub(super) T);
 
 impl<'de, T: Fields<'de>> Deserialize<'de> for Obj<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Obj<T>, D::Error> {
-        struct Visit<T>(PhantomData<T>);
+        struct ObjVisit<T>(PhantomData<T>);
 
-        impl<'de, T: Fields<'de>> Visitor<'de> for Visit<T> {
+        impl<'de, T: Fields<'de>> Visitor<'de> for ObjVisit<T> {
             type Value = Obj<T>;
 
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -61,7 +61,7 @@ impl<'de, T: Fields<'de>> Deserialize<'de> for Obj<T> {
             }
         }
 
-        d.deserialize_map(Visit(PhantomData))
+        d.deserialize_map(ObjVisit(PhantomData))
     }
 }
 
@@ -133,9 +133,9 @@ pub(super) struct Name<'de>(pub(super) Cow<'de, str>);
 
 impl<'de> Deserialize<'de> for Name<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Name<'de>, D::Error> {
-        struct Visit;
+        struct NameVisit;
 
-        impl<'de> Visitor<'de> for Visit {
+        impl<'de> Visitor<'de> for NameVisit {
             type Value = Name<'de>;
 
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -151,7 +151,7 @@ impl<'de> Deserialize<'de> for Name<'de> {
             }
         }
 
-        d.deserialize_str(Visit)
+        d.deserialize_str(NameVisit)
     }
 }
 
@@ -368,12 +368,12 @@ impl<'de> Deserialize<'de> for ResultContent {
 /// A token count `tokens::count` accepts: a whole number up to
 /// [`MAX_TOKENS`].
 #[derive(Clone, Copy)]
-pub(super) struct Count(u64);
+pub(super) struct TokenCount(u64);
 
-impl<'de> Deserialize<'de> for Count {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Count, D::Error> {
+impl<'de> Deserialize<'de> for TokenCount {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TokenCount, D::Error> {
         match u64::deserialize(d)? {
-            n if n <= MAX_TOKENS => Ok(Count(n)),
+            n if n <= MAX_TOKENS => Ok(TokenCount(n)),
             _ => Err(de::Error::custom(FALLBACK)),
         }
     }
@@ -382,17 +382,17 @@ impl<'de> Deserialize<'de> for Count {
 fields_struct! {
     /// The counts of a usage object, Anthropic's and Codex's names both; an
     /// absent or null count is 0.
-    pub(super) struct Counts {
-        "input_tokens" => read input_tokens: Option<Count>,
-        "output_tokens" => read output_tokens: Option<Count>,
-        "cache_read_input_tokens" => read cache_read_input_tokens: Option<Count>,
-        "cache_creation_input_tokens" => read cache_creation_input_tokens: Option<Count>,
-        "cached_input_tokens" => read cached_input_tokens: Option<Count>,
+    pub(super) struct UsageCounts {
+        "input_tokens" => read input_tokens: Option<TokenCount>,
+        "output_tokens" => read output_tokens: Option<TokenCount>,
+        "cache_read_input_tokens" => read cache_read_input_tokens: Option<TokenCount>,
+        "cache_creation_input_tokens" => read cache_creation_input_tokens: Option<TokenCount>,
+        "cached_input_tokens" => read cached_input_tokens: Option<TokenCount>,
     }
 }
 
 /// A count's value, 0 when absent or null.
-fn n(c: Option<Count>) -> u64 {
+fn n(c: Option<TokenCount>) -> u64 {
     c.map_or(0, |c| c.0)
 }
 
@@ -401,7 +401,7 @@ pub(super) struct CheckedUsage(pub(super) Usage);
 
 impl<'de> Deserialize<'de> for CheckedUsage {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<CheckedUsage, D::Error> {
-        let Obj(c) = Obj::<Counts>::deserialize(d)?;
+        let Obj(c) = Obj::<UsageCounts>::deserialize(d)?;
         Ok(CheckedUsage(Usage {
             input_tokens: n(c.input_tokens),
             output_tokens: n(c.output_tokens),

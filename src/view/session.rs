@@ -32,27 +32,27 @@ pub enum SessionKind {
 
 impl SessionKind {
     /// The provider family whose API the client speaks.
-    pub fn provider(self) -> Provider {
+    pub fn provider(self) -> Vendor {
         match self {
-            SessionKind::ClaudeCode => Provider::Anthropic,
-            SessionKind::Codex => Provider::OpenAi,
+            SessionKind::ClaudeCode => Vendor::Anthropic,
+            SessionKind::Codex => Vendor::OpenAi,
         }
     }
 }
 
 /// Whose signatures and encrypted reasoning a block carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Provider {
+pub enum Vendor {
     Anthropic,
     OpenAi,
 }
 
-impl Provider {
+impl Vendor {
     /// The provider a transcript format's reasoning blocks came from.
-    pub fn of(format: Format) -> Provider {
+    pub fn of(format: Format) -> Vendor {
         match format {
-            Format::ClaudeCode | Format::Anthropic => Provider::Anthropic,
-            Format::Codex | Format::OpenaiChat => Provider::OpenAi,
+            Format::ClaudeCode | Format::Anthropic => Vendor::Anthropic,
+            Format::Codex | Format::OpenaiChat => Vendor::OpenAi,
         }
     }
 }
@@ -71,7 +71,7 @@ pub struct Adapted {
 /// reasoning blocks are kept only when both are the same provider (and, for
 /// Anthropic, only signed ones); tool ids outside `[A-Za-z0-9_-]` are rewritten
 /// (the same way in the call and its result) for Anthropic.
-pub fn adapt(view: &View, source: Provider, target: Provider) -> Adapted {
+pub fn adapt(view: &View, source: Vendor, target: Vendor) -> Adapted {
     let mut dropped = 0u32;
     let mut renamed = 0u32;
     let mut messages = Vec::with_capacity(view.messages.len());
@@ -81,7 +81,7 @@ pub fn adapt(view: &View, source: Provider, target: Provider) -> Adapted {
             match b {
                 Block::Thinking { signature, .. } => {
                     let keep = source == target
-                        && (target == Provider::OpenAi
+                        && (target == Vendor::OpenAi
                             || signature.as_deref().is_some_and(|s| !s.is_empty()));
                     if keep {
                         content.push(b.clone());
@@ -96,7 +96,7 @@ pub fn adapt(view: &View, source: Provider, target: Provider) -> Adapted {
                         dropped += 1;
                     }
                 }
-                Block::ToolUse { id, name, input } if target == Provider::Anthropic => {
+                Block::ToolUse { id, name, input } if target == Vendor::Anthropic => {
                     let safe = safe_id(id);
                     renamed += u32::from(safe != *id);
                     content.push(Block::ToolUse {
@@ -109,7 +109,7 @@ pub fn adapt(view: &View, source: Provider, target: Provider) -> Adapted {
                     tool_use_id,
                     content: c,
                     is_error,
-                } if target == Provider::Anthropic => content.push(Block::ToolResult {
+                } if target == Vendor::Anthropic => content.push(Block::ToolResult {
                     tool_use_id: safe_id(tool_use_id),
                     content: c.clone(),
                     is_error: *is_error,
@@ -133,9 +133,9 @@ pub fn adapt(view: &View, source: Provider, target: Provider) -> Adapted {
             "{dropped} reasoning block{} dropped: {}",
             if dropped == 1 { "" } else { "s" },
             match (source, target) {
-                (Provider::OpenAi, Provider::Anthropic) =>
+                (Vendor::OpenAi, Vendor::Anthropic) =>
                     "Codex/OpenAI encrypted reasoning is not an Anthropic thinking signature",
-                (Provider::Anthropic, Provider::OpenAi) =>
+                (Vendor::Anthropic, Vendor::OpenAi) =>
                     "Anthropic thinking signatures mean nothing to an OpenAI model",
                 _ => "unsigned thinking cannot be sent back to Anthropic",
             }

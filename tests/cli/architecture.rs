@@ -1,7 +1,9 @@
 //! The module graph matches the layer table in ARCHITECTURE.md: every
 //! `crate::` path under `src/` names the file's own layer or one its row
 //! allows, and every row allows only layers listed above it (no cycle, no
-//! upward import).
+//! upward import); and no command module under `src/cmd/` imports another
+//! command module (what two commands share lives in one of the shared
+//! modules ARCHITECTURE.md lists).
 
 use crate::util::files_with_extension;
 use std::collections::BTreeMap;
@@ -18,33 +20,48 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The rows of the table under `## Layers`.
-fn layers() -> Vec<Layer> {
+/// The cells of each row of the table under `## HEADING` in ARCHITECTURE.md
+/// (its header row, which starts with `| COLUMN`, and its rule left out).
+fn table(heading: &str, column: &str) -> Vec<Vec<String>> {
     let text = fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
     let section = text
-        .split("## Layers")
+        .split(&format!("## {heading}\n"))
         .nth(1)
-        .expect("ARCHITECTURE.md has a `## Layers` section");
+        .unwrap_or_else(|| panic!("ARCHITECTURE.md has a `## {heading}` section"));
+    section
+        .lines()
+        .take_while(|l| !l.starts_with("## "))
+        .filter(|l| {
+            l.starts_with('|') && !l.starts_with("|---") && !l.starts_with(&format!("| {column}"))
+        })
+        .map(|l| {
+            l.trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// The rows of the table under `## Layers`.
+fn layers() -> Vec<Layer> {
     let names = |cell: &str| -> Vec<String> {
         cell.split(',')
             .map(|s| s.trim().trim_matches('`').to_string())
             .filter(|s| !s.is_empty() && s != "none")
             .collect()
     };
-    section
-        .lines()
-        .take_while(|l| !l.starts_with("## "))
-        .filter(|l| l.starts_with('|') && !l.starts_with("|---") && !l.starts_with("| layer"))
-        .map(|l| {
-            let cells: Vec<&str> = l.trim_matches('|').split('|').collect();
+    table("Layers", "layer")
+        .into_iter()
+        .map(|cells| {
             assert!(
                 cells.len() >= 3,
-                "a layer row needs name, modules and imports: {l}"
+                "a layer row needs name, modules and imports: {cells:?}"
             );
             Layer {
-                name: cells[0].trim().to_string(),
-                modules: names(cells[1]),
-                may_import: names(cells[2]),
+                name: cells[0].clone(),
+                modules: names(&cells[1]),
+                may_import: names(&cells[2]),
             }
         })
         .collect()
@@ -81,11 +98,11 @@ fn crate_paths(src: &str) -> Vec<(usize, String)> {
     found
 }
 
-/// The top-level modules a file's code reaches by climbing out of its own
-/// top-level module with `super::` (the file's module sits `depth` levels
-/// below the crate root; an inline `mod x {` block, as rustfmt lays it out,
-/// adds one more while it is open).
-fn super_paths(src: &str, depth: usize) -> Vec<(usize, String)> {
+/// Every `super::` chain in a file's code (comments skipped): its line, how
+/// many levels it climbs above the file's own module (an inline `mod x {`
+/// block, as rustfmt lays it out, adds one level while it is open, which is
+/// not counted), and the module it names there.
+fn super_chains(src: &str) -> Vec<(usize, usize, String)> {
     let mut found = Vec::new();
     // The indentation of each open inline module.
     let mut open: Vec<usize> = Vec::new();
@@ -99,7 +116,7 @@ fn super_paths(src: &str, depth: usize) -> Vec<(usize, String)> {
         while let Some(at) = rest.find("super::") {
             let before = rest[..at].chars().last();
             rest = &rest[at..];
-            let mut climbs = 0;
+            let mut climbs: usize = 0;
             while let Some(r) = rest.strip_prefix("super::") {
                 climbs += 1;
                 rest = r;
@@ -107,12 +124,12 @@ fn super_paths(src: &str, depth: usize) -> Vec<(usize, String)> {
             if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
                 continue;
             }
-            if climbs >= depth + open.len() {
+            if let Some(above) = climbs.checked_sub(open.len()) {
                 let m: String = rest
                     .chars()
                     .take_while(|c| c.is_alphanumeric() || *c == '_')
                     .collect();
-                found.push((i + 1, m));
+                found.push((i + 1, above, m));
             }
         }
         let t = code.trim_start();
@@ -125,6 +142,29 @@ fn super_paths(src: &str, depth: usize) -> Vec<(usize, String)> {
         }
     }
     found
+}
+
+/// The top-level modules a file's code reaches by climbing out of its own
+/// top-level module with `super::` (the file's module sits `depth` levels
+/// below the crate root).
+fn super_paths(src: &str, depth: usize) -> Vec<(usize, String)> {
+    super_chains(src)
+        .into_iter()
+        .filter(|(_, above, _)| *above >= depth)
+        .map(|(line, _, m)| (line, m))
+        .collect()
+}
+
+/// The module a path below a module's directory is in: `a` for `a.rs`,
+/// `a/mod.rs` and `a/b.rs`.
+fn first_module(rel: &std::path::Path) -> String {
+    let first = rel
+        .components()
+        .next()
+        .unwrap()
+        .as_os_str()
+        .to_string_lossy();
+    first.trim_end_matches(".rs").to_string()
 }
 
 #[test]
@@ -156,14 +196,7 @@ fn crate_paths_follow_the_layer_table() {
     let mut seen = 0;
     for f in &files {
         let rel = f.strip_prefix(&src).unwrap();
-        let top = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_string();
+        let top = first_module(rel);
         if top == "lib" || top == "main" {
             continue;
         }
@@ -265,4 +298,98 @@ fn human_rendering_cannot_change_a_view_hash() {
             }
         }
     }
+}
+
+/// The modules of `src/cmd/` that are not commands: the first column of the
+/// table under `## Commands and what they share`.
+fn shared_cmd_modules() -> Vec<String> {
+    table("Commands and what they share", "shared")
+        .into_iter()
+        .map(|cells| cells[0].trim_matches('`').to_string())
+        .collect()
+}
+
+/// The modules of `src/cmd/` a file's code names: `crate::cmd::X` paths, and
+/// `super::` chains that climb to `cmd` itself (`cmd_depth` levels above the
+/// file's module).
+fn cmd_paths(src: &str, cmd_depth: usize) -> Vec<(usize, String)> {
+    let mut found: Vec<(usize, String)> = crate_paths(&src.replace("crate::cmd::", "crate::"))
+        .into_iter()
+        .filter(|(line, _)| {
+            let code = src.lines().nth(line - 1).unwrap_or("");
+            code.split("//")
+                .next()
+                .unwrap_or("")
+                .contains("crate::cmd::")
+        })
+        .collect();
+    found.extend(
+        super_chains(src)
+            .into_iter()
+            .filter(|(_, above, _)| *above == cmd_depth)
+            .map(|(line, _, m)| (line, m)),
+    );
+    found
+}
+
+#[test]
+fn no_command_module_imports_another() {
+    let shared = shared_cmd_modules();
+    assert!(shared.len() >= 5, "the shared modules' table was not found");
+    let cmd = root().join("src/cmd");
+    let module_of = |f: &std::path::Path| first_module(f.strip_prefix(&cmd).unwrap());
+    let files = files_with_extension(&cmd, "rs");
+    let modules: std::collections::BTreeSet<String> = files
+        .iter()
+        .map(|f| module_of(f))
+        .filter(|m| m != "mod")
+        .collect();
+    for m in &shared {
+        assert!(
+            modules.contains(m),
+            "ARCHITECTURE.md lists src/cmd/{m} as shared, but there is no such module"
+        );
+    }
+    let commands: Vec<&String> = modules.iter().filter(|m| !shared.contains(m)).collect();
+    assert!(
+        commands.len() >= 10,
+        "only {} command modules found",
+        commands.len()
+    );
+    let mut violations = Vec::new();
+    for f in &files {
+        let own = module_of(f);
+        if own == "mod" {
+            continue;
+        }
+        let rel = f.strip_prefix(&cmd).unwrap();
+        // src/cmd/a.rs climbs once to cmd, src/cmd/a/b.rs twice, src/cmd/a/mod.rs once.
+        let depth = rel.components().count() - usize::from(rel.ends_with("mod.rs"));
+        let text = fs::read_to_string(f).unwrap();
+        for (line, m) in cmd_paths(&text, depth) {
+            if m != own && commands.contains(&&m) {
+                violations.push(format!(
+                    "src/cmd/{}:{line}: imports the command module {m}",
+                    rel.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        violations.is_empty(),
+        "a module of src/cmd imports a command module (move what they share to a shared module):\n{}",
+        violations.join("\n")
+    );
+}
+
+/// The command-module scanner sees `crate::cmd::` paths and `super::` chains
+/// that climb to `cmd` (counting inline modules), and no others.
+#[test]
+fn the_scanner_reads_paths_into_cmd() {
+    let src = "use super::Ui;\nuse super::import::import_one;\nuse crate::cmd::tasks::title_of;\n\
+               use crate::store::Store;\nmod tests {\n    use super::super::show::run;\n    \
+               use super::helper;\n}\n";
+    let found = cmd_paths(src, 1);
+    let names: Vec<(usize, &str)> = found.iter().map(|(l, m)| (*l, m.as_str())).collect();
+    assert_eq!(names, [(3, "tasks"), (1, "Ui"), (2, "import"), (6, "show")]);
 }

@@ -14,11 +14,12 @@ use std::path::Path;
 
 use compactor::engine::budget::Budget;
 use compactor::engine::estimate::CharsPerToken;
-use compactor::session::driver::{RunSettings, TaskRecordIndex};
-use compactor::session::replay::{ReplayOptions, replay};
+use compactor::session::record::TaskRecordIndex;
+use compactor::session::run::{Placement, ReplayOptions, Run};
+use compactor::session::settings::RunSettings;
 use compactor::store::{Store, StoreError};
-use compactor::summarize::extractive::Extractive;
-use compactor::transcript::ingest::{IngestError, IngestOptions, ingest_file};
+use compactor::summarize::Extractive;
+use compactor::transcript::{IngestError, IngestOptions, ingest_file};
 use compactor::view::validate;
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -195,27 +196,20 @@ fn import_and_replay(dir: &Path, bytes: &[u8], budget: Budget) -> Result<(), Tes
             continue;
         }
         let settings = RunSettings::new(budget, &est, &Extractive);
-        let opts = ReplayOptions {
-            from: 1,
-            to: calls,
-            resume: false,
-            prices: Default::default(),
-            progress: None,
+        let opts = ReplayOptions::from_start(calls, Default::default());
+        let here = Placement::InPlace {
+            record_progress: false,
         };
         let mut bad = Vec::new();
-        let out = replay(
-            &mut store,
-            &index,
-            settings,
-            opts,
-            |row, out| -> Result<(), StoreError> {
+        let out = Run::open(&store, &index, settings, here).and_then(|mut run| {
+            run.replay(&mut store, &opts, |row, out| -> Result<(), StoreError> {
                 let v = validate(&out.view);
                 if !v.is_empty() {
                     bad.push(format!("call {}: {v:?}", row.call));
                 }
                 Ok(())
-            },
-        );
+            })
+        });
         prop_assert!(out.is_ok(), "replay of {}: {:?}", t.id, out.err());
         prop_assert!(bad.is_empty(), "illegal views: {bad:?}");
     }

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use compactor::model::{Block, Format, ToolContent};
 use compactor::view::View;
-use compactor::view::session::{Provider, adapt};
+use compactor::view::session::{Vendor, adapt};
 use serde_json::{Value, json};
 
 use crate::util::{TestEnv, corpus, crate_dir, under_ci};
@@ -662,10 +662,10 @@ fn compact_and_resume(
     );
     let view = View::from_json(&std::fs::read(&view_path).unwrap()).unwrap();
     let target = match agent {
-        Agent::Claude => Provider::Anthropic,
-        Agent::Codex => Provider::OpenAi,
+        Agent::Claude => Vendor::Anthropic,
+        Agent::Codex => Vendor::OpenAi,
     };
-    let adapted = adapt(&view, Provider::of(source_format), target).view;
+    let adapted = adapt(&view, Vendor::of(source_format), target).view;
     let summary = compactor::view::session::summary_text(&view).map(str::to_string);
 
     let (status, stdout, stderr) = resume_with(agent, &bin, &home, &project, &stub, &id, PROMPT);

@@ -1,7 +1,7 @@
 //! Drift reporting: where two runs first differ, and the per-fixture report.
 
 use super::*;
-use crate::cmd::common::plural;
+use crate::cmd::words::plural;
 
 /// Where two series of views first differ: call, message and byte.
 pub(super) fn first_drift(a: &[Vec<u8>], b: &[Vec<u8>], la: &str, lb: &str) -> Option<String> {

@@ -1,7 +1,7 @@
 //! The golden file format: one JSON line per call, each view stored as the messages it shares with the previous one plus the rest.
 
 use super::*;
-use crate::cmd::common::plural;
+use crate::cmd::words::plural;
 
 /// One line of a golden file: a call's view as a delta against the previous
 /// call's (its first `prefix_messages` messages, then `suffix`), with its hash.
@@ -37,7 +37,7 @@ pub(super) fn bless(path: &Path, views: &[Vec<u8>]) -> Result<()> {
         out.push(b'\n');
         prev = view.messages;
     }
-    crate::cmd::common::write_atomic(path, &out, "")
+    crate::cmd::atomic::write_atomic(path, &out, "")
 }
 
 pub(super) fn golden_drift(path: &Path, views: &[Vec<u8>]) -> Result<Option<String>> {

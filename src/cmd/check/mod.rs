@@ -27,15 +27,16 @@ use harness::*;
 use matrix::{budget_flags, matrix};
 
 use super::Ui;
-use super::common::{from_start, hinted};
+use super::errors::hinted;
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self, paint};
 use crate::cmd::summarizer::{Configured, SummarizerArgs};
 use crate::engine::Tier;
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
-use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
-use crate::session::replay::replay;
+use crate::session::record::TaskRecordIndex;
+use crate::session::run::{Placement, ReplayOptions, Run};
+use crate::session::settings::RunSettings;
 use crate::store::{DbLocation, Store};
 use crate::transcript::ingest::{IngestOptions, ingest_file};
 use crate::view::View;
@@ -183,7 +184,6 @@ fn check_fixture(
     configured: &Configured,
     child: &Child,
 ) -> Result<FixtureResult> {
-    let summarizer = configured.get();
     let name = fixture
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -192,7 +192,11 @@ fn check_fixture(
     let mut task = String::new();
     for (bname, budget) in matrix() {
         let est = CharsPerToken::default();
-        let settings = || RunSettings::new(budget, &est, summarizer);
+        let settings = RunSettings::new(budget, &est, configured);
+        // A fresh store each way: its state is the run's own.
+        let here = Placement::InPlace {
+            record_progress: false,
+        };
 
         // (a) a fresh in-memory store.
         let mut mem = Store::open_memory()?;
@@ -201,24 +205,18 @@ fn check_fixture(
         let calls = index.calls();
         let mut fresh = Vec::new();
         let mut tiers_seen: Vec<Tier> = Vec::new();
-        let opts = from_start(calls, Default::default());
+        let opts = ReplayOptions::from_start(calls, Default::default());
         if calls > 0 {
-            replay(
-                &mut mem,
-                &index,
-                settings(),
-                opts,
-                |row, out| -> Result<()> {
-                    configured.note_call(row.call);
-                    for t in &out.report.tiers_fired {
-                        if !tiers_seen.contains(t) {
-                            tiers_seen.push(*t);
-                        }
+            let mut run = Run::open(&mem, &index, settings, here)?;
+            run.replay(&mut mem, &opts, |_, out| -> Result<()> {
+                for t in &out.report.tiers_fired {
+                    if !tiers_seen.contains(t) {
+                        tiers_seen.push(*t);
                     }
-                    fresh.push(out.view.canonical_bytes());
-                    Ok(())
-                },
-            )?;
+                }
+                fresh.push(out.view.canonical_bytes());
+                Ok(())
+            })?;
         }
 
         // (b) a file store reopened before every call.
@@ -229,9 +227,8 @@ fn check_fixture(
         for k in 1..=calls {
             let mut store = Store::open(&loc)?;
             let index = TaskRecordIndex::load(&store, &task)?;
-            let mut driver = Driver::new(&store, &index, settings())?;
-            reopened.push(driver.step(&mut store, k)?.view.canonical_bytes());
-            configured.note_call(k);
+            let mut run = Run::open(&store, &index, settings, here)?;
+            reopened.push(run.step(&mut store, k)?.view.canonical_bytes());
         }
 
         // (c) a replay aborted after a seeded call and resumed by a new process.

@@ -17,20 +17,24 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 
 use super::Ui;
-use super::common::{find_task, hinted, plural, progress, write_atomic};
+use super::atomic::write_atomic;
 use super::defaults::{PriceArgs, prices_for};
+use super::errors::hinted;
 use super::exit::Outcome;
+use super::progress::progress;
 use super::summarizer::{Configured, LlmArgs};
+use super::target::find_task;
+use super::words::plural;
 use crate::model::decimal::Ratio;
-use crate::session::driver::TaskRecordIndex;
 use crate::session::models::{ModelTable, WindowFrom};
+use crate::session::record::TaskRecordIndex;
 use crate::store::Store;
 use crate::summarize::llm::config::SummarizerKind;
 use crate::sweep::grid::{Lists, Spec, trim_specs};
 use crate::sweep::{Row, SessionInfo, summarize};
 use crate::transcript::discover::{Pick, walk};
 use crate::transcript::ingest::{IngestError, IngestOptions, ingest_file};
-use run::{Job, Plan, Planned, run_jobs};
+use run::{Planned, SweepJob, SweepPlan, run_jobs};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -242,11 +246,11 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &SweepArgs) -> Result<Outcome> 
 }
 
 /// Whether the first `n` jobs end a session's jobs.
-fn plan_session_done(plan: &Plan, n: usize) -> bool {
-    let session = |j: &Job| match j {
-        Job::Policy { session, .. } | Job::Trim { session, .. } | Job::Recorded { session } => {
-            *session
-        }
+fn plan_session_done(plan: &SweepPlan, n: usize) -> bool {
+    let session = |j: &SweepJob| match j {
+        SweepJob::Policy { session, .. }
+        | SweepJob::Trim { session, .. }
+        | SweepJob::Recorded { session } => *session,
     };
     n == plan.jobs.len() || session(&plan.jobs[n]) != session(&plan.jobs[n - 1])
 }
@@ -416,7 +420,7 @@ fn plan(
     specs: &[Spec],
     tasks: Vec<String>,
     summarizers: Vec<(Option<SummarizerKind>, String)>,
-) -> Result<Plan> {
+) -> Result<SweepPlan> {
     let mut sessions = Vec::new();
     let mut jobs = Vec::new();
     for task in tasks {
@@ -463,7 +467,7 @@ fn plan(
                 continue;
             }
             ran.push(*spec);
-            jobs.push(Job::Policy {
+            jobs.push(SweepJob::Policy {
                 session,
                 spec: *spec,
                 budget,
@@ -473,18 +477,18 @@ fn plan(
             ui.note(format!(
                 "note: task {task}: no policy of the grid can run on it; left out"
             ));
-            jobs.retain(|j| !matches!(j, Job::Policy { session: s, .. } if *s == session));
+            jobs.retain(|j| !matches!(j, SweepJob::Policy { session: s, .. } if *s == session));
             continue;
         }
         for spec in trim_specs(&ran) {
             let budget = spec.budget(own);
-            jobs.push(Job::Trim {
+            jobs.push(SweepJob::Trim {
                 session,
                 budget,
                 fields: spec.trim_fields(&budget),
             });
         }
-        jobs.push(Job::Recorded { session });
+        jobs.push(SweepJob::Recorded { session });
         sessions.push(Planned {
             info: SessionInfo { task, model },
             prices,
@@ -493,7 +497,7 @@ fn plan(
     if sessions.is_empty() {
         bail!("no session to sweep");
     }
-    Ok(Plan {
+    Ok(SweepPlan {
         sessions,
         jobs,
         summarizers,

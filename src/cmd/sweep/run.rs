@@ -13,25 +13,25 @@ use std::sync::mpsc;
 use anyhow::{Context, Result};
 use indicatif::ProgressBar;
 
-use super::super::common::from_start;
 use super::super::summarizer::{Configured, LlmArgs};
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
 use crate::model::Message;
 use crate::probe::{Probe, ProbePass};
 use crate::session::cost::{Prices, Totals};
-use crate::session::driver::{RunSettings, TaskRecordIndex};
-use crate::session::replay::replay;
+use crate::session::record::TaskRecordIndex;
+use crate::session::run::{Placement, ReplayOptions, Run};
+use crate::session::settings::RunSettings;
 use crate::store::{DbLocation, Store, StoreError};
 use crate::summarize::llm::config::SummarizerKind;
 use crate::sweep::grid::Spec;
 use crate::sweep::recorded::recorded_row;
 use crate::sweep::trim::trim_row;
-use crate::sweep::{CallInfo, CallTally, PolicyFields, Record, Row, SessionInfo};
+use crate::sweep::{CallInfo, CallTally, PolicyFields, ReferenceRecord, Row, SessionInfo};
 
 /// One run of a sweep.
 #[derive(Debug, Clone)]
-pub(super) enum Job {
+pub(super) enum SweepJob {
     Policy {
         session: usize,
         spec: Spec,
@@ -47,12 +47,12 @@ pub(super) enum Job {
     },
 }
 
-impl Job {
+impl SweepJob {
     fn session(&self) -> usize {
         match self {
-            Job::Policy { session, .. } | Job::Trim { session, .. } | Job::Recorded { session } => {
-                *session
-            }
+            SweepJob::Policy { session, .. }
+            | SweepJob::Trim { session, .. }
+            | SweepJob::Recorded { session } => *session,
         }
     }
 }
@@ -66,27 +66,27 @@ pub(super) struct Planned {
 
 /// Everything the jobs read: the sessions, the jobs, and how to make each
 /// policy's summarizer.
-pub(super) struct Plan {
+pub(super) struct SweepPlan {
     pub sessions: Vec<Planned>,
-    pub jobs: Vec<Job>,
+    pub jobs: Vec<SweepJob>,
     /// Per summarizer of the grid: the kind asked for and its name.
     pub summarizers: Vec<(Option<SummarizerKind>, String)>,
     pub llm: LlmArgs,
 }
 
 /// A job's row and the notes it leaves for stderr.
-pub(super) type Done = (Row, Vec<String>);
+pub(super) type JobDone = (Row, Vec<String>);
 
 /// Run every job of `plan` on `threads` threads, handing each result to
 /// `deliver` in job order. An in-memory store has no second connection:
 /// its jobs run one after another on this thread. On a failure no new job
 /// starts; the error returned is that of the first failed job in order.
 pub(super) fn run_jobs(
-    store: &Store,
-    plan: &Plan,
+    store: &mut Store,
+    plan: &SweepPlan,
     threads: usize,
     bar: Option<&ProgressBar>,
-    mut deliver: impl FnMut(usize, Done) -> Result<()>,
+    mut deliver: impl FnMut(usize, JobDone) -> Result<()>,
 ) -> Result<()> {
     let location = match store.location() {
         DbLocation::File(p) if threads > 1 && plan.jobs.len() > 1 => DbLocation::File(p.clone()),
@@ -103,13 +103,13 @@ pub(super) fn run_jobs(
     };
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<(usize, Result<Done>)>();
+    let (tx, rx) = mpsc::channel::<(usize, Result<JobDone>)>();
     std::thread::scope(|scope| -> Result<()> {
         for _ in 0..threads.min(plan.jobs.len()) {
             let tx = tx.clone();
             let (next, stop, location) = (&next, &stop, &location);
             scope.spawn(move || {
-                let own = match Store::open(location) {
+                let mut own = match Store::open(location) {
                     Ok(s) => s,
                     Err(e) => {
                         stop.store(true, Ordering::SeqCst);
@@ -123,7 +123,7 @@ pub(super) fn run_jobs(
                     if i >= plan.jobs.len() {
                         return;
                     }
-                    let done = run_job(&own, plan, i);
+                    let done = run_job(&mut own, plan, i);
                     if done.is_err() {
                         stop.store(true, Ordering::SeqCst);
                     }
@@ -135,7 +135,7 @@ pub(super) fn run_jobs(
         }
         drop(tx);
         // Results wait here until every job before them is handed on.
-        let mut waiting: BTreeMap<usize, Result<Done>> = BTreeMap::new();
+        let mut waiting: BTreeMap<usize, Result<JobDone>> = BTreeMap::new();
         let mut due = 0;
         let mut failed: Option<anyhow::Error> = None;
         for (i, done) in rx {
@@ -161,14 +161,14 @@ pub(super) fn run_jobs(
 }
 
 /// Run job `i` of `plan` over the store `source`.
-fn run_job(source: &Store, plan: &Plan, i: usize) -> Result<Done> {
+fn run_job(source: &mut Store, plan: &SweepPlan, i: usize) -> Result<JobDone> {
     let job = &plan.jobs[i];
     let s = &plan.sessions[job.session()];
     let task = &s.info.task;
     let index = TaskRecordIndex::load(source, task)?;
     let est = CharsPerToken::default();
     match job {
-        Job::Policy { spec, budget, .. } => {
+        SweepJob::Policy { spec, budget, .. } => {
             let (kind, name) = &plan.summarizers[spec.summarizer];
             let summarizer = Configured::for_store(*kind, &plan.llm, source)?;
             let (totals, tally) = replay_and_probe(source, &index, *budget, &summarizer, s.prices)
@@ -177,7 +177,7 @@ fn run_job(source: &Store, plan: &Plan, i: usize) -> Result<Done> {
             let row = tally.policy_row(&s.info, spec.fields(budget, name), &totals);
             Ok((row, notes))
         }
-        Job::Trim { budget, fields, .. } => {
+        SweepJob::Trim { budget, fields, .. } => {
             let record = reference_record(&index, s, &est)?;
             let probes = probes_of(&index)?;
             let row = trim_row(
@@ -189,7 +189,7 @@ fn run_job(source: &Store, plan: &Plan, i: usize) -> Result<Done> {
             )?;
             Ok((row, Vec::new()))
         }
-        Job::Recorded { .. } => {
+        SweepJob::Recorded { .. } => {
             let record = reference_record(&index, s, &est)?;
             let compactions = source.reader().client_compactions(task)?;
             let probes = probes_of(&index)?;
@@ -207,8 +207,8 @@ fn reference_record<'a>(
     index: &TaskRecordIndex,
     s: &'a Planned,
     est: &'a CharsPerToken,
-) -> Result<Record<'a>> {
-    Ok(Record {
+) -> Result<ReferenceRecord<'a>> {
+    Ok(ReferenceRecord {
         session: &s.info,
         calls: call_infos(index),
         overhead: index.overhead(est)?.unwrap_or(0),
@@ -222,32 +222,26 @@ fn reference_record<'a>(
 /// state, every call's view scored with the record's probes. Returns the
 /// replay's totals and what the calls showed.
 pub(super) fn replay_and_probe(
-    source: &Store,
+    source: &mut Store,
     index: &TaskRecordIndex,
     budget: Budget,
     summarizer: &Configured,
     prices: Prices,
 ) -> Result<(Totals, CallTally)> {
     let est = CharsPerToken::default();
-    let settings = RunSettings::new(budget, &est, summarizer.get());
+    let settings = RunSettings::new(budget, &est, summarizer);
     let mut pass = ProbePass::new(index.len());
     let mut tally = CallTally::default();
-    let mut scratch = source.scratch_copy(&index.task)?;
-    let totals = replay(
-        &mut scratch,
-        index,
-        settings,
-        from_start(index.calls(), prices),
-        |row, out| -> Result<()> {
-            summarizer.note_call(row.call);
-            let history_rows = index.history_end(row.call);
-            let s = pass.score(row.call, &out.view, history_rows, |r, f| {
-                read_rows(index, r, f)
-            })?;
-            tally.add_survival(row.call, row.tokens_after, row.status, &row.tiers_fired, s);
-            Ok(())
-        },
-    )?;
+    let mut run = Run::open(source, index, settings, Placement::Scratch)?;
+    let opts = ReplayOptions::from_start(index.calls(), prices);
+    let totals = run.replay(source, &opts, |row, out| -> Result<()> {
+        let history_rows = index.history_end(row.call);
+        let s = pass.score(row.call, &out.view, history_rows, |r, f| {
+            read_rows(index, r, f)
+        })?;
+        tally.add_survival(row.call, row.tokens_after, row.status, &row.tiers_fired, s);
+        Ok(())
+    })?;
     Ok((totals, tally))
 }
 

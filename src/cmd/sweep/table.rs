@@ -6,13 +6,13 @@ use std::io::Write;
 use anyhow::Result;
 
 use super::super::Ui;
-use super::super::common::plural;
 use super::super::style::{self, paint};
+use super::super::words::plural;
 use crate::model::decimal::Micros;
 use crate::probe::percent;
 use crate::sweep::{
-    GroupTotal, PolicyKey, Row, RowKind, Saving, Summary, Varying, key_label, label, recommend,
-    shared_label, signed_dollars, signed_percent,
+    GroupTotal, PolicyKey, Row, RowKind, Saving, SweepSummary, Varying, key_label, label,
+    recommend, shared_label, signed_dollars, signed_percent,
 };
 
 const HEAD: &str = "     COST    SAVED       PROMPT       PEAK  OVER_WINDOW  FOLDS  CRIT_LOST  WORST_CRIT  WORST_ALL  RUN";
@@ -218,7 +218,7 @@ const TOTAL_HEAD: &str =
 
 /// The totals over sessions: each policy, trim window and the recordings
 /// summed, sorted by cost, then the one recommendation.
-pub(super) fn totals(ui: &mut Ui, s: &Summary<'_>) -> Result<()> {
+pub(super) fn totals(ui: &mut Ui, s: &SweepSummary<'_>) -> Result<()> {
     let n = s.sessions.len();
     let keys: Vec<PolicyKey> = s.policies.iter().filter_map(|p| p.policy.clone()).collect();
     let varying = Varying::of(&keys);

@@ -11,12 +11,10 @@ use std::path::Path;
 use std::rc::Rc;
 
 use super::*;
-use crate::cmd::common::from_start;
 use crate::cmd::defaults;
 use crate::cmd::summarizer::LlmArgs;
 use crate::cmd::with_schema;
 use crate::session::cost::Prices;
-use crate::session::replay::replay;
 use crate::store::DbLocation;
 use crate::summarize::llm::config::SummarizerKind;
 
@@ -82,19 +80,15 @@ fn replayed(dir: &Path, bytes: &[u8], flags: &BudgetArgs) -> String {
     let record = store.reader().task(&task).unwrap();
     let budget = defaults::budget_for(flags, record.as_ref()).unwrap().budget;
     let (est, summarizer) = (CharsPerToken::default(), extractive());
-    let mut scratch = store.scratch_copy(&task).unwrap();
+    let settings = RunSettings::new(budget, &est, &summarizer);
+    let mut run = Run::open(&store, &index, settings, Placement::Scratch).unwrap();
+    let opts = ReplayOptions::from_start(index.calls(), Prices::default());
     let mut out = String::new();
-    replay(
-        &mut scratch,
-        &index,
-        RunSettings::new(budget, &est, summarizer.get()),
-        from_start(index.calls(), Prices::default()),
-        |row, _| -> Result<()> {
-            out.push_str(&serde_json::to_string(&with_schema("replay_call", row)?)?);
-            out.push('\n');
-            Ok(())
-        },
-    )
+    run.replay(&mut store, &opts, |row, _| -> Result<()> {
+        out.push_str(&serde_json::to_string(&with_schema("replay_call", row)?)?);
+        out.push('\n');
+        Ok(())
+    })
     .unwrap();
     out
 }
@@ -137,7 +131,7 @@ fn watched_into(
         std::fs::write(&path, &bytes[..cut]).unwrap();
         watch.look(&mut store, &mut ui).unwrap();
     }
-    watch.finish(&store, &mut ui).unwrap();
+    watch.finish(&mut store, &mut ui).unwrap();
     out.text()
 }
 
@@ -277,7 +271,7 @@ fn a_codex_call_waits_for_its_usage_unless_the_watch_ends() {
     let row: serde_json::Value = serde_json::from_str(first).unwrap();
     assert!(row["recorded_prompt_tokens"].is_u64(), "{first}");
     // The end of the watch reports the call as the file has it.
-    watch.finish(&store, &mut ui).unwrap();
+    watch.finish(&mut store, &mut ui).unwrap();
     let ended: serde_json::Value = serde_json::from_str(out.text().trim_end()).unwrap();
     assert_eq!(ended["call"], 1);
     assert!(ended["recorded_prompt_tokens"].is_null(), "{ended}");

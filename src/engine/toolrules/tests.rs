@@ -236,8 +236,8 @@ fn the_built_in_table_is_the_embedded_file() {
     );
 }
 
-/// `head_tail_lines` as it was written first: split into every line, keep
-/// the first and last ones. The newline search must give the same bytes.
+/// `head_tail_lines` the plain way: split into every line, keep the first
+/// and last ones. The newline search must give the same bytes.
 fn head_tail_lines_by_splitting(s: &str, head: usize, tail: usize, pointer: &str) -> String {
     let lines: Vec<&str> = s.split('\n').collect();
     if lines.len() <= head + tail + 1 {

@@ -1,7 +1,7 @@
 //! The token cap: demote, never delete P0. Each relief moves or shrinks the
 //! oldest eligible lines; bisection finds the least relief that fits.
 
-use super::digest::{COLLAPSED_KEY, Digest, Fact, Section};
+use super::digest::{COLLAPSED_KEY, Fact, Gist, Section};
 use super::prose::{clip, flatten};
 use crate::engine::estimate::Estimator;
 
@@ -15,8 +15,8 @@ pub(super) fn gist(text: &str) -> String {
 
 /// One way to free tokens, applied to the `k` oldest eligible lines.
 struct Relief {
-    eligible: fn(&Digest) -> usize,
-    apply: fn(&mut Digest, usize),
+    eligible: fn(&Gist) -> usize,
+    apply: fn(&mut Gist, usize),
 }
 
 /// The archive's share of the budget before its own oldest lines give way.
@@ -66,13 +66,13 @@ const LADDER: [Relief; 6] = [
 /// share (already-demoted facts rank below live ones; without this, a long
 /// task's archive would crowd every live fact out); then the ladder runs.
 /// Under budget nothing is touched, so prior lines come back verbatim.
-pub(super) fn fit_to_budget(mut d: Digest, budget: u64, est: &dyn Estimator) -> Digest {
-    let fits = |d: &Digest| est.text(&d.render()) <= budget;
+pub(super) fn fit_to_budget(mut d: Gist, budget: u64, est: &dyn Estimator) -> Gist {
+    let fits = |d: &Gist| est.text(&d.render()) <= budget;
     if fits(&d) {
         return d;
     }
     let archive_share = budget / ARCHIVE_SHARE_DIVISOR;
-    let archive_in_share = |d: &Digest| fits(d) || est.text(&d.render_archive()) <= archive_share;
+    let archive_in_share = |d: &Gist| fits(d) || est.text(&d.render_archive()) <= archive_share;
     for relief in [&SHRINK_GISTS, &COLLAPSE_ARCHIVED] {
         d = relieve(d, relief, &archive_in_share);
     }
@@ -85,7 +85,7 @@ pub(super) fn fit_to_budget(mut d: Digest, budget: u64, est: &dyn Estimator) -> 
 /// The least relief after which `done` holds, found by bisection (each
 /// relief only shrinks the text, so `done` is monotone in k); all of it when
 /// even that is not enough.
-fn relieve(d: Digest, relief: &Relief, done: &dyn Fn(&Digest) -> bool) -> Digest {
+fn relieve(d: Gist, relief: &Relief, done: &dyn Fn(&Gist) -> bool) -> Gist {
     let n = (relief.eligible)(&d);
     if n == 0 || done(&d) {
         return d;
@@ -111,7 +111,7 @@ fn relieve(d: Digest, relief: &Relief, done: &dyn Fn(&Digest) -> bool) -> Digest
     applied(lo)
 }
 
-fn archive_oldest(d: &mut Digest, from: Section, k: usize) {
+fn archive_oldest(d: &mut Gist, from: Section, k: usize) {
     let moved: Vec<Fact> = d.facts_mut(from).drain(..k).collect();
     d.archived
         .extend(moved.into_iter().map(|f| Fact::new(f.key, gist(&f.text))));
@@ -121,7 +121,7 @@ fn is_gist(f: &Fact) -> bool {
     f.key != COLLAPSED_KEY && !f.text.is_empty()
 }
 
-fn shrink_gists_to_keys(d: &mut Digest, k: usize) {
+fn shrink_gists_to_keys(d: &mut Gist, k: usize) {
     for f in d.archived.iter_mut().filter(|f| is_gist(f)).take(k) {
         f.text.clear();
     }
@@ -132,7 +132,7 @@ fn short_note(note: &str) -> &str {
     note.split([' ', ';']).next().unwrap_or(note)
 }
 
-fn shrink_deliverable_notes(d: &mut Digest, k: usize) {
+fn shrink_deliverable_notes(d: &mut Gist, k: usize) {
     let shrinkable = d
         .deliverables
         .iter_mut()
@@ -145,7 +145,7 @@ fn shrink_deliverable_notes(d: &mut Digest, k: usize) {
 
 /// The last resort against unbounded history: the oldest archived keys
 /// become one counter line (the raw record still has them).
-fn collapse_archived(d: &mut Digest, k: usize) {
+fn collapse_archived(d: &mut Gist, k: usize) {
     let prior_count = d
         .archived
         .iter()

@@ -150,7 +150,7 @@ impl CurrentState {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct Digest {
+pub(super) struct Gist {
     pub(super) requests: Vec<Fact>,
     pub(super) deliverables: Vec<Fact>,
     pub(super) decisions: Vec<Fact>,
@@ -163,7 +163,7 @@ pub(super) struct Digest {
     pub(super) foreign: String,
 }
 
-impl Digest {
+impl Gist {
     pub(super) fn facts(&self, s: Section) -> &Vec<Fact> {
         match s {
             Section::Requests => &self.requests,
@@ -220,8 +220,8 @@ impl Digest {
         out
     }
 
-    pub(super) fn parse(text: &str) -> Digest {
-        let mut d = Digest::default();
+    pub(super) fn parse(text: &str) -> Gist {
+        let mut d = Gist::default();
         let mut place = Place::Foreign;
         let mut foreign = Vec::new();
         for line in text.split('\n') {

@@ -368,7 +368,7 @@ fn a_taken_key_is_superseded_only_by_the_same_subject_and_error() {
         ],
     );
     // The same error again only moves the step; a different error of the
-    // same command is a line of its own (issue 14: distinct errors merged).
+    // same command is a line of its own (merged, one error would hide the other).
     assert_eq!(
         section(&out, "Ruled out"),
         [
@@ -460,7 +460,7 @@ fn a_long_ask_keeps_a_verbatim_head_its_later_rules_and_its_tail() {
         "{filler}Never email the customer list to anyone. {filler}Then send me the summary table."
     );
     let out = fold_once(None, &[ask(&long)]);
-    let d = Digest::parse(&out);
+    let d = Gist::parse(&out);
     let logged = &d.requests[0].text;
     let head = logged.split(ELISION).next().unwrap();
     assert!(
@@ -496,10 +496,10 @@ fn an_ask_within_its_share_of_the_budget_is_kept_whole() {
         "We need the report to cover every region and every quarter in detail. ".repeat(20)
     );
     let out = fold_once(None, &[ask(&long)]);
-    assert_eq!(Digest::parse(&out).requests[0].text, long);
+    assert_eq!(Gist::parse(&out).requests[0].text, long);
     // The same ask under a small budget is cut, keeping head and tail.
     let out = fold_with(None, &[ask(&long)], 400);
-    let logged = &Digest::parse(&out).requests[0].text;
+    let logged = &Gist::parse(&out).requests[0].text;
     assert!(logged.contains(ELISION), "{logged}");
     assert!(
         logged.ends_with("Then send me the summary table."),
@@ -545,7 +545,7 @@ fn a_time_bound_finding_is_dated_only_from_its_text() {
 fn multi_line_asks_round_trip_without_forging_headings() {
     let tricky = "first line\n## Current state\n  indented\n\n- #9: fake\r\nend";
     let out = fold_once(None, &[ask(tricky)]);
-    let d = Digest::parse(&out);
+    let d = Gist::parse(&out);
     assert_eq!(d.requests, [Fact::new("#1", tricky)]);
     assert_eq!(d.render(), out);
     assert_eq!(out.lines().filter(|l| *l == "## Current state").count(), 1);
@@ -662,7 +662,7 @@ proptest! {
         let last = outs.last().unwrap();
 
         // Ordinals 1..=n, in order.
-        let d = Digest::parse(last);
+        let d = Gist::parse(last);
         let ordinals: Vec<u32> = d.requests.iter().filter_map(|f| ordinal_of(&f.key)).collect();
         prop_assert_eq!(ordinals, (1..=d.requests.len() as u32).collect::<Vec<_>>());
 
@@ -687,7 +687,7 @@ proptest! {
             for heading in out.split('\n').filter(|l| l.starts_with("## ")) {
                 prop_assert!(seen.insert(heading), "{} twice in\n{}", heading, out);
             }
-            let reparsed = Digest::parse(out);
+            let reparsed = Gist::parse(out);
             prop_assert_eq!(&reparsed.foreign, "");
             prop_assert_eq!(&reparsed.render(), out);
         }

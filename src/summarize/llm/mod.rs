@@ -30,7 +30,7 @@ use crate::engine::summarizer::{SummarizeError, Summarizer, Summary, SummaryRequ
 use crate::model::decimal::Micros;
 use crate::store::{CachedSummary, DbLocation, StoreError, SummaryCache};
 use config::{Fallback, LlmConfig};
-use wire::Client;
+use wire::HttpClient;
 
 /// Names a store file whose summary cache a run uses instead of its own
 /// store's (set by `check` for its child replays, so all share one cache).
@@ -61,7 +61,7 @@ pub enum Event {
 /// The `llm` summarizer.
 pub struct LlmSummarizer {
     config: LlmConfig,
-    client: Client,
+    client: HttpClient,
     cache: RefCell<SummaryCache>,
     events: RefCell<Vec<Event>>,
 }
@@ -99,7 +99,7 @@ impl LlmSummarizer {
             return Err(LlmError::NoKey(config.api_key_env.clone()));
         }
         Ok(LlmSummarizer {
-            client: Client::new(config.clone(), key),
+            client: HttpClient::new(config.clone(), key),
             config,
             cache: RefCell::new(SummaryCache::open(db).map_err(LlmError::Cache)?),
             events: RefCell::new(Vec::new()),

@@ -52,15 +52,15 @@ impl Default for Backoff {
 }
 
 /// An HTTP client for one configuration.
-pub(crate) struct Client {
+pub(crate) struct HttpClient {
     agent: ureq::Agent,
     config: LlmConfig,
     key: Option<String>,
     pub backoff: Backoff,
 }
 
-impl Client {
-    pub(crate) fn new(config: LlmConfig, key: Option<String>) -> Client {
+impl HttpClient {
+    pub(crate) fn new(config: LlmConfig, key: Option<String>) -> HttpClient {
         let host_loopback = host_of(&config.base_url).is_some_and(is_loopback);
         let mut builder = ureq::Agent::config_builder()
             .timeout_global(Some(config.timeout))
@@ -71,7 +71,7 @@ impl Client {
         if host_loopback {
             builder = builder.proxy(None);
         }
-        Client {
+        HttpClient {
             agent: builder.build().into(),
             config,
             key,
@@ -330,7 +330,7 @@ mod tests {
         base
     }
 
-    fn client(base: String) -> (Client, std::rc::Rc<std::cell::RefCell<Vec<Duration>>>) {
+    fn client(base: String) -> (HttpClient, std::rc::Rc<std::cell::RefCell<Vec<Duration>>>) {
         let cfg = LlmConfig {
             provider: Provider::Openai,
             base_url: base,
@@ -341,7 +341,7 @@ mod tests {
             price_input: Default::default(),
             price_output: Default::default(),
         };
-        let mut c = Client::new(cfg, None);
+        let mut c = HttpClient::new(cfg, None);
         let slept = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
         let rec = slept.clone();
         c.backoff = Backoff {
@@ -402,7 +402,7 @@ mod tests {
         cfg.provider = Provider::Anthropic;
         for base in ["https://api.anthropic.com", "https://api.anthropic.com/v1"] {
             cfg.base_url = base.into();
-            let c = Client::new(cfg.clone(), None);
+            let c = HttpClient::new(cfg.clone(), None);
             assert_eq!(c.endpoint(), "https://api.anthropic.com/v1/messages");
         }
     }
@@ -419,7 +419,7 @@ mod tests {
             price_input: Default::default(),
             price_output: Default::default(),
         };
-        let c = Client::new(cfg, Some("sk-secret".into()));
+        let c = HttpClient::new(cfg, Some("sk-secret".into()));
         assert_eq!(c.scrub("bad key sk-secret".into()), "bad key [redacted]");
     }
 }

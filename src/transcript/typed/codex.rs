@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::{Counts, FALLBACK, Fields, Name, Obj, Strict, fields, n, present, read};
+use super::{FALLBACK, Fields, Name, Obj, Strict, UsageCounts, fields, n, present, read};
 use crate::model::{Block, ToolContent};
 use crate::transcript::LineError;
 use crate::transcript::codex::{
@@ -90,7 +90,7 @@ impl<P> Rollout for Object<P> {
         Ok(match self.content.take() {
             None => Vec::new(),
             Some(Items::Text(text)) => vec![Block::Text { text }],
-            Some(Items::List(items)) => items.into_iter().map(Item::block).collect(),
+            Some(Items::List(items)) => items.into_iter().map(ContentItem::block).collect(),
         })
     }
 
@@ -140,7 +140,7 @@ impl Envelope for Object<Obj<Object<Strict>>> {
 /// `Option` around it; anything else is left to the general reader).
 enum Items {
     Text(String),
-    List(Vec<Item>),
+    List(Vec<ContentItem>),
 }
 
 impl<'de> Deserialize<'de> for Items {
@@ -188,11 +188,11 @@ impl<'de, T> Visitor<'de> for ItemsOr<T> {
 
 /// A list of content items, each an object of a type `ItemKind` knows (any
 /// other is kept verbatim by the general reader).
-fn items<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Vec<Item>, A::Error> {
+fn items<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Vec<ContentItem>, A::Error> {
     let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
     while let Some(Obj(item)) = seq.next_element::<Obj<RawItem>>()? {
         let kind = item.kind.ok_or_else(|| de::Error::custom(FALLBACK))?;
-        items.push(Item {
+        items.push(ContentItem {
             kind,
             text: item.text,
             image_url: item.image_url,
@@ -219,13 +219,13 @@ impl<'de> Deserialize<'de> for ItemKind {
 }
 
 /// A content item of a known kind.
-struct Item {
+struct ContentItem {
     kind: ItemKind,
     text: Option<String>,
     image_url: Option<String>,
 }
 
-impl Item {
+impl ContentItem {
     fn block(self) -> Block {
         self.kind.block(self.text, self.image_url.as_deref())
     }
@@ -248,7 +248,7 @@ impl Output {
         match self {
             Output::Items(Items::Text(s)) => text_output(s),
             Output::Items(Items::List(items)) => (
-                ToolContent::Blocks(items.into_iter().map(Item::block).collect()),
+                ToolContent::Blocks(items.into_iter().map(ContentItem::block).collect()),
                 false,
             ),
             Output::Nested { content, failed } => (
@@ -286,7 +286,7 @@ fields_struct! {
         "total_token_usage" => present total: Option<Value>,
         /// Null reads as absent; anything but an object or null is left to
         /// the general reader.
-        "last_token_usage" => read last: Option<Obj<Counts>>,
+        "last_token_usage" => read last: Option<Obj<UsageCounts>>,
         /// Kept as a value: `codex::context_window` reads it, either way.
         "model_context_window" => read window: Option<Value>,
     }

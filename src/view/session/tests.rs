@@ -76,7 +76,7 @@ fn params<'a>(id: &'a str) -> SessionParams<'a> {
 
 #[test]
 fn foreign_reasoning_is_dropped_with_a_note_and_ids_are_made_safe() {
-    let a = adapt(&sample(), Provider::OpenAi, Provider::Anthropic);
+    let a = adapt(&sample(), Vendor::OpenAi, Vendor::Anthropic);
     assert_eq!(a.notes.len(), 2, "{:?}", a.notes);
     assert!(a.notes[0].contains("2 reasoning blocks dropped"));
     let m1 = &a.view.messages[1].content;
@@ -93,14 +93,14 @@ fn foreign_reasoning_is_dropped_with_a_note_and_ids_are_made_safe() {
     );
     assert_eq!(crate::view::validate(&a.view), vec![]);
     // Same provider: reasoning stays, ids are untouched for OpenAI.
-    let same = adapt(&sample(), Provider::OpenAi, Provider::OpenAi);
+    let same = adapt(&sample(), Vendor::OpenAi, Vendor::OpenAi);
     assert_eq!(same.view, sample());
     assert!(same.notes.is_empty());
 }
 
 #[test]
 fn claude_code_session_has_boundary_summary_and_chained_lines() {
-    let view = adapt(&sample(), Provider::OpenAi, Provider::Anthropic).view;
+    let view = adapt(&sample(), Vendor::OpenAi, Vendor::Anthropic).view;
     let bytes = claude_code_session(&view, &params("s-1"));
     let lines = json_lines(&bytes);
     assert_eq!(lines.len(), 6);

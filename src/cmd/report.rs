@@ -8,9 +8,13 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use super::Ui;
-use super::common::{RunTarget, plural, scratch_replay, summarizer_of, write_atomic};
+use super::args::RunTarget;
+use super::atomic::write_atomic;
 use super::defaults::{PriceArgs, prices_for};
-use super::tasks::{TitleSearch, title_of};
+use super::summarizer::summarizer_of;
+use super::target::scratch_replay;
+use super::titles::{TitleSearch, title_of};
+use super::words::plural;
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
 use crate::htmlreport::{self, ClientPanel, Collector, Header};
@@ -123,7 +127,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
 /// The client's own compactions of the task its hooks recorded, both sides scored.
 fn client_panels(
     store: &Store,
-    r: &super::common::Resolved,
+    r: &super::target::Resolved,
     probes: &[crate::probe::Probe],
 ) -> Result<Vec<ClientPanel>> {
     let compactions = store.reader().client_compactions(&r.task)?;
@@ -135,7 +139,8 @@ fn client_panels(
         .map(|c| {
             let client = crate::hooks::Client::parse(&c.client)
                 .map_or(c.client.clone(), |k| k.title().to_string());
-            let side = |s: Option<crate::hooks::compare::Side>| s.map(|s| (s.text, s.evaluation));
+            let side =
+                |s: Option<crate::hooks::compare::ScoredSide>| s.map(|s| (s.text, s.evaluation));
             ClientPanel {
                 after_call: c.after_call,
                 trigger: c.trigger,

@@ -6,16 +6,23 @@ use anyhow::{Result, bail};
 use clap::Args;
 
 use super::Ui;
+use super::args::RunTarget;
+use super::atomic::write_view;
 use super::call_report::print_call;
-use super::common::{Resolved, RunTarget, outcome_of, plural, summarizer_of, write_view};
+use super::exit::outcome_of;
+use super::summarizer::summarizer_of;
+use super::target::Resolved;
+use super::words::plural;
 use crate::cmd::exit::Outcome;
 use crate::engine::Mode;
 use crate::engine::estimate::CharsPerToken;
-use crate::session::driver::{Driver, RunSettings, TaskRecordIndex};
+use crate::session::record::TaskRecordIndex;
+use crate::session::run::{Keep, Placement, Run, preflight};
+use crate::session::settings::RunSettings;
 use crate::store::Store;
 
 #[derive(Debug, Args)]
-pub struct ProjectArgs {
+pub struct StepArgs {
     #[command(flatten)]
     pub run: RunTarget,
 
@@ -40,7 +47,7 @@ pub struct ProjectArgs {
     pub in_place: bool,
 }
 
-pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Result<Outcome> {
+pub fn run(store: &mut Store, ui: &mut Ui, args: &StepArgs, mode: Mode) -> Result<Outcome> {
     let Resolved {
         budget,
         run_budget,
@@ -51,34 +58,23 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProjectArgs, mode: Mode) -> Re
     let k = call_of(&index, args.at)?;
     let est = CharsPerToken::default();
     let summarizer = summarizer_of(&args.run.budget, store)?;
-    // A what-if run leaves no trace: a scratch copy with no compaction state.
-    let mut scratch = match mode {
-        _ if args.in_place => None,
-        Mode::Preflight => Some(store.scratch_copy_formless(&task)?),
-        Mode::Step => Some(store.scratch_copy(&task)?),
-    };
-    let target: &mut Store = scratch.as_mut().unwrap_or(store);
-    let mut driver = Driver::new(
-        target,
-        &index,
-        RunSettings::new(budget, &est, summarizer.get()),
-    )?;
-    match mode {
-        // Only the report is printed: the view is hashed, never held.
-        Mode::Preflight if args.view.is_none() => driver.one_shot_unkept(),
-        // One call with nothing before it to resume a hash from.
-        Mode::Preflight => driver.one_shot(),
-        Mode::Step => {}
-    }
+    let settings = RunSettings::new(budget, &est, &summarizer);
+    // By default a what-if run that leaves no trace.
+    let placement = Placement::in_place_if(args.in_place, false);
     let out = match mode {
-        Mode::Preflight => driver.preflight(target, k)?,
-        Mode::Step => driver.step(target, k)?,
+        // Only the report is printed unless the view is written.
+        Mode::Preflight => {
+            let keep = match args.view {
+                Some(_) => Keep::Views,
+                None => Keep::Nothing,
+            };
+            preflight(store, &index, settings, placement, keep, k)?
+        }
+        Mode::Step => Run::open(store, &index, settings, placement)?.step(store, k)?,
     };
-    drop(scratch);
     if let Some(path) = &args.view {
         write_view(path, &out.view)?;
     }
-    summarizer.note_call(out.report.call);
     print_call(
         ui,
         &task,

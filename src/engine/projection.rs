@@ -7,7 +7,7 @@ use crate::view::{StreamHash, View, ViewMessage, ViewRole};
 
 /// What projection had to add to keep the view legal.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct ProjectStats {
+pub(crate) struct ProjectionStats {
     /// Tool calls without a recorded result, answered by a marked synthetic result.
     pub synthetic_results: u32,
 }
@@ -18,7 +18,7 @@ pub(crate) const EMPTY_TEXT: &str = "[compactor: the history has no content yet]
 /// Stands first when a history would otherwise open with the assistant.
 pub(crate) const OPENING_TEXT: &str = "[compactor: the history starts with an assistant message]";
 
-pub(crate) fn project(parts: &[Part]) -> (View, ProjectStats) {
+pub(crate) fn project(parts: &[Part]) -> (View, ProjectionStats) {
     let mut p = Projector::default();
     p.run(parts);
     (View { messages: p.msgs }, p.stats)
@@ -28,7 +28,7 @@ pub(crate) fn project(parts: &[Part]) -> (View, ProjectStats) {
 /// message is hashed and dropped as soon as the next one starts (only the
 /// last message can still grow). The same hash as the projected view's
 /// [`View::hash`], with its number of messages and the stats.
-pub(crate) fn project_hashed(parts: &[Part]) -> (String, usize, ProjectStats) {
+pub(crate) fn project_hashed(parts: &[Part]) -> (String, usize, ProjectionStats) {
     let mut p = HashedProjection::default();
     for part in parts {
         p.push(part);
@@ -55,7 +55,7 @@ impl HashedProjection {
     }
 
     /// The hash, the number of messages and the stats, after the last part.
-    pub(crate) fn finish(mut self) -> (String, usize, ProjectStats) {
+    pub(crate) fn finish(mut self) -> (String, usize, ProjectionStats) {
         let p = &mut self.0;
         p.end();
         let mut h = p.hashed.take().unwrap_or_default();
@@ -147,7 +147,7 @@ struct Projector {
     /// Results owed by the last assistant message; they open the next user message.
     pending: Vec<Block>,
     last_generation: Option<u32>,
-    stats: ProjectStats,
+    stats: ProjectionStats,
 }
 
 impl Projector {

@@ -1,0 +1,601 @@
+//! A task's record indexed by model call: per-row metadata only, the rows'
+//! content read from the store by range as a run needs it, and the raw
+//! history's measures from running totals over the rows read. The driver
+//! runs over it; the commands and the report read a task through it.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+use crate::engine::RawMeasure;
+use crate::engine::estimate::Estimator;
+use crate::engine::measure::MeasureBuilder;
+use crate::model::decimal::Ratio;
+use crate::model::digest::{Digest, DigestMap};
+use crate::model::{Kind, Message, Usage};
+use crate::store::{RowHead, Store, StoreError};
+
+/// A task's record, indexed by model call: per-row metadata only (kind,
+/// turn, step, recorded usage), with the rows' content read from the store
+/// by range when a caller needs it, so an index costs a few bytes per row
+/// whatever the rows hold.
+pub struct TaskRecordIndex {
+    pub task: String,
+    pub(super) rows: RowSource,
+    /// Per row: its kind.
+    pub(super) kinds: Vec<Kind>,
+    /// Per row its turn, as runs: `(first row, turn)`, by row.
+    turns: Vec<(usize, u32)>,
+    /// `first_row[s - 1]`: index of the first row of generation `s`.
+    pub(super) first_row: Vec<usize>,
+    /// Recorded usage per generation (the last one written), by step.
+    usage: UsageTable,
+    /// Whether the agent compacted its own context before generation `s`.
+    pub(super) agent_compacted_before: Vec<bool>,
+    /// The first row of the conversation (the record's length when it has
+    /// none): a compaction row before it (the boundary a session that began
+    /// at a compaction opens with) compacted nothing the record holds.
+    first_conversation: usize,
+    /// The calls whose recorded usage measures the raw history, ascending.
+    pub(super) raw_calls: Vec<u32>,
+}
+
+/// An index's per-row metadata, built from the rows' heads as they are
+/// read, in order (never all the heads at once: at 100K calls they were
+/// 40 MB).
+#[derive(Default)]
+pub(super) struct HeadsBuilder {
+    /// Per row: its kind.
+    kinds: Vec<Kind>,
+    /// Per row its turn, as runs: `(first row, turn)`.
+    turns: Vec<(usize, u32)>,
+    /// `first_row[s - 1]`: index of the first row of generation `s`.
+    first_row: Vec<usize>,
+    /// The step of each generation id (by its digest), from the first row
+    /// of the last generation that started with it.
+    step_of_gen: DigestMap<u32>,
+    /// Per generation so far, the usage last recorded on a row of its id.
+    usage: UsageTable,
+    /// The usage last recorded on a row of an id no generation started
+    /// with yet.
+    pending: DigestMap<Usage>,
+}
+
+impl HeadsBuilder {
+    pub(super) fn push(&mut self, m: RowHead) {
+        let i = self.kinds.len();
+        if m.kind == Kind::Generation && m.step as usize > self.first_row.len() {
+            self.first_row.push(i);
+            self.usage.packed.push(NO_USAGE);
+            if let Some(g) = &m.gen_id {
+                let g = Digest::of(g);
+                let now = m.step as usize - 1;
+                // An id's usage is its last generation's (the last one
+                // written wins), the rows recorded before it started too.
+                let u = match self.step_of_gen.insert(g, m.step) {
+                    Some(s) => self.usage.take(s as usize - 1),
+                    None => self.pending.remove(&g),
+                };
+                if let Some(u) = u {
+                    self.usage.set(now, u);
+                }
+            }
+        }
+        self.kinds.push(m.kind);
+        if self.turns.last().is_none_or(|&(_, t)| t != m.turn) {
+            self.turns.push((i, m.turn));
+        }
+        let (Some(u), Some(g)) = (m.usage, m.gen_id) else {
+            return;
+        };
+        let g = Digest::of(&g);
+        match self.step_of_gen.get(&g) {
+            Some(&s) => self.usage.set(s as usize - 1, u),
+            None => {
+                self.pending.insert(g, u);
+            }
+        }
+    }
+
+    pub(super) fn finish(self, task: &str, source: RowSource) -> TaskRecordIndex {
+        let HeadsBuilder {
+            mut kinds,
+            mut turns,
+            mut first_row,
+            step_of_gen,
+            mut usage,
+            pending,
+        } = self;
+        drop((step_of_gen, pending));
+        let calls = first_row.len();
+        // Kept for the whole run: no room left to grow into.
+        usage.packed.shrink_to_fit();
+        kinds.shrink_to_fit();
+        turns.shrink_to_fit();
+        first_row.shrink_to_fit();
+        let first_conversation = kinds
+            .iter()
+            .position(|k| k.reaches_view())
+            .unwrap_or(kinds.len());
+        let mut agent_compacted_before = vec![false; calls];
+        let mut compacted = false;
+        let mut next = 0;
+        for (i, kind) in kinds.iter().enumerate() {
+            while next < calls && first_row[next] == i {
+                agent_compacted_before[next] = compacted;
+                next += 1;
+            }
+            if is_agent_compaction(*kind) && i > first_conversation {
+                compacted = true;
+            }
+        }
+        let mut index = TaskRecordIndex {
+            task: task.to_string(),
+            rows: source,
+            kinds,
+            turns,
+            first_row,
+            usage,
+            agent_compacted_before,
+            first_conversation,
+            raw_calls: Vec::new(),
+        };
+        index.raw_calls = (1..=index.calls())
+            .filter(|&k| index.raw_recorded(k).is_some())
+            .collect();
+        index.raw_calls.shrink_to_fit();
+        index
+    }
+}
+
+/// Recorded usage per generation, four 32-bit counts each (a usage with a
+/// count past them is kept apart, whole): 16 bytes a call rather than 40.
+#[derive(Default)]
+struct UsageTable {
+    packed: Vec<[u32; 4]>,
+    /// The usages that do not fit, by generation index.
+    wide: BTreeMap<usize, Usage>,
+}
+
+/// No usage recorded (a usage whose counts are all `u32::MAX` is wide).
+const NO_USAGE: [u32; 4] = [u32::MAX; 4];
+
+impl UsageTable {
+    /// Generation `i` recorded `u` (a step past the generations started is
+    /// not one: left out).
+    fn set(&mut self, i: usize, u: Usage) {
+        if i >= self.packed.len() {
+            return;
+        }
+        let counts = [
+            u.input_tokens,
+            u.output_tokens,
+            u.cache_read_input_tokens,
+            u.cache_creation_input_tokens,
+        ]
+        .map(|n| u32::try_from(n).ok().filter(|&n| n != u32::MAX));
+        match counts {
+            [Some(a), Some(b), Some(c), Some(d)] => {
+                self.packed[i] = [a, b, c, d];
+                self.wide.remove(&i);
+            }
+            _ => {
+                self.packed[i] = NO_USAGE;
+                self.wide.insert(i, u);
+            }
+        }
+    }
+
+    /// Generation `i`'s usage, taken out of the table.
+    fn take(&mut self, i: usize) -> Option<Usage> {
+        let u = self.get(i);
+        if let Some(p) = self.packed.get_mut(i) {
+            *p = NO_USAGE;
+            self.wide.remove(&i);
+        }
+        u
+    }
+
+    fn get(&self, i: usize) -> Option<Usage> {
+        match *self.packed.get(i)? {
+            NO_USAGE => self.wide.get(&i).copied(),
+            [a, b, c, d] => Some(Usage {
+                input_tokens: a.into(),
+                output_tokens: b.into(),
+                cache_read_input_tokens: c.into(),
+                cache_creation_input_tokens: d.into(),
+            }),
+        }
+    }
+}
+
+/// Where an index reads its rows' content.
+pub(super) enum RowSource {
+    /// A connection of its own to the store file (a run may write through
+    /// another one meanwhile; the record is append-only), and the last block
+    /// of rows read from it: its first row's index and the rows.
+    Store {
+        store: Box<Store>,
+        block: RefCell<(usize, Vec<Message>)>,
+    },
+    /// The rows themselves: an index of rows in memory, or of an in-memory
+    /// store (which has no second connection).
+    Memory(Vec<Message>),
+}
+
+/// How many rows an index reads from the store at a time (one query each:
+/// a query per call costs more than the rows it reads).
+const READ_BLOCK: usize = if cfg!(test) { 4 } else { 256 };
+
+impl TaskRecordIndex {
+    pub fn load(store: &Store, task: &str) -> Result<TaskRecordIndex, StoreError> {
+        match store.reopen()? {
+            Some(own) => {
+                let mut heads = HeadsBuilder::default();
+                own.reader().each_row_head(task, |h| heads.push(h))?;
+                Ok(heads.finish(
+                    task,
+                    RowSource::Store {
+                        store: Box::new(own),
+                        block: RefCell::new((0, Vec::new())),
+                    },
+                ))
+            }
+            None => Ok(TaskRecordIndex::new(task, store.reader().task_rows(task)?)),
+        }
+    }
+
+    /// An index of rows held in memory.
+    pub fn new(task: &str, rows: Vec<Message>) -> TaskRecordIndex {
+        let mut heads = HeadsBuilder::default();
+        for m in &rows {
+            heads.push(RowHead {
+                kind: m.kind,
+                turn: m.turn,
+                step: m.step,
+                gen_id: m.gen_id.clone(),
+                usage: m.usage,
+            });
+        }
+        heads.finish(task, RowSource::Memory(rows))
+    }
+
+    /// The index's own connection to the store file, if it reads its rows
+    /// from one.
+    pub(super) fn own_store(&self) -> Option<&Store> {
+        match &self.rows {
+            RowSource::Store { store, .. } => Some(store),
+            RowSource::Memory(_) => None,
+        }
+    }
+
+    /// What the overhead is measured from: the system rows and the first
+    /// call with recorded usage (while both stay, so does the overhead).
+    pub(super) fn overhead_inputs(&self) -> (usize, Option<u32>) {
+        let system = self.kinds.iter().filter(|k| **k == Kind::System).count();
+        let first = (1..=self.calls()).find(|k| self.usage(*k).is_some());
+        (system, first)
+    }
+
+    /// The number of rows in the record.
+    pub fn len(&self) -> usize {
+        self.kinds.len()
+    }
+
+    /// Whether the record has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty()
+    }
+
+    /// The kind of row `i`.
+    pub fn kind(&self, i: usize) -> Kind {
+        self.kinds[i]
+    }
+
+    /// The turn of row `i`.
+    pub(super) fn turn_at(&self, i: usize) -> u32 {
+        let run = self.turns.partition_point(|&(first, _)| first <= i);
+        self.turns[run - 1].1
+    }
+
+    /// Whether rows `from..to` hold the agent compacting its own context (a
+    /// compact summary or boundary row after the conversation began).
+    pub fn agent_compacted_in(&self, from: usize, to: usize) -> bool {
+        let from = from.max(self.first_conversation + 1);
+        from < to && self.kinds[from..to].iter().any(|k| is_agent_compaction(*k))
+    }
+
+    /// Rows `from..to`, each handed to `f` with its index as it is read: at
+    /// most a block of rows in memory at a time (`READ_BLOCK` rows). `f` must
+    /// not read this index's rows itself.
+    pub fn each_row(
+        &self,
+        from: usize,
+        to: usize,
+        mut f: impl FnMut(usize, &Message),
+    ) -> Result<(), StoreError> {
+        match &self.rows {
+            RowSource::Memory(rows) => {
+                for (i, m) in rows[from..to].iter().enumerate() {
+                    f(from + i, m);
+                }
+                Ok(())
+            }
+            RowSource::Store { store, block } => {
+                let mut block = block.borrow_mut();
+                let mut i = from;
+                while i < to {
+                    let (start, rows) = &mut *block;
+                    if !(*start..*start + rows.len()).contains(&i) {
+                        // Read ahead a block: the rows a run reads next
+                        // (the rest of the turn, the history at the turn
+                        // start) mostly follow.
+                        let end = self.len().min(i + READ_BLOCK);
+                        rows.clear();
+                        store
+                            .reader()
+                            .each_stored(&self.task, i as u64, end as u64, |s| {
+                                rows.push(s.message);
+                                Ok::<(), StoreError>(())
+                            })?;
+                        *start = i;
+                        if rows.len() != end - i {
+                            return Err(StoreError::Corrupt(format!(
+                                "task {}: rows {i}..{end} were indexed, {} read",
+                                self.task,
+                                rows.len()
+                            )));
+                        }
+                    }
+                    let stop = to.min(*start + rows.len());
+                    for (j, m) in rows[i - *start..stop - *start].iter().enumerate() {
+                        f(i + j, m);
+                    }
+                    i = stop;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Rows `from..to`, read into memory.
+    pub fn read_rows(&self, from: usize, to: usize) -> Result<Vec<Message>, StoreError> {
+        if let RowSource::Memory(rows) = &self.rows {
+            return Ok(rows[from..to].to_vec());
+        }
+        let mut out = Vec::with_capacity(to - from);
+        self.each_row(from, to, |_, m| out.push(m.clone()))?;
+        Ok(out)
+    }
+
+    /// Every row, read into memory (for what needs the whole record at once:
+    /// `show`, probe extraction, the report).
+    pub fn all_rows(&self) -> Result<Vec<Message>, StoreError> {
+        self.read_rows(0, self.len())
+    }
+
+    /// The recorded system rows (the request's system prompt and tools), read
+    /// alone.
+    pub fn system_rows(&self) -> Result<Vec<Message>, StoreError> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < self.len() {
+            if self.kind(i) != Kind::System {
+                i += 1;
+                continue;
+            }
+            let run = self.kinds[i..]
+                .iter()
+                .take_while(|k| **k == Kind::System)
+                .count();
+            out.extend(self.read_rows(i, i + run)?);
+            i += run;
+        }
+        Ok(out)
+    }
+
+    /// The number of model calls (generations) recorded.
+    pub fn calls(&self) -> u32 {
+        self.first_row.len() as u32
+    }
+
+    /// Rows before model call `k` (call `calls()+1` is the next, unrecorded one).
+    pub fn history_end(&self, k: u32) -> usize {
+        match k
+            .checked_sub(1)
+            .and_then(|i| self.first_row.get(i as usize))
+        {
+            Some(&i) => i,
+            None => self.len(),
+        }
+    }
+
+    /// The turn call `k` belongs to.
+    pub fn turn_of(&self, k: u32) -> u32 {
+        let end = self.history_end(k);
+        end.checked_sub(1).map_or(0, |i| self.turn_at(i))
+    }
+
+    /// The first call of the turn call `k` belongs to.
+    pub fn turn_first_call(&self, k: u32) -> u32 {
+        let t = self.turn_of(k);
+        let mut first = k;
+        while first > 1 && self.turn_of(first - 1) == t {
+            first -= 1;
+        }
+        first
+    }
+
+    /// Whether call `k` is the last of its turn in the record.
+    pub fn ends_turn(&self, k: u32) -> bool {
+        k >= self.calls() || self.turn_of(k + 1) != self.turn_of(k)
+    }
+
+    /// Recorded usage of call `k`, if the transcript has it.
+    pub fn usage(&self, k: u32) -> Option<Usage> {
+        k.checked_sub(1).and_then(|i| self.usage.get(i as usize))
+    }
+
+    /// Recorded prompt tokens sent at call `k`.
+    pub fn recorded_prompt(&self, k: u32) -> Option<u64> {
+        self.usage(k).map(|u| u.prompt_tokens())
+    }
+
+    /// The raw history measured at every call `1..=calls()+1` (index `k-1`),
+    /// in one streamed walk over the record (running totals, no re-walk per
+    /// call).
+    pub fn raw_measures(&self, est: &dyn Estimator) -> Result<Vec<RawMeasure>, StoreError> {
+        self.measures_until(self.calls() + 1, est)
+    }
+
+    /// The raw history measured at calls `1..=last`.
+    fn measures_until(
+        &self,
+        last: u32,
+        est: &dyn Estimator,
+    ) -> Result<Vec<RawMeasure>, StoreError> {
+        let mut m = Measures::default();
+        m.ensure(self, last, est)?;
+        Ok(m.out)
+    }
+
+    /// Whether the recorded usage of call `k` measures the raw history (the
+    /// agent had not compacted its own context by then).
+    pub(super) fn raw_recorded(&self, k: u32) -> Option<u64> {
+        let i = k.checked_sub(1)? as usize;
+        if *self.agent_compacted_before.get(i)? {
+            return None;
+        }
+        self.recorded_prompt(k)
+    }
+
+    /// The session's recorded/estimated ratio as known before call `k`: the
+    /// growth of the recorded prompt over the growth of the raw history's
+    /// estimate, between the first and the last earlier call with raw usage
+    /// (the overhead cancels out). `None` when fewer than two such calls or
+    /// less than [`MIN_RATIO_SPAN`] estimated tokens apart.
+    pub fn ratio_before(&self, k: u32, measures: &[RawMeasure]) -> Option<Ratio> {
+        let raw = |j: u32| {
+            self.raw_recorded(j)
+                .map(|p| (p, measures[j as usize - 1].estimate))
+        };
+        // The first and the last call before `k` with raw usage.
+        let before = &self.raw_calls[..self.raw_calls.partition_point(|&j| j < k)];
+        let first = raw(*before.first()?)?;
+        let last = raw(*before.last()?)?;
+        let de = last.1.checked_sub(first.1)?;
+        let dp = last.0.checked_sub(first.0)?;
+        if de < MIN_RATIO_SPAN || dp == 0 {
+            return None;
+        }
+        let ppm = (u128::from(dp) * 1_000_000 / u128::from(de))
+            .clamp(u128::from(MIN_RATIO_PPM), u128::from(MAX_RATIO_PPM));
+        Some(Ratio::from_ppm(ppm as u32))
+    }
+
+    /// Overhead (system prompt and tools): the larger of the estimate of the
+    /// recorded request's `system` rows (Claude Code 2.1.3xx
+    /// `api-request-shape`, a request's `system`, Codex base instructions) and
+    /// the first recorded call's prompt minus the estimate of the messages it
+    /// was sent (clamped at 0). The larger, because a record can hold only part
+    /// of the request (Codex records no tools) or a redacted prompt.
+    pub fn overhead(&self, est: &dyn Estimator) -> Result<Option<u64>, StoreError> {
+        let system: u64 = self
+            .system_rows()?
+            .iter()
+            .flat_map(|m| &m.content)
+            .map(|b| crate::engine::estimate::block_tokens(est, b))
+            .sum();
+        // The raw estimate at that call is the sum of its history's parts'
+        // tokens, measured without building them.
+        let measured = match (1..=self.calls()).find(|k| self.usage(*k).is_some()) {
+            Some(k) => {
+                let estimate = self.measures_until(k, est)?[k as usize - 1].estimate;
+                self.recorded_prompt(k).map(|p| p.saturating_sub(estimate))
+            }
+            None => None,
+        };
+        Ok(match measured {
+            Some(m) => Some(m.max(system)),
+            None => (system > 0).then_some(system),
+        })
+    }
+}
+
+/// The raw history measured call by call from running totals over the rows
+/// seen so far. A driver offers it the rows it reads for the parts, so a
+/// row is read once for both.
+#[derive(Default)]
+pub(super) struct Measures {
+    pub(super) builder: MeasureBuilder,
+    /// Rows seen.
+    fed: usize,
+    /// `out[k - 1]`: the raw history measured at call `k` (room made for
+    /// every call at once).
+    pub(super) out: Vec<RawMeasure>,
+}
+
+impl Measures {
+    /// Row `i` of the record: taken if it is the next one not seen yet.
+    pub(super) fn offer(
+        &mut self,
+        index: &TaskRecordIndex,
+        i: usize,
+        m: &Message,
+        est: &dyn Estimator,
+    ) {
+        if i == self.fed {
+            self.emit(index, i);
+            self.builder.push(m, est);
+            self.fed += 1;
+        }
+    }
+
+    /// Measure the calls whose history ends at row `row` (all rows before
+    /// it seen, none after).
+    fn emit(&mut self, index: &TaskRecordIndex, row: usize) {
+        loop {
+            let k = self.out.len() as u32 + 1;
+            if k > index.calls() + 1 || index.history_end(k) != row {
+                return;
+            }
+            if self.out.capacity() == 0 {
+                self.out.reserve_exact(index.calls() as usize + 1);
+            }
+            self.out.push(self.builder.measure(k - 1));
+            // The next call's measure starts from this call.
+            self.builder.forget_before(k - 1);
+        }
+    }
+
+    /// Measured at calls `1..=k` (`k` at most `calls()+1`), reading the
+    /// rows not seen yet.
+    pub(super) fn ensure(
+        &mut self,
+        index: &TaskRecordIndex,
+        k: u32,
+        est: &dyn Estimator,
+    ) -> Result<(), StoreError> {
+        let k = k.min(index.calls() + 1);
+        if self.out.len() >= k as usize {
+            return Ok(());
+        }
+        let end = index.history_end(k);
+        index.each_row(self.fed, end, |i, m| self.offer(index, i, m, est))?;
+        self.emit(index, end);
+        Ok(())
+    }
+}
+
+/// A row of the agent compacting its own context (once the conversation
+/// began: see [`TaskRecordIndex::agent_compacted_in`]). A carried summary is
+/// none: it opens the record, which holds nothing it replaced.
+pub(super) fn is_agent_compaction(kind: Kind) -> bool {
+    matches!(kind, Kind::CompactSummary | Kind::CompactBoundary)
+}
+
+/// The least growth of the raw estimate (tokens) a ratio is measured over.
+pub const MIN_RATIO_SPAN: u64 = 2_000;
+/// The ratio is kept within [0.5, 4]: outside it the record is not measuring
+/// what the estimate measures.
+const MIN_RATIO_PPM: u32 = 500_000;
+const MAX_RATIO_PPM: u32 = 4_000_000;

@@ -1,0 +1,87 @@
+//! How a row's content is stored: its canonical JSON, LZ4-compressed when
+//! that is smaller.
+
+use std::borrow::Cow;
+
+use lz4_flex::block::CompressTable;
+use rusqlite::types::Value as SqlValue;
+
+/// `task_message.content_encoding` of a row whose `content` is the canonical
+/// JSON text itself (every row a store before version 7 holds).
+pub const CONTENT_JSON: &str = "json";
+
+/// `content_encoding` of a row whose `content` is a BLOB: the canonical JSON
+/// compressed as one LZ4 block, prefixed with its length (4 bytes, little
+/// endian).
+pub const CONTENT_LZ4: &str = "lz4";
+
+/// How a row's canonical content JSON is stored: compressed when that is
+/// smaller (small rows, a few dozen bytes, do not shrink and stay text).
+/// The row hash is always over the canonical JSON, never over these bytes.
+/// The tests' reference for what [`RowEncoder`] writes.
+#[cfg(test)]
+pub fn encode_content(json: String) -> (&'static str, SqlValue) {
+    compressed(&json).unwrap_or((CONTENT_JSON, SqlValue::Text(json)))
+}
+
+/// The LZ4 form of a row's content JSON, when it is smaller than the JSON.
+#[cfg(test)]
+fn compressed(json: &str) -> Option<(&'static str, SqlValue)> {
+    Lz4::new().compress(json.as_bytes())
+}
+
+/// An LZ4 block encoder kept from row to row: the bytes of
+/// `lz4_flex::compress_prepend_size` (the same hash table for the same
+/// input size, cleared before each row), without a zeroed buffer of the
+/// largest possible output, two tables and a shrinking copy allocated for
+/// every row.
+pub(super) struct Lz4 {
+    /// For inputs under 64 KiB, as `lz4_flex` picks it.
+    small: CompressTable,
+    large: CompressTable,
+    out: Vec<u8>,
+}
+
+impl Lz4 {
+    pub(super) fn new() -> Lz4 {
+        Lz4 {
+            small: CompressTable::small(),
+            large: CompressTable::large(),
+            out: Vec::new(),
+        }
+    }
+
+    /// `(lz4, the length-prefixed block)` when that is shorter than `input`.
+    pub(super) fn compress(&mut self, input: &[u8]) -> Option<(&'static str, SqlValue)> {
+        let len = u32::try_from(input.len()).ok()?;
+        let max = 4 + lz4_flex::block::get_maximum_output_size(input.len());
+        if self.out.len() < max {
+            self.out.resize(max, 0);
+        }
+        let table = if input.len() < usize::from(u16::MAX) {
+            &mut self.small
+        } else {
+            &mut self.large
+        };
+        let n =
+            lz4_flex::block::compress_into_with_table(input, &mut self.out[4..max], table).ok()?;
+        self.out[..4].copy_from_slice(&len.to_le_bytes());
+        (4 + n < input.len()).then(|| (CONTENT_LZ4, SqlValue::Blob(self.out[..4 + n].to_vec())))
+    }
+}
+
+/// The canonical content JSON of a stored row, from its `content_encoding`
+/// and the bytes of its `content` (TEXT or BLOB). Every read of a row's
+/// content goes through here.
+pub fn decode_content<'a>(
+    encoding: &str,
+    bytes: &'a [u8],
+) -> std::result::Result<Cow<'a, [u8]>, String> {
+    match encoding {
+        CONTENT_JSON => Ok(Cow::Borrowed(bytes)),
+        CONTENT_LZ4 => lz4_flex::decompress_size_prepended(bytes)
+            .map(Cow::Owned)
+            .map_err(|e| format!("content does not decompress: {e}")),
+        other => Err(format!("unknown content encoding {other:?}")),
+    }
+}
