@@ -73,20 +73,21 @@ pub(crate) fn recorded_view(rows: &[Message]) -> View {
         .iter()
         .rposition(|m| m.kind == Kind::CompactSummary)
         .unwrap_or(0);
-    let messages = rows[from..]
-        .iter()
-        .filter(|m| {
-            m.role != Role::Meta && (m.kind.reaches_view() || m.kind == Kind::CompactSummary)
-        })
-        .map(|m| ViewMessage {
+    let messages = rows[from..].iter().filter_map(recorded_message).collect();
+    View { messages }
+}
+
+/// The message a row of the record adds to [`recorded_view`], if any.
+pub(crate) fn recorded_message(m: &Message) -> Option<ViewMessage> {
+    (m.role != Role::Meta && (m.kind.reaches_view() || m.kind == Kind::CompactSummary)).then(|| {
+        ViewMessage {
             role: match m.role {
                 Role::Assistant => ViewRole::Assistant,
                 _ => ViewRole::User,
             },
             content: m.content.clone(),
-        })
-        .collect();
-    View { messages }
+        }
+    })
 }
 
 /// What the client sent at a call whose history is `rows`, as `probe
@@ -116,27 +117,34 @@ pub(crate) fn with_task_context(
             .position(|m| m.kind == Kind::CompactSummary)
             .is_some_and(|p| from + p == last)
     });
-    if let Some(text) = seen.and_then(|c| c.task_context.as_ref())
-        && !view.messages.is_empty()
-    {
-        let role = match rows[last].role {
-            Role::Assistant => ViewRole::Assistant,
-            _ => ViewRole::User,
-        };
-        let block = Block::Text { text: text.clone() };
-        if role == ViewRole::User {
-            view.messages[0].content.push(block);
-        } else {
-            view.messages.insert(
-                1,
-                ViewMessage {
-                    role: ViewRole::User,
-                    content: vec![block],
-                },
-            );
-        }
+    if let Some(text) = seen.and_then(|c| c.task_context.as_ref()) {
+        place_task_context(&mut view, rows[last].role, text);
     }
     view
+}
+
+/// Put a Task Context back into a non-empty `view` after the client's
+/// summary, a row of `summary_role`: in the summary's own message when the
+/// user side carries it, else as a user message after it. An empty view
+/// stays empty.
+pub(crate) fn place_task_context(view: &mut View, summary_role: Role, text: &str) {
+    if view.messages.is_empty() {
+        return;
+    }
+    let block = Block::Text {
+        text: text.to_string(),
+    };
+    if summary_role != Role::Assistant {
+        view.messages[0].content.push(block);
+    } else {
+        view.messages.insert(
+            1,
+            ViewMessage {
+                role: ViewRole::User,
+                content: vec![block],
+            },
+        );
+    }
 }
 
 #[cfg(test)]

@@ -12,22 +12,26 @@
 //! Pure: rows in, rows, totals and pages out; no IO, clock or hash-map
 //! order. Money is integer micro-dollars, survival integer per mille.
 
+mod append;
 pub(crate) mod grid;
 pub(crate) mod html;
 pub(crate) mod recorded;
 pub(crate) mod trim;
 
 #[cfg(test)]
+mod lean_tests;
+#[cfg(test)]
 mod tests;
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
 use crate::engine::estimate::Estimator;
 use crate::engine::{Status, Tier};
 use crate::model::{Message, Usage};
-use crate::probe::Evaluation;
+use crate::probe::{Evaluation, Survival, permille};
 use crate::session::cost::{Prices, Totals};
 
 /// What a row is.
@@ -252,6 +256,44 @@ impl CallTally {
         tiers: &[Tier],
         e: &Evaluation,
     ) {
+        let counts = ProbeCounts {
+            judged: e.judged,
+            kept: e.passed + e.recoverable,
+            critical_judged: e.critical_judged,
+            critical_lost: e.critical_lost,
+        };
+        self.add_counts(call, tokens, status, tiers, counts);
+    }
+
+    /// [`CallTally::add`], with the view's probe counts.
+    pub(crate) fn add_counts(
+        &mut self,
+        call: u32,
+        tokens: u64,
+        status: Status,
+        tiers: &[Tier],
+        e: ProbeCounts,
+    ) {
+        let s = Survival {
+            critical_lost: e.critical_lost,
+            critical_kept_permille: permille(
+                e.critical_judged - e.critical_lost,
+                e.critical_judged,
+            ),
+            kept_permille: permille(e.kept, e.judged),
+        };
+        self.add_survival(call, tokens, status, tiers, s);
+    }
+
+    /// [`CallTally::add`], with the view's survival (as a probe pass gives it).
+    pub(crate) fn add_survival(
+        &mut self,
+        call: u32,
+        tokens: u64,
+        status: Status,
+        tiers: &[Tier],
+        e: Survival,
+    ) {
         self.calls += 1;
         match status {
             Status::OverWindow => self.over_window += 1,
@@ -270,8 +312,8 @@ impl CallTally {
         let now = WorstCall {
             call,
             critical_lost: e.critical_lost,
-            critical_kept_permille: e.critical_kept_permille(),
-            kept_permille: e.kept_permille(),
+            critical_kept_permille: e.critical_kept_permille,
+            kept_permille: e.kept_permille,
         };
         // Strictly worse only: the earliest call keeps a tie.
         if self.worst.is_none_or(|w| now.fidelity() < w.fidelity()) {
@@ -313,6 +355,21 @@ impl CallTally {
     }
 }
 
+/// What a view's score comes to in a row: probes judged and kept (passed or
+/// recoverable), critical ones judged and lost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ProbeCounts {
+    pub judged: u64,
+    pub kept: u64,
+    pub critical_judged: u64,
+    pub critical_lost: u64,
+}
+
+/// Reads the record's rows of a range, in order, handing each to the
+/// callback: the reference runs read the rows as their calls reach them.
+pub(crate) type ReadRows<'r, E> =
+    dyn FnMut(Range<usize>, &mut dyn FnMut(&Message)) -> Result<(), E> + 'r;
+
 /// What a reference run needs of each recorded call, read off the task's
 /// index: where its history ends and its recorded usage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -324,10 +381,8 @@ pub(crate) struct CallInfo {
 /// A session's record, as the reference runs read it.
 pub(crate) struct ReferenceRecord<'a> {
     pub session: &'a SessionInfo,
-    /// Every row of the task's record.
-    pub rows: &'a [Message],
     /// Per call, from the first.
-    pub calls: &'a [CallInfo],
+    pub calls: Vec<CallInfo>,
     /// The system prompt and tools, in tokens (as the replay's cost model
     /// counts them).
     pub overhead: u64,

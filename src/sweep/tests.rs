@@ -1,10 +1,13 @@
+use std::convert::Infallible;
+
 use proptest::prelude::*;
 
 use super::grid::{Lists, trim_specs};
 use super::*;
 use crate::engine::budget::BudgetError;
 use crate::engine::estimate::CharsPerToken;
-use crate::probe::extract;
+use crate::model::Message;
+use crate::probe::{Probe, extract};
 use crate::session::tests::Record as Transcript;
 use crate::store::Store;
 
@@ -281,6 +284,16 @@ fn a_label_names_what_varies_and_the_heading_the_rest() {
     );
 }
 
+/// Reads a record's rows from memory, as the reference runs read them.
+pub(super) fn from_memory(
+    rows: &[Message],
+    range: Range<usize>,
+    f: &mut dyn FnMut(&Message),
+) -> Result<(), Infallible> {
+    rows[range].iter().for_each(f);
+    Ok(())
+}
+
 /// A session's record as the reference runs read it.
 fn record_of(t: &Transcript) -> (Vec<crate::model::Message>, Vec<CallInfo>) {
     let mut store = Store::open_memory().unwrap();
@@ -324,14 +337,19 @@ fn trimming_drops_the_oldest_history_to_fit_and_loses_the_ask() {
     };
     let record = ReferenceRecord {
         session: &session,
-        rows: &rows,
-        calls: &calls,
+        calls: calls.clone(),
         overhead: 1_000,
         prices: Prices::default(),
         estimator: &est,
     };
     let probes = extract(&rows);
-    let tight = trim::trim_row(&record, trim_fields(4_000), 4_000, probes.clone());
+    let trim = |w: u64, probes: Vec<Probe>| {
+        trim::trim_row(&record, trim_fields(w), w, probes, &mut |r, f| {
+            from_memory(&rows, r, f)
+        })
+        .unwrap()
+    };
+    let tight = trim(4_000, probes.clone());
     assert_eq!(tight.calls, 30);
     assert!(tight.peak_tokens <= 4_000, "{tight:?}");
     assert_eq!(tight.over_window_calls, Some(0));
@@ -341,13 +359,13 @@ fn trimming_drops_the_oldest_history_to_fit_and_loses_the_ask() {
     assert!(tight.loses_critical());
     // Room for everything: nothing is dropped, nothing lost, and the history
     // only grows, so every call re-reads the one before.
-    let roomy = trim::trim_row(&record, trim_fields(1_000_000), 1_000_000, probes.clone());
+    let roomy = trim(1_000_000, probes.clone());
     assert_eq!(roomy.trimmed_calls, Some(0));
     assert_eq!(roomy.critical_lost, 0);
     assert!(roomy.prompt_tokens > tight.prompt_tokens);
     assert!(roomy.cache_read_tokens > roomy.cache_write_tokens);
     // A window the last step alone does not fit: over the window.
-    let tiny = trim::trim_row(&record, trim_fields(1_200), 1_200, probes);
+    let tiny = trim(1_200, probes);
     assert!(tiny.over_window_calls.unwrap() > 0, "{tiny:?}");
 }
 
@@ -366,13 +384,15 @@ fn the_recorded_row_prices_the_recorded_usage() {
     let prices = Prices::default();
     let record = ReferenceRecord {
         session: &session,
-        rows: &rows,
-        calls: &calls,
+        calls: calls.clone(),
         overhead: 1_000,
         prices,
         estimator: &est,
     };
-    let r = recorded::recorded_row(&record, &[], extract(&rows));
+    let r = recorded::recorded_row(&record, &[], extract(&rows), &mut |r, f| {
+        from_memory(&rows, r, f)
+    })
+    .unwrap();
     let usage: Vec<Usage> = calls.iter().filter_map(|c| c.usage).collect();
     assert_eq!(usage.len(), 6);
     assert_eq!(r.usage_calls, Some(6));

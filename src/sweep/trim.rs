@@ -17,16 +17,18 @@ use crate::probe::{Probe, Scorer};
 use crate::session::cost::{CacheSplitter, Totals};
 use crate::view::View;
 
-use super::{CallTally, PolicyFields, ReferenceRecord, Row, RowKind};
+use super::{CallTally, PolicyFields, ReadRows, ReferenceRecord, Row, RowKind};
 
 /// Trim `record` at every call to fit `w_eff`, scoring each view with
-/// `probes`.
-pub(crate) fn trim_row(
+/// `probes`, its rows read with `read` as the calls reach them (what is
+/// held is the trimmed history, not the record).
+pub(crate) fn trim_row<E>(
     record: &ReferenceRecord<'_>,
     policy: PolicyFields,
     w_eff: u64,
     probes: Vec<Probe>,
-) -> Row {
+    read: &mut ReadRows<'_, E>,
+) -> Result<Row, E> {
     let est = record.estimator;
     let mut builder = PartsBuilder::default();
     let mut fed = 0;
@@ -37,9 +39,7 @@ pub(crate) fn trim_row(
     let mut trimmed_calls = 0;
     let mut prev: Option<View> = None;
     for (i, call) in record.calls.iter().enumerate() {
-        for m in &record.rows[fed..call.history_end] {
-            builder.push(m, est);
-        }
+        read(fed..call.history_end, &mut |m| builder.push(m, est))?;
         fed = call.history_end;
         let mut kept: u64 = builder.parts().iter().map(|p| p.tokens).sum();
         let mut trimmed = false;
@@ -70,7 +70,7 @@ pub(crate) fn trim_row(
         prev = Some(view);
     }
     let c = &totals.compacted;
-    Row {
+    Ok(Row {
         kind: RowKind::Trim,
         session: record.session.task.clone(),
         model: record.session.model.clone(),
@@ -92,7 +92,7 @@ pub(crate) fn trim_row(
         basis: "estimate".to_string(),
         usage_calls: None,
         estimated: None,
-    }
+    })
 }
 
 /// How many parts the first group holds: one generation's parts (its text,

@@ -6,6 +6,7 @@
 //! threads × one replay.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
@@ -15,12 +16,13 @@ use indicatif::ProgressBar;
 use super::super::summarizer::{Configured, LlmArgs};
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
-use crate::probe::{Scorer, extract};
+use crate::model::Message;
+use crate::probe::{Probe, ProbePass};
 use crate::session::cost::{Prices, Totals};
 use crate::session::record::TaskRecordIndex;
 use crate::session::run::{Placement, ReplayOptions, Run};
 use crate::session::settings::RunSettings;
-use crate::store::{DbLocation, Store};
+use crate::store::{DbLocation, Store, StoreError};
 use crate::summarize::llm::config::SummarizerKind;
 use crate::sweep::grid::Spec;
 use crate::sweep::recorded::recorded_row;
@@ -176,40 +178,43 @@ fn run_job(source: &mut Store, plan: &SweepPlan, i: usize) -> Result<JobDone> {
             Ok((row, notes))
         }
         SweepJob::Trim { budget, fields, .. } => {
-            let rows = index.all_rows()?;
-            let calls = call_infos(&index);
-            let overhead = index.overhead(&est)?.unwrap_or(0);
-            let record = ReferenceRecord {
-                session: &s.info,
-                rows: &rows,
-                calls: &calls,
-                overhead,
-                prices: s.prices,
-                estimator: &est,
-            };
-            let probes = extract(&rows);
-            Ok((
-                trim_row(&record, fields.clone(), budget.w_eff(), probes),
-                Vec::new(),
-            ))
+            let record = reference_record(&index, s, &est)?;
+            let probes = probes_of(&index)?;
+            let row = trim_row(
+                &record,
+                fields.clone(),
+                budget.w_eff(),
+                probes,
+                &mut |r, f| read_rows(&index, r, f),
+            )?;
+            Ok((row, Vec::new()))
         }
         SweepJob::Recorded { .. } => {
-            let rows = index.all_rows()?;
-            let calls = call_infos(&index);
-            let overhead = index.overhead(&est)?.unwrap_or(0);
+            let record = reference_record(&index, s, &est)?;
             let compactions = source.reader().client_compactions(task)?;
-            let record = ReferenceRecord {
-                session: &s.info,
-                rows: &rows,
-                calls: &calls,
-                overhead,
-                prices: s.prices,
-                estimator: &est,
-            };
-            let probes = extract(&rows);
-            Ok((recorded_row(&record, &compactions, probes), Vec::new()))
+            let probes = probes_of(&index)?;
+            let row = recorded_row(&record, &compactions, probes, &mut |r, f| {
+                read_rows(&index, r, f)
+            })?;
+            Ok((row, Vec::new()))
         }
     }
+}
+
+/// What a reference run reads of a session besides its rows (which it
+/// reads as its calls reach them).
+fn reference_record<'a>(
+    index: &TaskRecordIndex,
+    s: &'a Planned,
+    est: &'a CharsPerToken,
+) -> Result<ReferenceRecord<'a>> {
+    Ok(ReferenceRecord {
+        session: &s.info,
+        calls: call_infos(index),
+        overhead: index.overhead(est)?.unwrap_or(0),
+        prices: s.prices,
+        estimator: est,
+    })
 }
 
 /// The one place sweep runs a policy, as `replay --json` and `probe --json`
@@ -225,16 +230,36 @@ pub(super) fn replay_and_probe(
 ) -> Result<(Totals, CallTally)> {
     let est = CharsPerToken::default();
     let settings = RunSettings::new(budget, &est, summarizer);
-    let mut scorer = Scorer::new(extract(&index.all_rows()?));
+    let mut pass = ProbePass::new(index.len());
     let mut tally = CallTally::default();
     let mut run = Run::open(source, index, settings, Placement::Scratch)?;
     let opts = ReplayOptions::from_start(index.calls(), prices);
     let totals = run.replay(source, &opts, |row, out| -> Result<()> {
-        let e = scorer.evaluate(&out.view, index.history_end(row.call));
-        tally.add(row.call, row.tokens_after, row.status, &row.tiers_fired, &e);
+        let history_rows = index.history_end(row.call);
+        let s = pass.score(row.call, &out.view, history_rows, |r, f| {
+            read_rows(index, r, f)
+        })?;
+        tally.add_survival(row.call, row.tokens_after, row.status, &row.tiers_fired, s);
         Ok(())
     })?;
     Ok((totals, tally))
+}
+
+/// Reads rows `range` of `index` for a probe pass or a reference run, as
+/// they are reached.
+fn read_rows(
+    index: &TaskRecordIndex,
+    range: Range<usize>,
+    f: &mut dyn FnMut(&Message),
+) -> Result<(), StoreError> {
+    index.each_row(range.start, range.end, |_, m| f(m))
+}
+
+/// Every probe of the record, its rows read a block at a time.
+fn probes_of(index: &TaskRecordIndex) -> Result<Vec<Probe>> {
+    let mut pass = ProbePass::new(index.len());
+    pass.read_all(|r, f| read_rows(index, r, f))?;
+    Ok(pass.probes().to_vec())
 }
 
 /// Each call's history end and recorded usage.

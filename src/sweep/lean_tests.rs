@@ -1,0 +1,502 @@
+//! The lean references held to the whole-record evaluation they replace:
+//! the recorded view rebuilt from the record at every call, split against
+//! the whole view before and scored whole, and the trim fed from rows in
+//! memory. On generated records with the client's own compactions (summary
+//! and boundary rows, summaries on either side or hidden), Task Contexts
+//! the hooks recorded (or not, or for another history), tool errors,
+//! written files, pointers that can overlap and escape sequences.
+
+use proptest::prelude::*;
+use serde_json::json;
+
+use super::append::AppendScorer;
+use super::recorded::{Change, SentView, recorded_row};
+use super::tests::from_memory;
+use super::trim::trim_row;
+use super::*;
+use crate::engine::estimate::CharsPerToken;
+use crate::engine::parts::PartsBuilder;
+use crate::engine::projection::project;
+use crate::hooks::compare::sent_view;
+use crate::model::{Block, Kind, Message, Role, ToolContent};
+use crate::probe::{Probe, Scorer, evaluate, extract, view_text};
+use crate::session::cost::CacheSplitter;
+use crate::store::ClientCompaction;
+use crate::view::View;
+
+/// The recorded row as the whole-record evaluation makes it.
+fn oracle_recorded(
+    record: &ReferenceRecord<'_>,
+    rows: &[Message],
+    compactions: &[ClientCompaction],
+    probes: Vec<Probe>,
+) -> Row {
+    let p = &record.prices;
+    let mut scorer = Scorer::new(probes);
+    let mut splitter = CacheSplitter::default();
+    let mut estimated = Totals::default();
+    let mut tally = CallTally::default();
+    let mut prev: Option<View> = None;
+    let (mut prompt, mut read, mut write, mut output, mut cost) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let (mut usage_calls, mut compacted) = (0u32, 0u32);
+    let mut peak = 0;
+    for (i, call) in record.calls.iter().enumerate() {
+        let start = match i {
+            0 => None,
+            _ => Some(record.calls[i - 1].history_end),
+        };
+        if let Some(from) = start
+            && rows[from..call.history_end]
+                .iter()
+                .any(|m| matches!(m.kind, Kind::CompactSummary | Kind::CompactBoundary))
+        {
+            compacted += 1;
+        }
+        if let Some(u) = call.usage {
+            usage_calls += 1;
+            prompt += u.prompt_tokens();
+            read += u.cache_read_input_tokens;
+            write += u.cache_creation_input_tokens;
+            output += u.output_tokens;
+            peak = peak.max(u.prompt_tokens());
+            cost += Prices::cost(p.input, u.input_tokens)
+                + Prices::cost(p.cache_read, u.cache_read_input_tokens)
+                + Prices::cost(p.cache_write, u.cache_creation_input_tokens)
+                + Prices::cost(p.output, u.output_tokens);
+        }
+        let view = sent_view(&rows[..call.history_end], compactions);
+        let (r, w) = splitter.split(prev.as_ref(), &view, record.overhead, record.estimator);
+        record.add_call(&mut estimated, i, r, w);
+        let e = scorer.evaluate(&view, call.history_end);
+        let tokens = call.usage.map_or(0, |u| u.prompt_tokens());
+        tally.add(i as u32 + 1, tokens, Status::Ok, &[], &e);
+        prev = Some(view);
+    }
+    let c = &estimated.compacted;
+    Row {
+        kind: RowKind::Recorded,
+        session: record.session.task.clone(),
+        model: record.session.model.clone(),
+        policy: None,
+        calls: record.calls.len() as u32,
+        over_window_calls: None,
+        breakthrough_calls: None,
+        folds: Some(compacted),
+        tiers: None,
+        trimmed_calls: None,
+        prompt_tokens: prompt,
+        cache_read_tokens: read,
+        cache_write_tokens: write,
+        output_tokens: output,
+        cost_micros: cost,
+        peak_tokens: peak,
+        critical_lost: tally.last_critical_lost,
+        worst: tally.worst,
+        basis: "recorded".to_string(),
+        usage_calls: Some(usage_calls),
+        estimated: Some(Estimated {
+            prompt_tokens: c.prompt_tokens,
+            cache_read_tokens: c.cache_read_tokens,
+            cache_write_tokens: c.cache_write_tokens,
+            cost_micros: c.cost_cached_usd.0 + estimated.cost_output_usd.0,
+        }),
+    }
+}
+
+/// The trim row as the whole-record evaluation makes it.
+fn oracle_trim(
+    record: &ReferenceRecord<'_>,
+    rows: &[Message],
+    policy: PolicyFields,
+    w_eff: u64,
+    probes: Vec<Probe>,
+) -> Row {
+    let est = record.estimator;
+    let mut builder = PartsBuilder::default();
+    let mut fed = 0;
+    let mut scorer = Scorer::new(probes);
+    let mut splitter = CacheSplitter::default();
+    let mut totals = Totals::default();
+    let mut tally = CallTally::default();
+    let mut trimmed_calls = 0;
+    let mut prev: Option<View> = None;
+    for (i, call) in record.calls.iter().enumerate() {
+        for m in &rows[fed..call.history_end] {
+            builder.push(m, est);
+        }
+        fed = call.history_end;
+        let mut kept: u64 = builder.parts().iter().map(|p| p.tokens).sum();
+        let mut trimmed = false;
+        while record.overhead + kept > w_eff {
+            let first = match builder.parts().first().and_then(|p| p.generation) {
+                Some(g) => builder
+                    .parts()
+                    .iter()
+                    .position(|p| p.generation != Some(g))
+                    .unwrap_or(builder.parts().len()),
+                None => 1.min(builder.parts().len()),
+            };
+            if first == builder.parts().len() {
+                break;
+            }
+            kept -= builder.parts()[..first]
+                .iter()
+                .map(|p| p.tokens)
+                .sum::<u64>();
+            builder.drop_front(first);
+            trimmed = true;
+        }
+        trimmed_calls += u32::from(trimmed);
+        let tokens = record.overhead + kept;
+        let (view, _) = project(builder.parts());
+        let (read, write) = splitter.split(prev.as_ref(), &view, record.overhead, est);
+        record.add_call(&mut totals, i, read, write);
+        let e = scorer.evaluate(&view, call.history_end);
+        let status = if tokens > w_eff {
+            Status::OverWindow
+        } else {
+            Status::Ok
+        };
+        tally.add(i as u32 + 1, tokens, status, &[], &e);
+        prev = Some(view);
+    }
+    let c = &totals.compacted;
+    Row {
+        kind: RowKind::Trim,
+        session: record.session.task.clone(),
+        model: record.session.model.clone(),
+        policy: Some(policy),
+        calls: totals.calls,
+        over_window_calls: Some(tally.over_window),
+        breakthrough_calls: None,
+        folds: None,
+        tiers: None,
+        trimmed_calls: Some(trimmed_calls),
+        prompt_tokens: c.prompt_tokens,
+        cache_read_tokens: c.cache_read_tokens,
+        cache_write_tokens: c.cache_write_tokens,
+        output_tokens: totals.output_tokens,
+        cost_micros: c.cost_cached_usd.0 + totals.cost_output_usd.0,
+        peak_tokens: tally.peak,
+        critical_lost: tally.last_critical_lost,
+        worst: tally.worst,
+        basis: "estimate".to_string(),
+        usage_calls: None,
+        estimated: None,
+    }
+}
+
+/// Texts the generated rows are made of: rules, decisions, closing
+/// sentences, paths, pointers (some of them a border of themselves) and
+/// escape sequences, some left open.
+const WORDS: &[&str] = &[
+    "Fix the parser.",
+    "Never touch the migrations directory.",
+    "Always run the tests first.",
+    "I will use the streaming reader.",
+    "Done with the port.",
+    "src/lib/a.rs",
+    "tool:t1",
+    "tool:tt",
+    "error: file not found",
+    "\u{1b}[31mred\u{1b}[0m",
+    "\u{1b}]0;title",
+    "\u{9b}1m",
+    "  ",
+    "\n\n",
+    "x",
+    "-y",
+    "é",
+];
+
+fn text() -> impl Strategy<Value = String> {
+    prop::collection::vec(0..WORDS.len(), 0..5)
+        .prop_map(|ws| ws.iter().map(|&w| WORDS[w]).collect::<Vec<_>>().join(" "))
+}
+
+/// One row of a generated record.
+#[derive(Debug, Clone)]
+enum Gen {
+    Ask(String),
+    Reply(String),
+    /// A tool call (`Write` when the flag is set) and its result.
+    Tool(u8, bool, String, bool),
+    /// The client's summary, on the user side, the assistant's or hidden.
+    Summary(u8, String),
+    Boundary,
+    Meta(String),
+}
+
+fn gen_row() -> impl Strategy<Value = Gen> {
+    prop_oneof![
+        3 => text().prop_map(Gen::Ask),
+        3 => text().prop_map(Gen::Reply),
+        4 => (0u8..4, any::<bool>(), text(), any::<bool>())
+            .prop_map(|(id, write, out, err)| Gen::Tool(id, write, out, err)),
+        1 => (0u8..3, text()).prop_map(|(r, t)| Gen::Summary(r, t)),
+        1 => Just(Gen::Boundary),
+        1 => text().prop_map(Gen::Meta),
+    ]
+}
+
+fn rows_of(gens: &[Gen]) -> Vec<Message> {
+    let mut rows = Vec::new();
+    let mut line = 0;
+    let mut generation = 0;
+    for g in gens {
+        line += 1;
+        let t = |s: &str| vec![Block::Text { text: s.into() }];
+        match g {
+            Gen::Ask(s) => rows.push(Message::new(Role::User, Kind::Ask, t(s), line)),
+            Gen::Reply(s) => {
+                generation += 1;
+                let mut m = Message::new(Role::Assistant, Kind::Generation, t(s), line);
+                m.gen_id = Some(format!("g{generation}"));
+                rows.push(m);
+            }
+            Gen::Tool(id, write, out, err) => {
+                generation += 1;
+                let id = ["t1", "tt", "t", "at"][usize::from(*id)];
+                let (name, input) = if *write {
+                    (
+                        "Write",
+                        json!({"file_path": "/repo/src/lib/a.rs", "content": out}),
+                    )
+                } else {
+                    ("Read", json!({"file_path": "/repo/README.md"}))
+                };
+                let mut m = Message::new(
+                    Role::Assistant,
+                    Kind::Generation,
+                    vec![Block::ToolUse {
+                        id: id.into(),
+                        name: name.into(),
+                        input,
+                    }],
+                    line,
+                );
+                m.gen_id = Some(format!("g{generation}"));
+                rows.push(m);
+                line += 1;
+                rows.push(Message::tool_result(
+                    id.into(),
+                    ToolContent::Text(out.clone()),
+                    *err,
+                    line,
+                ));
+            }
+            Gen::Summary(r, s) => {
+                let role = [Role::User, Role::Assistant, Role::Meta][usize::from(*r)];
+                rows.push(Message::new(role, Kind::CompactSummary, t(s), line));
+            }
+            Gen::Boundary => rows.push(Message::new(
+                Role::Meta,
+                Kind::CompactBoundary,
+                t("compacted"),
+                line,
+            )),
+            Gen::Meta(s) => rows.push(Message::new(Role::Meta, Kind::Context, t(s), line)),
+        }
+    }
+    rows
+}
+
+/// A generated session: its rows, its calls (where each call's history
+/// ends, some calls on the same history) and the compactions the hooks
+/// recorded.
+#[derive(Debug, Clone)]
+struct Session {
+    rows: Vec<Message>,
+    calls: Vec<CallInfo>,
+    compactions: Vec<ClientCompaction>,
+}
+
+fn session() -> impl Strategy<Value = Session> {
+    prop::collection::vec(gen_row(), 1..40).prop_flat_map(|gens| {
+        let rows = rows_of(&gens);
+        let n = rows.len();
+        (
+            Just(rows),
+            prop::collection::vec((1..=n, any::<bool>(), 0u64..2_000), 1..24),
+            prop::collection::vec((0..n + 3, prop::option::of(text())), 0..4),
+        )
+            .prop_map(|(rows, mut cuts, compactions)| {
+                cuts.sort_by_key(|c| c.0);
+                let calls = cuts
+                    .iter()
+                    .map(|&(end, used, tokens)| CallInfo {
+                        history_end: end,
+                        usage: used.then_some(Usage {
+                            input_tokens: tokens,
+                            output_tokens: tokens / 3,
+                            cache_read_input_tokens: tokens * 2,
+                            cache_creation_input_tokens: tokens / 2,
+                        }),
+                    })
+                    .collect();
+                let compactions = compactions
+                    .into_iter()
+                    .map(|(history_rows, tc)| ClientCompaction {
+                        task_id: "t".into(),
+                        after_call: 1,
+                        history_rows: history_rows as u64,
+                        client: "claude-code".into(),
+                        trigger: None,
+                        client_summary: Some("summary".into()),
+                        task_context: tc.map(|t| format!("## Task Context\n{t}")),
+                        summarizer: None,
+                    })
+                    .collect();
+                Session {
+                    rows,
+                    calls,
+                    compactions,
+                }
+            })
+    })
+}
+
+fn record<'a>(s: &Session, info: &'a SessionInfo, est: &'a CharsPerToken) -> ReferenceRecord<'a> {
+    ReferenceRecord {
+        session: info,
+        calls: s.calls.clone(),
+        overhead: 700,
+        prices: Prices::default(),
+        estimator: est,
+    }
+}
+
+fn info() -> SessionInfo {
+    SessionInfo {
+        task: "t".into(),
+        model: Some("claude-sonnet-4-5".into()),
+    }
+}
+
+fn trim_policy(window: u64) -> PolicyFields {
+    PolicyFields {
+        window,
+        window_from: Origin::Flag,
+        output_reserved: 0,
+        output_reserved_from: Origin::Flag,
+        trigger_ratio: None,
+        stop_ratio: None,
+        protect_recent_steps: None,
+        summary_budget: None,
+        summarizer: None,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn the_lean_recorded_row_is_the_whole_record_evaluation(s in session()) {
+        let (info, est) = (info(), CharsPerToken::default());
+        let record = record(&s, &info, &est);
+        let probes = extract(&s.rows);
+        let want = oracle_recorded(&record, &s.rows, &s.compactions, probes.clone());
+        let got = recorded_row(&record, &s.compactions, probes, &mut |r, f| from_memory(&s.rows, r, f)).unwrap();
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
+    fn the_lean_trim_row_is_the_whole_record_evaluation(
+        s in session(),
+        w_eff in prop::sample::select(vec![750u64, 800, 900, 2_000, 100_000]),
+    ) {
+        let (info, est) = (info(), CharsPerToken::default());
+        let record = record(&s, &info, &est);
+        let probes = extract(&s.rows);
+        let want = oracle_trim(&record, &s.rows, trim_policy(w_eff), w_eff, probes.clone());
+        let got =
+            trim_row(&record, trim_policy(w_eff), w_eff, probes, &mut |r, f| from_memory(&s.rows, r, f)).unwrap();
+        prop_assert_eq!(got, want);
+    }
+
+    /// Call by call: the view kept is the view rebuilt, its change is what
+    /// the views say, and its score is the whole view's.
+    #[test]
+    fn the_sent_view_grows_as_the_record_does(s in session()) {
+        let probes = extract(&s.rows);
+        let mut sent = SentView::new(&s.compactions);
+        let mut scorer = AppendScorer::new(probes.clone());
+        let mut fed = 0;
+        let mut before = View { messages: Vec::new() };
+        for call in &s.calls {
+            for m in &s.rows[fed..call.history_end] {
+                sent.feed(m);
+            }
+            fed = call.history_end;
+            let change = sent.end_call();
+            let want = sent_view(&s.rows[..call.history_end], &s.compactions);
+            prop_assert_eq!(&sent.view, &want);
+            match change {
+                Change::Grew { from } => {
+                    let blocks = |v: &View| -> Vec<(crate::view::ViewRole, Block)> {
+                        v.messages
+                            .iter()
+                            .flat_map(|m| m.content.iter().map(move |b| (m.role, b.clone())))
+                            .collect()
+                    };
+                    let (old, new) = (blocks(&before), blocks(&want));
+                    prop_assert_eq!(from, old.len());
+                    prop_assert_eq!(&new[..from], &old[..]);
+                    scorer.extend(&sent.view, from);
+                }
+                Change::Rebuilt { before: b } => {
+                    prop_assert_eq!(&b, &before);
+                    scorer.rebuild(&sent.view);
+                }
+            }
+            prop_assert_eq!(&scorer.text_for_test(), &view_text(&want));
+            let e = evaluate(&probes, &want, call.history_end);
+            let counts = ProbeCounts {
+                judged: e.judged,
+                kept: e.passed + e.recoverable,
+                critical_judged: e.critical_judged,
+                critical_lost: e.critical_lost,
+            };
+            prop_assert_eq!(scorer.score(call.history_end), counts);
+            before = want;
+        }
+    }
+}
+
+#[test]
+fn a_recorded_view_grows_between_compactions_and_starts_again_at_one() {
+    let gens = vec![
+        Gen::Ask("Fix the parser. Never touch the migrations directory.".into()),
+        Gen::Tool(0, true, "written".into(), false),
+        Gen::Summary(0, "The user wants the parser fixed.".into()),
+        Gen::Ask("go on".into()),
+        Gen::Reply("Done with the port.".into()),
+    ];
+    let rows = rows_of(&gens);
+    let compactions = vec![ClientCompaction {
+        task_id: "t".into(),
+        after_call: 1,
+        history_rows: 3,
+        client: "claude-code".into(),
+        trigger: None,
+        client_summary: Some("s".into()),
+        task_context: Some("## Task Context\nNever touch the migrations directory.".into()),
+        summarizer: None,
+    }];
+    let mut sent = SentView::new(&compactions);
+    let mut kinds = Vec::new();
+    for (fed, end) in [(0, 2), (2, 3), (3, 5), (5, 6)] {
+        rows[fed..end].iter().for_each(|m| sent.feed(m));
+        kinds.push(match sent.end_call() {
+            Change::Grew { from } => format!("grew from {from}"),
+            Change::Rebuilt { .. } => "rebuilt".to_string(),
+        });
+        assert_eq!(sent.view, sent_view(&rows[..end], &compactions));
+    }
+    assert_eq!(
+        kinds,
+        ["grew from 0", "grew from 2", "rebuilt", "grew from 3"]
+    );
+    // The Task Context follows the summary, in its message.
+    assert_eq!(sent.view.messages[0].content.len(), 2);
+}
