@@ -746,14 +746,14 @@ fn judge_with(p: &Probe, view_text: &str, has: impl Fn(&str) -> bool) -> Verdict
 }
 
 /// The pointer occurs as a whole token (`tool:a` is not in `tool:ab`).
-fn carries(text: &str, pointer: &str) -> bool {
+pub(crate) fn carries(text: &str, pointer: &str) -> bool {
     text.match_indices(pointer)
         .any(|(at, _)| ends_token(&text[at + pointer.len()..]))
 }
 
 /// A token ends before `rest`: it is empty or starts with a character that
 /// is not alphanumeric, `_` or `-`.
-fn ends_token(rest: &str) -> bool {
+pub(crate) fn ends_token(rest: &str) -> bool {
     rest.chars()
         .next()
         .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'))

@@ -17,7 +17,7 @@
 use memchr::memmem;
 
 use crate::engine::clean::{normalise_whitespace, strip_controls};
-use crate::probe::{Category, Probe, block_piece, view_text};
+use crate::probe::{Category, Probe, block_piece, carries, ends_token, view_text};
 use crate::view::View;
 
 use super::ProbeCounts;
@@ -168,18 +168,6 @@ impl Pointer {
         }
         at_end
     }
-}
-
-/// `probe`'s pointer test on a whole text.
-fn carries(text: &str, pointer: &str) -> bool {
-    text.match_indices(pointer)
-        .any(|(at, _)| ends_token(&text[at + pointer.len()..]))
-}
-
-fn ends_token(rest: &str) -> bool {
-    rest.chars()
-        .next()
-        .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-'))
 }
 
 /// One probe's texts.

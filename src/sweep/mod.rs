@@ -728,6 +728,17 @@ pub(crate) struct Varying {
 }
 
 impl Varying {
+    /// Every parameter, for a label that names them all.
+    const ALL: Varying = Varying {
+        window: true,
+        output_reserved: true,
+        trigger_ratio: true,
+        stop_ratio: true,
+        protect_recent_steps: true,
+        summary_budget: true,
+        summarizer: true,
+    };
+
     /// What varies among the policy keys of `rows`' policies.
     pub(crate) fn of<'a>(keys: impl IntoIterator<Item = &'a PolicyKey>) -> Varying {
         let keys: Vec<&PolicyKey> = keys.into_iter().collect();
@@ -761,16 +772,7 @@ impl Varying {
 /// `only`, those that vary (all of them when none does); the window and
 /// reserve as the session ran them.
 pub(crate) fn label(p: &PolicyFields, only: Option<&Varying>) -> String {
-    let all = Varying {
-        window: true,
-        output_reserved: true,
-        trigger_ratio: true,
-        stop_ratio: true,
-        protect_recent_steps: true,
-        summary_budget: true,
-        summarizer: true,
-    };
-    let v = only.filter(|v| v.any()).unwrap_or(&all);
+    let v = only.filter(|v| v.any()).unwrap_or(&Varying::ALL);
     let mut parts = Vec::new();
     if v.window {
         parts.push(format!("window {}", p.window));
@@ -794,16 +796,7 @@ pub(crate) fn label(p: &PolicyFields, only: Option<&Varying>) -> String {
 
 /// A policy as asked for in words (`window each session's · trigger 0.65`).
 pub(crate) fn key_label(k: &PolicyKey, only: Option<&Varying>) -> String {
-    let all = Varying {
-        window: true,
-        output_reserved: true,
-        trigger_ratio: true,
-        stop_ratio: true,
-        protect_recent_steps: true,
-        summary_budget: true,
-        summarizer: true,
-    };
-    let v = only.filter(|v| v.any()).unwrap_or(&all);
+    let v = only.filter(|v| v.any()).unwrap_or(&Varying::ALL);
     let mut parts = Vec::new();
     if v.window {
         parts.push(match k.window {
