@@ -10,14 +10,14 @@
 //! the text before it by one space when whitespace separated them. That
 //! holds while every stretch ends with the control scanner in its ground
 //! state (checked as `probe::cache` checks a piece: a character appended
-//! after it is not swallowed); after one that leaves a sequence open, the
-//! text is `view_text` of the whole view at each call until the next
-//! rebuild.
+//! after it is not swallowed); from a stretch that leaves a sequence open
+//! on, the raw text of the stretches is kept and cleaned again as one at
+//! each call, until it ends in the ground state.
 
 use memchr::memmem;
 
 use crate::engine::clean::{normalise_whitespace, strip_controls};
-use crate::probe::{Category, Probe, block_piece, carries, ends_token, view_text};
+use crate::probe::{Category, Probe, block_piece, carries, ends_token};
 use crate::view::View;
 
 use super::ProbeCounts;
@@ -28,26 +28,36 @@ struct ViewText {
     text: String,
     /// Whitespace ended the cleaned text so far (before normalising).
     gap: bool,
-    /// An appended stretch left an escape sequence open: the text is the
-    /// whole view's, made again at each call.
-    open: bool,
+    /// The stretches since one left an escape sequence open.
+    open: Option<OpenTail>,
+}
+
+/// Stretches whose raw text leaves an escape sequence open, with the text
+/// before them.
+struct OpenTail {
+    raw: String,
+    /// `text`'s length and `gap` before them.
+    text_len: usize,
+    gap: bool,
 }
 
 impl ViewText {
     fn clear(&mut self) {
         self.text.clear();
         self.gap = false;
-        self.open = false;
+        self.open = None;
     }
 
     /// Append the blocks of `view` from block `from` on (blocks counted
-    /// across messages).
-    fn append(&mut self, view: &View, from: usize) {
-        if self.open {
-            self.text = view_text(view);
-            return;
-        }
+    /// across messages). True when the text was made again rather than
+    /// grown (an escape sequence was left open).
+    fn append(&mut self, view: &View, from: usize) -> bool {
         let mut raw = String::new();
+        let reopened = self.open.take().map(|open| {
+            self.text.truncate(open.text_len);
+            self.gap = open.gap;
+            raw = open.raw;
+        });
         for b in view.messages.iter().flat_map(|m| &m.content).skip(from) {
             raw.push_str(&block_piece(b));
             raw.push('\n');
@@ -56,14 +66,24 @@ impl ViewText {
         let closed = !raw.contains(['\u{1b}', '\u{9b}']) || {
             raw.push('Z');
             let probe = strip_controls(&raw);
+            raw.pop();
             probe.len() == stripped.len() + 1 && probe.ends_with('Z')
         };
-        if !closed {
-            self.open = true;
-            self.text = view_text(view);
-            return;
+        let opened = !closed;
+        if opened {
+            self.open = Some(OpenTail {
+                raw,
+                text_len: self.text.len(),
+                gap: self.gap,
+            });
         }
-        let cleaned = normalise_whitespace(&stripped);
+        self.push_stretch(&stripped);
+        reopened.is_some() || opened
+    }
+
+    /// Join a stretch's text, controls stripped, to the text.
+    fn push_stretch(&mut self, stripped: &str) {
+        let cleaned = normalise_whitespace(stripped);
         let trail = stripped.ends_with(char::is_whitespace);
         if cleaned.is_empty() {
             self.gap |= trail;
@@ -211,8 +231,7 @@ impl AppendScorer {
 
     /// The view gained blocks at its end: those from block `from` on.
     pub(crate) fn extend(&mut self, view: &View, from: usize) {
-        self.text.append(view, from);
-        if self.text.open {
+        if self.text.append(view, from) {
             // The text was made again, not grown: search it whole.
             self.forget_found();
         }

@@ -7,15 +7,24 @@
 //! last own compaction summary, with the Task Context a compactor hook put
 //! back. Those views are also priced as the policies are (estimated tokens,
 //! the same cache model), so a policy's saving is measured on one basis.
+//!
+//! The views are not held: between two of the client's summaries a view
+//! only gains messages at its end, so each call needs only what it added
+//! (its tokens, its probe text), and a summary needs the view before it
+//! only for the blocks the two share at their start, read again from the
+//! record. Memory is the probe text and one call's messages, whatever the
+//! length of the history.
+
+use std::ops::Range;
 
 use crate::engine::Status;
 use crate::engine::estimate::{Estimator, block_tokens};
 use crate::hooks::compare::{place_task_context, recorded_message};
-use crate::model::{Kind, Message, Role};
+use crate::model::{Block, Kind, Message, Role};
 use crate::probe::Probe;
 use crate::session::cost::{Prices, Totals};
 use crate::store::ClientCompaction;
-use crate::view::{View, ViewMessage};
+use crate::view::{View, ViewMessage, ViewRole};
 
 use super::append::AppendScorer;
 use super::{CallTally, Estimated, ReadRows, ReferenceRecord, Row, RowKind};
@@ -29,7 +38,7 @@ pub(crate) fn recorded_row<E>(
     read: &mut ReadRows<'_, E>,
 ) -> Result<Row, E> {
     let p = &record.prices;
-    let mut sent = SentView::new(compactions);
+    let mut sent = SentTail::new(compactions);
     let mut scorer = AppendScorer::new(probes);
     let mut estimated = Totals::default();
     let mut tally = CallTally::default();
@@ -64,19 +73,21 @@ pub(crate) fn recorded_row<E>(
         }
         // The cache split against the call before, as `CacheSplitter` makes
         // it: the leading blocks shared with the last view are read.
-        let (r, w) = match sent.end_call() {
-            Change::Grew { from } => {
-                let added = tokens_from(&sent.view, from, record.estimator);
-                scorer.extend(&sent.view, from);
+        let step = sent.end_call();
+        let added = sent.added();
+        let (r, w) = match step {
+            Step::Grew => {
+                let added_tokens = tokens_from(added, 0, record.estimator);
+                scorer.extend(added, 0);
                 let read = record.overhead + view_tokens;
-                view_tokens += added;
-                (read, added)
+                view_tokens += added_tokens;
+                (read, added_tokens)
             }
-            Change::Rebuilt { before } => {
-                let shared = shared_blocks(&before, &sent.view);
-                let shared_tokens = tokens_to(&sent.view, shared, record.estimator);
-                view_tokens = tokens_from(&sent.view, 0, record.estimator);
-                scorer.rebuild(&sent.view);
+            Step::Rebuilt { before } => {
+                let shared = shared_with(&before, added, read)?;
+                let shared_tokens = tokens_to(added, shared, record.estimator);
+                view_tokens = tokens_from(added, 0, record.estimator);
+                scorer.rebuild(added);
                 (record.overhead + shared_tokens, view_tokens - shared_tokens)
             }
         };
@@ -120,18 +131,10 @@ pub(crate) fn recorded_row<E>(
     })
 }
 
-fn blocks(v: &View) -> impl Iterator<Item = (&ViewMessage, &crate::model::Block)> {
+fn blocks(v: &View) -> impl Iterator<Item = (&ViewMessage, &Block)> {
     v.messages
         .iter()
         .flat_map(|m| m.content.iter().map(move |b| (m, b)))
-}
-
-/// Leading blocks two views share, role and block alike.
-fn shared_blocks(a: &View, b: &View) -> usize {
-    blocks(a)
-        .zip(blocks(b))
-        .take_while(|((ma, a), (mb, b))| ma.role == mb.role && a == b)
-        .count()
 }
 
 /// Tokens of the view's blocks from block `from` on.
@@ -147,22 +150,92 @@ fn tokens_to(v: &View, to: usize, est: &dyn Estimator) -> u64 {
     blocks(v).take(to).map(|(_, b)| block_tokens(est, b)).sum()
 }
 
+/// Leading blocks the view `before` spans and `view` share, role and block
+/// alike: `before`'s blocks read again from the record, up to the first
+/// that differs.
+pub(crate) fn shared_with<E>(
+    before: &Span,
+    view: &View,
+    read: &mut ReadRows<'_, E>,
+) -> Result<usize, E> {
+    let mut theirs = blocks(view);
+    let mut shared = 0;
+    span_blocks(before, read, &mut |role, b| {
+        let same = theirs
+            .next()
+            .is_some_and(|(m, theirs)| m.role == role && theirs == b);
+        shared += usize::from(same);
+        same
+    })?;
+    Ok(shared)
+}
+
+/// The blocks of the view `span` spans, each with its message's role, read
+/// from the record a row at a time while `f` asks for more (returns true).
+pub(crate) fn span_blocks<E>(
+    span: &Span,
+    read: &mut ReadRows<'_, E>,
+    f: &mut dyn FnMut(ViewRole, &Block) -> bool,
+) -> Result<(), E> {
+    let task_context = span.task_context.as_ref().map(|(role, text)| {
+        let block = Block::Text { text: text.clone() };
+        (*role, block)
+    });
+    let (mut more, mut first) = (true, true);
+    for row in span.rows.clone() {
+        if !more {
+            break;
+        }
+        read(row..row + 1, &mut |m| {
+            let Some(message) = recorded_message(m) else {
+                return;
+            };
+            for b in &message.content {
+                more = more && f(message.role, b);
+            }
+            // The Task Context follows the first message's blocks.
+            if std::mem::take(&mut first)
+                && let Some((role, b)) = &task_context
+            {
+                more = more && f(*role, b);
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// A view of the client's as the record makes it again: the rows it was
+/// made from (from the client's summary it starts at, else the record's
+/// start) and the Task Context put back after its first message, with the
+/// role it was sent under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub(crate) rows: Range<usize>,
+    pub(crate) task_context: Option<(ViewRole, String)>,
+}
+
 /// How the client's view changed since the call before.
-pub(crate) enum Change {
-    /// It gained blocks at its end, those from block `from` on.
-    Grew { from: usize },
-    /// It was made anew (the client compacted): the view before.
-    Rebuilt { before: View },
+#[derive(Debug)]
+pub(crate) enum Step {
+    /// It gained the messages [`SentTail::added`] at its end.
+    Grew,
+    /// It was made anew (the client compacted) as [`SentTail::added`]; the
+    /// view before, to be read again.
+    Rebuilt { before: Span },
 }
 
 /// What the client sent, as [`crate::hooks::compare::sent_view`] makes it
-/// from the record up to a call, kept call by call: between two of the
-/// client's summaries the view only gains the rows after it, so it grows;
-/// at a summary it starts again from that summary. Holds the latest view,
-/// the rows of the summaries and nothing else of the record.
-pub(crate) struct SentView<'c> {
+/// from the record up to a call, kept call by call as later calls need it:
+/// between two of the client's summaries the view only gains the rows after
+/// it, so a call needs only the messages it added; at a summary the view
+/// starts again from that summary. Holds the messages of the latest call's
+/// rows, where the view's rows start and the rows of the summaries.
+pub(crate) struct SentTail<'c> {
     compactions: &'c [ClientCompaction],
-    pub(crate) view: View,
+    /// The messages the latest call added (all of the view when it was made
+    /// anew); once handed on, the next row starts the next call's.
+    added: View,
+    handed_on: bool,
     /// Rows fed.
     rows: usize,
     /// Where the client's summaries are, in order.
@@ -172,72 +245,100 @@ pub(crate) struct SentView<'c> {
     /// A Task Context due after the latest summary, not yet placed (the view
     /// was empty).
     due: Option<String>,
-    /// Messages and blocks of the view at the last call's end.
-    messages_before: usize,
-    blocks_before: usize,
+    /// The view the rows fed so far make (its end is the last call's until
+    /// the call ends).
+    span: Span,
     /// The view at the last call's end, when a summary since made it anew.
-    before: Option<View>,
+    before: Option<Span>,
 }
 
-impl<'c> SentView<'c> {
-    pub(crate) fn new(compactions: &'c [ClientCompaction]) -> SentView<'c> {
-        SentView {
+impl<'c> SentTail<'c> {
+    pub(crate) fn new(compactions: &'c [ClientCompaction]) -> SentTail<'c> {
+        SentTail {
             compactions,
-            view: View {
+            added: View {
                 messages: Vec::new(),
             },
+            handed_on: false,
             rows: 0,
             summaries: Vec::new(),
             summary_role: Role::User,
             due: None,
-            messages_before: 0,
-            blocks_before: 0,
+            span: Span {
+                rows: 0..0,
+                task_context: None,
+            },
             before: None,
+        }
+    }
+
+    fn start_call(&mut self) {
+        if std::mem::take(&mut self.handed_on) {
+            self.added.messages.clear();
         }
     }
 
     /// The record's next row.
     pub(crate) fn feed(&mut self, m: &Message) {
+        self.start_call();
         if m.kind == Kind::CompactSummary {
             self.summaries.push(self.rows);
             self.summary_role = m.role;
-            let mut old = std::mem::replace(
-                &mut self.view,
-                View {
-                    messages: Vec::new(),
+            // The rows fed since the last call are no part of its view.
+            self.added.messages.clear();
+            let last = std::mem::replace(
+                &mut self.span,
+                Span {
+                    rows: self.rows..self.rows,
+                    task_context: None,
                 },
             );
-            if self.before.is_none() {
-                // The rows fed since the last call are no part of its view.
-                old.messages.truncate(self.messages_before);
-                self.before = Some(old);
-            }
+            self.before.get_or_insert(last);
         }
         self.rows += 1;
         if let Some(message) = recorded_message(m) {
-            self.view.messages.push(message);
+            self.added.messages.push(message);
         }
     }
 
-    /// A call's history is fed: its view is complete. How it changed.
-    pub(crate) fn end_call(&mut self) -> Change {
-        let change = match self.before.take() {
+    /// A call's history is fed: its view is complete. How it changed; what
+    /// it added is [`SentTail::added`].
+    pub(crate) fn end_call(&mut self) -> Step {
+        self.start_call();
+        let step = match self.before.take() {
             Some(before) => {
                 self.due = self.task_context().map(str::to_string);
-                Change::Rebuilt { before }
+                Step::Rebuilt { before }
             }
-            None => Change::Grew {
-                from: self.blocks_before,
-            },
+            None => Step::Grew,
         };
-        if !self.view.messages.is_empty()
+        // A Task Context is due only while the view is empty, so the view's
+        // first message is one this call added.
+        if let Some(first) = self.added.messages.first()
             && let Some(text) = self.due.take()
         {
-            place_task_context(&mut self.view, self.summary_role, &text);
+            let role = match self.summary_role {
+                Role::Assistant => ViewRole::User,
+                _ => first.role,
+            };
+            place_task_context(&mut self.added, self.summary_role, &text);
+            self.span.task_context = Some((role, text));
         }
-        self.messages_before = self.view.messages.len();
-        self.blocks_before = self.view.messages.iter().map(|m| m.content.len()).sum();
-        change
+        self.span.rows.end = self.rows;
+        self.handed_on = true;
+        step
+    }
+
+    /// The messages the latest call added at the view's end (all of the
+    /// view when it was made anew).
+    pub(crate) fn added(&self) -> &View {
+        &self.added
+    }
+
+    /// The view at the latest call, as the record makes it again.
+    #[cfg(test)]
+    pub(crate) fn span(&self) -> &Span {
+        &self.span
     }
 
     /// The Task Context a hook put back after the latest summary: that of
@@ -254,5 +355,61 @@ impl<'c> SentView<'c> {
                 from <= last && summaries.iter().find(|&&s| s >= from) == Some(&last)
             })
             .and_then(|c| c.task_context.as_deref())
+    }
+}
+
+/// The client's whole view, put together from [`SentTail`]'s steps: what
+/// the tests hold to `sent_view` call by call.
+#[cfg(test)]
+pub(crate) struct SentView<'c> {
+    tail: SentTail<'c>,
+    pub(crate) view: View,
+}
+
+/// How the whole view changed since the call before.
+#[cfg(test)]
+pub(crate) enum Change {
+    /// It gained blocks at its end, those from block `from` on.
+    Grew { from: usize },
+    /// It was made anew (the client compacted): the view before.
+    Rebuilt { before: View },
+}
+
+#[cfg(test)]
+impl<'c> SentView<'c> {
+    pub(crate) fn new(compactions: &'c [ClientCompaction]) -> SentView<'c> {
+        SentView {
+            tail: SentTail::new(compactions),
+            view: View {
+                messages: Vec::new(),
+            },
+        }
+    }
+
+    pub(crate) fn feed(&mut self, m: &Message) {
+        self.tail.feed(m);
+    }
+
+    /// The view at the latest call, as the record makes it again.
+    pub(crate) fn span(&self) -> &Span {
+        self.tail.span()
+    }
+
+    pub(crate) fn end_call(&mut self) -> Change {
+        let step = self.tail.end_call();
+        let added = self.tail.added().messages.iter().cloned();
+        match step {
+            Step::Grew => {
+                let from = blocks(&self.view).count();
+                self.view.messages.extend(added);
+                Change::Grew { from }
+            }
+            Step::Rebuilt { .. } => {
+                let before = std::mem::replace(&mut self.view.messages, added.collect());
+                Change::Rebuilt {
+                    before: View { messages: before },
+                }
+            }
+        }
     }
 }
