@@ -124,7 +124,9 @@ impl Needle {
         if !self.found {
             let len = self.text.len();
             let from = self.searched.saturating_sub(len.saturating_sub(1));
-            self.found = memmem::find(&text.as_bytes()[from..], self.text.as_bytes()).is_some();
+            // From the end: a probe's text is mostly found in the rows that
+            // made it, which are the text's latest when it is first judged.
+            self.found = memmem::rfind(&text.as_bytes()[from..], self.text.as_bytes()).is_some();
             self.searched = text.len();
         }
         self.found
