@@ -12,8 +12,8 @@
 //! only gains messages at its end, so each call needs only what it added
 //! (its tokens, its probe text), and a summary needs the view before it
 //! only for the blocks the two share at their start, read again from the
-//! record. Memory is the probe text and one call's messages, whatever the
-//! length of the history.
+//! record. Memory is one call's messages and the probes' automaton
+//! ([`AppendScorer`]), whatever the length of the history.
 
 use std::ops::Range;
 
