@@ -19,7 +19,7 @@ pub(crate) mod recorded;
 pub(crate) mod trim;
 
 #[cfg(test)]
-mod lean_tests;
+pub(crate) mod lean_tests;
 #[cfg(test)]
 mod tests;
 

@@ -8,6 +8,8 @@
 
 mod run;
 mod table;
+#[cfg(test)]
+mod tests;
 
 use std::collections::BTreeSet;
 use std::io::Write;
