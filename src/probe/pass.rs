@@ -242,7 +242,7 @@ impl ProbePass {
 
 /// Views the worker is behind by, at most: what it holds beyond the
 /// replay's own view (each shared with the replay, not copied).
-const WORKER_QUEUE: usize = 4;
+const WORKER_QUEUE: usize = 2;
 
 /// One view for the worker, with the probes made since the last.
 struct Job {
