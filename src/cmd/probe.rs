@@ -19,7 +19,7 @@ use super::words::{noun_for, plural};
 use crate::engine::{Status, Tier};
 use crate::hooks::compare::{Compared, before_call, compare, sent_view};
 use crate::model::{Kind, Message};
-use crate::probe::{Category, Evaluation, ProbePass, Worst, evaluate, extract, percent};
+use crate::probe::{Category, Evaluation, ProbeWorker, Worst, evaluate, extract, percent};
 
 #[derive(Debug, Args)]
 #[command(
@@ -151,7 +151,8 @@ struct Replayed {
 }
 
 /// Replays on a scratch copy up to `at`, scoring every call in the same
-/// pass (see `crate::probe::ProbePass`).
+/// pass, its views judged on a thread beside the replay (see
+/// `crate::probe::ProbeWorker`).
 fn score_replay(
     store: &mut crate::store::Store,
     ui: &mut Ui,
@@ -160,12 +161,12 @@ fn score_replay(
     at: u32,
 ) -> Result<Replayed> {
     let summarizer = summarizer_of(budget_args, store)?;
-    let mut pass = ProbePass::new(r.index.len());
+    let mut pass = ProbeWorker::spawn(r.index.len());
     let rows = |range: std::ops::Range<usize>, f: &mut dyn FnMut(&Message)| {
         r.index.each_row(range.start, range.end, |_, m| f(m))
     };
     let mut folds = 0;
-    let mut last: Option<(Evaluation, Status, Vec<Tier>, u64, u64)> = None;
+    let mut last: Option<(Status, Vec<Tier>, u64, u64)> = None;
     let prices = crate::session::cost::Prices::default();
     scratch_replay(
         store,
@@ -175,7 +176,14 @@ fn score_replay(
         (at, prices),
         "probing {wide_bar} {pos}/{len} calls",
         |row, out| {
-            pass.score(row.call, &out.view, r.index.history_end(row.call), rows)?;
+            let history_rows = r.index.history_end(row.call);
+            pass.score(
+                row.call,
+                (&out.view, out.shared_blocks),
+                history_rows,
+                row.call == at,
+                rows,
+            )?;
             if row
                 .tiers_fired
                 .iter()
@@ -185,23 +193,21 @@ fn score_replay(
             }
             if row.call == at {
                 let t = row.tiers_fired.clone();
-                let e = pass.evaluation();
-                last = Some((e, row.status, t, row.tokens_after, row.raw_tokens));
+                last = Some((row.status, t, row.tokens_after, row.raw_tokens));
             }
             Ok(())
         },
     )?;
     summarizer.note(ui);
     // The probes of the rows past `--at` count too.
-    pass.read_all(rows)?;
-    let (evaluation, status, tiers, tokens_after, raw_tokens) =
-        last.expect("the replay reaches --at");
+    let judge = pass.finish(rows, |_, _| {})?;
+    let (status, tiers, tokens_after, raw_tokens) = last.expect("the replay reaches --at");
     Ok(Replayed {
-        evaluation,
+        evaluation: judge.kept().cloned().expect("the view at --at is judged"),
         status,
         tiers,
-        worst: pass.worst().map(|(k, e)| Worst::of(k, e)),
-        probe_count: pass.probes().len(),
+        worst: judge.worst().map(|(k, e)| Worst::of(k, e)),
+        probe_count: judge.probes().len(),
         folds,
         tokens_after,
         raw_tokens,

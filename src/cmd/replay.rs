@@ -163,7 +163,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
                 let rows = |r: std::ops::Range<usize>, f: &mut dyn FnMut(&_)| {
                     index.each_row(r.start, r.end, |_, m| f(m))
                 };
-                let s = pass.score(row.call, &out.view, index.history_end(row.call), rows)?;
+                let s = pass.score(
+                    row.call,
+                    (&out.view, out.shared_blocks),
+                    index.history_end(row.call),
+                    rows,
+                )?;
                 Some(CallScore::of(row.call, row.status, &row.tiers_fired, s))
             }
             None => None,
@@ -189,7 +194,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
                 step: row.call,
                 turn: row.turn,
                 report: serde_json::to_value(row).expect("rows serialise"),
-                view: out.view.clone(),
+                view: crate::view::View::clone(&out.view),
             });
         }
         Ok(())

@@ -25,6 +25,7 @@ pub(crate) mod toolrules;
 
 use serde::Serialize;
 use serde_json::Value;
+use std::sync::Arc;
 
 use budget::Budget;
 use entries::{Entry, GATE_KEY};
@@ -261,7 +262,13 @@ pub struct CallReport {
 /// the report, and the store entries to write.
 pub struct CallOutput {
     pub parts: SharedParts,
-    pub view: View,
+    /// Shared, so a caller can hand it on (to a thread judging views) while
+    /// the replay keeps it as the view before the next call's.
+    pub view: Arc<View>,
+    /// In a replay, how many leading blocks the view shares with the view
+    /// of the call before it (`None` when not known): what a caller that
+    /// follows the views need not compare again.
+    pub shared_blocks: Option<usize>,
     pub report: CallReport,
     /// `(key, entry)` upserts for `task_compaction_snapshot`, in minting order.
     pub new_entries: Vec<(String, Value)>,
@@ -271,11 +278,11 @@ pub struct CallOutput {
 /// copy and takes them back whole ([`SharedParts::into_vec`]) once the
 /// caller has let go of the output (a copy only while it still holds it).
 #[derive(Debug, Clone, Default)]
-pub struct SharedParts(std::sync::Arc<Vec<Part>>);
+pub struct SharedParts(Arc<Vec<Part>>);
 
 impl SharedParts {
     pub fn new(parts: Vec<Part>) -> SharedParts {
-        SharedParts(std::sync::Arc::new(parts))
+        SharedParts(Arc::new(parts))
     }
 
     /// The parts, owned: taken back whole when no one else holds them.
@@ -382,7 +389,8 @@ pub fn run_call(
     };
     Ok(CallOutput {
         parts: SharedParts::new(parts),
-        view,
+        view: Arc::new(view),
+        shared_blocks: None,
         report: report(
             ctx,
             tally.restored,
@@ -607,7 +615,8 @@ impl<'a> StreamedPreflight<'a> {
         let hashed = self.projection.finish();
         Some(CallOutput {
             parts: SharedParts::default(),
-            view: View::default(),
+            view: Arc::default(),
+            shared_blocks: None,
             report: report(ctx, tally.restored, &before, after, hashed),
             new_entries: Vec::new(),
         })

@@ -17,7 +17,7 @@ use crate::engine::parts::{PartBody, PartState, Side, ToolOutput, coverage_key, 
 use crate::engine::{CallOutput, Status, Tier};
 use crate::model::digest::{Digest, DigestMap};
 use crate::model::{Block, Kind, Message, Role};
-use crate::probe::{Evaluation, ProbePass};
+use crate::probe::{Evaluation, ProbeWorker, Survival};
 use crate::session::record::TaskRecordIndex;
 use crate::session::replay::StepRow;
 
@@ -158,6 +158,13 @@ pub(crate) struct ChartSeries {
 }
 
 impl ChartSeries {
+    /// A call's probe survival, the calls in order (judged beside the
+    /// replay, so taken later than the call's other values).
+    fn push_survival(&mut self, s: Survival) {
+        self.kept.push(Some(s.kept_permille));
+        self.critical_kept.push(Some(s.critical_kept_permille));
+    }
+
     fn new(calls: u64) -> ChartSeries {
         let s = || Series::new(calls);
         ChartSeries {
@@ -369,8 +376,9 @@ pub(crate) struct Collector<'e> {
     decimated: bool,
     /// While the record is read: its largest tool outputs.
     sizing: Option<LargestTools>,
-    /// The probes, read with the record, scoring each call's view.
-    pass: ProbePass,
+    /// The probes, read with the record, scoring each call's view on a
+    /// thread beside the replay.
+    pass: ProbeWorker,
     last: Option<Detail>,
     last_hash: String,
     slots: Vec<Slot>,
@@ -408,7 +416,7 @@ impl<'e> Collector<'e> {
             calls,
             decimated: decimated(calls),
             sizing: Some(LargestTools::default()),
-            pass: ProbePass::new(index.len()),
+            pass: ProbeWorker::spawn(index.len()),
             last: None,
             last_hash: String::new(),
             slots: Vec::new(),
@@ -468,12 +476,18 @@ impl<'e> Collector<'e> {
     /// `history_rows` rows.
     pub(crate) fn on_call(&mut self, row: &StepRow, out: &CallOutput, history_rows: usize) {
         self.start();
-        let survival = self
-            .pass
-            .score(row.call, &out.view, history_rows, |_, _| {
-                Ok::<(), Infallible>(())
-            })
+        let every_row_read = |_, _: &mut dyn FnMut(&Message)| Ok::<(), Infallible>(());
+        (self.pass)
+            .score(
+                row.call,
+                (&out.view, out.shared_blocks),
+                history_rows,
+                false,
+                every_row_read,
+            )
             .unwrap_or_else(|never| match never {});
+        let series = &mut self.series;
+        self.pass.drain(|_, s| series.push_survival(s));
         let mut fixed = [0u64; FIXED.len()];
         fixed[Fixed::Overhead as usize] = self.overhead;
         let mut tools: Vec<(usize, u64)> = Vec::new();
@@ -577,8 +591,6 @@ impl<'e> Collector<'e> {
         s.cache_read.push(Some(row.cache_read_tokens));
         s.cache_total
             .push(Some(row.cache_read_tokens + row.cache_write_tokens));
-        s.kept.push(Some(survival.kept_permille));
-        s.critical_kept.push(Some(survival.critical_kept_permille));
         let fired = !row.tiers_fired.is_empty();
         if fired {
             self.fired += 1;
@@ -647,6 +659,11 @@ impl<'e> Collector<'e> {
 
     pub(crate) fn finish(mut self) -> Collected {
         self.start();
+        let series = &mut self.series;
+        let every_row_read = |_, _: &mut dyn FnMut(&Message)| Ok::<(), Infallible>(());
+        let judge = (self.pass)
+            .finish(every_row_read, |_, s| series.push_survival(s))
+            .unwrap_or_else(|never| match never {});
         // The tool names with the most tokens over the whole replay get a segment.
         let mut names: Vec<(usize, u64)> = self.name_tokens.iter().copied().enumerate().collect();
         names.sort_by(|a, b| b.1.cmp(&a.1).then(self.names[a.0].cmp(&self.names[b.0])));
@@ -697,8 +714,8 @@ impl<'e> Collector<'e> {
             folds: self.folds.shown(),
             fold_count,
             largest_tools: self.tracked,
-            probe_count: self.pass.probes().len(),
-            probe_worst: self.pass.into_worst(),
+            probe_count: judge.probes().len(),
+            probe_worst: judge.into_worst(),
             client_compactions: Vec::new(),
         }
     }

@@ -308,7 +308,19 @@ impl Scorer {
 
     /// `evaluate` of the view, into `t`.
     pub(crate) fn tally(&mut self, view: &View, history_rows: usize, t: &mut Tally) {
-        let Some(seq) = self.pieces_of(view) else {
+        self.tally_after(view, 0, history_rows, t);
+    }
+
+    /// [`Scorer::tally`] of a view whose first `shared` blocks are those of
+    /// the latest view scored, which need not be compared again.
+    pub(crate) fn tally_after(
+        &mut self,
+        view: &View,
+        shared: usize,
+        history_rows: usize,
+        t: &mut Tally,
+    ) {
+        let Some(seq) = self.pieces_of(view, shared) else {
             self.junctions.clear();
             let text = view_text(view);
             tally_with(&self.probes, history_rows, |_, p| judge(p, &text), t);
@@ -350,7 +362,7 @@ impl Scorer {
     pub(crate) fn view_text(&mut self, view: &View) -> String {
         // Junctions are not followed here: drop them (an id is never live again).
         self.junctions.clear();
-        match self.pieces_of(view) {
+        match self.pieces_of(view, 0) {
             Some(seq) => self.join(&seq),
             None => view_text(view),
         }
@@ -358,7 +370,7 @@ impl Scorer {
 
     /// Starts a call: the view's blocks as pieces (`None` when one leaves an
     /// escape sequence open), the pieces of other blocks dropped.
-    fn pieces_of(&mut self, view: &View) -> Option<Vec<usize>> {
+    fn pieces_of(&mut self, view: &View, shared: usize) -> Option<Vec<usize>> {
         self.call += 1;
         self.call_first = self.next_id;
         let latest = std::mem::take(&mut self.latest);
@@ -366,8 +378,13 @@ impl Scorer {
         // Where in the latest view the next block is looked for first.
         let mut next = 0;
         let mut closed = true;
-        for b in view.messages.iter().flat_map(|m| &m.content) {
-            let slot = match latest.get(next) {
+        for (i, b) in view.messages.iter().flat_map(|m| &m.content).enumerate() {
+            let same = latest.get(i).filter(|_| i < shared);
+            let slot = match same.or_else(|| latest.get(next)) {
+                Some(&s) if same.is_some() => {
+                    debug_assert!(self.entry(s).block == *b, "block {i} is shared");
+                    s
+                }
                 Some(&s) if self.entry(s).block == *b => s,
                 _ => {
                     let h = hash_block(b);

@@ -28,7 +28,7 @@ mod pass;
 mod tests;
 
 pub(crate) use cache::Scorer;
-pub(crate) use pass::ProbePass;
+pub(crate) use pass::{ProbePass, ProbeWorker};
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};

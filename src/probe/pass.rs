@@ -13,35 +13,29 @@
 //! closing sentence replaces it (their own probes wait for later views).
 
 use std::ops::Range;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
+use std::thread::JoinHandle;
 
 use super::{Evaluation, Extractor, Probe, Scorer, Survival, Tally};
 use crate::model::Message;
 use crate::view::View;
 
-/// See the module documentation.
-pub(crate) struct ProbePass {
+/// Reads a record's rows in order as the views need them, making their
+/// probes.
+struct RowReader {
     extractor: Extractor,
     /// The record's rows, and how many were read.
     rows: usize,
     fed: usize,
-    scorer: Scorer,
-    /// The latest view's tally.
-    tally: Tally,
-    /// The worst call so far and its evaluation: fewest critical probes
-    /// kept, then fewest kept, the earliest on a tie.
-    worst: Option<(u32, Evaluation)>,
 }
 
-impl ProbePass {
-    /// A pass over a record of `rows` rows.
-    pub(crate) fn new(rows: usize) -> ProbePass {
-        ProbePass {
+impl RowReader {
+    fn new(rows: usize) -> RowReader {
+        RowReader {
             extractor: Extractor::default(),
             rows,
             fed: 0,
-            scorer: Scorer::new(Vec::new()),
-            tally: Tally::default(),
-            worst: None,
         }
     }
 
@@ -60,21 +54,22 @@ impl ProbePass {
     }
 
     /// Take the record's next row.
-    pub(crate) fn feed(&mut self, m: &Message) {
+    fn feed(&mut self, m: &Message) {
         self.extractor.row(self.fed, m);
         self.fed += 1;
         if self.fed == self.rows {
             self.extractor.end();
         }
-        let new = self.extractor.take_probes();
-        if !new.is_empty() {
-            self.scorer.add_probes(new);
-        }
+    }
+
+    /// The probes made since the last call.
+    fn take_probes(&mut self) -> Vec<Probe> {
+        self.extractor.take_probes()
     }
 
     /// Read what a view of the first `history_rows` rows needs: `read(range,
     /// f)` hands `f` the rows of `range` in order.
-    pub(crate) fn read_to<E>(
+    fn read_to<E>(
         &mut self,
         history_rows: usize,
         mut read: impl FnMut(Range<usize>, &mut dyn FnMut(&Message)) -> Result<(), E>,
@@ -90,27 +85,54 @@ impl ProbePass {
         }
         Ok(())
     }
+}
 
-    /// Read the rest of the record (every probe then known).
-    pub(crate) fn read_all<E>(
-        &mut self,
-        read: impl FnMut(Range<usize>, &mut dyn FnMut(&Message)) -> Result<(), E>,
-    ) -> Result<(), E> {
-        self.read_to(self.rows, read)
+/// Scores views on the probes it is given, keeping the worst call.
+pub(crate) struct Judge {
+    scorer: Scorer,
+    /// The latest view's tally.
+    tally: Tally,
+    /// The worst call so far and its evaluation: fewest critical probes
+    /// kept, then fewest kept, the earliest on a tie.
+    worst: Option<(u32, Evaluation)>,
+    /// The evaluation kept at a call that asked for it.
+    kept: Option<Evaluation>,
+    /// The latest call judged.
+    last_call: Option<u32>,
+}
+
+impl Judge {
+    fn new() -> Judge {
+        Judge {
+            scorer: Scorer::new(Vec::new()),
+            tally: Tally::default(),
+            worst: None,
+            kept: None,
+            last_call: None,
+        }
     }
 
-    /// Score call `call`'s view, whose history is the record's first
-    /// `history_rows` rows, reading the rows it needs first (see
-    /// [`ProbePass::read_to`]).
-    pub(crate) fn score<E>(
+    fn add_probes(&mut self, probes: Vec<Probe>) {
+        if !probes.is_empty() {
+            self.scorer.add_probes(probes);
+        }
+    }
+
+    /// Score call `call`'s view, whose history is the first `history_rows`
+    /// rows, on the probes given so far. `shared` is how many leading
+    /// blocks it shares with call `call - 1`'s view, if known.
+    fn judge(
         &mut self,
         call: u32,
         view: &View,
+        shared: Option<usize>,
         history_rows: usize,
-        read: impl FnMut(Range<usize>, &mut dyn FnMut(&Message)) -> Result<(), E>,
-    ) -> Result<Survival, E> {
-        self.read_to(history_rows, read)?;
-        self.scorer.tally(view, history_rows, &mut self.tally);
+    ) -> Survival {
+        // Of use only when that view is the one judged last.
+        let follows = self.last_call.is_some_and(|last| last + 1 == call);
+        let shared = shared.filter(|_| follows).unwrap_or(0);
+        self.last_call = Some(call);
+        (self.scorer).tally_after(view, shared, history_rows, &mut self.tally);
         let s = self.tally.survival();
         // Strictly worse: the earliest call wins a tie.
         if self
@@ -118,13 +140,13 @@ impl ProbePass {
             .as_ref()
             .is_none_or(|(_, w)| s.key() < w.survival())
         {
-            self.worst = Some((call, self.tally.evaluation(self.scorer.probes())));
+            self.worst = Some((call, self.evaluation()));
         }
-        Ok(s)
+        s
     }
 
     /// The latest scored view's evaluation, its lost probes named.
-    pub(crate) fn evaluation(&self) -> Evaluation {
+    fn evaluation(&self) -> Evaluation {
         self.tally.evaluation(self.scorer.probes())
     }
 
@@ -133,14 +155,239 @@ impl ProbePass {
         self.worst.as_ref().map(|(k, e)| (*k, e))
     }
 
+    /// The evaluation of the call scored with `keep` set, if one was.
+    pub(crate) fn kept(&self) -> Option<&Evaluation> {
+        self.kept.as_ref()
+    }
+
+    /// The probes given, in record order.
+    pub(crate) fn probes(&self) -> &[Probe] {
+        self.scorer.probes()
+    }
+
     /// The worst call scored, by its evaluation.
     pub(crate) fn into_worst(self) -> Option<(u32, Evaluation)> {
         self.worst
+    }
+}
+
+/// See the module documentation.
+pub(crate) struct ProbePass {
+    reader: RowReader,
+    judge: Judge,
+}
+
+impl ProbePass {
+    /// A pass over a record of `rows` rows.
+    pub(crate) fn new(rows: usize) -> ProbePass {
+        ProbePass {
+            reader: RowReader::new(rows),
+            judge: Judge::new(),
+        }
+    }
+
+    /// Read what a view of the first `history_rows` rows needs (see
+    /// [`ProbePass::score`]).
+    fn read_to<E>(
+        &mut self,
+        history_rows: usize,
+        read: impl FnMut(Range<usize>, &mut dyn FnMut(&Message)) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.reader.read_to(history_rows, read)?;
+        self.judge.add_probes(self.reader.take_probes());
+        Ok(())
+    }
+
+    /// Read the rest of the record (every probe then known).
+    pub(crate) fn read_all<E>(
+        &mut self,
+        read: impl FnMut(Range<usize>, &mut dyn FnMut(&Message)) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.read_to(self.reader.rows, read)
+    }
+
+    /// Score call `call`'s view, whose history is the record's first
+    /// `history_rows` rows, reading the rows it needs first: `read(range,
+    /// f)` hands `f` the rows of `range` in order. `shared` is how many
+    /// leading blocks the view shares with call `call - 1`'s, if known
+    /// ([`crate::engine::CallOutput::shared_blocks`]).
+    pub(crate) fn score<E>(
+        &mut self,
+        call: u32,
+        (view, shared): (&View, Option<usize>),
+        history_rows: usize,
+        read: impl FnMut(Range<usize>, &mut dyn FnMut(&Message)) -> Result<(), E>,
+    ) -> Result<Survival, E> {
+        self.read_to(history_rows, read)?;
+        Ok(self.judge.judge(call, view, shared, history_rows))
+    }
+
+    /// The latest scored view's evaluation, its lost probes named.
+    #[cfg(test)]
+    pub(crate) fn evaluation(&self) -> Evaluation {
+        self.judge.evaluation()
+    }
+
+    /// The worst call scored and its evaluation.
+    pub(crate) fn worst(&self) -> Option<(u32, &Evaluation)> {
+        self.judge.worst()
     }
 
     /// The probes read so far (all of the record's after
     /// [`ProbePass::read_all`]), in record order.
     pub(crate) fn probes(&self) -> &[Probe] {
-        self.scorer.probes()
+        self.judge.probes()
+    }
+}
+
+/// Views the worker is behind by, at most: what it holds beyond the
+/// replay's own view (each shared with the replay, not copied).
+const WORKER_QUEUE: usize = 2;
+
+/// One view for the worker, with the probes made since the last.
+struct Job {
+    probes: Vec<Probe>,
+    view: Option<JobView>,
+    keep: bool,
+}
+
+/// A view to judge: its call, its shared blocks, its history's rows.
+struct JobView {
+    call: u32,
+    view: Arc<View>,
+    shared: Option<usize>,
+    history_rows: usize,
+}
+
+/// A [`ProbePass`] whose judge runs on a thread of its own: `score` hands
+/// the view over and returns, the survivals come back in call order
+/// through [`ProbeWorker::drain`] and [`ProbeWorker::finish`].
+pub(crate) struct ProbeWorker {
+    reader: RowReader,
+    /// Every probe made, in record order (the judge has its own).
+    probes: Vec<Probe>,
+    jobs: Option<SyncSender<Job>>,
+    survivals: Receiver<(u32, Survival)>,
+    thread: Option<JoinHandle<Judge>>,
+}
+
+impl ProbeWorker {
+    /// A pass over a record of `rows` rows, its judge started.
+    pub(crate) fn spawn(rows: usize) -> ProbeWorker {
+        let (jobs, inbox) = sync_channel::<Job>(WORKER_QUEUE);
+        let (outbox, survivals) = channel();
+        let thread = std::thread::Builder::new()
+            .name("probe-judge".to_string())
+            .spawn(move || {
+                let mut judge = Judge::new();
+                for job in inbox {
+                    judge.add_probes(job.probes);
+                    if let Some(v) = job.view {
+                        let call = v.call;
+                        let s = judge.judge(call, &v.view, v.shared, v.history_rows);
+                        if job.keep {
+                            judge.kept = Some(judge.evaluation());
+                        }
+                        // The receiver gone means the pass was dropped.
+                        let _ = outbox.send((call, s));
+                    }
+                }
+                judge
+            })
+            .expect("a thread for the probe judge");
+        ProbeWorker {
+            reader: RowReader::new(rows),
+            probes: Vec::new(),
+            jobs: Some(jobs),
+            survivals,
+            thread: Some(thread),
+        }
+    }
+
+    /// Take the record's next row.
+    pub(crate) fn feed(&mut self, m: &Message) {
+        self.reader.feed(m);
+    }
+
+    /// Hand the judge a job, with the probes made since the last.
+    fn send(&mut self, view: Option<JobView>, keep: bool) {
+        let probes = self.reader.take_probes();
+        self.probes.extend(probes.iter().cloned());
+        let job = Job { probes, view, keep };
+        let sent = self.jobs.as_ref().map(|jobs| jobs.send(job));
+        if !matches!(sent, Some(Ok(()))) {
+            // The judge stopped, so it panicked: `finish` says so.
+            self.jobs = None;
+        }
+    }
+
+    /// Hand over call `call`'s view, whose history is the record's first
+    /// `history_rows` rows, after reading the rows it needs (as
+    /// [`ProbePass::score`]); `keep` keeps its evaluation for
+    /// [`Judge::kept`]. Waits while the judge is [`WORKER_QUEUE`] views
+    /// behind.
+    pub(crate) fn score<E>(
+        &mut self,
+        call: u32,
+        (view, shared): (&Arc<View>, Option<usize>),
+        history_rows: usize,
+        keep: bool,
+        read: impl FnMut(Range<usize>, &mut dyn FnMut(&Message)) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.reader.read_to(history_rows, read)?;
+        let view = Arc::clone(view);
+        let job = JobView {
+            call,
+            view,
+            shared,
+            history_rows,
+        };
+        self.send(Some(job), keep);
+        Ok(())
+    }
+
+    /// The survivals of the views judged so far and not yet taken, in call
+    /// order, without waiting.
+    pub(crate) fn drain(&mut self, mut f: impl FnMut(u32, Survival)) {
+        while let Ok((call, s)) = self.survivals.try_recv() {
+            f(call, s);
+        }
+    }
+
+    /// The probes made so far, in record order.
+    pub(crate) fn probes(&self) -> &[Probe] {
+        &self.probes
+    }
+
+    /// Read the rest of the record, wait for the judge to score every view
+    /// handed over (their survivals not yet taken go to `f`, in call
+    /// order) and return it.
+    pub(crate) fn finish<E>(
+        mut self,
+        read: impl FnMut(Range<usize>, &mut dyn FnMut(&Message)) -> Result<(), E>,
+        mut f: impl FnMut(u32, Survival),
+    ) -> Result<Judge, E> {
+        self.reader.read_to(self.reader.rows, read)?;
+        self.send(None, false);
+        self.jobs = None;
+        for (call, s) in self.survivals.iter() {
+            f(call, s);
+        }
+        let thread = self.thread.take().expect("joined once");
+        Ok(match thread.join() {
+            Ok(judge) => judge,
+            Err(panic) => std::panic::resume_unwind(panic),
+        })
+    }
+}
+
+impl Drop for ProbeWorker {
+    fn drop(&mut self) {
+        // Dropped before `finish` (an error stopped the replay): let the
+        // judge run out and end.
+        self.jobs = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 }

@@ -643,6 +643,19 @@ fn rows_of(events: &[GenEvent]) -> Vec<Message> {
 /// A compacted view of `rows` (the history of a call): each row's blocks
 /// kept or dropped by `keep`, a dropped tool call leaving its pointer in a
 /// summary with some of the dropped texts.
+/// How many leading blocks two views share, as a replay counts them.
+fn shared_blocks(before: &View, view: &View) -> usize {
+    let blocks = |v: &View| {
+        v.messages
+            .iter()
+            .flat_map(|m| m.content.iter())
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (blocks(before), blocks(view));
+    a.iter().zip(&b).take_while(|(x, y)| x == y).count()
+}
+
 fn view_from(rows: &[Message], keep: &[u8]) -> View {
     let mut summary = String::from("## Task Context\n");
     let mut messages = Vec::new();
@@ -703,6 +716,8 @@ proptest::proptest! {
         let mut read_rows = 0;
         let mut scores = Vec::new();
         let mut evaluations = Vec::new();
+        let mut expected = Vec::new();
+        let mut prev_view: Option<View> = None;
         for (k, &end) in ends.iter().enumerate() {
             let call = k as u32 + 1;
             let view = view_from(&rows[..end], &keep[k % keep.len()..]);
@@ -713,14 +728,18 @@ proptest::proptest! {
                 rows[r].iter().for_each(f);
                 Ok::<(), ()>(())
             };
-            let s = pass.score(call, &view, end, read).unwrap();
+            // The hint a replay gives: the leading blocks shared with the view before.
+            let shared = prev_view.as_ref().map(|p| shared_blocks(p, &view));
+            let s = pass.score(call, (&view, shared), end, read).unwrap();
             let whole = evaluate(&probes, &view, end);
             prop_assert_eq!(&pass.evaluation(), &whole);
             prop_assert_eq!(s.critical_lost, whole.critical_lost);
             prop_assert_eq!(s.critical_kept_permille, whole.critical_kept_permille());
             prop_assert_eq!(s.kept_permille, whole.kept_permille());
             scores.push(CallScore::of(call, Status::Ok, &[], s));
+            expected.push((call, s));
             evaluations.push(whole);
+            prev_view = Some(view);
         }
         let w = worst(&scores).expect("a call was scored");
         let (call, e) = pass.worst().expect("a call was scored");
@@ -732,6 +751,30 @@ proptest::proptest! {
         })
         .unwrap();
         prop_assert_eq!(pass.probes(), &probes[..]);
+
+        // The judge on its own thread scores the same views the same way.
+        let mut worker = ProbeWorker::spawn(rows.len());
+        let read = |r: std::ops::Range<usize>, f: &mut dyn FnMut(&Message)| {
+            rows[r].iter().for_each(f);
+            Ok::<(), ()>(())
+        };
+        let keep_at = (cuts[0] % ends.len()) as u32 + 1;
+        prev_view = None;
+        let mut survivals = Vec::new();
+        for (k, &end) in ends.iter().enumerate() {
+            let call = k as u32 + 1;
+            let view = std::sync::Arc::new(view_from(&rows[..end], &keep[k % keep.len()..]));
+            // Without the hint at every other call.
+            let shared = prev_view.as_ref().filter(|_| k % 2 == 0).map(|p| shared_blocks(p, &view));
+            worker.score(call, (&view, shared), end, call == keep_at, read).unwrap();
+            prev_view = Some(std::sync::Arc::unwrap_or_clone(view));
+            worker.drain(|c, s| survivals.push((c, s)));
+        }
+        let judge = worker.finish(read, |c, s| survivals.push((c, s))).unwrap();
+        prop_assert_eq!(survivals, expected);
+        prop_assert_eq!(judge.worst(), pass.worst());
+        prop_assert_eq!(judge.kept(), Some(&evaluations[keep_at as usize - 1]));
+        prop_assert_eq!(judge.probes(), &probes[..]);
     }
 }
 
@@ -758,7 +801,7 @@ fn the_pass_reads_ahead_only_to_settle_a_closing_sentence() {
         let mut read = 0;
         pass.score(
             1,
-            &view,
+            (&view, None),
             2,
             |r: std::ops::Range<usize>, f: &mut dyn FnMut(&Message)| {
                 read = r.end;

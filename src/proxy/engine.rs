@@ -360,7 +360,12 @@ fn prepare<'s>(
     let crate::engine::CallOutput {
         view, report: r, ..
     } = out;
-    let field = conversation_field(&req, &live.conv, view, &mut live.written);
+    let field = conversation_field(
+        &req,
+        &live.conv,
+        std::sync::Arc::unwrap_or_clone(view),
+        &mut live.written,
+    );
     let body = req.forwarded(&field);
     let items_forwarded = count_items(&field);
     live.conv.attempts += 1;

@@ -114,9 +114,17 @@ fn blocks(v: &View) -> Vec<(ViewRole, &Block)> {
 pub(crate) struct CacheSplitter {
     /// `cum[i]`: the tokens of the last view's first `i` blocks.
     cum: Vec<u64>,
+    /// The leading blocks the last view split shares with the one before.
+    shared: Option<usize>,
 }
 
 impl CacheSplitter {
+    /// How many leading blocks the last view split shares with the one
+    /// split before it (`None` after a first view).
+    pub(crate) fn shared_blocks(&self) -> Option<usize> {
+        self.shared
+    }
+
     /// `prev` must be the view this splitter split last (or `None`).
     pub(crate) fn split(
         &mut self,
@@ -134,6 +142,7 @@ impl CacheSplitter {
                 .count(),
             None => 0,
         };
+        self.shared = prev.map(|_| shared);
         if self.cum.is_empty() || prev.is_none() {
             self.cum = vec![0];
         }

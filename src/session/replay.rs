@@ -2,6 +2,7 @@
 //! done (through `session::cost`) for the compacted and the raw history.
 
 use std::ops::Deref;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -64,7 +65,7 @@ where
     /// The overhead the cache and cost model adds to every estimate.
     overhead: u64,
     raw_prev: Option<u64>,
-    prev_view: Option<View>,
+    prev_view: Option<Arc<View>>,
     splitter: CacheSplitter,
 }
 
@@ -93,13 +94,14 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Replayer<'a, I> {
         f: impl FnOnce(&StepRow, &CallOutput, RawCache) -> Result<(), E>,
     ) -> Result<(), E> {
         let est = self.driver.estimator();
-        let out = self.driver.step(store, k)?;
+        let mut out = self.driver.step(store, k)?;
         // The raw history at this call, for comparison. The cache and cost
         // model is on the estimate basis, for both histories.
         let raw_tokens = self.overhead + self.driver.raw_estimate(k)?;
         let (read, write) =
             self.splitter
-                .split(self.prev_view.as_ref(), &out.view, self.overhead, est);
+                .split(self.prev_view.as_deref(), &out.view, self.overhead, est);
+        out.shared_blocks = self.splitter.shared_blocks();
         let raw_read = self.raw_prev.map_or(0, |p| p.min(raw_tokens));
         let raw = RawCache {
             read: raw_read,

@@ -308,7 +308,7 @@ fn under_trigger_nothing_fires_and_the_view_is_the_raw_history() {
         "nothing is minted under trigger"
     );
     let raw = projection::project(&reconstruct(rec.history(6), &CharsPerToken::default())).0;
-    assert_eq!(out.view, raw);
+    assert_eq!(*out.view, raw);
     assert_legal(&out);
 }
 

@@ -236,9 +236,12 @@ pub(super) fn replay_and_probe(
     let opts = ReplayOptions::from_start(index.calls(), prices);
     let totals = run.replay(source, &opts, |row, out| -> Result<()> {
         let history_rows = index.history_end(row.call);
-        let s = pass.score(row.call, &out.view, history_rows, |r, f| {
-            read_rows(index, r, f)
-        })?;
+        let s = pass.score(
+            row.call,
+            (&out.view, out.shared_blocks),
+            history_rows,
+            |r, f| read_rows(index, r, f),
+        )?;
         tally.add_survival(row.call, row.tokens_after, row.status, &row.tiers_fired, s);
         Ok(())
     })?;
