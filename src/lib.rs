@@ -37,5 +37,7 @@ pub mod session;
 pub mod store;
 pub mod summarize;
 pub(crate) mod sweep;
+#[cfg(test)]
+pub(crate) mod test_corpus;
 pub mod transcript;
 pub mod view;

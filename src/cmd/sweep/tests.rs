@@ -164,25 +164,16 @@ fn a_codex_rollout_that_compacts_itself_scores_as_the_whole_record() {
     ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
 )]
 fn the_corpus_sessions_that_compact_themselves_score_as_the_whole_record() {
-    let dir = std::env::var_os("COMPACTOR_CORPUS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
-        });
+    let Some(dir) = crate::test_corpus::corpus(
+        "the_corpus_sessions_that_compact_themselves_score_as_the_whole_record",
+    ) else {
+        return;
+    };
     let files = [
         "claude-code/v2.1.39_spotter_interrupts_biglines/8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl",
         "claude-code/v2.1.39_spotter_compaction_subagents/4d5611e5-241a-462a-8d15-5122611a9569.jsonl",
         "codex/v0.104.0-alpha.1_localpush_redacted/rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl",
     ];
-    if !dir.is_dir() {
-        let ci = std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"));
-        assert!(
-            !ci,
-            "the corpus is absent and CI is set; set COMPACTOR_CORPUS"
-        );
-        eprintln!("SKIPPED: the corpus is absent (set COMPACTOR_CORPUS)");
-        return;
-    }
     for f in files {
         let path = dir.join(f);
         let text =

@@ -17,6 +17,7 @@ use crate::cmd::with_schema;
 use crate::session::cost::Prices;
 use crate::store::DbLocation;
 use crate::summarize::llm::config::SummarizerKind;
+use crate::test_corpus::corpus;
 
 /// What the watch printed, shared with the [`Ui`] it printed through.
 #[derive(Clone, Default)]
@@ -276,29 +277,6 @@ fn a_codex_call_waits_for_its_usage_unless_the_watch_ends() {
     assert_eq!(ended["call"], 1);
     assert!(ended["recorded_prompt_tokens"].is_null(), "{ended}");
     assert_eq!(ended["view_hash"], row["view_hash"]);
-}
-
-/// The shared corpus (`$COMPACTOR_CORPUS`, else `../shared/corpus`), or
-/// `None` after saying the test is skipped; under CI (`CI=true`) an absent
-/// corpus fails the test instead.
-fn corpus(test: &str) -> Option<std::path::PathBuf> {
-    let dir = std::env::var_os("COMPACTOR_CORPUS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    let ci = std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"));
-    assert!(
-        !ci,
-        "{test}: the corpus is absent ({} is not a directory) and CI is set; set COMPACTOR_CORPUS",
-        dir.display()
-    );
-    eprintln!(
-        "SKIPPED {test}: the corpus is absent ({} is not a directory; set COMPACTOR_CORPUS to point at it)",
-        dir.display()
-    );
-    None
 }
 
 #[test]

@@ -354,12 +354,8 @@ fn the_task_keeps_the_latest_window_the_rollout_recorded() {
     }
 }
 
-/// The corpus's Codex files (none when the corpus is absent).
-fn corpus_files() -> Vec<PathBuf> {
-    let dir = std::env::var_os("COMPACTOR_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"))
-        .join("codex");
+/// The Codex files under `dir`, the corpus's `codex` folder.
+fn corpus_files(dir: PathBuf) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut dirs = vec![dir];
     while let Some(d) = dirs.pop() {
@@ -385,16 +381,17 @@ fn corpus_files() -> Vec<PathBuf> {
     ignore = "needs the corpus: ../shared/corpus, or set COMPACTOR_CORPUS"
 )]
 fn the_typed_reader_reads_every_corpus_codex_line_as_the_general_one_does() {
-    let files = corpus_files();
-    if files.is_empty() {
-        let ci = std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"));
-        assert!(
-            !ci,
-            "the corpus's Codex files are absent and CI is set; set COMPACTOR_CORPUS"
-        );
-        eprintln!("SKIPPED: the corpus's Codex files are absent (set COMPACTOR_CORPUS)");
+    let Some(dir) = crate::test_corpus::corpus(
+        "the_typed_reader_reads_every_corpus_codex_line_as_the_general_one_does",
+    ) else {
         return;
-    }
+    };
+    let files = corpus_files(dir.join("codex"));
+    assert!(
+        !files.is_empty(),
+        "the corpus holds no Codex file under {}",
+        dir.join("codex").display()
+    );
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
         let lines: Vec<String> = text
