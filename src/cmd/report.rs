@@ -100,9 +100,8 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
         prices_from: run_prices.words(),
         version: env!("CARGO_PKG_VERSION").to_string(),
     };
-    let panels = client_panels(store, &r, collector.probes())?;
-    let mut collected = collector.finish();
-    collected.client_compactions = panels;
+    let (mut collected, probes) = collector.finish();
+    collected.client_compactions = client_panels(store, &r, &probes)?;
     let html = htmlreport::render(&header, &collected, &totals);
     if args.output.as_os_str() == "-" {
         ui.out.write_all(html.as_bytes())?;

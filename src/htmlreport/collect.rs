@@ -456,11 +456,6 @@ impl<'e> Collector<'e> {
         self.tracked_state = vec![None; self.tracked.len()];
     }
 
-    /// The record's probes (every row read).
-    pub(crate) fn probes(&self) -> &[crate::probe::Probe] {
-        self.pass.probes()
-    }
-
     /// The index of a tool name, noted when first met.
     fn name(&mut self, name: &str) -> usize {
         if let Some(&i) = self.name_at.get(name) {
@@ -657,7 +652,8 @@ impl<'e> Collector<'e> {
         }
     }
 
-    pub(crate) fn finish(mut self) -> Collected {
+    /// What was collected, and the record's probes (every row read).
+    pub(crate) fn finish(mut self) -> (Collected, Vec<crate::probe::Probe>) {
         self.start();
         let series = &mut self.series;
         let every_row_read = |_, _: &mut dyn FnMut(&Message)| Ok::<(), Infallible>(());
@@ -697,7 +693,8 @@ impl<'e> Collector<'e> {
             .collect();
         let last_composition = self.last.as_ref().map(composition_of).unwrap_or_default();
         let fold_count = self.folds.count;
-        Collected {
+        let probes = judge.probes().to_vec();
+        let collected = Collected {
             calls: self.slots.iter().map(|s| u64::from(s.calls)).sum(),
             decimated: self.decimated,
             last: self.last,
@@ -714,10 +711,11 @@ impl<'e> Collector<'e> {
             folds: self.folds.shown(),
             fold_count,
             largest_tools: self.tracked,
-            probe_count: judge.probes().len(),
+            probe_count: probes.len(),
             probe_worst: judge.into_worst(),
             client_compactions: Vec::new(),
-        }
+        };
+        (collected, probes)
     }
 }
 

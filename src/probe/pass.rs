@@ -264,8 +264,6 @@ struct JobView {
 /// through [`ProbeWorker::drain`] and [`ProbeWorker::finish`].
 pub(crate) struct ProbeWorker {
     reader: RowReader,
-    /// Every probe made, in record order (the judge has its own).
-    probes: Vec<Probe>,
     jobs: Option<SyncSender<Job>>,
     survivals: Receiver<(u32, Survival)>,
     thread: Option<JoinHandle<Judge>>,
@@ -297,7 +295,6 @@ impl ProbeWorker {
             .expect("a thread for the probe judge");
         ProbeWorker {
             reader: RowReader::new(rows),
-            probes: Vec::new(),
             jobs: Some(jobs),
             survivals,
             thread: Some(thread),
@@ -312,7 +309,6 @@ impl ProbeWorker {
     /// Hand the judge a job, with the probes made since the last.
     fn send(&mut self, view: Option<JobView>, keep: bool) {
         let probes = self.reader.take_probes();
-        self.probes.extend(probes.iter().cloned());
         let job = Job { probes, view, keep };
         let sent = self.jobs.as_ref().map(|jobs| jobs.send(job));
         if !matches!(sent, Some(Ok(()))) {
@@ -352,11 +348,6 @@ impl ProbeWorker {
         while let Ok((call, s)) = self.survivals.try_recv() {
             f(call, s);
         }
-    }
-
-    /// The probes made so far, in record order.
-    pub(crate) fn probes(&self) -> &[Probe] {
-        &self.probes
     }
 
     /// Read the rest of the record, wait for the judge to score every view
