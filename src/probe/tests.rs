@@ -640,9 +640,6 @@ fn rows_of(events: &[GenEvent]) -> Vec<Message> {
     rows
 }
 
-/// A compacted view of `rows` (the history of a call): each row's blocks
-/// kept or dropped by `keep`, a dropped tool call leaving its pointer in a
-/// summary with some of the dropped texts.
 /// How many leading blocks two views share, as a replay counts them.
 fn shared_blocks(before: &View, view: &View) -> usize {
     let blocks = |v: &View| {
@@ -656,6 +653,9 @@ fn shared_blocks(before: &View, view: &View) -> usize {
     a.iter().zip(&b).take_while(|(x, y)| x == y).count()
 }
 
+/// A compacted view of `rows` (the history of a call): each row's blocks
+/// kept or dropped by `keep`, a dropped tool call leaving its pointer in a
+/// summary with some of the dropped texts.
 fn view_from(rows: &[Message], keep: &[u8]) -> View {
     let mut summary = String::from("## Task Context\n");
     let mut messages = Vec::new();
