@@ -121,6 +121,77 @@ pub(crate) fn actions_of(name: &str, target: &str) -> Vec<String> {
     out
 }
 
+/// The words an action is named by in a key: the shell action's words, or
+/// the tool and the target's last path component.
+pub(crate) fn action_words(name: &str, target: &str) -> String {
+    if is_shell_tool(name) {
+        ShellCommand::parse(target).action()
+    } else {
+        let target = target.trim().trim_end_matches('/');
+        let last = target.rsplit('/').next().unwrap_or(target);
+        format!("{name} {last}")
+    }
+}
+
+/// What a retry that succeeded added to the call that had failed, the same
+/// action both: options for a shell call (`-f`, `--set-upstream origin
+/// main`; a `cd` before it is not counted: the directory it left may be the
+/// same), fields for any other (`limit: 5`). Empty when nothing the call
+/// shows changed: what fixed it was done elsewhere (in a file the agent can
+/// read again).
+pub(crate) fn added_modifiers(
+    name: &str,
+    failed: &Value,
+    succeeded: &Value,
+    failed_target: &str,
+    succeeded_target: &str,
+) -> Vec<String> {
+    if is_shell_tool(name) {
+        // The whole first line of each command when the call is at hand
+        // (a target is cut short), else the target a summary line kept.
+        let command = |input: &Value, target: &str| {
+            shell_command(input)
+                .and_then(|c| c.trim().lines().next().map(str::to_string))
+                .unwrap_or_else(|| target.to_string())
+        };
+        let f = ShellCommand::parse(&command(failed, failed_target));
+        let s = ShellCommand::parse(&command(succeeded, succeeded_target));
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < s.tokens.len() {
+            let t = &s.tokens[i];
+            i += 1;
+            if !t.starts_with('-') || f.tokens.contains(t) {
+                continue;
+            }
+            let mut added = clip(t, OPERAND_MAX_CHARS);
+            while let Some(next) = s.tokens.get(i) {
+                if next.starts_with('-') || f.tokens.contains(next) {
+                    break;
+                }
+                added.push(' ');
+                added.push_str(&clip(next, OPERAND_MAX_CHARS));
+                i += 1;
+            }
+            out.push(added);
+        }
+        return out;
+    }
+    let (Some(f), Some(s)) = (failed.as_object(), succeeded.as_object()) else {
+        return Vec::new();
+    };
+    s.iter()
+        .filter(|(k, _)| !f.contains_key(*k))
+        .map(|(k, v)| {
+            let v = match v {
+                Value::String(s) => clip(s, OPERAND_MAX_CHARS),
+                other => clip(&other.to_string(), OPERAND_MAX_CHARS),
+            };
+            format!("{k}: {v}")
+        })
+        .collect()
+}
+
 /// At most `max` characters, with `…` when cut.
 fn clip(s: &str, max: usize) -> String {
     match s.char_indices().nth(max) {
@@ -448,6 +519,8 @@ mod tests {
     fn other_tools_act_on_their_target() {
         assert_eq!(action_of("Read", "/r/a.rs"), "Read /r/a.rs");
         assert_ne!(action_of("Read", "/r/a.rs"), action_of("Edit", "/r/a.rs"));
+        assert_eq!(action_words("Read", "/r/lib/a.rs"), "Read a.rs");
+        assert_eq!(action_words("Bash", "cd x && mix test 2>&1"), "mix test");
     }
 
     #[test]
@@ -482,5 +555,36 @@ mod tests {
         );
         assert_eq!(parse_subject("no subject here"), None);
         assert_eq!(parse_subject("two words `x` y"), None);
+    }
+
+    #[test]
+    fn what_made_a_retry_succeed_is_what_it_added() {
+        let added = |f: &str, s: &str| {
+            added_modifiers("Bash", &json!({"command": f}), &json!({"command": s}), f, s)
+        };
+        assert_eq!(
+            added("git push 2>&1", "git push --set-upstream origin main 2>&1"),
+            vec!["--set-upstream origin main"]
+        );
+        assert_eq!(
+            added(
+                "git add lib/a priv/b.css",
+                "git add -f priv/b.css && git add lib/a"
+            ),
+            vec!["-f"]
+        );
+        assert_eq!(
+            added("mix test test/a.exs 2>&1", "mix test 2>&1"),
+            Vec::<String>::new()
+        );
+        assert_eq!(added("mix test", "cd /r && mix test"), Vec::<String>::new());
+        let read = added_modifiers(
+            "Read",
+            &json!({"file_path": "/r/big.jsonl"}),
+            &json!({"file_path": "/r/big.jsonl", "limit": 5}),
+            "/r/big.jsonl",
+            "/r/big.jsonl",
+        );
+        assert_eq!(read, vec!["limit: 5"]);
     }
 }
