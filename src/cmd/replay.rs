@@ -124,6 +124,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         to,
         resume: args.resume,
         prices: run_prices.prices,
+        cache_ttl: run_prices.cache_ttl,
     };
     let bar = progress(
         ui,
@@ -398,9 +399,9 @@ fn header(
     }
     ui.line(
         style::DIM,
-        "BEFORE, AFTER, RAW_TOKENS: predicted prompt tokens (recorded usage − removed + added, estimates scaled; basis and ratio in --json); RECORDED: the transcript's usage; CACHE_*: estimated tokens",
+        "BEFORE, AFTER, RAW_TOKENS: predicted prompt tokens (recorded usage − removed + added, estimates scaled; basis and ratio in --json); RECORDED: the transcript's usage; CACHE_*: estimated tokens; BREAK: the view does not extend the call before's",
     )?;
-    let columns = " CALL  TURN   BEFORE →    AFTER  RECORDED  STATUS        TIERS                                SHRUNK DROP FOLDED  CACHE_READ CACHE_WRITE   RAW_TOKENS  VIEW";
+    let columns = " CALL  TURN   BEFORE →    AFTER  RECORDED  STATUS        TIERS                                SHRUNK DROP FOLDED  CACHE_READ CACHE_WRITE BREAK   RAW_TOKENS  VIEW";
     let probe_columns = if probes {
         "            CRIT    ALL"
     } else {
@@ -420,7 +421,7 @@ fn print_row(ui: &mut Ui, r: &StepRow, score: Option<&CallScore>) -> Result<()> 
     let status = paint_status(ui.color, r.status, &format!("{:<12}", r.status.name()));
     write!(
         ui.out,
-        "{:>5} {:>5} {:>8} → {:>8} {:>9}  {status}  {} {:>6} {:>4} {:>6} {:>11} {:>11} {:>12}  {}",
+        "{:>5} {:>5} {:>8} → {:>8} {:>9}  {status}  {} {:>6} {:>4} {:>6} {:>11} {:>11} {:>5} {:>12}  {}",
         r.call,
         r.turn,
         r.tokens_before,
@@ -433,6 +434,7 @@ fn print_row(ui: &mut Ui, r: &StepRow, score: Option<&CallScore>) -> Result<()> 
         r.parts_folded,
         r.cache_read_tokens,
         r.cache_write_tokens,
+        if r.prefix_breaks > 0 { "yes" } else { "-" },
         r.raw_tokens,
         &r.view_hash[..12]
     )?;
@@ -481,13 +483,15 @@ fn print_totals(ui: &mut Ui, t: &Totals, run: &RunPrices) -> Result<()> {
     let p = &run.prices;
     writeln!(
         ui.out,
-        "totals over {} (estimated tokens, both histories on the same basis; USD per million, {}: input {}, cache write {}, cache read {}, output {}):",
+        "totals over {} (estimated tokens, both histories on the same basis; USD per million, {}: input {}, cache write {}, cache read {}, output {}; cache lifetime {}: {} after a longer pause read nothing):",
         plural(t.calls, "call"),
         run.words(),
         p.input.rate(),
         p.cache_write.rate(),
         p.cache_read.rate(),
-        p.output.rate()
+        p.output.rate(),
+        run.cache_ttl.name(),
+        plural(t.cache_expired_calls, "call"),
     )?;
     for (name, c) in [("compacted", &t.compacted), ("raw", &t.raw)] {
         writeln!(
@@ -505,6 +509,12 @@ fn print_totals(ui: &mut Ui, t: &Totals, run: &RunPrices) -> Result<()> {
         "  output    {:>12} recorded tokens · ${} (the same under both histories)",
         t.output_tokens,
         t.cost_output_usd.dollars()
+    )?;
+    writeln!(
+        ui.out,
+        "  prefix breaks: {} of {} (compacted views that do not extend the call before's; the raw history has none)",
+        t.prefix_breaks,
+        plural(t.calls, "call")
     )?;
     Ok(())
 }

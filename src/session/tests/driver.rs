@@ -291,6 +291,7 @@ proptest! {
                         cache_read_input_tokens: [0, u64::from(u32::MAX), 1 << 40][n as usize % 3],
                         cache_creation_input_tokens: [n, u64::from(u32::MAX) - 1][i % 2],
                     }),
+                    timestamp: None,
                 }
             })
             .collect();
