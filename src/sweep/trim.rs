@@ -59,6 +59,7 @@ pub(crate) fn trim_row<E>(
         let tokens = record.overhead + kept;
         let (view, _) = project(builder.parts());
         let (read, write) = splitter.split(prev.as_ref(), &view, record.overhead, est);
+        totals.prefix_breaks += u32::from(splitter.broke());
         record.add_call(&mut totals, i, read, write);
         let e = scorer.evaluate(&view, call.history_end);
         let status = if tokens > w_eff {
@@ -92,6 +93,7 @@ pub(crate) fn trim_row<E>(
         basis: "estimate".to_string(),
         usage_calls: None,
         estimated: None,
+        prefix_breaks: totals.prefix_breaks,
     })
 }
 

@@ -249,12 +249,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &SweepArgs) -> Result<Outcome> 
 
 /// Whether the first `n` jobs end a session's jobs.
 fn plan_session_done(plan: &SweepPlan, n: usize) -> bool {
-    let session = |j: &SweepJob| match j {
-        SweepJob::Policy { session, .. }
-        | SweepJob::Trim { session, .. }
-        | SweepJob::Recorded { session } => *session,
-    };
-    n == plan.jobs.len() || session(&plan.jobs[n]) != session(&plan.jobs[n - 1])
+    n == plan.jobs.len() || plan.jobs[n].session() != plan.jobs[n - 1].session()
 }
 
 /// The totals (human or JSON), the page, and the exit status: 1 when no
@@ -482,9 +477,18 @@ fn plan(
             jobs.retain(|j| !matches!(j, SweepJob::Policy { session: s, .. } if *s == session));
             continue;
         }
-        for spec in trim_specs(&ran) {
+        let windows = trim_specs(&ran);
+        for spec in &windows {
             let budget = spec.budget(own);
             jobs.push(SweepJob::Trim {
+                session,
+                budget,
+                fields: spec.trim_fields(&budget),
+            });
+        }
+        for spec in &windows {
+            let budget = spec.budget(own);
+            jobs.push(SweepJob::Mask {
                 session,
                 budget,
                 fields: spec.trim_fields(&budget),
@@ -504,6 +508,7 @@ fn plan(
         jobs,
         summarizers,
         llm: args.llm.clone(),
+        cache_ttl: args.prices.cache_ttl,
     })
 }
 
