@@ -103,13 +103,16 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Replayer<'a, I> {
     ) -> Result<(), E> {
         let est = self.driver.estimator();
         let mut out = self.driver.step(store, k)?;
-        // The raw history at this call, for comparison. The cache and cost
-        // model is on the estimate basis, for both histories.
-        let raw_tokens = self.overhead + self.driver.raw_estimate(k)?;
         let (read, write) =
             self.splitter
                 .split(self.prev_view.as_deref(), &out.view, self.overhead, est);
         out.shared_blocks = self.splitter.shared_blocks();
+        // The raw history at this call, for comparison, on the view's
+        // measure (its blocks as sent): the view's tokens and what
+        // compaction took out of its parts. A view that is the raw history
+        // costs exactly what the raw history does.
+        let raw_tokens = (read + write + self.driver.raw_estimate(k)?)
+            .saturating_sub(out.report.estimated_messages);
         let raw_read = self.raw_prev.map_or(0, |p| p.min(raw_tokens));
         let (mut raw_read, mut raw_write) = (raw_read, raw_tokens - raw_read);
         let (mut read, mut write) = (read, write);
