@@ -99,8 +99,20 @@ fn total_recommendation(s: &SweepSummary<'_>, varying: &Varying) -> String {
     };
     match &s.recommendation {
         Some(r) if r.policy.is_none() => format!(
-            "<b>keep what the clients do</b> (recorded) for {sessions}: {}; no policy is cheaper at the same fidelity",
-            dollars(r.cost_micros)
+            "<b>keep what the clients do</b> (recorded) for {sessions}: {}; no policy is cheaper with every critical probe kept and no call over the window{}",
+            dollars(r.cost_micros),
+            match (r.dearer_fit, s.recorded.as_ref()) {
+                (Some(i), Some(g)) => format!(
+                    " (the clients' own sends lose critical probes in {}; {} keeps every one for {})",
+                    counted(u64::from(g.sessions_losing_critical), "session"),
+                    s.policies[i]
+                        .policy
+                        .as_ref()
+                        .map_or_else(String::new, |k| esc(&key_label(k, Some(varying)))),
+                    dollars(s.policies[i].cost_micros)
+                ),
+                _ => String::new(),
+            }
         ),
         Some(r) => {
             let k = r
@@ -222,8 +234,19 @@ fn session_section(out: &mut String, s: &SweptSession<'_>, n: usize) {
     let chosen = s.recommendation.as_ref().map(|r| r.row);
     let rec = match &s.recommendation {
         Some(r) if r.keeps_recorded => format!(
-            "Recommended: <b>keep what the client does</b> (recorded): {}; no policy is cheaper at the same fidelity.",
-            dollars(r.cost_micros)
+            "Recommended: <b>keep what the client does</b> (recorded): {}; no policy is cheaper with every critical probe kept and no call over the window{}.",
+            dollars(r.cost_micros),
+            match r.dearer_fit {
+                Some(i) => format!(
+                    " (the client's own sends lose a critical probe; {} keeps every one for {})",
+                    esc(&label(
+                        rows[i].policy.as_ref().expect("a policy"),
+                        Some(&varying)
+                    )),
+                    dollars(rows[i].cost_micros)
+                ),
+                None => String::new(),
+            }
         ),
         Some(r) => format!(
             "Recommended: <b>{}</b>: {}{}.",

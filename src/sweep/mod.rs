@@ -461,10 +461,10 @@ impl Saving {
     }
 }
 
-/// A session's recommendation: the cheapest of the policies fit to run and
-/// the recording (keeping what the client does), when the client kept
-/// every critical probe: a policy is never recommended that costs more than
-/// doing nothing at the same fidelity. On a tie the recording wins, then
+/// A session's recommendation: the cheapest of the policies fit to run (no
+/// call over the window, no critical probe lost at any call) and the
+/// recording, keeping what the client does: a policy is never recommended
+/// that costs more than doing nothing. On a tie the recording wins, then
 /// the first policy in the rows' order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Recommendation {
@@ -476,36 +476,44 @@ pub(crate) struct Recommendation {
     /// The recording's cost on the same basis.
     pub recorded_micros: Option<u64>,
     pub saving: Option<Saving>,
-    /// The recording is chosen: no policy is cheaper at the same fidelity.
+    /// The recording is chosen: no policy fit to run is cheaper.
     pub keeps_recorded: bool,
-}
-
-impl Row {
-    /// The recording as a candidate: what the client did, fit when it lost
-    /// no critical probe (the provider took every call it made).
-    pub(crate) fn fit_recording(&self) -> bool {
-        self.kind == RowKind::Recorded && !self.loses_critical()
-    }
+    /// When the recording is chosen though it lost a critical probe: the
+    /// cheapest policy fit to run, which keeps them all for more (index
+    /// among the rows), if one is.
+    pub dearer_fit: Option<usize>,
 }
 
 /// The recommendation of one session's rows (see [`Recommendation`]).
 pub(crate) fn recommend(rows: &[&Row]) -> Option<Recommendation> {
+    let fit = |r: &&Row| r.eligible() || r.kind == RowKind::Recorded;
     let (i, best) = rows
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.eligible() || r.fit_recording())
+        .filter(|(_, r)| fit(r))
         .min_by_key(|(i, r)| (r.comparable_cost(), r.kind != RowKind::Recorded, *i))?;
     let recorded = rows
         .iter()
         .find(|r| r.kind == RowKind::Recorded)
         .map(|r| r.comparable_cost());
     let cost = best.comparable_cost();
+    let keeps_recorded = best.kind == RowKind::Recorded;
+    let dearer_fit = (keeps_recorded && best.loses_critical())
+        .then(|| {
+            rows.iter()
+                .enumerate()
+                .filter(|(_, r)| r.eligible())
+                .min_by_key(|(i, r)| (r.cost_micros, *i))
+                .map(|(i, _)| i)
+        })
+        .flatten();
     Some(Recommendation {
         row: i,
         cost_micros: cost,
         recorded_micros: recorded,
         saving: recorded.map(|r| Saving::of(cost, r)),
-        keeps_recorded: best.kind == RowKind::Recorded,
+        keeps_recorded,
+        dearer_fit,
     })
 }
 
@@ -642,8 +650,7 @@ impl GroupTotal {
 /// The recommendation over every session: the cheapest in total of the
 /// policies that ran on every session with no call over the window and no
 /// critical probe lost in any of them, and the recordings (keeping what the
-/// clients do) when every session has one and none lost a critical probe;
-/// the recordings on a tie.
+/// clients do) when every session has one; the recordings on a tie.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TotalRecommendation {
     /// Index into [`SweepSummary::policies`]; `None`: the recordings.
@@ -651,6 +658,10 @@ pub(crate) struct TotalRecommendation {
     pub cost_micros: u64,
     pub recorded_micros: Option<u64>,
     pub saving: Option<Saving>,
+    /// When the recordings are chosen though some lost a critical probe:
+    /// the cheapest policy fit for every session, which keeps them all for
+    /// more, if one is.
+    pub dearer_fit: Option<usize>,
 }
 
 /// Group `rows` (any order of sessions; a session's rows in run order) and
@@ -698,17 +709,26 @@ pub(crate) fn summarize(rows: &[Row]) -> SweepSummary<'_> {
         .as_ref()
         .filter(|r| r.sessions == n)
         .map(GroupTotal::comparable_cost);
-    let keep = recorded
-        .as_ref()
-        .filter(|r| r.sessions == n && r.sessions_losing_critical == 0)
-        .map(|r| (None, r.comparable_cost()));
-    let recommendation = policies
+    let keep = recorded_micros.map(|cost| (None, cost));
+    let fit: Vec<(Option<usize>, u64)> = policies
         .iter()
         .enumerate()
         .filter(|(_, p)| {
             p.sessions == n && p.over_window_calls == Some(0) && p.sessions_losing_critical == 0
         })
         .map(|(i, p)| (Some(i), p.cost_micros))
+        .collect();
+    let cheapest = |c: &[(Option<usize>, u64)]| {
+        c.iter()
+            .copied()
+            .min_by_key(|&(i, cost)| (cost, i.is_some(), i))
+    };
+    let losing = recorded
+        .as_ref()
+        .is_some_and(|r| r.sessions_losing_critical > 0);
+    let recommendation = fit
+        .iter()
+        .copied()
         .chain(keep)
         .min_by_key(|&(i, cost)| (cost, i.is_some(), i))
         .map(|(policy, cost)| TotalRecommendation {
@@ -716,6 +736,10 @@ pub(crate) fn summarize(rows: &[Row]) -> SweepSummary<'_> {
             cost_micros: cost,
             recorded_micros,
             saving: recorded_micros.map(|r| Saving::of(cost, r)),
+            dearer_fit: match policy {
+                None if losing => cheapest(&fit).and_then(|(i, _)| i),
+                _ => None,
+            },
         });
     SweepSummary {
         sessions,
@@ -728,6 +752,15 @@ pub(crate) fn summarize(rows: &[Row]) -> SweepSummary<'_> {
 }
 
 impl SweepSummary<'_> {
+    /// Whether a policy of the grid is fit for every session: it ran on
+    /// each, with no call over the window and no critical probe lost.
+    pub(crate) fn has_fit_policy(&self) -> bool {
+        let n = self.sessions.len() as u32;
+        self.policies.iter().any(|p| {
+            p.sessions == n && p.over_window_calls == Some(0) && p.sessions_losing_critical == 0
+        })
+    }
+
     /// The `compactor.sweep_total/1` record (without its schema).
     pub(crate) fn to_json(&self) -> serde_json::Value {
         let sessions: Vec<serde_json::Value> = self
@@ -736,6 +769,10 @@ impl SweepSummary<'_> {
             .map(|s| {
                 let rec = s.recommendation.as_ref().map(|r| {
                     let row = s.rows[r.row];
+                    let dearer_fit = r.dearer_fit.map(|i| {
+                        let fit = s.rows[i];
+                        serde_json::json!({"policy": fit.policy, "cost_micros": fit.cost_micros})
+                    });
                     serde_json::json!({
                         "kind": row.kind,
                         "policy": row.policy,
@@ -743,6 +780,7 @@ impl SweepSummary<'_> {
                         "recorded_cost_micros": r.recorded_micros,
                         "saving_micros": r.saving.map(|s| s.saving_micros),
                         "saving_permille": r.saving.and_then(|s| s.saving_permille),
+                        "dearer_fit": dearer_fit,
                     })
                 });
                 serde_json::json!({"session": s.task, "recommendation": rec})
@@ -753,7 +791,12 @@ impl SweepSummary<'_> {
                 Some(i) => (RowKind::Policy, self.policies[i].policy.clone()),
                 None => (RowKind::Recorded, None),
             };
+            let dearer_fit = r.dearer_fit.map(|i| {
+                let g = &self.policies[i];
+                serde_json::json!({"policy": g.policy, "cost_micros": g.cost_micros})
+            });
             serde_json::json!({
+                "dearer_fit": dearer_fit,
                 "kind": kind,
                 "policy": policy,
                 "cost_micros": r.cost_micros,

@@ -253,7 +253,7 @@ fn plan_session_done(plan: &SweepPlan, n: usize) -> bool {
 }
 
 /// The totals (human or JSON), the page, and the exit status: 1 when no
-/// policy is fit for every session.
+/// policy of the grid is fit for every session (whatever the recommendation).
 fn finish(ui: &mut Ui, args: &SweepArgs, rows: &[Row], sessions_printed: bool) -> Result<Outcome> {
     let summary = summarize(rows);
     if page_on_stdout(args) {
@@ -285,7 +285,9 @@ fn finish(ui: &mut Ui, args: &SweepArgs, rows: &[Row], sessions_printed: bool) -
             ));
         }
     }
-    Ok(if summary.recommendation.is_some() {
+    // Keeping what the clients do is always at hand: the status says
+    // whether the grid itself has a policy fit for every session.
+    Ok(if summary.has_fit_policy() {
         Outcome::Ok
     } else {
         Outcome::Differs

@@ -68,39 +68,46 @@ pub(super) fn session(ui: &mut Ui, rows: &[&Row]) -> Result<()> {
     }
     match &rec {
         Some(c) if c.keeps_recorded => {
+            let kept = rows[c.row];
             let line = format!(
-                "recommended: keep what the client does (recorded): ${}; no policy is cheaper at the same fidelity (every critical probe kept, no call over the window)",
+                "recommended: keep what the client does (recorded): ${}; no policy is cheaper with every critical probe kept and no call over the window{}",
                 Micros(c.cost_micros).dollars(),
+                fidelity_words(
+                    kept.worst.filter(|w| w.critical_lost > 0).map(|w| format!(
+                        "{} at their worst call",
+                        plural(w.critical_lost, "critical probe")
+                    )),
+                    c.dearer_fit
+                        .map(|i| (label_of(rows[i], &varying), rows[i].cost_micros)),
+                    c.cost_micros
+                ),
             );
             ui.line(style::GREEN, &line)?;
         }
         Some(c) => {
             let r = rows[c.row];
-            let what = label(r.policy.as_ref().expect("a policy row"), Some(&varying));
+            let what = label_of(r, &varying);
             let line = format!(
-                "recommended: {what}: ${}{}{}",
+                "recommended: {what}: ${}{}",
                 Micros(c.cost_micros).dollars(),
                 saving_words(c.saving, "the client's own"),
-                dearer_because(
-                    c.saving,
-                    rows.iter().copied().find(|r| r.kind == RowKind::Recorded)
-                ),
             );
             ui.line(style::GREEN, &line)?;
         }
-        None => {
-            let line = match closest(rows) {
-                Some(r) => format!(
-                    "no policy keeps every critical probe at every call with no call over the window; the closest: {} (${}, {} lost at its worst call, {} over the window)",
-                    label(r.policy.as_ref().expect("a policy row"), Some(&varying)),
-                    Micros(r.cost_micros).dollars(),
-                    r.worst.map_or(0, |w| w.critical_lost),
-                    plural(r.over_window_calls.unwrap_or(0), "call"),
-                ),
-                None => "no policy ran".to_string(),
-            };
-            ui.line(style::YELLOW, &line)?;
-        }
+        None => {}
+    }
+    if !rows.iter().any(|r| r.eligible()) {
+        let line = match closest(rows) {
+            Some(r) => format!(
+                "no policy keeps every critical probe at every call with no call over the window; the closest: {} (${}, {} lost at its worst call, {} over the window)",
+                label_of(r, &varying),
+                Micros(r.cost_micros).dollars(),
+                r.worst.map_or(0, |w| w.critical_lost),
+                plural(r.over_window_calls.unwrap_or(0), "call"),
+            ),
+            None => "no policy ran".to_string(),
+        };
+        ui.line(style::YELLOW, &line)?;
     }
     writeln!(ui.out)?;
     Ok(())
@@ -131,15 +138,27 @@ fn closest<'a>(rows: &[&'a Row]) -> Option<&'a Row> {
         .map(|(_, r)| r)
 }
 
-/// Why a recommendation dearer than the client's own sends is made: the
-/// client lost critical probes that the policy keeps.
-fn dearer_because(s: Option<Saving>, recorded: Option<&Row>) -> String {
-    match (s, recorded) {
-        (Some(s), Some(r)) if s.saving_micros < 0 => format!(
-            ", which lost {} at its worst call",
-            plural(r.worst.map_or(0, |w| w.critical_lost), "critical probe")
+fn label_of(r: &Row, varying: &Varying) -> String {
+    label(r.policy.as_ref().expect("a policy row"), Some(varying))
+}
+
+/// What keeping the client's own sends gives up when its compactions lost
+/// critical probes (`lost`: how, in words; `None` when none was lost): the
+/// cheapest policy that keeps them all, for more (`fit`: its label and
+/// cost), or that none does. `kept`: the cost of the sends kept.
+fn fidelity_words(lost: Option<String>, fit: Option<(String, u64)>, kept: u64) -> String {
+    let Some(lost) = lost else {
+        return String::new();
+    };
+    match fit {
+        Some((what, cost)) => format!(
+            " (the client's own sends lose {lost}; {what} keeps every one for ${}, {} more)",
+            Micros(cost).dollars(),
+            signed_percent(Saving::of(cost, kept).saving_permille.unwrap_or(0).abs())
         ),
-        _ => String::new(),
+        None => format!(
+            " (the client's own sends lose {lost}, and no policy keeps every one within the window)"
+        ),
     }
 }
 
@@ -322,14 +341,29 @@ pub(super) fn totals(ui: &mut Ui, s: &SweepSummary<'_>) -> Result<()> {
         )?;
     }
     match &s.recommendation {
-        Some(r) if r.policy.is_none() => ui.line(
-            style::GREEN,
-            &format!(
-                "recommended for all {}: keep what the clients do (recorded): ${}; no policy is cheaper at the same fidelity in every session",
-                plural(n, "session"),
-                Micros(r.cost_micros).dollars(),
-            ),
-        )?,
+        Some(r) if r.policy.is_none() => {
+            let losing = s
+                .recorded
+                .as_ref()
+                .map_or(0, |g| g.sessions_losing_critical);
+            ui.line(
+                style::GREEN,
+                &format!(
+                    "recommended for all {}: keep what the clients do (recorded): ${}; no policy is cheaper with every critical probe kept and no call over the window in every session{}",
+                    plural(n, "session"),
+                    Micros(r.cost_micros).dollars(),
+                    fidelity_words(
+                        (losing > 0).then(|| format!("critical probes in {}", plural(losing, "session"))),
+                        r.dearer_fit.map(|i| {
+                            let g = &s.policies[i];
+                            let k = g.policy.as_ref().expect("a policy total");
+                            (key_label(k, Some(&varying)), g.cost_micros)
+                        }),
+                        r.cost_micros
+                    ),
+                ),
+            )?
+        }
         Some(r) => {
             let k = r
                 .policy
@@ -346,13 +380,16 @@ pub(super) fn totals(ui: &mut Ui, s: &SweepSummary<'_>) -> Result<()> {
                 ),
             )?;
         }
-        None => ui.line(
+        None => {}
+    }
+    if !s.has_fit_policy() {
+        ui.line(
             style::YELLOW,
             &format!(
                 "no policy keeps every critical probe at every call with no call over the window in all {}",
                 plural(n, "session")
             ),
-        )?,
+        )?;
     }
     Ok(())
 }
