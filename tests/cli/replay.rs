@@ -573,7 +573,7 @@ fn costs_are_priced_at_the_models_prices_and_a_prices_file_or_flag_overrides_the
     );
     let run = env.run(&args(&["replay", "--task", TENANT_TASK], &FOLD));
     run.success().stdout_has(
-        "USD per million, gpt-5-codex: input 1.25, cache write 1.25, cache read 0.125, output 10.00):",
+        "USD per million, gpt-5-codex: input 1.25, cache write 1.25, cache read 0.125, output 10.00; cache lifetime 5m: ",
     );
     // Amounts to the cent from a dollar up, else four significant digits.
     for amount in run.stdout.split('$').skip(1) {
@@ -615,7 +615,7 @@ fn costs_are_priced_at_the_models_prices_and_a_prices_file_or_flag_overrides_the
     );
     env.run(&args(&["replay", "--task", TENANT_TASK, "--prices", &file], &FOLD))
         .success()
-        .stdout_has("USD per million, gpt-5-codex, from --prices: input 2.00, cache write 2.00, cache read 0.20, output 8.00):");
+        .stdout_has("USD per million, gpt-5-codex, from --prices: input 2.00, cache write 2.00, cache read 0.20, output 8.00; cache lifetime 5m: ");
 
     // A bad file: its line, what was expected, exit 2.
     let bad = env.write(
