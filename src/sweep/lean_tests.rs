@@ -164,31 +164,7 @@ fn oracle_trim(
         tally.add(i as u32 + 1, tokens, status, &[], &e);
         prev = Some(view);
     }
-    let c = &totals.compacted;
-    Row {
-        kind: RowKind::Trim,
-        session: record.session.task.clone(),
-        model: record.session.model.clone(),
-        policy: Some(policy),
-        calls: totals.calls,
-        over_window_calls: Some(tally.over_window),
-        breakthrough_calls: None,
-        folds: None,
-        tiers: None,
-        trimmed_calls: Some(trimmed_calls),
-        prompt_tokens: c.prompt_tokens,
-        cache_read_tokens: c.cache_read_tokens,
-        cache_write_tokens: c.cache_write_tokens,
-        output_tokens: totals.output_tokens,
-        cost_micros: c.cost_cached_usd.0 + totals.cost_output_usd.0,
-        peak_tokens: tally.peak,
-        critical_lost: tally.last_critical_lost,
-        worst: tally.worst,
-        basis: "estimate".to_string(),
-        usage_calls: None,
-        estimated: None,
-        prefix_breaks: totals.prefix_breaks,
-    }
+    tally.window_row(RowKind::Trim, record.session, policy, &totals, trimmed_calls)
 }
 
 /// The mask row as the whole-record evaluation makes it: at every call the
@@ -236,31 +212,7 @@ fn oracle_mask(
         tally.add(i as u32 + 1, tokens, status, &[], &e);
         prev = Some(view);
     }
-    let c = &totals.compacted;
-    Row {
-        kind: RowKind::Mask,
-        session: record.session.task.clone(),
-        model: record.session.model.clone(),
-        policy: Some(policy),
-        calls: totals.calls,
-        over_window_calls: Some(tally.over_window),
-        breakthrough_calls: None,
-        folds: None,
-        tiers: None,
-        trimmed_calls: Some(masked_calls),
-        prompt_tokens: c.prompt_tokens,
-        cache_read_tokens: c.cache_read_tokens,
-        cache_write_tokens: c.cache_write_tokens,
-        output_tokens: totals.output_tokens,
-        cost_micros: c.cost_cached_usd.0 + totals.cost_output_usd.0,
-        peak_tokens: tally.peak,
-        critical_lost: tally.last_critical_lost,
-        worst: tally.worst,
-        basis: "estimate".to_string(),
-        usage_calls: None,
-        estimated: None,
-        prefix_breaks: totals.prefix_breaks,
-    }
+    tally.window_row(RowKind::Mask, record.session, policy, &totals, masked_calls)
 }
 
 /// Texts the generated rows are made of: rules, decisions, closing
@@ -454,7 +406,7 @@ pub(crate) fn info() -> SessionInfo {
     }
 }
 
-fn trim_policy(window: u64) -> PolicyFields {
+pub(crate) fn trim_policy(window: u64) -> PolicyFields {
     PolicyFields {
         window,
         window_from: Origin::Flag,

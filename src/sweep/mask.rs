@@ -138,31 +138,13 @@ pub(crate) fn mask_row<E>(
         tally.add_counts(i as u32 + 1, tokens, status, &[], e);
         tail = now;
     }
-    let c = &totals.compacted;
-    Ok(Row {
-        kind: RowKind::Mask,
-        session: record.session.task.clone(),
-        model: record.session.model.clone(),
-        policy: Some(policy),
-        calls: totals.calls,
-        over_window_calls: Some(tally.over_window),
-        breakthrough_calls: None,
-        folds: None,
-        tiers: None,
-        trimmed_calls: Some(masked_calls),
-        prompt_tokens: c.prompt_tokens,
-        cache_read_tokens: c.cache_read_tokens,
-        cache_write_tokens: c.cache_write_tokens,
-        output_tokens: totals.output_tokens,
-        cost_micros: c.cost_cached_usd.0 + totals.cost_output_usd.0,
-        peak_tokens: tally.peak,
-        critical_lost: tally.last_critical_lost,
-        worst: tally.worst,
-        basis: "estimate".to_string(),
-        usage_calls: None,
-        estimated: None,
-        prefix_breaks: totals.prefix_breaks,
-    })
+    Ok(tally.window_row(
+        RowKind::Mask,
+        record.session,
+        policy,
+        &totals,
+        masked_calls,
+    ))
 }
 
 /// Mask every tool output held but the last `keep` of the whole history

@@ -334,24 +334,26 @@ impl CallTally {
         }
     }
 
-    /// The row of a policy's replay, with the replay's totals.
-    pub(crate) fn policy_row(
+    /// A row on the estimate basis: a run's totals, and what its calls
+    /// showed.
+    fn estimate_row(
         &self,
+        kind: RowKind,
         session: &SessionInfo,
         policy: PolicyFields,
         totals: &Totals,
     ) -> Row {
         let c = &totals.compacted;
         Row {
-            kind: RowKind::Policy,
+            kind,
             session: session.task.clone(),
             model: session.model.clone(),
             policy: Some(policy),
             calls: totals.calls,
             over_window_calls: Some(self.over_window),
-            breakthrough_calls: Some(self.breakthrough),
-            folds: Some(self.folds),
-            tiers: Some(self.tiers),
+            breakthrough_calls: None,
+            folds: None,
+            tiers: None,
             trimmed_calls: None,
             prompt_tokens: c.prompt_tokens,
             cache_read_tokens: c.cache_read_tokens,
@@ -365,6 +367,37 @@ impl CallTally {
             usage_calls: None,
             estimated: None,
             prefix_breaks: totals.prefix_breaks,
+        }
+    }
+
+    /// The row of a policy's replay, with the replay's totals.
+    pub(crate) fn policy_row(
+        &self,
+        session: &SessionInfo,
+        policy: PolicyFields,
+        totals: &Totals,
+    ) -> Row {
+        Row {
+            breakthrough_calls: Some(self.breakthrough),
+            folds: Some(self.folds),
+            tiers: Some(self.tiers),
+            ..self.estimate_row(RowKind::Policy, session, policy, totals)
+        }
+    }
+
+    /// The row of a reference run at a window of the grid (`trim`, `mask`),
+    /// which dropped or masked history at `changed_calls` calls.
+    pub(crate) fn window_row(
+        &self,
+        kind: RowKind,
+        session: &SessionInfo,
+        policy: PolicyFields,
+        totals: &Totals,
+        changed_calls: u32,
+    ) -> Row {
+        Row {
+            trimmed_calls: Some(changed_calls),
+            ..self.estimate_row(kind, session, policy, totals)
         }
     }
 }

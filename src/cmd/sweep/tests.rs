@@ -186,8 +186,8 @@ fn the_corpus_sessions_that_compact_themselves_score_as_the_whole_record() {
 #[test]
 fn the_references_read_nothing_from_a_cache_that_expired_during_a_pause() {
     use crate::sweep::mask::{KEEP_OUTPUTS, mask_row};
+    use crate::sweep::lean_tests::trim_policy;
     use crate::sweep::trim::trim_row;
-    use crate::sweep::{Origin, PolicyFields};
 
     let mut store = Store::open_memory().unwrap();
     let text = testdata("claude-code/pause-10min.jsonl");
@@ -211,17 +211,7 @@ fn the_references_read_nothing_from_a_cache_that_expired_during_a_pause() {
 
     let (info, est) = (info(), CharsPerToken::default());
     let rows = index.all_rows().unwrap();
-    let fields = PolicyFields {
-        window: 200_000,
-        window_from: Origin::Flag,
-        output_reserved: 20_000,
-        output_reserved_from: Origin::Flag,
-        trigger_ratio: None,
-        stop_ratio: None,
-        protect_recent_steps: None,
-        summary_budget: None,
-        summarizer: None,
-    };
+    let fields = trim_policy(200_000);
     let run = |ttl| -> [Row; 3] {
         let record = ReferenceRecord {
             session: &info,
