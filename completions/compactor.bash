@@ -322,7 +322,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1112,14 +1112,14 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__import)
-            opts="-q -h -V --claude --codex --format --task --skip-invalid --tool-rules --json --db --quiet --color --help --version"
+            opts="-q -h -V --claude --codex --opencode --format --task --skip-invalid --tool-rules --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --task)
@@ -1186,7 +1186,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1291,7 +1291,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1482,7 +1482,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1615,7 +1615,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1788,7 +1788,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --db)
@@ -1825,7 +1825,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -2074,7 +2074,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --window)
