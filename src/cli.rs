@@ -67,6 +67,8 @@ pub enum Command {
     Watch(crate::cmd::watch::WatchArgs),
     /// Run the engine live: a loopback proxy between Claude Code or Codex and its API.
     Proxy(crate::cmd::proxy::ProxyArgs),
+    /// Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context.
+    Mcp(crate::cmd::mcp::McpArgs),
     /// Walk a task call by call as a live engine would have, and print a timeline.
     Replay(ReplayArgs),
     /// Score a call's view with probes from the raw record: asks, rules, files
