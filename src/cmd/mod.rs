@@ -24,7 +24,9 @@ pub mod proxy;
 pub mod replay;
 pub mod report;
 pub mod reset;
+pub mod run;
 pub mod runs;
+pub mod self_command;
 pub mod session_dirs;
 pub mod show;
 mod storefault;
@@ -117,6 +119,7 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Sweep(args) => sweep::run(&mut open_store(cli)?, ui, args),
         Command::Proxy(args) => proxy::run(&mut open_store(cli)?, ui, args),
         Command::Mcp(args) => mcp::run(db_location(cli)?, ui, args),
+        Command::Run(args) => run::run(cli, ui, args),
         Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
         Command::Check(args) => check::run(ui, args, db_location(cli).ok()),
         Command::Hooks(args) => hooks::run(cli, ui, args),
