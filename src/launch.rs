@@ -23,7 +23,9 @@ pub enum McpFlag {
     /// Claude Code's `--mcp-config JSON`, with the server's tools allowed
     /// (`--allowedTools mcp__compactor`: they only read the record).
     ClaudeMcpConfig,
-    /// Codex's `-c mcp_servers.NAME.command=…` and `.args=[…]`.
+    /// Codex's `-c mcp_servers.NAME.command=…` and `.args=[…]`, its tools
+    /// approved (`default_tools_approval_mode = "approve"`: they only read
+    /// the record, and `codex exec` refuses a tool that needs approval).
     CodexConfigOverride,
 }
 
@@ -139,6 +141,8 @@ impl LiveClient {
                     ),
                     "-c".into(),
                     format!("mcp_servers.{SERVER_NAME}.args=[{}]", args.join(", ")),
+                    "-c".into(),
+                    format!("mcp_servers.{SERVER_NAME}.default_tools_approval_mode=\"approve\""),
                 ]);
             }
         }
@@ -243,6 +247,8 @@ mod tests {
                 "mcp_servers.compactor.command=\"/opt/bin/compactor\"",
                 "-c",
                 "mcp_servers.compactor.args=[\"--db\", \"/data/my \\\"c\\\".db\", \"mcp\"]",
+                "-c",
+                "mcp_servers.compactor.default_tools_approval_mode=\"approve\"",
                 "exec",
                 "go",
             ]

@@ -106,6 +106,9 @@ pub struct StatusArgs {
 pub fn run(cli: &Cli, ui: &mut Ui, args: &HooksArgs) -> Result<Outcome> {
     match &args.action {
         HooksAction::Install(a) => {
+            // A configuration the server cannot go into stops install before
+            // any file is written.
+            server_change(cli, a)?;
             let o = install(cli, ui, a)?;
             register_server(cli, ui, a)?;
             Ok(o)
@@ -468,9 +471,17 @@ fn server_edit(
     }
 }
 
-/// `install`'s second half: the server in the client's MCP configuration,
-/// with a backup of the file as it was before compactor first touched it.
-fn register_server(cli: &Cli, ui: &mut Ui, a: &ChangeArgs) -> Result<()> {
+/// What registering the server changes: the file, its text now and after,
+/// whether it held the server before, and the server.
+struct ServerChange {
+    path: PathBuf,
+    old: Option<String>,
+    new: String,
+    had: bool,
+    server: mcp::Server,
+}
+
+fn server_change(cli: &Cli, a: &ChangeArgs) -> Result<ServerChange> {
     let client = a.client.client();
     let path = server_config_path(client, a.scope)?;
     let server = server_of(cli)?;
@@ -481,9 +492,29 @@ fn register_server(cli: &Cli, ui: &mut Ui, a: &ChangeArgs) -> Result<()> {
                 "cannot register compactor's MCP server in {}: {e}",
                 path.display()
             ),
-            "the file was left as it was; fix it, or move it away, and run this again",
+            "nothing was written; fix the file, or move it away, and run this again",
         )
     })?;
+    Ok(ServerChange {
+        path,
+        old,
+        new,
+        had,
+        server,
+    })
+}
+
+/// `install`'s second half: the server in the client's MCP configuration,
+/// with a backup of the file as it was before compactor first touched it.
+fn register_server(cli: &Cli, ui: &mut Ui, a: &ChangeArgs) -> Result<()> {
+    let client = a.client.client();
+    let ServerChange {
+        path,
+        old,
+        new,
+        had,
+        server,
+    } = server_change(cli, a)?;
     if old.as_deref() == Some(new.as_str()) {
         writeln!(
             ui.out,

@@ -8,7 +8,8 @@
 //! - Codex: a `[mcp_servers.compactor]` table in `config.toml`, edited as
 //!   text (no TOML tree: the user's comments and layout stay): the table is
 //!   one block of lines compactor appends, headed by a comment naming it, and
-//!   removes whole.
+//!   removes whole. Its tools are approved (`default_tools_approval_mode`):
+//!   they only read the record, and `codex exec` refuses a tool that asks.
 //!
 //! Pure: text in, text out.
 
@@ -150,7 +151,7 @@ pub fn codex_block(server: &Server) -> String {
         .map(|a| crate::launch::toml_string(a))
         .collect();
     format!(
-        "{CODEX_MARK}\n[mcp_servers.{NAME}]\ncommand = {}\nargs = [{}]\n",
+        "{CODEX_MARK}\n[mcp_servers.{NAME}]\ncommand = {}\nargs = [{}]\ndefault_tools_approval_mode = \"approve\"\n",
         crate::launch::toml_string(&server.command),
         args.join(", ")
     )

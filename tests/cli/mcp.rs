@@ -282,7 +282,7 @@ fn the_official_mcp_sdk_client_lists_the_tools_and_calls_each() {
 
 // ------------------------------------------------------------ the hooks path
 
-/// A request whose last user message holds `[[search WORDS]]` is answered
+/// A request that holds `[[search WORDS]]` (its latest ask) is answered
 /// with one call of compactor's `search_history` on WORDS, until its result
 /// is in (the scripted model of `proxy.rs` asks this module).
 pub fn search_in_messages(body: &Value, text: &str, n: usize) -> Option<Vec<Value>> {
@@ -290,32 +290,13 @@ pub fn search_in_messages(body: &Value, text: &str, n: usize) -> Option<Vec<Valu
     if text.contains(ID) {
         return None;
     }
-    let last_user = body["messages"]
-        .as_array()?
-        .iter()
-        .rev()
-        .find(|m| m["role"] == "user")?
-        .to_string();
-    let words = last_user
+    let words = text
         .split("[[search ")
         .nth(1)?
         .split("]]")
         .next()?
         .to_string();
-    let name = body["tools"]
-        .as_array()?
-        .iter()
-        .filter_map(|t| t["name"].as_str())
-        .find(|n| n.ends_with("search_history"))?
-        .to_string();
-    Some(vec![
-        json!({"type": "message_start", "message": {"id": format!("msg_search_{n}"), "type": "message", "role": "assistant", "model": "claude-stub", "content": [], "usage": {"input_tokens": text.len() / 4, "output_tokens": 1}}}),
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": ID, "name": name, "input": {}}}),
-        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": json!({"query": words}).to_string()}}),
-        json!({"type": "content_block_stop", "index": 0}),
-        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 20}}),
-        json!({"type": "message_stop"}),
-    ])
+    crate::run::claude_mcp_call(body, text, "search_history", ID, json!({"query": words}), n)
 }
 
 const FIRST_PROMPT: &str = "Fix the parser in src/parse.rs. Never touch the migrations directory.";

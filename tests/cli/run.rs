@@ -28,21 +28,70 @@ const ASK: &str = "Read every file in notes/ one by one, then look again at the 
 const BUDGET: &[&str] = &["--window", "40000", "--output-reserved", "4000"];
 
 /// The id in the first `view_tool_call("ID")` pointer of a request body
-/// (its JSON text, where the quotes are escaped).
+/// (its JSON text, where a string's quotes are escaped) that names a call
+/// the body holds (the tools' descriptions show a pointer as an example).
 fn first_pointer(text: &str) -> Option<String> {
-    let rest = text.split("view_tool_call(\\\"").nth(1)?;
-    Some(rest.split("\\\")").next()?.to_string())
+    text.split("view_tool_call(\\\"")
+        .skip(1)
+        .filter_map(|rest| rest.split("\\\")").next())
+        .find(|id| text.contains(&format!("\"{id}\"")))
+        .map(str::to_string)
 }
 
-/// The request's tool whose name ends with `view_tool_call` (a client
-/// prefixes an MCP tool's name with its server's).
-fn recall_tool(tools: &Value) -> Option<String> {
+/// The request's tool whose name ends with `suffix` (a client prefixes an
+/// MCP tool's name with its server's).
+fn tool_named(tools: &Value, suffix: &str) -> Option<String> {
     tools
         .as_array()?
         .iter()
         .filter_map(|t| t["name"].as_str())
-        .find(|n| n.ends_with("view_tool_call"))
+        .find(|n| n.ends_with(suffix))
         .map(str::to_string)
+}
+
+/// The id of the scripted model's ToolSearch call.
+const TOOL_SEARCH_ID: &str = "toolu_toolsearch_1";
+
+/// One Messages answer calling compactor's tool `suffix` with `input` as
+/// `id`. Claude Code defers MCP tools: it lists their names and a
+/// `ToolSearch` tool that loads them, so the model asks ToolSearch for the
+/// tool first (as a model does), then calls it.
+pub fn claude_mcp_call(
+    body: &Value,
+    text: &str,
+    suffix: &str,
+    id: &str,
+    input: Value,
+    n: usize,
+) -> Option<Vec<Value>> {
+    let (call_id, name, input) = match tool_named(&body["tools"], suffix) {
+        Some(name) => (id.to_string(), name, input),
+        None => {
+            let name = format!("mcp__compactor__{suffix}");
+            if !text.contains(&name) {
+                return None;
+            }
+            if text.contains(TOOL_SEARCH_ID) {
+                // Loaded by the search: callable by its name.
+                (id.to_string(), name, input)
+            } else {
+                let search = tool_named(&body["tools"], "ToolSearch")?;
+                (
+                    TOOL_SEARCH_ID.to_string(),
+                    search,
+                    json!({"query": format!("select:{name}")}),
+                )
+            }
+        }
+    };
+    Some(vec![
+        json!({"type": "message_start", "message": {"id": format!("msg_{call_id}_{n}"), "type": "message", "role": "assistant", "model": "claude-stub", "content": [], "usage": {"input_tokens": text.len() / 4, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": call_id, "name": name, "input": {}}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 20}}),
+        json!({"type": "message_stop"}),
+    ])
 }
 
 /// The scripted model's Messages answer for `[[recall]]`: the call, until
@@ -57,15 +106,14 @@ pub fn recall_in_messages(
         return None;
     }
     let id = first_pointer(text)?;
-    let name = recall_tool(&body["tools"])?;
-    Some(vec![
-        json!({"type": "message_start", "message": {"id": format!("msg_recall_{n}"), "type": "message", "role": "assistant", "model": "claude-stub", "content": [], "usage": {"input_tokens": text.len() / 4, "output_tokens": 1}}}),
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": RECALL_ID, "name": name, "input": {}}}),
-        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": json!({"id": id}).to_string()}}),
-        json!({"type": "content_block_stop", "index": 0}),
-        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 20}}),
-        json!({"type": "message_stop"}),
-    ])
+    claude_mcp_call(
+        body,
+        text,
+        "view_tool_call",
+        RECALL_ID,
+        json!({"id": id}),
+        n,
+    )
 }
 
 /// The same for Responses.
@@ -79,8 +127,12 @@ pub fn recall_in_responses(
         return None;
     }
     let id = first_pointer(text)?;
-    let name = recall_tool(&body["tools"])?;
-    let item = json!({"type": "function_call", "id": "fc_recall", "status": "completed", "name": name, "arguments": json!({"id": id}).to_string(), "call_id": RECALL_CALL});
+    // Codex offers an MCP server's tools as a namespace of functions.
+    let (namespace, name) = body["tools"].as_array()?.iter().find_map(|t| {
+        let f = tool_named(&t["tools"], "view_tool_call")?;
+        Some((t["name"].as_str()?.to_string(), f))
+    })?;
+    let item = json!({"type": "function_call", "id": "fc_recall", "status": "completed", "name": name, "namespace": namespace, "arguments": json!({"id": id}).to_string(), "call_id": RECALL_CALL});
     let rid = format!("resp_recall_{n}");
     Some(vec![
         json!({"type": "response.created", "response": {"id": rid}}),
@@ -138,10 +190,29 @@ fn content_text(v: &Value) -> String {
     }
 }
 
+/// `show --task T ARGS… tool:ID` of the task that recorded the call `id`
+/// (a run records a task per conversation): the run, and the task.
+fn show_tool(env: &TestEnv, id: &str, json: bool) -> (crate::util::Run, String) {
+    for t in env.tasks() {
+        let task = t["id"].as_str().unwrap().to_string();
+        let address = format!("tool:{id}");
+        let mut args = vec!["show", "--task", task.as_str()];
+        if json {
+            args.push("--json");
+        }
+        args.push(&address);
+        let run = env.run(&args);
+        if run.status == 0 {
+            return (run, task);
+        }
+    }
+    panic!("no task recorded the call {id}: {:#?}", env.tasks());
+}
+
 /// The lines of `id`'s raw output that its compacted form left out, read
 /// from the store (`show --json tool:ID`).
 fn elided_lines(env: &TestEnv, id: &str) -> Vec<String> {
-    let v = env.run(&["show", "--json", &format!("tool:{id}")]).json();
+    let v = show_tool(env, id, true).0.json();
     let raw = content_text(&v["result"]["content"]);
     let form = content_text(&v["compacted_form"]["form"]["content"]);
     assert!(!form.is_empty(), "{id} has a compacted form: {v}");
@@ -160,7 +231,7 @@ fn elided_lines(env: &TestEnv, id: &str) -> Vec<String> {
 
 /// The text of the result the client recorded for the recall call.
 fn recalled_text(env: &TestEnv, id: &str) -> String {
-    let v = env.run(&["show", "--json", &format!("tool:{id}")]).json();
+    let v = show_tool(env, id, true).0.json();
     let text = content_text(&v["result"]["content"]);
     assert!(!text.is_empty(), "no result recorded for {id}: {v}");
     text
@@ -177,29 +248,32 @@ fn check_recall(env: &TestEnv, model: &Model, before: &[(PathBuf, Vec<u8>)]) {
         calls.len()
     );
     // The call that asked for the recall, and the id it asked for.
-    let asked = calls
-        .iter()
-        .map(|c| String::from_utf8_lossy(&c.body).to_string())
-        .find(|t| !t.contains(RECALL_ID) && !t.contains(RECALL_CALL) && first_pointer(t).is_some())
-        .expect("a request carried an elided pointer: the turn compacted");
-    let id = first_pointer(&asked).unwrap();
-    // The request after it carries the result the client sent back.
     assert!(
         calls.iter().any(|c| {
             let t = String::from_utf8_lossy(&c.body);
-            t.contains(RECALL_ID) || t.contains(RECALL_CALL)
+            !t.contains(RECALL_ID) && !t.contains(RECALL_CALL) && first_pointer(&t).is_some()
         }),
-        "the client sent the recall's result back"
+        "a request carried an elided pointer: the turn compacted"
     );
-    let recall_id = if env
-        .run(&["show", "--json", &format!("tool:{RECALL_ID}")])
-        .status
-        == 0
+    // The request after the recall carries the result the client sent back.
+    let recall_id = if calls
+        .iter()
+        .any(|c| String::from_utf8_lossy(&c.body).contains(RECALL_ID))
     {
         RECALL_ID
     } else {
         RECALL_CALL
     };
+    // The id the model asked for: the recall's input, as the client recorded it.
+    let call = show_tool(env, recall_id, true).0.json();
+    let input: Value = match &call["input"] {
+        Value::String(s) => serde_json::from_str(s).unwrap(),
+        v => v.clone(),
+    };
+    let id = input["id"]
+        .as_str()
+        .expect("the recall names an id")
+        .to_string();
     let got = recalled_text(env, recall_id);
     let elided = elided_lines(env, &id);
     for line in &elided {
@@ -210,7 +284,7 @@ fn check_recall(env: &TestEnv, model: &Model, before: &[(PathBuf, Vec<u8>)]) {
         );
     }
     // The same bytes as `show tool:ID` prints.
-    let shown = env.run(&["show", &format!("tool:{id}")]);
+    let shown = show_tool(env, &id, false).0;
     assert!(
         got.contains(shown.stdout.trim_end()) || got.trim_end() == shown.stdout.trim_end(),
         "view_tool_call gives show's text:\n{got}\n---\n{}",
