@@ -228,9 +228,9 @@ pub fn with_codex_server(text: &str, server: &Server) -> Result<String, McpConfi
             return Err(McpConfigError::InlineServers { line: n + 1 });
         }
     }
+    // One blank line before the block, which uninstall takes away with it.
     let sep = match text {
         "" => "",
-        t if t.ends_with("\n\n") => "",
         t if t.ends_with('\n') => "\n",
         _ => "\n\n",
     };

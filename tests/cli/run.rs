@@ -240,7 +240,7 @@ fn recalled_text(env: &TestEnv, id: &str) -> String {
 /// What both real clients' runs must show: the turn compacted, the model's
 /// recall carried an elided pointer's id, and the result the client sent
 /// back holds every elided line verbatim; nothing installed.
-fn check_recall(env: &TestEnv, model: &Model, before: &[(PathBuf, Vec<u8>)]) {
+fn check_recall(env: &TestEnv, model: &Model) {
     let calls = model.model_calls();
     assert!(
         calls.len() >= 13,
@@ -294,11 +294,6 @@ fn check_recall(env: &TestEnv, model: &Model, before: &[(PathBuf, Vec<u8>)]) {
         "recalled {id}: {} elided lines back, verbatim",
         elided.len()
     );
-    assert_eq!(
-        snapshot_tree(&env.home()),
-        before,
-        "run leaves the client's configuration as it was"
-    );
 }
 
 #[test]
@@ -315,7 +310,6 @@ fn claude_code_through_compactor_run_takes_back_the_lines_compaction_elided() {
     write_notes(&project, 12, 160);
     let model = Model::start();
     std::fs::create_dir_all(env.home()).unwrap();
-    let before = snapshot_tree(&env.home());
     let upstream = format!("http://127.0.0.1:{}", model.port);
     let mut args = vec!["claude", "--upstream", upstream.as_str()];
     args.extend(BUDGET);
@@ -325,11 +319,9 @@ fn claude_code_through_compactor_run_takes_back_the_lines_compaction_elided() {
     let (status, out, err) = run_bounded_for(cmd, Duration::from_secs(600));
     assert_eq!(status, 0, "compactor run claude failed:\n{out}\n{err}");
     assert!(out.contains("All files read."), "{out}\n{err}");
-    let before: Vec<_> = before;
-    // Claude Code writes its own state under HOME (sessions, .claude.json):
-    // compare only what existed before, and check no compactor entry landed.
-    let after = snapshot_tree(&env.home());
-    for (p, b) in &after {
+    // Claude Code writes its own state under HOME (sessions, .claude.json,
+    // its MCP logs): no compactor server entry is among it.
+    for (p, b) in &snapshot_tree(&env.home()) {
         let text = String::from_utf8_lossy(b);
         assert!(
             !text.contains("mcp_servers.compactor") && !text.contains("\"compactor\": {"),
@@ -337,14 +329,7 @@ fn claude_code_through_compactor_run_takes_back_the_lines_compaction_elided() {
             p.display()
         );
     }
-    check_recall(
-        &env,
-        &model,
-        &before
-            .into_iter()
-            .filter(|(p, _)| after.iter().any(|(q, _)| q == p))
-            .collect::<Vec<_>>(),
-    );
+    check_recall(&env, &model);
 }
 
 #[test]
@@ -368,7 +353,6 @@ fn codex_through_compactor_run_takes_back_the_lines_compaction_elided() {
         "model = \"gpt-5.1-codex\"\n",
     )
     .unwrap();
-    let before = snapshot_tree(&codex_home);
     let upstream = format!("http://127.0.0.1:{}", model.port);
     let mut args = vec!["codex", "--upstream", upstream.as_str()];
     args.extend(BUDGET);
@@ -383,20 +367,14 @@ fn codex_through_compactor_run_takes_back_the_lines_compaction_elided() {
         "model = \"gpt-5.1-codex\"\n",
         "the user's config is never edited"
     );
-    let still: Vec<_> = snapshot_tree(&codex_home)
-        .into_iter()
-        .filter(|(p, _)| before.iter().any(|(q, _)| q == p))
-        .collect();
-    check_recall(&env, &model, &still);
+    check_recall(&env, &model);
 }
 
 /// A stand-in client: a script that records what it was given, answers
 /// SIGTERM by exiting 143 after noting it, and otherwise exits 7.
 fn fake_client(dir: &Path, name: &str) {
     std::fs::create_dir_all(dir).unwrap();
-    let script = format!(
-        "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$PWD/args.txt\"\nenv > \"$PWD/env.txt\"\ntrap 'echo term > \"$PWD/signal.txt\"; exit 143' TERM\ncase \" $* \" in *\" wait \"*) touch \"$PWD/ready\"; while :; do sleep 0.05; done;; esac\nexit 7\n"
-    );
+    let script = "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$PWD/args.txt\"\nenv > \"$PWD/env.txt\"\ntrap 'echo term > \"$PWD/signal.txt\"; exit 143' TERM\ncase \" $* \" in *\" wait \"*) touch \"$PWD/ready\"; while :; do sleep 0.05; done;; esac\nexit 7\n";
     let path = dir.join(name);
     std::fs::write(&path, script).unwrap();
     use std::os::unix::fs::PermissionsExt;
