@@ -37,12 +37,12 @@ use crate::launch::{CLIENTS, LiveClient, ServerCommand};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
+The proxy's output is in run.log beside the store. Codex's key comes from OPENAI_API_KEY.
+
 Examples:
   compactor run claude                                Claude Code, live, with compactor's MCP server
   compactor run codex --window 200000 -- exec \"fix the tests\"
-  compactor run claude --upstream https://gateway.example.com -- --model opus
-
-The proxy's output is in run.log beside the store. Codex's key comes from OPENAI_API_KEY.")]
+  compactor run claude --upstream https://gateway.example.com -- --model opus")]
 pub struct RunArgs {
     /// The client to start: claude (Claude Code) or codex.
     #[arg(value_name = "CLIENT", value_parser = client_names())]

@@ -34,13 +34,13 @@ use crate::store::{DbLocation, Store};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
-The server speaks MCP on stdin and stdout; a client starts it. Register it with:
-  compactor hooks install claude-code|codex      for every session (user scope)
-  compactor run claude|codex                     for one run, with the proxy
+The server speaks MCP on stdin and stdout, for a client to start: Claude Code with
+`claude mcp add compactor -- compactor mcp`, Codex with an [mcp_servers.compactor] table.
 
 Examples:
-  claude mcp add compactor -- compactor mcp
-  npx @modelcontextprotocol/inspector --cli compactor mcp --method tools/list")]
+  compactor mcp --task 7f3c                   serve one task (a client starts it)
+  compactor hooks install claude-code         register it for every session, with the hooks
+  compactor run codex                         register it for one run, with the proxy")]
 pub struct McpArgs {
     /// The task `search_history` and `task_context` answer for (an id, a
     /// unique prefix or `latest`). Default: the most recently recorded task
