@@ -34,6 +34,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand export 'Render a view file for other tools or people'
             cand watch 'Follow a session file as it is written: one line per new model call'
             cand proxy 'Run the engine live: a loopback proxy between Claude Code or Codex and its API'
+            cand run 'Go live in one command: the proxy, then Claude Code or Codex pointed at it, with compactor''s MCP server registered for this run only'
+            cand mcp 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context'
             cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
             cand probe 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
             cand compact 'Compact a saved session offline: replay it, then write the final view'
@@ -227,6 +229,27 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;run'= {
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;mcp'= {
+            cand --task 'The task `search_history` and `task_context` answer for (an id, a unique prefix or `latest`). Default: the most recently recorded task in the client''s working directory, at each call'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help'
+            cand --help 'Print help'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -596,6 +619,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand export 'Render a view file for other tools or people'
             cand watch 'Follow a session file as it is written: one line per new model call'
             cand proxy 'Run the engine live: a loopback proxy between Claude Code or Codex and its API'
+            cand run 'Go live in one command: the proxy, then Claude Code or Codex pointed at it, with compactor''s MCP server registered for this run only'
+            cand mcp 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context'
             cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
             cand probe 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
             cand compact 'Compact a saved session offline: replay it, then write the final view'
@@ -627,6 +652,10 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;help;watch'= {
         }
         &'compactor;help;proxy'= {
+        }
+        &'compactor;help;run'= {
+        }
+        &'compactor;help;mcp'= {
         }
         &'compactor;help;replay'= {
         }

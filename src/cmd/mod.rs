@@ -16,6 +16,7 @@ pub mod hook;
 pub mod hook_log;
 pub mod hooks;
 pub mod import;
+pub mod mcp;
 pub mod preflight_step;
 pub mod probe;
 pub mod progress;
@@ -23,7 +24,9 @@ pub mod proxy;
 pub mod replay;
 pub mod report;
 pub mod reset;
+pub mod run;
 pub mod runs;
+pub mod self_command;
 pub mod session_dirs;
 pub mod show;
 mod storefault;
@@ -33,6 +36,7 @@ pub mod sweep;
 pub mod target;
 pub mod tasks;
 pub mod titles;
+pub mod tool_call;
 mod verify_forwarded;
 pub mod visible;
 pub mod watch;
@@ -114,6 +118,8 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Sweep(args) if !args.merge.is_empty() => sweep::merge(ui, args),
         Command::Sweep(args) => sweep::run(&mut open_store(cli)?, ui, args),
         Command::Proxy(args) => proxy::run(&mut open_store(cli)?, ui, args),
+        Command::Mcp(args) => mcp::run(db_location(cli)?, ui, args),
+        Command::Run(args) => run::run(cli, ui, args),
         Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
         Command::Check(args) => check::run(ui, args, db_location(cli).ok()),
         Command::Hooks(args) => hooks::run(cli, ui, args),

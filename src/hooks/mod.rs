@@ -28,6 +28,7 @@ pub mod adapter;
 pub(crate) mod compare;
 pub mod context;
 pub mod json;
+pub mod mcp;
 pub mod settings;
 
 /// The client a hook runs for.

@@ -1170,3 +1170,134 @@ fn status_says_when_claude_code_runs_no_hook_at_all() {
         .failure(1)
         .stdout_has("\"disableAllHooks\": true, so Claude Code runs no hook at all");
 }
+
+// ------------------------------------------------------------ the MCP server
+
+/// Claude Code's own state file as it writes it, with a server of the user's.
+const CLAUDE_STATE: &str = "{\n  \"numStartups\": 4,\n  \"mcpServers\": {\n    \"notes\": {\n      \"type\": \"stdio\",\n      \"command\": \"notes-mcp\",\n      \"args\": []\n    }\n  },\n  \"projects\": {}\n}\n";
+/// A Codex config with the user's comments and tables.
+const CODEX_CONFIG: &str =
+    "# my settings\nmodel = \"o3\"  # the default\n\n[tui]\nnotifications = true\n";
+
+#[test]
+fn install_registers_the_mcp_server_and_uninstall_gives_the_files_back_byte_for_byte() {
+    let env = TestEnv::new();
+    let claude = env.home().join(".claude.json");
+    std::fs::create_dir_all(env.home().join(".codex")).unwrap();
+    let codex = env.home().join(".codex").join("config.toml");
+    std::fs::write(&claude, CLAUDE_STATE).unwrap();
+    std::fs::write(&codex, CODEX_CONFIG).unwrap();
+    compactor(&env, &["hooks", "install", "claude-code"])
+        .success()
+        .stdout_has(format!(
+            "registered compactor's MCP server for Claude Code in [TMP]/home/.claude.json: {} mcp",
+            bin()
+        ))
+        .stdout_has("backup of the file as it was: [TMP]/home/.claude.json.compactor-backup");
+    compactor(&env, &["hooks", "install", "codex"])
+        .success()
+        .stdout_has("registered compactor's MCP server for Codex in [TMP]/home/.codex/config.toml");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&claude).unwrap()).unwrap();
+    assert_eq!(v["mcpServers"]["compactor"]["command"], bin());
+    assert_eq!(v["mcpServers"]["compactor"]["args"], json!(["mcp"]));
+    assert_eq!(
+        v["mcpServers"]["notes"]["command"], "notes-mcp",
+        "the user's server stays"
+    );
+    let toml = std::fs::read_to_string(&codex).unwrap();
+    assert!(toml.starts_with(CODEX_CONFIG), "{toml}");
+    assert!(
+        toml.ends_with(&format!(
+            "\n[mcp_servers.compactor]\ncommand = \"{}\"\nargs = [\"mcp\"]\ndefault_tools_approval_mode = \"approve\"\n",
+            bin()
+        )),
+        "{toml}"
+    );
+    // Twice is once; status shows it.
+    compactor(&env, &["hooks", "install", "codex"])
+        .success()
+        .stdout_has("compactor's MCP server is already registered for Codex");
+    assert_eq!(std::fs::read_to_string(&codex).unwrap(), toml);
+    let status = compactor(&env, &["hooks", "status"]);
+    status.success();
+    assert!(
+        status
+            .stdout
+            .contains(&format!("  MCP server             {} mcp\n", bin())),
+        "{}",
+        status.stdout
+    );
+    assert!(
+        status
+            .stdout
+            .contains("                         in [TMP]/home/.codex/config.toml"),
+        "{}",
+        status.stdout
+    );
+    // The client rewrote its state since (as Claude Code does at every start):
+    // the server goes, and what the client wrote stays.
+    let mut v = v;
+    v["numStartups"] = json!(5);
+    let rewritten = serde_json::to_string_pretty(&v).unwrap() + "\n";
+    std::fs::write(&claude, &rewritten).unwrap();
+    compactor(&env, &["hooks", "uninstall", "claude-code"])
+        .success()
+        .stdout_has("removed compactor's MCP server from [TMP]/home/.claude.json; the rest of the file is kept as it is now");
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&claude).unwrap()).unwrap();
+    assert_eq!(after["numStartups"], 5);
+    assert!(after["mcpServers"].get("compactor").is_none());
+    assert_eq!(after["mcpServers"]["notes"]["command"], "notes-mcp");
+    compactor(&env, &["hooks", "uninstall", "codex"])
+        .success()
+        .stdout_has("removed compactor's MCP server: [TMP]/home/.codex/config.toml is as it was before install");
+    assert_eq!(std::fs::read_to_string(&codex).unwrap(), CODEX_CONFIG);
+    assert!(
+        !codex
+            .with_file_name("config.toml.compactor-backup")
+            .exists()
+    );
+}
+
+#[test]
+fn an_untouched_claude_state_file_comes_back_byte_for_byte_and_a_new_one_goes() {
+    let env = TestEnv::new();
+    let claude = env.home().join(".claude.json");
+    std::fs::create_dir_all(env.home()).unwrap();
+    std::fs::write(&claude, CLAUDE_STATE).unwrap();
+    compactor(&env, &["hooks", "install", "claude-code"]).success();
+    compactor(&env, &["hooks", "uninstall", "claude-code"])
+        .success()
+        .stdout_has(
+            "removed compactor's MCP server: [TMP]/home/.claude.json is as it was before install",
+        );
+    assert_eq!(std::fs::read_to_string(&claude).unwrap(), CLAUDE_STATE);
+    // A Codex home with no config: install creates it, uninstall removes it.
+    let codex = env.home().join(".codex").join("config.toml");
+    compactor(&env, &["hooks", "install", "codex"])
+        .success()
+        .stdout_has("the file is new (uninstall removes it again)");
+    assert!(codex.exists());
+    compactor(&env, &["hooks", "uninstall", "codex"])
+        .success()
+        .stdout_has("removed compactor's MCP server: [TMP]/home/.codex/config.toml is gone, as before install");
+    assert!(!codex.exists());
+}
+
+#[test]
+fn a_server_named_compactor_of_the_users_stops_install_before_anything_is_written() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.home().join(".codex")).unwrap();
+    let codex = env.home().join(".codex").join("config.toml");
+    let own = "[mcp_servers.compactor]\ncommand = \"my-compactor\"\n";
+    std::fs::write(&codex, own).unwrap();
+    compactor(&env, &["hooks", "install", "codex"])
+        .failure(2)
+        .stderr_has(
+            "it already defines an MCP server named compactor at line 1 that compactor did not add",
+        );
+    assert_eq!(std::fs::read_to_string(&codex).unwrap(), own);
+    assert!(
+        !env.home().join(".codex").join("hooks.json").exists(),
+        "no hook was installed either"
+    );
+}

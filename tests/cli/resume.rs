@@ -100,7 +100,7 @@ pub fn run_bounded_for(mut cmd: Command, timeout: Duration) -> (i32, String, Str
 
 /// A minimal PATH: the directory holding `node` (Codex's launcher needs it),
 /// then the system directories; nothing else from the developer's setup.
-fn client_path() -> String {
+pub fn client_path() -> String {
     let mut dirs: Vec<String> = std::env::var_os("PATH")
         .map(|p| {
             std::env::split_paths(&p)
