@@ -11,7 +11,7 @@ use super::Ui;
 use super::args::format_or_auto;
 use super::progress::progress;
 use super::session_dirs::{claude_projects, codex_sessions};
-use super::target::{PROGRESS_MIN_BYTES, import_one};
+use super::target::{PROGRESS_MIN_BYTES, check_import_name, import_one};
 use super::words::plural;
 use crate::cmd::exit::Outcome;
 use crate::engine::toolrules::ToolRules;
@@ -19,7 +19,7 @@ use crate::model::Format;
 use crate::store::Store;
 use crate::transcript::discover::{Pick, walk};
 use crate::transcript::ingest::{
-    FileReport, ImportStatus, IngestError, IngestOptions, ingest_bytes, ingest_file,
+    FileReport, ImportStatus, IngestError, IngestOptions, ingest_bytes, ingest_file, source_path,
 };
 
 #[derive(Debug, Args)]
@@ -42,10 +42,11 @@ pub struct ImportArgs {
     #[arg(long, default_value = "auto", value_parser = format_or_auto())]
     pub format: ::std::option::Option<Format>,
 
-    /// Task name (default: the session id in the file, else one derived from its first line).
-    /// Subagents become NAME/agent-ID.
-    #[arg(long, value_name = "NAME")]
-    pub task: Option<String>,
+    /// Import as a task of this name (default: the session id in the file, else one derived
+    /// from its first line): a new name, no existing task's id or the start of one. Subagents
+    /// become NAME/agent-ID. `--task` is an older name for it.
+    #[arg(long, alias = "task", value_name = "NAME")]
+    pub import_as: Option<String>,
 
     /// Import the valid lines of a file that has invalid ones, listing each skipped line.
     #[arg(long)]
@@ -214,7 +215,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome>
 fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome> {
     let opts = IngestOptions {
         format: args.format,
-        task: args.task.clone(),
+        task: args.import_as.clone(),
         skip_invalid: args.skip_invalid,
         rules: load_rules(args.tool_rules.as_deref())?,
     };
@@ -227,8 +228,22 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
     {
         anyhow::bail!("`-` (standard input) can be named only once");
     }
-    if args.task.is_some() && inputs.len() > 1 {
-        ui.note("note: --task names every file's task the same; files are appended to it in order");
+    if let Some(name) = &args.import_as {
+        // Importing the same inputs under the same name again is a no-op.
+        let sources: Vec<String> = inputs
+            .iter()
+            .map(|q| match &q.input {
+                Input::File(p) => source_path(p).display().to_string(),
+                Input::Stdin => String::new(),
+            })
+            .collect();
+        let stdin = inputs.iter().any(|q| matches!(q.input, Input::Stdin));
+        check_import_name(store, name, &sources, stdin)?;
+        if inputs.len() > 1 {
+            ui.note(
+                "note: --import-as names every file's task the same; files are appended to it in order",
+            );
+        }
     }
     if let [Queued { input, .. }] = inputs.as_slice()
         && !discovered

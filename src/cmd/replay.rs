@@ -108,6 +108,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         record,
         index,
         calls,
+        ..
     } = args.run.replayable(store, ui, "replay")?;
     let run_prices = prices_for(ui, &args.prices, record.as_ref())?;
     let to = args.to.unwrap_or(calls);

@@ -1,4 +1,4 @@
-//! `compactor watch [TASK|FILE]`: follow a session file as it is written.
+//! `compactor watch [FILE|TASK]`: follow a session file as it is written.
 //!
 //! The file is polled: each look imports what was added (a no-op when its
 //! size and modification time did not change; a half-written last line is
@@ -23,7 +23,7 @@ use super::args::format_or_auto;
 use super::defaults;
 use super::summarizer::Configured;
 use super::summarizer::summarizer_of;
-use super::target::find_task;
+use super::target::{find_task, positional_task};
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
 use crate::model::Format;
@@ -38,14 +38,18 @@ use crate::transcript::ingest::{IngestOptions, ingest_file};
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Examples:
-  compactor watch                                   follow the latest session
   compactor watch --project . --window 200000       the latest session of this project
+  compactor watch --task c64c                       a task's session file, named by a prefix
   compactor watch session.jsonl --json --until-idle 30")]
 pub struct WatchArgs {
     /// A transcript file to follow, or a task (its id, a unique prefix, `latest`) whose
     /// file to follow. Default: `latest`.
-    #[arg(value_name = "TASK|FILE")]
+    #[arg(value_name = "FILE|TASK")]
     pub target: Option<String>,
+
+    /// The task whose file to follow: its id, a unique prefix of it, or `latest`.
+    #[arg(long, value_name = "TASK", conflicts_with = "target")]
+    pub task: Option<String>,
 
     /// Pick among the sessions recorded in this project directory: `latest` and prefixes
     /// look only there. `--cwd` is an older name for it.
@@ -270,17 +274,23 @@ fn has_a_line(path: &Path) -> Result<bool> {
 
 /// The file to follow, and its task when already known.
 fn target(store: &Store, args: &WatchArgs) -> Result<(PathBuf, Option<String>)> {
-    if let Some(t) = &args.target {
-        let p = Path::new(t);
-        if p.is_file() {
-            return Ok((p.to_path_buf(), None));
+    let task = match (&args.target, &args.task) {
+        (Some(t), _) => {
+            let p = Path::new(t);
+            if p.is_file() {
+                return Ok((p.to_path_buf(), None));
+            }
+            if p.is_dir() {
+                bail!("{t} is a directory; expected a transcript file or a task");
+            }
+            positional_task(store, t, args.project.as_deref())?
         }
-        if p.is_dir() {
-            bail!("{t} is a directory; expected a transcript file or a task");
-        }
-    }
-    let name = args.target.as_deref().unwrap_or("latest");
-    let task = find_task(store, name, args.project.as_deref())?;
+        (None, name) => find_task(
+            store,
+            name.as_deref().unwrap_or("latest"),
+            args.project.as_deref(),
+        )?,
+    };
     let source = store
         .reader()
         .task_source(&task)?

@@ -440,8 +440,8 @@ fn a_file_source_is_imported_first() {
     run.success();
     assert_eq!(run.json()["view_hash"], a["view_hash"]);
     assert_eq!(env.counts()[0], messages);
-    // --task names the import.
-    let run = env.run(&["step", &file, "--task", "renamed", "--json"]);
+    // --import-as names the import.
+    let run = env.run(&["step", &file, "--import-as", "renamed", "--json"]);
     run.success();
     assert_eq!(run.json()["task"], "renamed");
     // A FILE that does not exist is an error.

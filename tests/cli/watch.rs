@@ -151,6 +151,8 @@ fn watch_of_an_unknown_task_is_an_input_error() {
     let env = TestEnv::new();
     env.import_fixture("codex/small-rollout.jsonl");
     let run = env.run(&["watch", "nope", "--until-idle", "0"]);
+    run.failure(2).stderr_has("no file or task named \"nope\"");
+    let run = env.run(&["watch", "--task", "nope", "--until-idle", "0"]);
     run.failure(2).stderr_has("unknown task \"nope\"");
 }
 
