@@ -85,6 +85,8 @@ struct Queued {
     input: Input,
     bytes: u64,
     walked: bool,
+    /// A walk found a symbolic link that leads nowhere.
+    dangling: bool,
 }
 
 impl Queued {
@@ -93,6 +95,7 @@ impl Queued {
             input,
             bytes,
             walked: false,
+            dangling: false,
         }
     }
 
@@ -101,6 +104,7 @@ impl Queued {
             input: Input::File(f.path),
             bytes: f.bytes,
             walked: true,
+            dangling: f.dangling,
         }
     }
 }
@@ -272,6 +276,11 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
         if let Some(b) = &bar {
             b.set_message(format!("{}/{} files", i, inputs.len()));
         }
+        if let (true, Input::File(p)) = (q.dangling, input) {
+            // A stale link (its session deleted) is no transcript to import.
+            not_transcripts.push(p.display().to_string());
+            continue;
+        }
         let result = match input {
             Input::File(path) => ingest_file(store, path, &opts, &mut |n| {
                 if let Some(b) = &bar {
@@ -383,7 +392,7 @@ fn skipped_note(paths: &[String]) -> String {
         _ => "are not transcripts",
     };
     format!(
-        "note: skipped {} that {verb} (no transcript format in the first lines; import one by name to see why): {names}",
+        "note: skipped {} that {verb} (no transcript format in the first lines, or a link that leads nowhere; import one by name to see why): {names}",
         plural(paths.len() as u64, "file")
     )
 }
