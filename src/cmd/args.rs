@@ -91,6 +91,12 @@ pub struct BudgetArgs {
 
     #[command(flatten)]
     pub summary: SummarizerArgs,
+
+    /// Run even when the system prompt and tools alone exceed w_eff (every
+    /// view over the window), which is otherwise refused: `check` compares
+    /// such runs' views too, and its child replays pass this.
+    #[arg(long, hide = true)]
+    pub allow_over_window: bool,
 }
 
 /// The task a command runs and the budget it runs it under: the head of

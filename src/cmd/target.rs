@@ -324,6 +324,12 @@ impl RunTarget {
         let run_budget = defaults::budget_for(&self.budget, record.as_ref())?;
         defaults::note_window(ui, &run_budget);
         let index = TaskRecordIndex::load(store, &task)?;
+        if !self.budget.allow_over_window {
+            defaults::refuse_below_overhead(
+                &run_budget.budget,
+                index.overhead(&CharsPerToken::default())?,
+            )?;
+        }
         let calls = index.calls();
         Ok(Resolved {
             budget: run_budget.budget,

@@ -158,10 +158,13 @@ impl<'a> Watch<'a> {
         let Some(task) = &self.task else {
             return Ok(());
         };
-        if !self.announced {
-            ui.note(format!("watching {} (task {task})", self.path.display()));
-            self.announced = true;
-        }
+        // Said once, after a budget the session cannot run under is refused.
+        let mut announce = |ui: &mut Ui| {
+            if !self.announced {
+                ui.note(format!("watching {} (task {task})", self.path.display()));
+                self.announced = true;
+            }
+        };
         let f = match &mut self.followed {
             Some(f) => {
                 f.catch_up(store)?;
@@ -170,10 +173,18 @@ impl<'a> Watch<'a> {
             None => {
                 let index = TaskRecordIndex::load(store, task)?;
                 if ready(&index, all) == 0 {
+                    announce(ui);
                     return Ok(());
                 }
                 // As replay resolves it, now that the session names its model.
                 let budget = defaults::budget_for(self.flags, store.reader().task(task)?.as_ref())?;
+                if !self.flags.allow_over_window {
+                    defaults::refuse_below_overhead(
+                        &budget.budget,
+                        index.overhead(self.estimator)?,
+                    )?;
+                }
+                announce(ui);
                 defaults::note_window(ui, &budget);
                 let settings = RunSettings::new(budget.budget, self.estimator, self.summarizer);
                 self.followed

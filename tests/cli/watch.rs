@@ -49,6 +49,16 @@ fn watch_json_lines_are_replays_call_records() {
             let mut args = vec!["watch", file.as_str(), "--json", "--until-idle", "0"];
             args.extend_from_slice(&budget);
             let run = env.run(&args);
+            // A budget the system prompt and tools alone exceed: both refuse it.
+            let mut replay = vec!["replay", file.as_str(), "--jsonl"];
+            replay.extend_from_slice(&budget);
+            let refused = env.run(&replay);
+            if refused.status == 2 {
+                run.failure(2);
+                assert_eq!(run.stdout, "");
+                assert_eq!(run.stderr, refused.stderr, "{rel} {budget:?}");
+                continue;
+            }
             run.success();
             let replayed = replay_calls(&env, &[&file], &budget);
             assert_same_calls(&run.stdout, &replayed, &format!("{rel} {budget:?}"));
