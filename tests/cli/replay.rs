@@ -690,6 +690,48 @@ fn totals_uncached(r: &Value) -> u64 {
         .unwrap()
 }
 
+/// What a newcomer hit: `breakthrough_shrink,breakthrough_floor` ran over
+/// the TIERS column, pushing the rest of its row out of line.
+#[test]
+fn every_tier_list_fits_the_tiers_column() {
+    let env = TestEnv::new();
+    env.import_fixture(TENANT);
+    let run = env.run(&args(&["replay", "--task", TENANT_TASK], &TIGHT));
+    run.success();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let header = lines
+        .iter()
+        .find(|l| l.starts_with(" CALL "))
+        .expect("the header");
+    let column = |line: &str, name: &str| line.find(name).unwrap();
+    let shrunk = column(header, "SHRUNK");
+    let rows: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| {
+            l.split_whitespace()
+                .next()
+                .is_some_and(|w| w.parse::<u32>().is_ok())
+        })
+        .collect();
+    assert!(
+        rows.iter()
+            .any(|l| l.contains("breakthrough_shrink,breakthrough_floor")),
+        "the fixture fires both breakthrough tiers in one call:\n{}",
+        run.stdout
+    );
+    for row in rows {
+        // The tier list ends before the space that opens SHRUNK's column
+        // (byte offsets: header and row hold the same one `→` before it).
+        let tiers = row.split_whitespace().nth(7).unwrap();
+        let end = row.find(&format!(" {tiers} ")).unwrap() + 1 + tiers.len();
+        assert!(
+            end < shrunk && row.as_bytes()[shrunk - 1] == b' ',
+            "a tier list runs into SHRUNK:\n{header}\n{row}"
+        );
+    }
+}
+
 /// What a newcomer hit: `--window 100` printed a table with every call
 /// `over_window`, one warning and exit 1. Refused now, in one line naming
 /// the system prompt and tools, by every command that runs a task.
