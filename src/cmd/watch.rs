@@ -6,12 +6,15 @@
 //! row `replay` gives it. One replay runs for the whole watch, on a scratch
 //! copy of the task, its driver kept from look to look and handed the grown
 //! record, so each call is run once and carries the state the calls before
-//! it left, as a live engine would. Each import is one transaction, so Ctrl-C
-//! (the default signal action) leaves the store as it was after the last
-//! whole import, never half of one.
+//! it left, as a live engine would. Ctrl-C ends the watch as it ends the
+//! proxy: the import or call under way is finished (an import is one
+//! transaction, so the store is never left with half of one), `stopped` is
+//! printed on stderr and the status is 0; a second Ctrl-C ends it at once.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -94,10 +97,14 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &WatchArgs) -> Result<Outcome> 
         announced: false,
         followed: None,
     };
+    let ctrl_c = on_ctrl_c();
     let mut last_change = Instant::now();
     loop {
-        if watch.look(store, ui)? {
-            last_change = Instant::now();
+        match watch.look(store, ui) {
+            Ok(true) => last_change = Instant::now(),
+            Ok(false) => {}
+            Err(e) if e.is::<Stopped>() => return stopped(ui),
+            Err(e) => return Err(e),
         }
         if let Some(idle) = idle
             && last_change.elapsed() >= idle
@@ -105,8 +112,94 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &WatchArgs) -> Result<Outcome> 
             watch.finish(store, ui)?;
             return Ok(Outcome::Ok);
         }
-        std::thread::sleep(interval);
+        match ctrl_c.recv_timeout(interval) {
+            Ok(()) => return stopped(ui),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            // No handler could be installed: Ctrl-C keeps its default action.
+            Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(interval),
+        }
     }
+}
+
+/// Set once Ctrl-C is pressed: the watch ends at its next safe point.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// The watch was stopped by Ctrl-C.
+#[derive(Debug)]
+struct Stopped;
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("stopped")
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+/// The end of a watch stopped by Ctrl-C, as every long-running command ends
+/// (`proxy` too, see `exit.rs`): what was printed stays, `stopped` on
+/// stderr, exit status 0.
+fn stopped(ui: &mut Ui) -> Result<Outcome> {
+    ui.out.flush()?;
+    ui.note("stopped");
+    Ok(Outcome::Ok)
+}
+
+/// Catch Ctrl-C (SIGINT): the first one asks the watch to stop once the
+/// import or call under way is done (an import is one transaction, and a
+/// reported call is whole), and is sent on the channel; a second one ends
+/// the process at once, with the status of a process killed by it (130).
+/// The handler is installed before this returns.
+fn on_ctrl_c() -> mpsc::Receiver<()> {
+    let (tx, rx) = mpsc::channel();
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+    else {
+        return rx;
+    };
+    let installed = {
+        let _in = runtime.enter();
+        interrupts()
+    };
+    let Ok(mut interrupts) = installed else {
+        return rx;
+    };
+    std::thread::spawn(move || {
+        runtime.block_on(async {
+            if interrupts.next().await {
+                STOP.store(true, Ordering::SeqCst);
+                let _ = tx.send(());
+            }
+            if interrupts.next().await {
+                std::process::exit(130);
+            }
+        })
+    });
+    rx
+}
+
+/// SIGINT (Ctrl-C on Windows) as a stream, registered when made.
+struct Interrupts {
+    #[cfg(unix)]
+    signal: tokio::signal::unix::Signal,
+    #[cfg(windows)]
+    signal: tokio::signal::windows::CtrlC,
+}
+
+impl Interrupts {
+    /// The next interrupt; false when none can come any more.
+    async fn next(&mut self) -> bool {
+        self.signal.recv().await.is_some()
+    }
+}
+
+fn interrupts() -> std::io::Result<Interrupts> {
+    #[cfg(unix)]
+    let signal = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+    #[cfg(windows)]
+    let signal = tokio::signal::windows::ctrl_c()?;
+    Ok(Interrupts { signal })
 }
 
 /// A watch between two looks at its file.
@@ -254,6 +347,9 @@ impl<'a> Followed<'a> {
         };
         let reported = &mut self.reported;
         self.run.replay(store, &opts, |row, _| -> Result<()> {
+            if STOP.load(Ordering::SeqCst) {
+                return Err(Stopped.into());
+            }
             if json {
                 ui.json_kind("replay_call", row)?;
             } else {
