@@ -659,8 +659,11 @@ fn downgrade_to_json_rows(env: &TestEnv) {
     conn.execute_batch(&trigger).unwrap();
     // Versions 8 and 9 added the recorded context window and the git branch:
     // a version-6 store has neither.
+    // Version 14 stamped the proxy's calls and answers.
     conn.execute_batch(
-        "ALTER TABLE task DROP COLUMN context_window; ALTER TABLE task DROP COLUMN git_branch",
+        "ALTER TABLE task DROP COLUMN context_window; ALTER TABLE task DROP COLUMN git_branch;
+         ALTER TABLE proxy_call DROP COLUMN received_at;
+         ALTER TABLE proxy_response DROP COLUMN answered_at",
     )
     .unwrap();
     conn.pragma_update(None, "user_version", 6).unwrap();
