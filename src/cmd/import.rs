@@ -10,7 +10,9 @@ use clap::Args;
 use super::Ui;
 use super::args::format_or_auto;
 use super::progress::progress;
-use super::session_dirs::{claude_projects, codex_sessions};
+use super::session_dirs::{
+    OpencodeStores, claude_projects, codex_sessions, opencode_stores, opencode_stores_in,
+};
 use super::target::{PROGRESS_MIN_BYTES, check_import_name, import_one};
 use super::words::plural;
 use crate::cmd::exit::Outcome;
@@ -25,8 +27,9 @@ use crate::transcript::ingest::{
 #[derive(Debug, Args)]
 #[command(after_help = IMPORT_AFTER_HELP)]
 pub struct ImportArgs {
-    /// Transcript files or directories (walked recursively for *.jsonl and *.json);
-    /// `-` reads standard input. None: every session under the default locations.
+    /// Transcript files or directories (walked recursively for *.jsonl and *.json),
+    /// or OpenCode's opencode.db; `-` reads standard input. None: every session
+    /// under the default locations.
     #[arg(value_name = "PATH")]
     pub files: Vec<PathBuf>,
 
@@ -37,6 +40,11 @@ pub struct ImportArgs {
     /// Import every Codex session: $CODEX_HOME/sessions, else ~/.codex/sessions.
     #[arg(long)]
     pub codex: bool,
+
+    /// Import every OpenCode session: $OPENCODE_DB, else the opencode*.db stores in
+    /// $XDG_DATA_HOME/opencode, else ~/.local/share/opencode.
+    #[arg(long)]
+    pub opencode: bool,
 
     /// The files' format; `auto` detects it from the first lines.
     #[arg(long, default_value = "auto", value_parser = format_or_auto())]
@@ -65,11 +73,13 @@ const IMPORT_AFTER_HELP: &str = "\
 Default locations (no PATH):
   Claude Code  $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects
   Codex        $CODEX_HOME/sessions, else ~/.codex/sessions
+  OpenCode     $OPENCODE_DB, else $XDG_DATA_HOME/opencode/opencode*.db,
+               else ~/.local/share/opencode/opencode*.db (read-only, while OpenCode runs too)
 A file whose size and modification time are as at its last import is skipped unread.
 A last line still being written (no newline, not yet JSON) is left for the next import.
 
 Examples:
-  compactor import                        every Claude Code and Codex session
+  compactor import                        every Claude Code, Codex and OpenCode session
   compactor import --claude ~/agent-logs   Claude Code sessions, and a folder of logs
   cat chat.json | compactor import - --format openai-chat";
 
@@ -107,53 +117,119 @@ impl Queued {
             dangling: f.dangling,
         }
     }
+
+    /// An OpenCode store found in its default place.
+    fn store(path: PathBuf) -> Queued {
+        let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        Queued {
+            input: Input::File(path),
+            bytes,
+            walked: true,
+            dangling: false,
+        }
+    }
 }
 
 /// A default session location.
 struct Location {
     what: &'static str,
     path: PathBuf,
+    /// A directory of session files walked, or OpenCode's stores.
+    kind: LocationKind,
+}
+
+enum LocationKind {
+    Walked,
+    /// `$OPENCODE_DB`'s one store.
+    Store,
+    /// OpenCode's data directory: its `opencode*.db` stores.
+    Stores,
+}
+
+impl Location {
+    fn exists(&self) -> bool {
+        match self.kind {
+            LocationKind::Walked => self.path.is_dir(),
+            LocationKind::Store => self.path.is_file(),
+            LocationKind::Stores => {
+                opencode_stores_in(&self.path).is_ok_and(|found| !found.is_empty())
+            }
+        }
+    }
+
+    /// What is missing, for the note or error.
+    fn missing(&self) -> String {
+        match self.kind {
+            LocationKind::Stores => self.path.join("opencode.db").display().to_string(),
+            _ => self.path.display().to_string(),
+        }
+    }
 }
 
 /// The inputs the arguments name, directories walked, in order.
 fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<Queued>, bool)> {
     let mut out = Vec::new();
     let mut discovered = false;
-    let defaults = args.files.is_empty() || args.claude || args.codex;
+    let defaults = args.files.is_empty() || args.claude || args.codex || args.opencode;
     if defaults {
-        let both = !args.claude && !args.codex;
+        let all = !args.claude && !args.codex && !args.opencode;
         let mut locations = Vec::new();
-        if both || args.claude {
+        if all || args.claude {
             locations.extend(claude_projects().map(|path| Location {
                 what: "Claude Code",
                 path,
+                kind: LocationKind::Walked,
             }));
         }
-        if both || args.codex {
+        if all || args.codex {
             locations.extend(codex_sessions().map(|path| Location {
                 what: "Codex",
                 path,
+                kind: LocationKind::Walked,
+            }));
+        }
+        if all || args.opencode {
+            locations.extend(opencode_stores().map(|stores| match stores {
+                OpencodeStores::File(path) => Location {
+                    what: "OpenCode",
+                    path,
+                    kind: LocationKind::Store,
+                },
+                OpencodeStores::Dir(path) => Location {
+                    what: "OpenCode",
+                    path,
+                    kind: LocationKind::Stores,
+                },
             }));
         }
         let mut any = false;
         for l in &locations {
-            if !l.path.is_dir() {
-                if !both {
+            if !l.exists() {
+                if !all {
                     anyhow::bail!(hinted_missing(l));
                 }
                 ui.note(format!(
                     "no {} sessions: {} does not exist",
                     l.what,
-                    l.path.display()
+                    l.missing()
                 ));
                 continue;
             }
             any = true;
             discovered = true;
-            for f in walk(&l.path, Pick::Jsonl)
-                .with_context(|| format!("cannot read the {} sessions", l.what))?
-            {
-                out.push(Queued::walked(f));
+            let cannot = || format!("cannot read the {} sessions", l.what);
+            match l.kind {
+                LocationKind::Walked => {
+                    for f in walk(&l.path, Pick::Jsonl).with_context(cannot)? {
+                        out.push(Queued::walked(f));
+                    }
+                }
+                LocationKind::Store => out.push(Queued::store(l.path.clone())),
+                LocationKind::Stores => {
+                    for path in opencode_stores_in(&l.path).with_context(cannot)? {
+                        out.push(Queued::store(path));
+                    }
+                }
             }
         }
         if !any && args.files.is_empty() {
@@ -162,11 +238,11 @@ fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<Queued>, bool)> {
                     "no sessions found: {} does not exist",
                     locations
                         .iter()
-                        .map(|l| l.path.display().to_string())
+                        .map(Location::missing)
                         .collect::<Vec<_>>()
                         .join(" nor ")
                 ),
-                "name a file or directory to import, or set CLAUDE_CONFIG_DIR or CODEX_HOME",
+                "name a file or directory to import, or set CLAUDE_CONFIG_DIR, CODEX_HOME or XDG_DATA_HOME",
             ));
         }
     }
@@ -194,15 +270,13 @@ fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<Queued>, bool)> {
 
 fn hinted_missing(l: &Location) -> anyhow::Error {
     super::errors::hinted(
-        format!(
-            "no {} sessions: {} does not exist",
-            l.what,
-            l.path.display()
-        ),
-        if l.what == "Codex" {
-            "set CODEX_HOME to the Codex home directory"
-        } else {
-            "set CLAUDE_CONFIG_DIR to the Claude Code configuration directory"
+        format!("no {} sessions: {} does not exist", l.what, l.missing()),
+        match l.what {
+            "Codex" => "set CODEX_HOME to the Codex home directory",
+            "OpenCode" => {
+                "set XDG_DATA_HOME to the directory holding opencode/, or OPENCODE_DB to OpenCode's store"
+            }
+            _ => "set CLAUDE_CONFIG_DIR to the Claude Code configuration directory",
         },
     )
 }
@@ -466,12 +540,18 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
         )?;
         return Ok(());
     }
+    // A database source counts the parts it read, a line format its lines.
+    let unit = if r.format == Format::Opencode.as_str() {
+        "part"
+    } else {
+        "line"
+    };
     writeln!(
         ui.out,
         "{} ({}): {}, {} added to {}",
         r.path,
         r.format,
-        plural(r.lines, "line"),
+        plural(r.lines, unit),
         r.added(),
         plural(r.tasks.len(), "task")
     )?;
@@ -498,7 +578,7 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
             let lines: Vec<String> = t
                 .interrupted_tool_calls
                 .iter()
-                .map(|c| format!("{} {} (line {})", c.name, c.id, c.line))
+                .map(|c| format!("{} {} ({unit} {})", c.name, c.id, c.line))
                 .collect();
             writeln!(
                 ui.out,
@@ -522,13 +602,20 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
         skipped.push(format!("{} invalid", r.skipped_lines.len()));
     }
     if !skipped.is_empty() {
-        writeln!(ui.out, "  lines skipped: {}", skipped.join(", "))?;
+        writeln!(ui.out, "  {unit}s skipped: {}", skipped.join(", "))?;
     }
     if r.incomplete_lines > 0 {
         writeln!(
             ui.out,
             "  {} at the end, left for later",
-            plural(r.incomplete_lines, "incomplete line")
+            plural(
+                r.incomplete_lines,
+                if unit == "part" {
+                    "unfinished message"
+                } else {
+                    "incomplete line"
+                }
+            )
         )?;
     }
     Ok(())

@@ -52,7 +52,8 @@ impl Vendor {
     pub fn of(format: Format) -> Vendor {
         match format {
             Format::ClaudeCode | Format::Anthropic => Vendor::Anthropic,
-            Format::Codex | Format::OpenaiChat => Vendor::OpenAi,
+            // OpenCode's reasoning carries no signature an Anthropic API would take.
+            Format::Codex | Format::OpenaiChat | Format::Opencode => Vendor::OpenAi,
         }
     }
 }

@@ -13,6 +13,7 @@
 //! early, saying so, if it went away since.
 
 mod architecture;
+mod chat;
 mod check;
 mod compact;
 mod completions;
@@ -27,6 +28,7 @@ mod hostile;
 mod import;
 mod json_schema;
 mod llm;
+mod opencode;
 mod parse_props;
 mod probe;
 mod project;
