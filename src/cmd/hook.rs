@@ -302,7 +302,8 @@ impl HookStore {
         }
         match Store::open_waiting(location, wait) {
             Ok(store) => hs.store = Some(store),
-            Err(e) if e.is_busy() => hs.busy(start, "opening the store"),
+            // A store another process is migrating: nothing can be written.
+            Err(e) if e.is_busy() => hs.busy(start, None),
             Err(e) => return Err(e.into()),
         }
         Ok(hs)
@@ -319,10 +320,10 @@ impl HookStore {
 
     /// The store was busy when the hook tried `what`: skip it and every
     /// write after it.
-    fn busy(&mut self, since: Instant, what: &str) {
+    fn busy(&mut self, since: Instant, what: Option<&str>) {
         self.waited.get_or_insert(since.elapsed());
         self.store = None;
-        self.skipped.push(what.to_string());
+        self.skipped.extend(what.map(str::to_string));
     }
 
     /// Import the transcript and load its record; with the store busy, the
@@ -334,12 +335,14 @@ impl HookStore {
         session: Option<&str>,
     ) -> Result<Session> {
         let start = Instant::now();
-        if let Some(store) = self.writable() {
-            match import_session(store, transcript, client) {
+        const IMPORT: &str = "importing the transcript";
+        match self.writable() {
+            Some(store) => match import_session(store, transcript, client) {
                 Ok(s) => return Ok(s),
-                Err(e) if e.is_busy() => self.busy(start, "importing the transcript"),
+                Err(e) if e.is_busy() => self.busy(start, Some(IMPORT)),
                 Err(e) => return Err(e.into()),
-            }
+            },
+            None => self.skipped.push(IMPORT.to_string()),
         }
         let fallback = transcript
             .file_stem()
@@ -370,7 +373,7 @@ impl HookStore {
         match record(store, s, history_rows, client, half) {
             Ok(()) => Ok(()),
             Err(e) if e.is_busy() => {
-                self.busy(start, what);
+                self.busy(start, Some(what));
                 Ok(())
             }
             Err(e) => Err(e.into()),
