@@ -316,7 +316,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__compact)
-            opts="-o -q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --output --format --json --in-place --write-session --resume-dir --db --quiet --color --help --version"
+            opts="-o -q -h -V --task --import-as --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --output --format --json --in-place --write-session --resume-dir --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -324,6 +324,10 @@ _compactor() {
             case "${prev}" in
                 --task)
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --import-as)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1152,7 +1156,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__import)
-            opts="-q -h -V --claude --codex --opencode --format --task --skip-invalid --tool-rules --json --db --quiet --color --help --version"
+            opts="-q -h -V --claude --codex --opencode --format --import-as --skip-invalid --tool-rules --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1162,8 +1166,8 @@ _compactor() {
                     COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
-                --task)
-                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                --import-as)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --tool-rules)
@@ -1234,7 +1238,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__preflight)
-            opts="-q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --at --view --json --in-place --db --quiet --color --help --version"
+            opts="-q -h -V --task --import-as --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --at --view --json --in-place --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1242,6 +1246,10 @@ _compactor() {
             case "${prev}" in
                 --task)
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --import-as)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1339,7 +1347,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__probe)
-            opts="-q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --at --recorded --json --fail-on-loss --db --quiet --color --help --version"
+            opts="-q -h -V --task --import-as --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --at --recorded --json --fail-on-loss --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1347,6 +1355,10 @@ _compactor() {
             case "${prev}" in
                 --task)
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --import-as)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1440,7 +1452,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__proxy)
-            opts="-q -h -V --listen --allow-remote --upstream --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --json --db --quiet --color --help --version"
+            opts="-q -h -V --listen --allow-remote --upstream --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1530,7 +1542,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__replay)
-            opts="-q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --price-output --prices --from --to --in-place --resume --views --save --force --json --jsonl --probes --verify-forwarded --db --quiet --color --help --version"
+            opts="-q -h -V --task --import-as --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --price-input --price-cache-write --price-cache-read --price-output --prices --from --to --in-place --resume --views --save --force --json --jsonl --probes --verify-forwarded --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1538,6 +1550,10 @@ _compactor() {
             case "${prev}" in
                 --task)
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --import-as)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1663,7 +1679,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__report)
-            opts="-o -q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --price-output --prices --output --open --db --quiet --color --help --version"
+            opts="-o -q -h -V --task --import-as --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --price-input --price-cache-write --price-cache-read --price-output --prices --output --open --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1671,6 +1687,10 @@ _compactor() {
             case "${prev}" in
                 --task)
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --import-as)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1788,12 +1808,16 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__reset)
-            opts="-q -h -V --profile --json --db --quiet --color --help --version"
+            opts="-q -h -V --task --profile --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --task)
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
                 --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1858,7 +1882,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__show)
-            opts="-q -h -V --task --project --input-format --json --db --quiet --color --help --version"
+            opts="-q -h -V --task --import-as --project --input-format --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1866,6 +1890,10 @@ _compactor() {
             case "${prev}" in
                 --task)
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --import-as)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1895,7 +1923,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__step)
-            opts="-q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --at --view --json --in-place --db --quiet --color --help --version"
+            opts="-q -h -V --task --import-as --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --at --view --json --in-place --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1903,6 +1931,10 @@ _compactor() {
             case "${prev}" in
                 --task)
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --import-as)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -2148,12 +2180,16 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__watch)
-            opts="-q -h -V --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --json --until-idle --interval --db --quiet --color --help --version"
+            opts="-q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --json --until-idle --interval --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --task)
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
                 --project)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then

@@ -54,7 +54,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
         }
         &'compactor;import'= {
             cand --format 'The files'' format; `auto` detects it from the first lines'
-            cand --task 'Task name (default: the session id in the file, else one derived from its first line). Subagents become NAME/agent-ID'
+            cand --import-as 'Import as a task of this name (default: the session id in the file, else one derived from its first line): a new name, no existing task''s id or the start of one. Subagents become NAME/agent-ID. `--task` is an older name for it'
             cand --tool-rules 'JSON file of per-tool compaction rules, consulted before the built-in ones'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
@@ -83,7 +83,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;show'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task'
+            cand --import-as 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)'
             cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
@@ -97,7 +98,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;preflight'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task'
+            cand --import-as 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)'
             cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
@@ -119,6 +121,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --view 'Write the view''s canonical bytes to FILE'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --json 'Print the report as one JSON object'
             cand --in-place 'Run on the store itself, reading and keeping the compaction state of this profile (budget, summarizer, summary budget, tool rules). By default the call runs on a scratch copy of the task with no compaction state, and the store is left as it was found'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
@@ -129,7 +132,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;step'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task'
+            cand --import-as 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)'
             cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
@@ -151,6 +155,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --view 'Write the view''s canonical bytes to FILE'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --json 'Print the report as one JSON object'
             cand --in-place 'Run on the store itself, reading and keeping the compaction state of this profile (budget, summarizer, summary budget, tool rules). By default the call runs on a scratch copy of the task with no compaction state, and the store is left as it was found'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
@@ -174,6 +179,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;watch'= {
+            cand --task 'The task whose file to follow: its id, a unique prefix of it, or `latest`'
             cand --project 'Pick among the sessions recorded in this project directory: `latest` and prefixes look only there. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
@@ -195,6 +201,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --interval 'How often to look at the file, in milliseconds'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --json 'One JSON line per model call: the call''s record of `replay --jsonl`'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
@@ -224,6 +231,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --allow-remote 'Listen on an address other machines can reach, and answer requests addressed to any host name (a warning is printed)'
+            cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --json 'One JSON line per call (`compactor.proxy_call/1`) instead of the human line'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
@@ -254,7 +262,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;replay'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task'
+            cand --import-as 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)'
             cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
@@ -283,6 +292,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --save 'Save the run''s reports and views in the store under NAME'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --in-place 'Replay on the store itself, keeping what the replay mints (as `compact` does). By default a replay runs on a scratch copy of the task with no compaction state, so it shows what a live engine would have done and repeats exactly'
             cand --resume 'Continue an interrupted in-place replay (implies --in-place): start at the last call it committed (or at --from), re-deriving the checkpoint as a restarted engine would'
             cand --force 'With --save, replace an existing run of that name'
@@ -298,7 +308,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;probe'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task'
+            cand --import-as 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)'
             cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
@@ -319,6 +330,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --at 'The call whose view is scored (default: the last call)'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --recorded 'Score what the original agent sent instead of compactor''s view: the recorded history since the agent''s last own compaction summary'
             cand --json 'Print one JSON object: {"categories":{...},"critical_lost":N,"lost":[...],...}'
             cand --fail-on-loss 'Exit 1 when a critical probe (ask, constraint, deliverable) is lost'
@@ -330,7 +342,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;compact'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task'
+            cand --import-as 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)'
             cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
@@ -355,6 +368,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --resume-dir 'The directory the written session belongs to and is resumed in (Claude Code files it under that project). Default: the source session''s directory, else the current one'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --json 'Print the final call''s report as JSON (on stderr when the view goes to stdout)'
             cand --in-place 'Compact on the store itself, keeping what the replay mints in this profile (budget, summarizer, summary budget, tool rules) and resuming where an earlier in-place run under the same profile stopped. By default the replay runs on a scratch copy of the task and the store is left as it was found (the llm summary cache excepted)'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
@@ -365,7 +379,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;report'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task'
+            cand --import-as 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)'
             cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
@@ -392,6 +407,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --output 'Write the page to FILE (`-` for standard output)'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --open 'Open the page with the platform''s opener once written'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
@@ -450,6 +466,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;reset'= {
+            cand --task 'The task, as every command takes it'
             cand --profile 'Forget only this profile''s state: its id or a unique prefix, as `compactor show --task TASK compacted` lists them (`legacy` for state written before profiles existed)'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'

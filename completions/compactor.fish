@@ -62,7 +62,7 @@ codex\t''
 openai-chat\t''
 anthropic\t''
 opencode\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand import" -l task -d 'Task name (default: the session id in the file, else one derived from its first line). Subagents become NAME/agent-ID' -r
+complete -c compactor -n "__fish_compactor_using_subcommand import" -l import-as -d 'Import as a task of this name (default: the session id in the file, else one derived from its first line): a new name, no existing task\'s id or the start of one. Subagents become NAME/agent-ID. `--task` is an older name for it' -r
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l tool-rules -d 'JSON file of per-tool compaction rules, consulted before the built-in ones' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
@@ -85,7 +85,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand tasks" -l wide -d 'F
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand show" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand show" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand show" -l import-as -d 'Import FILE as a task of this name instead of its session id: a new name, no existing task\'s id or the start of one (so no prefix in use changes meaning)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand show" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand show" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
@@ -101,7 +102,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand show" -l json -d 'Pr
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l import-as -d 'Import FILE as a task of this name instead of its session id: a new name, no existing task\'s id or the start of one (so no prefix in use changes meaning)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
@@ -134,12 +136,14 @@ complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l db -d 
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l json -d 'Print the report as one JSON object'
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l in-place -d 'Run on the store itself, reading and keeping the compaction state of this profile (budget, summarizer, summary budget, tool rules). By default the call runs on a scratch copy of the task with no compaction state, and the store is left as it was found'
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand step" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l import-as -d 'Import FILE as a task of this name instead of its session id: a new name, no existing task\'s id or the start of one (so no prefix in use changes meaning)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
@@ -172,6 +176,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand step" -l db -d 'The 
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l json -d 'Print the report as one JSON object'
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l in-place -d 'Run on the store itself, reading and keeping the compaction state of this profile (budget, summarizer, summary budget, tool rules). By default the call runs on a scratch copy of the task with no compaction state, and the store is left as it was found'
 complete -c compactor -n "__fish_compactor_using_subcommand step" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
@@ -188,6 +193,7 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand export" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand export" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l task -d 'The task whose file to follow: its id, a unique prefix of it, or `latest`' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l project -d 'Pick among the sessions recorded in this project directory: `latest` and prefixes look only there. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
@@ -220,6 +226,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand watch" -l db -d 'The
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l json -d 'One JSON line per model call: the call\'s record of `replay --jsonl`'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -250,6 +257,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l color -d '
 always\t''
 never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l allow-remote -d 'Listen on an address other machines can reach, and answer requests addressed to any host name (a warning is printed)'
+complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l json -d 'One JSON line per call (`compactor.proxy_call/1`) instead of the human line'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -269,7 +277,8 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand mcp" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand mcp" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand mcp" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l import-as -d 'Import FILE as a task of this name instead of its session id: a new name, no existing task\'s id or the start of one (so no prefix in use changes meaning)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
@@ -309,6 +318,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand replay" -l db -d 'Th
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l in-place -d 'Replay on the store itself, keeping what the replay mints (as `compact` does). By default a replay runs on a scratch copy of the task with no compaction state, so it shows what a live engine would have done and repeats exactly'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l resume -d 'Continue an interrupted in-place replay (implies --in-place): start at the last call it committed (or at --from), re-deriving the checkpoint as a restarted engine would'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l force -d 'With --save, replace an existing run of that name'
@@ -319,7 +329,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand replay" -l verify-fo
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand probe" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l import-as -d 'Import FILE as a task of this name instead of its session id: a new name, no existing task\'s id or the start of one (so no prefix in use changes meaning)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
@@ -351,13 +362,15 @@ complete -c compactor -n "__fish_compactor_using_subcommand probe" -l db -d 'The
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l recorded -d 'Score what the original agent sent instead of compactor\'s view: the recorded history since the agent\'s last own compaction summary'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l json -d 'Print one JSON object: {"categories":{...},"critical_lost":N,"lost":[...],...}'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l fail-on-loss -d 'Exit 1 when a critical probe (ask, constraint, deliverable) is lost'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand compact" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l import-as -d 'Import FILE as a task of this name instead of its session id: a new name, no existing task\'s id or the start of one (so no prefix in use changes meaning)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
@@ -395,12 +408,14 @@ complete -c compactor -n "__fish_compactor_using_subcommand compact" -l db -d 'T
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l json -d 'Print the final call\'s report as JSON (on stderr when the view goes to stdout)'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l in-place -d 'Compact on the store itself, keeping what the replay mints in this profile (budget, summarizer, summary budget, tool rules) and resuming where an earlier in-place run under the same profile stopped. By default the replay runs on a scratch copy of the task and the store is left as it was found (the llm summary cache excepted)'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l import-as -d 'Import FILE as a task of this name instead of its session id: a new name, no existing task\'s id or the start of one (so no prefix in use changes meaning)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
@@ -437,6 +452,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand report" -l db -d 'Th
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l open -d 'Open the page with the platform\'s opener once written'
 complete -c compactor -n "__fish_compactor_using_subcommand report" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -486,6 +502,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand runs" -l json -d 'Pr
 complete -c compactor -n "__fish_compactor_using_subcommand runs" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand runs" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand runs" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand reset" -l task -d 'The task, as every command takes it' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
 complete -c compactor -n "__fish_compactor_using_subcommand reset" -l profile -d 'Forget only this profile\'s state: its id or a unique prefix, as `compactor show --task TASK compacted` lists them (`legacy` for state written before profiles existed)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand reset" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand reset" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''

@@ -13,7 +13,7 @@ use super::progress::progress;
 use super::session_dirs::{
     OpencodeStores, claude_projects, codex_sessions, opencode_stores, opencode_stores_in,
 };
-use super::target::{PROGRESS_MIN_BYTES, import_one};
+use super::target::{PROGRESS_MIN_BYTES, check_import_name, import_one};
 use super::words::plural;
 use crate::cmd::exit::Outcome;
 use crate::engine::toolrules::ToolRules;
@@ -21,7 +21,7 @@ use crate::model::Format;
 use crate::store::Store;
 use crate::transcript::discover::{Pick, walk};
 use crate::transcript::ingest::{
-    FileReport, ImportStatus, IngestError, IngestOptions, ingest_bytes, ingest_file,
+    FileReport, ImportStatus, IngestError, IngestOptions, ingest_bytes, ingest_file, source_path,
 };
 
 #[derive(Debug, Args)]
@@ -50,10 +50,11 @@ pub struct ImportArgs {
     #[arg(long, default_value = "auto", value_parser = format_or_auto())]
     pub format: ::std::option::Option<Format>,
 
-    /// Task name (default: the session id in the file, else one derived from its first line).
-    /// Subagents become NAME/agent-ID.
-    #[arg(long, value_name = "NAME")]
-    pub task: Option<String>,
+    /// Import as a task of this name (default: the session id in the file, else one derived
+    /// from its first line): a new name, no existing task's id or the start of one. Subagents
+    /// become NAME/agent-ID. `--task` is an older name for it.
+    #[arg(long, alias = "task", value_name = "NAME")]
+    pub import_as: Option<String>,
 
     /// Import the valid lines of a file that has invalid ones, listing each skipped line.
     #[arg(long)]
@@ -94,6 +95,8 @@ struct Queued {
     input: Input,
     bytes: u64,
     walked: bool,
+    /// A walk found a symbolic link that leads nowhere.
+    dangling: bool,
 }
 
 impl Queued {
@@ -102,6 +105,7 @@ impl Queued {
             input,
             bytes,
             walked: false,
+            dangling: false,
         }
     }
 
@@ -110,6 +114,7 @@ impl Queued {
             input: Input::File(f.path),
             bytes: f.bytes,
             walked: true,
+            dangling: f.dangling,
         }
     }
 
@@ -120,6 +125,7 @@ impl Queued {
             input: Input::File(path),
             bytes,
             walked: true,
+            dangling: false,
         }
     }
 }
@@ -287,7 +293,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome>
 fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome> {
     let opts = IngestOptions {
         format: args.format,
-        task: args.task.clone(),
+        task: args.import_as.clone(),
         skip_invalid: args.skip_invalid,
         rules: load_rules(args.tool_rules.as_deref())?,
     };
@@ -300,8 +306,22 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
     {
         anyhow::bail!("`-` (standard input) can be named only once");
     }
-    if args.task.is_some() && inputs.len() > 1 {
-        ui.note("note: --task names every file's task the same; files are appended to it in order");
+    if let Some(name) = &args.import_as {
+        // Importing the same inputs under the same name again is a no-op.
+        let sources: Vec<String> = inputs
+            .iter()
+            .map(|q| match &q.input {
+                Input::File(p) => source_path(p).display().to_string(),
+                Input::Stdin => String::new(),
+            })
+            .collect();
+        let stdin = inputs.iter().any(|q| matches!(q.input, Input::Stdin));
+        check_import_name(store, name, &sources, stdin)?;
+        if inputs.len() > 1 {
+            ui.note(
+                "note: --import-as names every file's task the same; files are appended to it in order",
+            );
+        }
     }
     if let [Queued { input, .. }] = inputs.as_slice()
         && !discovered
@@ -329,6 +349,11 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
         let (input, bytes) = (&q.input, &q.bytes);
         if let Some(b) = &bar {
             b.set_message(format!("{}/{} files", i, inputs.len()));
+        }
+        if let (true, Input::File(p)) = (q.dangling, input) {
+            // A stale link (its session deleted) is no transcript to import.
+            not_transcripts.push(p.display().to_string());
+            continue;
         }
         let result = match input {
             Input::File(path) => ingest_file(store, path, &opts, &mut |n| {
@@ -441,7 +466,7 @@ fn skipped_note(paths: &[String]) -> String {
         _ => "are not transcripts",
     };
     format!(
-        "note: skipped {} that {verb} (no transcript format in the first lines; import one by name to see why): {names}",
+        "note: skipped {} that {verb} (no transcript format in the first lines, or a link that leads nowhere; import one by name to see why): {names}",
         plural(paths.len() as u64, "file")
     )
 }

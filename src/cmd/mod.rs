@@ -156,24 +156,29 @@ fn open_store(cli: &Cli) -> Result<Store> {
 }
 
 /// Whether a command may create the store: `import` and `proxy` (which
-/// record), and a command given a transcript FILE (it imports it first).
+/// record), and a command given a transcript FILE that is there (it imports
+/// it first; an argument that names no file can only name a task).
 /// Every other command only reads what was imported, so a store that is not
 /// there is a wrong path, never a new empty store.
 fn creates_store(command: &Command) -> bool {
     match command {
         Command::Import(_) | Command::Proxy(_) => true,
-        Command::Preflight(a) | Command::Step(a) => a.run.source.file.is_some(),
-        Command::Replay(a) => a.run.source.file.is_some(),
-        Command::Probe(a) => a.run.source.file.is_some(),
-        Command::Compact(a) => a.run.source.file.is_some(),
-        Command::Report(a) => a.run.source.file.is_some(),
         Command::Sweep(a) => a.imports(),
-        Command::Show(a) => show::file_and_address(a).0.is_some(),
-        Command::Watch(a) => a
-            .target
-            .as_deref()
-            .is_some_and(|t| std::path::Path::new(t).is_file()),
-        _ => false,
+        _ => positional(command).is_some_and(|p| target::names_a_path(p) && !p.is_dir()),
+    }
+}
+
+/// The FILE|TASK argument of a command that takes one, as it reads it.
+fn positional(command: &Command) -> Option<&std::path::Path> {
+    match command {
+        Command::Preflight(a) | Command::Step(a) => a.run.source.file.as_deref(),
+        Command::Replay(a) => a.run.source.file.as_deref(),
+        Command::Probe(a) => a.run.source.file.as_deref(),
+        Command::Compact(a) => a.run.source.file.as_deref(),
+        Command::Report(a) => a.run.source.file.as_deref(),
+        Command::Show(a) => show::file_and_address(a).0,
+        Command::Watch(a) => a.target.as_deref().map(std::path::Path::new),
+        _ => None,
     }
 }
 

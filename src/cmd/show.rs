@@ -156,6 +156,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
     let source = TaskSource {
         file: file.map(std::path::Path::to_path_buf),
         task: args.source.task.clone(),
+        import_as: args.source.import_as.clone(),
         project: args.source.project.clone(),
         input_format: args.source.input_format,
     };

@@ -81,6 +81,11 @@ impl IngestError {
     pub fn is_not_a_transcript(&self) -> bool {
         matches!(self, IngestError::Parse { error, .. } if error.format_unknown)
     }
+
+    /// The store stayed busy (another process writing) past the wait allowed.
+    pub fn is_busy(&self) -> bool {
+        matches!(self, IngestError::Store { source, .. } if source.is_busy())
+    }
 }
 
 /// What an import did with a file (`status` in `import --json`).

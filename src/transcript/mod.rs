@@ -69,6 +69,14 @@ impl LineError {
         }
     }
 
+    /// This error with `hint`, unless it has one already.
+    pub fn or_hint(self, hint: &'static str) -> LineError {
+        LineError {
+            hint: self.hint.or(Some(hint)),
+            ..self
+        }
+    }
+
     /// This error, raised before any format was recognised.
     pub fn before_any_format(self) -> LineError {
         LineError {

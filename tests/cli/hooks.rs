@@ -717,6 +717,103 @@ fn a_locked_store_makes_the_hook_give_up_at_its_deadline() {
     assert!(log[1].contains("failed: timed out after 1 s"), "{}", log[1]);
 }
 
+/// What a newcomer hit: with another writer holding the store,
+/// `session-start` and `post-compact` each sat out the store's 30 s busy
+/// timeout on the client's critical path. A hook waits for the store 2 s at
+/// most (configurable), then answers from the transcript alone, writes
+/// nothing, and logs what it skipped. The hook's own deadline is set to 20 s
+/// here: a hook that still waited 30 s would be cut off and print nothing.
+#[test]
+fn a_hook_answers_from_the_transcript_while_another_writer_holds_the_store() {
+    let env = TestEnv::new();
+    let t = claude_transcript(&env);
+    let start = input(
+        "SessionStart",
+        CLAUDE_SESSION,
+        &t,
+        json!({"source": "compact"}),
+    );
+    // The answer with the store free (it records the Task Context once).
+    let free = hook(&env, "session-start", "claude-code", &start, &[]);
+    free.success();
+    assert!(free.stdout.contains(RULE), "{}", free.stdout);
+    // Task Contexts and client summaries recorded.
+    let recorded = |env: &TestEnv| -> (u32, u32) {
+        rusqlite::Connection::open(default_db(env))
+            .unwrap()
+            .query_row(
+                "SELECT count(task_context), count(client_summary) FROM client_compaction",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap()
+    };
+    assert_eq!(recorded(&env), (1, 0));
+    // The transcript grows, so an import would write; a second writer holds
+    // the store's write lock meanwhile.
+    std::fs::write(&t, std::fs::read_to_string(&t).unwrap() + "\n").unwrap();
+    let writer = rusqlite::Connection::open(default_db(&env)).unwrap();
+    writer
+        .execute_batch("BEGIN IMMEDIATE; CREATE TABLE held (x);")
+        .unwrap();
+    let deadline = [("COMPACTOR_HOOK_TIMEOUT", "20")];
+    let run = hook(&env, "session-start", "claude-code", &start, &deadline);
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (0, free.stdout.as_str(), ""),
+        "the same Task Context, from the transcript alone"
+    );
+    let post = input(
+        "PostCompact",
+        CLAUDE_SESSION,
+        &t,
+        json!({"trigger": "manual", "compact_summary": "The user wants the parser fixed."}),
+    );
+    let run = hook(&env, "post-compact", "claude-code", &post, &deadline);
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "", "")
+    );
+    // The wait is configurable: none at all.
+    let pre = input("PreCompact", CLAUDE_SESSION, &t, json!({"trigger": "auto"}));
+    let run = hook(
+        &env,
+        "pre-compact",
+        "claude-code",
+        &pre,
+        &[("COMPACTOR_HOOK_STORE_WAIT", "0"), deadline[0]],
+    );
+    assert_eq!(run.status, 0);
+    assert!(run.stdout.contains(RULE), "{}", run.stdout);
+    writer.execute_batch("ROLLBACK").unwrap();
+    let log = log_lines(&env);
+    assert_eq!(log.len(), 4, "{log:?}");
+    let busy = "; the store was busy (another process writing it): after ";
+    for (line, skipped) in [
+        (
+            &log[1],
+            "skipped importing the transcript, recording the Task Context (the next import catches up)",
+        ),
+        (
+            &log[2],
+            "skipped importing the transcript, recording Claude Code's summary (the next import catches up)",
+        ),
+        (
+            &log[3],
+            "skipped importing the transcript (the next import catches up)",
+        ),
+    ] {
+        assert!(line.contains(" ok: task "), "{line}");
+        assert!(line.contains(busy) && line.ends_with(skipped), "{line}");
+    }
+    assert!(log[1].contains("printed the Task Context"), "{}", log[1]);
+    // Nothing was written while the store was held; the next hook catches up.
+    assert_eq!(recorded(&env), (1, 0));
+    hook(&env, "post-compact", "claude-code", &post, &[]).success();
+    assert_eq!(recorded(&env), (1, 1));
+    assert!(!log_lines(&env)[4].contains("busy"));
+}
+
 #[test]
 fn session_start_for_another_source_does_nothing() {
     let env = TestEnv::new();

@@ -34,6 +34,7 @@ mod parse_props;
 mod probe;
 mod project;
 mod proxy;
+mod readme;
 mod reliability;
 mod replay;
 mod report;

@@ -820,7 +820,10 @@ fn resume_then_compact_again(test: &str, source: &str, agent: Agent, first: [&st
         std::fs::read(&session).unwrap().len() > before,
         "{test}: the client appended to the session it resumed"
     );
-    // Small enough that the carried summary is folded with what the client added.
+    // Small enough that the carried summary is folded with what the client
+    // added: smaller than the client's own system prompt and tools, which a
+    // run refuses unless told (`--allow-over-window`, as `check` runs such
+    // budgets), so that every call folds as hard as the ladder can.
     let again = [
         "--window",
         "2400",
@@ -828,6 +831,7 @@ fn resume_then_compact_again(test: &str, source: &str, agent: Agent, first: [&st
         "400",
         "--protect-recent-steps",
         "1",
+        "--allow-over-window",
     ];
     let mut args = vec![
         "compact",
