@@ -1542,7 +1542,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__replay)
-            opts="-q -h -V --task --import-as --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --price-input --price-cache-write --price-cache-read --price-output --prices --from --to --in-place --resume --views --save --force --json --jsonl --probes --verify-forwarded --db --quiet --color --help --version"
+            opts="-q -h -V --task --import-as --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --price-input --price-cache-write --price-cache-read --price-output --prices --cache-ttl --from --to --in-place --resume --views --save --force --json --jsonl --probes --verify-forwarded --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1644,6 +1644,10 @@ _compactor() {
                     return 0
                     ;;
                 --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache-ttl)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1679,7 +1683,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__report)
-            opts="-o -q -h -V --task --import-as --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --price-input --price-cache-write --price-cache-read --price-output --prices --output --open --db --quiet --color --help --version"
+            opts="-o -q -h -V --task --import-as --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --price-input --price-cache-write --price-cache-read --price-output --prices --cache-ttl --output --open --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1781,6 +1785,10 @@ _compactor() {
                     return 0
                     ;;
                 --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache-ttl)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2032,7 +2040,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__sweep)
-            opts="-j -o -q -h -V --task --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --price-output --prices --skip-invalid --jobs --json --output --merge --db --quiet --color --help --version"
+            opts="-j -o -q -h -V --task --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --price-output --prices --cache-ttl --skip-invalid --jobs --json --output --merge --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2119,6 +2127,10 @@ _compactor() {
                     return 0
                     ;;
                 --prices)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cache-ttl)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

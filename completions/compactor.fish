@@ -310,6 +310,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-cac
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-cache-read -d 'USD per million tokens read from the prompt cache. Default: the model\'s' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-output -d 'USD per million output tokens. Default: the model\'s' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l prices -d 'A JSON file of per-model prices, consulted before the built-in table (the format is in README, "Models and prices")' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l cache-ttl -d 'How long the prompt cache lives: a call sent longer than this after the one before (by the transcript\'s timestamps) reads nothing from it and writes its whole prompt. `1h` also prices an Anthropic cache write at twice the input price, as Anthropic bills the 1-hour cache' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l from -d 'First call to show (earlier calls still run, unless --resume)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l to -d 'Last call to run and show' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l views -d 'Write every call\'s view to DIR/call-NNNN.json' -r -F
@@ -447,6 +448,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-cac
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-cache-read -d 'USD per million tokens read from the prompt cache. Default: the model\'s' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-output -d 'USD per million output tokens. Default: the model\'s' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l prices -d 'A JSON file of per-model prices, consulted before the built-in table (the format is in README, "Models and prices")' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l cache-ttl -d 'How long the prompt cache lives: a call sent longer than this after the one before (by the transcript\'s timestamps) reads nothing from it and writes its whole prompt. `1h` also prices an Anthropic cache write at twice the input price, as Anthropic bills the 1-hour cache' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -s o -l output -d 'Write the page to FILE (`-` for standard output)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
@@ -482,6 +484,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l price-cach
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l price-cache-read -d 'USD per million tokens read from the prompt cache. Default: the model\'s' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l price-output -d 'USD per million output tokens. Default: the model\'s' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l prices -d 'A JSON file of per-model prices, consulted before the built-in table (the format is in README, "Models and prices")' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l cache-ttl -d 'How long the prompt cache lives: a call sent longer than this after the one before (by the transcript\'s timestamps) reads nothing from it and writes its whole prompt. `1h` also prices an Anthropic cache write at twice the input price, as Anthropic bills the 1-hour cache' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -s j -l jobs -d 'Runs at a time, each on its own scratch store (default: the number of cores). The output is the same for any N' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -s o -l output -d 'Also write one self-contained HTML page: a cost against fidelity chart and the sortable table of each session, and the totals (`-`: only the page, on standard output)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l merge -d 'Total the JSON Lines (`sweep --json`) of sweeps run apart, such as shards of sources swept on several machines, instead of sweeping' -r -F

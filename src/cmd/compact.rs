@@ -36,7 +36,7 @@ use crate::engine::Tier;
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
 use crate::model::{Format, Kind};
-use crate::session::cost::Prices;
+use crate::session::cost::{CacheTtl, Prices};
 use crate::session::record::TaskRecordIndex;
 use crate::session::run::{Placement, ReplayOptions, Run};
 use crate::session::settings::RunSettings;
@@ -216,6 +216,7 @@ fn replay_recorded(
         to: calls,
         resume: from > 1,
         prices: Prices::default(),
+        cache_ttl: CacheTtl::default(),
     };
     run.replay(store, &opts, |row, _| -> Result<()> {
         if let Some(b) = &bar {

@@ -13,7 +13,7 @@ use super::Ui;
 use super::args::BudgetArgs;
 use crate::engine::budget::{Budget, default_output_reserved};
 use crate::model::decimal::Micros;
-use crate::session::cost::Prices;
+use crate::session::cost::{CacheTtl, Prices};
 use crate::session::models::{ModelTable, PriceFile, PricesFrom, WindowFrom};
 use crate::store::TaskInfo;
 
@@ -164,6 +164,13 @@ pub struct PriceArgs {
     /// (the format is in README, "Models and prices").
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
+
+    /// How long the prompt cache lives: a call sent longer than this after the
+    /// one before (by the transcript's timestamps) reads nothing from it and
+    /// writes its whole prompt. `1h` also prices an Anthropic cache write at
+    /// twice the input price, as Anthropic bills the 1-hour cache.
+    #[arg(long, value_name = "5m|1h", default_value = "5m")]
+    pub cache_ttl: CacheTtl,
 }
 
 /// A run's prices and where they came from.
@@ -171,6 +178,8 @@ pub struct PriceArgs {
 pub struct RunPrices {
     pub prices: Prices,
     pub from: PricesFrom,
+    /// How long the prompt cache lives.
+    pub cache_ttl: CacheTtl,
 }
 
 impl RunPrices {
@@ -207,9 +216,12 @@ pub fn prices_for(ui: &mut Ui, p: &PriceArgs, task: Option<&TaskInfo>) -> Result
     let file = p.prices.as_deref().map(load_price_file).transpose()?;
     let model = task.and_then(|t| t.model.as_deref());
     let (table, from) = ModelTable::built_in().prices(model, file.as_ref());
+    let input = p.price_input.unwrap_or(table.input);
     let prices = Prices {
-        input: p.price_input.unwrap_or(table.input),
-        cache_write: p.price_cache_write.unwrap_or(table.cache_write),
+        input,
+        cache_write: p
+            .price_cache_write
+            .unwrap_or_else(|| cache_write_price(&table, input, p.cache_ttl)),
         cache_read: p.price_cache_read.unwrap_or(table.cache_read),
         output: p.price_output.unwrap_or(table.output),
     };
@@ -231,7 +243,22 @@ pub fn prices_for(ui: &mut Ui, p: &PriceArgs, task: Option<&TaskInfo>) -> Result
             prices.output.rate()
         ));
     }
-    Ok(RunPrices { prices, from })
+    Ok(RunPrices {
+        prices,
+        from,
+        cache_ttl: p.cache_ttl,
+    })
+}
+
+/// The price of a cache write under `ttl`. A provider with a write premium
+/// (explicit breakpoints: Anthropic, 1.25 × input for the 5-minute cache)
+/// bills the 1-hour cache at 2 × input; one without (OpenAI's automatic
+/// prefix cache) writes at the input price whatever the lifetime.
+fn cache_write_price(table: &Prices, input: Micros, ttl: CacheTtl) -> Micros {
+    match ttl {
+        CacheTtl::OneHour if table.cache_write > table.input => Micros(input.0 * 2),
+        _ => table.cache_write,
+    }
 }
 
 #[cfg(test)]

@@ -387,6 +387,9 @@ fn show_compacted(store: &Store, ui: &mut Ui, task: &str, json_out: bool) -> Res
                 }
             }
             Some(Entry::Drop) => "dropped to its empty shell (disposable)".to_string(),
+            Some(Entry::Placeholder) => {
+                "historical images and inline files replaced by a line of text".to_string()
+            }
             Some(Entry::Summary {
                 covers,
                 summarizer,

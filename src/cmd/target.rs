@@ -15,7 +15,7 @@ use super::words::plural;
 use crate::engine::CallOutput;
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
-use crate::session::cost::{Prices, Totals};
+use crate::session::cost::Totals;
 use crate::session::record::TaskRecordIndex;
 use crate::session::replay::StepRow;
 use crate::session::run::{Placement, ReplayOptions, Run};
@@ -384,7 +384,7 @@ pub fn import_one(
     Ok(result?)
 }
 
-/// Replays calls 1 to `to` of `r` on a scratch copy of the task with no
+/// Replays calls `opts.from` to `opts.to` of `r` on a scratch copy of the task with no
 /// compaction state, so it shows what a live engine would have done and
 /// repeats exactly; a bar (`template`) shows progress over 20 calls or more.
 /// `each` sees every call, after the summarizer's events are attributed to it.
@@ -393,16 +393,16 @@ pub fn scratch_replay(
     ui: &Ui,
     r: &Resolved,
     summarizer: &Configured,
-    (to, prices): (u32, Prices),
+    opts: &ReplayOptions,
     template: &str,
     mut each: impl FnMut(&StepRow, &CallOutput) -> Result<()>,
 ) -> Result<Totals> {
     let est = CharsPerToken::default();
     let settings = RunSettings::new(r.budget, &est, summarizer);
+    let to = opts.to;
     let bar = progress(ui, to >= 20, u64::from(to), template);
     let mut run = Run::open(store, &r.index, settings, Placement::Scratch)?;
-    let opts = ReplayOptions::from_start(to, prices);
-    let totals = run.replay(store, &opts, |row, out| -> Result<()> {
+    let totals = run.replay(store, opts, |row, out| -> Result<()> {
         if let Some(b) = &bar {
             b.inc(1);
         }

@@ -30,7 +30,7 @@ use super::target::{find_task, positional_task};
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
 use crate::model::Format;
-use crate::session::cost::Prices;
+use crate::session::cost::{CacheTtl, Prices};
 use crate::session::record::TaskRecordIndex;
 use crate::session::replay::StepRow;
 use crate::session::run::{Placement, ReplayOptions, Run};
@@ -344,6 +344,7 @@ impl<'a> Followed<'a> {
             // The calls reported ran on this run's store.
             resume: true,
             prices: Prices::default(),
+            cache_ttl: CacheTtl::default(),
         };
         let reported = &mut self.reported;
         self.run.replay(store, &opts, |row, _| -> Result<()> {

@@ -9,6 +9,7 @@
 pub mod decimal;
 pub(crate) mod digest;
 mod hint;
+pub(crate) mod time;
 
 pub use hint::Hint;
 

@@ -584,7 +584,7 @@ fn costs_are_priced_at_the_models_prices_and_a_prices_file_or_flag_overrides_the
     );
     let run = env.run(&args(&["replay", "--task", TENANT_TASK], &FOLD));
     run.success().stdout_has(
-        "USD per million, gpt-5-codex: input 1.25, cache write 1.25, cache read 0.125, output 10.00):",
+        "USD per million, gpt-5-codex: input 1.25, cache write 1.25, cache read 0.125, output 10.00; cache lifetime 5m: ",
     );
     // Amounts to the cent from a dollar up, else four significant digits.
     for amount in run.stdout.split('$').skip(1) {
@@ -626,7 +626,7 @@ fn costs_are_priced_at_the_models_prices_and_a_prices_file_or_flag_overrides_the
     );
     env.run(&args(&["replay", "--task", TENANT_TASK, "--prices", &file], &FOLD))
         .success()
-        .stdout_has("USD per million, gpt-5-codex, from --prices: input 2.00, cache write 2.00, cache read 0.20, output 8.00):");
+        .stdout_has("USD per million, gpt-5-codex, from --prices: input 2.00, cache write 2.00, cache read 0.20, output 8.00; cache lifetime 5m: ");
 
     // A bad file: its line, what was expected, exit 2.
     let bad = env.write(
@@ -688,6 +688,72 @@ fn totals_uncached(r: &Value) -> u64 {
     r["totals"]["compacted"]["cost_uncached_micros"]
         .as_u64()
         .unwrap()
+}
+
+/// Issue 34: a call sent more than the cache's lifetime after the one
+/// before reads nothing from the cache and writes its whole prompt, under
+/// both histories. The fixture pauses ten minutes and a half before call 3
+/// (the client's own usage shows the same: call 3 read 0 tokens from its
+/// cache); with `--cache-ttl 1h` the cache outlives the pause, and a cache
+/// write is priced as Anthropic bills the 1-hour cache (2 × input).
+#[test]
+fn a_pause_longer_than_the_cache_lives_reads_nothing_and_writes_the_whole_prompt() {
+    let env = TestEnv::new();
+    let file = env.fixture("claude-code/pause-10min.jsonl");
+    let replay = |ttl: &[&str]| {
+        let run = env.run(&args(&["replay", &file, "--json"], ttl));
+        run.replay_json()
+    };
+    let five = replay(&[]);
+    assert_eq!(five, replay(&["--cache-ttl", "5m"]), "5m is the default");
+    let hour = replay(&["--cache-ttl", "1h"]);
+    let (short, long) = (steps(&five), steps(&hour));
+    assert_eq!(short.len(), 4);
+    for (k, (s, l)) in short.iter().zip(long).enumerate() {
+        let prompt = |r: &Value| {
+            r["cache_read_tokens"].as_u64().unwrap() + r["cache_write_tokens"].as_u64().unwrap()
+        };
+        assert_eq!(prompt(s), prompt(l), "call {}: the same prompt", k + 1);
+        assert_eq!(s["prefix_breaks"], 0, "a pause is no prefix break: {s}");
+        match k + 1 {
+            1 => assert_eq!(s["cache_read_tokens"], 0),
+            3 => {
+                assert_eq!(s["cache_read_tokens"], 0, "{s}");
+                assert!(l["cache_read_tokens"].as_u64().unwrap() > 17_000, "{l}");
+            }
+            _ => {
+                assert!(s["cache_read_tokens"].as_u64().unwrap() > 17_000, "{s}");
+                assert_eq!(s["cache_read_tokens"], l["cache_read_tokens"]);
+            }
+        }
+    }
+    let (t5, t1) = (&five["totals"], &hour["totals"]);
+    assert_eq!(t5["cache_expired_calls"], 1);
+    assert_eq!(t1["cache_expired_calls"], 0);
+    assert_eq!(t5["prefix_breaks"], 0);
+    // Both histories pay for the pause alike; priced as the model is.
+    assert_eq!(t5["compacted"], t5["raw"]);
+    assert_eq!(
+        t5["compacted"]["cost_cached_micros"],
+        expected_costs(&five, [5_000_000, 6_250_000, 500_000]).0
+    );
+    assert_eq!(
+        t1["compacted"]["cost_cached_micros"],
+        expected_costs(&hour, [5_000_000, 10_000_000, 500_000]).0
+    );
+    // A flag's own write price stands whatever the lifetime.
+    let flagged = replay(&["--cache-ttl", "1h", "--price-cache-write", "6.25"]);
+    assert_eq!(
+        flagged["totals"]["compacted"]["cost_cached_micros"],
+        expected_costs(&hour, [5_000_000, 6_250_000, 500_000]).0
+    );
+    // The human totals say how many calls the lifetime cost.
+    env.run(&["replay", &file])
+        .success()
+        .stdout_has("cache lifetime 5m: 1 call after a longer pause read nothing");
+    env.run(&["replay", &file, "--cache-ttl", "2h"])
+        .failure(2)
+        .stderr_has("expected 5m or 1h");
 }
 
 /// What a newcomer hit: `breakthrough_shrink,breakthrough_floor` ran over

@@ -151,7 +151,7 @@ impl Reader<'_> {
     /// to `f` one at a time.
     pub fn each_row_head(&self, task_id: &str, mut f: impl FnMut(RowHead)) -> Result<()> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT seq, kind, turn, step, gen_id, usage FROM task_message
+            "SELECT seq, kind, turn, step, gen_id, usage, timestamp FROM task_message
              WHERE task_id = ?1 ORDER BY seq",
         )?;
         let mut rows = stmt.query(params![task_id])?;
@@ -178,6 +178,7 @@ impl Reader<'_> {
                 step: r.get(3)?,
                 gen_id: r.get(4)?,
                 usage,
+                timestamp: r.get(6)?,
             });
             n += 1;
         }
