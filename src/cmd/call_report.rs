@@ -141,9 +141,19 @@ fn print_human(
     restored.push(plural(r.forms_applied, "form"));
     restored.push(plural(r.shells_applied, "shell"));
     if r.images_placeheld > 0 {
-        restored.push(format!("{} placeheld", plural(r.images_placeheld, "image")));
+        restored.push(format!(
+            "{} (historical images, inline files)",
+            plural(r.images_placeheld, "placeholder")
+        ));
     }
     writeln!(ui.out, "restored: {}", restored.join(" · "))?;
+    if report.placeholders_minted > 0 {
+        writeln!(
+            ui.out,
+            "placeheld: {} of earlier turns (images, inline files), stored for the calls after",
+            plural(report.placeholders_minted, "part")
+        )?;
+    }
     if report.tiers.is_empty() {
         let why = if report.gated {
             "none (anti-thrash holds after two ineffective compactions this turn)"

@@ -36,7 +36,7 @@ use crate::engine::Tier;
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
 use crate::model::{Format, Kind};
-use crate::session::cost::Prices;
+use crate::session::cost::{CacheTtl, Prices};
 use crate::session::record::TaskRecordIndex;
 use crate::session::run::{Placement, ReplayOptions, Run};
 use crate::session::settings::RunSettings;
@@ -216,6 +216,7 @@ fn replay_recorded(
         to: calls,
         resume: from > 1,
         prices: Prices::default(),
+        cache_ttl: CacheTtl::default(),
     };
     run.replay(store, &opts, |row, _| -> Result<()> {
         if let Some(b) = &bar {
@@ -388,11 +389,12 @@ fn write_session(
     let adapted = adapt(&out.view, source, kind.provider());
     let stamp = Stamp::new(kind, &out.report.view_hash)?;
     let timestamp = stamp.iso();
-    // Only a Claude model name means anything to Claude Code.
+    // Only a Claude model name means anything to Claude Code, and only
+    // another to Codex.
     let model = record
         .as_ref()
         .and_then(|r| r.model.as_deref())
-        .filter(|m| kind != SessionKind::ClaudeCode || m.starts_with("claude"));
+        .filter(|m| (kind == SessionKind::ClaudeCode) == m.starts_with("claude"));
     let same_client = matches!(
         (kind, format),
         (SessionKind::ClaudeCode, Some(Format::ClaudeCode))

@@ -13,7 +13,7 @@ use super::Ui;
 use super::args::BudgetArgs;
 use crate::engine::budget::{Budget, default_output_reserved};
 use crate::model::decimal::Micros;
-use crate::session::cost::Prices;
+use crate::session::cost::{CacheTtl, Prices};
 use crate::session::models::{ModelTable, PriceFile, PricesFrom, WindowFrom};
 use crate::store::TaskInfo;
 
@@ -102,6 +102,20 @@ pub fn note_window(ui: &mut Ui, b: &RunBudget) {
     ));
 }
 
+/// Refuse a budget whose prompt room (w_eff) the system prompt and tools
+/// alone exceed: every view of the run would be over the window, whatever is
+/// compacted, so the run could only report that (one line, exit status 2).
+pub fn refuse_below_overhead(b: &Budget, overhead: Option<u64>) -> Result<()> {
+    match overhead {
+        Some(o) if o > b.w_eff() => anyhow::bail!(
+            "window {} leaves {} tokens for the prompt (w_eff), fewer than the system prompt and tools alone ({o} tokens): no view could fit; raise --window or lower --output-reserved",
+            b.window,
+            b.w_eff()
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// When the system prompt and tools alone do not fit under the trigger (or
 /// the window), no compaction can help: the line that says so, with what to
 /// do about it.
@@ -150,6 +164,13 @@ pub struct PriceArgs {
     /// (the format is in README, "Models and prices").
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
+
+    /// How long the prompt cache lives: a call sent longer than this after the
+    /// one before (by the transcript's timestamps) reads nothing from it and
+    /// writes its whole prompt. `1h` also prices an Anthropic cache write at
+    /// twice the input price, as Anthropic bills the 1-hour cache.
+    #[arg(long, value_name = "5m|1h", default_value = "5m")]
+    pub cache_ttl: CacheTtl,
 }
 
 /// A run's prices and where they came from.
@@ -157,6 +178,8 @@ pub struct PriceArgs {
 pub struct RunPrices {
     pub prices: Prices,
     pub from: PricesFrom,
+    /// How long the prompt cache lives.
+    pub cache_ttl: CacheTtl,
 }
 
 impl RunPrices {
@@ -193,9 +216,12 @@ pub fn prices_for(ui: &mut Ui, p: &PriceArgs, task: Option<&TaskInfo>) -> Result
     let file = p.prices.as_deref().map(load_price_file).transpose()?;
     let model = task.and_then(|t| t.model.as_deref());
     let (table, from) = ModelTable::built_in().prices(model, file.as_ref());
+    let input = p.price_input.unwrap_or(table.input);
     let prices = Prices {
-        input: p.price_input.unwrap_or(table.input),
-        cache_write: p.price_cache_write.unwrap_or(table.cache_write),
+        input,
+        cache_write: p
+            .price_cache_write
+            .unwrap_or_else(|| cache_write_price(&table, input, p.cache_ttl)),
         cache_read: p.price_cache_read.unwrap_or(table.cache_read),
         output: p.price_output.unwrap_or(table.output),
     };
@@ -217,7 +243,22 @@ pub fn prices_for(ui: &mut Ui, p: &PriceArgs, task: Option<&TaskInfo>) -> Result
             prices.output.rate()
         ));
     }
-    Ok(RunPrices { prices, from })
+    Ok(RunPrices {
+        prices,
+        from,
+        cache_ttl: p.cache_ttl,
+    })
+}
+
+/// The price of a cache write under `ttl`. A provider with a write premium
+/// (explicit breakpoints: Anthropic, 1.25 × input for the 5-minute cache)
+/// bills the 1-hour cache at 2 × input; one without (OpenAI's automatic
+/// prefix cache) writes at the input price whatever the lifetime.
+fn cache_write_price(table: &Prices, input: Micros, ttl: CacheTtl) -> Micros {
+    match ttl {
+        CacheTtl::OneHour if table.cache_write > table.input => Micros(input.0 * 2),
+        _ => table.cache_write,
+    }
 }
 
 #[cfg(test)]
@@ -249,5 +290,21 @@ mod tests {
         );
         let w = overhead_warning(Some(28_001), &b).unwrap();
         assert!(w.contains("exceed w_eff (28000)"), "{w}");
+    }
+
+    #[test]
+    fn a_window_the_overhead_alone_exceeds_is_refused_naming_the_overhead() {
+        // --window 100: w_eff 88 (the reserve is 100 / 8).
+        let b = budget(100, 12);
+        let e = refuse_below_overhead(&b, Some(17_633))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "window 100 leaves 88 tokens for the prompt (w_eff), fewer than the system prompt and tools alone (17633 tokens): no view could fit; raise --window or lower --output-reserved"
+        );
+        assert!(!e.contains('\n'));
+        assert!(refuse_below_overhead(&b, Some(88)).is_ok());
+        assert!(refuse_below_overhead(&b, None).is_ok());
     }
 }

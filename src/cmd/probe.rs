@@ -23,6 +23,7 @@ use crate::probe::precision::Precision;
 use crate::probe::{
     Category, Evaluation, ProbeWorker, Worst, evaluate_with_precision, extract, percent,
 };
+use crate::session::run::ReplayOptions;
 
 #[derive(Debug, Args)]
 #[command(
@@ -195,13 +196,13 @@ fn score_replay(
     };
     let mut folds = 0;
     let mut last: Option<(Status, Vec<Tier>, u64, u64)> = None;
-    let prices = crate::session::cost::Prices::default();
+    let opts = ReplayOptions::from_start(at, crate::session::cost::Prices::default());
     scratch_replay(
         store,
         ui,
         r,
         &summarizer,
-        (at, prices),
+        &opts,
         "probing {wide_bar} {pos}/{len} calls",
         |row, out| {
             let history_rows = r.index.history_end(row.call);

@@ -108,6 +108,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         record,
         index,
         calls,
+        ..
     } = args.run.replayable(store, ui, "replay")?;
     let run_prices = prices_for(ui, &args.prices, record.as_ref())?;
     let to = args.to.unwrap_or(calls);
@@ -124,6 +125,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         to,
         resume: args.resume,
         prices: run_prices.prices,
+        cache_ttl: run_prices.cache_ttl,
     };
     let bar = progress(
         ui,
@@ -398,9 +400,13 @@ fn header(
     }
     ui.line(
         style::DIM,
-        "BEFORE, AFTER, RAW_TOKENS: predicted prompt tokens (recorded usage − removed + added, estimates scaled; basis and ratio in --json); RECORDED: the transcript's usage; CACHE_*: estimated tokens",
+        "BEFORE, AFTER, RAW_TOKENS: predicted prompt tokens (recorded usage − removed + added, estimates scaled; basis and ratio in --json); RECORDED: the transcript's usage; CACHE_*: estimated tokens; BREAK: the view does not extend the call before's",
     )?;
-    let columns = " CALL  TURN   BEFORE →    AFTER  RECORDED  STATUS        TIERS                                SHRUNK DROP FOLDED  CACHE_READ CACHE_WRITE   RAW_TOKENS  VIEW";
+    let columns = format!(
+        " CALL  TURN   BEFORE →    AFTER  RECORDED  STATUS        {:<w$} SHRUNK DROP FOLDED  CACHE_READ CACHE_WRITE BREAK   RAW_TOKENS  VIEW",
+        "TIERS",
+        w = tiers_width()
+    );
     let probe_columns = if probes {
         "            CRIT    ALL"
     } else {
@@ -410,8 +416,19 @@ fn header(
     Ok(())
 }
 
+/// The TIERS column's width: the longest list one call can fire (④ never
+/// follows a fold by ②, so shrink, breakthrough_shrink, breakthrough_floor).
+fn tiers_width() -> usize {
+    Tier::list(&[
+        Tier::Shrink,
+        Tier::BreakthroughShrink,
+        Tier::BreakthroughFloor,
+    ])
+    .len()
+}
+
 fn print_row(ui: &mut Ui, r: &StepRow, score: Option<&CallScore>) -> Result<()> {
-    let tiers = format!("{:<36}", Tier::list(&r.tiers_fired));
+    let tiers = format!("{:<w$}", Tier::list(&r.tiers_fired), w = tiers_width());
     let tiers = if r.tiers_fired.is_empty() {
         tiers
     } else {
@@ -420,7 +437,7 @@ fn print_row(ui: &mut Ui, r: &StepRow, score: Option<&CallScore>) -> Result<()> 
     let status = paint_status(ui.color, r.status, &format!("{:<12}", r.status.name()));
     write!(
         ui.out,
-        "{:>5} {:>5} {:>8} → {:>8} {:>9}  {status}  {} {:>6} {:>4} {:>6} {:>11} {:>11} {:>12}  {}",
+        "{:>5} {:>5} {:>8} → {:>8} {:>9}  {status}  {} {:>6} {:>4} {:>6} {:>11} {:>11} {:>5} {:>12}  {}",
         r.call,
         r.turn,
         r.tokens_before,
@@ -433,6 +450,7 @@ fn print_row(ui: &mut Ui, r: &StepRow, score: Option<&CallScore>) -> Result<()> 
         r.parts_folded,
         r.cache_read_tokens,
         r.cache_write_tokens,
+        if r.prefix_breaks > 0 { "yes" } else { "-" },
         r.raw_tokens,
         &r.view_hash[..12]
     )?;
@@ -481,13 +499,15 @@ fn print_totals(ui: &mut Ui, t: &Totals, run: &RunPrices) -> Result<()> {
     let p = &run.prices;
     writeln!(
         ui.out,
-        "totals over {} (estimated tokens, both histories on the same basis; USD per million, {}: input {}, cache write {}, cache read {}, output {}):",
+        "totals over {} (estimated tokens, both histories on the same basis; USD per million, {}: input {}, cache write {}, cache read {}, output {}; cache lifetime {}: {} after a longer pause read nothing):",
         plural(t.calls, "call"),
         run.words(),
         p.input.rate(),
         p.cache_write.rate(),
         p.cache_read.rate(),
-        p.output.rate()
+        p.output.rate(),
+        run.cache_ttl.name(),
+        plural(t.cache_expired_calls, "call"),
     )?;
     for (name, c) in [("compacted", &t.compacted), ("raw", &t.raw)] {
         writeln!(
@@ -505,6 +525,12 @@ fn print_totals(ui: &mut Ui, t: &Totals, run: &RunPrices) -> Result<()> {
         "  output    {:>12} recorded tokens · ${} (the same under both histories)",
         t.output_tokens,
         t.cost_output_usd.dollars()
+    )?;
+    writeln!(
+        ui.out,
+        "  prefix breaks: {} of {} (compacted views that do not extend the call before's; the raw history has none)",
+        t.prefix_breaks,
+        plural(t.calls, "call")
     )?;
     Ok(())
 }

@@ -18,6 +18,7 @@ use super::words::plural;
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
 use crate::htmlreport::{self, ClientPanel, Collector, Header};
+use crate::session::run::ReplayOptions;
 use crate::store::Store;
 
 #[derive(Debug, Args)]
@@ -68,19 +69,23 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
         .or_else(|| search.finish());
     // Like `replay`, on a scratch copy: the report shows what a live engine
     // would have done and repeats exactly.
+    let opts = ReplayOptions {
+        cache_ttl: run_prices.cache_ttl,
+        ..ReplayOptions::from_start(calls, prices)
+    };
     let totals = scratch_replay(
         store,
         ui,
         &r,
         &summarizer,
-        (calls, prices),
+        &opts,
         "replaying {wide_bar} {pos}/{len} calls",
         |row, out| {
             collector.on_call(row, out, r.index.history_end(row.call));
             Ok(())
         },
     )?;
-    let source = match &args.run.source.file {
+    let source = match &r.file {
         // The file name only: no machine path reaches the page.
         Some(f) => f
             .file_name()

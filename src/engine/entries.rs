@@ -11,6 +11,15 @@ pub(crate) const ANCHOR_KEY: &str = "meta:anchor";
 /// The key of the anti-thrash gate.
 pub(crate) const GATE_KEY: &str = "meta:gate";
 
+/// The key under which a part's placeholder (its historical images and
+/// inline files replaced by a line of text) is kept: apart from the part's
+/// own address, which a tool part's shrunk form or shell takes, and with
+/// its turn, as a block's address is its content's: the same image sent
+/// again in a later turn is not the one placeheld.
+pub(crate) fn placeholder_key(turn: u32, address: &str) -> String {
+    format!("placeholder:{turn}:{address}")
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Entry {
@@ -22,6 +31,11 @@ pub enum Entry {
     },
     /// A disposable tool part reduced to its legal empty shell.
     Drop,
+    /// A part whose historical images and inline files are replaced by a
+    /// line of text, minted when the ladder first ran over it and restored
+    /// on every later call (the text is the part's own, so nothing else is
+    /// kept).
+    Placeholder,
     /// A floor summary folding the raw parts whose addresses chain to this key.
     Summary {
         text: String,
@@ -81,6 +95,10 @@ mod tests {
         assert_eq!(v["kind"], "summary");
         assert_eq!(Entry::from_value(&v), Some(e));
         assert_eq!(Entry::Drop.to_value(), json!({"kind": "drop"}));
+        assert_eq!(
+            Entry::Placeholder.to_value(),
+            json!({"kind": "placeholder"})
+        );
         assert_eq!(Entry::from_value(&json!({"kind": "nonsense"})), None);
     }
 }

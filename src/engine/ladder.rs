@@ -1,18 +1,22 @@
-//! The reduction ladder: ① shrink outside the protected window, ② floor,
-//! ③ breakthrough shrink, ④ breakthrough floor. Each tier runs only while the
-//! prediction is over trigger; shrinking aims at stop.
+//! The reduction ladder: placeholders for what earlier turns sent (images,
+//! inline files), then ① shrink outside the protected window, ② floor,
+//! ③ breakthrough shrink, ④ breakthrough floor. Each tier runs only while
+//! the prediction is over trigger; shrinking aims at stop.
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::carried::task_context_sections;
 use super::clean::{request_text, strip_controls};
-use super::entries::Entry;
+use super::entries::{Entry, placeholder_key};
 use super::parts::{
     NO_RESULT_TEXT, Part, PartBody, PartState, SummaryHead, coverage_key, coverage_next,
     coverage_start,
 };
-use super::restore::{ReadError, StoreView, apply_form, apply_shell, summary_part};
+use super::restore::{
+    ReadError, StoreView, apply_form, apply_placeholder, apply_shell, holds_inline_media,
+    summary_part,
+};
 use super::summarizer::{SpanEntry, SummaryRequest, ToolCall};
 use super::{CallContext, Tier};
 use crate::model::{Block, Kind};
@@ -52,6 +56,8 @@ pub(crate) struct Pass<'a> {
     pub new_entries: Vec<(String, Value)>,
     /// Tool parts the shrink tiers considered but found no stored form for.
     pub misses: u32,
+    /// Placeholders minted by this pass (see [`placehold`]).
+    pub placeholders: u32,
 }
 
 impl Pass<'_> {
@@ -71,6 +77,30 @@ impl Pass<'_> {
             .saturating_sub(removed)
             .saturating_add(added);
         self.predicted = self.model.of(self.view_estimate);
+    }
+}
+
+/// Placeholders for the images and inline files of earlier turns, sent
+/// before: the first move of a ladder that runs, each stored so that every
+/// later call restores it. Never under the trigger, where the view is the
+/// client's own bytes (a placeholder there would rewrite a cached prefix
+/// for nothing the window needs). One that would not save is not minted.
+pub(crate) fn placehold(pass: &mut Pass<'_>, parts: &mut [Part]) {
+    let ctx = pass.ctx;
+    for p in parts.iter_mut() {
+        if p.turn >= ctx.turn || !holds_inline_media(p) {
+            continue;
+        }
+        let mut held = p.clone();
+        apply_placeholder(&mut held, ctx.estimator);
+        if held.tokens >= p.tokens {
+            continue;
+        }
+        pass.change(p.tokens - held.tokens, 0);
+        *p = held;
+        let key = placeholder_key(p.turn, &p.address);
+        pass.new_entries.push((key, Entry::Placeholder.to_value()));
+        pass.placeholders += 1;
     }
 }
 

@@ -39,6 +39,10 @@ use summarizer::Summarizer;
 use crate::model::decimal::Ratio;
 use crate::view::View;
 
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 /// The rungs of the ladder, named as in reports.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -250,6 +254,11 @@ pub struct CallReport {
     /// Tool parts the shrink tiers passed over for want of a stored form
     /// (below the precompact threshold, or no rule): skipped, never dropped.
     pub shrink_misses: u32,
+    /// Parts whose images and inline files from earlier turns this call
+    /// replaced by a placeholder (only when the ladder runs; restored on
+    /// every later call).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub placeholders_minted: u32,
     /// Anti-thrash held the ladder this call.
     pub gated: bool,
     pub synthetic_results: u32,
@@ -321,7 +330,7 @@ pub fn run_call(
 ) -> Result<CallOutput, ReadError> {
     let budget = ctx.budget;
     let (trigger, w_eff) = (budget.trigger(), budget.w_eff());
-    let (mut parts, _) = restore(parts, ctx.turn, store, ctx.estimator, &mut resume.chain)?;
+    let (mut parts, _) = restore(parts, store, ctx.estimator, &mut resume.chain)?;
     let mut tally = PartTally::default();
     for p in &parts {
         tally.add(p);
@@ -343,6 +352,7 @@ pub fn run_call(
         predicted: before.predicted,
         new_entries: Vec::new(),
         misses: 0,
+        placeholders: 0,
     };
     let mut tiers = Vec::new();
     let mut gated = false;
@@ -371,6 +381,7 @@ pub fn run_call(
     let after = After {
         predicted: pass.predicted,
         shrink_misses: pass.misses,
+        placeholders_minted: pass.placeholders,
         tiers,
         gated,
         estimated_messages: parts.iter().map(|p| p.tokens).sum(),
@@ -503,6 +514,7 @@ impl Before {
 struct After {
     predicted: u64,
     shrink_misses: u32,
+    placeholders_minted: u32,
     tiers: Vec<TierReport>,
     gated: bool,
     estimated_messages: u64,
@@ -549,6 +561,7 @@ fn report(
         restored,
         tiers: after.tiers,
         shrink_misses: after.shrink_misses,
+        placeholders_minted: after.placeholders_minted,
         gated: after.gated,
         synthetic_results: stats.synthetic_results,
         protected_from_step: before.protect_from,
@@ -589,7 +602,7 @@ impl<'a> StreamedPreflight<'a> {
 
     /// The next raw part, restored, counted, projected and hashed.
     pub fn push(&mut self, mut part: Part) -> Result<(), ReadError> {
-        restore::restore_part(&mut part, self.turn, self.store, self.estimator)?;
+        restore::restore_part(&mut part, self.store, self.estimator)?;
         self.tally.add(&part);
         self.projection.push(&part);
         Ok(())
@@ -608,6 +621,7 @@ impl<'a> StreamedPreflight<'a> {
         let after = After {
             predicted: before.predicted,
             shrink_misses: 0,
+            placeholders_minted: 0,
             tiers: Vec::new(),
             gated: false,
             estimated_messages: tally.estimate,
@@ -634,6 +648,12 @@ fn ladder(
     let (trigger, stop) = (ctx.budget.trigger(), ctx.budget.stop());
     let mut fired = Vec::new();
     let outside = |p: &Part| p.step < protect_from;
+
+    // Placeholders for what earlier turns sent: free, and minted only here.
+    ladder::placehold(pass, parts);
+    if pass.predicted <= trigger {
+        return Ok(fired);
+    }
 
     // ① shrink old tools outside the protected window, toward stop.
     let r = shrink(pass, Tier::Shrink, parts, outside, stop)?;

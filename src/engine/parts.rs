@@ -430,6 +430,12 @@ impl PartsBuilder {
         &self.parts
     }
 
+    /// The parts held, to change in place (a reference run's own rewrite of
+    /// a tool's output; the parts stay where they are).
+    pub fn parts_mut(&mut self) -> &mut [Part] {
+        &mut self.parts
+    }
+
     /// How many parts were dropped from the front: `parts[0]` is part
     /// number `offset()` of all the parts made.
     pub fn offset(&self) -> usize {

@@ -24,6 +24,20 @@ pub(crate) fn project(parts: &[Part]) -> (View, ProjectionStats) {
     (View { messages: p.msgs }, p.stats)
 }
 
+/// The blocks `parts` add to a view that already holds the projection of
+/// the parts before them, when those end at a generation's end (no
+/// generation on both sides): the whole history's blocks are the earlier
+/// parts' then these, role for role (how they group into messages aside).
+/// No opening or empty-history placeholder is added.
+pub(crate) fn project_continued(parts: &[Part]) -> (View, ProjectionStats) {
+    let mut p = Projector {
+        continues: true,
+        ..Projector::default()
+    };
+    p.run(parts);
+    (View { messages: p.msgs }, p.stats)
+}
+
 /// [`project`]'s view hashed as it is projected, never held whole: a
 /// message is hashed and dropped as soon as the next one starts (only the
 /// last message can still grow). The same hash as the projected view's
@@ -128,7 +142,7 @@ impl Projector {
     fn end(&mut self) {
         let p = self;
         p.flush();
-        if p.msgs.is_empty() {
+        if p.msgs.is_empty() && !p.continues {
             // A request needs a message even when the history has no content yet.
             p.user(Block::Text {
                 text: EMPTY_TEXT.to_string(),
@@ -148,6 +162,8 @@ struct Projector {
     pending: Vec<Block>,
     last_generation: Option<u32>,
     stats: ProjectionStats,
+    /// Messages precede these (see [`project_continued`]).
+    continues: bool,
 }
 
 impl Projector {
@@ -192,6 +208,7 @@ impl Projector {
                 self.push_assistant(b);
             }
             Some(ViewRole::User) => self.push_assistant(b),
+            None if self.continues => self.push_assistant(b),
             None => {
                 self.push(ViewMessage {
                     role: ViewRole::User,

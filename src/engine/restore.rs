@@ -1,21 +1,23 @@
 //! Restore: unconditional and free. Re-apply everything already minted, so
-//! the measured size is the true size: placeholders for historical images,
-//! the longest stored summary whose coverage is a prefix of the parts, and
-//! every stored per-part form.
+//! the measured size is the true size: the placeholders stored for
+//! historical images and inline files, the longest stored summary whose
+//! coverage is a prefix of the parts, and every stored per-part form.
+//! Nothing is rewritten here that was not minted by an earlier call's
+//! ladder: under the trigger, the view is the client's own bytes.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::entries::Entry;
+use super::entries::{Entry, placeholder_key};
 use super::estimate::Estimator;
 use super::parts::{
     ChainResume, Part, PartBody, PartState, SummaryHead, ToolOutput, coverage_key, coverage_start,
 };
 use super::toolrules::ToolForm;
 use crate::model::{Block, Kind, ToolContent};
-use crate::view::text::image_label;
+use crate::view::text::{image_label, inline_file_label, is_inline_file};
 
 /// A task's `task_compaction_snapshot` entries, read by key: a decoded map,
 /// or a caller's cache that reads some entries (a summary's long text) from
@@ -87,13 +89,14 @@ pub(crate) const SHELL_TEXT: &str =
 
 pub(crate) fn restore(
     mut parts: Vec<Part>,
-    current_turn: u32,
     store: StoreView<'_>,
     est: &dyn Estimator,
     chain: &mut ChainResume,
 ) -> Result<(Vec<Part>, RestoreReport), ReadError> {
     let mut report = RestoreReport::default();
-    placeholder_images(&mut parts, current_turn, est, &mut report);
+    for p in parts.iter_mut() {
+        restore_placeholder(p, store, est, &mut report)?;
+    }
     parts = fold_stored(parts, store, est, &mut report, chain)?;
     for p in parts.iter_mut() {
         apply_stored(p, store, est, &mut report)?;
@@ -106,12 +109,11 @@ pub(crate) fn restore(
 /// restored one by one as they are made.
 pub(crate) fn restore_part(
     p: &mut Part,
-    current_turn: u32,
     store: StoreView<'_>,
     est: &dyn Estimator,
 ) -> Result<(), ReadError> {
     let mut report = RestoreReport::default();
-    placeholder_images(std::slice::from_mut(p), current_turn, est, &mut report);
+    restore_placeholder(p, store, est, &mut report)?;
     apply_stored(p, store, est, &mut report)
 }
 
@@ -155,62 +157,93 @@ pub(crate) fn hold(r: &mut RestoreReport, p: &Part) {
     }
 }
 
-/// Images in earlier turns were sent before; they are not re-sent.
-fn placeholder_images(
-    parts: &mut [Part],
-    current_turn: u32,
+/// The line a historical image or inline file becomes.
+fn placeholder_block(b: &Block) -> Option<Block> {
+    let label = match b {
+        Block::Image { source } => format!(
+            "[compactor: historical image omitted] {}",
+            image_label(source)
+        ),
+        other => format!(
+            "[compactor: historical file omitted] {}",
+            inline_file_label(other)?
+        ),
+    };
+    Some(Block::Text { text: label })
+}
+
+/// Whether the part holds an image or an inline file (in a block, or in a
+/// tool's result) that a placeholder would replace.
+pub(crate) fn holds_inline_media(p: &Part) -> bool {
+    let is_media = |b: &Block| matches!(b, Block::Image { .. }) || is_inline_file(b);
+    match &p.body {
+        PartBody::Block { block, .. } => is_media(block),
+        PartBody::Tool {
+            output:
+                Some(ToolOutput {
+                    content: ToolContent::Blocks(blocks),
+                    ..
+                }),
+            ..
+        } => blocks.iter().any(is_media),
+        _ => false,
+    }
+}
+
+/// Replace the part's images and inline files by their placeholder line
+/// (a text part is marked as placeheld; a tool part stays raw, so that a
+/// stored form can still be swapped in).
+pub(crate) fn apply_placeholder(p: &mut Part, est: &dyn Estimator) {
+    let mut changed = false;
+    match &mut p.body {
+        PartBody::Block { block, .. } => {
+            if let Some(b) = placeholder_block(block) {
+                *block = b;
+                changed = true;
+            }
+        }
+        PartBody::Tool {
+            output:
+                Some(ToolOutput {
+                    content: ToolContent::Blocks(blocks),
+                    ..
+                }),
+            ..
+        } => {
+            for b in blocks.iter_mut() {
+                if let Some(line) = placeholder_block(b) {
+                    *b = line;
+                    changed = true;
+                }
+            }
+        }
+        _ => {}
+    }
+    if changed {
+        if p.state == PartState::Raw && !p.is_tool() {
+            p.state = PartState::Placeholder;
+        }
+        p.measure(est);
+    }
+}
+
+/// Put back the placeholder stored for the part, if one is: minted by an
+/// earlier call's ladder, it stays (monotonic, as every stored form).
+/// Under the trigger nothing else rewrites the client's bytes.
+fn restore_placeholder(
+    p: &mut Part,
+    store: StoreView<'_>,
     est: &dyn Estimator,
     report: &mut RestoreReport,
-) {
-    for p in parts.iter_mut() {
-        if p.turn >= current_turn {
-            continue;
-        }
-        let changed = match &mut p.body {
-            PartBody::Block { block, .. } => match block {
-                Block::Image { source } => {
-                    *block = Block::Text {
-                        text: format!(
-                            "[compactor: historical image omitted] {}",
-                            image_label(source)
-                        ),
-                    };
-                    true
-                }
-                _ => false,
-            },
-            PartBody::Tool {
-                output:
-                    Some(ToolOutput {
-                        content: ToolContent::Blocks(blocks),
-                        ..
-                    }),
-                ..
-            } => {
-                let mut any = false;
-                for b in blocks.iter_mut() {
-                    if let Block::Image { source } = b {
-                        *b = Block::Text {
-                            text: format!(
-                                "[compactor: historical image omitted] {}",
-                                image_label(source)
-                            ),
-                        };
-                        any = true;
-                    }
-                }
-                any
-            }
-            _ => false,
-        };
-        if changed {
-            if p.state == PartState::Raw && !p.is_tool() {
-                p.state = PartState::Placeholder;
-            }
-            p.measure(est);
-            report.images_placeheld += 1;
-        }
+) -> Result<(), ReadError> {
+    if !holds_inline_media(p) {
+        return Ok(());
     }
+    if let Some(Entry::Placeholder) = store.snapshot.entry(&placeholder_key(p.turn, &p.address))? {
+        apply_placeholder(p, est);
+        report.images_placeheld += 1;
+    }
+    Ok(())
 }
 
 /// Fold the longest stored coverage that is a prefix of the parts.

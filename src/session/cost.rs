@@ -4,6 +4,8 @@
 //! previous call's view, plus the stable overhead, is re-read at the cache-read
 //! price; the rest is written at the cache-write price. The raw, uncompacted
 //! history is append-only, so all of the previous call is its cached prefix.
+//! A call sent longer than the cache's lifetime after the previous one (by
+//! the record's timestamps, [`CacheTtl`]) reads nothing and writes it all.
 //! All money is integer micro-dollars: reports are deterministic too.
 
 use serde::Serialize;
@@ -41,6 +43,56 @@ impl Prices {
     pub(crate) fn cost(price: Micros, tokens: u64) -> u64 {
         (u128::from(tokens) * u128::from(price.0) / 1_000_000) as u64
     }
+}
+
+/// How long a provider keeps a cached prefix after its last use: a call
+/// sent longer than this after the one before reads nothing from the cache
+/// and writes its whole prompt again. Anthropic's default breakpoints live
+/// 5 minutes (1 hour at a higher write price); OpenAI's automatic prefix
+/// cache lives 5 to 10 minutes of inactivity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub enum CacheTtl {
+    #[default]
+    #[serde(rename = "5m")]
+    FiveMinutes,
+    #[serde(rename = "1h")]
+    OneHour,
+}
+
+impl CacheTtl {
+    pub fn millis(self) -> i64 {
+        match self {
+            CacheTtl::FiveMinutes => 5 * 60 * 1_000,
+            CacheTtl::OneHour => 60 * 60 * 1_000,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheTtl::FiveMinutes => "5m",
+            CacheTtl::OneHour => "1h",
+        }
+    }
+}
+
+impl std::str::FromStr for CacheTtl {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<CacheTtl, String> {
+        match s.trim() {
+            "5m" => Ok(CacheTtl::FiveMinutes),
+            "1h" => Ok(CacheTtl::OneHour),
+            other => Err(format!(
+                "{other:?} is not a cache lifetime; expected 5m or 1h"
+            )),
+        }
+    }
+}
+
+/// A call's cache split `(read, write)` when its cache has expired (see
+/// [`CacheTtl`]): nothing read, everything written.
+pub(crate) fn expired(read: u64, write: u64) -> (u64, u64) {
+    (0, read + write)
 }
 
 /// Money in JSON: integer micro-dollars.
@@ -84,6 +136,13 @@ pub struct Totals {
     pub calls: u32,
     pub compacted: CostTotals,
     pub raw: CostTotals,
+    /// Calls whose compacted view does not extend the previous call's (the
+    /// cache is written again from the first block that differs); the raw
+    /// history, append-only, has none.
+    pub prefix_breaks: u32,
+    /// Calls sent longer than the cache lives after the call before (by the
+    /// record's timestamps): under both histories they read nothing.
+    pub cache_expired_calls: u32,
     /// The recorded output tokens of the calls replayed: the same under both
     /// histories (compaction changes what the model reads, not what it wrote).
     pub output_tokens: u64,
@@ -116,6 +175,8 @@ pub(crate) struct CacheSplitter {
     cum: Vec<u64>,
     /// The leading blocks the last view split shares with the one before.
     shared: Option<usize>,
+    /// The last view split does not extend the one before.
+    broke: bool,
 }
 
 impl CacheSplitter {
@@ -123,6 +184,13 @@ impl CacheSplitter {
     /// split before it (`None` after a first view).
     pub(crate) fn shared_blocks(&self) -> Option<usize> {
         self.shared
+    }
+
+    /// Whether the last view split does not extend the one split before it
+    /// (some block of that one is not the new view's at its place): a prefix
+    /// break, where a prompt cache is written again.
+    pub(crate) fn broke(&self) -> bool {
+        self.broke
     }
 
     /// `prev` must be the view this splitter split last (or `None`).
@@ -134,15 +202,16 @@ impl CacheSplitter {
         est: &dyn Estimator,
     ) -> (u64, u64) {
         let now = blocks(view);
-        let shared = match prev {
-            Some(p) => blocks(p)
-                .iter()
-                .zip(&now)
-                .take_while(|(a, b)| a == b)
-                .count(),
-            None => 0,
+        let (shared, before) = match prev {
+            Some(p) => {
+                let before = blocks(p);
+                let shared = before.iter().zip(&now).take_while(|(a, b)| a == b).count();
+                (shared, before.len())
+            }
+            None => (0, 0),
         };
         self.shared = prev.map(|_| shared);
+        self.broke = shared < before;
         if self.cum.is_empty() || prev.is_none() {
             self.cum = vec![0];
         }

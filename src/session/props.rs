@@ -30,10 +30,24 @@ pub(crate) fn cases(default: u32) -> u32 {
 #[derive(Debug, Clone)]
 pub(crate) enum Ev {
     Ask(String),
-    Tool { tool: usize, tokens: usize },
+    Tool {
+        tool: usize,
+        tokens: usize,
+    },
     Reply(String),
     Interrupted,
     AgentCompaction(String),
+    /// An ask with an image (`seed` picks its bytes, so some repeat) and,
+    /// when `file` is set, an inline file.
+    MediaAsk {
+        text: String,
+        seed: u8,
+        file: bool,
+    },
+    /// A tool answered with text and an image.
+    ImageTool {
+        seed: u8,
+    },
 }
 
 const TOOLS: [&str; 5] = ["Read", "Grep", "Bash", "reflect", "Keep"];
@@ -45,6 +59,9 @@ fn ev() -> impl Strategy<Value = Ev> {
         2 => "\\PC{1,60}".prop_map(Ev::Reply),
         1 => Just(Ev::Interrupted),
         1 => "[a-z ]{1,40}".prop_map(Ev::AgentCompaction),
+        1 => ("[a-z ]{1,30}", 0u8..4, any::<bool>())
+            .prop_map(|(text, seed, file)| Ev::MediaAsk { text, seed, file }),
+        1 => (0u8..4).prop_map(|seed| Ev::ImageTool { seed }),
     ]
 }
 
@@ -91,6 +108,8 @@ pub(crate) fn build(events: &[Ev]) -> Record {
             Ev::Reply(t) => rec.reply(t),
             Ev::Interrupted => rec.interrupted_call(),
             Ev::AgentCompaction(t) => rec.agent_compaction(t),
+            Ev::MediaAsk { text, seed, file } => rec.media_ask(text, *seed, *file),
+            Ev::ImageTool { seed } => rec.image_tool_step(*seed),
         }
     }
     rec
@@ -274,7 +293,120 @@ proptest! {
     }
 }
 
+/// An image whose bytes `seed` picks (estimated at the flat image figure,
+/// far more than its placeholder line).
+pub(crate) fn image(seed: u8) -> Block {
+    Block::Image {
+        source: crate::model::ImageSource {
+            kind: "base64".into(),
+            media_type: Some("image/png".into()),
+            data: Some(format!("{seed}").repeat(100)),
+            url: None,
+        },
+    }
+}
+
+/// An inline text file of about `tokens` tokens (its bytes in the request).
+pub(crate) fn inline_file(tokens: usize) -> Block {
+    Block::Other(json!({
+        "type": "document",
+        "title": "notes.txt",
+        "source": {"type": "text", "media_type": "text/plain", "data": file_text(tokens)},
+    }))
+}
+
+/// Whether `now`'s messages extend `prev`'s byte for byte: every message of
+/// `prev` is `now`'s at the same place, the last one perhaps continued with
+/// more blocks (what a prompt cache reads again). The view of a history
+/// with nothing to send yet (one placeholder message) is extended by any.
+pub(crate) fn extends(prev: &crate::view::View, now: &crate::view::View) -> bool {
+    let (p, n) = (&prev.messages, &now.messages);
+    let empty = Block::Text {
+        text: crate::engine::projection::EMPTY_TEXT.to_string(),
+    };
+    if p.len() == 1 && p[0].content == [empty] {
+        return true;
+    }
+    let Some((last, before)) = p.split_last() else {
+        return true;
+    };
+    n.len() >= p.len()
+        && before.iter().zip(n).all(|(a, b)| a == b)
+        && n[before.len()].role == last.role
+        && n[before.len()].content.starts_with(&last.content)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(48), ..ProptestConfig::default() })]
+
+    /// Under the trigger the view is the client's own bytes: across
+    /// consecutive calls at which no tier fires and nothing is minted (the
+    /// gate's bookkeeping aside), each call's forwarded messages extend the
+    /// previous call's byte for byte, turn starts included, whatever the
+    /// history holds (images, inline files, interrupted calls, the client's
+    /// own compactions) and whatever earlier calls minted.
+    #[test]
+    fn a_call_that_mints_nothing_extends_the_view_before_it(events in transcript(), b in budget()) {
+        let rec = build(&events);
+        let est = CharsPerToken::default();
+        let mut store = Store::open_memory().unwrap();
+        let index = rec.store_into(&mut store);
+        let mut d = Driver::new(&store, &index, RunSettings::new(b, &est, &StaticCheckpoint)).unwrap();
+        let mut prev: Option<std::sync::Arc<crate::view::View>> = None;
+        for k in 1..=index.calls() + 1 {
+            let out = d.step(&mut store, k).unwrap();
+            let minted = out
+                .new_entries
+                .iter()
+                .any(|(key, _)| key != crate::engine::entries::GATE_KEY);
+            if let Some(prev) = &prev && !minted && out.report.tiers_fired.is_empty() {
+                prop_assert!(
+                    extends(prev, &out.view),
+                    "call {} minted nothing and fired no tier, yet does not extend call {}:\n{}\n{}",
+                    k, k - 1,
+                    String::from_utf8_lossy(&prev.canonical_bytes()),
+                    String::from_utf8_lossy(&out.view.canonical_bytes())
+                );
+            }
+            prev = Some(out.view.clone());
+        }
+    }
+}
+
 impl Record {
+    /// An ask carrying an image and, with `file`, an inline file.
+    pub(crate) fn media_ask(&mut self, text: &str, seed: u8, file: bool) {
+        let mut content = vec![Block::Text { text: text.into() }, image(seed)];
+        if file {
+            content.push(inline_file(800));
+        }
+        self.push_row(Role::User, Kind::Ask, content);
+    }
+
+    /// A generation calling a screenshot tool, answered with text and an image.
+    pub(crate) fn image_tool_step(&mut self, seed: u8) {
+        let id = format!("toolu_img_{}", self.messages().len());
+        self.push_generation(vec![Block::ToolUse {
+            id: id.clone(),
+            name: "Screenshot".into(),
+            input: json!({"url": "http://localhost/"}),
+        }]);
+        self.push_row(
+            Role::User,
+            Kind::ToolResult,
+            vec![Block::ToolResult {
+                tool_use_id: id,
+                content: crate::model::ToolContent::Blocks(vec![
+                    Block::Text {
+                        text: "the page as rendered".into(),
+                    },
+                    image(seed),
+                ]),
+                is_error: false,
+            }],
+        );
+    }
+
     /// A generation whose tool call never got a result.
     pub(crate) fn interrupted_call(&mut self) {
         let id = format!("toolu_int_{}", self.messages().len());

@@ -11,6 +11,7 @@ use crate::engine::estimate::Estimator;
 use crate::engine::measure::MeasureBuilder;
 use crate::model::decimal::Ratio;
 use crate::model::digest::{Digest, DigestMap};
+use crate::model::time::instant_millis;
 use crate::model::{Kind, Message, Usage};
 use crate::store::{RowHead, Store, StoreError};
 
@@ -37,7 +38,24 @@ pub struct TaskRecordIndex {
     first_conversation: usize,
     /// The calls whose recorded usage measures the raw history, ascending.
     pub(super) raw_calls: Vec<u32>,
+    /// When each call was sent, by the record's timestamps (see
+    /// [`HeadsBuilder::push`]), and when the next, unrecorded one would be.
+    times: CallTimes,
 }
+
+/// When each call was sent: the latest timestamp of the rows before its
+/// generation (the ask or tool results its request carried), in
+/// milliseconds since the epoch ([`NO_TIME`] when no row before it has one).
+#[derive(Default)]
+struct CallTimes {
+    /// By call, from the first.
+    sent: Vec<i64>,
+    /// The latest timestamp of every row so far.
+    latest: Option<i64>,
+}
+
+/// No timestamp known.
+const NO_TIME: i64 = i64::MIN;
 
 /// An index's per-row metadata, built from the rows' heads as they are
 /// read, in order (never all the heads at once: at 100K calls they were
@@ -58,6 +76,7 @@ pub(super) struct HeadsBuilder {
     /// The usage last recorded on a row of an id no generation started
     /// with yet.
     pending: DigestMap<Usage>,
+    times: CallTimes,
 }
 
 impl HeadsBuilder {
@@ -65,6 +84,8 @@ impl HeadsBuilder {
         let i = self.kinds.len();
         if m.kind == Kind::Generation && m.step as usize > self.first_row.len() {
             self.first_row.push(i);
+            // Sent once the rows before it were written: its own are the answer.
+            self.times.sent.push(self.times.latest.unwrap_or(NO_TIME));
             self.usage.packed.push(NO_USAGE);
             if let Some(g) = &m.gen_id {
                 let g = Digest::of(g);
@@ -79,6 +100,9 @@ impl HeadsBuilder {
                     self.usage.set(now, u);
                 }
             }
+        }
+        if let Some(t) = m.timestamp.as_deref().and_then(instant_millis) {
+            self.times.latest = Some(self.times.latest.map_or(t, |l| l.max(t)));
         }
         self.kinds.push(m.kind);
         if self.turns.last().is_none_or(|&(_, t)| t != m.turn) {
@@ -104,7 +128,9 @@ impl HeadsBuilder {
             step_of_gen,
             mut usage,
             pending,
+            mut times,
         } = self;
+        times.sent.shrink_to_fit();
         drop((step_of_gen, pending));
         let calls = first_row.len();
         // Kept for the whole run: no room left to grow into.
@@ -138,6 +164,7 @@ impl HeadsBuilder {
             agent_compacted_before,
             first_conversation,
             raw_calls: Vec::new(),
+            times,
         };
         index.raw_calls = (1..=index.calls())
             .filter(|&k| index.raw_recorded(k).is_some())
@@ -254,6 +281,7 @@ impl TaskRecordIndex {
                 step: m.step,
                 gen_id: m.gen_id.clone(),
                 usage: m.usage,
+                timestamp: m.timestamp.clone(),
             });
         }
         heads.finish(task, RowSource::Memory(rows))
@@ -433,6 +461,29 @@ impl TaskRecordIndex {
     /// Recorded usage of call `k`, if the transcript has it.
     pub fn usage(&self, k: u32) -> Option<Usage> {
         k.checked_sub(1).and_then(|i| self.usage.get(i as usize))
+    }
+
+    /// Whether call `k` was sent more than `ttl` milliseconds after the call
+    /// before it, by the record's timestamps: a prompt cache written then
+    /// has expired, so the call reads nothing from it. `false` when either
+    /// time is unknown (call `calls()+1`, the next one, is sent after the
+    /// latest row).
+    pub fn cache_expired(&self, k: u32, ttl_ms: i64) -> bool {
+        match (self.sent_at(k.saturating_sub(1)), self.sent_at(k)) {
+            (Some(before), Some(now)) if k > 1 => now.saturating_sub(before) > ttl_ms,
+            _ => false,
+        }
+    }
+
+    /// When call `k` was sent, by the record's timestamps (call `calls()+1`
+    /// after the latest row), if known.
+    fn sent_at(&self, k: u32) -> Option<i64> {
+        let t = match k.checked_sub(1).map(|i| self.times.sent.get(i as usize)) {
+            Some(Some(&t)) => t,
+            Some(None) if k == self.calls() + 1 => self.times.latest?,
+            _ => return None,
+        };
+        (t != NO_TIME).then_some(t)
     }
 
     /// Recorded prompt tokens sent at call `k`.

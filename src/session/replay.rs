@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::cost::CacheSplitter;
+use super::cost::{CacheSplitter, CacheTtl, expired};
 use super::driver::Driver;
 use super::record::TaskRecordIndex;
 use super::settings::RunSettings;
@@ -33,6 +33,10 @@ pub struct StepRow {
     pub cache_read_tokens: u64,
     /// Tokens it would write (everything after that prefix).
     pub cache_write_tokens: u64,
+    /// 1 when the view does not extend the previous call's (a prefix
+    /// break: the cache is written again from the first block that
+    /// differs), else 0; summed, the totals' `prefix_breaks`.
+    pub prefix_breaks: u32,
     /// The raw, uncompacted history's prediction at this call, on the same
     /// basis as `tokens_before` and `tokens_after`.
     pub raw_tokens: u64,
@@ -51,6 +55,9 @@ pub struct StepRow {
 pub struct RawCache {
     pub read: u64,
     pub write: u64,
+    /// The cache had expired before this call (see [`CacheTtl`]): both
+    /// histories read nothing.
+    pub expired: bool,
 }
 
 /// A replay in progress: the driver and what the timeline carries from one
@@ -91,27 +98,40 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Replayer<'a, I> {
         &mut self,
         store: &mut Store,
         k: u32,
+        ttl: CacheTtl,
         f: impl FnOnce(&StepRow, &CallOutput, RawCache) -> Result<(), E>,
     ) -> Result<(), E> {
         let est = self.driver.estimator();
         let mut out = self.driver.step(store, k)?;
-        // The raw history at this call, for comparison. The cache and cost
-        // model is on the estimate basis, for both histories.
-        let raw_tokens = self.overhead + self.driver.raw_estimate(k)?;
         let (read, write) =
             self.splitter
                 .split(self.prev_view.as_deref(), &out.view, self.overhead, est);
         out.shared_blocks = self.splitter.shared_blocks();
+        // The raw history at this call, for comparison, on the view's
+        // measure (its blocks as sent): the view's tokens and what
+        // compaction took out of its parts. A view that is the raw history
+        // costs exactly what the raw history does.
+        let raw_tokens = (read + write + self.driver.raw_estimate(k)?)
+            .saturating_sub(out.report.estimated_messages);
         let raw_read = self.raw_prev.map_or(0, |p| p.min(raw_tokens));
+        let (mut raw_read, mut raw_write) = (raw_read, raw_tokens - raw_read);
+        let (mut read, mut write) = (read, write);
+        // A pause longer than the cache lives: both histories start again.
+        let expired_now = self.driver.index.cache_expired(k, ttl.millis());
+        if expired_now {
+            (read, write) = expired(read, write);
+            (raw_read, raw_write) = expired(raw_read, raw_write);
+        }
         let raw = RawCache {
             read: raw_read,
-            write: raw_tokens - raw_read,
+            write: raw_write,
+            expired: expired_now,
         };
         let row = step_row(
             &out.report,
             self.driver.index.recorded_prompt(k),
-            read,
-            write,
+            (read, write),
+            self.splitter.broke(),
         );
         let done = f(&row, &out, raw);
         self.raw_prev = Some(raw_tokens);
@@ -144,7 +164,12 @@ impl Replayer<'_, Box<TaskRecordIndex>> {
     }
 }
 
-fn step_row(r: &CallReport, recorded: Option<u64>, read: u64, write: u64) -> StepRow {
+fn step_row(
+    r: &CallReport,
+    recorded: Option<u64>,
+    (read, write): (u64, u64),
+    broke: bool,
+) -> StepRow {
     StepRow {
         turn: r.turn,
         call: r.call,
@@ -159,6 +184,7 @@ fn step_row(r: &CallReport, recorded: Option<u64>, read: u64, write: u64) -> Ste
         parts_folded: r.tiers.iter().map(|t| t.parts_folded).sum(),
         cache_read_tokens: read,
         cache_write_tokens: write,
+        prefix_breaks: u32::from(broke),
         raw_tokens: r.raw_predicted,
         basis: r.basis,
         ratio: r.ratio,

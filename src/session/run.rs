@@ -21,7 +21,7 @@
 
 use std::ops::Deref;
 
-use super::cost::{Prices, Totals};
+use super::cost::{CacheTtl, Prices, Totals};
 use super::driver::Driver;
 use super::record::TaskRecordIndex;
 use super::replay::{Replayer, StepRow};
@@ -80,6 +80,8 @@ pub struct ReplayOptions {
     pub resume: bool,
     /// What the totals' costs are priced at.
     pub prices: Prices,
+    /// How long the cache lives between two calls.
+    pub cache_ttl: CacheTtl,
 }
 
 impl ReplayOptions {
@@ -90,6 +92,7 @@ impl ReplayOptions {
             to,
             resume: false,
             prices,
+            cache_ttl: CacheTtl::default(),
         }
     }
 }
@@ -216,8 +219,11 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Run<'a, I> {
         for k in start..=opts.to {
             let index = &self.replayer.driver.index;
             let output = index.usage(k).map_or(0, |u| u.output_tokens);
-            self.replayer
-                .call(target, k, |row, out, raw| -> Result<(), E> {
+            self.replayer.call(
+                target,
+                k,
+                opts.cache_ttl,
+                |row, out, raw| -> Result<(), E> {
                     if k >= opts.from {
                         totals.calls += 1;
                         totals.compacted.add(
@@ -226,12 +232,15 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Run<'a, I> {
                             &opts.prices,
                         );
                         totals.raw.add(raw.read, raw.write, &opts.prices);
+                        totals.prefix_breaks += row.prefix_breaks;
+                        totals.cache_expired_calls += u32::from(raw.expired);
                         totals.add_output(output, &opts.prices);
                         summarizer.call_done(row.call);
                         on_call(row, out)?;
                     }
                     Ok(())
-                })?;
+                },
+            )?;
         }
         Ok(totals)
     }

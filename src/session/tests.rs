@@ -312,6 +312,77 @@ fn under_trigger_nothing_fires_and_the_view_is_the_raw_history() {
     assert_legal(&out);
 }
 
+/// Issue 34: an image and an inline file of an earlier turn reach the view
+/// as the client sent them while the view is under the trigger; the first
+/// call whose ladder runs mints their placeholders (stored, before any
+/// tier), and every later call restores them.
+#[test]
+fn historical_media_is_placeheld_only_once_the_ladder_runs_then_restored() {
+    use crate::session::props::{image, inline_file};
+    let mut rec = Record::new();
+    rec.push_row(
+        Role::User,
+        Kind::Ask,
+        vec![
+            Block::Text {
+                text: "what is on this screen".into(),
+            },
+            image(7),
+            inline_file(900),
+        ],
+    );
+    rec.reply("A login form.");
+    rec.ask("now read the files");
+    rec.tool_steps("Read", 12, 2_000);
+    let b = small_budget();
+    let media = |v: &crate::view::View| {
+        v.messages
+            .iter()
+            .flat_map(|m| &m.content)
+            .any(|b| matches!(b, Block::Image { .. }) || crate::view::text::is_inline_file(b))
+    };
+    let placeheld =
+        |v: &crate::view::View| {
+            v.messages.iter().flat_map(|m| &m.content).filter(|b| {
+            matches!(b, Block::Text { text } if text.starts_with("[compactor: historical"))
+        }).count()
+        };
+    let mut minted_at = None;
+    for k in 2..=14 {
+        let out = rec.legal_call(k, b);
+        match minted_at {
+            None if out.report.tokens_before <= b.trigger() => {
+                assert!(
+                    media(&out.view),
+                    "call {k}: under the trigger the media stays"
+                );
+                assert_eq!(placeheld(&out.view), 0);
+                assert!(out.new_entries.is_empty(), "call {k} minted under trigger");
+            }
+            None => {
+                assert_eq!(out.report.placeholders_minted, 2, "call {k}");
+                let keys: Vec<&str> = out
+                    .new_entries
+                    .iter()
+                    .map(|(k, _)| k.as_str())
+                    .filter(|k| k.starts_with("placeholder:1:"))
+                    .collect();
+                assert_eq!(keys.len(), 2, "{:?}", out.new_entries);
+                assert!(!media(&out.view));
+                assert_eq!(placeheld(&out.view), 2);
+                minted_at = Some(k);
+            }
+            Some(_) => {
+                assert_eq!(out.report.placeholders_minted, 0, "call {k}");
+                assert!(!media(&out.view), "call {k}: the placeholders are restored");
+                assert_eq!(placeheld(&out.view), 2);
+                assert_eq!(out.report.restored.images_placeheld, 2);
+            }
+        }
+    }
+    assert!(minted_at.is_some(), "the reads push the view over trigger");
+}
+
 #[test]
 fn shrink_fires_over_trigger_outside_the_protected_window_toward_stop() {
     let mut rec = Record::of_tool_steps("read the files", "Read", 14, 2_000);

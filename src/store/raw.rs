@@ -55,6 +55,8 @@ pub struct RowHead {
     pub gen_id: Option<String>,
     /// The usage recorded on it.
     pub usage: Option<Usage>,
+    /// When the source wrote it (RFC 3339, as the source has it).
+    pub timestamp: Option<String>,
 }
 
 /// What appending a task's parsed rows did.

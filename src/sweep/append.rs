@@ -24,6 +24,7 @@ use aho_corasick::nfa::contiguous::NFA;
 use aho_corasick::{Anchored, MatchKind};
 
 use crate::engine::clean::{normalise_whitespace, strip_controls};
+use crate::model::Block;
 use crate::probe::{Category, Probe, block_piece, ends_token};
 use crate::view::View;
 
@@ -204,6 +205,7 @@ impl Scan {
 
 /// Stretches whose raw text leaves an escape sequence open, with the scan
 /// and the gap before them.
+#[derive(Clone)]
 struct OpenTail {
     raw: String,
     scan: Scan,
@@ -285,6 +287,39 @@ impl AppendScorer {
     /// Append the blocks of `view` from block `from` on (blocks counted
     /// across messages) to the text.
     fn append(&mut self, view: &View, from: usize) {
+        self.append_blocks(view.messages.iter().flat_map(|m| &m.content).skip(from));
+    }
+
+    /// The view gained `blocks` at its end.
+    pub(crate) fn extend_blocks<'b>(&mut self, blocks: impl IntoIterator<Item = &'b Block>) {
+        self.append_blocks(blocks);
+    }
+
+    /// The counts of the view made of the text so far and then `tail`, a
+    /// view of a call whose history is the record's first `history_rows`
+    /// rows, leaving the text as it was: a view whose end changes from call
+    /// to call while its start only grows.
+    pub(crate) fn score_with_tail<'b>(
+        &mut self,
+        tail: impl IntoIterator<Item = &'b Block>,
+        history_rows: usize,
+    ) -> ProbeCounts {
+        let scan = self.scan.clone();
+        let (gap, open) = (self.gap, self.open.clone());
+        #[cfg(test)]
+        let text = self.text.clone();
+        self.append_blocks(tail);
+        let counts = self.score(history_rows);
+        (self.scan, self.gap, self.open) = (scan, gap, open);
+        #[cfg(test)]
+        {
+            self.text = text;
+        }
+        counts
+    }
+
+    /// Append `blocks` to the text.
+    fn append_blocks<'b>(&mut self, blocks: impl IntoIterator<Item = &'b Block>) {
         let mut raw = String::new();
         if let Some(open) = self.open.take() {
             // Cleaned again with the stretches after it, as one.
@@ -294,7 +329,7 @@ impl AppendScorer {
             #[cfg(test)]
             self.text.truncate(self.scan.len);
         }
-        for b in view.messages.iter().flat_map(|m| &m.content).skip(from) {
+        for b in blocks {
             raw.push_str(&block_piece(b));
             raw.push('\n');
         }

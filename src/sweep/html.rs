@@ -1,7 +1,7 @@
 //! `sweep -o sweep.html`: one self-contained page, in the style of
 //! `report`'s. Per session a scatter of cost against fidelity (the probes
-//! kept at the worst call) with the Pareto front marked and the recording
-//! and the trims as reference points, and the session's sortable table;
+//! kept at the worst call) with the Pareto front marked and the recording,
+//! the trims and the masks as reference points, and the session's sortable table;
 //! the totals over sessions first. CSS and script are inline and the chart
 //! is SVG with integer coordinates: no request leaves the page, and the
 //! same rows give the same bytes.
@@ -13,6 +13,7 @@ use crate::htmlreport::{esc, thousands};
 use crate::model::decimal::Micros;
 use crate::probe::percent;
 
+use super::mask::KEEP_OUTPUTS;
 use super::{
     GroupTotal, PolicyKey, Row, RowKind, Saving, SweepSummary, SweptSession, Varying, key_label,
     label, pareto_front, shared_label, signed_dollars, signed_percent,
@@ -91,17 +92,37 @@ pub(crate) fn render(s: &SweepSummary<'_>, version: &str) -> String {
 
 fn total_recommendation(s: &SweepSummary<'_>, varying: &Varying) -> String {
     let n = s.sessions.len();
+    let sessions = if n == 1 {
+        "the session".to_string()
+    } else {
+        format!("all {}", counted(n as u64, "session"))
+    };
     match &s.recommendation {
+        Some(r) if r.policy.is_none() => format!(
+            "<b>keep what the clients do</b> (recorded) for {sessions}: {}; no policy is cheaper with every critical probe kept and no call over the window{}",
+            dollars(r.cost_micros),
+            match (r.dearer_fit, s.recorded.as_ref()) {
+                (Some(i), Some(g)) => format!(
+                    " (the clients' own sends lose critical probes in {}; {} keeps every one for {})",
+                    counted(u64::from(g.sessions_losing_critical), "session"),
+                    s.policies[i]
+                        .policy
+                        .as_ref()
+                        .map_or_else(String::new, |k| esc(&key_label(k, Some(varying)))),
+                    dollars(s.policies[i].cost_micros)
+                ),
+                _ => String::new(),
+            }
+        ),
         Some(r) => {
-            let k = s.policies[r.policy].policy.as_ref().expect("a policy");
+            let k = r
+                .policy
+                .and_then(|i| s.policies[i].policy.as_ref())
+                .expect("a policy");
             format!(
                 "<b>{}</b> for {}: {}{}",
                 esc(&key_label(k, Some(varying))),
-                if n == 1 {
-                    "the session".to_string()
-                } else {
-                    format!("all {}", counted(n as u64, "session"))
-                },
+                sessions,
                 dollars(r.cost_micros),
                 saving_words(r.saving, "the clients' own sends")
             )
@@ -140,9 +161,11 @@ fn totals_section(out: &mut String, s: &SweepSummary<'_>, varying: &Varying, n: 
         out,
         "<section id=\"totals\">\n<h2><span class=\"n\">{n}</span> Totals over {}</h2>\n\
          <p class=\"lede\">Each policy summed over the sessions it ran on. The recommendation is the cheapest \
-         policy that ran on every session with no call over the window and no critical probe lost at any call.</p>\n\
+         policy that ran on every session with no call over the window and no critical probe lost at any call, \
+         or the clients' own sends when none is cheaper at that fidelity.</p>\n\
          <table class=\"sortable sweep\"><thead><tr><th>run</th><th class=\"num\">cost</th><th class=\"num\">saved</th>\
          <th class=\"num\">calls</th><th class=\"num\">prompt tokens</th><th class=\"num\">over window</th>\
+         <th class=\"num\" title=\"calls whose view does not extend the call before's\">prefix breaks</th>\
          <th class=\"num\">critical lost</th><th class=\"num\">sessions losing a critical probe</th></tr></thead><tbody>",
         counted(sessions as u64, "session")
     );
@@ -150,18 +173,25 @@ fn totals_section(out: &mut String, s: &SweepSummary<'_>, varying: &Varying, n: 
         .policies
         .iter()
         .chain(&s.trims)
+        .chain(&s.masks)
         .chain(&s.recorded)
         .enumerate()
         .collect();
     all.sort_by_key(|(i, g)| (g.comparable_cost(), *i));
     for (i, g) in all {
-        let chosen =
-            g.kind == RowKind::Policy && s.recommendation.as_ref().is_some_and(|r| r.policy == i);
+        let chosen = s.recommendation.as_ref().is_some_and(|r| match r.policy {
+            Some(p) => p == i && g.kind == RowKind::Policy,
+            None => g.kind == RowKind::Recorded,
+        });
         let run = match (g.kind, &g.policy) {
             (RowKind::Policy, Some(k)) => esc(&key_label(k, Some(varying))),
             (RowKind::Trim, Some(k)) => {
                 format!("trim: drop-oldest at {}", esc(&key_label(k, None)))
             }
+            (RowKind::Mask, Some(k)) => format!(
+                "mask: the last {KEEP_OUTPUTS} tool outputs at {}",
+                esc(&key_label(k, None))
+            ),
             _ => format!(
                 "recorded: the clients' own sends (paid {} by their usage)",
                 dollars(g.cost_micros)
@@ -173,7 +203,7 @@ fn totals_section(out: &mut String, s: &SweepSummary<'_>, varying: &Varying, n: 
         };
         let _ = write!(
             out,
-            "<tr class=\"{}{}\"><td>{run}</td>{}{}{}{}{}{}{}</tr>",
+            "<tr class=\"{}{}\"><td>{run}</td>{}{}{}{}{}{}{}{}</tr>",
             g.kind.name(),
             if chosen { " chosen" } else { "" },
             money_cell(g.comparable_cost()),
@@ -181,6 +211,7 @@ fn totals_section(out: &mut String, s: &SweepSummary<'_>, varying: &Varying, n: 
             num_cell(Some(g.calls)),
             num_cell(Some(g.prompt_tokens)),
             num_cell(g.over_window_calls),
+            num_cell(Some(g.prefix_breaks)),
             num_cell(Some(g.critical_lost)),
             num_cell(Some(u64::from(g.sessions_losing_critical))),
         );
@@ -202,6 +233,21 @@ fn session_section(out: &mut String, s: &SweptSession<'_>, n: usize) {
     let front = pareto_front(rows);
     let chosen = s.recommendation.as_ref().map(|r| r.row);
     let rec = match &s.recommendation {
+        Some(r) if r.keeps_recorded => format!(
+            "Recommended: <b>keep what the client does</b> (recorded): {}; no policy is cheaper with every critical probe kept and no call over the window{}.",
+            dollars(r.cost_micros),
+            match r.dearer_fit {
+                Some(i) => format!(
+                    " (the client's own sends lose a critical probe; {} keeps every one for {})",
+                    esc(&label(
+                        rows[i].policy.as_ref().expect("a policy"),
+                        Some(&varying)
+                    )),
+                    dollars(rows[i].cost_micros)
+                ),
+                None => String::new(),
+            }
+        ),
         Some(r) => format!(
             "Recommended: <b>{}</b>: {}{}.",
             esc(&label(
@@ -221,7 +267,8 @@ fn session_section(out: &mut String, s: &SweptSession<'_>, n: usize) {
          <div class=\"legend\"><span class=\"p ok\">policy</span><span class=\"p lost\">policy losing a critical probe</span>\
          <span class=\"p over\">policy with calls over the window</span><span class=\"p front\">on the Pareto front</span>\
          <span class=\"p chosen\">recommended</span><span class=\"p recorded\">recorded: the client's own</span>\
-         <span class=\"p trim\">trim: drop-oldest</span></div>\n<div class=\"chartbox\">{}</div>\n",
+         <span class=\"p trim\">trim: drop-oldest</span><span class=\"p mask\">mask: old tool outputs masked</span></div>\n\
+         <div class=\"chartbox\">{}</div>\n",
         esc(&first.session),
         esc(first.model.as_deref().unwrap_or("model unknown")),
         counted(u64::from(first.calls), "call"),
@@ -232,6 +279,7 @@ fn session_section(out: &mut String, s: &SweptSession<'_>, n: usize) {
         "<div class=\"wide\"><table class=\"sortable sweep\"><thead><tr><th>run</th><th class=\"num\">cost</th><th class=\"num\">saved</th>\
          <th class=\"num\">prompt</th><th class=\"num\">cache read</th><th class=\"num\">cache write</th>\
          <th class=\"num\">peak</th><th class=\"num\" title=\"calls over the window\">over window</th><th class=\"num\">folds</th>\
+         <th class=\"num\" title=\"calls whose view does not extend the call before's\">prefix breaks</th>\
          <th class=\"num\" title=\"critical probes lost at the last call\">crit. lost</th>\
          <th class=\"num\" title=\"critical probes kept at the worst call\">worst: crit.</th>\
          <th class=\"num\" title=\"all probes kept at the worst call\">worst: all</th>\
@@ -252,7 +300,7 @@ fn session_section(out: &mut String, s: &SweptSession<'_>, n: usize) {
         let worst = r.worst;
         let _ = write!(
             out,
-            "<tr class=\"{}{}\"><td>{}</td>{}{}{}{}{}{}{}{}{}{}{}<td>{}</td></tr>",
+            "<tr class=\"{}{}\"><td>{}</td>{}{}{}{}{}{}{}{}{}{}{}{}<td>{}</td></tr>",
             r.kind.name(),
             if chosen == Some(i) { " chosen" } else { "" },
             run_words(r, &varying),
@@ -264,6 +312,7 @@ fn session_section(out: &mut String, s: &SweptSession<'_>, n: usize) {
             num_cell(Some(r.peak_tokens)),
             num_cell(r.over_window_calls.map(u64::from)),
             num_cell(r.folds.map(u64::from)),
+            num_cell(Some(u64::from(r.prefix_breaks))),
             num_cell(Some(r.critical_lost)),
             kept_cell(worst.map(|w| w.critical_kept_permille)),
             kept_cell(worst.map(|w| w.kept_permille)),
@@ -278,6 +327,10 @@ fn run_words(r: &Row, varying: &Varying) -> String {
         (RowKind::Policy, Some(p)) => esc(&label(p, Some(varying))),
         (RowKind::Trim, Some(p)) => format!(
             "trim at window {} · reserve {}",
+            p.window, p.output_reserved
+        ),
+        (RowKind::Mask, Some(p)) => format!(
+            "mask (last {KEEP_OUTPUTS} outputs) at window {} · reserve {}",
             p.window, p.output_reserved
         ),
         _ => format!(
@@ -428,6 +481,7 @@ fn scatter(
         let class = match r.kind {
             RowKind::Recorded => "recorded",
             RowKind::Trim => "trim",
+            RowKind::Mask => "mask",
             RowKind::Policy if r.over_window_calls.unwrap_or(0) > 0 => "over",
             RowKind::Policy if r.loses_critical() => "lost",
             RowKind::Policy => "ok",
@@ -498,6 +552,10 @@ fn scatter(
                 x - 6,
                 y - 6
             ),
+            "mask" => format!(
+                "<path class=\"pt mask\" d=\"M{x},{} l7,13 l-14,0z\"/>",
+                y - 7
+            ),
             "over" => format!(
                 "<path class=\"pt over\" d=\"M{},{} l12,12 M{},{} l-12,12\"/>",
                 x - 6,
@@ -515,13 +573,13 @@ fn scatter(
         );
         let tag = match p.class {
             "recorded" => Some("recorded".to_string()),
-            "trim" => {
+            "trim" | "mask" => {
                 let windows: Vec<String> = p
                     .rows
                     .iter()
                     .filter_map(|&i| rows[i].policy.as_ref().map(|f| f.window.to_string()))
                     .collect();
-                Some(format!("trim {}", windows.join(", ")))
+                Some(format!("{} {}", p.class, windows.join(", ")))
             }
             _ if p.rows.len() > 1 => Some(format!("×{}", p.rows.len())),
             _ => None,
@@ -575,6 +633,7 @@ fn point_title(r: &Row, varying: &Varying) -> String {
     let what = match (r.kind, &r.policy) {
         (RowKind::Policy, Some(p)) => label(p, Some(varying)),
         (RowKind::Trim, Some(p)) => format!("trim at window {}", p.window),
+        (RowKind::Mask, Some(p)) => format!("mask at window {}", p.window),
         _ => "recorded: the client's own sends".to_string(),
     };
     let worst = r.worst.map_or(String::new(), |w| {

@@ -67,6 +67,7 @@ pub(crate) fn oracle_recorded(
         }
         let view = sent_view(&rows[..call.history_end], compactions);
         let (r, w) = splitter.split(prev.as_ref(), &view, record.overhead, record.estimator);
+        estimated.prefix_breaks += u32::from(splitter.broke());
         record.add_call(&mut estimated, i, r, w);
         let e = scorer.evaluate(&view, call.history_end);
         let tokens = call.usage.map_or(0, |u| u.prompt_tokens());
@@ -101,6 +102,7 @@ pub(crate) fn oracle_recorded(
             cache_write_tokens: c.cache_write_tokens,
             cost_micros: c.cost_cached_usd.0 + estimated.cost_output_usd.0,
         }),
+        prefix_breaks: estimated.prefix_breaks,
     }
 }
 
@@ -151,6 +153,7 @@ fn oracle_trim(
         let tokens = record.overhead + kept;
         let (view, _) = project(builder.parts());
         let (read, write) = splitter.split(prev.as_ref(), &view, record.overhead, est);
+        totals.prefix_breaks += u32::from(splitter.broke());
         record.add_call(&mut totals, i, read, write);
         let e = scorer.evaluate(&view, call.history_end);
         let status = if tokens > w_eff {
@@ -161,30 +164,55 @@ fn oracle_trim(
         tally.add(i as u32 + 1, tokens, status, &[], &e);
         prev = Some(view);
     }
-    let c = &totals.compacted;
-    Row {
-        kind: RowKind::Trim,
-        session: record.session.task.clone(),
-        model: record.session.model.clone(),
-        policy: Some(policy),
-        calls: totals.calls,
-        over_window_calls: Some(tally.over_window),
-        breakthrough_calls: None,
-        folds: None,
-        tiers: None,
-        trimmed_calls: Some(trimmed_calls),
-        prompt_tokens: c.prompt_tokens,
-        cache_read_tokens: c.cache_read_tokens,
-        cache_write_tokens: c.cache_write_tokens,
-        output_tokens: totals.output_tokens,
-        cost_micros: c.cost_cached_usd.0 + totals.cost_output_usd.0,
-        peak_tokens: tally.peak,
-        critical_lost: tally.last_critical_lost,
-        worst: tally.worst,
-        basis: "estimate".to_string(),
-        usage_calls: None,
-        estimated: None,
+    tally.window_row(RowKind::Trim, record.session, policy, &totals, trimmed_calls)
+}
+
+/// The mask row as the whole-record evaluation makes it: at every call the
+/// whole history, every output but the last `keep` masked (once masked,
+/// for good), projected whole, split against the whole view before and
+/// scored whole.
+fn oracle_mask(
+    record: &ReferenceRecord<'_>,
+    rows: &[Message],
+    (policy, w_eff, keep): (PolicyFields, u64, usize),
+    probes: Vec<Probe>,
+) -> Row {
+    let est = record.estimator;
+    let mut builder = PartsBuilder::default();
+    let mut fed = 0;
+    let mut scorer = Scorer::new(probes);
+    let mut splitter = CacheSplitter::default();
+    let mut totals = Totals::default();
+    let mut tally = CallTally::default();
+    let mut masked_calls = 0;
+    let mut prev: Option<View> = None;
+    for (i, call) in record.calls.iter().enumerate() {
+        for m in &rows[fed..call.history_end] {
+            builder.push(m, est);
+        }
+        fed = call.history_end;
+        masked_calls += u32::from(super::mask::mask_outputs(&mut builder, keep, est));
+        let (view, _) = project(builder.parts());
+        let tokens = record.overhead
+            + view
+                .messages
+                .iter()
+                .flat_map(|m| &m.content)
+                .map(|b| crate::engine::estimate::block_tokens(est, b))
+                .sum::<u64>();
+        let (read, write) = splitter.split(prev.as_ref(), &view, record.overhead, est);
+        totals.prefix_breaks += u32::from(splitter.broke());
+        record.add_call(&mut totals, i, read, write);
+        let e = scorer.evaluate(&view, call.history_end);
+        let status = if tokens > w_eff {
+            Status::OverWindow
+        } else {
+            Status::Ok
+        };
+        tally.add(i as u32 + 1, tokens, status, &[], &e);
+        prev = Some(view);
     }
+    tally.window_row(RowKind::Mask, record.session, policy, &totals, masked_calls)
 }
 
 /// Texts the generated rows are made of: rules, decisions, closing
@@ -318,15 +346,19 @@ fn session() -> impl Strategy<Value = Session> {
         let n = rows.len();
         (
             Just(rows),
-            prop::collection::vec((1..=n, any::<bool>(), 0u64..2_000), 1..24),
+            prop::collection::vec(
+                (1..=n, any::<bool>(), 0u64..2_000, prop::bool::weighted(0.2)),
+                1..24,
+            ),
             prop::collection::vec((0..n + 3, prop::option::of(text())), 0..4),
         )
             .prop_map(|(rows, mut cuts, compactions)| {
                 cuts.sort_by_key(|c| c.0);
                 let calls = cuts
                     .iter()
-                    .map(|&(end, used, tokens)| CallInfo {
+                    .map(|&(end, used, tokens, expired)| CallInfo {
                         history_end: end,
+                        cache_expired: expired,
                         usage: used.then_some(Usage {
                             input_tokens: tokens,
                             output_tokens: tokens / 3,
@@ -374,7 +406,7 @@ pub(crate) fn info() -> SessionInfo {
     }
 }
 
-fn trim_policy(window: u64) -> PolicyFields {
+pub(crate) fn trim_policy(window: u64) -> PolicyFields {
     PolicyFields {
         window,
         window_from: Origin::Flag,
@@ -412,6 +444,42 @@ proptest! {
         let want = oracle_trim(&record, &s.rows, trim_policy(w_eff), w_eff, probes.clone());
         let got =
             trim_row(&record, trim_policy(w_eff), w_eff, probes, &mut |r, f| from_memory(&s.rows, r, f)).unwrap();
+        prop_assert_eq!(got, want);
+    }
+
+    /// The mask reference, which holds only the view's tail and scans the
+    /// rest once, is the whole-history evaluation: the same costs, breaks,
+    /// peaks and probes, whatever is kept (the literature's ten, or a few).
+    #[test]
+    fn the_lean_mask_row_is_the_whole_record_evaluation(
+        s in session(),
+        w_eff in prop::sample::select(vec![750u64, 900, 100_000]),
+        keep in prop::sample::select(vec![0usize, 1, 2, 3, super::mask::KEEP_OUTPUTS]),
+    ) {
+        let (info, est) = (info(), CharsPerToken::default());
+        let record = record(&s, &info, &est);
+        let probes = extract(&s.rows);
+        let args = (trim_policy(w_eff), w_eff, keep);
+        let want = oracle_mask(&record, &s.rows, args.clone(), probes.clone());
+        let got = super::mask::mask_row(&record, args, probes, &mut |r, f| from_memory(&s.rows, r, f)).unwrap();
+        prop_assert_eq!(got, want);
+    }
+
+    /// The same on the driver's generated sessions, whose calls are
+    /// generations as an importer numbers them (images, interrupted calls,
+    /// the client's own compactions), so the view's start settles.
+    #[test]
+    fn the_lean_mask_row_is_the_whole_record_evaluation_on_imported_sessions(
+        events in crate::session::props::transcript(),
+        keep in prop::sample::select(vec![0usize, 2, super::mask::KEEP_OUTPUTS]),
+    ) {
+        let (rows, calls) = super::tests::record_of(&crate::session::props::build(&events));
+        let (info, est) = (info(), CharsPerToken::default());
+        let record = ReferenceRecord { session: &info, calls, overhead: 700, prices: Prices::default(), estimator: &est };
+        let probes = extract(&rows);
+        let args = (trim_policy(4_000), 4_000, keep);
+        let want = oracle_mask(&record, &rows, args.clone(), probes.clone());
+        let got = super::mask::mask_row(&record, args, probes, &mut |r, f| from_memory(&rows, r, f)).unwrap();
         prop_assert_eq!(got, want);
     }
 
@@ -537,8 +605,9 @@ proptest! {
             }
             fed = call.history_end;
             if let Change::Rebuilt { before } = sent.end_call() {
-                let shared = shared_with(&last, &sent.view, &mut read).unwrap();
+                let (shared, extends) = shared_with(&last, &sent.view, &mut read).unwrap();
                 prop_assert_eq!(shared, whole_shared(&before, &sent.view));
+                prop_assert_eq!(extends, shared == view_blocks(&before).len());
             }
             let mut again = Vec::new();
             span_blocks(sent.span(), &mut read, &mut |role, b| {
@@ -587,7 +656,7 @@ fn a_rebuild_shares_the_summary_and_task_context_it_repeats() {
     for (fed, end) in [(0, 1), (1, 3), (3, 6)] {
         rows[fed..end].iter().for_each(|m| sent.feed(m));
         if let Change::Rebuilt { .. } = sent.end_call() {
-            shared.push(shared_with(&last, &sent.view, &mut read).unwrap());
+            shared.push(shared_with(&last, &sent.view, &mut read).unwrap().0);
         }
         last = sent.span().clone();
     }

@@ -2,9 +2,10 @@
 //! with a session's own numbers.
 //!
 //! A sweep replays each session under every policy of a grid ([`grid`]),
-//! and sets two references beside them: what the client itself sent and
-//! paid ([`recorded`]) and plain drop-oldest trimming at the same window
-//! ([`trim`]). Each run is one [`Row`]; the rows of a session give its
+//! and sets three references beside them: what the client itself sent and
+//! paid ([`recorded`]), plain drop-oldest trimming at the same window
+//! ([`trim`]) and observation masking, the literature's cheap baseline
+//! ([`mask`]). Each run is one [`Row`]; the rows of a session give its
 //! recommendation, and the rows of all sessions the totals ([`SweepSummary`]).
 //! Rows are plain data, so shards swept on several machines merge by
 //! concatenation: the totals are computed from the rows alone.
@@ -15,6 +16,7 @@
 mod append;
 pub(crate) mod grid;
 pub(crate) mod html;
+pub(crate) mod mask;
 pub(crate) mod recorded;
 pub(crate) mod trim;
 
@@ -32,7 +34,8 @@ use crate::engine::estimate::Estimator;
 use crate::engine::{Status, Tier};
 use crate::model::{Message, Usage};
 use crate::probe::{Evaluation, Survival, permille};
-use crate::session::cost::{Prices, Totals};
+use crate::session::cost::{CacheTtl, Prices, Totals};
+use crate::session::record::TaskRecordIndex;
 
 /// What a row is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +45,9 @@ pub(crate) enum RowKind {
     Policy,
     /// Drop-oldest trimming at a window of the grid.
     Trim,
+    /// Observation masking (old tool outputs become a placeholder, no
+    /// summary), its calls over the window told at a window of the grid.
+    Mask,
     /// What the client sent and paid, by its recorded usage.
     Recorded,
 }
@@ -51,6 +57,7 @@ impl RowKind {
         match self {
             RowKind::Policy => "policy",
             RowKind::Trim => "trim",
+            RowKind::Mask => "mask",
             RowKind::Recorded => "recorded",
         }
     }
@@ -185,7 +192,8 @@ pub(crate) struct Row {
     /// Calls that folded (policies), the client's own compactions (recorded).
     pub folds: Option<u32>,
     pub tiers: Option<TierCounts>,
-    /// Calls at which trimming dropped history (trim only).
+    /// Calls at which trimming dropped history (trim), or masking replaced
+    /// an output (mask).
     pub trimmed_calls: Option<u32>,
     pub prompt_tokens: u64,
     pub cache_read_tokens: u64,
@@ -206,6 +214,11 @@ pub(crate) struct Row {
     pub usage_calls: Option<u32>,
     /// The recorded views on the policies' basis (recorded only).
     pub estimated: Option<Estimated>,
+    /// Calls whose view does not extend the previous call's (the cache is
+    /// written again from there), as `replay`'s totals count them; for the
+    /// recording, its views on the policies' basis.
+    #[serde(default)]
+    pub prefix_breaks: u32,
 }
 
 impl Row {
@@ -321,24 +334,26 @@ impl CallTally {
         }
     }
 
-    /// The row of a policy's replay, with the replay's totals.
-    pub(crate) fn policy_row(
+    /// A row on the estimate basis: a run's totals, and what its calls
+    /// showed.
+    fn estimate_row(
         &self,
+        kind: RowKind,
         session: &SessionInfo,
         policy: PolicyFields,
         totals: &Totals,
     ) -> Row {
         let c = &totals.compacted;
         Row {
-            kind: RowKind::Policy,
+            kind,
             session: session.task.clone(),
             model: session.model.clone(),
             policy: Some(policy),
             calls: totals.calls,
             over_window_calls: Some(self.over_window),
-            breakthrough_calls: Some(self.breakthrough),
-            folds: Some(self.folds),
-            tiers: Some(self.tiers),
+            breakthrough_calls: None,
+            folds: None,
+            tiers: None,
             trimmed_calls: None,
             prompt_tokens: c.prompt_tokens,
             cache_read_tokens: c.cache_read_tokens,
@@ -351,6 +366,38 @@ impl CallTally {
             basis: "estimate".to_string(),
             usage_calls: None,
             estimated: None,
+            prefix_breaks: totals.prefix_breaks,
+        }
+    }
+
+    /// The row of a policy's replay, with the replay's totals.
+    pub(crate) fn policy_row(
+        &self,
+        session: &SessionInfo,
+        policy: PolicyFields,
+        totals: &Totals,
+    ) -> Row {
+        Row {
+            breakthrough_calls: Some(self.breakthrough),
+            folds: Some(self.folds),
+            tiers: Some(self.tiers),
+            ..self.estimate_row(RowKind::Policy, session, policy, totals)
+        }
+    }
+
+    /// The row of a reference run at a window of the grid (`trim`, `mask`),
+    /// which dropped or masked history at `changed_calls` calls.
+    pub(crate) fn window_row(
+        &self,
+        kind: RowKind,
+        session: &SessionInfo,
+        policy: PolicyFields,
+        totals: &Totals,
+        changed_calls: u32,
+    ) -> Row {
+        Row {
+            trimmed_calls: Some(changed_calls),
+            ..self.estimate_row(kind, session, policy, totals)
         }
     }
 }
@@ -376,6 +423,21 @@ pub(crate) type ReadRows<'r, E> =
 pub(crate) struct CallInfo {
     pub history_end: usize,
     pub usage: Option<Usage>,
+    /// Sent longer than the cache lives after the call before: it reads
+    /// nothing from the cache (see `session::cost::CacheTtl`).
+    pub cache_expired: bool,
+}
+
+/// Each call of `index`'s record: where its history ends, its recorded
+/// usage, and whether the cache had expired by then under `ttl`.
+pub(crate) fn call_infos(index: &TaskRecordIndex, ttl: CacheTtl) -> Vec<CallInfo> {
+    (1..=index.calls())
+        .map(|k| CallInfo {
+            history_end: index.history_end(k),
+            usage: index.usage(k),
+            cache_expired: index.cache_expired(k, ttl.millis()),
+        })
+        .collect()
 }
 
 /// A session's record, as the reference runs read it.
@@ -392,9 +454,14 @@ pub(crate) struct ReferenceRecord<'a> {
 
 impl ReferenceRecord<'_> {
     /// The totals a run's views add up to, the output of each call counted
-    /// as the replay counts it.
+    /// as the replay counts it, and a call after a pause longer than the
+    /// cache lives priced as the replay prices it (nothing read).
     fn add_call(&self, totals: &mut Totals, k: usize, read: u64, write: u64) {
         totals.calls += 1;
+        let (read, write) = match self.calls[k].cache_expired {
+            true => crate::session::cost::expired(read, write),
+            false => (read, write),
+        };
         totals.compacted.add(read, write, &self.prices);
         let output = self.calls[k].usage.map_or(0, |u| u.output_tokens);
         totals.add_output(output, &self.prices);
@@ -427,34 +494,59 @@ impl Saving {
     }
 }
 
-/// A session's recommendation: the cheapest eligible policy (the first in
-/// the rows' order on a tie), and its saving against the recording.
+/// A session's recommendation: the cheapest of the policies fit to run (no
+/// call over the window, no critical probe lost at any call) and the
+/// recording, keeping what the client does: a policy is never recommended
+/// that costs more than doing nothing. On a tie the recording wins, then
+/// the first policy in the rows' order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Recommendation {
-    /// Index of the policy's row among the session's rows.
+    /// Index of the chosen row among the session's rows: a policy, or the
+    /// recording.
     pub row: usize,
+    /// Its cost on the policies' basis.
     pub cost_micros: u64,
     /// The recording's cost on the same basis.
     pub recorded_micros: Option<u64>,
     pub saving: Option<Saving>,
+    /// The recording is chosen: no policy fit to run is cheaper.
+    pub keeps_recorded: bool,
+    /// When the recording is chosen though it lost a critical probe: the
+    /// cheapest policy fit to run, which keeps them all for more (index
+    /// among the rows), if one is.
+    pub dearer_fit: Option<usize>,
 }
 
-/// The cheapest eligible policy of one session's rows.
+/// The recommendation of one session's rows (see [`Recommendation`]).
 pub(crate) fn recommend(rows: &[&Row]) -> Option<Recommendation> {
+    let fit = |r: &&Row| r.eligible() || r.kind == RowKind::Recorded;
     let (i, best) = rows
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.eligible())
-        .min_by_key(|(i, r)| (r.cost_micros, *i))?;
+        .filter(|(_, r)| fit(r))
+        .min_by_key(|(i, r)| (r.comparable_cost(), r.kind != RowKind::Recorded, *i))?;
     let recorded = rows
         .iter()
         .find(|r| r.kind == RowKind::Recorded)
         .map(|r| r.comparable_cost());
+    let cost = best.comparable_cost();
+    let keeps_recorded = best.kind == RowKind::Recorded;
+    let dearer_fit = (keeps_recorded && best.loses_critical())
+        .then(|| {
+            rows.iter()
+                .enumerate()
+                .filter(|(_, r)| r.eligible())
+                .min_by_key(|(i, r)| (r.cost_micros, *i))
+                .map(|(i, _)| i)
+        })
+        .flatten();
     Some(Recommendation {
         row: i,
-        cost_micros: best.cost_micros,
+        cost_micros: cost,
         recorded_micros: recorded,
-        saving: recorded.map(|r| Saving::of(best.cost_micros, r)),
+        saving: recorded.map(|r| Saving::of(cost, r)),
+        keeps_recorded,
+        dearer_fit,
     })
 }
 
@@ -487,6 +579,7 @@ pub(crate) struct SweepSummary<'a> {
     pub sessions: Vec<SweptSession<'a>>,
     pub policies: Vec<GroupTotal>,
     pub trims: Vec<GroupTotal>,
+    pub masks: Vec<GroupTotal>,
     pub recorded: Option<GroupTotal>,
     pub recommendation: Option<TotalRecommendation>,
 }
@@ -529,6 +622,8 @@ pub(crate) struct GroupTotal {
     pub critical_lost: u64,
     /// Sessions in which some call lost a critical probe.
     pub sessions_losing_critical: u32,
+    /// Calls whose view does not extend the call before's.
+    pub prefix_breaks: u64,
 }
 
 impl GroupTotal {
@@ -541,7 +636,7 @@ impl GroupTotal {
             calls: 0,
             over_window_calls: some(kind != RowKind::Recorded),
             breakthrough_calls: some(kind == RowKind::Policy),
-            folds: some(kind != RowKind::Trim),
+            folds: some(matches!(kind, RowKind::Policy | RowKind::Recorded)),
             prompt_tokens: 0,
             cache_read_tokens: 0,
             cache_write_tokens: 0,
@@ -550,6 +645,7 @@ impl GroupTotal {
             estimated_cost_micros: some(kind == RowKind::Recorded),
             critical_lost: 0,
             sessions_losing_critical: 0,
+            prefix_breaks: 0,
         }
     }
 
@@ -574,6 +670,7 @@ impl GroupTotal {
         }
         self.critical_lost += r.critical_lost;
         self.sessions_losing_critical += u32::from(r.loses_critical());
+        self.prefix_breaks += u64::from(r.prefix_breaks);
     }
 
     /// The cost that compares across kinds (the recording's on the
@@ -583,16 +680,21 @@ impl GroupTotal {
     }
 }
 
-/// The recommendation over every session: the cheapest policy in total that
-/// ran on every session with no call over the window and no critical probe
-/// lost in any of them.
+/// The recommendation over every session: the cheapest in total of the
+/// policies that ran on every session with no call over the window and no
+/// critical probe lost in any of them, and the recordings (keeping what the
+/// clients do) when every session has one; the recordings on a tie.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TotalRecommendation {
-    /// Index into [`SweepSummary::policies`].
-    pub policy: usize,
+    /// Index into [`SweepSummary::policies`]; `None`: the recordings.
+    pub policy: Option<usize>,
     pub cost_micros: u64,
     pub recorded_micros: Option<u64>,
     pub saving: Option<Saving>,
+    /// When the recordings are chosen though some lost a critical probe:
+    /// the cheapest policy fit for every session, which keeps them all for
+    /// more, if one is.
+    pub dearer_fit: Option<usize>,
 }
 
 /// Group `rows` (any order of sessions; a session's rows in run order) and
@@ -619,6 +721,7 @@ pub(crate) fn summarize(rows: &[Row]) -> SweepSummary<'_> {
     }
     let mut policies: Vec<GroupTotal> = Vec::new();
     let mut trims: Vec<GroupTotal> = Vec::new();
+    let mut masks: Vec<GroupTotal> = Vec::new();
     let mut recorded: Option<GroupTotal> = None;
     for s in &sessions {
         for r in &s.rows {
@@ -626,6 +729,7 @@ pub(crate) fn summarize(rows: &[Row]) -> SweepSummary<'_> {
             let group = match r.kind {
                 RowKind::Policy => find_or_add(&mut policies, r.kind, key),
                 RowKind::Trim => find_or_add(&mut trims, r.kind, key),
+                RowKind::Mask => find_or_add(&mut masks, r.kind, key),
                 RowKind::Recorded => {
                     recorded.get_or_insert_with(|| GroupTotal::new(RowKind::Recorded, None))
                 }
@@ -638,29 +742,58 @@ pub(crate) fn summarize(rows: &[Row]) -> SweepSummary<'_> {
         .as_ref()
         .filter(|r| r.sessions == n)
         .map(GroupTotal::comparable_cost);
-    let recommendation = policies
+    let keep = recorded_micros.map(|cost| (None, cost));
+    let fit: Vec<(Option<usize>, u64)> = policies
         .iter()
         .enumerate()
         .filter(|(_, p)| {
             p.sessions == n && p.over_window_calls == Some(0) && p.sessions_losing_critical == 0
         })
-        .min_by_key(|(i, p)| (p.cost_micros, *i))
-        .map(|(i, p)| TotalRecommendation {
-            policy: i,
-            cost_micros: p.cost_micros,
+        .map(|(i, p)| (Some(i), p.cost_micros))
+        .collect();
+    let cheapest = |c: &[(Option<usize>, u64)]| {
+        c.iter()
+            .copied()
+            .min_by_key(|&(i, cost)| (cost, i.is_some(), i))
+    };
+    let losing = recorded
+        .as_ref()
+        .is_some_and(|r| r.sessions_losing_critical > 0);
+    let recommendation = fit
+        .iter()
+        .copied()
+        .chain(keep)
+        .min_by_key(|&(i, cost)| (cost, i.is_some(), i))
+        .map(|(policy, cost)| TotalRecommendation {
+            policy,
+            cost_micros: cost,
             recorded_micros,
-            saving: recorded_micros.map(|r| Saving::of(p.cost_micros, r)),
+            saving: recorded_micros.map(|r| Saving::of(cost, r)),
+            dearer_fit: match policy {
+                None if losing => cheapest(&fit).and_then(|(i, _)| i),
+                _ => None,
+            },
         });
     SweepSummary {
         sessions,
         policies,
         trims,
+        masks,
         recorded,
         recommendation,
     }
 }
 
 impl SweepSummary<'_> {
+    /// Whether a policy of the grid is fit for every session: it ran on
+    /// each, with no call over the window and no critical probe lost.
+    pub(crate) fn has_fit_policy(&self) -> bool {
+        let n = self.sessions.len() as u32;
+        self.policies.iter().any(|p| {
+            p.sessions == n && p.over_window_calls == Some(0) && p.sessions_losing_critical == 0
+        })
+    }
+
     /// The `compactor.sweep_total/1` record (without its schema).
     pub(crate) fn to_json(&self) -> serde_json::Value {
         let sessions: Vec<serde_json::Value> = self
@@ -669,20 +802,36 @@ impl SweepSummary<'_> {
             .map(|s| {
                 let rec = s.recommendation.as_ref().map(|r| {
                     let row = s.rows[r.row];
+                    let dearer_fit = r.dearer_fit.map(|i| {
+                        let fit = s.rows[i];
+                        serde_json::json!({"policy": fit.policy, "cost_micros": fit.cost_micros})
+                    });
                     serde_json::json!({
+                        "kind": row.kind,
                         "policy": row.policy,
                         "cost_micros": r.cost_micros,
                         "recorded_cost_micros": r.recorded_micros,
                         "saving_micros": r.saving.map(|s| s.saving_micros),
                         "saving_permille": r.saving.and_then(|s| s.saving_permille),
+                        "dearer_fit": dearer_fit,
                     })
                 });
                 serde_json::json!({"session": s.task, "recommendation": rec})
             })
             .collect();
         let recommendation = self.recommendation.as_ref().map(|r| {
+            let (kind, policy) = match r.policy {
+                Some(i) => (RowKind::Policy, self.policies[i].policy.clone()),
+                None => (RowKind::Recorded, None),
+            };
+            let dearer_fit = r.dearer_fit.map(|i| {
+                let g = &self.policies[i];
+                serde_json::json!({"policy": g.policy, "cost_micros": g.cost_micros})
+            });
             serde_json::json!({
-                "policy": self.policies[r.policy].policy,
+                "dearer_fit": dearer_fit,
+                "kind": kind,
+                "policy": policy,
                 "cost_micros": r.cost_micros,
                 "recorded_cost_micros": r.recorded_micros,
                 "saving_micros": r.saving.map(|s| s.saving_micros),
@@ -693,6 +842,7 @@ impl SweepSummary<'_> {
             "sessions": sessions,
             "policies": self.policies,
             "trim": self.trims,
+            "mask": self.masks,
             "recorded": self.recorded,
             "recommendation": recommendation,
         })

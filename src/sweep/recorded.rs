@@ -84,7 +84,8 @@ pub(crate) fn recorded_row<E>(
                 (read, added_tokens)
             }
             Step::Rebuilt { before } => {
-                let shared = shared_with(&before, added, read)?;
+                let (shared, extends) = shared_with(&before, added, read)?;
+                estimated.prefix_breaks += u32::from(!extends);
                 let shared_tokens = tokens_to(added, shared, record.estimator);
                 view_tokens = tokens_from(added, 0, record.estimator);
                 scorer.rebuild(added);
@@ -128,6 +129,7 @@ pub(crate) fn recorded_row<E>(
             cache_write_tokens: c.cache_write_tokens,
             cost_micros: c.cost_cached_usd.0 + estimated.cost_output_usd.0,
         }),
+        prefix_breaks: estimated.prefix_breaks,
     })
 }
 
@@ -151,23 +153,25 @@ fn tokens_to(v: &View, to: usize, est: &dyn Estimator) -> u64 {
 }
 
 /// Leading blocks the view `before` spans and `view` share, role and block
-/// alike: `before`'s blocks read again from the record, up to the first
-/// that differs.
+/// alike, and whether `view` extends `before` (shares all of its blocks):
+/// `before`'s blocks read again from the record, up to the first that
+/// differs.
 pub(crate) fn shared_with<E>(
     before: &Span,
     view: &View,
     read: &mut ReadRows<'_, E>,
-) -> Result<usize, E> {
+) -> Result<(usize, bool), E> {
     let mut theirs = blocks(view);
-    let mut shared = 0;
+    let (mut shared, mut extends) = (0, true);
     span_blocks(before, read, &mut |role, b| {
         let same = theirs
             .next()
             .is_some_and(|(m, theirs)| m.role == role && theirs == b);
         shared += usize::from(same);
+        extends &= same;
         same
     })?;
-    Ok(shared)
+    Ok((shared, extends))
 }
 
 /// The blocks of the view `span` spans, each with its message's role, read

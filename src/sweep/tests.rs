@@ -59,6 +59,7 @@ fn row(kind: RowKind, s: &str, cost: u64, (crit, kept): (u64, u64), over: u32) -
             cost_micros: cost,
             ..Estimated::default()
         }),
+        prefix_breaks: 0,
     }
 }
 
@@ -177,14 +178,26 @@ proptest! {
             prop_assert_eq!(gb.cost_micros, total);
             prop_assert_eq!(ga.sessions_losing_critical, losing);
         }
-        match &a.recommendation {
-            Some(r) => {
-                let g = &a.policies[r.policy];
+        // The recordings keep every probe: they are a candidate, so the
+        // recommendation never costs more than they do.
+        let recorded = 40 * costs.len() as u64;
+        let r = a.recommendation.as_ref().expect("the recordings are fit");
+        prop_assert_eq!(r.recorded_micros, Some(recorded));
+        prop_assert!(r.cost_micros <= recorded);
+        let fit_cheapest = a
+            .policies
+            .iter()
+            .filter(|g| g.sessions_losing_critical == 0)
+            .map(|g| g.cost_micros)
+            .min();
+        match r.policy {
+            Some(i) => {
+                let g = &a.policies[i];
                 prop_assert_eq!(g.sessions_losing_critical, 0);
-                prop_assert!(a.policies.iter().all(|o| o.sessions_losing_critical > 0 || o.cost_micros >= g.cost_micros));
-                prop_assert_eq!(r.recorded_micros, Some(40 * costs.len() as u64));
+                prop_assert_eq!(Some(g.cost_micros), fit_cheapest);
+                prop_assert!(g.cost_micros < recorded, "a tie keeps the recordings");
             }
-            None => prop_assert!(a.policies.iter().all(|g| g.sessions_losing_critical > 0)),
+            None => prop_assert!(fit_cheapest.is_none_or(|c| c >= recorded)),
         }
     }
 }
@@ -196,8 +209,120 @@ fn a_policy_missing_from_a_session_is_not_recommended_for_all() {
     let rows = vec![only_a, policy("a", 5, FULL, 0), policy("b", 5, FULL, 0)];
     let s = summarize(&rows);
     let r = s.recommendation.unwrap();
-    assert_eq!(s.policies[r.policy].sessions, 2);
+    assert_eq!(s.policies[r.policy.unwrap()].sessions, 2);
     assert_eq!(r.cost_micros, 10);
+}
+
+/// Issue 34: keeping what the client does is a candidate. No policy is
+/// recommended that costs more than the client's own sends: only a policy
+/// fit to run (no critical probe lost, no call over the window) that costs
+/// less is; on a tie the recording is kept. A recording that lost a
+/// critical probe is still doing nothing: kept when it is cheapest, with
+/// the cheapest fit policy named beside it (which keeps every probe for
+/// more).
+#[test]
+fn the_recommendation_never_costs_more_than_the_clients_own_sends() {
+    let recorded = |cost, fid| row(RowKind::Recorded, "a", cost, fid, 0);
+    let pick = |rows: &[Row]| {
+        let refs: Vec<&Row> = rows.iter().collect();
+        recommend(&refs)
+    };
+    // Every fit policy dearer than the recording: keep what the client does.
+    let rows = [
+        policy("a", 120, FULL, 0),
+        policy("a", 90, (900, 900), 0),
+        row(RowKind::Mask, "a", 50, FULL, 0),
+        row(RowKind::Trim, "a", 40, FULL, 0),
+        recorded(100, FULL),
+    ];
+    let r = pick(&rows).unwrap();
+    assert!(r.keeps_recorded);
+    assert_eq!((r.row, r.cost_micros, r.dearer_fit), (4, 100, None));
+    assert_eq!(r.saving.unwrap().saving_micros, 0);
+    // A tie keeps the recording too.
+    let rows = [policy("a", 100, FULL, 0), recorded(100, FULL)];
+    assert!(pick(&rows).unwrap().keeps_recorded);
+    // A cheaper fit policy is recommended.
+    let rows = [policy("a", 99, FULL, 0), recorded(100, FULL)];
+    let r = pick(&rows).unwrap();
+    assert_eq!((r.row, r.keeps_recorded), (0, false));
+    // The client lost a critical probe: still kept when cheapest, the fit
+    // policy named beside it; a cheaper fit policy is recommended.
+    let rows = [
+        policy("a", 130, FULL, 0),
+        policy("a", 120, FULL, 0),
+        recorded(100, (500, 800)),
+    ];
+    let r = pick(&rows).unwrap();
+    assert_eq!((r.row, r.keeps_recorded, r.dearer_fit), (2, true, Some(1)));
+    let rows = [policy("a", 80, FULL, 0), recorded(100, (500, 800))];
+    assert_eq!(pick(&rows).unwrap().row, 0);
+    // No fit policy and no recording: nothing to recommend.
+    let rows = [
+        policy("a", 120, FULL, 2),
+        row(RowKind::Trim, "a", 1, FULL, 0),
+    ];
+    assert_eq!(pick(&rows), None);
+
+    // The same rule over sessions: the recordings in total, when every
+    // session has one.
+    let total = |rows: &[Row]| summarize(rows).recommendation.unwrap();
+    // One policy, as asked for, in both sessions.
+    let same = |s: &str, cost| {
+        let mut p = policy(s, cost, FULL, 0);
+        p.policy.as_mut().unwrap().window = 64_000;
+        p
+    };
+    let mut rows = vec![
+        same("a", 30),
+        recorded(50, FULL),
+        same("b", 80),
+        row(RowKind::Recorded, "b", 50, FULL, 0),
+    ];
+    // 110 against 100: the recordings.
+    let r = total(&rows);
+    assert_eq!((r.policy, r.cost_micros, r.dearer_fit), (None, 100, None));
+    rows[2].cost_micros = 60;
+    let r = total(&rows);
+    assert_eq!((r.policy, r.cost_micros), (Some(0), 90));
+    // One recording lost a critical probe: the recordings still, the fit
+    // policy named beside them.
+    rows[2].cost_micros = 80;
+    rows[3].worst.as_mut().unwrap().critical_lost = 1;
+    let r = total(&rows);
+    assert_eq!(
+        (r.policy, r.cost_micros, r.dearer_fit),
+        (None, 100, Some(0))
+    );
+    // A session without a recording: the fit policy alone.
+    rows.pop();
+    let r = total(&rows);
+    assert_eq!((r.policy, r.recorded_micros), (Some(0), None));
+}
+
+proptest! {
+    /// Whatever the rows, a session's recommendation is a policy fit to
+    /// run or the recording, and never costs more than the recording.
+    #[test]
+    fn no_recommendation_is_dearer_than_the_recording(
+        policies in prop::collection::vec((1u64..200, any::<bool>(), 0u32..2), 0..6),
+        rec in (1u64..200, any::<bool>()),
+    ) {
+        let mut rows: Vec<Row> = policies
+            .iter()
+            .map(|&(cost, lost, over)| policy("a", cost, if lost { (500, 500) } else { FULL }, over))
+            .collect();
+        rows.push(row(RowKind::Recorded, "a", rec.0, if rec.1 { (500, 500) } else { FULL }, 0));
+        let refs: Vec<&Row> = rows.iter().collect();
+        let r = recommend(&refs).expect("the recording is a candidate");
+        let chosen = refs[r.row];
+        prop_assert!(chosen.eligible() || chosen.kind == RowKind::Recorded);
+        prop_assert!(r.cost_micros <= rec.0);
+        prop_assert_eq!(r.saving.unwrap().saving_micros >= 0, true);
+        if let Some(i) = r.dearer_fit {
+            prop_assert!(r.keeps_recorded && rec.1 && refs[i].eligible() && refs[i].cost_micros >= rec.0);
+        }
+    }
 }
 
 fn lists(windows: &[u64], triggers: &[&str], stops: &[&str]) -> Lists {
@@ -295,15 +420,10 @@ pub(super) fn from_memory(
 }
 
 /// A session's record as the reference runs read it.
-fn record_of(t: &Transcript) -> (Vec<crate::model::Message>, Vec<CallInfo>) {
+pub(super) fn record_of(t: &Transcript) -> (Vec<crate::model::Message>, Vec<CallInfo>) {
     let mut store = Store::open_memory().unwrap();
     let index = t.store_into(&mut store);
-    let calls = (1..=index.calls())
-        .map(|k| CallInfo {
-            history_end: index.history_end(k),
-            usage: index.usage(k),
-        })
-        .collect();
+    let calls = call_infos(&index, crate::session::cost::CacheTtl::default());
     (index.all_rows().unwrap(), calls)
 }
 

@@ -59,6 +59,7 @@ pub(crate) fn trim_row<E>(
         let tokens = record.overhead + kept;
         let (view, _) = project(builder.parts());
         let (read, write) = splitter.split(prev.as_ref(), &view, record.overhead, est);
+        totals.prefix_breaks += u32::from(splitter.broke());
         record.add_call(&mut totals, i, read, write);
         let e = scorer.evaluate(&view, call.history_end);
         let status = if tokens > w_eff {
@@ -69,30 +70,13 @@ pub(crate) fn trim_row<E>(
         tally.add(i as u32 + 1, tokens, status, &[], &e);
         prev = Some(view);
     }
-    let c = &totals.compacted;
-    Ok(Row {
-        kind: RowKind::Trim,
-        session: record.session.task.clone(),
-        model: record.session.model.clone(),
-        policy: Some(policy),
-        calls: totals.calls,
-        over_window_calls: Some(tally.over_window),
-        breakthrough_calls: None,
-        folds: None,
-        tiers: None,
-        trimmed_calls: Some(trimmed_calls),
-        prompt_tokens: c.prompt_tokens,
-        cache_read_tokens: c.cache_read_tokens,
-        cache_write_tokens: c.cache_write_tokens,
-        output_tokens: totals.output_tokens,
-        cost_micros: c.cost_cached_usd.0 + totals.cost_output_usd.0,
-        peak_tokens: tally.peak,
-        critical_lost: tally.last_critical_lost,
-        worst: tally.worst,
-        basis: "estimate".to_string(),
-        usage_calls: None,
-        estimated: None,
-    })
+    Ok(tally.window_row(
+        RowKind::Trim,
+        record.session,
+        policy,
+        &totals,
+        trimmed_calls,
+    ))
 }
 
 /// How many parts the first group holds: one generation's parts (its text,

@@ -19,6 +19,55 @@ pub fn image_label(src: &ImageSource) -> String {
     }
 }
 
+/// The source of an inline file: a `document` block whose source is its
+/// content (`base64`, `text` or `content`), not a path, URL or file id,
+/// which is small and can be read again. `None` for any other block.
+fn inline_file_source(b: &Block) -> Option<(&str, &serde_json::Value)> {
+    let Block::Other(v) = b else { return None };
+    if v.get("type").and_then(|t| t.as_str()) != Some("document") {
+        return None;
+    }
+    let source = v.get("source")?;
+    let kind = source.get("type").and_then(|t| t.as_str())?;
+    matches!(kind, "base64" | "text" | "content").then_some((kind, source))
+}
+
+/// Whether the block is an inline file (see [`inline_file_label`]).
+pub fn is_inline_file(b: &Block) -> bool {
+    inline_file_source(b).is_some()
+}
+
+/// An inline file described in one line, never its bytes (`None` for a
+/// block that is not one).
+pub fn inline_file_label(b: &Block) -> Option<String> {
+    let (kind, source) = inline_file_source(b)?;
+    let data: String = match source.get("data").and_then(|d| d.as_str()) {
+        Some(d) => d.to_string(),
+        // Content blocks: their JSON stands for their bytes.
+        None => source
+            .get("content")
+            .map(|c| serde_json::to_string(c).unwrap_or_default())
+            .unwrap_or_default(),
+    };
+    let media = source
+        .get("media_type")
+        .and_then(|m| m.as_str())
+        .unwrap_or("?");
+    let title = match b {
+        Block::Other(v) => v
+            .get("title")
+            .and_then(|t| t.as_str())
+            .map(|t| format!(" {t:?}"))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    Some(format!(
+        "[document{title} {media} · {} {kind} chars · blake3 {}]",
+        data.len(),
+        &blake3::hash(data.as_bytes()).to_hex()[..12]
+    ))
+}
+
 /// Render one block as text.
 pub fn block_text(b: &Block) -> String {
     match b {

@@ -494,8 +494,19 @@ fn each_row_shows_its_status_the_footer_counts_them_and_over_the_window_exits_1(
             "{line}"
         );
     }
-    // Smaller than the system prompt and tools: every call is over the window.
-    let small = ["--window", "4000", "--output-reserved", "1000"];
+    // Smaller than the system prompt and tools: refused, unless run as
+    // `check`'s children run it; then every call is over the window.
+    let refused = ["--window", "4000", "--output-reserved", "1000"];
+    env.run(&args(&["replay", "--task", DISPOSABLE_TASK], &refused))
+        .failure(2)
+        .stderr_has("fewer than the system prompt and tools alone");
+    let small = [
+        "--window",
+        "4000",
+        "--output-reserved",
+        "1000",
+        "--allow-over-window",
+    ];
     let run = env.run(&args(&["replay", "--task", DISPOSABLE_TASK], &small));
     run.failure(1)
         .stdout_has("warning: the system prompt and tools alone (")
@@ -573,7 +584,7 @@ fn costs_are_priced_at_the_models_prices_and_a_prices_file_or_flag_overrides_the
     );
     let run = env.run(&args(&["replay", "--task", TENANT_TASK], &FOLD));
     run.success().stdout_has(
-        "USD per million, gpt-5-codex: input 1.25, cache write 1.25, cache read 0.125, output 10.00):",
+        "USD per million, gpt-5-codex: input 1.25, cache write 1.25, cache read 0.125, output 10.00; cache lifetime 5m: ",
     );
     // Amounts to the cent from a dollar up, else four significant digits.
     for amount in run.stdout.split('$').skip(1) {
@@ -615,7 +626,7 @@ fn costs_are_priced_at_the_models_prices_and_a_prices_file_or_flag_overrides_the
     );
     env.run(&args(&["replay", "--task", TENANT_TASK, "--prices", &file], &FOLD))
         .success()
-        .stdout_has("USD per million, gpt-5-codex, from --prices: input 2.00, cache write 2.00, cache read 0.20, output 8.00):");
+        .stdout_has("USD per million, gpt-5-codex, from --prices: input 2.00, cache write 2.00, cache read 0.20, output 8.00; cache lifetime 5m: ");
 
     // A bad file: its line, what was expected, exit 2.
     let bad = env.write(
@@ -677,4 +688,157 @@ fn totals_uncached(r: &Value) -> u64 {
     r["totals"]["compacted"]["cost_uncached_micros"]
         .as_u64()
         .unwrap()
+}
+
+/// Issue 34: a call sent more than the cache's lifetime after the one
+/// before reads nothing from the cache and writes its whole prompt, under
+/// both histories. The fixture pauses ten minutes and a half before call 3
+/// (the client's own usage shows the same: call 3 read 0 tokens from its
+/// cache); with `--cache-ttl 1h` the cache outlives the pause, and a cache
+/// write is priced as Anthropic bills the 1-hour cache (2 × input).
+#[test]
+fn a_pause_longer_than_the_cache_lives_reads_nothing_and_writes_the_whole_prompt() {
+    let env = TestEnv::new();
+    let file = env.fixture("claude-code/pause-10min.jsonl");
+    let replay = |ttl: &[&str]| {
+        let run = env.run(&args(&["replay", &file, "--json"], ttl));
+        run.replay_json()
+    };
+    let five = replay(&[]);
+    assert_eq!(five, replay(&["--cache-ttl", "5m"]), "5m is the default");
+    let hour = replay(&["--cache-ttl", "1h"]);
+    let (short, long) = (steps(&five), steps(&hour));
+    assert_eq!(short.len(), 4);
+    for (k, (s, l)) in short.iter().zip(long).enumerate() {
+        let prompt = |r: &Value| {
+            r["cache_read_tokens"].as_u64().unwrap() + r["cache_write_tokens"].as_u64().unwrap()
+        };
+        assert_eq!(prompt(s), prompt(l), "call {}: the same prompt", k + 1);
+        assert_eq!(s["prefix_breaks"], 0, "a pause is no prefix break: {s}");
+        match k + 1 {
+            1 => assert_eq!(s["cache_read_tokens"], 0),
+            3 => {
+                assert_eq!(s["cache_read_tokens"], 0, "{s}");
+                assert!(l["cache_read_tokens"].as_u64().unwrap() > 17_000, "{l}");
+            }
+            _ => {
+                assert!(s["cache_read_tokens"].as_u64().unwrap() > 17_000, "{s}");
+                assert_eq!(s["cache_read_tokens"], l["cache_read_tokens"]);
+            }
+        }
+    }
+    let (t5, t1) = (&five["totals"], &hour["totals"]);
+    assert_eq!(t5["cache_expired_calls"], 1);
+    assert_eq!(t1["cache_expired_calls"], 0);
+    assert_eq!(t5["prefix_breaks"], 0);
+    // Both histories pay for the pause alike; priced as the model is.
+    assert_eq!(t5["compacted"], t5["raw"]);
+    assert_eq!(
+        t5["compacted"]["cost_cached_micros"],
+        expected_costs(&five, [5_000_000, 6_250_000, 500_000]).0
+    );
+    assert_eq!(
+        t1["compacted"]["cost_cached_micros"],
+        expected_costs(&hour, [5_000_000, 10_000_000, 500_000]).0
+    );
+    // A flag's own write price stands whatever the lifetime.
+    let flagged = replay(&["--cache-ttl", "1h", "--price-cache-write", "6.25"]);
+    assert_eq!(
+        flagged["totals"]["compacted"]["cost_cached_micros"],
+        expected_costs(&hour, [5_000_000, 6_250_000, 500_000]).0
+    );
+    // The human totals say how many calls the lifetime cost.
+    env.run(&["replay", &file])
+        .success()
+        .stdout_has("cache lifetime 5m: 1 call after a longer pause read nothing");
+    env.run(&["replay", &file, "--cache-ttl", "2h"])
+        .failure(2)
+        .stderr_has("expected 5m or 1h");
+}
+
+/// What a newcomer hit: `breakthrough_shrink,breakthrough_floor` ran over
+/// the TIERS column, pushing the rest of its row out of line.
+#[test]
+fn every_tier_list_fits_the_tiers_column() {
+    let env = TestEnv::new();
+    env.import_fixture(TENANT);
+    let run = env.run(&args(&["replay", "--task", TENANT_TASK], &TIGHT));
+    run.success();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let header = lines
+        .iter()
+        .find(|l| l.starts_with(" CALL "))
+        .expect("the header");
+    let column = |line: &str, name: &str| line.find(name).unwrap();
+    let shrunk = column(header, "SHRUNK");
+    let rows: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| {
+            l.split_whitespace()
+                .next()
+                .is_some_and(|w| w.parse::<u32>().is_ok())
+        })
+        .collect();
+    assert!(
+        rows.iter()
+            .any(|l| l.contains("breakthrough_shrink,breakthrough_floor")),
+        "the fixture fires both breakthrough tiers in one call:\n{}",
+        run.stdout
+    );
+    for row in rows {
+        // The tier list ends before the space that opens SHRUNK's column
+        // (byte offsets: header and row hold the same one `→` before it).
+        let tiers = row.split_whitespace().nth(7).unwrap();
+        let end = row.find(&format!(" {tiers} ")).unwrap() + 1 + tiers.len();
+        assert!(
+            end < shrunk && row.as_bytes()[shrunk - 1] == b' ',
+            "a tier list runs into SHRUNK:\n{header}\n{row}"
+        );
+    }
+}
+
+/// What a newcomer hit: `--window 100` printed a table with every call
+/// `over_window`, one warning and exit 1. Refused now, in one line naming
+/// the system prompt and tools, by every command that runs a task.
+#[test]
+fn a_window_the_system_prompt_and_tools_alone_exceed_is_refused_in_one_line() {
+    let env = TestEnv::new();
+    let file = env.fixture(SHRINK_FLOOR);
+    let header = env.run(&args(&["replay", &file], &FOLD));
+    header.success();
+    let before = env.counts();
+    let mut lines = Vec::new();
+    for command in [
+        vec!["replay", file.as_str()],
+        vec!["step", file.as_str()],
+        vec!["preflight", file.as_str()],
+        vec!["compact", file.as_str(), "-o", "v.json"],
+        vec!["probe", file.as_str()],
+        vec!["report", file.as_str(), "-o", "r.html"],
+        vec!["watch", file.as_str(), "--until-idle", "0"],
+    ] {
+        let run = env.run(&args(&command, &["--window", "100"]));
+        run.failure(2);
+        assert_eq!(run.stdout, "", "{command:?}");
+        assert_eq!(run.stderr.lines().count(), 1, "{command:?}: {}", run.stderr);
+        lines.push(run.stderr.clone());
+    }
+    let overhead: u64 = lines[0]
+        .split("alone (")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the overhead, named");
+    assert!(overhead > 88);
+    for line in &lines {
+        assert_eq!(
+            line,
+            &format!(
+                "error: window 100 leaves 88 tokens for the prompt (w_eff), fewer than the system prompt and tools alone ({overhead} tokens): no view could fit; raise --window or lower --output-reserved\n"
+            )
+        );
+    }
+    assert!(!env.work().join("v.json").exists() && !env.work().join("r.html").exists());
+    assert_eq!(env.counts(), before, "the store is as it was");
 }

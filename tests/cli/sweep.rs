@@ -83,6 +83,7 @@ fn assert_rows_match_replay_and_probe(env: &TestEnv, rows: &[Value]) {
             assert_eq!(r[k], t["compacted"][k], "{what}: {k}");
         }
         assert_eq!(r["output_tokens"], t["output_tokens"], "{what}");
+        assert_eq!(r["prefix_breaks"], t["prefix_breaks"], "{what}");
         let cost = t["compacted"]["cost_cached_micros"].as_u64().unwrap()
             + t["cost_output_micros"].as_u64().unwrap();
         assert_eq!(r["cost_micros"], cost, "{what}: cost");
@@ -160,6 +161,7 @@ fn a_policy_row_is_what_replay_and_probe_report_at_that_policy() {
     let (rows, total) = rows_and_total(&run.stdout);
     assert_eq!(of_kind(&rows, "policy").len(), 12);
     assert_eq!(of_kind(&rows, "trim").len(), 3);
+    assert_eq!(of_kind(&rows, "mask").len(), 3);
     assert_eq!(of_kind(&rows, "recorded").len(), 1);
     assert!(rows.iter().all(|r| r["session"] == TENANT_TASK));
     // The windows compact differently: not every row is the same.
@@ -176,6 +178,7 @@ fn a_policy_row_is_what_replay_and_probe_report_at_that_policy() {
     assert_rows_match_replay_and_probe(&env, &rows);
     // The recommendation is a policy row of the session, and fit.
     let rec = &total["recommendation"];
+    assert_eq!(rec["kind"], "policy", "{total}");
     assert!(rec["policy"].is_object(), "{total}");
     assert_eq!(total["sessions"][0]["session"], TENANT_TASK);
     let chosen = &total["sessions"][0]["recommendation"];
@@ -257,8 +260,9 @@ fn jobs_1_and_jobs_2_give_the_same_bytes() {
     let two = std::fs::read(env.work().join("two.html")).unwrap();
     assert!(one == two, "the pages differ");
     let (rows, _) = rows_and_total(&sweep("2", &["--json"]).stdout);
-    // Three sessions × (4 policies, 2 trims, the recording), session by session.
-    assert_eq!(rows.len(), 21);
+    // Three sessions × (4 policies, 2 trims, 2 masks, the recording),
+    // session by session.
+    assert_eq!(rows.len(), 27);
     let sessions: Vec<&str> = rows
         .iter()
         .map(|r| r["session"].as_str().unwrap())
@@ -291,6 +295,10 @@ fn the_page_is_self_contained_with_a_chart_and_a_sortable_table_per_session() {
     assert_eq!(html.matches("<svg id=\"scatter-").count(), 3);
     assert_eq!(html.matches("class=\"pt recorded\"").count(), 3);
     assert_eq!(html.matches("class=\"pt trim\"").count(), 6);
+    // Masking costs the same at every window: one point per session for
+    // its two rows, named with both windows.
+    assert_eq!(html.matches("class=\"pt mask\"").count(), 3);
+    assert_eq!(html.matches(">mask 6000, 32000</text>").count(), 3);
     assert!(html.contains("class=\"ring front\""));
     assert!(html.contains("class=\"ring chosen\""));
     // The totals and each session's table sort; the script is inline.

@@ -249,16 +249,11 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &SweepArgs) -> Result<Outcome> 
 
 /// Whether the first `n` jobs end a session's jobs.
 fn plan_session_done(plan: &SweepPlan, n: usize) -> bool {
-    let session = |j: &SweepJob| match j {
-        SweepJob::Policy { session, .. }
-        | SweepJob::Trim { session, .. }
-        | SweepJob::Recorded { session } => *session,
-    };
-    n == plan.jobs.len() || session(&plan.jobs[n]) != session(&plan.jobs[n - 1])
+    n == plan.jobs.len() || plan.jobs[n].session() != plan.jobs[n - 1].session()
 }
 
 /// The totals (human or JSON), the page, and the exit status: 1 when no
-/// policy is fit for every session.
+/// policy of the grid is fit for every session (whatever the recommendation).
 fn finish(ui: &mut Ui, args: &SweepArgs, rows: &[Row], sessions_printed: bool) -> Result<Outcome> {
     let summary = summarize(rows);
     if page_on_stdout(args) {
@@ -290,7 +285,9 @@ fn finish(ui: &mut Ui, args: &SweepArgs, rows: &[Row], sessions_printed: bool) -
             ));
         }
     }
-    Ok(if summary.recommendation.is_some() {
+    // Keeping what the clients do is always at hand: the status says
+    // whether the grid itself has a policy fit for every session.
+    Ok(if summary.has_fit_policy() {
         Outcome::Ok
     } else {
         Outcome::Differs
@@ -362,6 +359,10 @@ fn sessions(store: &mut Store, ui: &mut Ui, sources: &[String]) -> Result<Vec<St
                 ui.note(format!("{s}: no transcript files (*.jsonl, *.json) in it"));
             }
             for f in found {
+                if f.dangling {
+                    not_transcripts.push(f.path.display().to_string());
+                    continue;
+                }
                 match import(store, ui, &f.path) {
                     Ok(task) => tasks.extend(task),
                     Err(e)
@@ -482,9 +483,18 @@ fn plan(
             jobs.retain(|j| !matches!(j, SweepJob::Policy { session: s, .. } if *s == session));
             continue;
         }
-        for spec in trim_specs(&ran) {
+        let windows = trim_specs(&ran);
+        for spec in &windows {
             let budget = spec.budget(own);
             jobs.push(SweepJob::Trim {
+                session,
+                budget,
+                fields: spec.trim_fields(&budget),
+            });
+        }
+        for spec in &windows {
+            let budget = spec.budget(own);
+            jobs.push(SweepJob::Mask {
                 session,
                 budget,
                 fields: spec.trim_fields(&budget),
@@ -504,6 +514,7 @@ fn plan(
         jobs,
         summarizers,
         llm: args.llm.clone(),
+        cache_ttl: args.prices.cache_ttl,
     })
 }
 

@@ -18,16 +18,17 @@ use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
 use crate::model::Message;
 use crate::probe::{Probe, ProbePass};
-use crate::session::cost::{Prices, Totals};
+use crate::session::cost::{CacheTtl, Prices, Totals};
 use crate::session::record::TaskRecordIndex;
 use crate::session::run::{Placement, ReplayOptions, Run};
 use crate::session::settings::RunSettings;
 use crate::store::{DbLocation, Store, StoreError};
 use crate::summarize::llm::config::SummarizerKind;
 use crate::sweep::grid::Spec;
+use crate::sweep::mask::{KEEP_OUTPUTS, mask_row};
 use crate::sweep::recorded::recorded_row;
 use crate::sweep::trim::trim_row;
-use crate::sweep::{CallInfo, CallTally, PolicyFields, ReferenceRecord, Row, SessionInfo};
+use crate::sweep::{CallTally, PolicyFields, ReferenceRecord, Row, SessionInfo, call_infos};
 
 /// One run of a sweep.
 #[derive(Debug, Clone)]
@@ -42,16 +43,22 @@ pub(super) enum SweepJob {
         budget: Budget,
         fields: PolicyFields,
     },
+    Mask {
+        session: usize,
+        budget: Budget,
+        fields: PolicyFields,
+    },
     Recorded {
         session: usize,
     },
 }
 
 impl SweepJob {
-    fn session(&self) -> usize {
+    pub(super) fn session(&self) -> usize {
         match self {
             SweepJob::Policy { session, .. }
             | SweepJob::Trim { session, .. }
+            | SweepJob::Mask { session, .. }
             | SweepJob::Recorded { session } => *session,
         }
     }
@@ -72,6 +79,8 @@ pub(super) struct SweepPlan {
     /// Per summarizer of the grid: the kind asked for and its name.
     pub summarizers: Vec<(Option<SummarizerKind>, String)>,
     pub llm: LlmArgs,
+    /// How long the prompt cache lives, for every run.
+    pub cache_ttl: CacheTtl,
 }
 
 /// A job's row and the notes it leaves for stderr.
@@ -171,14 +180,15 @@ fn run_job(source: &mut Store, plan: &SweepPlan, i: usize) -> Result<JobDone> {
         SweepJob::Policy { spec, budget, .. } => {
             let (kind, name) = &plan.summarizers[spec.summarizer];
             let summarizer = Configured::for_store(*kind, &plan.llm, source)?;
-            let (totals, tally) = replay_and_probe(source, &index, *budget, &summarizer, s.prices)
+            let prices = (s.prices, plan.cache_ttl);
+            let (totals, tally) = replay_and_probe(source, &index, *budget, &summarizer, prices)
                 .with_context(|| format!("sweeping task {task} at {}", budget_words(budget)))?;
             let notes = summarizer.report().map(|r| r.human()).unwrap_or_default();
             let row = tally.policy_row(&s.info, spec.fields(budget, name), &totals);
             Ok((row, notes))
         }
         SweepJob::Trim { budget, fields, .. } => {
-            let record = reference_record(&index, s, &est)?;
+            let record = reference_record(&index, s, &est, plan.cache_ttl)?;
             let probes = probes_of(&index)?;
             let row = trim_row(
                 &record,
@@ -189,8 +199,19 @@ fn run_job(source: &mut Store, plan: &SweepPlan, i: usize) -> Result<JobDone> {
             )?;
             Ok((row, Vec::new()))
         }
+        SweepJob::Mask { budget, fields, .. } => {
+            let record = reference_record(&index, s, &est, plan.cache_ttl)?;
+            let probes = probes_of(&index)?;
+            let row = mask_row(
+                &record,
+                (fields.clone(), budget.w_eff(), KEEP_OUTPUTS),
+                probes,
+                &mut |r, f| read_rows(&index, r, f),
+            )?;
+            Ok((row, Vec::new()))
+        }
         SweepJob::Recorded { .. } => {
-            let record = reference_record(&index, s, &est)?;
+            let record = reference_record(&index, s, &est, plan.cache_ttl)?;
             let compactions = source.reader().client_compactions(task)?;
             let probes = probes_of(&index)?;
             let row = recorded_row(&record, &compactions, probes, &mut |r, f| {
@@ -207,10 +228,11 @@ fn reference_record<'a>(
     index: &TaskRecordIndex,
     s: &'a Planned,
     est: &'a CharsPerToken,
+    ttl: CacheTtl,
 ) -> Result<ReferenceRecord<'a>> {
     Ok(ReferenceRecord {
         session: &s.info,
-        calls: call_infos(index),
+        calls: call_infos(index, ttl),
         overhead: index.overhead(est)?.unwrap_or(0),
         prices: s.prices,
         estimator: est,
@@ -226,14 +248,17 @@ pub(super) fn replay_and_probe(
     index: &TaskRecordIndex,
     budget: Budget,
     summarizer: &Configured,
-    prices: Prices,
+    (prices, cache_ttl): (Prices, CacheTtl),
 ) -> Result<(Totals, CallTally)> {
     let est = CharsPerToken::default();
     let settings = RunSettings::new(budget, &est, summarizer);
     let mut pass = ProbePass::new(index.len());
     let mut tally = CallTally::default();
     let mut run = Run::open(source, index, settings, Placement::Scratch)?;
-    let opts = ReplayOptions::from_start(index.calls(), prices);
+    let opts = ReplayOptions {
+        cache_ttl,
+        ..ReplayOptions::from_start(index.calls(), prices)
+    };
     let totals = run.replay(source, &opts, |row, out| -> Result<()> {
         let history_rows = index.history_end(row.call);
         let s = pass.score(
@@ -263,16 +288,6 @@ fn probes_of(index: &TaskRecordIndex) -> Result<Vec<Probe>> {
     let mut pass = ProbePass::new(index.len());
     pass.read_all(|r, f| read_rows(index, r, f))?;
     Ok(pass.probes().to_vec())
-}
-
-/// Each call's history end and recorded usage.
-fn call_infos(index: &TaskRecordIndex) -> Vec<CallInfo> {
-    (1..=index.calls())
-        .map(|k| CallInfo {
-            history_end: index.history_end(k),
-            usage: index.usage(k),
-        })
-        .collect()
 }
 
 fn budget_words(b: &Budget) -> String {

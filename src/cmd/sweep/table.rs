@@ -10,18 +10,19 @@ use super::super::style::{self, paint};
 use super::super::words::plural;
 use crate::model::decimal::Micros;
 use crate::probe::percent;
+use crate::sweep::mask::KEEP_OUTPUTS;
 use crate::sweep::{
     GroupTotal, PolicyKey, Row, RowKind, Saving, SweepSummary, Varying, key_label, label,
     recommend, shared_label, signed_dollars, signed_percent,
 };
 
-const HEAD: &str = "     COST    SAVED       PROMPT       PEAK  OVER_WINDOW  FOLDS  CRIT_LOST  WORST_CRIT  WORST_ALL  RUN";
+const HEAD: &str = "     COST    SAVED       PROMPT       PEAK  OVER_WINDOW  FOLDS  BREAKS  CRIT_LOST  WORST_CRIT  WORST_ALL  RUN";
 
 /// What the columns mean, once before the first table.
 pub(super) fn legend(ui: &mut Ui) -> Result<()> {
     ui.line(
         style::DIM,
-        "COST: the prompt through a prompt cache plus the output, in estimated tokens as replay's totals count them; SAVED: against the client's own sends (recorded) priced the same way; PEAK: the largest prompt of a call; WORST_*: probes kept at the worst call (critical: asks, rules, files written)",
+        "COST: the prompt through a prompt cache plus the output, in estimated tokens as replay's totals count them; SAVED: against the client's own sends (recorded) priced the same way; PEAK: the largest prompt of a call; BREAKS: calls whose view does not extend the call before's (the cache written again); WORST_*: probes kept at the worst call (critical: asks, rules, files written); mask: observation masking, the literature's cheap baseline",
     )?;
     writeln!(ui.out)?;
     Ok(())
@@ -66,29 +67,47 @@ pub(super) fn session(ui: &mut Ui, rows: &[&Row]) -> Result<()> {
         print_row(ui, r, recorded, &varying, chosen)?;
     }
     match &rec {
-        Some(c) => {
-            let r = rows[c.row];
-            let what = label(r.policy.as_ref().expect("a policy row"), Some(&varying));
+        Some(c) if c.keeps_recorded => {
+            let kept = rows[c.row];
             let line = format!(
-                "recommended: {what}: ${}{}",
+                "recommended: keep what the client does (recorded): ${}; no policy is cheaper with every critical probe kept and no call over the window{}",
                 Micros(c.cost_micros).dollars(),
-                saving_words(c.saving, "the client's own")
+                fidelity_words(
+                    kept.worst.filter(|w| w.critical_lost > 0).map(|w| format!(
+                        "{} at their worst call",
+                        plural(w.critical_lost, "critical probe")
+                    )),
+                    c.dearer_fit
+                        .map(|i| (label_of(rows[i], &varying), rows[i].cost_micros)),
+                    c.cost_micros
+                ),
             );
             ui.line(style::GREEN, &line)?;
         }
-        None => {
-            let line = match closest(rows) {
-                Some(r) => format!(
-                    "no policy keeps every critical probe at every call with no call over the window; the closest: {} (${}, {} lost at its worst call, {} over the window)",
-                    label(r.policy.as_ref().expect("a policy row"), Some(&varying)),
-                    Micros(r.cost_micros).dollars(),
-                    r.worst.map_or(0, |w| w.critical_lost),
-                    plural(r.over_window_calls.unwrap_or(0), "call"),
-                ),
-                None => "no policy ran".to_string(),
-            };
-            ui.line(style::YELLOW, &line)?;
+        Some(c) => {
+            let r = rows[c.row];
+            let what = label_of(r, &varying);
+            let line = format!(
+                "recommended: {what}: ${}{}",
+                Micros(c.cost_micros).dollars(),
+                saving_words(c.saving, "the client's own"),
+            );
+            ui.line(style::GREEN, &line)?;
         }
+        None => {}
+    }
+    if !rows.iter().any(|r| r.eligible()) {
+        let line = match closest(rows) {
+            Some(r) => format!(
+                "no policy keeps every critical probe at every call with no call over the window; the closest: {} (${}, {} lost at its worst call, {} over the window)",
+                label_of(r, &varying),
+                Micros(r.cost_micros).dollars(),
+                r.worst.map_or(0, |w| w.critical_lost),
+                plural(r.over_window_calls.unwrap_or(0), "call"),
+            ),
+            None => "no policy ran".to_string(),
+        };
+        ui.line(style::YELLOW, &line)?;
     }
     writeln!(ui.out)?;
     Ok(())
@@ -117,6 +136,30 @@ fn closest<'a>(rows: &[&'a Row]) -> Option<&'a Row> {
             )
         })
         .map(|(_, r)| r)
+}
+
+fn label_of(r: &Row, varying: &Varying) -> String {
+    label(r.policy.as_ref().expect("a policy row"), Some(varying))
+}
+
+/// What keeping the client's own sends gives up when its compactions lost
+/// critical probes (`lost`: how, in words; `None` when none was lost): the
+/// cheapest policy that keeps them all, for more (`fit`: its label and
+/// cost), or that none does. `kept`: the cost of the sends kept.
+fn fidelity_words(lost: Option<String>, fit: Option<(String, u64)>, kept: u64) -> String {
+    let Some(lost) = lost else {
+        return String::new();
+    };
+    match fit {
+        Some((what, cost)) => format!(
+            " (the client's own sends lose {lost}; {what} keeps every one for ${}, {} more)",
+            Micros(cost).dollars(),
+            signed_percent(Saving::of(cost, kept).saving_permille.unwrap_or(0).abs())
+        ),
+        None => format!(
+            " (the client's own sends lose {lost}, and no policy keeps every one within the window)"
+        ),
+    }
 }
 
 /// `, $1.10 (25.6%) less than the client's own`, or more.
@@ -186,9 +229,10 @@ fn print_row(
     };
     writeln!(
         ui.out,
-        "{cost:>9} {saved:>8} {prompt:>12} {:>10}  {over}  {:>5}  {lost}  {crit}  {all:>9}  {run}",
+        "{cost:>9} {saved:>8} {prompt:>12} {:>10}  {over}  {:>5}  {:>6}  {lost}  {crit}  {all:>9}  {run}",
         r.peak_tokens,
         dash(r.folds),
+        r.prefix_breaks,
     )?;
     Ok(())
 }
@@ -199,6 +243,12 @@ fn run_words(r: &Row, varying: &Varying) -> String {
         (RowKind::Policy, Some(p)) => label(p, Some(varying)),
         (RowKind::Trim, Some(p)) => format!(
             "trim: drop-oldest at window {} · reserve {} (history dropped at {})",
+            p.window,
+            p.output_reserved,
+            plural(r.trimmed_calls.unwrap_or(0), "call")
+        ),
+        (RowKind::Mask, Some(p)) => format!(
+            "mask: the last {KEEP_OUTPUTS} tool outputs kept, older ones a placeholder (at window {} · reserve {}; masked at {})",
             p.window,
             p.output_reserved,
             plural(r.trimmed_calls.unwrap_or(0), "call")
@@ -214,7 +264,7 @@ fn run_words(r: &Row, varying: &Varying) -> String {
 }
 
 const TOTAL_HEAD: &str =
-    "     COST    SAVED      CALLS  OVER_WINDOW  CRIT_LOST  SESSIONS_LOSING  RUN";
+    "     COST    SAVED      CALLS  OVER_WINDOW  BREAKS  CRIT_LOST  SESSIONS_LOSING  RUN";
 
 /// The totals over sessions: each policy, trim window and the recordings
 /// summed, sorted by cost, then the one recommendation.
@@ -246,15 +296,16 @@ pub(super) fn totals(ui: &mut Ui, s: &SweepSummary<'_>) -> Result<()> {
         .policies
         .iter()
         .chain(&s.trims)
+        .chain(&s.masks)
         .chain(&s.recorded)
         .enumerate()
         .collect();
     all.sort_by_key(|(i, g)| (g.comparable_cost(), *i));
     for (i, g) in all {
-        let chosen = s
-            .recommendation
-            .as_ref()
-            .is_some_and(|r| r.policy == i && g.kind == RowKind::Policy);
+        let chosen = s.recommendation.as_ref().is_some_and(|r| match r.policy {
+            Some(p) => p == i && g.kind == RowKind::Policy,
+            None => g.kind == RowKind::Recorded,
+        });
         let cost = format!("${}", Micros(g.comparable_cost()).dollars());
         let saved = match (g.kind, recorded) {
             (RowKind::Recorded, _) | (_, None) => "-".to_string(),
@@ -269,6 +320,10 @@ pub(super) fn totals(ui: &mut Ui, s: &SweepSummary<'_>) -> Result<()> {
         let run = match (g.kind, &g.policy) {
             (RowKind::Policy, Some(k)) => key_label(k, Some(&varying)),
             (RowKind::Trim, Some(k)) => format!("trim: drop-oldest at {}", key_label(k, None)),
+            (RowKind::Mask, Some(k)) => format!(
+                "mask: the last {KEEP_OUTPUTS} tool outputs kept, at {}",
+                key_label(k, None)
+            ),
             _ => format!(
                 "recorded: the clients' own sends (paid ${} by their usage)",
                 Micros(g.cost_micros).dollars()
@@ -281,15 +336,38 @@ pub(super) fn totals(ui: &mut Ui, s: &SweepSummary<'_>) -> Result<()> {
         };
         writeln!(
             ui.out,
-            "{cost:>9} {saved:>8} {:>10}  {over:>11}  {:>9}  {losing:>15}  {run}",
-            g.calls, g.critical_lost
+            "{cost:>9} {saved:>8} {:>10}  {over:>11}  {:>6}  {:>9}  {losing:>15}  {run}",
+            g.calls, g.prefix_breaks, g.critical_lost
         )?;
     }
     match &s.recommendation {
-        Some(r) => {
-            let k = s.policies[r.policy]
-                .policy
+        Some(r) if r.policy.is_none() => {
+            let losing = s
+                .recorded
                 .as_ref()
+                .map_or(0, |g| g.sessions_losing_critical);
+            ui.line(
+                style::GREEN,
+                &format!(
+                    "recommended for all {}: keep what the clients do (recorded): ${}; no policy is cheaper with every critical probe kept and no call over the window in every session{}",
+                    plural(n, "session"),
+                    Micros(r.cost_micros).dollars(),
+                    fidelity_words(
+                        (losing > 0).then(|| format!("critical probes in {}", plural(losing, "session"))),
+                        r.dearer_fit.map(|i| {
+                            let g = &s.policies[i];
+                            let k = g.policy.as_ref().expect("a policy total");
+                            (key_label(k, Some(&varying)), g.cost_micros)
+                        }),
+                        r.cost_micros
+                    ),
+                ),
+            )?
+        }
+        Some(r) => {
+            let k = r
+                .policy
+                .and_then(|i| s.policies[i].policy.as_ref())
                 .expect("a policy total");
             ui.line(
                 style::GREEN,
@@ -302,13 +380,16 @@ pub(super) fn totals(ui: &mut Ui, s: &SweepSummary<'_>) -> Result<()> {
                 ),
             )?;
         }
-        None => ui.line(
+        None => {}
+    }
+    if !s.has_fit_policy() {
+        ui.line(
             style::YELLOW,
             &format!(
                 "no policy keeps every critical probe at every call with no call over the window in all {}",
                 plural(n, "session")
             ),
-        )?,
+        )?;
     }
     Ok(())
 }

@@ -7,12 +7,12 @@ use serde_json::json;
 
 use crate::engine::estimate::CharsPerToken;
 use crate::probe::extract;
-use crate::session::cost::Prices;
+use crate::session::cost::{CacheTtl, Prices};
 use crate::session::record::TaskRecordIndex;
 use crate::store::{ClientCompaction, Store};
 use crate::sweep::lean_tests::{info, oracle_recorded};
 use crate::sweep::recorded::recorded_row;
-use crate::sweep::{CallInfo, ReferenceRecord, Row};
+use crate::sweep::{CallInfo, ReferenceRecord, Row, call_infos};
 use crate::transcript::ingest::{IngestOptions, ingest_bytes};
 
 /// A transcript in a real format, imported into a store: its recorded row,
@@ -30,12 +30,7 @@ fn recorded_of_import(shown: &str, text: &str, task_context_at: &[u64]) -> Row {
     let task = report.main_task().expect("a task").to_string();
     let index = TaskRecordIndex::load(&store, &task).unwrap();
     let rows = index.all_rows().unwrap();
-    let calls: Vec<CallInfo> = (1..=index.calls())
-        .map(|k| CallInfo {
-            history_end: index.history_end(k),
-            usage: index.usage(k),
-        })
-        .collect();
+    let calls: Vec<CallInfo> = call_infos(&index, CacheTtl::default());
     let compactions: Vec<ClientCompaction> = task_context_at
         .iter()
         .map(|&history_rows| ClientCompaction {
@@ -181,4 +176,79 @@ fn the_corpus_sessions_that_compact_themselves_score_as_the_whole_record() {
         let row = recorded_of_import(f, &text, &[0]);
         assert!(row.folds.unwrap() > 0, "{f}: {row:?}");
     }
+}
+
+/// Issue 34: every reference row prices a pause longer than the cache
+/// lives as the replay does. The fixture pauses ten and a half minutes
+/// before call 3: under the 5-minute cache that call reads nothing (the
+/// client's own usage shows it too), under the 1-hour one it reads the
+/// prefix, and each reference's estimated history costs the difference.
+#[test]
+fn the_references_read_nothing_from_a_cache_that_expired_during_a_pause() {
+    use crate::sweep::mask::{KEEP_OUTPUTS, mask_row};
+    use crate::sweep::lean_tests::trim_policy;
+    use crate::sweep::trim::trim_row;
+
+    let mut store = Store::open_memory().unwrap();
+    let text = testdata("claude-code/pause-10min.jsonl");
+    let report = ingest_bytes(
+        &mut store,
+        "pause.jsonl",
+        text.as_bytes(),
+        &IngestOptions::default(),
+    )
+    .unwrap();
+    let task = report.main_task().unwrap().to_string();
+    let index = TaskRecordIndex::load(&store, &task).unwrap();
+    let expired = |ttl| -> Vec<bool> {
+        call_infos(&index, ttl)
+            .iter()
+            .map(|c| c.cache_expired)
+            .collect()
+    };
+    assert_eq!(expired(CacheTtl::FiveMinutes), [false, false, true, false]);
+    assert_eq!(expired(CacheTtl::OneHour), [false; 4]);
+
+    let (info, est) = (info(), CharsPerToken::default());
+    let rows = index.all_rows().unwrap();
+    let fields = trim_policy(200_000);
+    let run = |ttl| -> [Row; 3] {
+        let record = ReferenceRecord {
+            session: &info,
+            calls: call_infos(&index, ttl),
+            overhead: index.overhead(&est).unwrap().unwrap_or(0),
+            prices: Prices::default(),
+            estimator: &est,
+        };
+        let mut read = |r: std::ops::Range<usize>, f: &mut dyn FnMut(&crate::model::Message)| {
+            index.each_row(r.start, r.end, |_, m| f(m))
+        };
+        let probes = extract(&rows);
+        [
+            trim_row(&record, fields.clone(), 180_000, probes.clone(), &mut read).unwrap(),
+            mask_row(
+                &record,
+                (fields.clone(), 180_000, KEEP_OUTPUTS),
+                probes.clone(),
+                &mut read,
+            )
+            .unwrap(),
+            recorded_row(&record, &[], probes, &mut read).unwrap(),
+        ]
+    };
+    let (short, long) = (run(CacheTtl::FiveMinutes), run(CacheTtl::OneHour));
+    let estimated = |r: &Row| match &r.estimated {
+        Some(e) => (e.cache_read_tokens, e.cache_write_tokens, e.cost_micros),
+        None => (r.cache_read_tokens, r.cache_write_tokens, r.cost_micros),
+    };
+    // The same record, the same views: only the pause's call differs.
+    for (s, l) in short.iter().zip(&long) {
+        let (sr, sw, sc) = estimated(s);
+        let (lr, lw, lc) = estimated(l);
+        assert_eq!(sr + sw, lr + lw, "{:?}", s.kind);
+        assert!(sr < lr && sc > lc, "{:?}: {sr} < {lr}, {sc} > {lc}", s.kind);
+        assert_eq!(s.prefix_breaks, 0, "a pause is no prefix break");
+    }
+    // What the client paid is its usage, whatever the model of the cache.
+    assert_eq!(short[2].cost_micros, long[2].cost_micros);
 }
