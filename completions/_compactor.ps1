@@ -349,7 +349,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--allow-over-window', '--allow-over-window', [CompletionResultType]::ParameterName, 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this')
             [CompletionResult]::new('--recorded', '--recorded', [CompletionResultType]::ParameterName, 'Score what the original agent sent instead of compactor''s view: the recorded history since the agent''s last own compaction summary')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object: {"categories":{...},"critical_lost":N,"lost":[...],...}')
-            [CompletionResult]::new('--fail-on-loss', '--fail-on-loss', [CompletionResultType]::ParameterName, 'Exit 1 when a critical probe (ask, constraint, deliverable) is lost')
+            [CompletionResult]::new('--fail-on-loss', '--fail-on-loss', [CompletionResultType]::ParameterName, 'Exit 1 when a critical probe (ask, constraint, deliverable) is lost, or when a summary line of the view is misleading (contradicts the record)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

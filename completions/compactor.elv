@@ -334,7 +334,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --recorded 'Score what the original agent sent instead of compactor''s view: the recorded history since the agent''s last own compaction summary'
             cand --json 'Print one JSON object: {"categories":{...},"critical_lost":N,"lost":[...],...}'
-            cand --fail-on-loss 'Exit 1 when a critical probe (ask, constraint, deliverable) is lost'
+            cand --fail-on-loss 'Exit 1 when a critical probe (ask, constraint, deliverable) is lost, or when a summary line of the view is misleading (contradicts the record)'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help (see more with ''--help'')'

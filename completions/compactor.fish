@@ -366,7 +366,7 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l recorded -d 'Score what the original agent sent instead of compactor\'s view: the recorded history since the agent\'s last own compaction summary'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l json -d 'Print one JSON object: {"categories":{...},"critical_lost":N,"lost":[...],...}'
-complete -c compactor -n "__fish_compactor_using_subcommand probe" -l fail-on-loss -d 'Exit 1 when a critical probe (ask, constraint, deliverable) is lost'
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l fail-on-loss -d 'Exit 1 when a critical probe (ask, constraint, deliverable) is lost, or when a summary line of the view is misleading (contradicts the record)'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s V -l version -d 'Print version'

@@ -19,7 +19,10 @@ use super::words::{noun_for, plural};
 use crate::engine::{Status, Tier};
 use crate::hooks::compare::{Compared, before_call, compare, sent_view};
 use crate::model::{Kind, Message};
-use crate::probe::{Category, Evaluation, ProbeWorker, Worst, evaluate, extract, percent};
+use crate::probe::precision::Precision;
+use crate::probe::{
+    Category, Evaluation, ProbeWorker, Worst, evaluate_with_precision, extract, percent,
+};
 use crate::session::run::ReplayOptions;
 
 #[derive(Debug, Args)]
@@ -43,7 +46,8 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub json: bool,
 
-    /// Exit 1 when a critical probe (ask, constraint, deliverable) is lost.
+    /// Exit 1 when a critical probe (ask, constraint, deliverable) is lost,
+    /// or when a summary line of the view is misleading (contradicts the record).
     #[arg(long)]
     pub fail_on_loss: bool,
 }
@@ -65,15 +69,17 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
         }
         false => (Vec::new(), Vec::new()),
     };
-    let (evaluation, replayed, probe_count) = if args.recorded {
+    let (evaluation, precision, replayed, probe_count) = if args.recorded {
         let end = index.history_end(at);
         // What the client sent: its summary, and the Task Context a hook put back.
         let view = sent_view(&rows[..end], &compactions);
-        (evaluate(&probes, &view, end), None, probes.len())
+        let (evaluation, precision) = evaluate_with_precision(&probes, &view, &rows, end);
+        (evaluation, precision, None, probes.len())
     } else {
         let scored = score_replay(store, ui, &r, &args.run.budget, at)?;
         let count = scored.probe_count;
-        (scored.evaluation.clone(), Some(scored), count)
+        let (e, p) = (scored.evaluation.clone(), scored.precision.clone());
+        (e, p, Some(scored), count)
     };
     let worst = replayed.as_ref().and_then(|r| r.worst.clone());
     if args.json {
@@ -96,6 +102,20 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
         }
         if let Some(w) = &worst {
             v["worst_call"] = serde_json::to_value(w)?;
+        }
+        v["misleading"] = json!(precision.misleading.len());
+        v["misleading_lines"] = serde_json::to_value(&precision.misleading)?;
+        v["abandoned_judged"] = json!(precision.abandoned_judged);
+        v["abandoned_lost"] = json!(precision.abandoned_lost);
+        if let Some(r) = &replayed {
+            v["misleading_calls"] = json!(r.misleading_calls);
+            if let Some((call, p)) = &r.most_misleading {
+                v["most_misleading_call"] = json!({
+                    "call": call,
+                    "misleading": p.misleading.len(),
+                    "misleading_lines": p.misleading,
+                });
+            }
         }
         ui.json_kind("probe", &v)?;
     } else {
@@ -122,13 +142,15 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
             }
         };
         print_human(ui, task, at, &what, &evaluation, worst.as_ref())?;
+        print_precision(ui, at, &precision, replayed.as_ref())?;
         if args.recorded
             && let Some(c) = before_call(&compare(&probes, &compactions), at)
         {
             print_side_by_side(ui, c)?;
         }
     }
-    Ok(if args.fail_on_loss && evaluation.critical_lost > 0 {
+    let falls_short = evaluation.critical_lost > 0 || !precision.misleading.is_empty();
+    Ok(if args.fail_on_loss && falls_short {
         Outcome::Differs
     } else {
         Outcome::Ok
@@ -138,6 +160,12 @@ pub fn run(store: &mut crate::store::Store, ui: &mut Ui, args: &ProbeArgs) -> Re
 /// What a replay to `--at` found.
 struct Replayed {
     evaluation: Evaluation,
+    /// The scored call's precision.
+    precision: Precision,
+    /// Calls up to `--at` whose view carried a misleading line.
+    misleading_calls: u32,
+    /// The call up to `--at` whose view carried the most, and its precision.
+    most_misleading: Option<(u32, Precision)>,
     status: Status,
     tiers: Vec<Tier>,
     /// The worst call up to `--at`.
@@ -205,6 +233,9 @@ fn score_replay(
     let (status, tiers, tokens_after, raw_tokens) = last.expect("the replay reaches --at");
     Ok(Replayed {
         evaluation: judge.kept().cloned().expect("the view at --at is judged"),
+        precision: judge.kept_precision().cloned().unwrap_or_default(),
+        misleading_calls: judge.misleading_calls(),
+        most_misleading: judge.most_misleading().map(|(k, p)| (k, p.clone())),
         status,
         tiers,
         worst: judge.worst().map(|(k, e)| Worst::of(k, e)),
@@ -282,6 +313,63 @@ fn print_human(
                 l.line,
                 l.source,
                 text
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The summary lines that contradict the record, and the abandoned
+/// approaches kept; with a replay, how many of its views carried a
+/// misleading line and which carried the most.
+fn print_precision(ui: &mut Ui, at: u32, p: &Precision, replayed: Option<&Replayed>) -> Result<()> {
+    let misleading = format!("{}", p.misleading.len());
+    let misleading = if p.misleading.is_empty() {
+        misleading
+    } else {
+        paint(ui.color, style::ERROR, &misleading)
+    };
+    let across = match replayed {
+        Some(r) => {
+            let most = match &r.most_misleading {
+                Some((call, m)) => format!(", the most at call {call}: {}", m.misleading.len()),
+                None => String::new(),
+            };
+            format!(
+                " ({} up to it carried one{most})",
+                plural(r.misleading_calls, "view")
+            )
+        }
+        None => String::new(),
+    };
+    writeln!(
+        ui.out,
+        "misleading summary lines at call {at}: {misleading}{across} · abandoned approaches kept {} of {}",
+        p.abandoned_judged - p.abandoned_lost,
+        p.abandoned_judged
+    )?;
+    let listed = match replayed.and_then(|r| r.most_misleading.as_ref()) {
+        Some((call, worst)) if p.misleading.is_empty() => {
+            writeln!(ui.out, "misleading at call {call}:")?;
+            &worst.misleading
+        }
+        _ => {
+            if !p.misleading.is_empty() {
+                writeln!(ui.out, "misleading:")?;
+            }
+            &p.misleading
+        }
+    };
+    {
+        for m in listed {
+            let text = crate::cmd::visible::visible(&clip(&m.text, 120)).into_owned();
+            writeln!(
+                ui.out,
+                "  !{:<20} {:<11} {}  — {}",
+                m.kind.name(),
+                m.section,
+                text,
+                m.why
             )?;
         }
     }

@@ -31,38 +31,38 @@ pub(crate) struct CarriedFacts {
 /// lines, a fact's further lines indented two spaces (joined with `\n`, as
 /// the summarizer reads them back).
 pub(crate) fn carried_facts(sections: &str) -> CarriedFacts {
-    #[derive(Clone, Copy, PartialEq)]
-    enum In {
-        Requests,
-        Constraints,
-        Other,
-    }
-    let mut facts = CarriedFacts::default();
-    let mut place = In::Other;
-    // Whether the last line began a fact of the current section.
+    let mut facts = CarriedFacts {
+        requests: section_facts(sections, "Requests"),
+        constraints: section_facts(sections, "Constraints"),
+    };
+    facts.requests.retain(|t| !t.trim().is_empty());
+    facts.constraints.retain(|t| !t.trim().is_empty());
+    facts
+}
+
+/// The texts of the `- key: text` lines under `## {section}` (keys dropped,
+/// further lines indented two spaces joined with `\n`), in order.
+pub(crate) fn section_facts(sections: &str, section: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut inside = false;
+    // Whether the last line began a fact of the section.
     let mut open = false;
     for line in sections.split('\n') {
         let line = line.strip_suffix('\r').unwrap_or(line);
         if let Some(name) = line.strip_prefix("## ") {
-            place = match name.trim_end() {
-                "Requests" => In::Requests,
-                "Constraints" => In::Constraints,
-                _ => In::Other,
-            };
+            inside = name.trim_end() == section;
             open = false;
             continue;
         }
-        let list = match place {
-            In::Requests => &mut facts.requests,
-            In::Constraints => &mut facts.constraints,
-            In::Other => continue,
-        };
+        if !inside {
+            continue;
+        }
         if let Some(fact) = line.strip_prefix("- ") {
             let text = fact.split_once(": ").map_or("", |(_, text)| text);
-            list.push(text.to_string());
+            out.push(text.to_string());
             open = true;
         } else if let (Some(more), true, Some(last)) =
-            (line.strip_prefix("  "), open, list.last_mut())
+            (line.strip_prefix("  "), open, out.last_mut())
         {
             last.push('\n');
             last.push_str(more);
@@ -70,9 +70,27 @@ pub(crate) fn carried_facts(sections: &str) -> CarriedFacts {
             open = false;
         }
     }
-    facts.requests.retain(|t| !t.trim().is_empty());
-    facts.constraints.retain(|t| !t.trim().is_empty());
-    facts
+    out
+}
+
+/// The value of a `## Current state` field (`Status`, `Deliverable`, …).
+pub(crate) fn state_field<'t>(sections: &'t str, field: &str) -> Option<&'t str> {
+    let mut inside = false;
+    for line in sections.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if let Some(name) = line.strip_prefix("## ") {
+            inside = name.trim_end() == "Current state";
+            continue;
+        }
+        if inside
+            && let Some(value) = line
+                .strip_prefix(field)
+                .and_then(|rest| rest.strip_prefix(": "))
+        {
+            return Some(value);
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -109,6 +127,18 @@ mod tests {
             ]
         );
         assert_eq!(facts.constraints, ["Keep the registry: it is shared."]);
+    }
+
+    #[test]
+    fn any_section_and_state_field_is_read_back() {
+        let sections = "## Ruled out\n- mix-test: Bash `mix test` failed (step 4): boom\n  second line\n\n\
+                        ## Current state\nGoal: #1 — x\nStatus: open error\nNext: y\n";
+        assert_eq!(
+            section_facts(sections, "Ruled out"),
+            ["Bash `mix test` failed (step 4): boom\nsecond line"]
+        );
+        assert_eq!(state_field(sections, "Status"), Some("open error"));
+        assert_eq!(state_field(sections, "Deliverable"), None);
     }
 
     #[test]

@@ -208,9 +208,11 @@ pub(crate) fn floor(
     }
     let b = boundary?;
     let span: Vec<SpanEntry> = parts[start..b].iter().filter_map(span_entry).collect();
+    let later: Vec<ToolCall> = parts[b..].iter().filter_map(later_call).collect();
     let request = SummaryRequest {
         prior: prior.as_ref().map(|p| p.text.as_str()),
         span: &span,
+        later: &later,
         budget_tokens: ctx.budget.summary_budget_tokens,
         estimator: ctx.estimator,
     };
@@ -327,6 +329,29 @@ pub(crate) fn unwrap_envelope(text: String) -> String {
         return inner.clone();
     }
     text
+}
+
+/// A tool call the view keeps raw after the folded span, as the summarizer
+/// is shown it: its input and outcome, not its output.
+fn later_call(p: &Part) -> Option<ToolCall> {
+    let PartBody::Tool {
+        id,
+        name,
+        input,
+        output,
+    } = &p.body
+    else {
+        return None;
+    };
+    Some(ToolCall {
+        step: p.step,
+        id: id.clone(),
+        name: name.clone(),
+        input: input.clone(),
+        output: String::new(),
+        is_error: output.as_ref().is_some_and(|o| o.is_error),
+        interrupted: output.is_none(),
+    })
 }
 
 /// What the summarizer is shown of a part: terminal control sequences

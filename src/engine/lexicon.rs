@@ -75,6 +75,96 @@ pub(crate) const DECISION_MARKERS: &[&[&str]] = &[
     &["we", "will"],
 ];
 
+/// Words that open a sentence without saying anything (`Now`, `OK, so`).
+const DISCOURSE_WORDS: [&str; 14] = [
+    "now", "ok", "okay", "so", "good", "great", "perfect", "alright", "first", "then", "also",
+    "and", "but", "finally",
+];
+
+/// Openings of a sentence that narrates what the agent is about to do.
+const INTENT_OPENINGS: &[&[&str]] = &[
+    &["let", "me"],
+    &["let's"],
+    &["lets"],
+    &["i'll"],
+    &["i", "will"],
+    &["i'm", "going", "to"],
+    &["i", "am", "going", "to"],
+    &["i", "need", "to"],
+    &["i", "should"],
+    &["i", "want", "to"],
+    &["we", "need", "to"],
+    &["we'll"],
+    &["we", "will"],
+    &["next"],
+    &["time", "to"],
+];
+
+/// Verbs that, right after `Now`, make the sentence an instruction to
+/// oneself (`Now file the bead`), not a fact (`Now the tests pass`).
+const IMPERATIVE_VERBS: [&str; 40] = [
+    "add",
+    "apply",
+    "build",
+    "change",
+    "check",
+    "clean",
+    "close",
+    "commit",
+    "continue",
+    "create",
+    "debug",
+    "delete",
+    "do",
+    "edit",
+    "examine",
+    "file",
+    "find",
+    "fix",
+    "go",
+    "implement",
+    "install",
+    "investigate",
+    "look",
+    "make",
+    "mark",
+    "move",
+    "open",
+    "push",
+    "read",
+    "remove",
+    "rename",
+    "replace",
+    "review",
+    "run",
+    "search",
+    "see",
+    "test",
+    "try",
+    "update",
+    "verify",
+];
+
+/// Whether a sentence narrates intent ("Now let me…", "Let me…", "I'll…",
+/// "Next…", "Now file the bead…") rather than stating a fact.
+pub(crate) fn narrates_intent(sentence: &str) -> bool {
+    let ws = words(sentence);
+    let opened_by_now = ws.first().is_some_and(|w| w.text == "now");
+    let skip = ws
+        .iter()
+        .take_while(|w| DISCOURSE_WORDS.contains(&w.text.as_str()))
+        .count();
+    let rest = &ws[skip..];
+    let opens = INTENT_OPENINGS
+        .iter()
+        .any(|m| m.len() <= rest.len() && m.iter().zip(rest).all(|(a, w)| *a == w.text));
+    let instruction = opened_by_now
+        && rest
+            .first()
+            .is_some_and(|w| IMPERATIVE_VERBS.contains(&w.text.as_str()));
+    opens || instruction
+}
+
 /// A lowercase word and where it starts in the source (bytes).
 pub(crate) struct Word {
     pub start: usize,
@@ -127,4 +217,31 @@ pub(crate) fn find_marker(ws: &[Word], markers: &[&[&str]]) -> Option<usize> {
             .any(|m| m.len() <= ws.len() - i && m.iter().zip(&ws[i..]).all(|(a, w)| *a == w.text));
         hit.then_some(ws[i].start)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::narrates_intent;
+
+    #[test]
+    fn narration_is_told_from_a_fact() {
+        for narration in [
+            "Now let me also file a bead for the discovered bug.",
+            "Let me check.",
+            "I'll run the tests because they failed.",
+            "OK, so I need to fix the import.",
+            "Next, the CLI flag.",
+            "Now file the refinement bead for the bug I discovered, then close it.",
+        ] {
+            assert!(narrates_intent(narration), "{narration}");
+        }
+        for fact in [
+            "The issue is clear: the sandbox is not shared.",
+            "Now the tests pass because the config is set.",
+            "`load_session_messages` drops `agent_id` because the map omits it.",
+            "Letters are escaped.",
+        ] {
+            assert!(!narrates_intent(fact), "{fact}");
+        }
+    }
 }

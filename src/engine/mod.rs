@@ -7,6 +7,7 @@
 //! reducing; step (every call, checkpoint + growth) runs it all. The caller
 //! loads the store entries and writes back the new ones the call returns.
 
+pub(crate) mod action;
 pub mod budget;
 pub(crate) mod carried;
 pub(crate) mod checkpoint;

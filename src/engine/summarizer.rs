@@ -49,6 +49,11 @@ pub struct SummaryRequest<'a> {
     pub prior: Option<&'a str>,
     /// The newly covered span, oldest first.
     pub span: &'a [SpanEntry],
+    /// The tool calls after the span that the view keeps raw, oldest first,
+    /// their outputs left out: never summarized, only read to tell a failure
+    /// the agent has since retried with success (not ruled out: it was not
+    /// abandoned) from one it gave up on, and what it has written since.
+    pub later: &'a [ToolCall],
     /// ROLLING_SUMMARY_BUDGET_TOKENS: the summary's token cap.
     pub budget_tokens: u64,
     pub estimator: &'a dyn Estimator,

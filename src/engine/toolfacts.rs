@@ -51,6 +51,16 @@ pub(crate) fn written_paths(name: &str, input: &Value) -> Vec<(String, &'static 
     out
 }
 
+/// Two paths name the same file: equal, or one is the other with leading
+/// directories dropped (a summary may shorten `/home/u/repo/src/a.rs`).
+pub(crate) fn same_path(a: &str, b: &str) -> bool {
+    let ends = |long: &str, short: &str| {
+        long.strip_suffix(short)
+            .is_some_and(|head| head.ends_with('/'))
+    };
+    a == b || ends(a, b) || ends(b, a)
+}
+
 /// `*** Add File:` / `*** Update File:` / `*** Delete File:` / `*** Move to:` lines.
 pub(crate) fn patch_paths(patch: &str) -> Vec<(String, &'static str)> {
     const OPS: [(&str, &str); 4] = [

@@ -130,6 +130,7 @@ pub fn task_context(
         let req = SummaryRequest {
             prior: None,
             span: &span,
+            later: &[],
             budget_tokens: budget.max(1),
             estimator: &est,
         };
@@ -214,6 +215,7 @@ pub fn summarizer_instructions(history: &[Message], limit: OutputLimit) -> Optio
     let req = SummaryRequest {
         prior: None,
         span: &span,
+        later: &[],
         budget_tokens: (limit.max() / 4) as u64,
         estimator: &est,
     };

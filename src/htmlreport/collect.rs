@@ -17,6 +17,7 @@ use crate::engine::parts::{PartBody, PartState, Side, ToolOutput, coverage_key, 
 use crate::engine::{CallOutput, Status, Tier};
 use crate::model::digest::{Digest, DigestMap};
 use crate::model::{Block, Kind, Message, Role};
+use crate::probe::precision::Precision;
 use crate::probe::{Evaluation, ProbeWorker, Survival};
 use crate::session::record::TaskRecordIndex;
 use crate::session::replay::StepRow;
@@ -213,6 +214,13 @@ pub(crate) struct Collected {
     /// The worst call's full evaluation (fewest critical probes kept, then
     /// fewest kept, the earliest on a tie).
     pub probe_worst: Option<(u32, Evaluation)>,
+    /// The last call's precision: its summary lines that contradict the
+    /// record, and the abandoned approaches it keeps.
+    pub precision_last: Precision,
+    /// Calls whose view carried a misleading line.
+    pub misleading_calls: u32,
+    /// The call whose view carried the most, and its precision.
+    pub most_misleading: Option<(u32, Precision)>,
     /// The client's own compactions its hooks recorded (set by the caller).
     pub client_compactions: Vec<ClientPanel>,
 }
@@ -694,6 +702,9 @@ impl<'e> Collector<'e> {
         let last_composition = self.last.as_ref().map(composition_of).unwrap_or_default();
         let fold_count = self.folds.count;
         let probes = judge.probes().to_vec();
+        let precision_last = judge.latest_precision().clone();
+        let misleading_calls = judge.misleading_calls();
+        let most_misleading = judge.most_misleading().map(|(k, p)| (k, p.clone()));
         let collected = Collected {
             calls: self.slots.iter().map(|s| u64::from(s.calls)).sum(),
             decimated: self.decimated,
@@ -713,6 +724,9 @@ impl<'e> Collector<'e> {
             largest_tools: self.tracked,
             probe_count: probes.len(),
             probe_worst: judge.into_worst(),
+            precision_last,
+            misleading_calls,
+            most_misleading,
             client_compactions: Vec::new(),
         };
         (collected, probes)

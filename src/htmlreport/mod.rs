@@ -492,6 +492,7 @@ fn probe_section(out: &mut String, c: &Collected) {
         );
     }
     out.push_str("</tbody></table>\n");
+    precision_paragraph(out, c);
     if !worst.lost.is_empty() {
         let _ = write!(out, "<p>Lost at call {call}:</p>\n<ul class=\"lost\">");
         for l in worst.lost.iter().take(LOST_LISTED) {
@@ -516,6 +517,57 @@ fn probe_section(out: &mut String, c: &Collected) {
         out.push_str("</ul>\n");
     }
     out.push_str("</section>\n");
+}
+
+/// Misleading lines listed for a call, at most.
+const MISLEADING_LISTED: usize = 10;
+
+/// Precision: the Task Context's lines that contradict the record (the
+/// call that carried the most listed), and the abandoned approaches kept.
+fn precision_paragraph(out: &mut String, c: &Collected) {
+    let p = &c.precision_last;
+    let _ = writeln!(
+        out,
+        "<p>Misleading summary lines (a Task Context line the record contradicts: a ruled-out \
+         action that later succeeded, an open error since resolved, a file called owed that was \
+         written): <b>{}</b> at the last call; {} carried one. Abandoned approaches (errors never \
+         retried with success) kept at the last call: {} of {}.</p>",
+        p.misleading.len(),
+        counted(u64::from(c.misleading_calls), "view"),
+        p.abandoned_judged - p.abandoned_lost,
+        p.abandoned_judged
+    );
+    let Some((call, most)) = &c.most_misleading else {
+        return;
+    };
+    let _ = write!(
+        out,
+        "<p>Misleading at call {call}:</p>\n<ul class=\"lost\">"
+    );
+    for m in most.misleading.iter().take(MISLEADING_LISTED) {
+        let text: String = m.text.chars().take(160).collect();
+        let _ = write!(
+            out,
+            "<li><b>{}</b> ({}) <q>{}</q> <span class=\"muted\">{}{}</span></li>",
+            m.kind.name(),
+            esc(m.section),
+            esc(&text),
+            esc(&m.why),
+            if m.proof_in_view {
+                "; the view shows that call"
+            } else {
+                ""
+            }
+        );
+    }
+    if most.misleading.len() > MISLEADING_LISTED {
+        let _ = write!(
+            out,
+            "<li class=\"muted\">and {} more</li>",
+            most.misleading.len() - MISLEADING_LISTED
+        );
+    }
+    out.push_str("</ul>\n");
 }
 
 /// The client's own compactions, when its hooks recorded any: its summary

@@ -25,6 +25,7 @@
 
 mod cache;
 mod pass;
+pub(crate) mod precision;
 #[cfg(test)]
 mod tests;
 
@@ -173,14 +174,9 @@ impl Extractor {
                         is_error: true,
                     },
                 ) => {
-                    let text = strip_controls(&unwrap_envelope(tool_content_text(content)));
-                    if text.trim().is_empty() {
+                    let Some(key) = error_key(content) else {
                         continue;
-                    }
-                    let key = head_chars(
-                        &normalise_whitespace(naming_line(&error_excerpt(&text))),
-                        SENTENCE_PART_CHARS,
-                    );
+                    };
                     self.push(tool_probe(Category::Error, key, tool_use_id, i, m.line));
                 }
                 _ => {}
@@ -322,6 +318,19 @@ impl Extractor {
     fn pending_state_row(&self) -> Option<usize> {
         self.state.as_ref().map(|p| p.row)
     }
+}
+
+/// The key line of a failed call's result, as its `error` probe expects it
+/// (`None` for a result with no text).
+pub(crate) fn error_key(content: &ToolContent) -> Option<String> {
+    let text = strip_controls(&unwrap_envelope(tool_content_text(content)));
+    if text.trim().is_empty() {
+        return None;
+    }
+    Some(head_chars(
+        &normalise_whitespace(naming_line(&error_excerpt(&text))),
+        SENTENCE_PART_CHARS,
+    ))
 }
 
 fn tool_probe(category: Category, expected: String, id: &str, row: usize, line: u64) -> Probe {
@@ -590,6 +599,27 @@ pub(crate) fn evaluate(probes: &[Probe], view: &View, history_rows: usize) -> Ev
     evaluate_text(probes, &view_text(view), history_rows)
 }
 
+/// `evaluate`, with the view's precision: its summary lines checked against
+/// `rows`, the record whose first `history_rows` rows the view's history is.
+pub(crate) fn evaluate_with_precision(
+    probes: &[Probe],
+    view: &View,
+    rows: &[Message],
+    history_rows: usize,
+) -> (Evaluation, precision::Precision) {
+    let text = view_text(view);
+    let mut t = Tally::default();
+    tally_with(probes, history_rows, |_, p| judge(p, &text), &mut t);
+    let mut reader = precision::LedgerReader::default();
+    for (i, m) in rows.iter().enumerate() {
+        reader.row(i, m);
+    }
+    let mut ledger = precision::Ledger::default();
+    ledger.add(reader.take());
+    let p = ledger.check(view, history_rows, probes, t.lost());
+    (t.evaluation(probes), p)
+}
+
 /// `evaluate` on the view's text (as `view_text` made it).
 fn evaluate_text(probes: &[Probe], text: &str, history_rows: usize) -> Evaluation {
     evaluate_with(probes, history_rows, |_, p| judge(p, text))
@@ -649,6 +679,11 @@ impl Tally {
                 })
                 .collect(),
         }
+    }
+
+    /// The indices of the probes lost, ascending.
+    pub(crate) fn lost(&self) -> &[usize] {
+        &self.lost
     }
 
     /// As [`Evaluation::survival`].

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, channel, sync_channel};
 use std::thread::JoinHandle;
 
+use super::precision::{Ledger, LedgerReader, Precision, RecordFact};
 use super::{Evaluation, Extractor, Probe, Scorer, Survival, Tally};
 use crate::model::Message;
 use crate::view::View;
@@ -25,6 +26,8 @@ use crate::view::View;
 /// probes.
 struct RowReader {
     extractor: Extractor,
+    /// The record's facts summary lines are checked against.
+    ledger: LedgerReader,
     /// The record's rows, and how many were read.
     rows: usize,
     fed: usize,
@@ -34,6 +37,7 @@ impl RowReader {
     fn new(rows: usize) -> RowReader {
         RowReader {
             extractor: Extractor::default(),
+            ledger: LedgerReader::default(),
             rows,
             fed: 0,
         }
@@ -56,6 +60,7 @@ impl RowReader {
     /// Take the record's next row.
     fn feed(&mut self, m: &Message) {
         self.extractor.row(self.fed, m);
+        self.ledger.row(self.fed, m);
         self.fed += 1;
         if self.fed == self.rows {
             self.extractor.end();
@@ -65,6 +70,11 @@ impl RowReader {
     /// The probes made since the last call.
     fn take_probes(&mut self) -> Vec<Probe> {
         self.extractor.take_probes()
+    }
+
+    /// The record's facts read since the last call.
+    fn take_facts(&mut self) -> Vec<RecordFact> {
+        self.ledger.take()
     }
 
     /// Read what a view of the first `history_rows` rows needs: `read(range,
@@ -99,6 +109,17 @@ pub(crate) struct Judge {
     kept: Option<Evaluation>,
     /// The latest call judged.
     last_call: Option<u32>,
+    /// The record's facts, for the summary lines that contradict them.
+    ledger: Ledger,
+    /// The latest view's precision.
+    precision: Precision,
+    /// The precision kept at a call that asked for it.
+    kept_precision: Option<Precision>,
+    /// Calls whose view carried a misleading line.
+    misleading_calls: u32,
+    /// The call whose view carried the most misleading lines (the earliest
+    /// on a tie), and its precision.
+    most_misleading: Option<(u32, Precision)>,
 }
 
 impl Judge {
@@ -109,6 +130,17 @@ impl Judge {
             worst: None,
             kept: None,
             last_call: None,
+            ledger: Ledger::default(),
+            precision: Precision::default(),
+            kept_precision: None,
+            misleading_calls: 0,
+            most_misleading: None,
+        }
+    }
+
+    fn add_facts(&mut self, facts: Vec<RecordFact>) {
+        if !facts.is_empty() {
+            self.ledger.add(facts);
         }
     }
 
@@ -133,6 +165,20 @@ impl Judge {
         let shared = shared.filter(|_| follows).unwrap_or(0);
         self.last_call = Some(call);
         (self.scorer).tally_after(view, shared, history_rows, &mut self.tally);
+        self.precision =
+            self.ledger
+                .check(view, history_rows, self.scorer.probes(), self.tally.lost());
+        let n = self.precision.misleading.len();
+        if n > 0 {
+            self.misleading_calls += 1;
+            if self
+                .most_misleading
+                .as_ref()
+                .is_none_or(|(_, p)| n > p.misleading.len())
+            {
+                self.most_misleading = Some((call, self.precision.clone()));
+            }
+        }
         let s = self.tally.survival();
         // Strictly worse: the earliest call wins a tie.
         if self
@@ -158,6 +204,26 @@ impl Judge {
     /// The evaluation of the call scored with `keep` set, if one was.
     pub(crate) fn kept(&self) -> Option<&Evaluation> {
         self.kept.as_ref()
+    }
+
+    /// The precision of the call scored with `keep` set, if one was.
+    pub(crate) fn kept_precision(&self) -> Option<&Precision> {
+        self.kept_precision.as_ref()
+    }
+
+    /// The latest scored view's precision.
+    pub(crate) fn latest_precision(&self) -> &Precision {
+        &self.precision
+    }
+
+    /// How many views carried a misleading line.
+    pub(crate) fn misleading_calls(&self) -> u32 {
+        self.misleading_calls
+    }
+
+    /// The call whose view carried the most misleading lines, if any did.
+    pub(crate) fn most_misleading(&self) -> Option<(u32, &Precision)> {
+        self.most_misleading.as_ref().map(|(k, p)| (*k, p))
     }
 
     /// The probes given, in record order.
@@ -195,6 +261,7 @@ impl ProbePass {
     ) -> Result<(), E> {
         self.reader.read_to(history_rows, read)?;
         self.judge.add_probes(self.reader.take_probes());
+        self.judge.add_facts(self.reader.take_facts());
         Ok(())
     }
 
@@ -244,9 +311,10 @@ impl ProbePass {
 /// replay's own view (each shared with the replay, not copied).
 const WORKER_QUEUE: usize = 2;
 
-/// One view for the worker, with the probes made since the last.
+/// One view for the worker, with the probes and facts read since the last.
 struct Job {
     probes: Vec<Probe>,
+    facts: Vec<RecordFact>,
     view: Option<JobView>,
     keep: bool,
 }
@@ -280,11 +348,13 @@ impl ProbeWorker {
                 let mut judge = Judge::new();
                 for job in inbox {
                     judge.add_probes(job.probes);
+                    judge.add_facts(job.facts);
                     if let Some(v) = job.view {
                         let call = v.call;
                         let s = judge.judge(call, &v.view, v.shared, v.history_rows);
                         if job.keep {
                             judge.kept = Some(judge.evaluation());
+                            judge.kept_precision = Some(judge.precision.clone());
                         }
                         // The receiver gone means the pass was dropped.
                         let _ = outbox.send((call, s));
@@ -309,7 +379,13 @@ impl ProbeWorker {
     /// Hand the judge a job, with the probes made since the last.
     fn send(&mut self, view: Option<JobView>, keep: bool) {
         let probes = self.reader.take_probes();
-        let job = Job { probes, view, keep };
+        let facts = self.reader.take_facts();
+        let job = Job {
+            probes,
+            facts,
+            view,
+            keep,
+        };
         let sent = self.jobs.as_ref().map(|jobs| jobs.send(job));
         if !matches!(sent, Some(Ok(()))) {
             // The judge stopped, so it panicked: `finish` says so.

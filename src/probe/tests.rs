@@ -815,3 +815,202 @@ fn the_pass_reads_ahead_only_to_settle_a_closing_sentence() {
         assert_eq!((e.judged, read), (judged, read_to), "{e:?}");
     }
 }
+
+// ---- precision: summary lines that contradict the record --------------
+
+/// Row `line`, at step `step`.
+fn at_step(mut m: Message, step: u32) -> Message {
+    m.step = step;
+    m
+}
+
+/// A shell call and its result, at `step`.
+fn shell(id: &str, cmd: &str, out: &str, is_error: bool, step: u32, line: u64) -> [Message; 2] {
+    [
+        at_step(call(id, "Bash", json!({"command": cmd}), line), step),
+        at_step(result(id, out, is_error, line + 1), step),
+    ]
+}
+
+/// A view whose head is a Task Context with `sections`, then the calls `ids`.
+fn head_view(sections: &str, ids: &[&str]) -> View {
+    let mut messages = vec![ViewMessage {
+        role: ViewRole::User,
+        content: vec![text(&format!("## Task Context\n\n{sections}"))],
+    }];
+    for id in ids {
+        messages.push(ViewMessage {
+            role: ViewRole::Assistant,
+            content: vec![Block::ToolUse {
+                id: id.to_string(),
+                name: "Bash".into(),
+                input: json!({"command": "x"}),
+            }],
+        });
+    }
+    View { messages }
+}
+
+fn precision_of(rows: &[Message], view: &View, history_rows: usize) -> precision::Precision {
+    let probes = extract(rows);
+    evaluate_with_precision(&probes, view, rows, history_rows).1
+}
+
+fn kinds(p: &precision::Precision) -> Vec<&'static str> {
+    p.misleading.iter().map(|m| m.kind.name()).collect()
+}
+
+const RULED_OUT_MIX_TEST: &str =
+    "## Ruled out\n- mix-test: Bash `mix test 2>&1` failed (step 2): Exit code 2\n  boom\n";
+
+#[test]
+fn a_ruled_out_action_that_later_succeeded_is_misleading() {
+    let rows: Vec<Message> = [
+        vec![at_step(ask("make the tests pass", 1), 0)],
+        shell("c1", "mix test 2>&1", "Exit code 2\nboom", true, 2, 2).to_vec(),
+        shell(
+            "c2",
+            "cd /r && mix test test/a_test.exs",
+            "0 failures",
+            false,
+            5,
+            4,
+        )
+        .to_vec(),
+    ]
+    .concat();
+    let view = head_view(RULED_OUT_MIX_TEST, &["c2"]);
+    let p = precision_of(&rows, &view, rows.len());
+    assert_eq!(kinds(&p), ["ruled_out_succeeded"], "{p:?}");
+    assert_eq!(p.misleading[0].line, 5);
+    assert!(p.misleading[0].proof_in_view);
+    // Judged on the rows before the view only: before the retry, it is true.
+    assert!(precision_of(&rows, &view, 3).misleading.is_empty());
+    // A success before the failure the line names does not contradict it.
+    let earlier: Vec<Message> = [
+        shell("c0", "mix test", "ok", false, 1, 1).to_vec(),
+        shell("c1", "mix test 2>&1", "Exit code 2\nboom", true, 2, 3).to_vec(),
+    ]
+    .concat();
+    assert!(
+        precision_of(&earlier, &view, earlier.len())
+            .misleading
+            .is_empty()
+    );
+    // Another action's success does not either.
+    let other: Vec<Message> = [
+        shell("c1", "mix test 2>&1", "Exit code 2\nboom", true, 2, 1).to_vec(),
+        shell("c2", "mix compile", "ok", false, 3, 3).to_vec(),
+    ]
+    .concat();
+    let p = precision_of(&other, &head_view(RULED_OUT_MIX_TEST, &[]), other.len());
+    assert!(p.misleading.is_empty(), "{p:?}");
+    // Never retried with success: abandoned, and the line keeps its error.
+    assert_eq!((p.abandoned_judged, p.abandoned_lost), (1, 0), "{p:?}");
+}
+
+#[test]
+fn a_line_carried_from_another_record_is_contradicted_by_any_success() {
+    // Its step names no failure of this record.
+    let rows = shell("c1", "mix test", "ok", false, 1, 1);
+    let sections = "## Ruled out\n- mix-test: Bash `mix test 2>&1` failed (step 40): boom\n";
+    let p = precision_of(&rows, &head_view(sections, &[]), rows.len());
+    assert_eq!(kinds(&p), ["ruled_out_succeeded"]);
+    assert!(!p.misleading[0].proof_in_view);
+}
+
+#[test]
+fn an_open_error_since_resolved_is_misleading_in_either_wording() {
+    let rows: Vec<Message> = [
+        shell(
+            "c1",
+            "cargo build",
+            "error[E0425]: cannot find value",
+            true,
+            1,
+            1,
+        )
+        .to_vec(),
+        shell("c2", "cargo build 2>&1", "Finished", false, 3, 3).to_vec(),
+    ]
+    .concat();
+    for status in [
+        "Status: open error (step 1): Bash `cargo build` — error[E0425]: cannot find value",
+        "Status: the last tool call failed: Bash `cargo build` — error[E0425]: cannot find value",
+    ] {
+        let view = head_view(&format!("## Current state\nGoal: x\n{status}\n"), &[]);
+        let p = precision_of(&rows, &view, rows.len());
+        assert_eq!(kinds(&p), ["open_error_resolved"], "{status}");
+        // Before the fix, the error was open.
+        assert!(precision_of(&rows, &view, 2).misleading.is_empty());
+    }
+    let none = head_view(
+        "## Current state\nStatus: no open error at the end of the folded span\n",
+        &[],
+    );
+    assert!(precision_of(&rows, &none, rows.len()).misleading.is_empty());
+}
+
+#[test]
+fn a_file_called_owed_that_was_written_is_misleading() {
+    let write = |id: &str, path: &str, is_error: bool, line| {
+        vec![
+            call(
+                id,
+                "Write",
+                json!({"file_path": path, "content": "x"}),
+                line,
+            ),
+            result(id, "ok", is_error, line + 1),
+        ]
+    };
+    let sections = "## Current state\nDeliverable: delivered: nothing yet; still owed: docs/notes.md, src/b.rs (named in #1)\n";
+    let view = head_view(sections, &[]);
+    let rows = write("w1", "/repo/docs/notes.md", false, 1);
+    let p = precision_of(&rows, &view, rows.len());
+    assert_eq!(kinds(&p), ["owed_written"]);
+    assert!(p.misleading[0].why.contains("/repo/docs/notes.md"), "{p:?}");
+    // A write that failed wrote nothing; a path that only ends alike is another file.
+    for rows in [
+        write("w1", "/repo/docs/notes.md", true, 1),
+        write("w1", "/repo/xdocs/notes.md", false, 1),
+    ] {
+        assert!(precision_of(&rows, &view, rows.len()).misleading.is_empty());
+    }
+    let settled = head_view(
+        "## Current state\nDeliverable: delivered: /repo/docs/notes.md; still owed: no file named in #1\n",
+        &[],
+    );
+    assert!(
+        precision_of(&rows, &settled, rows.len())
+            .misleading
+            .is_empty()
+    );
+}
+
+#[test]
+fn an_abandoned_approach_is_its_actions_latest_failure() {
+    let rows: Vec<Message> = [
+        shell(
+            "c1",
+            "terraform apply",
+            "Error: insufficient privileges",
+            true,
+            1,
+            1,
+        )
+        .to_vec(),
+        shell("c2", "git push", "fatal: no upstream", true, 2, 3).to_vec(),
+        shell("c3", "git push --set-upstream origin x", "ok", false, 3, 5).to_vec(),
+    ]
+    .concat();
+    let kept = head_view(
+        "## Ruled out\n- terraform-apply: Bash `terraform apply` failed (step 1): Error: insufficient privileges\n",
+        &[],
+    );
+    let p = precision_of(&rows, &kept, rows.len());
+    // `git push` was retried with success: only `terraform apply` was abandoned.
+    assert_eq!((p.abandoned_judged, p.abandoned_lost), (1, 0), "{p:?}");
+    let p = precision_of(&rows, &head_view("## Ruled out\n", &[]), rows.len());
+    assert_eq!((p.abandoned_judged, p.abandoned_lost), (1, 1), "{p:?}");
+}

@@ -3,8 +3,9 @@
 //! floats). It is the engine's default floor.
 //!
 //! Σn = fold(Σn-1, span): the prior summary is parsed back, every fact line is
-//! re-emitted verbatim, this span's delta is appended, and only
-//! `## Current state` is recomputed. The format is built to parse back:
+//! re-emitted verbatim unless a later fact on its subject supersedes it, this
+//! span's delta is appended, and only `## Current state` is recomputed. The
+//! format is built to parse back:
 //!
 //! ```text
 //! ## Requests
@@ -19,17 +20,37 @@
 //!
 //! ## Current state
 //! Goal: #1 — <the latest ask, shortened>
-//! Deliverable: <paths written so far>
-//! Status: <blocker or interruption at the end of the span>
-//! Next: <the agent's last sentence>
+//! Deliverable: delivered: <paths written>; still owed: <files the goal names, unwritten>
+//! Status: <an open error, an interruption or a new ask at the end of the span>
+//! Next: <the latest step not yet done>
 //! ```
 //!
 //! `## Requests` and `## Current state` are always emitted; the other fact
-//! sections only when they hold a line. Keys are stable: a request's is its
-//! ordinal, a deliverable's its path, a ruled-out call's `tool-target-slug`,
-//! every other fact's a slug of its first content words. Only deliverables
-//! and ruled-out calls supersede (their key names the subject); a key already
-//! held by a different subject gets a `-2`, `-3`… suffix (topic self-check).
+//! sections only when they hold a line.
+//!
+//! Keys are subjects. A request's key is its ordinal, a deliverable's its
+//! path. A call's facts are keyed by what its action is about (`mix-test`,
+//! `read-big-jsonl`: the action as `engine::action` names it, the same for a
+//! retry); a finding's or a decision's by the path or identifier it names
+//! (`transcript-renderer`, `agent-id`). A later fact on the same subject
+//! supersedes the earlier one in place; a key already held by a different
+//! subject gets a `-2`, `-3`… suffix (the topic self-check). Constraints
+//! (P0) never supersede: a taken key gets a suffix.
+//!
+//! Ruled out holds only what was abandoned. A failed (or interrupted) call is
+//! ruled out with its error verbatim; once the same action succeeds (later in
+//! the span, or in the calls the view keeps raw after it, which the request
+//! lists), its line goes: if the retry shows what made it work (an option, a
+//! field, the directory it ran in), one finding says so, else nothing stays
+//! (the fix lives in the files). Findings are statements of fact that name
+//! their subject: a sentence that narrates intent ("Let me…", "I'll…") or
+//! names no path or identifier is not one.
+//!
+//! Current state is current: `Status` names an open error (the latest
+//! failure since the latest ask whose action has not succeeded since, the
+//! calls after the span included), an interruption, or a new ask; `Next` is
+//! the plan's step in progress (a planning tool's), else the agent's last
+//! stated intent that no call followed, else not stated.
 //!
 //! Under the token cap nothing is touched. Over it, lines are demoted, never
 //! the P0 ones (requests, constraints): first the archive's own oldest lines
@@ -40,34 +61,38 @@
 //! task stays bounded by P0 + paths. See `budget`.
 //!
 //! Other rules: asks are trimmed, blank asks skipped, an ask logged verbatim
-//! before keeps its ordinal. `Status` reports the span's last event (a new
-//! ask, a failed or interrupted call — assistant prose after a failure does
-//! not clear it). Reasoning and injected context are process and are not
-//! kept. A prior in another format (another summarizer's) and an agent's own
-//! summary are mined: strong negative rules become constraints, the head a
-//! finding.
+//! before keeps its ordinal. Reasoning and injected context are process and
+//! are not kept. A prior in another format (another summarizer's) and an
+//! agent's own summary are mined: strong negative rules become constraints,
+//! decisions and findings are read as in prose, and a foreign prior's head
+//! is kept as one finding.
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
+
+use serde_json::Value;
 
 mod budget;
 mod digest;
 mod prose;
 mod tools;
 
+use crate::engine::action::{added_modifiers, parse_subject};
 use crate::engine::clean::strip_controls;
 use crate::engine::estimate::Estimator;
+use crate::engine::lexicon::narrates_intent;
 use crate::engine::summarizer::{
     SpanEntry, SummarizeError, Summarizer, Summary, SummaryRequest, ToolCall,
 };
-use crate::engine::toolfacts::{error_excerpt, naming_line, written_paths};
+use crate::engine::toolfacts::{error_excerpt, naming_line, same_path, written_paths};
 use budget::{fit_to_budget, gist};
 use digest::{COLLAPSED_KEY, CurrentState, Fact, Gist, Section, ordinal_of};
 use prose::{
     DECISION_MARKERS, FINDING_MARKERS, anchor_date, ask_rule_marker, clip, clip_around,
-    find_iso_date, flatten, has_marker, offset_in, sentences, slug, strong_negative_marker,
+    find_iso_date, flatten, has_marker, offset_in, owed_paths, sentences, slug,
+    strong_negative_marker, subject_key, subject_of,
 };
-use tools::{call_key, call_subject};
+use tools::{CallName, PlanNext, plan_next};
 
 /// The default floor summarizer. Stateless: everything it carries across
 /// folds lives in its own previous output.
@@ -81,7 +106,7 @@ impl Summarizer for Extractive {
 
     fn summarize(&self, req: &SummaryRequest<'_>) -> Result<Summary, SummarizeError> {
         let ask_cap = AskCap::new(req.budget_tokens, req.estimator);
-        let digest = fold(req.prior, req.span, &ask_cap);
+        let digest = fold(req.prior, req.span, req.later, &ask_cap);
         let digest = fit_to_budget(digest, req.budget_tokens, req.estimator);
         Ok(Summary {
             text: digest.render(),
@@ -90,8 +115,9 @@ impl Summarizer for Extractive {
     }
 }
 
-/// Parse the prior, absorb the span, recompute the current state.
-fn fold(prior: Option<&str>, span: &[SpanEntry], ask_cap: &AskCap<'_>) -> Gist {
+/// Parse the prior, absorb the span, read what follows it, recompute the
+/// current state.
+fn fold(prior: Option<&str>, span: &[SpanEntry], later: &[ToolCall], ask_cap: &AskCap<'_>) -> Gist {
     // A prior minted before controls were stripped loses them here.
     let mut digest = prior
         .map(|p| Gist::parse(&strip_controls(p)))
@@ -100,12 +126,15 @@ fn fold(prior: Option<&str>, span: &[SpanEntry], ask_cap: &AskCap<'_>) -> Gist {
     let mut folder = Folder::new(digest, ask_cap);
     if !foreign.trim().is_empty() {
         // A prior we did not write (another summarizer's): mine it like an
-        // agent summary rather than drop it.
-        folder.absorb_summary_text(&foreign, "earlier-summary");
+        // agent summary rather than drop it, keeping its head.
+        folder.absorb_summary_text(&foreign);
+        let head = clip(&flatten(&foreign), STATEMENT_MAX_CHARS);
+        folder.add_fact(Section::Findings, "earlier-summary".to_string(), head);
     }
     for entry in span {
         folder.absorb(entry);
     }
+    folder.look_ahead(later);
     folder.finish(span.is_empty())
 }
 
@@ -120,6 +149,8 @@ const ASK_PART_MIN_CHARS: usize = 300;
 const CONSTRAINT_MAX_CHARS: usize = 500;
 /// Decisions, findings and the `Next` sentence are cut here.
 const STATEMENT_MAX_CHARS: usize = 200;
+/// `Next` once every step of the agent's plan is done.
+const PLAN_DONE: &str = "every step of the plan is done";
 /// The goal line's share of the latest ask.
 const GOAL_MAX_CHARS: usize = 200;
 /// Words in a slug key.
@@ -131,30 +162,75 @@ const CONSTRAINT_KEY_WORDS: usize = 5;
 // ---------------------------------------------------------------------------
 
 /// What the span ended on, for `Status`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum LastEvent {
     Asked(u32),
     Working,
-    Failed(String),
     Interrupted,
+}
+
+/// What a fact is about: two facts on the same subject are one topic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Subject {
+    /// A call's action (`engine::action`): its ruled-out line, or the
+    /// finding its retry taught.
+    Call(String),
+    /// The path or identifier a statement names.
+    Named(String),
+}
+
+/// A failure seen in this fold: what a retry of its action is compared with.
+struct Failure {
+    input: Value,
+    target: String,
+    step: u32,
+    /// The line of its error that names it; `None` for an interruption.
+    error: Option<String>,
+}
+
+/// The latest failure since the latest ask whose action has not succeeded since.
+struct OpenError {
+    action: String,
+    status: String,
 }
 
 struct Folder<'c> {
     d: Gist,
     ask_cap: &'c AskCap<'c>,
-    /// Where each slug key lives. A fold only appends facts or rewrites them
-    /// in place, so positions stay valid until the budget step.
+    /// Where each slug key lives. A fold appends facts or rewrites them in
+    /// place; a fact that moves or goes rebuilds it.
     slug_index: BTreeMap<String, (Section, usize)>,
     next_ordinal: u32,
     /// The ordinal of the span's most recent ask (even a repeated one).
     latest_ask: Option<u32>,
     last_event: Option<LastEvent>,
-    last_sentence: Option<String>,
+    /// This fold's failures, by action.
+    failures: BTreeMap<String, Failure>,
+    open_error: Option<OpenError>,
+    /// The last intent the agent stated, while no call has followed it.
+    pending_intent: Option<String>,
+    /// The agent's latest closing sentence, when it states something (not
+    /// an intent, not a question): what it last reported, kept (marked as
+    /// reported) until it reports again.
+    last_report: Option<String>,
+    /// The latest plan's next step.
+    plan: Option<PlanNext>,
+    /// Calls follow the span (the view keeps them raw).
+    work_follows: bool,
+    /// Paths the calls after the span wrote.
+    written_later: Vec<String>,
 }
 
 impl<'c> Folder<'c> {
     fn new(d: Gist, ask_cap: &'c AskCap<'c>) -> Folder<'c> {
         let next_ordinal = d.max_ordinal() + 1;
+        let open_error = d.state.status.as_deref().and_then(open_error_of);
+        let last_report = d
+            .state
+            .status
+            .as_deref()
+            .and_then(report_of)
+            .map(str::to_string);
         Folder {
             ask_cap,
             slug_index: d.slug_index(),
@@ -162,7 +238,13 @@ impl<'c> Folder<'c> {
             next_ordinal,
             latest_ask: None,
             last_event: None,
-            last_sentence: None,
+            failures: BTreeMap::new(),
+            open_error,
+            pending_intent: None,
+            last_report,
+            plan: None,
+            work_follows: false,
+            written_later: Vec::new(),
         }
     }
 
@@ -172,25 +254,61 @@ impl<'c> Folder<'c> {
             SpanEntry::AssistantText { text, .. } => self.absorb_assistant_text(text),
             SpanEntry::ToolCall(call) => self.absorb_call(call),
             SpanEntry::Interrupt { .. } => self.last_event = Some(LastEvent::Interrupted),
-            SpanEntry::AgentSummary { text } => self.absorb_summary_text(text, "agent-summary"),
+            SpanEntry::AgentSummary { text } => self.absorb_summary_text(text),
             // Injected context is re-readable and reasoning is process: neither is kept.
             SpanEntry::Context { .. } | SpanEntry::Reasoning { .. } => {}
         }
     }
 
-    /// A failed or interrupted call is ruled out; a successful one may deliver files.
+    /// A failed or interrupted call is ruled out (and a failure is the open
+    /// error); a successful one may deliver files, state a plan, and settles
+    /// an earlier failure of its action.
     fn absorb_call(&mut self, call: &ToolCall) {
+        let name = CallName::of(call);
+        self.pending_intent = None;
         if call.interrupted {
-            self.rule_out(call, None);
+            let text = format!("{}interrupted (step {})", name.subject, call.step);
+            self.rule_out(call, &name, text, None);
             self.last_event = Some(LastEvent::Interrupted);
         } else if call.is_error {
             let excerpt = error_excerpt(&call.output);
-            let failed = format!("{}— {}", call_subject(call), naming_line(&excerpt));
-            self.rule_out(call, Some(&excerpt));
-            self.last_event = Some(LastEvent::Failed(failed));
+            let error = naming_line(&excerpt).to_string();
+            let text = format!("{}failed (step {}): {excerpt}", name.subject, call.step);
+            self.open_error = Some(OpenError {
+                action: name.action.clone(),
+                status: format!("open error (step {}): {}— {error}", call.step, name.subject),
+            });
+            self.rule_out(call, &name, text, Some(error));
+            self.last_event = Some(LastEvent::Working);
         } else {
             self.record_deliverables(call);
+            self.settle(call, &name);
+            if let Some(next) = plan_next(call) {
+                self.plan = Some(next);
+            }
             self.last_event = Some(LastEvent::Working);
+        }
+    }
+
+    /// The calls the view keeps raw after the span: a success settles an
+    /// earlier failure of its action, a plan is the latest, files written
+    /// are no longer owed. Nothing of them is summarized.
+    fn look_ahead(&mut self, later: &[ToolCall]) {
+        self.work_follows = !later.is_empty();
+        if self.work_follows {
+            self.pending_intent = None;
+        }
+        for call in later.iter().filter(|c| !c.is_error && !c.interrupted) {
+            let name = CallName::of(call);
+            self.settle(call, &name);
+            if let Some(next) = plan_next(call) {
+                self.plan = Some(next);
+            }
+            self.written_later.extend(
+                written_paths(&call.name, &call.input)
+                    .into_iter()
+                    .map(|(p, _)| p),
+            );
         }
     }
 
@@ -202,6 +320,9 @@ impl<'c> Folder<'c> {
         let ordinal = self.log_request(ask);
         self.latest_ask = Some(ordinal);
         self.last_event = Some(LastEvent::Asked(ordinal));
+        // A new ask moves on: what failed before it is no longer the open error.
+        self.open_error = None;
+        self.pending_intent = None;
         for sentence in sentences(ask) {
             if let Some(at) = ask_rule_marker(sentence) {
                 self.add_constraint(sentence, at);
@@ -233,32 +354,48 @@ impl<'c> Folder<'c> {
         for sentence in &all {
             self.classify_prose(sentence, date);
         }
+        self.pending_intent = all
+            .iter()
+            .rev()
+            .find(|s| !s.ends_with('?') && narrates_intent(s))
+            .map(|s| clip(&flatten(s), STATEMENT_MAX_CHARS));
         if let Some(last) = all.last() {
-            self.last_sentence = Some(clip(&flatten(last), STATEMENT_MAX_CHARS));
+            let states = !last.ends_with('?') && !narrates_intent(last);
+            self.last_report = states.then(|| clip(&flatten(last), STATEMENT_MAX_CHARS));
         }
         if matches!(self.last_event, None | Some(LastEvent::Asked(_))) {
             self.last_event = Some(LastEvent::Working);
         }
     }
 
-    /// A decision or a finding, by the marker words a sentence carries.
+    /// A decision or a finding, by the marker words a sentence carries. A
+    /// finding must state a fact about a path or identifier it names.
     fn classify_prose(&mut self, sentence: &str, date: Option<&str>) {
         if sentence.ends_with('?') {
             return; // a question decides and finds nothing
         }
         let statement = clip(&flatten(sentence), STATEMENT_MAX_CHARS);
         if has_marker(sentence, DECISION_MARKERS) {
-            self.add_fact(Section::Decisions, slug(&statement, KEY_WORDS), statement);
-        } else if has_marker(sentence, FINDING_MARKERS) {
+            match subject_of(&statement) {
+                Some(subject) => {
+                    let key = subject_key(&subject);
+                    self.add_named(Section::Decisions, subject, key, statement);
+                }
+                None => self.add_fact(Section::Decisions, slug(&statement, KEY_WORDS), statement),
+            }
+        } else if has_marker(sentence, FINDING_MARKERS) && !narrates_intent(sentence) {
+            let Some(subject) = subject_of(&statement) else {
+                return;
+            };
             let statement = anchor_date(statement, sentence, date);
-            self.add_fact(Section::Findings, slug(&statement, KEY_WORDS), statement);
+            let key = subject_key(&subject);
+            self.add_named(Section::Findings, subject, key, statement);
         }
     }
 
     /// Text that summarizes history we no longer see: its strong negative
-    /// rules become constraints, its decisions and findings are mined, and
-    /// its head is kept as one finding.
-    fn absorb_summary_text(&mut self, text: &str, key: &str) {
+    /// rules become constraints, its decisions and findings are mined.
+    fn absorb_summary_text(&mut self, text: &str) {
         let date = find_iso_date(text);
         for sentence in sentences(text) {
             if let Some(at) = strong_negative_marker(sentence) {
@@ -267,12 +404,8 @@ impl<'c> Folder<'c> {
                 self.classify_prose(sentence, date);
             }
         }
-        let head = clip(&flatten(text), STATEMENT_MAX_CHARS);
-        self.add_fact(Section::Findings, key.to_string(), head);
     }
 
-    /// Adds a free-text fact unless it is already known. Free text names no
-    /// subject we could verify, so a taken key never supersedes: it gets a suffix.
     /// A rule sentence as a constraint: a window around its marker at `at`,
     /// keyed by its first words.
     fn add_constraint(&mut self, sentence: &str, at: usize) {
@@ -284,12 +417,23 @@ impl<'c> Folder<'c> {
         );
     }
 
+    /// Adds a fact whose subject is not known (a constraint, a decision
+    /// naming nothing) unless it is already known: a taken key never
+    /// supersedes, it gets a suffix.
     fn add_fact(&mut self, section: Section, base_key: String, text: String) {
         if self.is_known(section, &base_key, &text) {
             return;
         }
         let key = self.free_key(&base_key);
         self.push_slug_fact(section, key, text);
+    }
+
+    /// A statement about a named subject, unless already known verbatim.
+    fn add_named(&mut self, section: Section, subject: String, base_key: String, text: String) {
+        if self.is_known(section, &base_key, &text) {
+            return;
+        }
+        self.put_fact(section, &Subject::Named(subject), &base_key, text);
     }
 
     /// The same statement is live in its section, or archived, under its key
@@ -322,32 +466,130 @@ impl<'c> Folder<'c> {
         facts.push(Fact::new(key, text));
     }
 
-    /// Records a failed or interrupted call. The key names the tool and its
-    /// target; a later failure of the same call with the same error
-    /// supersedes in place (only its step moves on), a different error of
-    /// that call or a key held by another call moves on to the next suffix,
-    /// so distinct errors are never merged.
-    fn rule_out(&mut self, call: &ToolCall, error: Option<&str>) {
-        let subject = call_subject(call);
-        let text = match error {
-            Some(excerpt) => format!("{subject}failed (step {}): {excerpt}", call.step),
-            None => format!("{subject}interrupted (step {})", call.step),
+    /// The facts held about `subject` that a new fact in `section`
+    /// supersedes: a call's facts in Ruled out, Findings or (under the same
+    /// key family) Archived; a named subject's in its own section or Archived.
+    fn held_about(&self, section: Section, subject: &Subject, base: &str) -> Vec<(Section, usize)> {
+        let sections: &[Section] = match subject {
+            Subject::Call(_) => &[Section::RuledOut, Section::Findings, Section::Archived],
+            Subject::Named(_) => &[section, Section::Archived],
         };
-        let base = call_key(call);
-        for key in key_family(&base) {
-            match self.slug_index.get(&key) {
-                Some(&(Section::RuledOut, i))
-                    if same_outcome(&self.d.ruled_out[i].text, &text, &subject) =>
-                {
-                    self.d.ruled_out[i].text = text;
-                    return;
+        let mut held = Vec::new();
+        for &s in sections {
+            for (i, f) in self.d.facts(s).iter().enumerate() {
+                let archived_elsewhere = s == Section::Archived && !in_key_family(&f.key, base);
+                if !archived_elsewhere && fact_subject(s, &f.text).as_ref() == Some(subject) {
+                    held.push((s, i));
                 }
-                Some(_) => continue,
-                None if key == COLLAPSED_KEY => continue,
-                None => {
-                    self.push_slug_fact(Section::RuledOut, key, text);
-                    return;
+            }
+        }
+        held
+    }
+
+    /// The fact on `subject` now reads `text`, in `section`: it supersedes
+    /// whatever was held on that subject (keeping its key, in place when in
+    /// the same section); a new subject takes the first free key of `base`'s
+    /// family (a key held by another subject is never reused).
+    fn put_fact(&mut self, section: Section, subject: &Subject, base: &str, text: String) {
+        let held = self.held_about(section, subject, base);
+        let Some(&(s, i)) = held.first() else {
+            let key = self.free_key(base);
+            self.push_slug_fact(section, key, text);
+            return;
+        };
+        if held.len() == 1 && s == section {
+            self.d.facts_mut(s)[i].text = text;
+            return;
+        }
+        let key = self.d.facts(s)[i].key.clone();
+        self.remove(&held);
+        self.d.facts_mut(section).push(Fact::new(key, text));
+        self.slug_index = self.d.slug_index();
+    }
+
+    /// Drops facts by position; the slug index is rebuilt.
+    fn remove(&mut self, at: &[(Section, usize)]) {
+        // Back to front, so each position still points at its fact.
+        let mut at = at.to_vec();
+        at.sort_by_key(|&(s, i)| (s as u8, std::cmp::Reverse(i)));
+        for (s, i) in at {
+            self.d.facts_mut(s).remove(i);
+        }
+        self.slug_index = self.d.slug_index();
+    }
+
+    /// Records a failed or interrupted call: its line supersedes the one
+    /// held on the same action (the latest failure is the fact).
+    fn rule_out(&mut self, call: &ToolCall, name: &CallName, text: String, error: Option<String>) {
+        self.put_fact(
+            Section::RuledOut,
+            &Subject::Call(name.action.clone()),
+            &name.key,
+            text,
+        );
+        self.failures.insert(
+            name.action.clone(),
+            Failure {
+                input: call.input.clone(),
+                target: call_target_of(&name.subject),
+                step: call.step,
+                error,
+            },
+        );
+    }
+
+    /// `call` succeeded: an earlier failure of an action it performed was
+    /// not abandoned, so its ruled-out line goes and it is no longer the
+    /// open error. When the retry of the call's own action shows what made
+    /// it work, one finding keeps that.
+    fn settle(&mut self, call: &ToolCall, name: &CallName) {
+        for (n, action) in name.performs.iter().enumerate() {
+            if self
+                .open_error
+                .as_ref()
+                .is_some_and(|e| &e.action == action)
+            {
+                self.open_error = None;
+            }
+            let subject = Subject::Call(action.clone());
+            let held: Vec<(Section, usize)> = self
+                .held_about(Section::RuledOut, &subject, &name.key)
+                .into_iter()
+                .filter(|&(s, i)| {
+                    s != Section::Findings && is_failure_line(&self.d.facts(s)[i].text)
+                })
+                .collect();
+            let failure = self.failures.remove(action).or_else(|| {
+                let &(s, i) = held.first()?;
+                failure_of_line(&self.d.facts(s)[i].text)
+            });
+            let Some(failure) = failure else {
+                continue;
+            };
+            let added = if n == 0 {
+                let target = call_target_of(&name.subject);
+                added_modifiers(
+                    &call.name,
+                    &failure.input,
+                    &call.input,
+                    &failure.target,
+                    &target,
+                )
+            } else {
+                Vec::new()
+            };
+            match failure.error {
+                Some(error) if !added.is_empty() => {
+                    let added: Vec<String> = added.iter().map(|a| format!("`{a}`")).collect();
+                    let text = format!(
+                        "{}works with {}; without, it failed (step {}): {error}",
+                        name.subject,
+                        added.join(", "),
+                        failure.step
+                    );
+                    self.put_fact(Section::Findings, &subject, &name.key, text);
                 }
+                _ => self.remove(&held),
             }
         }
     }
@@ -368,8 +610,22 @@ impl<'c> Folder<'c> {
         }
     }
 
-    /// Recomputes `## Current state`; a field the span says nothing about
-    /// keeps its prior value, so an empty span changes nothing.
+    /// Files the goal's ask names to be made that no call has written.
+    fn owed(&self, goal: Option<u32>) -> Vec<String> {
+        let Some(text) = goal.and_then(|n| self.d.request_text(n)) else {
+            return Vec::new();
+        };
+        owed_paths(text)
+            .into_iter()
+            .filter(|p| {
+                let delivered = self.d.deliverables.iter().any(|f| same_path(&f.key, p));
+                let later = self.written_later.iter().any(|w| same_path(w, p));
+                !delivered && !later
+            })
+            .collect()
+    }
+
+    /// Recomputes `## Current state`; an empty span changes nothing.
     fn finish(mut self, span_is_empty: bool) -> Gist {
         let goal_ordinal = self
             .latest_ask
@@ -379,62 +635,157 @@ impl<'c> Folder<'c> {
             let text = self.d.request_text(n)?;
             Some(format!("#{n} — {}", clip(&flatten(text), GOAL_MAX_CHARS)))
         });
+        let owed = self.owed(goal_ordinal);
         let prior = std::mem::take(&mut self.d.state);
-        let deliverable = if span_is_empty {
-            prior.deliverable
-        } else {
-            Some(deliverable_line(&self.d.deliverables))
+        if span_is_empty {
+            self.d.state = CurrentState {
+                goal: goal.or(prior.goal),
+                ..prior
+            };
+            return self.d;
+        }
+        let status = match self.last_event {
+            Some(LastEvent::Asked(n)) if self.work_follows => format!("working on ask #{n}"),
+            Some(LastEvent::Asked(n)) => format!("ask #{n} not yet worked on"),
+            Some(LastEvent::Interrupted) => "interrupted by the user".to_string(),
+            Some(LastEvent::Working) | None => match &self.open_error {
+                Some(e) => e.status.clone(),
+                None => "no open error at the end of the folded span".to_string(),
+            },
+        };
+        let status = match &self.last_report {
+            Some(report) => format!("{status}{LAST_REPORT}{report}"),
+            None => status,
+        };
+        // A plan done stays done until a new ask or a new plan.
+        let plan_done = prior.next.as_deref() == Some(PLAN_DONE) && self.latest_ask.is_none();
+        let next = match (self.plan, self.pending_intent) {
+            (Some(PlanNext::Step(step)), _) => {
+                format!(
+                    "{} (the plan's next step)",
+                    clip(&flatten(&step), STATEMENT_MAX_CHARS)
+                )
+            }
+            (_, Some(intent)) => intent,
+            (Some(PlanNext::Done), None) => PLAN_DONE.to_string(),
+            (None, None) if plan_done => PLAN_DONE.to_string(),
+            (None, None) => "(not stated)".to_string(),
         };
         self.d.state = CurrentState {
             goal: goal.or(prior.goal),
-            deliverable,
-            status: self.last_event.map(describe_event).or(prior.status),
-            next: self.last_sentence.or(prior.next),
+            deliverable: Some(deliverable_line(&self.d.deliverables, &owed, goal_ordinal)),
+            status: Some(status),
+            next: Some(next),
         };
         self.d
     }
 }
 
-fn describe_event(event: LastEvent) -> String {
-    match event {
-        LastEvent::Asked(n) => format!("ask #{n} not yet worked on"),
-        LastEvent::Working => "no open error at the end of the folded span".to_string(),
-        LastEvent::Failed(what) => format!("the last tool call failed: {what}"),
-        LastEvent::Interrupted => "interrupted by the user".to_string(),
+/// The subject of a fact line read back: a call's action for the lines a
+/// call makes (`Tool `target` failed (step …`, `… works with …`), else
+/// the path or identifier it names. Requests, deliverables and constraints
+/// have none here (their keys are their own).
+fn fact_subject(section: Section, text: &str) -> Option<Subject> {
+    match section {
+        Section::Requests | Section::Deliverables | Section::Constraints => None,
+        Section::RuledOut => call_action_of_line(text).map(Subject::Call),
+        Section::Findings | Section::Archived => call_action_of_line(text)
+            .map(Subject::Call)
+            .or_else(|| subject_of(text).map(Subject::Named)),
+        Section::Decisions => subject_of(text).map(Subject::Named),
     }
 }
 
-fn deliverable_line(deliverables: &[Fact]) -> String {
-    if deliverables.is_empty() {
-        return "nothing written yet".to_string();
-    }
-    let shown: Vec<&str> = deliverables
+/// The action of a line a call made: `Tool `target`` then `failed`,
+/// `interrupted` or `works with`.
+fn call_action_of_line(text: &str) -> Option<String> {
+    let (tool, target, rest) = parse_subject(text)?;
+    let made_by_call = [" failed", " interrupted", " works with"]
         .iter()
-        .rev()
-        .take(3)
-        .map(|f| f.key.as_str())
-        .collect();
-    let more = deliverables.len() - shown.len();
-    let more = if more > 0 {
-        format!(", +{more} more")
-    } else {
-        String::new()
-    };
-    let list = clip(&format!("{}{more}", shown.join(", ")), 300);
-    format!("written so far: {list}; anything else the goal asks for is still owed")
+        .any(|v| rest.starts_with(v));
+    made_by_call.then(|| CallName::named(tool, target).action)
 }
 
-/// Whether two ruled-out lines record the same outcome of the call `subject`:
-/// the same error lines (or both an interruption), whatever the step.
-fn same_outcome(held: &str, new: &str, subject: &str) -> bool {
-    fn outcome<'t>(text: &'t str, subject: &str) -> Option<(&'t str, &'t str)> {
-        let rest = text.strip_prefix(subject)?;
-        let (verb, rest) = rest.split_once(" (step ")?;
-        let (_, after) = rest.split_once(')')?;
-        Some((verb, after))
+/// A ruled-out line (live, or an archived gist of one).
+fn is_failure_line(text: &str) -> bool {
+    parse_subject(text)
+        .is_some_and(|(_, _, rest)| rest.starts_with(" failed") || rest.starts_with(" interrupted"))
+}
+
+/// A failure as a ruled-out line of an earlier fold records it (its input
+/// is not kept: only the target is compared).
+fn failure_of_line(text: &str) -> Option<Failure> {
+    let (_, target, rest) = parse_subject(text)?;
+    let (_, after) = rest.split_once("(step ")?;
+    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    let error = rest
+        .split_once("): ")
+        .map(|(_, excerpt)| naming_line(excerpt).to_string());
+    Some(Failure {
+        input: Value::Null,
+        target: target.to_string(),
+        step: digits.parse().ok()?,
+        error,
+    })
+}
+
+/// The target inside a `Tool `target` ` subject.
+fn call_target_of(subject: &str) -> String {
+    parse_subject(subject)
+        .map(|(_, target, _)| target.to_string())
+        .unwrap_or_default()
+}
+
+/// How `Status` appends what the agent last said (the spec's `(reported)`:
+/// a source stated it).
+const LAST_REPORT: &str = "; the agent last reported: ";
+
+/// The report an earlier fold's `Status` carries.
+fn report_of(status: &str) -> Option<&str> {
+    status.split_once(LAST_REPORT).map(|(_, report)| report)
+}
+
+/// An earlier fold's `Status` naming an open error, read back.
+fn open_error_of(status: &str) -> Option<OpenError> {
+    if !(status.starts_with("open error") || status.starts_with("the last tool call failed")) {
+        return None;
     }
-    // An archived gist cannot be compared; only live lines are held here.
-    outcome(held, subject).is_some_and(|h| Some(h) == outcome(new, subject))
+    let status = status.split(LAST_REPORT).next().unwrap_or(status);
+    let (tool, target, _) = status
+        .match_indices(' ')
+        .find_map(|(at, _)| parse_subject(&status[at + 1..]))?;
+    Some(OpenError {
+        action: CallName::named(tool, target).action,
+        status: status.to_string(),
+    })
+}
+
+/// `delivered: …; still owed: …`: the paths written (the latest three),
+/// and the files the goal names that no call has written.
+fn deliverable_line(deliverables: &[Fact], owed: &[String], goal: Option<u32>) -> String {
+    let delivered = if deliverables.is_empty() {
+        "nothing yet".to_string()
+    } else {
+        let shown: Vec<&str> = deliverables
+            .iter()
+            .rev()
+            .take(3)
+            .map(|f| f.key.as_str())
+            .collect();
+        let more = deliverables.len() - shown.len();
+        let more = if more > 0 {
+            format!(", +{more} more")
+        } else {
+            String::new()
+        };
+        clip(&format!("{}{more}", shown.join(", ")), 300)
+    };
+    let owed = match goal {
+        None => "nothing asked yet".to_string(),
+        Some(n) if owed.is_empty() => format!("no file named in #{n}"),
+        Some(n) => format!("{} (named in #{n})", clip(&owed.join(", "), 300)),
+    };
+    format!("delivered: {delivered}; still owed: {owed}")
 }
 
 /// `base`, `base-2`, `base-3`, …

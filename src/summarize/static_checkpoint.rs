@@ -97,6 +97,7 @@ mod tests {
             .summarize(&SummaryRequest {
                 prior: None,
                 span: &span,
+                later: &[],
                 budget_tokens: 2500,
                 estimator: &est,
             })
@@ -112,6 +113,7 @@ mod tests {
             .summarize(&SummaryRequest {
                 prior: Some(&first.text),
                 span: &more,
+                later: &[],
                 budget_tokens: 2500,
                 estimator: &est,
             })

@@ -54,12 +54,30 @@ fn critical_probes_survive_every_fold_of_the_adversarial_fixture() {
         }
         // Four asks (the superseded one, the one after 20 KB of log: head
         // and tail), three rules stated once (one without a prohibition
-        // word), three patched files, two distinct errors of one command.
+        // word), three patched files. Of the two distinct errors of one
+        // command, never retried with success, the later one is the fact
+        // (keys are subjects: it supersedes the first) and is kept.
         assert_eq!(cats["ask"]["passed"], 4, "{v:#}");
         assert_eq!(cats["constraint"]["passed"], 3, "{v:#}");
         assert_eq!(cats["deliverable"]["passed"], 3, "{v:#}");
-        assert_eq!(cats["error"]["passed"], 2, "{v:#}");
-        assert!(v["lost"].as_array().unwrap().is_empty(), "{v:#}");
+        assert_eq!(cats["error"]["passed"], 1, "{v:#}");
+        assert_eq!(
+            (v["abandoned_judged"].as_u64(), v["abandoned_lost"].as_u64()),
+            (Some(1), Some(0)),
+            "{v:#}"
+        );
+        let lost: Vec<&str> = v["lost"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["expected"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            lost,
+            ["⎯⎯⎯ FAIL tests/orders.test.ts > keeps totals"],
+            "{v:#}"
+        );
+        assert_eq!(v["misleading"], 0, "{v:#}");
     }
 }
 
@@ -325,4 +343,150 @@ fn probe_recorded_names_the_agents_compaction_only_when_there_was_one() {
     run.success();
     assert!(!run.stdout.contains("own compaction"), "{}", run.stdout);
     run.stdout_has("the recorded history (the agent did not compact it before this call)");
+}
+
+// ---- precision (issue 35): a Task Context says only what is true --------
+//
+// The fixtures are written by `testdata/gen/make_precision.py` in the real
+// Claude Code and Codex formats.
+
+const RETRIES: [&str; 2] = [
+    "precision/claude-code-retries.jsonl",
+    "precision/codex-retries.jsonl",
+];
+const STALE: [&str; 2] = [
+    "precision/claude-code-stale-context.jsonl",
+    "precision/codex-stale-context.jsonl",
+];
+
+/// The `## Task Context` the last call's view opens with (`compact`).
+fn final_task_context(env: &TestEnv, file: &str, window: &str) -> String {
+    let out = format!("{file}.view.json");
+    env.run(&["compact", file, "--window", window, "-o", &out])
+        .success();
+    let view: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.work().join(&out)).unwrap()).unwrap();
+    let head = view["messages"][0]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(head.starts_with("## Task Context"), "{head}");
+    head
+}
+
+/// The lines under `## name`.
+fn section_of(text: &str, name: &str) -> Vec<String> {
+    let heading = format!("## {name}");
+    text.lines()
+        .skip_while(|l| *l != heading)
+        .skip(1)
+        .take_while(|l| !l.starts_with("## "))
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_task_context_rules_out_only_what_was_abandoned() {
+    let env = TestEnv::new();
+    for (fixture, window) in RETRIES.iter().flat_map(|f| [(f, "16000"), (f, "32000")]) {
+        let file = env.fixture(fixture);
+        let run = env.run(&[
+            "probe",
+            &file,
+            "--window",
+            window,
+            "--json",
+            "--fail-on-loss",
+        ]);
+        let v = run.json();
+        assert_eq!(run.status, 0, "{fixture} at {window}: {v:#}");
+        assert!(v["folds"].as_u64().unwrap() >= 2, "{fixture}: {v:#}");
+        assert_eq!(v["misleading"], 0, "{fixture} at {window}: {v:#}");
+        assert_eq!(v["critical_lost"], 0, "{fixture} at {window}: {v:#}");
+        // The abandoned approaches are kept, error verbatim.
+        assert!(v["abandoned_judged"].as_u64().unwrap() >= 1, "{v:#}");
+        assert_eq!(v["abandoned_lost"], 0, "{fixture} at {window}: {v:#}");
+
+        let head = final_task_context(&env, &file, window);
+        let ruled_out = section_of(&head, "Ruled out").join("\n");
+        for retried in ["mix test", "cargo test", "git push", "nightly.jsonl"] {
+            assert!(
+                !ruled_out.contains(retried),
+                "{fixture}: {retried} in\n{head}"
+            );
+        }
+        let abandoned = if fixture.contains("claude") {
+            [
+                "Bash `terraform apply -target=module.export_bucket` failed (step",
+                "): Error: insufficient privileges to modify module.export_bucket (role export-ci)",
+            ]
+        } else {
+            [
+                "shell `psql -c 'ALTER TABLE exports ADD COLUMN batch int'` failed (step",
+                "): ERROR:  permission denied for table exports",
+            ]
+        };
+        for part in abandoned {
+            assert!(ruled_out.contains(part), "{fixture}: {part} not in\n{head}");
+        }
+        // What made a retry work is one finding; narration is none.
+        let findings = section_of(&head, "Findings");
+        assert!(
+            findings.iter().any(|l| l.starts_with("- git-push: ")
+                && l.contains("works with `--set-upstream origin fix/export`")),
+            "{fixture}: {head}"
+        );
+        for l in &findings {
+            let statement = l.split_once(": ").map_or("", |(_, s)| s).to_lowercase();
+            for narration in ["let me", "now let", "i'll", "next"] {
+                assert!(!statement.starts_with(narration), "{fixture}: {l}");
+            }
+        }
+        // Current state is current: the notes were written, nothing is open.
+        assert!(
+            head.contains("still owed: no file named in #1"),
+            "{fixture}: {head}"
+        );
+        assert!(head.contains("docs/export-notes.md"), "{fixture}: {head}");
+    }
+}
+
+#[test]
+fn each_kind_of_misleading_line_is_reported_and_fails_the_probe() {
+    let env = TestEnv::new();
+    for fixture in STALE {
+        let file = env.fixture(fixture);
+        // Unfolded, the view opens with the carried Task Context, which the
+        // record then contradicts three ways.
+        let run = env.run(&["probe", &file, "--window", "200000", "--json"]);
+        let v = run.json();
+        assert_eq!(run.status, 0, "reported, not failed: {v:#}");
+        assert_eq!(v["critical_lost"], 0, "{fixture}: {v:#}");
+        assert_eq!(v["misleading"], 3, "{fixture}: {v:#}");
+        let lines = v["misleading_lines"].as_array().unwrap();
+        let kinds: Vec<&str> = lines.iter().map(|m| m["kind"].as_str().unwrap()).collect();
+        assert_eq!(
+            kinds,
+            ["ruled_out_succeeded", "open_error_resolved", "owed_written"],
+            "{fixture}: {v:#}"
+        );
+        let sections: Vec<&str> = lines
+            .iter()
+            .map(|m| m["section"].as_str().unwrap())
+            .collect();
+        assert_eq!(sections, ["Ruled out", "Status", "Deliverable"]);
+        assert!(lines.iter().all(|m| m["proof_in_view"] == true), "{v:#}");
+        assert!(v["misleading_calls"].as_u64().unwrap() >= 1, "{v:#}");
+        // --fail-on-loss fails on a misleading line alone.
+        let run = env.run(&["probe", &file, "--window", "200000", "--fail-on-loss"]);
+        run.failure(1);
+        for kind in ["ruled_out_succeeded", "open_error_resolved", "owed_written"] {
+            run.stdout_has(kind);
+        }
+        run.stdout_has("misleading summary lines at call");
+        // Before the record contradicts it, the same Task Context misleads nobody.
+        let run = env.run(&["probe", &file, "--window", "200000", "--at", "1", "--json"]);
+        assert_eq!(run.json()["misleading"], 0, "{fixture}");
+    }
 }

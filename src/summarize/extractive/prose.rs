@@ -91,6 +91,168 @@ pub(super) fn slug(s: &str, max_words: usize) -> String {
     }
 }
 
+/// What a statement is about: the first code span, else the first path or
+/// file name, else the first identifier (`snake_case`, `camelCase`,
+/// `Module.Name`, `a::b`, `call()`). `None` when it names none: such a
+/// sentence is no finding.
+pub(super) fn subject_of(statement: &str) -> Option<String> {
+    if let Some(span) = code_span(statement) {
+        return Some(span.to_string());
+    }
+    let tokens: Vec<&str> = statement
+        .split_whitespace()
+        .map(|t| t.trim_matches(|c: char| !(c.is_alphanumeric() || "_/.:-~<>".contains(c))))
+        .map(|t| t.trim_end_matches(['.', ':', '-']))
+        .filter(|t| !t.is_empty() && !t.contains("://"))
+        .collect();
+    tokens
+        .iter()
+        .find(|t| is_path_like(t))
+        .or_else(|| tokens.iter().find(|t| is_identifier(t)))
+        .map(|t| t.to_string())
+}
+
+/// Verbs that ask for a file to be made.
+const CREATE_VERBS: [&str; 16] = [
+    "create",
+    "write",
+    "add",
+    "generate",
+    "produce",
+    "save",
+    "output",
+    "export",
+    "draft",
+    "scaffold",
+    "implement",
+    "build",
+    "make",
+    "put",
+    "emit",
+    "dump",
+];
+
+/// The files an ask asks to be made: the paths after a verb of making in
+/// the same sentence (`Write the report to out/report.md`), in order, once each.
+pub(super) fn owed_paths(ask: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for sentence in sentences(ask) {
+        let mut asked = false;
+        for token in sentence.split_whitespace() {
+            let word = token
+                .trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase();
+            if CREATE_VERBS.contains(&word.as_str()) {
+                asked = true;
+                continue;
+            }
+            let t = path_token(token);
+            if asked && !t.contains("://") && is_path_like(t) && !out.iter().any(|p| p == t) {
+                out.push(t.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// A token with the punctuation around it taken off (a path's own kept).
+fn path_token(token: &str) -> &str {
+    token
+        .trim_matches(|c: char| !(c.is_alphanumeric() || "_/.~-".contains(c)))
+        .trim_end_matches(['.', '-'])
+}
+
+/// The first `code span` of a text, if short and on one line.
+fn code_span(text: &str) -> Option<&str> {
+    let (_, rest) = text.split_once('`')?;
+    let (span, _) = rest.split_once('`')?;
+    let span = span.trim();
+    let ok = span.chars().any(char::is_alphanumeric)
+        && span.chars().count() <= 80
+        && !span.contains('\n');
+    ok.then_some(span)
+}
+
+/// `src/a.rs`, `config/test.exs`, `mix.exs`: a directory or a file name.
+fn is_path_like(t: &str) -> bool {
+    let dir = t.contains('/') && t.split('/').filter(|p| !p.is_empty()).count() >= 2;
+    let file = t.rsplit_once('.').is_some_and(|(stem, ext)| {
+        stem.chars().any(char::is_alphabetic)
+            && (1..=5).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphabetic())
+            && !["e.g", "i.e", "etc", "vs"].contains(&t.to_lowercase().as_str())
+    });
+    dir || file
+}
+
+/// `agent_id`, `initialTeam`, `LiveView`, `Spotter.Sessions`, `a::b`, `spotter-fum.5`.
+fn is_identifier(t: &str) -> bool {
+    let alnum_around = |sep: &str| {
+        t.split(sep).count() >= 2
+            && t.split(sep)
+                .all(|p| p.chars().next().is_some_and(char::is_alphanumeric))
+    };
+    let camel = t
+        .chars()
+        .zip(t.chars().skip(1))
+        .any(|(a, b)| a.is_lowercase() && b.is_uppercase());
+    let has_letter = t.chars().any(char::is_alphabetic);
+    has_letter && (alnum_around("_") || alnum_around("::") || alnum_around(".") || camel)
+}
+
+/// A subject's key: a path's file name without its extension, an
+/// identifier's words (`agent_id` → `agent-id`, `LiveView` → `live-view`).
+pub(super) fn subject_key(subject: &str) -> String {
+    let name = if subject.contains('/') && !subject.contains(' ') {
+        let last = subject
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or(subject);
+        last.rsplit_once('.').map_or(last, |(stem, _)| stem)
+    } else if is_path_like(subject) && !subject.contains(' ') && !is_identifier_dotted(subject) {
+        subject.rsplit_once('.').map_or(subject, |(stem, _)| stem)
+    } else {
+        subject
+    };
+    let mut spaced = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c.is_uppercase() && prev_lower {
+            spaced.push(' ');
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        spaced.push(if c == '_' { ' ' } else { c });
+    }
+    // Every word of a name counts (`agent_id` is not `agent`).
+    let parts: Vec<String> = words(&spaced)
+        .into_iter()
+        .map(|w| {
+            w.text
+                .replace('\'', "")
+                .chars()
+                .take(20)
+                .collect::<String>()
+        })
+        .filter(|w| !w.is_empty())
+        .take(KEY_WORDS_OF_SUBJECT)
+        .collect();
+    if parts.is_empty() {
+        EMPTY_SLUG.to_string()
+    } else {
+        parts.join("-")
+    }
+}
+
+/// `Module.Name`: dots between capitalised words, no file extension.
+fn is_identifier_dotted(t: &str) -> bool {
+    t.split('.')
+        .all(|p| p.chars().next().is_some_and(char::is_uppercase))
+}
+
+/// Words in a subject's key.
+const KEY_WORDS_OF_SUBJECT: usize = 4;
+
 /// Prose sentences, verbatim and trimmed. Fenced code is skipped; a blank
 /// line, list item or heading starts a new block (a single line break inside
 /// a paragraph does not end a sentence); a block splits after `.`, `!` or

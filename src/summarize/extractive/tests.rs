@@ -36,11 +36,17 @@ fn edit(step: u32, path: &str) -> SpanEntry {
 }
 
 fn fold_with(prior: Option<&str>, span: &[SpanEntry], budget: u64) -> String {
+    fold_later(prior, span, &[], budget)
+}
+
+/// A fold with the calls the view keeps raw after the span.
+fn fold_later(prior: Option<&str>, span: &[SpanEntry], later: &[ToolCall], budget: u64) -> String {
     let est = CharsPerToken::default();
     Extractive
         .summarize(&SummaryRequest {
             prior,
             span,
+            later,
             budget_tokens: budget,
             estimator: &est,
         })
@@ -91,7 +97,7 @@ fn example_span() -> Vec<SpanEntry> {
         ),
         say(
             4,
-            "The issue is that the pool is created after the migration runs. \
+            "The issue is that the pool is created after `run_migrations` runs. \
              I'll use a lazy pool instead of an eager one. Next I will rerun the tests.",
         ),
     ]
@@ -117,16 +123,16 @@ fn example_summary_fills_every_section() {
 - do-not-touch-tenant-registry: Do not touch the tenant_registry table.
 
 ## Ruled out
-- bash-cargo-test-lib: Bash `cargo test --lib db` failed (step 4): Exit code 101
+- cargo-test: Bash `cargo test --lib db` failed (step 4): Exit code 101
   error[E0425]: cannot find value `pool` in this scope
 
 ## Findings
-- issue-pool-created-after: The issue is that the pool is created after the migration runs.
+- run-migrations: The issue is that the pool is created after `run_migrations` runs.
 
 ## Current state
 Goal: #1 — Add a created_at column to the users table. Do not touch the tenant_registry table.
-Deliverable: written so far: src/main.rs, docs/schema.md, src/db.rs, +1 more; anything else the goal asks for is still owed
-Status: the last tool call failed: Bash `cargo test --lib db` — error[E0425]: cannot find value `pool` in this scope
+Deliverable: delivered: src/main.rs, docs/schema.md, src/db.rs, +1 more; still owed: no file named in #1
+Status: open error (step 4): Bash `cargo test --lib db` — error[E0425]: cannot find value `pool` in this scope
 Next: Next I will rerun the tests.
 ";
     assert_eq!(out, expected);
@@ -146,7 +152,7 @@ fn status_reports_a_trailing_error_or_interruption() {
     ];
     let out = fold_once(None, &failing);
     assert!(
-        out.contains("Status: the last tool call failed: Bash `make test` — make: *** No rule"),
+        out.contains("Status: open error (step 1): Bash `make test` — make: *** No rule"),
         "{out}"
     );
     let interrupted = vec![SpanEntry::Interrupt {
@@ -279,8 +285,8 @@ fn demotion_span() -> Vec<SpanEntry> {
         edit(2, "src/importer.rs"),
         say(
             2,
-            "The issue is that the reader drops the last line of every file whose final line has no newline. \
-             It turns out the buffer is flushed too early, before the trailing bytes reach the line splitter. \
+            "The issue is that `read_lines` drops the last line of every file whose final line has no newline. \
+             It turns out `LineBuffer` is flushed too early, before the trailing bytes reach the line splitter. \
              I'll use a BufReader instead of manual reads, so line handling stays in the standard library. \
              We'll keep the old parser behind a flag until the new one has run on the full fixture set.",
         ),
@@ -296,7 +302,7 @@ fn demotion_archives_findings_before_decisions_and_never_p0() {
     assert_eq!(findings.len(), 1, "{tight}");
     assert!(findings[0].contains("turns out"), "{tight}");
     assert_eq!(section(&tight, "Decisions"), section(&full, "Decisions"));
-    assert!(section(&tight, "Archived")[0].starts_with("- issue-reader-drops-last: The issue is"));
+    assert!(section(&tight, "Archived")[0].starts_with("- read-lines: The issue is"));
 
     // Far too small: everything demotable goes, P0 and paths stay.
     let starved = fold_with(None, &demotion_span(), 10);
@@ -356,26 +362,54 @@ fn a_path_is_one_deliverable_however_often_it_is_written() {
 }
 
 #[test]
-fn a_taken_key_is_superseded_only_by_the_same_subject_and_error() {
+fn a_key_is_superseded_only_by_the_same_subject() {
     let fail = |step, cmd: &str, err: &str| tool(step, "Bash", json!({"command": cmd}), err, true);
     let out = fold_once(
         None,
         &[
             fail(1, "cargo test --lib foo", "error: foo broke"),
             fail(2, "cargo test --lib bar", "error: bar broke"),
-            fail(3, "cargo test --lib foo", "error: foo broke"),
-            fail(4, "cargo test --lib foo", "error: foo broke again"),
+            fail(
+                3,
+                "cd /r && cargo test --lib foo 2>&1",
+                "error: foo broke again",
+            ),
         ],
     );
-    // The same error again only moves the step; a different error of the
-    // same command is a line of its own (merged, one error would hide the other).
+    // One action, one line: its latest failure, under the key of its subject.
     assert_eq!(
         section(&out, "Ruled out"),
         [
-            "- bash-cargo-test-lib: Bash `cargo test --lib foo` failed (step 3): error: foo broke",
-            "- bash-cargo-test-lib-2: Bash `cargo test --lib bar` failed (step 2): error: bar broke",
-            "- bash-cargo-test-lib-3: Bash `cargo test --lib foo` failed (step 4): error: foo broke again",
+            "- cargo-test: Bash `cd /r && cargo test --lib foo 2>&1` failed (step 3): error: foo broke again"
         ]
+    );
+    // Two files of one name are two subjects: the second takes a suffix.
+    let read = |step, path: &str| {
+        tool(
+            step,
+            "Read",
+            json!({"file_path": path}),
+            "Error: EACCES: permission denied",
+            true,
+        )
+    };
+    let out = fold_once(
+        Some(&out),
+        &[read(4, "/a/config.rs"), read(5, "/b/config.rs")],
+    );
+    let keys: Vec<String> = section(&out, "Ruled out")
+        .iter()
+        .map(|l| l.split(':').next().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        keys,
+        ["- cargo-test", "- read-config-rs", "- read-config-rs-2"]
+    );
+    let out = fold_once(Some(&out), &[read(6, "/b/config.rs")]);
+    assert!(
+        section(&out, "Ruled out")[2]
+            .starts_with("- read-config-rs-2: Read `/b/config.rs` failed (step 6)"),
+        "{out}"
     );
     // Free text never overwrites: two different decisions with one slug both stay.
     let out = fold_once(
@@ -429,7 +463,7 @@ fn codex_argv_patches_editor_creates_and_interrupted_calls_are_read() {
     );
     assert_eq!(
         section(&out, "Ruled out"),
-        ["- shell-cargo-bench: shell `cargo bench` interrupted (step 3)"]
+        ["- cargo-bench: shell `cargo bench` interrupted (step 3)"]
     );
     assert!(out.contains("Status: interrupted by the user"), "{out}");
 }
@@ -530,14 +564,14 @@ fn a_time_bound_finding_is_dated_only_from_its_text() {
         None,
         &[say(
             1,
-            "Checked the registry on 2026-03-01. The latest version turns out to be 4.2.",
+            "Checked the registry on 2026-03-01. The latest `serde` turns out to be 4.2.",
         )],
     );
     assert!(
-        out.contains(": The latest version turns out to be 4.2. (as of 2026-03-01)"),
+        out.contains("- serde: The latest `serde` turns out to be 4.2. (as of 2026-03-01)"),
         "{out}"
     );
-    let undated = fold_once(None, &[say(1, "The latest version turns out to be 4.2.")]);
+    let undated = fold_once(None, &[say(1, "The latest `serde` turns out to be 4.2.")]);
     assert!(!undated.contains("as of"), "{undated}");
 }
 
@@ -569,7 +603,7 @@ fn an_agent_summary_keeps_its_negative_rules() {
     let summary = SpanEntry::AgentSummary {
         text:
             "The user is migrating a schema. The user said: never run DDL against tenant_registry. \
-               Tests pass."
+               It turns out `tenant_registry` is shared by three services. Let me continue. Tests pass."
                 .into(),
     };
     let out = fold_once(None, &[summary]);
@@ -579,9 +613,402 @@ fn an_agent_summary_keeps_its_negative_rules() {
             .any(|l| l.ends_with(": The user said: never run DDL against tenant_registry.")),
         "{out}"
     );
+    // Its facts are mined as prose is; its head is no finding of its own.
+    assert_eq!(
+        section(&out, "Findings"),
+        ["- tenant-registry: It turns out `tenant_registry` is shared by three services."]
+    );
+}
+
+// ---- precision: what the summary says must be true -------------------
+
+fn bash(step: u32, cmd: &str, output: &str, is_error: bool) -> SpanEntry {
+    tool(step, "Bash", json!({"command": cmd}), output, is_error)
+}
+
+/// A call after the span (its output is never shown).
+fn later(step: u32, name: &str, input: Value, is_error: bool) -> ToolCall {
+    ToolCall {
+        step,
+        id: format!("later-{step}"),
+        name: name.to_string(),
+        input,
+        output: String::new(),
+        is_error,
+        interrupted: false,
+    }
+}
+
+#[test]
+fn a_failure_whose_action_later_succeeded_is_not_ruled_out() {
+    let out = fold_once(
+        None,
+        &[
+            ask("make the tests pass"),
+            bash(
+                1,
+                "mix test 2>&1",
+                "Exit code 2\n** (RuntimeError) no :secret_key_base",
+                true,
+            ),
+            edit(2, "config/test.exs"),
+            bash(
+                3,
+                "cd /repo && mix test test/a_test.exs",
+                "3 tests, 0 failures",
+                false,
+            ),
+        ],
+    );
+    // The fix was in a file: nothing of the failure stays.
+    assert!(section(&out, "Ruled out").is_empty(), "{out}");
+    assert!(section(&out, "Findings").is_empty(), "{out}");
     assert!(
-        out.contains("- agent-summary: The user is migrating a schema."),
+        out.contains("Status: no open error at the end of the folded span"),
         "{out}"
+    );
+}
+
+#[test]
+fn a_retry_that_shows_why_it_worked_leaves_one_finding() {
+    let out = fold_once(
+        None,
+        &[
+            bash(
+                1,
+                "git push 2>&1",
+                "fatal: The current branch topic has no upstream branch.",
+                true,
+            ),
+            bash(
+                2,
+                "git push 2>&1",
+                "fatal: The current branch topic has no upstream branch.",
+                true,
+            ),
+            bash(
+                3,
+                "git push --set-upstream origin topic 2>&1",
+                "branch 'topic' set up",
+                false,
+            ),
+            tool(
+                4,
+                "Read",
+                json!({"file_path": "/r/big.jsonl"}),
+                "File content (85812 tokens) exceeds maximum allowed tokens (25000).",
+                true,
+            ),
+            tool(
+                5,
+                "Read",
+                json!({"file_path": "/r/big.jsonl", "offset": 1, "limit": 5}),
+                "line 1",
+                false,
+            ),
+            tool(
+                6,
+                "Read",
+                json!({"file_path": "/r/big.jsonl", "offset": 37, "limit": 1}),
+                "line 37",
+                false,
+            ),
+        ],
+    );
+    assert!(section(&out, "Ruled out").is_empty(), "{out}");
+    assert_eq!(
+        section(&out, "Findings"),
+        [
+            "- git-push: Bash `git push --set-upstream origin topic 2>&1` works with `--set-upstream origin topic`; \
+             without, it failed (step 2): fatal: The current branch topic has no upstream branch.",
+            "- read-big-jsonl: Read `/r/big.jsonl` works with `limit: 5`, `offset: 1`; without, it failed (step 4): \
+             File content (85812 tokens) exceeds maximum allowed tokens (25000).",
+        ]
+    );
+}
+
+#[test]
+fn a_failure_never_retried_or_worked_around_stays_verbatim() {
+    let span = [
+        bash(
+            1,
+            "node assets/build.js 2>&1",
+            "Exit code 1\n✘ [ERROR] Could not resolve \"js/app.js\"",
+            true,
+        ),
+        bash(2, "cd assets && node build.js 2>&1", "built in 40ms", false),
+        bash(
+            3,
+            "terraform apply",
+            "Error: insufficient privileges for tenant_registry",
+            true,
+        ),
+        say(3, "I'll leave the registry as it is and ship the rest."),
+    ];
+    let out = fold_once(None, &span);
+    assert_eq!(
+        section(&out, "Ruled out"),
+        [
+            "- node-assets-build-js: Bash `node assets/build.js 2>&1` failed (step 1): Exit code 1",
+            "  ✘ [ERROR] Could not resolve \"js/app.js\"",
+            "- terraform-apply: Bash `terraform apply` failed (step 3): Error: insufficient privileges for tenant_registry",
+        ]
+    );
+}
+
+#[test]
+fn a_retry_after_the_span_settles_a_failure_in_it_or_in_the_prior() {
+    let span = [bash(
+        1,
+        "npx vitest run 2>&1",
+        "<tool_use_error>Sibling tool call errored</tool_use_error>",
+        true,
+    )];
+    let held = fold_once(None, &span);
+    assert_eq!(section(&held, "Ruled out").len(), 1, "{held}");
+    assert!(
+        held.contains("Status: open error (step 1): Bash `npx vitest run 2>&1`"),
+        "{held}"
+    );
+    // The view keeps the retry raw after the span: the failure was not abandoned.
+    let retried = [later(
+        2,
+        "Bash",
+        json!({"command": "npx vitest run 2>&1"}),
+        false,
+    )];
+    let out = fold_later(None, &span, &retried, BUDGET);
+    assert!(section(&out, "Ruled out").is_empty(), "{out}");
+    assert!(
+        out.contains("Status: no open error at the end of the folded span"),
+        "{out}"
+    );
+    // The same retry folded later drops the prior's line.
+    let out = fold_once(
+        Some(&held),
+        &[bash(2, "npx vitest run", "12 passed", false)],
+    );
+    assert!(section(&out, "Ruled out").is_empty(), "{out}");
+    // A failure after the span changes nothing.
+    let failed_again = [later(
+        2,
+        "Bash",
+        json!({"command": "npx vitest run 2>&1"}),
+        true,
+    )];
+    let out = fold_later(None, &span, &failed_again, BUDGET);
+    assert_eq!(section(&out, "Ruled out"), section(&held, "Ruled out"));
+}
+
+#[test]
+fn a_chain_that_succeeded_settles_each_command_it_ran() {
+    let out = fold_once(
+        None,
+        &[
+            bash(
+                1,
+                "git commit -m wip",
+                "Pre-commit validation failed: [CREDO]",
+                true,
+            ),
+            bash(
+                2,
+                "git add lib/a.ex && git commit -m wip 2>&1",
+                "[main 1a2b3c] wip",
+                false,
+            ),
+        ],
+    );
+    assert!(section(&out, "Ruled out").is_empty(), "{out}");
+}
+
+#[test]
+fn status_names_an_open_error_only_while_it_is_unresolved() {
+    let failing = [
+        ask("fix the build"),
+        bash(
+            1,
+            "cargo build",
+            "error[E0425]: cannot find value `pool`",
+            true,
+        ),
+        edit(2, "src/db.rs"),
+    ];
+    // Another call succeeding does not resolve it.
+    let out = fold_once(None, &failing);
+    assert!(
+        out.contains("Status: open error (step 1): Bash `cargo build` — error[E0425]: cannot find value `pool`"),
+        "{out}"
+    );
+    // It carries over a fold that does not touch it, and goes once its action succeeds.
+    let carried = fold_once(Some(&out), &[edit(3, "src/db.rs")]);
+    assert!(carried.contains("Status: open error (step 1)"), "{carried}");
+    let fixed = fold_once(
+        Some(&carried),
+        &[bash(4, "cargo build 2>&1", "Finished", false)],
+    );
+    assert!(
+        fixed.contains("Status: no open error at the end of the folded span"),
+        "{fixed}"
+    );
+    // A new ask moves on.
+    let moved = fold_once(Some(&carried), &[ask("now write the docs")]);
+    assert!(
+        moved.contains("Status: ask #2 not yet worked on"),
+        "{moved}"
+    );
+}
+
+#[test]
+fn status_quotes_what_the_agent_last_reported_until_it_reports_again() {
+    let span = [
+        ask("migrate the invoices"),
+        bash(1, "npm run migrate", "done", false),
+        say(2, "Invoices now use the v2 schema."),
+    ];
+    let out = fold_once(None, &span);
+    let reported = "Status: no open error at the end of the folded span; \
+                    the agent last reported: Invoices now use the v2 schema.";
+    assert!(out.contains(reported), "{out}");
+    // It carries over a fold that says nothing new, and an intent or a
+    // question is no report.
+    let carried = fold_once(Some(&out), &[bash(3, "ls", "a", false)]);
+    assert!(carried.contains(reported), "{carried}");
+    let asked = fold_once(Some(&out), &[say(3, "Shall I also migrate the orders?")]);
+    assert!(
+        asked.contains("Status: no open error at the end of the folded span\n"),
+        "{asked}"
+    );
+    let moved = fold_once(Some(&out), &[ask("now the orders")]);
+    assert!(
+        moved.contains(
+            "Status: ask #2 not yet worked on; the agent last reported: Invoices now use"
+        ),
+        "{moved}"
+    );
+    let again = fold_once(Some(&moved), &[say(4, "Orders use the v2 schema too.")]);
+    assert!(
+        again.contains("the agent last reported: Orders use the v2 schema too."),
+        "{again}"
+    );
+}
+
+#[test]
+fn deliverable_separates_what_was_written_from_what_is_owed() {
+    let span = [
+        ask(
+            "Create src/report.rs and write the summary to docs/report.md. Read src/main.rs first.",
+        ),
+        tool(
+            1,
+            "Read",
+            json!({"file_path": "src/main.rs"}),
+            "fn main() {}",
+            false,
+        ),
+        tool(
+            2,
+            "Write",
+            json!({"file_path": "/repo/src/report.rs", "content": "x"}),
+            "ok",
+            false,
+        ),
+    ];
+    let out = fold_once(None, &span);
+    assert!(
+        out.contains(
+            "Deliverable: delivered: /repo/src/report.rs; still owed: docs/report.md (named in #1)"
+        ),
+        "{out}"
+    );
+    // Written after the span: no longer owed.
+    let written = [later(
+        3,
+        "Write",
+        json!({"file_path": "/repo/docs/report.md", "content": "y"}),
+        false,
+    )];
+    let out = fold_later(None, &span, &written, BUDGET);
+    assert!(out.contains("still owed: no file named in #1"), "{out}");
+}
+
+#[test]
+fn next_is_the_latest_step_not_yet_done() {
+    let todo = |step, a: &str, b: &str| {
+        tool(
+            step,
+            "TodoWrite",
+            json!({"todos": [
+                {"content": "Move the button", "status": a},
+                {"content": "Test the layout", "status": b},
+            ]}),
+            "ok",
+            false,
+        )
+    };
+    let out = fold_once(
+        None,
+        &[todo(1, "completed", "in_progress"), say(2, "Let me check.")],
+    );
+    assert!(
+        out.contains("Next: Test the layout (the plan's next step)"),
+        "{out}"
+    );
+    let out = fold_once(None, &[todo(1, "completed", "completed")]);
+    assert!(
+        out.contains("Next: every step of the plan is done"),
+        "{out}"
+    );
+    // An intent no call followed is the next step; one a call followed is done.
+    let out = fold_once(
+        None,
+        &[say(1, "All green. Next, I'll wire the `--json` flag.")],
+    );
+    assert!(
+        out.contains("Next: Next, I'll wire the `--json` flag."),
+        "{out}"
+    );
+    let out = fold_once(None, &[say(1, "Let me check."), bash(2, "ls", "a", false)]);
+    assert!(out.contains("Next: (not stated)"), "{out}");
+    let followed = [later(2, "Bash", json!({"command": "ls"}), false)];
+    let out = fold_later(None, &[say(1, "Let me check.")], &followed, BUDGET);
+    assert!(out.contains("Next: (not stated)"), "{out}");
+}
+
+#[test]
+fn findings_are_facts_that_name_their_subject() {
+    let out = fold_once(
+        None,
+        &[say(
+            1,
+            "Now let me also file a bead for the discovered bug in `load_session_messages`. \
+             Now file the refinement bead because the bug is real. \
+             The tests fail because the map drops a field. \
+             The subagent tests fail because `load_session_messages` drops `agent_id`. \
+             It turns out src/live/session.ex renders badges twice.",
+        )],
+    );
+    assert_eq!(
+        section(&out, "Findings"),
+        [
+            "- load-session-messages: The subagent tests fail because `load_session_messages` drops `agent_id`.",
+            "- session: It turns out src/live/session.ex renders badges twice.",
+        ]
+    );
+    // A later fact on the same subject supersedes it, in place.
+    let out = fold_once(
+        Some(&out),
+        &[say(
+            2,
+            "Confirmed: `load_session_messages` now keeps `agent_id`.",
+        )],
+    );
+    assert_eq!(
+        section(&out, "Findings"),
+        [
+            "- load-session-messages: Confirmed: `load_session_messages` now keeps `agent_id`.",
+            "- session: It turns out src/live/session.ex renders badges twice.",
+        ]
     );
 }
 

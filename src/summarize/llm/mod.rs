@@ -130,12 +130,14 @@ impl LlmSummarizer {
         draft: &Summary,
     ) -> Result<Summary, (String, u32, u64, u64)> {
         let span = prompt::render_span(req.span);
+        let later = prompt::render_later(req.later);
         let key = prompt::cache_key(
             self.config.provider.name(),
             &self.config.model,
             req.budget_tokens,
             req.prior,
             &span,
+            &later,
         );
         let name = self.name();
         match self.cache.borrow().get(&key) {
@@ -151,7 +153,7 @@ impl LlmSummarizer {
         }
         let required = validate::required_lines(req.prior, &draft.text);
         let system = prompt::system_prompt(req.budget_tokens);
-        let user = prompt::user_message(req.prior, &span, &required);
+        let user = prompt::user_message(req.prior, &span, &later, &required);
         let max_tokens = req.budget_tokens.saturating_mul(2).clamp(1024, 8192);
         let (mut attempts, mut input, mut output) = (0, 0, 0);
         let mut last = String::new();

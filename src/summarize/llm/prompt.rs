@@ -1,15 +1,16 @@
 //! The prompt: the seed's floor summary constitution as the system message;
-//! the prior summary, the covered span and the extractive checklist as the
-//! user message. Everything here is a pure function of the request, so the
+//! the prior summary, the covered span, the calls the view keeps after it
+//! and the extractive checklist as the user message. Everything here is a pure function of the request, so the
 //! cache key (blake3 of the canonical request) is too.
 
 use serde_json::json;
 
-use crate::engine::summarizer::SpanEntry;
+use crate::engine::action::call_target;
+use crate::engine::summarizer::{SpanEntry, ToolCall};
 
 /// Bumped whenever the prompt's wording or rendering changes: it is part of
 /// the cache key, so an old cached summary is never served for a new prompt.
-pub(crate) const PROMPT_VERSION: u32 = 1;
+pub(crate) const PROMPT_VERSION: u32 = 2;
 
 /// The longest tool output shown to the model (head and tail kept).
 const TOOL_OUTPUT_CHARS: usize = 1_500;
@@ -34,8 +35,9 @@ and its rationale, an approach ruled out, a constraint the user imposed.
 
 STRUCTURE. Append-only fact sections, then one overwrite. Every fact section re-emits each line of \
 the prior summary VERBATIM and appends this span's delta; only `## Current state` is overwritten. \
-Each fact is one line `- topic: statement`, where topic is a stable kebab-case key; reusing a key \
-supersedes that fact.
+Each fact is one line `- topic: statement`, where topic is a stable kebab-case key naming the \
+fact's SUBJECT (`mix-test`, `transcript-renderer`, `tenant-registry`): a later fact on the same \
+subject reuses the key and supersedes the earlier line, which is then not re-emitted.
 
 TOPIC SELF-CHECK. Before writing a fact, check its key: if the key is already held by a \
 different subject, do not reuse it (that silently overwrites a live fact); add a suffix such as \
@@ -49,13 +51,21 @@ renumbered, load-bearing wording verbatim: the intent log.
 ## Decisions — a choice made (approach / tool / format / convention) + why.
 ## Constraints — a standing limit or quota, or any safety / privacy / security rule in force; \
 kept verbatim, never dropped.
-## Ruled out — an approach tried and abandoned + why + the error verbatim.
-## Findings — a discovered truth that cannot be cheaply re-read; a time-bound value carries an \
+## Ruled out — an approach tried and ABANDONED + why + the error verbatim. A failed call whose \
+same action (same tool with the same command, path or target) later succeeded, in the span or in \
+the LATER CALLS, was not abandoned: it is not ruled out (drop a prior line for it). When what made \
+the retry succeed shows in the call (an added option or field), keep one Findings line saying so; \
+otherwise keep nothing. A failure never retried, or worked around another way, stays.
+## Findings — a discovered truth that cannot be cheaply re-read: a statement of fact that names \
+its subject (a path or an identifier) and says what is true of it. Narration of intent (\"Now let \
+me…\", \"Let me…\", \"I'll…\", \"Next…\") is never a finding. A time-bound value carries an \
 `(as of <date>)` anchor.
 ## Archived — where an aged finding (or, under pressure, an aged non-safety decision) demotes: a \
 `see <file>` pointer if a file backs it, else a terse gist. Demotion, not deletion.
-## Current state — overwritten each fold: `Goal: ...`, `Deliverable: ...` (delivered vs still \
-owed), `Status: ...` (blockers / awaiting input), `Next: ...`.
+## Current state — overwritten each fold, and current: `Goal: ...`, `Deliverable: delivered: ...; \
+still owed: ...` (files written vs files asked for and not yet written), `Status: ...` (an open \
+error only while it is unresolved at the end of the span and after it, blockers, awaiting input), \
+`Next: ...` (the latest step not yet done; not a step the span or the LATER CALLS already took).
 
 Confidence is tagged only by exception: verified is the unmarked default; `(reported)` when a \
 source merely stated it, `(assumed)` when inferred.
@@ -77,10 +87,12 @@ Answer with the sections only, starting with `## Requests`: no preamble, no code
     )
 }
 
-/// The user message: prior summary, covered span, checklist.
+/// The user message: prior summary, covered span, the calls after it,
+/// checklist.
 pub(crate) fn user_message(
     prior: Option<&str>,
     span: &str,
+    later: &str,
     checklist: &[(String, Vec<String>)],
 ) -> String {
     let mut out = String::new();
@@ -94,6 +106,13 @@ pub(crate) fn user_message(
     }
     out.push_str("\nNEWLY COVERED SPAN (oldest first):\n");
     out.push_str(span);
+    if !later.is_empty() {
+        out.push_str(
+            "\nLATER CALLS (after the span, kept raw in the view: do not summarize them; read \
+             them only to tell which failures were since retried with success):\n",
+        );
+        out.push_str(later);
+    }
     out.push_str("\nCHECKLIST (these lines must appear verbatim under their sections):\n");
     for (section, lines) in checklist {
         if lines.is_empty() {
@@ -169,6 +188,27 @@ pub(crate) fn render_span(span: &[SpanEntry]) -> String {
     out
 }
 
+/// The calls after the span: one line each, its tool, target and outcome.
+pub(crate) fn render_later(later: &[ToolCall]) -> String {
+    let mut out = String::new();
+    for call in later {
+        let outcome = if call.interrupted {
+            "interrupted"
+        } else if call.is_error {
+            "failed"
+        } else {
+            "succeeded"
+        };
+        out.push_str(&format!(
+            "[tool {}, step {}] `{}` {outcome}\n",
+            call.name,
+            call.step,
+            call_target(&call.name, &call.input)
+        ));
+    }
+    out
+}
+
 /// Keep the head and tail of a long text, marking the cut.
 fn clip(s: &str, max: usize) -> String {
     let n = s.chars().count();
@@ -191,6 +231,7 @@ pub(crate) fn cache_key(
     budget_tokens: u64,
     prior: Option<&str>,
     span: &str,
+    later: &str,
 ) -> String {
     let canonical = json!({
         "summarizer": "llm",
@@ -200,6 +241,7 @@ pub(crate) fn cache_key(
         "budget_tokens": budget_tokens,
         "prior": prior,
         "span": span,
+        "later": later,
     });
     blake3::hash(canonical.to_string().as_bytes())
         .to_hex()
@@ -232,14 +274,15 @@ mod tests {
 
     #[test]
     fn the_key_depends_on_every_part_of_the_request() {
-        let base = cache_key("openai", "m", 2500, None, "span");
-        assert_eq!(base, cache_key("openai", "m", 2500, None, "span"));
+        let base = cache_key("openai", "m", 2500, None, "span", "");
+        assert_eq!(base, cache_key("openai", "m", 2500, None, "span", ""));
         for other in [
-            cache_key("anthropic", "m", 2500, None, "span"),
-            cache_key("openai", "m2", 2500, None, "span"),
-            cache_key("openai", "m", 2000, None, "span"),
-            cache_key("openai", "m", 2500, Some(""), "span"),
-            cache_key("openai", "m", 2500, None, "span2"),
+            cache_key("anthropic", "m", 2500, None, "span", ""),
+            cache_key("openai", "m2", 2500, None, "span", ""),
+            cache_key("openai", "m", 2000, None, "span", ""),
+            cache_key("openai", "m", 2500, Some(""), "span", ""),
+            cache_key("openai", "m", 2500, None, "span2", ""),
+            cache_key("openai", "m", 2500, None, "span", "later"),
         ] {
             assert_ne!(base, other);
         }
