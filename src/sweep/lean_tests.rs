@@ -164,7 +164,13 @@ fn oracle_trim(
         tally.add(i as u32 + 1, tokens, status, &[], &e);
         prev = Some(view);
     }
-    tally.window_row(RowKind::Trim, record.session, policy, &totals, trimmed_calls)
+    tally.window_row(
+        RowKind::Trim,
+        record.session,
+        policy,
+        &totals,
+        trimmed_calls,
+    )
 }
 
 /// The mask row as the whole-record evaluation makes it: at every call the

@@ -138,13 +138,7 @@ pub(crate) fn mask_row<E>(
         tally.add_counts(i as u32 + 1, tokens, status, &[], e);
         tail = now;
     }
-    Ok(tally.window_row(
-        RowKind::Mask,
-        record.session,
-        policy,
-        &totals,
-        masked_calls,
-    ))
+    Ok(tally.window_row(RowKind::Mask, record.session, policy, &totals, masked_calls))
 }
 
 /// Mask every tool output held but the last `keep` of the whole history

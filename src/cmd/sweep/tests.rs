@@ -185,8 +185,8 @@ fn the_corpus_sessions_that_compact_themselves_score_as_the_whole_record() {
 /// prefix, and each reference's estimated history costs the difference.
 #[test]
 fn the_references_read_nothing_from_a_cache_that_expired_during_a_pause() {
-    use crate::sweep::mask::{KEEP_OUTPUTS, mask_row};
     use crate::sweep::lean_tests::trim_policy;
+    use crate::sweep::mask::{KEEP_OUTPUTS, mask_row};
     use crate::sweep::trim::trim_row;
 
     let mut store = Store::open_memory().unwrap();
