@@ -1,5 +1,5 @@
 #!/bin/sh
-# The corpus table of README "Choose a policy" and BENCHMARKS.md: a sweep
+# The corpus table of the guide (docs/src/sweep.md) and BENCHMARKS.md: a sweep
 # of every corpus session at 32k, 64k and 200k (default trigger and stop),
 # and per policy and reference, summed over the sessions: the cost against
 # the clients' own sends (recorded) and against observation masking (mask)

@@ -111,7 +111,7 @@ codex\t''
 openai-chat\t''
 anthropic\t''
 opencode\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
@@ -151,7 +151,7 @@ codex\t''
 openai-chat\t''
 anthropic\t''
 opencode\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand step" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
@@ -201,7 +201,7 @@ codex\t''
 openai-chat\t''
 anthropic\t''
 opencode\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand watch" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
@@ -233,7 +233,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand watch" -s h -l help 
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -s V -l version -d 'Print version'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l listen -d 'Where to listen (port 0: a free one). Loopback only, unless --allow-remote' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l upstream -d 'Where to forward every request: https://HOST[:PORT][/PREFIX] (plain http only to loopback). Default: the official endpoint of the API each request speaks (api.anthropic.com for Messages, api.openai.com for Responses)' -r
-complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
+complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
@@ -286,7 +286,7 @@ codex\t''
 openai-chat\t''
 anthropic\t''
 opencode\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
@@ -305,11 +305,11 @@ complete -c compactor -n "__fish_compactor_using_subcommand replay" -l llm-fallb
 static\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l llm-price-input -d 'USD per million input tokens of the summarizer\'s own calls (default 0)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l llm-price-output -d 'USD per million output tokens of the summarizer\'s own calls (default 0)' -r
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-input -d 'USD per million uncached input tokens. Default: the model\'s (README, "Models and prices")' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-input -d 'USD per million uncached input tokens. Default: the model\'s (docs/src/reference/models.md)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-cache-write -d 'USD per million tokens written to the prompt cache. Default: the model\'s' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-cache-read -d 'USD per million tokens read from the prompt cache. Default: the model\'s' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l price-output -d 'USD per million output tokens. Default: the model\'s' -r
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l prices -d 'A JSON file of per-model prices, consulted before the built-in table (the format is in README, "Models and prices")' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l prices -d 'A JSON file of per-model prices, consulted before the built-in table (the format is in docs/src/reference/models.md)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l cache-ttl -d 'How long the prompt cache lives: a call sent longer than this after the one before (by the transcript\'s timestamps) reads nothing from it and writes its whole prompt. `1h` also prices an Anthropic cache write at twice the input price, as Anthropic bills the 1-hour cache' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l from -d 'First call to show (earlier calls still run, unless --resume)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l to -d 'Last call to run and show' -r
@@ -339,7 +339,7 @@ codex\t''
 openai-chat\t''
 anthropic\t''
 opencode\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand probe" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
@@ -379,7 +379,7 @@ codex\t''
 openai-chat\t''
 anthropic\t''
 opencode\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand compact" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
@@ -424,7 +424,7 @@ codex\t''
 openai-chat\t''
 anthropic\t''
 opencode\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
@@ -443,11 +443,11 @@ complete -c compactor -n "__fish_compactor_using_subcommand report" -l llm-fallb
 static\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l llm-price-input -d 'USD per million input tokens of the summarizer\'s own calls (default 0)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l llm-price-output -d 'USD per million output tokens of the summarizer\'s own calls (default 0)' -r
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-input -d 'USD per million uncached input tokens. Default: the model\'s (README, "Models and prices")' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-input -d 'USD per million uncached input tokens. Default: the model\'s (docs/src/reference/models.md)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-cache-write -d 'USD per million tokens written to the prompt cache. Default: the model\'s' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-cache-read -d 'USD per million tokens read from the prompt cache. Default: the model\'s' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l price-output -d 'USD per million output tokens. Default: the model\'s' -r
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l prices -d 'A JSON file of per-model prices, consulted before the built-in table (the format is in README, "Models and prices")' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l prices -d 'A JSON file of per-model prices, consulted before the built-in table (the format is in docs/src/reference/models.md)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l cache-ttl -d 'How long the prompt cache lives: a call sent longer than this after the one before (by the transcript\'s timestamps) reads nothing from it and writes its whole prompt. `1h` also prices an Anthropic cache write at twice the input price, as Anthropic bills the 1-hour cache' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -s o -l output -d 'Write the page to FILE (`-` for standard output)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
@@ -479,11 +479,11 @@ complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l llm-fallba
 static\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l llm-price-input -d 'USD per million input tokens of the summarizer\'s own calls (default 0)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l llm-price-output -d 'USD per million output tokens of the summarizer\'s own calls (default 0)' -r
-complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l price-input -d 'USD per million uncached input tokens. Default: the model\'s (README, "Models and prices")' -r
+complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l price-input -d 'USD per million uncached input tokens. Default: the model\'s (docs/src/reference/models.md)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l price-cache-write -d 'USD per million tokens written to the prompt cache. Default: the model\'s' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l price-cache-read -d 'USD per million tokens read from the prompt cache. Default: the model\'s' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l price-output -d 'USD per million output tokens. Default: the model\'s' -r
-complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l prices -d 'A JSON file of per-model prices, consulted before the built-in table (the format is in README, "Models and prices")' -r -F
+complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l prices -d 'A JSON file of per-model prices, consulted before the built-in table (the format is in docs/src/reference/models.md)' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l cache-ttl -d 'How long the prompt cache lives: a call sent longer than this after the one before (by the transcript\'s timestamps) reads nothing from it and writes its whole prompt. `1h` also prices an Anthropic cache write at twice the input price, as Anthropic bills the 1-hour cache' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -s j -l jobs -d 'Runs at a time, each on its own scratch store (default: the number of cores). The output is the same for any N' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -s o -l output -d 'Also write one self-contained HTML page: a cost against fidelity chart and the sortable table of each session, and the totals (`-`: only the page, on standard output)' -r -F

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The README's fidelity table: every corpus transcript probed at a window,
+# BENCHMARKS.md's fidelity table: every corpus transcript probed at a window,
 # one Markdown row per transcript whose replay folds at least twice.
 # Usage: scripts/probe-corpus.sh WINDOW OUTPUT_RESERVED [extra probe flags]
 # Needs jq; reads $COMPACTOR_CORPUS (default ../shared/corpus); uses a scratch store.

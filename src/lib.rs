@@ -26,6 +26,20 @@
 pub(crate) mod cli;
 pub(crate) mod cmd;
 pub use cmd::main;
+
+/// Parses `args` (the program name first) as the `compactor` binary would,
+/// without running anything: the error clap prints when they do not parse.
+/// The docs test holds every example in README and the guide to it.
+#[doc(hidden)]
+pub fn parse_command_line<I, T>(args: I) -> Result<(), String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    <cli::Cli as clap::Parser>::try_parse_from(args)
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
 pub mod engine;
 pub(crate) mod fault;
 pub(crate) mod hooks;

@@ -44,7 +44,7 @@ pub struct TaskSource {
 #[derive(Debug, Args)]
 pub struct BudgetArgs {
     /// The model's context window, in tokens. Default: the window the session
-    /// recorded, else the recorded model's (README, "Models and prices"), else 200000.
+    /// recorded, else the recorded model's (docs/src/reference/models.md), else 200000.
     #[arg(long, env = "COMPACTION_CONTEXT_WINDOW", value_name = "TOKENS")]
     pub window: Option<u64>,
 

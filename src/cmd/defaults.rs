@@ -144,7 +144,7 @@ pub fn overhead_warning(overhead: Option<u64>, b: &Budget) -> Option<String> {
 /// Per-million-token prices for the cache and cost columns.
 #[derive(Debug, Args)]
 pub struct PriceArgs {
-    /// USD per million uncached input tokens. Default: the model's (README, "Models and prices").
+    /// USD per million uncached input tokens. Default: the model's (docs/src/reference/models.md).
     #[arg(long, value_name = "USD")]
     pub price_input: Option<Micros>,
 
@@ -161,7 +161,7 @@ pub struct PriceArgs {
     pub price_output: Option<Micros>,
 
     /// A JSON file of per-model prices, consulted before the built-in table
-    /// (the format is in README, "Models and prices").
+    /// (the format is in docs/src/reference/models.md).
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
 

@@ -86,7 +86,7 @@ fn default_rule() -> Rule {
 /// String fields of an input longer than this are compacted too (a Write's content).
 const INPUT_FIELD_KEEP_CHARS: usize = 400;
 
-/// The built-in table, in the override format (documented in README).
+/// The built-in table, in the override format (documented in the guide, docs/src/import.md, "Tool rules").
 const DEFAULT_RULES: &str = include_str!("toolrules/default.json");
 
 /// A short id of the built-in rule table: part of a compaction profile, so

@@ -25,7 +25,7 @@ use serde_json::value::RawValue;
 use super::cost::Prices;
 use crate::model::decimal::Micros;
 
-/// The built-in table (documented in README, "Models and prices").
+/// The built-in table (documented in the guide, docs/src/reference/models.md).
 const BUILT_IN: &str = include_str!("models.json");
 
 /// One row of the table: the models it names, their window and prices.

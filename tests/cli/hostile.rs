@@ -1,7 +1,7 @@
 //! Hostile input: a table of bad inputs, each either refused with a clear
 //! error (exit 2, naming the file and what was expected, the store left
 //! byte-for-byte as it was) or imported under a documented tolerance that the
-//! report shows (README, "Import"). Never a panic (exit 101) or a hang: each
+//! report shows (the guide, docs/src/import.md, "Bad input"). Never a panic (exit 101) or a hang: each
 //! run has a generous deadline that only detects hangs, it is not a pass
 //! condition. Transcript text holding terminal escape sequences never reaches
 //! the terminal raw.

@@ -22,6 +22,7 @@ mod corpus;
 mod corpus_engine;
 mod diff;
 mod discover;
+mod docs;
 mod fuzz;
 mod hooks;
 mod hostile;

@@ -479,10 +479,10 @@ fn a_directory_sweeps_each_transcript_and_a_task_name_works_as_a_source() {
 }
 
 #[test]
-fn the_readme_example_is_what_sweep_prints() {
-    let readme = std::fs::read_to_string(crate_dir().join("README.md")).unwrap();
+fn the_guide_example_is_what_sweep_prints() {
+    let readme = std::fs::read_to_string(crate_dir().join("docs/src/sweep.md")).unwrap();
     let command = "$ compactor sweep testdata/fixtures/claude-shrink-floor.jsonl ";
-    let at = readme.find(command).expect("the README's worked example");
+    let at = readme.find(command).expect("the guide's worked example");
     let block = &readme[at..];
     let (line, rest) = block.split_once('\n').unwrap();
     let shown = &rest[..rest.find("```").unwrap()];
@@ -495,6 +495,6 @@ fn the_readme_example_is_what_sweep_prints() {
     assert_eq!(
         run.stdout.trim_end(),
         shown.trim_end(),
-        "README.md's \"Choose a policy\" example"
+        "docs/src/sweep.md's worked example"
     );
 }
