@@ -61,7 +61,7 @@ const MIGRATIONS: &[&str] = &[
 /// two `pwrite`s and its copy a `pread` and a `pwrite`: 32 KB pages make half
 /// the calls of 16 KB ones for the same bytes. 64 KB pages made a quarter,
 /// but cost the small commits of `compact --in-place` 12% and the import's
-/// page cache more misses at 1 GB (BENCHMARKS.md, "Import, preflight and replay"). A
+/// page cache more misses at 1 GB (measured in the history of BENCHMARKS.md, "Import, preflight and replay"). A
 /// store keeps the page size it was created with.
 pub const NEW_STORE_PAGE_SIZE: u32 = 32_768;
 /// The page cache of an importing connection, in KiB

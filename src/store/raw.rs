@@ -282,7 +282,7 @@ const PREFIX_CHECK: usize = 4096;
 /// rather than searched from the root for every row, and the statement's
 /// start and end are paid once. Larger batches gain no more: SQLite copies
 /// every bound text, and past about 16 rows those copies outgrow its
-/// per-connection lookaside slots and go to `malloc` (BENCHMARKS.md,
+/// per-connection lookaside slots and go to `malloc` (the history of BENCHMARKS.md,
 /// "Import, preflight and replay": encode and insert; 64 rows cost the
 /// inserting thread 7% more instructions than 16).
 pub const INSERT_BATCH: usize = 16;

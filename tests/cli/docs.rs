@@ -164,7 +164,10 @@ fn parse_only(args: &[String]) -> Option<&'static str> {
     if has("--open") {
         return Some("opens a browser");
     }
-    if args.windows(2).any(|w| w[0] == "--summarizer" && w[1] == "llm") {
+    if args
+        .windows(2)
+        .any(|w| w[0] == "--summarizer" && w[1] == "llm")
+    {
         return Some("needs a model server");
     }
     if args.iter().any(|a| {
@@ -189,7 +192,11 @@ fn parses(args: &[String]) -> Result<(), String> {
     };
     compactor::parse_command_line(argv(args))?;
     if args.first().is_some_and(|a| a == "run") {
-        let flags: Vec<String> = args[2..].iter().take_while(|a| *a != "--").cloned().collect();
+        let flags: Vec<String> = args[2..]
+            .iter()
+            .take_while(|a| *a != "--")
+            .cloned()
+            .collect();
         let proxy: Vec<String> = std::iter::once("proxy".to_string()).chain(flags).collect();
         compactor::parse_command_line(argv(&proxy))
             .map_err(|e| format!("the proxy's flags of `run`: {e}"))?;
@@ -303,7 +310,11 @@ fn every_example_in_readme_and_the_guide_parses_and_runs() {
         for example in &examples {
             checked += 1;
             if let Some(why) = check(example, &env, &mut ran) {
-                failures.push(format!("{}: `compactor {}`\n{why}", example.place, &example.text["compactor ".len().min(example.text.len())..]));
+                failures.push(format!(
+                    "{}: `compactor {}`\n{why}",
+                    example.place,
+                    &example.text["compactor ".len().min(example.text.len())..]
+                ));
             }
         }
     }
@@ -319,8 +330,12 @@ fn every_example_in_readme_and_the_guide_parses_and_runs() {
 
 #[test]
 fn the_example_reader_finds_commands_comments_and_output() {
-    let (args, status) = words(r#"compactor show 'view_tool_call("ID")' --json > out.txt # (exit 1)"#);
-    assert_eq!(args, ["compactor", "show", r#"view_tool_call("ID")"#, "--json"]);
+    let (args, status) =
+        words(r#"compactor show 'view_tool_call("ID")' --json > out.txt # (exit 1)"#);
+    assert_eq!(
+        args,
+        ["compactor", "show", r#"view_tool_call("ID")"#, "--json"]
+    );
     assert_eq!(status, 1);
     let (args, status) = words("compactor tasks   # every task, id and title");
     assert_eq!((args.len(), status), (2, 0));
@@ -344,13 +359,16 @@ fn the_example_reader_finds_commands_comments_and_output() {
 }
 
 /// Every relative link of README and the guide, and every SUMMARY entry,
-/// names a file that exists (an anchor is not checked, the file is).
+/// names a file that exists, and a heading of it when it names one.
 #[test]
 fn every_relative_link_in_the_docs_points_at_a_file() {
     let mut broken = Vec::new();
     let summary = crate_dir().join("docs/src/SUMMARY.md");
     assert!(summary.is_file(), "docs/src/SUMMARY.md");
-    assert!(crate_dir().join("docs/book.toml").is_file(), "docs/book.toml");
+    assert!(
+        crate_dir().join("docs/book.toml").is_file(),
+        "docs/book.toml"
+    );
     let mut linked_pages = 0;
     for doc in documents() {
         let text = fs::read_to_string(&doc).unwrap();
@@ -363,22 +381,68 @@ fn every_relative_link_in_the_docs_points_at_a_file() {
                 continue;
             }
             for target in link_targets(line) {
-                if target.contains("://") || target.starts_with('#') || target.starts_with("mailto:") {
+                if target.contains("://")
+                    || target.starts_with('#')
+                    || target.starts_with("mailto:")
+                {
                     continue;
                 }
-                let file = target.split('#').next().unwrap();
+                let (file, anchor) = target.split_once('#').unwrap_or((&target, ""));
                 let path = doc.parent().unwrap().join(file);
                 if doc == summary {
                     linked_pages += 1;
                 }
                 if !path.exists() {
                     broken.push(format!("{}:{}: {target}", relative(&doc), n + 1));
+                } else if !anchor.is_empty() && !headings(&path).iter().any(|h| h == anchor) {
+                    broken.push(format!(
+                        "{}:{}: {target} (no such heading)",
+                        relative(&doc),
+                        n + 1
+                    ));
                 }
             }
         }
     }
     assert!(linked_pages >= 9, "SUMMARY.md links {linked_pages} pages");
-    assert!(broken.is_empty(), "links to no file:\n{}", broken.join("\n"));
+    assert!(
+        broken.is_empty(),
+        "links to no file:\n{}",
+        broken.join("\n")
+    );
+}
+
+/// The anchors of a Markdown file's headings, as GitHub and mdBook make
+/// them: lower case, punctuation dropped, spaces as hyphens.
+fn headings(path: &Path) -> Vec<String> {
+    let text = fs::read_to_string(path).unwrap_or_default();
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        }
+        let Some(title) = line.strip_prefix('#') else {
+            continue;
+        };
+        if fenced {
+            continue;
+        }
+        let title = title.trim_start_matches('#').trim();
+        out.push(
+            title
+                .chars()
+                .filter_map(|c| match c {
+                    ' ' => Some('-'),
+                    c if c.is_alphanumeric() || c == '-' || c == '_' => {
+                        Some(c.to_ascii_lowercase())
+                    }
+                    _ => None,
+                })
+                .collect(),
+        );
+    }
+    out
 }
 
 /// The targets of `[text](target)` and `![alt](target)` on a line, outside
