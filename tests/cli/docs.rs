@@ -3,7 +3,8 @@
 //! points at a file that exists.
 //!
 //! An example is a line of a ```sh or ```console block that starts with
-//! `compactor ` or `$ compactor ` (a trailing `\` joins the next line). Each
+//! `compactor ` or `$ compactor ` (or `cargo run [--release] -- `, the same
+//! from a checkout; a trailing `\` joins the next line). Each
 //! one is parsed by the CLI itself (`compactor::parse_command_line`), so a
 //! renamed flag or subcommand fails here. Then, where it can, it runs, in
 //! the order the file gives them, in one hermetic environment per file
@@ -80,6 +81,14 @@ fn examples(path: &Path) -> Vec<Example> {
         }
         let trimmed = line.trim_start();
         let command = trimmed.strip_prefix("$ ").unwrap_or(trimmed);
+        // `cargo run --release -- ARGS` from a checkout is `compactor ARGS`.
+        let from_checkout = ["cargo run --release -- ", "cargo run -- "]
+            .iter()
+            .find_map(|p| command.strip_prefix(p));
+        let command = &match from_checkout {
+            Some(args) => format!("compactor {args}"),
+            None => command.to_string(),
+        };
         if !command.starts_with("compactor ") && command != "compactor" {
             // Output of the console example before it.
             if lang == "console"
