@@ -508,7 +508,10 @@ fn known_file(
         source,
     };
     if stat.is_some() && store.reader().source_stat(canonical).map_err(store_err)? == stat {
-        return unchanged_report(store, canonical, size, shown).map(Some);
+        let report = unchanged_report(store, canonical, size, shown)?;
+        // A copy of a file imported from another path holds its rows under
+        // that path: read it again to name its tasks (nothing is added).
+        return Ok((!report.tasks.is_empty()).then_some(report));
     }
     let Some((consumed, hash)) = store.reader().source(canonical).map_err(store_err)? else {
         return Ok(None);
@@ -524,6 +527,9 @@ fn known_file(
         .transaction(|tx| tx.set_source_stat(canonical, stat))
         .map_err(store_err)?;
     let mut report = unchanged_report(store, canonical, size, shown)?;
+    if report.tasks.is_empty() {
+        return Ok(None);
+    }
     report.incomplete_lines = incomplete;
     Ok(Some(report))
 }

@@ -199,6 +199,31 @@ fn a_copy_elsewhere_is_recognised_by_content() {
     assert_eq!(env.counts(), before);
 }
 
+#[test]
+fn a_copy_elsewhere_still_names_its_task_the_second_time() {
+    // A newcomer's walk: `compactor import` took the session from
+    // ~/.claude, then `replay COPY` worked once and `probe COPY` said the
+    // copy "holds no conversation to project": the copy's rows are stored
+    // under the first path, so its unchanged second import named no task.
+    let env = TestEnv::new();
+    let rel = "fixtures/claude-shrink-floor.jsonl";
+    env.import_fixture(rel);
+    let copy = env.write(
+        "elsewhere/session.jsonl",
+        std::fs::read(testdata(rel)).unwrap(),
+    );
+    for _ in 0..3 {
+        let run = env.run(&["import", "--json", &copy]);
+        run.success();
+        let tasks = run.json_lines()[0]["tasks"].clone();
+        assert_eq!(tasks.as_array().map(Vec::len), Some(1), "{tasks}");
+        env.run(&["probe", &copy]).success();
+    }
+    let before = env.counts();
+    env.run(&["replay", &copy]).success();
+    assert_eq!(env.counts(), before);
+}
+
 /// All rows of the record with everything that identifies them (not the source row id).
 fn record(env: &TestEnv) -> Vec<Vec<String>> {
     let conn = env.conn();
