@@ -22,7 +22,7 @@ use std::sync::Arc;
 use rusqlite::Connection;
 
 pub(crate) use client_compaction::{ClientCompaction, CompactionHalf};
-pub(crate) use proxy::{ProxyCall, ProxyConversation, ProxyResponse};
+pub(crate) use proxy::{ProxyCall, ProxyConversation, ProxyResponse, ProxySuperseded};
 pub use raw::decode_content;
 pub(crate) use raw::{
     AppendOutcome, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH, RowEncoder, RowHead, StoredMessage,
@@ -48,6 +48,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0009_carried_history.sql"),
     include_str!("migrations/0010_client_compaction.sql"),
     include_str!("migrations/0011_proxy.sql"),
+    include_str!("migrations/0012_proxy_superseded.sql"),
 ];
 
 /// The page size of a store this build creates (bytes). An import writes

@@ -691,6 +691,50 @@ fn assert_verified(env: &TestEnv, task: &str, forwarded: usize) {
     );
 }
 
+/// A plain `replay` at the proxy's budget derives every call's forwarded
+/// view, hash for hash (every attempt's: a retry is forwarded the view its
+/// call had), with the prediction and status of the call's first attempt (a
+/// retry re-derives the view over what the first attempt stored, so it
+/// reports the restored forms, not the tiers that made them). Returns the
+/// replay's calls.
+fn assert_replay_equals_forwarded(
+    env: &TestEnv,
+    task: &str,
+    budget: &[&str],
+    reports: &[Value],
+) -> Vec<Value> {
+    let mut args = vec!["replay", "--task", task, "--json"];
+    args.extend_from_slice(budget);
+    let run = env.run(&args);
+    let replay = run.replay_json();
+    let calls = replay["calls"].as_array().unwrap().clone();
+    let mut forwarded: std::collections::BTreeMap<u64, Vec<&Value>> = Default::default();
+    for r in reports.iter().filter(|r| r["task"] == task) {
+        forwarded
+            .entry(r["call"].as_u64().unwrap())
+            .or_default()
+            .push(r);
+    }
+    assert!(!calls.is_empty());
+    for c in &calls {
+        let k = c["call"].as_u64().unwrap();
+        let attempts = forwarded
+            .get(&k)
+            .unwrap_or_else(|| panic!("call {k} was never forwarded"));
+        for a in attempts {
+            assert_eq!(c["view_hash"], a["view_hash"], "call {k}: an attempt's view");
+        }
+        let f = attempts[0];
+        for field in ["view_hash", "tokens_before", "tokens_after", "status", "tiers_fired"] {
+            assert_eq!(
+                c[field], f[field],
+                "call {k}: the replay's {field} is not the forwarded one\nreplay: {c}\nforwarded: {f}"
+            );
+        }
+    }
+    calls
+}
+
 // ---------------------------------------------------------------- plain-client tests
 
 /// A conversation of 30 calls through the proxy with a small window: it
@@ -778,6 +822,13 @@ fn a_long_conversation_is_recorded_compacted_and_verified() {
         "the key is never stored"
     );
     assert_verified(&env, task, 31);
+    let replayed = assert_replay_equals_forwarded(
+        &env,
+        task,
+        &["--window", "12000", "--output-reserved", "2000"],
+        &reports,
+    );
+    assert_eq!(replayed.len(), 31);
     // The record holds the whole conversation: the head, 31 answers, the ask, 30 results.
     let rows: i64 = env
         .conn()
@@ -788,6 +839,46 @@ fn a_long_conversation_is_recorded_compacted_and_verified() {
         )
         .unwrap();
     assert_eq!(rows, 1 + 1 + 31 + 30);
+}
+
+/// The issue's budget (window 12000, reserve 1500) over a 30-call
+/// conversation that shrinks and folds: a plain replay at that budget
+/// reads the live task's usage as the proxy did and derives all 30
+/// forwarded views (it diverged at call 9 when it read the usage as
+/// measuring the raw history), and at another budget it is a what-if on the
+/// same basis.
+#[test]
+fn plain_replay_derives_every_forwarded_view_of_a_compacting_conversation() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let budget = ["--window", "12000", "--output-reserved", "1500"];
+    let proxy = Proxy::start(&env, model.port, &budget, None);
+    let ask = "Read every file in notes/ and summarise them. [[reads 29]] Never edit files outside notes/.";
+    drive(&proxy, ask, 40, "replay-session");
+    let reports = proxy.wait_calls(30);
+    let task = reports[0]["task"].as_str().unwrap().to_string();
+    let fired: std::collections::BTreeSet<String> = reports
+        .iter()
+        .flat_map(|r| r["tiers_fired"].as_array().unwrap().clone())
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        fired.contains("shrink") && fired.contains("floor"),
+        "the conversation shrinks and folds: {fired:?}"
+    );
+    let replayed = assert_replay_equals_forwarded(&env, &task, &budget, &reports);
+    assert_eq!(replayed.len(), 30);
+    assert!(
+        replayed.iter().all(|c| c["status"] == "ok"),
+        "every call within the trigger, as forwarded"
+    );
+    assert_verified(&env, &task, 30);
+    // Another budget: a what-if over the same record, on the same anchors.
+    let wider = env.run(&[
+        "replay", "--task", &task, "--json", "--window", "40000", "--output-reserved", "1500",
+    ]);
+    let wider = wider.replay_json();
+    assert_eq!(wider["calls"].as_array().unwrap().len(), 30);
 }
 
 /// Upstream errors reach the client as they came (status, body, headers),
@@ -1208,18 +1299,32 @@ fn a_crash_at_a_chosen_point_then_a_restart_re_derives_the_same_views() {
         drop(conn);
         // Restart on the same store; the client retries where it was.
         let proxy = Proxy::start(&env, model.port, &budget, None);
-        if point.starts_with("abort-after-response") {
-            // The answer was recorded but never reached the client: its
-            // retry goes back one answer, which is a divergence.
-            let (status, _) = post(&proxy, "/v1/messages", &messages_body(&messages), &[]);
-            assert_eq!(status, 200);
-            let r = &proxy.wait_calls(1)[0];
-            assert!(r["reason"].as_str().unwrap().contains("went back"), "{r}");
-            continue;
-        }
         step(&proxy, &mut messages).unwrap();
         let r = &proxy.wait_calls(1)[0];
-        assert_eq!(r["call"], 3, "{point}");
+        assert_eq!(r["call"], 3, "{point}: the retry is the same call");
+        assert!(r.get("started_from").is_none(), "{point}: of the same task: {r}");
+        if point.starts_with("abort-after-response") {
+            // The answer was recorded but never reached the client whole:
+            // the retry superseded it, and it stays in the record, marked.
+            assert_eq!(r["supersedes"], 3, "{r}");
+            let conn = env.conn();
+            let (seq, attempt, by): (i64, i64, i64) = conn
+                .query_row(
+                    "SELECT seq, attempt, by_attempt FROM proxy_superseded",
+                    [],
+                    |x| Ok((x.get(0)?, x.get(1)?, x.get(2)?)),
+                )
+                .unwrap();
+            assert_eq!((attempt, by), (3, 4));
+            let kind: String = conn
+                .query_row(
+                    "SELECT kind FROM task_message WHERE task_id = ?1 AND seq = ?2",
+                    rusqlite::params![r["task"].as_str().unwrap(), seq],
+                    |x| x.get(0),
+                )
+                .unwrap();
+            assert_eq!(kind, "generation", "the superseded answer stays");
+        }
         let recorded: Vec<String> = {
             let conn = env.conn();
             let mut st = conn
@@ -1236,9 +1341,260 @@ fn a_crash_at_a_chosen_point_then_a_restart_re_derives_the_same_views() {
             "{point}: the restarted proxy derives the same view"
         );
         step(&proxy, &mut messages).unwrap();
-        proxy.wait_calls(2);
-        assert_verified(&env, r["task"].as_str().unwrap(), 5);
+        let after = proxy.wait_calls(2);
+        let task = r["task"].as_str().unwrap();
+        assert_eq!(after[1]["task"], task, "{point}: one task");
+        assert_verified(&env, task, 5);
+        let all = proxy_call_reports(&env, task);
+        assert_replay_equals_forwarded(&env, task, &budget, &all);
     }
+}
+
+/// A small seeded generator (xorshift64*): the chaos test's fault plan is
+/// the same at every run of a seed.
+struct Seeded(u64);
+
+impl Seeded {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// What a client that retries took from a conversation: the bodies the
+/// upstream received (in order) and the ids of the answers it took whole.
+struct Driven {
+    received: Vec<Vec<u8>>,
+    taken: Vec<String>,
+    restarts: usize,
+    faults: Vec<String>,
+}
+
+/// A client that plays `calls` model calls of one conversation and, as
+/// Claude Code does, sends the same request again when an answer did not
+/// come whole; `faults` are armed one per proxy process (the next one when
+/// the proxy it was armed in has died and is started again).
+fn drive_retrying(
+    env: &TestEnv,
+    model: &Model,
+    budget: &[&str],
+    calls: usize,
+    mut faults: VecDeque<String>,
+) -> Driven {
+    let start = |fault: Option<&str>| Proxy::start(env, model.port, budget, fault);
+    let mut armed = faults.pop_front();
+    let mut used = Vec::new();
+    used.extend(armed.clone());
+    let mut proxy = start(armed.as_deref());
+    let mut restarts = 0;
+    let mut messages = vec![json!({"role": "user", "content": "Read the notes one by one. [[reads 99]] Never delete anything."})];
+    let mut taken = Vec::new();
+    for k in 0..calls {
+        let mut tries = 0;
+        let text = loop {
+            tries += 1;
+            assert!(tries < 10, "call {k}: no answer after {tries} tries");
+            match try_post(&proxy, "/v1/messages", &messages_body(&messages), &[]) {
+                Ok((200, Ok(text))) if text.contains("message_stop") => break text,
+                _ => {}
+            }
+            // The answer did not come whole: the proxy died (an armed
+            // fault), so start it again, the next fault armed, and retry.
+            proxy.wait_exit();
+            drop(proxy);
+            restarts += 1;
+            armed = faults.pop_front();
+            used.extend(armed.clone());
+            proxy = start(armed.as_deref());
+        };
+        let id = text
+            .split("\"id\":\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .unwrap()
+            .to_string();
+        taken.push(id);
+        let tool = format!("toolu_stub_{k:03}");
+        messages.push(json!({"role": "assistant", "content": [{"type": "text", "text": "Reading the next file."}, {"type": "tool_use", "id": tool, "name": "Read", "input": {"file_path": format!("/notes/file_{:02}.txt", k + 1)}}]}));
+        messages.push(json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool, "content": read_output(k)}]}));
+    }
+    drop(proxy);
+    Driven {
+        received: model.model_calls().into_iter().map(|r| r.body).collect(),
+        taken,
+        restarts,
+        faults: used,
+    }
+}
+
+/// Chaos: one conversation of 24 calls at a budget that shrinks and folds,
+/// the proxy aborted at seeded fault points (after recording a request,
+/// mid-stream, after recording an answer), started again each time, the
+/// client retrying. The upstream receives the sequence of requests an
+/// uninterrupted run sends (each call's request the same bytes, however
+/// often it was retried); there is one task; every answer the client took
+/// is the record's answer to its call; the audit passes; and a plain replay
+/// equals what was forwarded.
+#[test]
+fn faults_restarts_and_retries_converge_on_the_uninterrupted_views() {
+    let budget = ["--window", "12000", "--output-reserved", "1500"];
+    let calls = 24;
+    let quiet_env = TestEnv::new();
+    let quiet_model = Model::start();
+    let quiet = drive_retrying(&quiet_env, &quiet_model, &budget, calls, VecDeque::new());
+    assert_eq!(quiet.received.len(), calls);
+    assert_eq!(quiet.restarts, 0);
+    for seed in [7u64, 1_000_003, 0x5eed_cafe] {
+        let mut rng = Seeded(seed);
+        let faults: VecDeque<String> = (0..5)
+            .map(|_| {
+                let point = ["abort-after-request", "abort-mid-stream", "abort-after-response"]
+                    [rng.below(3) as usize];
+                format!("{point}:{}", 1 + rng.below(6))
+            })
+            .collect();
+        let env = TestEnv::new();
+        let model = Model::start();
+        let run = drive_retrying(&env, &model, &budget, calls, faults);
+        let label = format!("seed {seed}, faults {:?}", run.faults);
+        assert!(run.restarts >= 3, "{label}: the faults fired ({} restarts)", run.restarts);
+        // Each request the upstream received is the uninterrupted run's
+        // request for some call, the calls in order, none left out.
+        let mut last = 0usize;
+        for (i, body) in run.received.iter().enumerate() {
+            let k = quiet
+                .received
+                .iter()
+                .position(|q| q == body)
+                .unwrap_or_else(|| {
+                    let table = |env: &TestEnv| -> String {
+                        let task: String = env
+                            .conn()
+                            .query_row("SELECT task_id FROM proxy_conversation", [], |r| r.get(0))
+                            .unwrap();
+                        proxy_call_reports(env, &task)
+                            .iter()
+                            .map(|r| {
+                                format!(
+                                    "{} {} {} {} {} {} {}\n",
+                                    r["call"],
+                                    r["tokens_before"],
+                                    r["tokens_after"],
+                                    r["tiers_fired"],
+                                    r["status"],
+                                    r["estimated_messages"],
+                                    &r["view_hash"].as_str().unwrap()[..8]
+                                )
+                            })
+                            .collect()
+                    };
+                    panic!(
+                        "{label}: request {i} is none the uninterrupted run sent:\n{}\ncall, tokens before and after, tiers, status, view estimate and hash; uninterrupted:\n{}\nwith faults:\n{}",
+                        first_difference(body, &quiet.received),
+                        table(&quiet_env),
+                        table(&env)
+                    )
+                });
+            assert!(k == last || k == last + 1 || (i == 0 && k == 0), "{label}: request {i} is call {k} after call {last}");
+            last = k;
+        }
+        assert_eq!(last, calls - 1, "{label}");
+        assert_eq!(run.taken, quiet.taken, "{label}: the client took the same answers");
+        let conn = env.conn();
+        let tasks: Vec<String> = conn
+            .prepare("SELECT task_id FROM proxy_conversation")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(tasks.len(), 1, "{label}: one task");
+        let task = &tasks[0];
+        // The record's answers (those no retry superseded) are the ones the
+        // client took, in order: no acknowledged answer lost.
+        let answers: Vec<String> = conn
+            .prepare(
+                "SELECT gen_id FROM task_message WHERE task_id = ?1 AND kind = 'generation'
+                 AND seq NOT IN (SELECT seq FROM proxy_superseded WHERE task_id = ?1) ORDER BY seq",
+            )
+            .unwrap()
+            .query_map([task], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(answers, run.taken, "{label}");
+        let check: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(check, "ok", "{label}");
+        let forwarded: i64 = conn
+            .query_row("SELECT count(*) FROM proxy_call", [], |r| r.get(0))
+            .unwrap();
+        drop(conn);
+        assert_verified(&env, task, forwarded as usize);
+        let reports = proxy_call_reports(&env, task);
+        let replayed = assert_replay_equals_forwarded(&env, task, &budget, &reports);
+        assert_eq!(replayed.len(), calls, "{label}");
+    }
+}
+
+/// Where a request differs from the closest one of `among` (the same
+/// number of messages, or the most), for a failure message.
+fn first_difference(body: &[u8], among: &[Vec<u8>]) -> String {
+    let parse = |b: &[u8]| -> Vec<Value> {
+        serde_json::from_slice::<Value>(b).unwrap()["messages"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let got = parse(body);
+    let best = among
+        .iter()
+        .map(|b| parse(b))
+        .min_by_key(|m| {
+            let shared = m.iter().zip(&got).take_while(|(a, b)| a == b).count();
+            (m.len().abs_diff(got.len()), usize::MAX - shared)
+        })
+        .unwrap_or_default();
+    let i = best.iter().zip(&got).take_while(|(a, b)| a == b).count();
+    let cut = |v: Option<&Value>| {
+        let t = v.map_or("(none)".to_string(), Value::to_string);
+        t.chars().take(1500).collect::<String>()
+    };
+    format!(
+        "{} messages, the closest has {}; message {i} differs:\n got: {}\nwant: {}",
+        got.len(),
+        best.len(),
+        cut(got.get(i)),
+        cut(best.get(i))
+    )
+}
+
+/// The forwarded calls of `task` as the store keeps them, shaped as the
+/// proxy's `--json` lines (call, view hash, tokens, tiers, status).
+fn proxy_call_reports(env: &TestEnv, task: &str) -> Vec<Value> {
+    env.conn()
+        .prepare("SELECT call, view_hash, report FROM proxy_call WHERE task_id = ?1 ORDER BY attempt")
+        .unwrap()
+        .query_map([task], |x| {
+            let report: String = x.get(2)?;
+            let mut v: Value = serde_json::from_str(&report).unwrap();
+            v["call"] = json!(x.get::<_, i64>(0)?);
+            v["view_hash"] = json!(x.get::<_, String>(1)?);
+            v["task"] = json!(task);
+            Ok(v)
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
 }
 
 // ---------------------------------------------------------------- the real clients
