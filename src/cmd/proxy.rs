@@ -18,8 +18,8 @@ use crate::proxy::{
     self, ForwardedCall, ProxyEvent, ProxyLimits, ProxySettings, ServeOptions, SummarizerChoice,
     Upstream,
 };
-use std::time::Duration;
 use crate::store::{DbLocation, Store};
+use std::time::Duration;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\

@@ -249,16 +249,38 @@ impl Connections<'_> {
                 .ok_or_else(|| StoreError::Corrupt("the proxy's store is in memory".into()))?;
             self.reader = Some(Arc::new(Mutex::new(other)));
         }
-        Ok((store, Arc::clone(self.reader.as_ref().expect("opened above"))))
+        Ok((
+            store,
+            Arc::clone(self.reader.as_ref().expect("opened above")),
+        ))
+    }
+}
+
+/// What a conversation's live runs are made with.
+#[derive(Clone, Copy)]
+struct Runs<'s> {
+    settings: &'s ProxySettings,
+    est: &'s CharsPerToken,
+    summarizer: &'s dyn Summarizer,
+}
+
+impl<'s> Runs<'s> {
+    /// A live run of a task whose model is `model`, its index reading rows
+    /// through `reader`.
+    fn live(&self, model: Option<&str>, reader: &Arc<Mutex<Store>>) -> LiveRun<'s> {
+        LiveRun::new(
+            self.settings.budget_for(model),
+            self.est,
+            self.summarizer,
+            Some(Arc::clone(reader)),
+        )
     }
 }
 
 /// What an engine thread holds: its connections and its conversations.
 struct Thread<'s> {
-    settings: &'s ProxySettings,
+    runs: Runs<'s>,
     limits: &'s ProxyLimits,
-    est: &'s CharsPerToken,
-    summarizer: &'s dyn Summarizer,
     conns: Connections<'s>,
     held: HashMap<String, Held<'s>>,
     tick: u64,
@@ -275,7 +297,7 @@ impl<'s> Thread<'s> {
         self.tick += 1;
         let (store, reader) = self.conns.get()?;
         if !self.held.contains_key(identity) {
-            let tasks = load(store, identity, self.settings, self.est, self.summarizer, &reader)?;
+            let tasks = load(store, identity, self.runs, &reader)?;
             self.held.insert(
                 identity.to_string(),
                 Held {
@@ -296,19 +318,10 @@ impl<'s> Thread<'s> {
     fn call(&mut self, req: Request, agents: &Agents) -> Result<Prepared, CallError> {
         let identity = req.identity.clone();
         let large = req.body.len() > self.limits.large_body;
-        let (settings, est, summarizer) = (self.settings, self.est, self.summarizer);
+        let runs = self.runs;
         let result = match self.held(&identity) {
             Ok((held, store, reader)) => {
-                let r = prepare(
-                    store,
-                    &mut held.tasks,
-                    req,
-                    settings,
-                    est,
-                    summarizer,
-                    agents,
-                    &reader,
-                );
+                let r = prepare(store, &mut held.tasks, req, runs, agents, &reader);
                 if r.is_ok() {
                     held.in_flight += 1;
                     held.large |= large;
@@ -373,10 +386,12 @@ fn worker(
         SummarizerChoice::Static => Box::new(StaticCheckpoint),
     };
     let mut thread = Thread {
-        settings,
+        runs: Runs {
+            settings,
+            est: &est,
+            summarizer: summarizer.as_ref(),
+        },
         limits,
-        est: &est,
-        summarizer: summarizer.as_ref(),
         conns: Connections {
             settings,
             store: None,
@@ -386,7 +401,8 @@ fn worker(
         tick: 0,
     };
     // Idle conversations are looked for at least this often.
-    let sweep = (limits.conversation_idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
+    let sweep =
+        (limits.conversation_idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
     loop {
         match jobs.recv_timeout(sweep) {
             Ok(Job::Call { req, reply }) => {
@@ -414,9 +430,7 @@ fn worker(
 fn load<'s>(
     store: &Store,
     identity: &str,
-    settings: &ProxySettings,
-    est: &'s CharsPerToken,
-    summarizer: &'s dyn Summarizer,
+    runs: Runs<'s>,
     reader: &Arc<Mutex<Store>>,
 ) -> Result<Vec<Live<'s>>, StoreError> {
     let mut out = Vec::new();
@@ -424,12 +438,7 @@ fn load<'s>(
         let model = store.reader().task(&meta.task_id)?.and_then(|t| t.model);
         out.push(Live {
             conv: Conversation::load(store, meta)?,
-            run: LiveRun::new(
-                settings.budget_for(model.as_deref()),
-                est,
-                summarizer,
-                Some(Arc::clone(reader)),
-            ),
+            run: runs.live(model.as_deref(), reader),
             written: Written::default(),
         });
     }
@@ -440,9 +449,7 @@ fn prepare<'s>(
     store: &mut Store,
     tasks: &mut Vec<Live<'s>>,
     req: Request,
-    settings: &ProxySettings,
-    est: &'s CharsPerToken,
-    summarizer: &'s dyn Summarizer,
+    runs: Runs<'s>,
     agents: &Agents,
     reader: &Arc<Mutex<Store>>,
 ) -> Result<Prepared, CallError> {
@@ -493,12 +500,7 @@ fn prepare<'s>(
             conv.record(store, plan, Some((&record, head_rows(&req))))?;
             tasks.push(Live {
                 conv,
-                run: LiveRun::new(
-                    settings.budget_for(req.model.as_deref()),
-                    est,
-                    summarizer,
-                    Some(Arc::clone(reader)),
-                ),
+                run: runs.live(req.model.as_deref(), reader),
                 written: Written::default(),
             });
             started = parent.map(|p| (p, reason.unwrap_or_default()));
@@ -585,10 +587,7 @@ fn parent_of(
     agents: &Agents,
 ) -> Result<(Option<String>, Option<String>), StoreError> {
     if let Some(session) = &req.session {
-        let first_ask: Vec<Digest> = first_ask_texts(req)
-            .iter()
-            .map(|t| Digest::of(t))
-            .collect();
+        let first_ask: Vec<Digest> = first_ask_texts(req).iter().map(|t| Digest::of(t)).collect();
         let known = agents.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, _, task)) = known
             .iter()

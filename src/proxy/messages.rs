@@ -532,8 +532,8 @@ impl MessagesAssembler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proxy::sse::Answer;
     use crate::model::{Kind, ToolContent};
+    use crate::proxy::sse::Answer;
 
     fn sse(events: &[Value]) -> String {
         events

@@ -377,7 +377,7 @@ pub enum ProxyEvent {
     /// Listening on this address.
     Listening(SocketAddr),
     /// A forwarded call ended.
-    Call(ForwardedCall),
+    Call(Box<ForwardedCall>),
     /// Something worth a line on stderr (never a header or a key).
     Note(String),
 }
@@ -402,12 +402,24 @@ mod tests {
         );
         assert!(Upstream::parse("http://[::1]:9").is_ok());
         let u = Upstream::parse("https://me:p%40ss@gw.example:8443/v").unwrap();
-        assert_eq!((u.host(), u.port(), u.authority()), ("gw.example", 8443, "gw.example:8443"));
-        assert_eq!(u.url("/v1/messages"), "https://gw.example:8443/v/v1/messages");
+        assert_eq!(
+            (u.host(), u.port(), u.authority()),
+            ("gw.example", 8443, "gw.example:8443")
+        );
+        assert_eq!(
+            u.url("/v1/messages"),
+            "https://gw.example:8443/v/v1/messages"
+        );
         assert_eq!(u.target("/v1/messages"), "/v/v1/messages");
-        assert_eq!(u.basic_authorization().as_deref(), Some("Basic bWU6cEBzcw=="));
+        assert_eq!(
+            u.basic_authorization().as_deref(),
+            Some("Basic bWU6cEBzcw==")
+        );
         assert!(!format!("{u:?}").contains("p%40ss") && !format!("{u:?}").contains("p@ss"));
-        assert_eq!(Upstream::parse("https://api.anthropic.com").unwrap().port(), 443);
+        assert_eq!(
+            Upstream::parse("https://api.anthropic.com").unwrap().port(),
+            443
+        );
         assert_eq!(
             redact_url("https://u:secret@h:1/p?q"),
             "https://***@h:1/p?q"

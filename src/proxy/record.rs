@@ -362,7 +362,10 @@ impl Conversation {
             rows.extend(head.iter().cloned());
         }
         // A retry's rows follow the record without the answer it supersedes.
-        let step_now = plan.supersedes.as_ref().map_or(self.step, |a| a.step_before);
+        let step_now = plan
+            .supersedes
+            .as_ref()
+            .map_or(self.step, |a| a.step_before);
         let (mut turn, mut step) = (self.turn, step_now);
         let mut prev_generation = false;
         let first_seq = self.rows + rows.len() as u64;
@@ -577,7 +580,9 @@ impl Conversation {
 /// Whether an assistant row is an answer the proxy recorded (the client's
 /// own assistant messages are recorded as `client-…` generations).
 fn recorded_by_proxy(m: &Message) -> bool {
-    m.gen_id.as_deref().is_some_and(|g| !g.starts_with("client-"))
+    m.gen_id
+        .as_deref()
+        .is_some_and(|g| !g.starts_with("client-"))
 }
 
 /// The tool calls a row opens.

@@ -8,8 +8,8 @@ use std::ops::Range;
 use serde_json::Value;
 
 use super::body::{BodyFields, ConversationField};
-use super::sse::Assemble;
 use super::convo::{BadRequest, EntrySide, ItemSpan, entry_digest};
+use super::sse::Assemble;
 use super::{messages, responses};
 use crate::model::{Block, Message};
 
@@ -355,13 +355,9 @@ mod tests {
 
     #[test]
     fn a_body_without_its_conversation_is_a_bad_request() {
-        let e = parse(
-            Api::Messages,
-            b"{\"model\":\"m\"}".to_vec(),
-            None,
-        )
-        .err()
-        .unwrap();
+        let e = parse(Api::Messages, b"{\"model\":\"m\"}".to_vec(), None)
+            .err()
+            .unwrap();
         assert!(e.0.contains("no \"messages\""), "{e}");
         let e = parse(Api::Messages, b"{\"messages\":3}".to_vec(), None)
             .err()

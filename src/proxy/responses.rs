@@ -19,8 +19,8 @@
 use serde_json::{Map, Value};
 
 use super::convo::{BadRequest, system_row};
-use super::sse::Assemble;
 use super::messages::kind_of;
+use super::sse::Assemble;
 use crate::model::{Block, Kind, Message, Role};
 use crate::transcript::codex::{CodexImporter, codex_usage};
 use crate::transcript::{ObjectLines, TaskSet};

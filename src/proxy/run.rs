@@ -14,10 +14,10 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::engine::CallOutput;
 use crate::engine::budget::Budget;
 use crate::engine::estimate::Estimator;
 use crate::engine::summarizer::Summarizer;
-use crate::engine::CallOutput;
 use crate::session::record::{Reader, TaskRecordIndex};
 use crate::session::run::{Placement, Run};
 use crate::session::settings::RunSettings;
@@ -93,4 +93,3 @@ impl<'s> LiveRun<'s> {
         Ok((k, out))
     }
 }
-

@@ -336,7 +336,11 @@ enum ReadFailed {
 
 /// A request body read whole, up to `max` bytes, into one buffer of its
 /// declared size (no growing copy).
-async fn read_body(mut body: Incoming, max: u64, declared: Option<u64>) -> Result<Vec<u8>, ReadFailed> {
+async fn read_body(
+    mut body: Incoming,
+    max: u64,
+    declared: Option<u64>,
+) -> Result<Vec<u8>, ReadFailed> {
     let mut out = Vec::with_capacity(declared.unwrap_or(0).min(max) as usize);
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|e| ReadFailed::Broken(e.to_string()))?;
@@ -430,7 +434,12 @@ fn is_stream(resp: &Response<Incoming>) -> bool {
         .is_some_and(|v| v.contains("event-stream"))
 }
 
-fn unreachable_upstream(state: &State, api: Option<Api>, upstream: &Upstream, e: &UpstreamError) -> Response<ProxyBody> {
+fn unreachable_upstream(
+    state: &State,
+    api: Option<Api>,
+    upstream: &Upstream,
+    e: &UpstreamError,
+) -> Response<ProxyBody> {
     let message = format!(
         "compactor proxy cannot reach the upstream {}: {e}",
         upstream.origin()
@@ -480,7 +489,12 @@ struct Pending {
 
 impl Pending {
     /// Record how the call ended and report it; its outcome.
-    async fn end(&mut self, status: Option<u16>, answer: Option<Message>, outcome: &'static str) -> String {
+    async fn end(
+        &mut self,
+        status: Option<u16>,
+        answer: Option<Message>,
+        outcome: &'static str,
+    ) -> String {
         let Some((prepared, _)) = self.prepared.take() else {
             return outcome.to_string();
         };
@@ -493,7 +507,7 @@ impl Pending {
     fn report(&self, mut report: ForwardedCall, status: Option<u16>, outcome: String) {
         report.upstream_status = status;
         report.outcome = outcome;
-        (self.state.events)(ProxyEvent::Call(report));
+        (self.state.events)(ProxyEvent::Call(Box::new(report)));
     }
 
     fn api(&self) -> Api {
@@ -515,7 +529,12 @@ impl Drop for Pending {
     }
 }
 
-fn ended(p: Prepared, status: Option<u16>, answer: Option<Message>, outcome: &'static str) -> (Ended, ForwardedCall) {
+fn ended(
+    p: Prepared,
+    status: Option<u16>,
+    answer: Option<Message>,
+    outcome: &'static str,
+) -> (Ended, ForwardedCall) {
     (
         Ended {
             task: p.task,
@@ -561,7 +580,9 @@ async fn engine_call(
                 Some(api),
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "api_error",
-                &format!("compactor proxy could not record this call, so it was not forwarded: {e}"),
+                &format!(
+                    "compactor proxy could not record this call, so it was not forwarded: {e}"
+                ),
             );
         }
     };
@@ -576,7 +597,12 @@ async fn engine_call(
         Ok(r) => r,
         Err(e) => {
             pending.end(None, None, "upstream_failed").await;
-            return own_error(Some(api), StatusCode::BAD_REQUEST, "invalid_request_error", &e);
+            return own_error(
+                Some(api),
+                StatusCode::BAD_REQUEST,
+                "invalid_request_error",
+                &e,
+            );
         }
     };
     let resp = match state.client.send(&upstream, req).await {
@@ -600,7 +626,9 @@ async fn engine_call(
             pump(&mut body, &tx, idle).await;
             pending.end(Some(status), None, "upstream_error").await;
         });
-        return head.body(ProxyBody::Stream(rx)).unwrap_or_else(|e| bad_head(api, e));
+        return head
+            .body(ProxyBody::Stream(rx))
+            .unwrap_or_else(|e| bad_head(api, e));
     }
     if !is_stream(&resp) {
         // A whole answer: read, recorded, then sent.
@@ -617,7 +645,12 @@ async fn engine_call(
         if let Err(e) = read {
             state.note(format!("the upstream's answer broke off: {e}"));
             pending.end(Some(status), None, outcome).await;
-            return own_error(Some(api), StatusCode::BAD_GATEWAY, "api_error", &format!("compactor proxy: the upstream's answer broke off: {e}"));
+            return own_error(
+                Some(api),
+                StatusCode::BAD_GATEWAY,
+                "api_error",
+                &format!("compactor proxy: the upstream's answer broke off: {e}"),
+            );
         }
         pending.end(Some(status), answer, outcome).await;
         return head
@@ -627,7 +660,8 @@ async fn engine_call(
     tokio::spawn(async move {
         stream_answer(pending, resp.into_body(), tx, idle, status).await;
     });
-    head.body(ProxyBody::Stream(rx)).unwrap_or_else(|e| bad_head(api, e))
+    head.body(ProxyBody::Stream(rx))
+        .unwrap_or_else(|e| bad_head(api, e))
 }
 
 fn bad_head(api: Api, e: hyper::http::Error) -> Response<ProxyBody> {

@@ -145,7 +145,8 @@ mod tests {
     fn events(stream: &[u8], size: usize) -> Vec<(String, String)> {
         let mut r = SseReader::default();
         let mut got = Vec::new();
-        let mut on = |n: &str, d: &[u8]| got.push((n.to_string(), String::from_utf8_lossy(d).into_owned()));
+        let mut on =
+            |n: &str, d: &[u8]| got.push((n.to_string(), String::from_utf8_lossy(d).into_owned()));
         for c in stream.chunks(size) {
             r.feed(c, &mut on);
         }

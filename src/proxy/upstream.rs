@@ -48,7 +48,11 @@ impl std::fmt::Display for UpstreamError {
         match self {
             UpstreamError::Connect(e) => write!(f, "cannot connect: {e}"),
             UpstreamError::FirstByte(t) => {
-                write!(f, "no answer within {} s (--first-byte-timeout)", t.as_secs())
+                write!(
+                    f,
+                    "no answer within {} s (--first-byte-timeout)",
+                    t.as_secs()
+                )
             }
             UpstreamError::Send(e) => write!(f, "the request failed: {e}"),
         }

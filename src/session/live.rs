@@ -102,8 +102,8 @@ impl LiveCalibration {
         if e1 < e0 + MIN_RATIO_SPAN || p1 <= p0 {
             return None;
         }
-        let ppm = (u128::from(p1 - p0) * 1_000_000 / u128::from(e1 - e0))
-            .clamp(RATIO_PPM.0, RATIO_PPM.1);
+        let ppm =
+            (u128::from(p1 - p0) * 1_000_000 / u128::from(e1 - e0)).clamp(RATIO_PPM.0, RATIO_PPM.1);
         Some(Ratio::from_ppm(ppm as u32))
     }
 

@@ -465,17 +465,15 @@ impl TaskRecordIndex {
                         rows.clear();
                         let (first, last) = (self.seq_of(i), self.seq_of(end - 1) + 1);
                         let mut skip = self.holes.iter().skip_while(|h| **h < first).peekable();
-                        store.get().reader().each_stored(
-                            &self.task,
-                            first,
-                            last,
-                            |s| {
+                        store
+                            .get()
+                            .reader()
+                            .each_stored(&self.task, first, last, |s| {
                                 if skip.next_if_eq(&&s.seq).is_none() {
                                     rows.push(s.message);
                                 }
                                 Ok::<(), StoreError>(())
-                            },
-                        )?;
+                            })?;
                         *start = i;
                         if rows.len() != end - i {
                             return Err(StoreError::Corrupt(format!(
