@@ -164,7 +164,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> 
                         .and_then(|v| Ok(serde_json::to_string(&v)?))
                         .unwrap_or_default()
                 } else {
-                    human(&report)
+                    super::visible::visible_line(&human(&report)).into_owned()
                 };
                 let _ = writeln!(stdout, "{line}");
                 let _ = stdout.flush();
@@ -214,6 +214,11 @@ fn human(r: &ForwardedCall) -> String {
     );
     if let (Some(parent), Some(reason)) = (&r.started_from, &r.reason) {
         line.push_str(&format!(" · new task from {}: {reason}", short(parent)));
+    }
+    if let Some(a) = r.supersedes {
+        line.push_str(&format!(
+            " · a retry: the recorded answer to attempt {a} superseded"
+        ));
     }
     line
 }

@@ -51,7 +51,7 @@ pub enum CallError {
     /// The store failed: the client's 500, and nothing forwarded.
     #[error("the proxy's store failed: {0}")]
     Store(#[from] StoreError),
-    #[error("the proxy's engine thread stopped")]
+    #[error("the proxy's engine failed on this call")]
     Gone,
 }
 
@@ -103,6 +103,8 @@ pub struct ForwardedCall {
 
 /// How a forwarded call ended, for the conversation's thread to record.
 pub(crate) struct Ended {
+    /// The size of the answer's body (bytes passed on).
+    pub bytes: usize,
     pub task: String,
     pub attempt: u64,
     pub rows: u64,
@@ -357,7 +359,12 @@ impl<'s> Thread<'s> {
         self.held.retain(|_, h| {
             h.in_flight > 0 || !(h.large || now.saturating_duration_since(h.at) >= idle)
         });
-        while self.held.len() > self.limits.max_conversations {
+        // The cap is the proxy's: each thread holds its share.
+        let cap = self
+            .limits
+            .max_conversations
+            .div_ceil(self.limits.engine_threads.max(1));
+        while self.held.len() > cap {
             let oldest = self
                 .held
                 .iter()
@@ -403,10 +410,35 @@ fn worker(
     // Idle conversations are looked for at least this often.
     let sweep =
         (limits.conversation_idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
+    // When to return freed memory to the system: a while after a large
+    // request or answer (once its buffers have been let go, wherever), and
+    // again later (a slow client may still be taking it).
+    let mut release: Vec<Instant> = Vec::new();
     loop {
-        match jobs.recv_timeout(sweep) {
+        let now = Instant::now();
+        let wait = release
+            .iter()
+            .min()
+            .map_or(sweep, |t| t.saturating_duration_since(now).min(sweep));
+        let job = jobs.recv_timeout(wait);
+        let large = match &job {
+            Ok(Job::Call { req, .. }) => req.body.len() > super::LARGE_TRANSFER,
+            Ok(Job::End { ended, .. }) => ended.bytes > super::LARGE_TRANSFER,
+            Err(_) => false,
+        };
+        match job {
+            // A call that panics (a defect) fails alone: its conversation's
+            // state is dropped (rebuilt from the record at its next call)
+            // and the thread goes on with the others.
             Ok(Job::Call { req, reply }) => {
-                let result = thread.call(*req, agents);
+                let identity = req.identity.clone();
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    thread.call(*req, agents)
+                }))
+                .unwrap_or_else(|_| {
+                    thread.held.remove(&identity);
+                    Err(CallError::Gone)
+                });
                 let _ = reply.send(result);
             }
             Ok(Job::End {
@@ -414,7 +446,13 @@ fn worker(
                 ended,
                 reply,
             }) => {
-                let outcome = thread.end(&identity, *ended, agents);
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    thread.end(&identity, *ended, agents)
+                }))
+                .unwrap_or_else(|_| {
+                    thread.held.remove(&identity);
+                    "not recorded: the proxy's engine failed".to_string()
+                });
                 if let Some(reply) = reply {
                     let _ = reply.send(outcome);
                 }
@@ -422,7 +460,17 @@ fn worker(
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => return,
         }
-        thread.evict(Instant::now());
+        let now = Instant::now();
+        thread.evict(now);
+        if large {
+            release = [100, 1_000, 5_000]
+                .map(|ms| now + Duration::from_millis(ms))
+                .to_vec();
+        }
+        if release.iter().any(|t| *t <= now) {
+            release.retain(|t| *t > now);
+            super::release_memory();
+        }
     }
 }
 

@@ -363,6 +363,53 @@ fn base64(b: &[u8]) -> String {
     out
 }
 
+/// How the allocator is told to return freed memory to the system (the
+/// binary's choice of allocator; none in a library test).
+static RELEASE_MEMORY: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Set how the proxy returns freed memory after a large transfer.
+pub fn release_memory_with(release: fn()) {
+    let _ = RELEASE_MEMORY.set(release);
+}
+
+/// Asks to return freed memory: every thread does it once, when it next
+/// goes idle (an allocator keeps each thread's freed memory until that
+/// thread collects it).
+static RELEASE_ASKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+thread_local! {
+    static RELEASED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Return this thread's freed memory to the system, if the binary said how,
+/// and ask every other thread to do the same when it next goes idle.
+pub(crate) fn release_memory() {
+    let asked = RELEASE_ASKED.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    RELEASED.with(|r| r.set(asked));
+    if let Some(f) = RELEASE_MEMORY.get() {
+        f();
+    }
+}
+
+/// How many times returning freed memory was asked so far.
+pub(crate) fn release_memory_asked() -> u64 {
+    RELEASE_ASKED.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Called by a thread going idle: return its freed memory if asked since
+/// it last did.
+pub(crate) fn release_memory_if_asked() {
+    let asked = RELEASE_ASKED.load(std::sync::atomic::Ordering::SeqCst);
+    if RELEASED.with(|r| r.replace(asked)) != asked
+        && let Some(f) = RELEASE_MEMORY.get()
+    {
+        f();
+    }
+}
+
+/// A request or answer this large is followed by returning freed memory.
+pub(crate) const LARGE_TRANSFER: usize = 1 << 20;
+
 /// Whether a host name is loopback.
 pub fn is_loopback(host: &str) -> bool {
     host.eq_ignore_ascii_case("localhost")

@@ -35,6 +35,9 @@ use super::{ProxyEvent, ProxySettings, ServeOptions, Upstream};
 use crate::fault::{self, ProxyPoint};
 use crate::model::Message;
 
+/// The runtime's threads (they take the clients' and the upstreams'
+/// connections).
+const RUNTIME_THREADS: usize = 2;
 /// Pieces of an answer in flight between the upstream and the client.
 const CHUNKS_IN_FLIGHT: usize = 16;
 /// Threads that parse request bodies (and resolve host names).
@@ -95,9 +98,13 @@ pub fn serve(
     listener.set_nonblocking(true)?;
     let local = listener.local_addr()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+        .worker_threads(RUNTIME_THREADS)
         .max_blocking_threads(BLOCKING_THREADS)
         .thread_keep_alive(Duration::from_secs(10))
+        // Freed memory goes back to the system from each thread that held
+        // it, when it goes idle after a large transfer, or ends.
+        .on_thread_park(super::release_memory_if_asked)
+        .on_thread_stop(super::release_memory_if_asked)
         .enable_all()
         .thread_name("compactor-proxy")
         .build()?;
@@ -121,6 +128,12 @@ async fn accept_loop(
     let listener = tokio::net::TcpListener::from_std(listener)?;
     (state.events)(ProxyEvent::Listening(local));
     let mut stop = std::pin::pin!(tokio::signal::ctrl_c());
+    // An idle runtime thread returns freed memory only once it wakes: after
+    // a large transfer, each is woken by a task of its own (see
+    // `release_memory_if_asked`).
+    let mut wake = tokio::time::interval(Duration::from_secs(1));
+    wake.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut woken_for = super::release_memory_asked();
     let mut backoff = Duration::ZERO;
     let mut noted: Option<Instant> = None;
     let mut unnoted = 0u64;
@@ -128,6 +141,16 @@ async fn accept_loop(
         let accepted = tokio::select! {
             a = listener.accept() => a,
             _ = &mut stop => return Ok(()),
+            _ = wake.tick() => {
+                let asked = super::release_memory_asked();
+                if asked != woken_for {
+                    woken_for = asked;
+                    for _ in 0..RUNTIME_THREADS {
+                        tokio::spawn(async { super::release_memory_if_asked() });
+                    }
+                }
+                continue;
+            }
         };
         let stream = match accepted {
             Ok((stream, _)) => {
@@ -485,6 +508,8 @@ struct Pending {
     state: Arc<State>,
     identity: String,
     prepared: Option<(Prepared, Api)>,
+    /// The answer's bytes passed on so far.
+    bytes: usize,
 }
 
 impl Pending {
@@ -498,7 +523,7 @@ impl Pending {
         let Some((prepared, _)) = self.prepared.take() else {
             return outcome.to_string();
         };
-        let (ended, report) = ended(prepared, status, answer, outcome);
+        let (ended, report) = ended(prepared, status, answer, outcome, self.bytes);
         let outcome = self.state.engine.ended(&self.identity, ended).await;
         self.report(report, status, outcome.clone());
         outcome
@@ -522,7 +547,7 @@ impl Pending {
 impl Drop for Pending {
     fn drop(&mut self) {
         if let Some((prepared, _)) = self.prepared.take() {
-            let (ended, report) = ended(prepared, None, None, "client_gone");
+            let (ended, report) = ended(prepared, None, None, "client_gone", self.bytes);
             self.state.engine.ended_later(&self.identity, ended);
             self.report(report, None, "client_gone".into());
         }
@@ -534,9 +559,11 @@ fn ended(
     status: Option<u16>,
     answer: Option<Message>,
     outcome: &'static str,
+    bytes: usize,
 ) -> (Ended, ForwardedCall) {
     (
         Ended {
+            bytes,
             task: p.task,
             attempt: p.attempt,
             rows: p.rows,
@@ -591,6 +618,7 @@ async fn engine_call(
         state: Arc::clone(&state),
         identity,
         prepared: Some((prepared, api)),
+        bytes: 0,
     };
     let body = Full::new(forwarded).map_err(|never| match never {}).boxed();
     let req = match upstream_request(&parts, &upstream, path_and_query, body, true) {
@@ -631,10 +659,19 @@ async fn engine_call(
             .unwrap_or_else(|e| bad_head(api, e));
     }
     if !is_stream(&resp) {
-        // A whole answer: read, recorded, then sent.
+        // A whole answer: read (into one buffer of its declared size, up to
+        // the body cap), recorded, then sent.
+        let declared = resp
+            .headers()
+            .get(hyper::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(0)
+            .min(state.opts.limits.max_body);
         let mut body = resp.into_body();
-        let mut whole = Vec::new();
+        let mut whole = Vec::with_capacity(declared as usize);
         let read = pump_into(&mut body, &mut whole, idle).await;
+        pending.bytes = whole.len();
         let (answer, outcome) = match read {
             Err(_) => (None, "upstream_failed"),
             Ok(()) => match Answer::whole(api.assembler(), &whole) {
@@ -701,11 +738,13 @@ async fn stream_answer(
     let n = pending.n();
     let mut answer = Some(Answer::streamed(pending.api().assembler()));
     let mut first = true;
+    let mut pieces = Pieces::new(&mut body, &tx, idle);
     let end = loop {
-        let data = match next_piece(&mut body, &tx, idle).await {
+        let data = match pieces.next().await {
             Ok(d) => d,
             Err(end) => break end,
         };
+        pending.bytes += data.len();
         if let Some(a) = answer.as_mut() {
             a.feed(&data);
             if a.complete() {
@@ -753,34 +792,70 @@ enum PumpEnd {
     UpstreamFailed,
 }
 
-/// The next piece of `body`, or how it ended: an upstream silent for
-/// `idle`, or one that breaks off, ends it in an error the client sees (not
-/// a clean end); a client gone ends it at once, whatever the upstream does.
-async fn next_piece(
-    body: &mut Incoming,
-    tx: &tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>,
+/// A body being passed on: where its pieces come from, where they go, and
+/// the idle deadline (moved on at most every `idle / 8`, not at every
+/// piece: a stream of small pieces would otherwise spend its time on the
+/// timer).
+struct Pieces<'a> {
+    body: &'a mut Incoming,
+    tx: &'a tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>,
     idle: Duration,
-) -> Result<Bytes, PumpEnd> {
-    loop {
-        let next = tokio::select! {
-            biased;
-            _ = tx.closed() => return Err(PumpEnd::ClientGone),
-            f = tokio::time::timeout(idle, body.frame()) => f,
-        };
-        let why = match next {
-            Ok(None) => return Err(PumpEnd::Done),
-            Ok(Some(Ok(frame))) => match frame.into_data() {
-                Ok(d) => return Ok(d),
-                Err(_) => continue,
-            },
-            Ok(Some(Err(e))) => format!("compactor proxy: the upstream's answer broke off: {e}"),
-            Err(_) => format!(
-                "compactor proxy: the upstream sent nothing for {} s (--idle-timeout)",
-                idle.as_secs()
-            ),
-        };
-        let _ = tx.send(Err(std::io::Error::other(why))).await;
-        return Err(PumpEnd::UpstreamFailed);
+    deadline: Pin<Box<tokio::time::Sleep>>,
+    moved: tokio::time::Instant,
+}
+
+impl<'a> Pieces<'a> {
+    fn new(
+        body: &'a mut Incoming,
+        tx: &'a tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>,
+        idle: Duration,
+    ) -> Pieces<'a> {
+        let now = tokio::time::Instant::now();
+        Pieces {
+            body,
+            tx,
+            idle,
+            deadline: Box::pin(tokio::time::sleep_until(now + idle)),
+            moved: now,
+        }
+    }
+
+    /// The next piece, or how the body ended: an upstream silent for
+    /// `idle`, or one that breaks off, ends it in an error the client sees
+    /// (not a clean end); a client gone ends it at once, whatever the
+    /// upstream does.
+    async fn next(&mut self) -> Result<Bytes, PumpEnd> {
+        loop {
+            let next = tokio::select! {
+                biased;
+                f = self.body.frame() => Some(f),
+                _ = self.tx.closed() => return Err(PumpEnd::ClientGone),
+                _ = self.deadline.as_mut() => None,
+            };
+            let why = match next {
+                Some(None) => return Err(PumpEnd::Done),
+                Some(Some(Ok(frame))) => match frame.into_data() {
+                    Ok(d) => {
+                        let now = tokio::time::Instant::now();
+                        if now.duration_since(self.moved) >= self.idle / 8 {
+                            self.deadline.as_mut().reset(now + self.idle);
+                            self.moved = now;
+                        }
+                        return Ok(d);
+                    }
+                    Err(_) => continue,
+                },
+                Some(Some(Err(e))) => {
+                    format!("compactor proxy: the upstream's answer broke off: {e}")
+                }
+                None => format!(
+                    "compactor proxy: the upstream sent nothing for {} s (--idle-timeout)",
+                    self.idle.as_secs()
+                ),
+            };
+            let _ = self.tx.send(Err(std::io::Error::other(why))).await;
+            return Err(PumpEnd::UpstreamFailed);
+        }
     }
 }
 
@@ -790,8 +865,9 @@ async fn pump(
     tx: &tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>,
     idle: Duration,
 ) -> PumpEnd {
+    let mut pieces = Pieces::new(body, tx, idle);
     loop {
-        match next_piece(body, tx, idle).await {
+        match pieces.next().await {
             Ok(d) => {
                 if tx.send(Ok(d)).await.is_err() {
                     return PumpEnd::ClientGone;

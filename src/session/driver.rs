@@ -89,7 +89,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         settings: RunSettings<'a>,
     ) -> Result<Driver<'a, I>, StoreError> {
         let profile = settings.profile();
-        let live = LiveCalibration::of(&index, settings.estimator)?;
+        let live = LiveCalibration::of(&index, settings.estimator, None)?;
         let mut overhead = index.overhead(settings.estimator)?;
         if overhead.is_none()
             && let Some(Entry::Anchor { overhead: o, .. }) = store
@@ -517,7 +517,8 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         }
         // New tool results minted forms at their import.
         self.tool_forms = FormSource::of(store, &index)?;
-        self.live = LiveCalibration::of(&index, self.settings.estimator)?;
+        let before = self.live.as_ref().map(|l| (l, self.index.len()));
+        self.live = LiveCalibration::of(&index, self.settings.estimator, before)?;
         self.index = index;
         Ok(())
     }

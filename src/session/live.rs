@@ -36,17 +36,23 @@ pub(super) struct LiveCalibration {
 }
 
 impl LiveCalibration {
-    /// `None` for a task that is not live.
+    /// `None` for a task that is not live. `before`: the calibration of
+    /// the same record when it held `len` rows (a grown record keeps its
+    /// system rows, so only those after it are read).
     pub(super) fn of(
         index: &TaskRecordIndex,
         est: &dyn Estimator,
+        before: Option<(&LiveCalibration, usize)>,
     ) -> Result<Option<LiveCalibration>, StoreError> {
         if !index.is_live() {
             return Ok(None);
         }
-        let mut system = Vec::new();
-        let mut total = 0u64;
-        for i in 0..index.len() {
+        let (mut system, from) = match before {
+            Some((b, len)) if len <= index.len() => (b.system.clone(), len),
+            _ => (Vec::new(), 0),
+        };
+        let mut total = system.last().map_or(0, |(_, t)| *t);
+        for i in from..index.len() {
             if index.kind(i) != Kind::System {
                 continue;
             }
