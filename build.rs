@@ -1,5 +1,5 @@
 //! Tells the tests which of their prerequisites this machine has: the pinned
-//! agent clients (`clients/node_modules/.bin/{claude,codex}`, installed by
+//! agent clients (`clients/node_modules/.bin/{claude,codex,opencode}`, installed by
 //! `cd clients && npm ci`) and the shared corpus (`$COMPACTOR_CORPUS`, else
 //! `../shared/corpus`). A test that needs one that is absent is compiled as
 //! `#[ignore]` (`cfg_attr(not(compactor_clients), ignore = "...")`), so
@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-const CLIENTS: [&str; 2] = ["claude", "codex"];
+const CLIENTS: [&str; 3] = ["claude", "codex", "opencode"];
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(compactor_clients)");

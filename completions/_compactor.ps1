@@ -37,6 +37,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Render a view file for other tools or people')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Follow a session file as it is written: one line per new model call')
             [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Run the engine live: a loopback proxy between Claude Code or Codex and its API')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Go live in one command: the proxy, then Claude Code or Codex pointed at it, with compactor''s MCP server registered for this run only')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Walk a task call by call as a live engine would have, and print a timeline')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact a saved session offline: replay it, then write the final view')
@@ -56,12 +58,13 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
         }
         'compactor;import' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'The files'' format; `auto` detects it from the first lines')
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'Task name (default: the session id in the file, else one derived from its first line). Subagents become NAME/agent-ID')
+            [CompletionResult]::new('--import-as', '--import-as', [CompletionResultType]::ParameterName, 'Import as a task of this name (default: the session id in the file, else one derived from its first line): a new name, no existing task''s id or the start of one. Subagents become NAME/agent-ID. `--task` is an older name for it')
             [CompletionResult]::new('--tool-rules', '--tool-rules', [CompletionResultType]::ParameterName, 'JSON file of per-tool compaction rules, consulted before the built-in ones')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
             [CompletionResult]::new('--claude', '--claude', [CompletionResultType]::ParameterName, 'Import every Claude Code session: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects')
             [CompletionResult]::new('--codex', '--codex', [CompletionResultType]::ParameterName, 'Import every Codex session: $CODEX_HOME/sessions, else ~/.codex/sessions')
+            [CompletionResult]::new('--opencode', '--opencode', [CompletionResultType]::ParameterName, 'Import every OpenCode session: $OPENCODE_DB, else the opencode*.db stores in $XDG_DATA_HOME/opencode, else ~/.local/share/opencode')
             [CompletionResult]::new('--skip-invalid', '--skip-invalid', [CompletionResultType]::ParameterName, 'Import the valid lines of a file that has invalid ones, listing each skipped line')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object per file instead of the human report')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
@@ -86,7 +89,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;show' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task')
+            [CompletionResult]::new('--import-as', '--import-as', [CompletionResultType]::ParameterName, 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
@@ -101,7 +105,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;preflight' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task')
+            [CompletionResult]::new('--import-as', '--import-as', [CompletionResultType]::ParameterName, 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
@@ -123,6 +128,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--view', '--view', [CompletionResultType]::ParameterName, 'Write the view''s canonical bytes to FILE')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--allow-over-window', '--allow-over-window', [CompletionResultType]::ParameterName, 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the report as one JSON object')
             [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Run on the store itself, reading and keeping the compaction state of this profile (budget, summarizer, summary budget, tool rules). By default the call runs on a scratch copy of the task with no compaction state, and the store is left as it was found')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
@@ -134,7 +140,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;step' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task')
+            [CompletionResult]::new('--import-as', '--import-as', [CompletionResultType]::ParameterName, 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
@@ -156,6 +163,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--view', '--view', [CompletionResultType]::ParameterName, 'Write the view''s canonical bytes to FILE')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--allow-over-window', '--allow-over-window', [CompletionResultType]::ParameterName, 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the report as one JSON object')
             [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Run on the store itself, reading and keeping the compaction state of this profile (budget, summarizer, summary budget, tool rules). By default the call runs on a scratch copy of the task with no compaction state, and the store is left as it was found')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
@@ -181,6 +189,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;watch' {
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task whose file to follow: its id, a unique prefix of it, or `latest`')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory: `latest` and prefixes look only there. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
@@ -202,6 +211,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'How often to look at the file, in milliseconds')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--allow-over-window', '--allow-over-window', [CompletionResultType]::ParameterName, 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON line per model call: the call''s record of `replay --jsonl`')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
@@ -238,6 +248,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
             [CompletionResult]::new('--allow-remote', '--allow-remote', [CompletionResultType]::ParameterName, 'Listen on an address other machines can reach, and answer requests addressed to any host name (a warning is printed)')
+            [CompletionResult]::new('--allow-over-window', '--allow-over-window', [CompletionResultType]::ParameterName, 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON line per call (`compactor.proxy_call/1`) instead of the human line')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
@@ -247,8 +258,32 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'compactor;run' {
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'compactor;mcp' {
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task `search_history` and `task_context` answer for (an id, a unique prefix or `latest`). Default: the most recently recorded task in the client''s working directory, at each call')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'compactor;replay' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task')
+            [CompletionResult]::new('--import-as', '--import-as', [CompletionResultType]::ParameterName, 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
@@ -277,6 +312,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--save', '--save', [CompletionResultType]::ParameterName, 'Save the run''s reports and views in the store under NAME')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--allow-over-window', '--allow-over-window', [CompletionResultType]::ParameterName, 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this')
             [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replay on the store itself, keeping what the replay mints (as `compact` does). By default a replay runs on a scratch copy of the task with no compaction state, so it shows what a live engine would have done and repeats exactly')
             [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'Continue an interrupted in-place replay (implies --in-place): start at the last call it committed (or at --from), re-deriving the checkpoint as a restarted engine would')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'With --save, replace an existing run of that name')
@@ -293,7 +329,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;probe' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task')
+            [CompletionResult]::new('--import-as', '--import-as', [CompletionResultType]::ParameterName, 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
@@ -314,6 +351,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'The call whose view is scored (default: the last call)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--allow-over-window', '--allow-over-window', [CompletionResultType]::ParameterName, 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this')
             [CompletionResult]::new('--recorded', '--recorded', [CompletionResultType]::ParameterName, 'Score what the original agent sent instead of compactor''s view: the recorded history since the agent''s last own compaction summary')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object: {"categories":{...},"critical_lost":N,"lost":[...],...}')
             [CompletionResult]::new('--fail-on-loss', '--fail-on-loss', [CompletionResultType]::ParameterName, 'Exit 1 when a critical probe (ask, constraint, deliverable) is lost')
@@ -326,7 +364,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;compact' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task')
+            [CompletionResult]::new('--import-as', '--import-as', [CompletionResultType]::ParameterName, 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
@@ -351,6 +390,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--resume-dir', '--resume-dir', [CompletionResultType]::ParameterName, 'The directory the written session belongs to and is resumed in (Claude Code files it under that project). Default: the source session''s directory, else the current one')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--allow-over-window', '--allow-over-window', [CompletionResultType]::ParameterName, 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the final call''s report as JSON (on stderr when the view goes to stdout)')
             [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Compact on the store itself, keeping what the replay mints in this profile (budget, summarizer, summary budget, tool rules) and resuming where an earlier in-place run under the same profile stopped. By default the replay runs on a scratch copy of the task and the store is left as it was found (the llm summary cache excepted)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
@@ -362,7 +402,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;report' {
-            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as')
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task')
+            [CompletionResult]::new('--import-as', '--import-as', [CompletionResultType]::ParameterName, 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)')
             [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it')
             [CompletionResult]::new('--input-format', '--input-format', [CompletionResultType]::ParameterName, 'FILE''s transcript format')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000')
@@ -389,6 +430,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the page to FILE (`-` for standard output)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--allow-over-window', '--allow-over-window', [CompletionResultType]::ParameterName, 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this')
             [CompletionResult]::new('--open', '--open', [CompletionResultType]::ParameterName, 'Open the page with the platform''s opener once written')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
@@ -450,6 +492,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;reset' {
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task, as every command takes it')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Forget only this profile''s state: its id or a unique prefix, as `compactor show --task TASK compacted` lists them (`legacy` for state written before profiles existed)')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
@@ -635,6 +678,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Render a view file for other tools or people')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Follow a session file as it is written: one line per new model call')
             [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Run the engine live: a loopback proxy between Claude Code or Codex and its API')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Go live in one command: the proxy, then Claude Code or Codex pointed at it, with compactor''s MCP server registered for this run only')
+            [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Walk a task call by call as a live engine would have, and print a timeline')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact a saved session offline: replay it, then write the final view')
@@ -674,6 +719,12 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;help;proxy' {
+            break
+        }
+        'compactor;help;run' {
+            break
+        }
+        'compactor;help;mcp' {
             break
         }
         'compactor;help;replay' {

@@ -49,6 +49,9 @@ _compactor() {
             compactor,man)
                 cmd="compactor__subcmd__man"
                 ;;
+            compactor,mcp)
+                cmd="compactor__subcmd__mcp"
+                ;;
             compactor,preflight)
                 cmd="compactor__subcmd__preflight"
                 ;;
@@ -66,6 +69,9 @@ _compactor() {
                 ;;
             compactor,reset)
                 cmd="compactor__subcmd__reset"
+                ;;
+            compactor,run)
+                cmd="compactor__subcmd__run"
                 ;;
             compactor,runs)
                 cmd="compactor__subcmd__runs"
@@ -118,6 +124,9 @@ _compactor() {
             compactor__subcmd__help,man)
                 cmd="compactor__subcmd__help__subcmd__man"
                 ;;
+            compactor__subcmd__help,mcp)
+                cmd="compactor__subcmd__help__subcmd__mcp"
+                ;;
             compactor__subcmd__help,preflight)
                 cmd="compactor__subcmd__help__subcmd__preflight"
                 ;;
@@ -135,6 +144,9 @@ _compactor() {
                 ;;
             compactor__subcmd__help,reset)
                 cmd="compactor__subcmd__help__subcmd__reset"
+                ;;
+            compactor__subcmd__help,run)
+                cmd="compactor__subcmd__help__subcmd__run"
                 ;;
             compactor__subcmd__help,runs)
                 cmd="compactor__subcmd__help__subcmd__runs"
@@ -194,7 +206,7 @@ _compactor() {
 
     case "${cmd}" in
         compactor)
-            opts="-q -h -V --db --quiet --color --help --version import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help"
+            opts="-q -h -V --db --quiet --color --help --version import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -304,7 +316,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__compact)
-            opts="-o -q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --output --format --json --in-place --write-session --resume-dir --db --quiet --color --help --version"
+            opts="-o -q -h -V --task --import-as --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --output --format --json --in-place --write-session --resume-dir --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -312,6 +324,10 @@ _compactor() {
             case "${prev}" in
                 --task)
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --import-as)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -322,7 +338,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -502,7 +518,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__help)
-            opts="import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help"
+            opts="import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -711,6 +727,20 @@ _compactor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        compactor__subcmd__help__subcmd__mcp)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         compactor__subcmd__help__subcmd__preflight)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -782,6 +812,20 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__help__subcmd__reset)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__help__subcmd__run)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1112,18 +1156,18 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__import)
-            opts="-q -h -V --claude --codex --format --task --skip-invalid --tool-rules --json --db --quiet --color --help --version"
+            opts="-q -h -V --claude --codex --opencode --format --import-as --skip-invalid --tool-rules --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
-                --task)
-                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                --import-as)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --tool-rules)
@@ -1167,8 +1211,8 @@ _compactor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        compactor__subcmd__preflight)
-            opts="-q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --at --view --json --in-place --db --quiet --color --help --version"
+        compactor__subcmd__mcp)
+            opts="-q -h -V --task --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1176,6 +1220,36 @@ _compactor() {
             case "${prev}" in
                 --task)
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__preflight)
+            opts="-q -h -V --task --import-as --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --at --view --json --in-place --db --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --task)
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --import-as)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1186,7 +1260,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1273,7 +1347,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__probe)
-            opts="-q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --at --recorded --json --fail-on-loss --db --quiet --color --help --version"
+            opts="-q -h -V --task --import-as --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --at --recorded --json --fail-on-loss --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1281,6 +1355,10 @@ _compactor() {
             case "${prev}" in
                 --task)
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --import-as)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1291,7 +1369,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1374,7 +1452,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__proxy)
-            opts="-q -h -V --listen --allow-remote --upstream --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --json --max-body-mb --connect-timeout --first-byte-timeout --idle-timeout --max-conversations --conversation-idle --db --quiet --color --help --version"
+            opts="-q -h -V --listen --allow-remote --upstream --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1448,30 +1526,6 @@ _compactor() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
-                --max-body-mb)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --connect-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --first-byte-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --idle-timeout)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-conversations)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --conversation-idle)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1488,7 +1542,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__replay)
-            opts="-q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --price-output --prices --from --to --in-place --resume --views --save --force --json --jsonl --probes --verify-forwarded --db --quiet --color --help --version"
+            opts="-q -h -V --task --import-as --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --price-input --price-cache-write --price-cache-read --price-output --prices --from --to --in-place --resume --views --save --force --json --jsonl --probes --verify-forwarded --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1496,6 +1550,10 @@ _compactor() {
             case "${prev}" in
                 --task)
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --import-as)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1506,7 +1564,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1621,7 +1679,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__report)
-            opts="-o -q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --price-input --price-cache-write --price-cache-read --price-output --prices --output --open --db --quiet --color --help --version"
+            opts="-o -q -h -V --task --import-as --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --price-input --price-cache-write --price-cache-read --price-output --prices --output --open --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1629,6 +1687,10 @@ _compactor() {
             case "${prev}" in
                 --task)
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --import-as)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1639,7 +1701,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1746,16 +1808,42 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__reset)
-            opts="-q -h -V --profile --json --db --quiet --color --help --version"
+            opts="-q -h -V --task --profile --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --task)
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
                 --profile)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__run)
+            opts="-q -h -V --db --quiet --color --help --version claude codex"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1794,7 +1882,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__show)
-            opts="-q -h -V --task --project --input-format --json --db --quiet --color --help --version"
+            opts="-q -h -V --task --import-as --project --input-format --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1802,6 +1890,10 @@ _compactor() {
             case "${prev}" in
                 --task)
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --import-as)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1812,7 +1904,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --db)
@@ -1831,7 +1923,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__step)
-            opts="-q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --at --view --json --in-place --db --quiet --color --help --version"
+            opts="-q -h -V --task --import-as --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --at --view --json --in-place --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1839,6 +1931,10 @@ _compactor() {
             case "${prev}" in
                 --task)
                     COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --import-as)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --project)
@@ -1849,7 +1945,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -2084,12 +2180,16 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__watch)
-            opts="-q -h -V --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --json --until-idle --interval --db --quiet --color --help --version"
+            opts="-q -h -V --task --project --input-format --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --json --until-idle --interval --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --task)
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
                 --project)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -2098,7 +2198,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
                     return 0
                     ;;
                 --window)

@@ -34,6 +34,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand export 'Render a view file for other tools or people'
             cand watch 'Follow a session file as it is written: one line per new model call'
             cand proxy 'Run the engine live: a loopback proxy between Claude Code or Codex and its API'
+            cand run 'Go live in one command: the proxy, then Claude Code or Codex pointed at it, with compactor''s MCP server registered for this run only'
+            cand mcp 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context'
             cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
             cand probe 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
             cand compact 'Compact a saved session offline: replay it, then write the final view'
@@ -52,12 +54,13 @@ set edit:completion:arg-completer[compactor] = {|@words|
         }
         &'compactor;import'= {
             cand --format 'The files'' format; `auto` detects it from the first lines'
-            cand --task 'Task name (default: the session id in the file, else one derived from its first line). Subagents become NAME/agent-ID'
+            cand --import-as 'Import as a task of this name (default: the session id in the file, else one derived from its first line): a new name, no existing task''s id or the start of one. Subagents become NAME/agent-ID. `--task` is an older name for it'
             cand --tool-rules 'JSON file of per-tool compaction rules, consulted before the built-in ones'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --claude 'Import every Claude Code session: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects'
             cand --codex 'Import every Codex session: $CODEX_HOME/sessions, else ~/.codex/sessions'
+            cand --opencode 'Import every OpenCode session: $OPENCODE_DB, else the opencode*.db stores in $XDG_DATA_HOME/opencode, else ~/.local/share/opencode'
             cand --skip-invalid 'Import the valid lines of a file that has invalid ones, listing each skipped line'
             cand --json 'Print one JSON object per file instead of the human report'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
@@ -80,7 +83,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;show'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task'
+            cand --import-as 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)'
             cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
@@ -94,7 +98,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;preflight'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task'
+            cand --import-as 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)'
             cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
@@ -116,6 +121,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --view 'Write the view''s canonical bytes to FILE'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --json 'Print the report as one JSON object'
             cand --in-place 'Run on the store itself, reading and keeping the compaction state of this profile (budget, summarizer, summary budget, tool rules). By default the call runs on a scratch copy of the task with no compaction state, and the store is left as it was found'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
@@ -126,7 +132,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;step'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task'
+            cand --import-as 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)'
             cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
@@ -148,6 +155,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --view 'Write the view''s canonical bytes to FILE'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --json 'Print the report as one JSON object'
             cand --in-place 'Run on the store itself, reading and keeping the compaction state of this profile (budget, summarizer, summary budget, tool rules). By default the call runs on a scratch copy of the task with no compaction state, and the store is left as it was found'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
@@ -171,6 +179,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;watch'= {
+            cand --task 'The task whose file to follow: its id, a unique prefix of it, or `latest`'
             cand --project 'Pick among the sessions recorded in this project directory: `latest` and prefixes look only there. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
@@ -192,6 +201,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --interval 'How often to look at the file, in milliseconds'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --json 'One JSON line per model call: the call''s record of `replay --jsonl`'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
@@ -227,6 +237,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
             cand --allow-remote 'Listen on an address other machines can reach, and answer requests addressed to any host name (a warning is printed)'
+            cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --json 'One JSON line per call (`compactor.proxy_call/1`) instead of the human line'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
@@ -235,8 +246,30 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'compactor;run'= {
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;mcp'= {
+            cand --task 'The task `search_history` and `task_context` answer for (an id, a unique prefix or `latest`). Default: the most recently recorded task in the client''s working directory, at each call'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'compactor;replay'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task'
+            cand --import-as 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)'
             cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
@@ -265,6 +298,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --save 'Save the run''s reports and views in the store under NAME'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --in-place 'Replay on the store itself, keeping what the replay mints (as `compact` does). By default a replay runs on a scratch copy of the task with no compaction state, so it shows what a live engine would have done and repeats exactly'
             cand --resume 'Continue an interrupted in-place replay (implies --in-place): start at the last call it committed (or at --from), re-deriving the checkpoint as a restarted engine would'
             cand --force 'With --save, replace an existing run of that name'
@@ -280,7 +314,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;probe'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task'
+            cand --import-as 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)'
             cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
@@ -301,6 +336,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --at 'The call whose view is scored (default: the last call)'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --recorded 'Score what the original agent sent instead of compactor''s view: the recorded history since the agent''s last own compaction summary'
             cand --json 'Print one JSON object: {"categories":{...},"critical_lost":N,"lost":[...],...}'
             cand --fail-on-loss 'Exit 1 when a critical probe (ask, constraint, deliverable) is lost'
@@ -312,7 +348,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;compact'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task'
+            cand --import-as 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)'
             cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
@@ -337,6 +374,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --resume-dir 'The directory the written session belongs to and is resumed in (Claude Code files it under that project). Default: the source session''s directory, else the current one'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --json 'Print the final call''s report as JSON (on stderr when the view goes to stdout)'
             cand --in-place 'Compact on the store itself, keeping what the replay mints in this profile (budget, summarizer, summary budget, tool rules) and resuming where an earlier in-place run under the same profile stopped. By default the replay runs on a scratch copy of the task and the store is left as it was found (the llm summary cache excepted)'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
@@ -347,7 +385,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;report'= {
-            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as'
+            cand --task 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task'
+            cand --import-as 'Import FILE as a task of this name instead of its session id: a new name, no existing task''s id or the start of one (so no prefix in use changes meaning)'
             cand --project 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it'
             cand --input-format 'FILE''s transcript format'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (README, "Models and prices"), else 200000'
@@ -374,6 +413,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --output 'Write the page to FILE (`-` for standard output)'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --open 'Open the page with the platform''s opener once written'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
@@ -432,6 +472,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;reset'= {
+            cand --task 'The task, as every command takes it'
             cand --profile 'Forget only this profile''s state: its id or a unique prefix, as `compactor show --task TASK compacted` lists them (`legacy` for state written before profiles existed)'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
@@ -601,6 +642,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand export 'Render a view file for other tools or people'
             cand watch 'Follow a session file as it is written: one line per new model call'
             cand proxy 'Run the engine live: a loopback proxy between Claude Code or Codex and its API'
+            cand run 'Go live in one command: the proxy, then Claude Code or Codex pointed at it, with compactor''s MCP server registered for this run only'
+            cand mcp 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context'
             cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
             cand probe 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
             cand compact 'Compact a saved session offline: replay it, then write the final view'
@@ -632,6 +675,10 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;help;watch'= {
         }
         &'compactor;help;proxy'= {
+        }
+        &'compactor;help;run'= {
+        }
+        &'compactor;help;mcp'= {
         }
         &'compactor;help;replay'= {
         }

@@ -39,6 +39,8 @@ complete -c compactor -n "__fish_compactor_needs_command" -f -a "step" -d 'Run t
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "export" -d 'Render a view file for other tools or people'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "watch" -d 'Follow a session file as it is written: one line per new model call'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "proxy" -d 'Run the engine live: a loopback proxy between Claude Code or Codex and its API'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "run" -d 'Go live in one command: the proxy, then Claude Code or Codex pointed at it, with compactor\'s MCP server registered for this run only'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "mcp" -d 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "probe" -d 'Score a call\'s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "compact" -d 'Compact a saved session offline: replay it, then write the final view'
@@ -58,8 +60,9 @@ complete -c compactor -n "__fish_compactor_using_subcommand import" -l format -d
 claude-code\t''
 codex\t''
 openai-chat\t''
-anthropic\t''"
-complete -c compactor -n "__fish_compactor_using_subcommand import" -l task -d 'Task name (default: the session id in the file, else one derived from its first line). Subagents become NAME/agent-ID' -r
+anthropic\t''
+opencode\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand import" -l import-as -d 'Import as a task of this name (default: the session id in the file, else one derived from its first line): a new name, no existing task\'s id or the start of one. Subagents become NAME/agent-ID. `--task` is an older name for it' -r
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l tool-rules -d 'JSON file of per-tool compaction rules, consulted before the built-in ones' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
@@ -67,6 +70,7 @@ always\t''
 never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l claude -d 'Import every Claude Code session: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l codex -d 'Import every Codex session: $CODEX_HOME/sessions, else ~/.codex/sessions'
+complete -c compactor -n "__fish_compactor_using_subcommand import" -l opencode -d 'Import every OpenCode session: $OPENCODE_DB, else the opencode*.db stores in $XDG_DATA_HOME/opencode, else ~/.local/share/opencode'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l skip-invalid -d 'Import the valid lines of a file that has invalid ones, listing each skipped line'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l json -d 'Print one JSON object per file instead of the human report'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
@@ -81,13 +85,15 @@ complete -c compactor -n "__fish_compactor_using_subcommand tasks" -l wide -d 'F
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand tasks" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand show" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand show" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand show" -l import-as -d 'Import FILE as a task of this name instead of its session id: a new name, no existing task\'s id or the start of one (so no prefix in use changes meaning)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand show" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand show" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
 openai-chat\t''
-anthropic\t''"
+anthropic\t''
+opencode\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand show" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand show" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -96,13 +102,15 @@ complete -c compactor -n "__fish_compactor_using_subcommand show" -l json -d 'Pr
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand show" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l import-as -d 'Import FILE as a task of this name instead of its session id: a new name, no existing task\'s id or the start of one (so no prefix in use changes meaning)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
 openai-chat\t''
-anthropic\t''"
+anthropic\t''
+opencode\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -128,18 +136,21 @@ complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l db -d 
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l json -d 'Print the report as one JSON object'
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l in-place -d 'Run on the store itself, reading and keeping the compaction state of this profile (budget, summarizer, summary budget, tool rules). By default the call runs on a scratch copy of the task with no compaction state, and the store is left as it was found'
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand step" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l import-as -d 'Import FILE as a task of this name instead of its session id: a new name, no existing task\'s id or the start of one (so no prefix in use changes meaning)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
 openai-chat\t''
-anthropic\t''"
+anthropic\t''
+opencode\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -165,6 +176,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand step" -l db -d 'The 
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l json -d 'Print the report as one JSON object'
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l in-place -d 'Run on the store itself, reading and keeping the compaction state of this profile (budget, summarizer, summary budget, tool rules). By default the call runs on a scratch copy of the task with no compaction state, and the store is left as it was found'
 complete -c compactor -n "__fish_compactor_using_subcommand step" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
@@ -181,12 +193,14 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand export" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand export" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l task -d 'The task whose file to follow: its id, a unique prefix of it, or `latest`' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l project -d 'Pick among the sessions recorded in this project directory: `latest` and prefixes look only there. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
 openai-chat\t''
-anthropic\t''"
+anthropic\t''
+opencode\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -212,6 +226,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand watch" -l db -d 'The
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l json -d 'One JSON line per model call: the call\'s record of `replay --jsonl`'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -248,17 +263,35 @@ complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l color -d '
 always\t''
 never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l allow-remote -d 'Listen on an address other machines can reach, and answer requests addressed to any host name (a warning is printed)'
+complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l json -d 'One JSON line per call (`compactor.proxy_call/1`) instead of the human line'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand run" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand run" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand run" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand run" -s h -l help -d 'Print help'
+complete -c compactor -n "__fish_compactor_using_subcommand run" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand mcp" -l task -d 'The task `search_history` and `task_context` answer for (an id, a unique prefix or `latest`). Default: the most recently recorded task in the client\'s working directory, at each call' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand mcp" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand mcp" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand mcp" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand mcp" -s h -l help -d 'Print help'
+complete -c compactor -n "__fish_compactor_using_subcommand mcp" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l import-as -d 'Import FILE as a task of this name instead of its session id: a new name, no existing task\'s id or the start of one (so no prefix in use changes meaning)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
 openai-chat\t''
-anthropic\t''"
+anthropic\t''
+opencode\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -291,6 +324,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand replay" -l db -d 'Th
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l in-place -d 'Replay on the store itself, keeping what the replay mints (as `compact` does). By default a replay runs on a scratch copy of the task with no compaction state, so it shows what a live engine would have done and repeats exactly'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l resume -d 'Continue an interrupted in-place replay (implies --in-place): start at the last call it committed (or at --from), re-deriving the checkpoint as a restarted engine would'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l force -d 'With --save, replace an existing run of that name'
@@ -301,13 +335,15 @@ complete -c compactor -n "__fish_compactor_using_subcommand replay" -l verify-fo
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand probe" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l import-as -d 'Import FILE as a task of this name instead of its session id: a new name, no existing task\'s id or the start of one (so no prefix in use changes meaning)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
 openai-chat\t''
-anthropic\t''"
+anthropic\t''
+opencode\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -332,19 +368,22 @@ complete -c compactor -n "__fish_compactor_using_subcommand probe" -l db -d 'The
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l recorded -d 'Score what the original agent sent instead of compactor\'s view: the recorded history since the agent\'s last own compaction summary'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l json -d 'Print one JSON object: {"categories":{...},"critical_lost":N,"lost":[...],...}'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l fail-on-loss -d 'Exit 1 when a critical probe (ask, constraint, deliverable) is lost'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand compact" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l import-as -d 'Import FILE as a task of this name instead of its session id: a new name, no existing task\'s id or the start of one (so no prefix in use changes meaning)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
 openai-chat\t''
-anthropic\t''"
+anthropic\t''
+opencode\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -375,18 +414,21 @@ complete -c compactor -n "__fish_compactor_using_subcommand compact" -l db -d 'T
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l json -d 'Print the final call\'s report as JSON (on stderr when the view goes to stdout)'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l in-place -d 'Compact on the store itself, keeping what the replay mints in this profile (budget, summarizer, summary budget, tool rules) and resuming where an earlier in-place run under the same profile stopped. By default the replay runs on a scratch copy of the task and the store is left as it was found (the llm summary cache excepted)'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). With FILE, the name to import it as' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l import-as -d 'Import FILE as a task of this name instead of its session id: a new name, no existing task\'s id or the start of one (so no prefix in use changes meaning)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l input-format -d 'FILE\'s transcript format' -r -f -a "auto\t''
 claude-code\t''
 codex\t''
 openai-chat\t''
-anthropic\t''"
+anthropic\t''
+opencode\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (README, "Models and prices"), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -416,6 +458,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand report" -l db -d 'Th
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l open -d 'Open the page with the platform\'s opener once written'
 complete -c compactor -n "__fish_compactor_using_subcommand report" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand report" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -465,6 +508,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand runs" -l json -d 'Pr
 complete -c compactor -n "__fish_compactor_using_subcommand runs" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand runs" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand runs" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand reset" -l task -d 'The task, as every command takes it' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
 complete -c compactor -n "__fish_compactor_using_subcommand reset" -l profile -d 'Forget only this profile\'s state: its id or a unique prefix, as `compactor show --task TASK compacted` lists them (`legacy` for state written before profiles existed)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand reset" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand reset" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
@@ -594,29 +638,31 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand __complete-tasks" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand __complete-tasks" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand __complete-tasks" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "import" -d 'Import transcript files into the store (idempotent, incremental, atomic per file)'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "tasks" -d 'List imported tasks with their sizes and recorded usage'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "show" -d 'Print a task\'s messages, one message, or a tool call\'s raw input and output'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "preflight" -d 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "step" -d 'Run the full operation at one model call and report which tiers fired'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "export" -d 'Render a view file for other tools or people'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "watch" -d 'Follow a session file as it is written: one line per new model call'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "proxy" -d 'Run the engine live: a loopback proxy between Claude Code or Codex and its API'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "probe" -d 'Score a call\'s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "compact" -d 'Compact a saved session offline: replay it, then write the final view'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "report" -d 'Replay a task and write one self-contained HTML page picturing it'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "sweep" -d 'Replay sessions under a grid of policies, priced and probed, beside what the client did and plain trimming: which window and trigger to use'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "runs" -d 'List saved replay runs'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "reset" -d 'Forget a task\'s compaction state (all profiles, or one); never the raw record'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "diff" -d 'Compare two views (files or saved runs): exit 0 identical, 1 different'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "check" -d 'Prove on fixture transcripts that projection is deterministic (for CI)'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "hooks" -d 'Keep your rules through Claude Code\'s and Codex\'s own compaction: install, remove or check compactor\'s hooks in the client\'s settings'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "hook" -d 'Run one of compactor\'s hooks (what the client runs; see `compactor hooks`)'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "completions" -d 'Print shell completions for SHELL'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "man" -d 'Print the man page (roff): the main one, or one subcommand\'s'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "__complete-tasks" -d 'Print `latest` and every task id, one a line, for shell completion of `--task`'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "import" -d 'Import transcript files into the store (idempotent, incremental, atomic per file)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "tasks" -d 'List imported tasks with their sizes and recorded usage'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "show" -d 'Print a task\'s messages, one message, or a tool call\'s raw input and output'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "preflight" -d 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "step" -d 'Run the full operation at one model call and report which tiers fired'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "export" -d 'Render a view file for other tools or people'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "watch" -d 'Follow a session file as it is written: one line per new model call'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "proxy" -d 'Run the engine live: a loopback proxy between Claude Code or Codex and its API'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "run" -d 'Go live in one command: the proxy, then Claude Code or Codex pointed at it, with compactor\'s MCP server registered for this run only'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "mcp" -d 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "probe" -d 'Score a call\'s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "compact" -d 'Compact a saved session offline: replay it, then write the final view'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "report" -d 'Replay a task and write one self-contained HTML page picturing it'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "sweep" -d 'Replay sessions under a grid of policies, priced and probed, beside what the client did and plain trimming: which window and trigger to use'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "runs" -d 'List saved replay runs'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "reset" -d 'Forget a task\'s compaction state (all profiles, or one); never the raw record'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "diff" -d 'Compare two views (files or saved runs): exit 0 identical, 1 different'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "check" -d 'Prove on fixture transcripts that projection is deterministic (for CI)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "hooks" -d 'Keep your rules through Claude Code\'s and Codex\'s own compaction: install, remove or check compactor\'s hooks in the client\'s settings'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "hook" -d 'Run one of compactor\'s hooks (what the client runs; see `compactor hooks`)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "completions" -d 'Print shell completions for SHELL'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "man" -d 'Print the man page (roff): the main one, or one subcommand\'s'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "__complete-tasks" -d 'Print `latest` and every task id, one a line, for shell completion of `--task`'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c compactor -n "__fish_compactor_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "install" -d 'Add compactor\'s hooks to a client\'s settings (merged with yours; a backup is kept)'
 complete -c compactor -n "__fish_compactor_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "uninstall" -d 'Remove exactly compactor\'s hooks: the file is as it was before install'
 complete -c compactor -n "__fish_compactor_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "status" -d 'Show where compactor\'s hooks are installed, what they run and their last runs'

@@ -67,6 +67,11 @@ pub enum Command {
     Watch(crate::cmd::watch::WatchArgs),
     /// Run the engine live: a loopback proxy between Claude Code or Codex and its API.
     Proxy(crate::cmd::proxy::ProxyArgs),
+    /// Go live in one command: the proxy, then Claude Code or Codex pointed at it,
+    /// with compactor's MCP server registered for this run only.
+    Run(crate::cmd::run::RunArgs),
+    /// Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context.
+    Mcp(crate::cmd::mcp::McpArgs),
     /// Walk a task call by call as a live engine would have, and print a timeline.
     Replay(ReplayArgs),
     /// Score a call's view with probes from the raw record: asks, rules, files

@@ -30,6 +30,7 @@ pub mod engine;
 pub(crate) mod fault;
 pub(crate) mod hooks;
 pub(crate) mod htmlreport;
+pub(crate) mod launch;
 pub mod model;
 pub(crate) mod probe;
 pub(crate) mod proxy;

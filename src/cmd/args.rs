@@ -14,14 +14,20 @@ use crate::model::decimal::Ratio;
 #[derive(Debug, Args)]
 pub struct TaskSource {
     /// A transcript file: imported first (a no-op when unchanged), then its main task is used.
-    /// Without FILE and --task: the latest task.
-    #[arg(value_name = "FILE")]
+    /// An argument that names no file but a task (an id, a unique prefix, `latest`) is that
+    /// task. Without FILE and --task: the latest task.
+    #[arg(value_name = "FILE|TASK")]
     pub file: Option<PathBuf>,
 
     /// The task: its id, a unique prefix of it, or `latest` (the default: the most recently
-    /// active; `compactor tasks` lists them). With FILE, the name to import it as.
+    /// active; `compactor tasks` lists them). Not with FILE: FILE names the task.
     #[arg(long, value_name = "TASK")]
     pub task: Option<String>,
+
+    /// Import FILE as a task of this name instead of its session id: a new name, no
+    /// existing task's id or the start of one (so no prefix in use changes meaning).
+    #[arg(long, value_name = "NAME", requires = "file")]
+    pub import_as: Option<String>,
 
     /// Pick among the sessions recorded in this project directory (the PROJECT column of
     /// `compactor tasks`): `latest` and id prefixes look only there; alone, its latest
@@ -85,6 +91,12 @@ pub struct BudgetArgs {
 
     #[command(flatten)]
     pub summary: SummarizerArgs,
+
+    /// Run even when the system prompt and tools alone exceed w_eff (every
+    /// view over the window), which is otherwise refused: `check` compares
+    /// such runs' views too, and its child replays pass this.
+    #[arg(long, hide = true)]
+    pub allow_over_window: bool,
 }
 
 /// The task a command runs and the budget it runs it under: the head of

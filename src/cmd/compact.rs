@@ -389,11 +389,12 @@ fn write_session(
     let adapted = adapt(&out.view, source, kind.provider());
     let stamp = Stamp::new(kind, &out.report.view_hash)?;
     let timestamp = stamp.iso();
-    // Only a Claude model name means anything to Claude Code.
+    // Only a Claude model name means anything to Claude Code, and only
+    // another to Codex.
     let model = record
         .as_ref()
         .and_then(|r| r.model.as_deref())
-        .filter(|m| kind != SessionKind::ClaudeCode || m.starts_with("claude"));
+        .filter(|m| (kind == SessionKind::ClaudeCode) == m.starts_with("claude"));
     let same_client = matches!(
         (kind, format),
         (SessionKind::ClaudeCode, Some(Format::ClaudeCode))

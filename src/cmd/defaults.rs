@@ -102,6 +102,20 @@ pub fn note_window(ui: &mut Ui, b: &RunBudget) {
     ));
 }
 
+/// Refuse a budget whose prompt room (w_eff) the system prompt and tools
+/// alone exceed: every view of the run would be over the window, whatever is
+/// compacted, so the run could only report that (one line, exit status 2).
+pub fn refuse_below_overhead(b: &Budget, overhead: Option<u64>) -> Result<()> {
+    match overhead {
+        Some(o) if o > b.w_eff() => anyhow::bail!(
+            "window {} leaves {} tokens for the prompt (w_eff), fewer than the system prompt and tools alone ({o} tokens): no view could fit; raise --window or lower --output-reserved",
+            b.window,
+            b.w_eff()
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// When the system prompt and tools alone do not fit under the trigger (or
 /// the window), no compaction can help: the line that says so, with what to
 /// do about it.
@@ -249,5 +263,21 @@ mod tests {
         );
         let w = overhead_warning(Some(28_001), &b).unwrap();
         assert!(w.contains("exceed w_eff (28000)"), "{w}");
+    }
+
+    #[test]
+    fn a_window_the_overhead_alone_exceeds_is_refused_naming_the_overhead() {
+        // --window 100: w_eff 88 (the reserve is 100 / 8).
+        let b = budget(100, 12);
+        let e = refuse_below_overhead(&b, Some(17_633))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "window 100 leaves 88 tokens for the prompt (w_eff), fewer than the system prompt and tools alone (17633 tokens): no view could fit; raise --window or lower --output-reserved"
+        );
+        assert!(!e.contains('\n'));
+        assert!(refuse_below_overhead(&b, Some(88)).is_ok());
+        assert!(refuse_below_overhead(&b, None).is_ok());
     }
 }

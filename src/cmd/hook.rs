@@ -11,17 +11,20 @@
 //!   `## Task Context` from the history before the compaction, records it and
 //!   prints it as `hookSpecificOutput.additionalContext`.
 //!
-//! A hook never breaks the session: on any failure (no store, a locked store,
-//! a malformed or foreign transcript, a timeout, a panic) it exits 0 with
-//! nothing on stdout or stderr, and writes one line to `hooks.log` beside the
-//! store. It reads only the transcript the client names, and only when it
+//! A hook never breaks the session: on any failure (no store, an unwritable
+//! store, a malformed or foreign transcript, a timeout, a panic) it exits 0
+//! with nothing on stdout or stderr, and writes one line to `hooks.log` beside
+//! the store. Nor does it hold the client up on a store another process is
+//! writing: it waits for it briefly (`COMPACTOR_HOOK_STORE_WAIT`, 2 s), then
+//! answers from the transcript alone, writes nothing, and its log line names
+//! what it skipped. It reads only the transcript the client names, and only when it
 //! lies under that client's own session directory; it writes only the store
 //! and the log.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
@@ -35,9 +38,9 @@ use super::summarizer::{Configured, SummarizerArgs};
 use super::words::plural;
 use super::write_session::Stamp;
 use crate::cli::Cli;
-use crate::hooks::adapter::{Session, import_session, latest_client_summary, record};
+use crate::hooks::adapter::{Session, import_session, latest_client_summary, read_session, record};
 use crate::hooks::context::{before_compaction, summarizer_instructions, task_context};
-use crate::hooks::{Client, DEADLINE_SECS, HookEvent};
+use crate::hooks::{Client, DEADLINE_SECS, HookEvent, STORE_WAIT_SECS};
 use crate::store::{CompactionHalf, DbLocation, Store};
 
 #[derive(Debug, Args)]
@@ -135,12 +138,7 @@ pub fn run(cli: &Cli, ui: &mut Ui, args: &HookArgs) -> Outcome {
 
 /// The hook's deadline: `COMPACTOR_HOOK_TIMEOUT` seconds, else [`DEADLINE_SECS`].
 fn deadline() -> Duration {
-    std::env::var("COMPACTOR_HOOK_TIMEOUT")
-        .ok()
-        .and_then(|s| s.trim().parse::<f64>().ok())
-        .filter(|s| s.is_finite() && *s >= 0.0)
-        .map(Duration::from_secs_f64)
-        .unwrap_or(Duration::from_secs(DEADLINE_SECS))
+    seconds_from_env("COMPACTOR_HOOK_TIMEOUT").unwrap_or(Duration::from_secs(DEADLINE_SECS))
 }
 
 fn now() -> String {
@@ -245,9 +243,9 @@ fn work(
     let location = location
         .ok_or_else(|| anyhow!("cannot find a user data directory for the store (HOME is not set)"))
         .map_err(fail)?;
-    let mut store = open_store(&location, db_given).map_err(fail)?;
-    let s = import_session(&mut store, &transcript, client)
-        .map_err(anyhow::Error::from)
+    let mut store = HookStore::open(&location, db_given, store_wait()).map_err(fail)?;
+    let s = store
+        .import(&transcript, client, session.as_deref())
         .map_err(fail)?;
     let history = before_compaction(&s.rows);
     let head = format!("task {} after call {}", s.task, s.calls);
@@ -256,7 +254,143 @@ fn work(
         HookEvent::PostCompact => post_compact(&mut store, client, &input, &s, history.len(), head),
         HookEvent::SessionStart => session_start(&mut store, client, summary, &s, history, head),
     };
-    done.map_err(fail)
+    let mut done = done.map_err(fail)?;
+    done.note.push_str(&store.skipped_note());
+    Ok(done)
+}
+
+/// How long a hook waits for a store another process is writing:
+/// `COMPACTOR_HOOK_STORE_WAIT` seconds, else [`STORE_WAIT_SECS`]. The wait
+/// sits on the client's critical path, so it is short; past it the hook
+/// answers from the transcript alone and logs what it skipped.
+fn store_wait() -> Duration {
+    seconds_from_env("COMPACTOR_HOOK_STORE_WAIT").unwrap_or(Duration::from_secs(STORE_WAIT_SECS))
+}
+
+/// A non-negative number of seconds from an environment variable.
+fn seconds_from_env(name: &str) -> Option<Duration> {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(Duration::from_secs_f64)
+}
+
+/// The store as a hook uses it: every wait for it, together, at most the
+/// hook's store wait; once it was found busy, nothing more is written, and
+/// what that skipped is named in the log.
+struct HookStore {
+    store: Option<Store>,
+    deadline: Instant,
+    /// What the busy store made the hook skip, in order.
+    skipped: Vec<String>,
+    /// How long the hook waited for it.
+    waited: Option<Duration>,
+}
+
+impl HookStore {
+    fn open(location: &DbLocation, db_given: bool, wait: Duration) -> Result<HookStore> {
+        let start = Instant::now();
+        let mut hs = HookStore {
+            store: None,
+            deadline: start + wait,
+            skipped: Vec::new(),
+            waited: None,
+        };
+        if !db_given {
+            crate::store::create_default_dir(location)?;
+        }
+        match Store::open_waiting(location, wait) {
+            Ok(store) => hs.store = Some(store),
+            // A store another process is migrating: nothing can be written.
+            Err(e) if e.is_busy() => hs.busy(start, None),
+            Err(e) => return Err(e.into()),
+        }
+        Ok(hs)
+    }
+
+    /// The store for a write, with what is left of the wait; None once it
+    /// was found busy.
+    fn writable(&mut self) -> Option<&mut Store> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        let store = self.store.as_mut()?;
+        store.set_busy_wait(left).ok()?;
+        Some(store)
+    }
+
+    /// The store was busy when the hook tried `what`: skip it and every
+    /// write after it.
+    fn busy(&mut self, since: Instant, what: Option<&str>) {
+        self.waited.get_or_insert(since.elapsed());
+        self.store = None;
+        self.skipped.extend(what.map(str::to_string));
+    }
+
+    /// Import the transcript and load its record; with the store busy, the
+    /// session as the transcript alone holds it.
+    fn import(
+        &mut self,
+        transcript: &Path,
+        client: Client,
+        session: Option<&str>,
+    ) -> Result<Session> {
+        let start = Instant::now();
+        const IMPORT: &str = "importing the transcript";
+        match self.writable() {
+            Some(store) => match import_session(store, transcript, client) {
+                Ok(s) => return Ok(s),
+                Err(e) if e.is_busy() => self.busy(start, Some(IMPORT)),
+                Err(e) => return Err(e.into()),
+            },
+            None => self.skipped.push(IMPORT.to_string()),
+        }
+        let fallback = transcript
+            .file_stem()
+            .map(|f| f.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Ok(read_session(
+            transcript,
+            client,
+            session.unwrap_or(&fallback),
+        )?)
+    }
+
+    /// Record one half of the client's compaction, unless the store is or
+    /// turns out busy.
+    fn record(
+        &mut self,
+        s: &Session,
+        history_rows: usize,
+        client: Client,
+        half: &CompactionHalf<'_>,
+        what: &str,
+    ) -> Result<()> {
+        let start = Instant::now();
+        let Some(store) = self.writable() else {
+            self.skipped.push(what.to_string());
+            return Ok(());
+        };
+        match record(store, s, history_rows, client, half) {
+            Ok(()) => Ok(()),
+            Err(e) if e.is_busy() => {
+                self.busy(start, Some(what));
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// `; the store was busy …: skipped …` for the log, or nothing.
+    fn skipped_note(&self) -> String {
+        match (self.waited, self.skipped.is_empty()) {
+            (Some(w), false) => format!(
+                "; the store was busy (another process writing it): after {:.1} s, skipped {} (the next import catches up)",
+                w.as_secs_f64(),
+                self.skipped.join(", ")
+            ),
+            _ => String::new(),
+        }
+    }
 }
 
 fn read_input(event: HookEvent) -> Result<HookInput> {
@@ -314,13 +448,6 @@ fn allowed_transcript(input: &HookInput, client: Client) -> Result<PathBuf> {
     Ok(path)
 }
 
-fn open_store(location: &DbLocation, db_given: bool) -> Result<Store> {
-    if !db_given {
-        crate::store::create_default_dir(location)?;
-    }
-    Ok(Store::open(location)?)
-}
-
 fn pre_compact(
     client: Client,
     s: &Session,
@@ -344,7 +471,7 @@ fn pre_compact(
 }
 
 fn post_compact(
-    store: &mut Store,
+    store: &mut HookStore,
     client: Client,
     input: &HookInput,
     s: &Session,
@@ -358,8 +485,7 @@ fn post_compact(
     }
     .filter(|t| !t.trim().is_empty())
     .ok_or_else(|| anyhow!("{head}: no summary of the client's to record"))?;
-    record(
-        store,
+    store.record(
         s,
         history_rows,
         client,
@@ -367,6 +493,7 @@ fn post_compact(
             trigger: input.trigger.as_deref(),
             summary: &summary,
         },
+        &format!("recording {}'s summary", client.title()),
     )?;
     Ok(Done {
         stdout: None,
@@ -379,21 +506,25 @@ fn post_compact(
 }
 
 fn session_start(
-    store: &mut Store,
+    store: &mut HookStore,
     client: Client,
     summary: &SummarizerArgs,
     s: &Session,
     history: &[crate::model::Message],
     head: String,
 ) -> Result<Done> {
-    let (configured, config_note) =
-        match Configured::for_store(summary.summarizer, &summary.llm, store) {
+    // A model summarizer keeps its answers in the store: with the store
+    // busy, the extractive one answers at once.
+    let (configured, config_note) = match store.writable() {
+        Some(store) => match Configured::for_store(summary.summarizer, &summary.llm, store) {
             Ok(c) => (Some(c), String::new()),
             Err(e) => (
                 None,
                 format!(" (the configured summarizer is unusable, {e:#}; extractive used)"),
             ),
-        };
+        },
+        None => (None, String::new()),
+    };
     let extractive = crate::summarize::Extractive;
     let summarizer: &dyn crate::engine::summarizer::Summarizer = match &configured {
         Some(c) => c.get(),
@@ -406,8 +537,7 @@ fn session_start(
             note: format!("{head}: no request in the history yet, nothing to put back"),
         });
     };
-    record(
-        store,
+    store.record(
         s,
         history.len(),
         client,
@@ -415,6 +545,7 @@ fn session_start(
             text: &tc.text,
             summarizer: &tc.summarizer,
         },
+        "recording the Task Context",
     )?;
     let out = serde_json::json!({
         "hookSpecificOutput": {

@@ -11,7 +11,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use similar::TextDiff;
 
@@ -20,11 +20,12 @@ use super::atomic::write_atomic;
 use super::errors::hinted;
 use super::exit::Outcome;
 use super::hook_log::log_path;
+use super::self_command::SelfCommand;
 use super::style;
 use crate::cli::Cli;
+use crate::hooks::mcp;
 use crate::hooks::settings::{Entries, Settings};
 use crate::hooks::{Client, HookEvent};
-use crate::store::DbLocation;
 
 #[derive(Debug, Args)]
 pub struct HooksArgs {
@@ -104,8 +105,19 @@ pub struct StatusArgs {
 
 pub fn run(cli: &Cli, ui: &mut Ui, args: &HooksArgs) -> Result<Outcome> {
     match &args.action {
-        HooksAction::Install(a) => install(cli, ui, a),
-        HooksAction::Uninstall(a) => uninstall(ui, a),
+        HooksAction::Install(a) => {
+            // A configuration the server cannot go into stops install before
+            // any file is written.
+            server_change(cli, a)?;
+            let o = install(cli, ui, a)?;
+            register_server(cli, ui, a)?;
+            Ok(o)
+        }
+        HooksAction::Uninstall(a) => {
+            let o = uninstall(ui, a)?;
+            unregister_server(ui, a)?;
+            Ok(o)
+        }
         HooksAction::Status(a) => status(cli, ui, a),
     }
 }
@@ -175,26 +187,8 @@ fn parse(path: &Path, text: Option<&str>, verb: &str) -> Result<Settings> {
 /// The hook commands this binary installs: its absolute path, and the store
 /// it was told to use when that is not the default one.
 fn entries(cli: &Cli, client: Client) -> Result<Entries> {
-    let exe = std::env::current_exe().context("cannot find this compactor's own path")?;
-    let exe = std::fs::canonicalize(&exe).unwrap_or(exe);
-    let mut flags = Vec::new();
-    if let Some(db) = &cli.db {
-        match DbLocation::parse(db) {
-            DbLocation::Memory => bail!(
-                "--db :memory: keeps nothing after the hook exits; install the hooks with a store file"
-            ),
-            DbLocation::File(p) => {
-                let p = if p.is_absolute() {
-                    p
-                } else {
-                    std::env::current_dir()?.join(p)
-                };
-                flags.push("--db".to_string());
-                flags.push(p.display().to_string());
-            }
-        }
-    }
-    Ok(Entries::new(client, &exe.display().to_string(), &flags))
+    let me = SelfCommand::of(cli, "the hook")?;
+    Ok(Entries::new(client, &me.program, &me.flags))
 }
 
 fn scope_name(scope: Scope) -> &'static str {
@@ -386,7 +380,9 @@ fn status(cli: &Cli, ui: &mut Ui, a: &StatusArgs) -> Result<Outcome> {
         if i > 0 {
             writeln!(ui.out)?;
         }
-        any_installed |= client_status(ui, *client, a.scope, log.as_deref())?;
+        let hooks = client_status(ui, *client, a.scope, log.as_deref())?;
+        let server = server_status(ui, *client, a.scope)?;
+        any_installed |= hooks && server;
     }
     if let Some(l) = &location {
         writeln!(ui.out)?;
@@ -400,6 +396,289 @@ fn status(cli: &Cli, ui: &mut Ui, a: &StatusArgs) -> Result<Outcome> {
     } else {
         Outcome::Differs
     })
+}
+
+// ------------------------------------------------------------ the MCP server
+
+/// Where a client keeps the MCP servers of `scope`: Claude Code's user
+/// configuration (`$CLAUDE_CONFIG_DIR/.claude.json`, else `~/.claude.json`)
+/// or a project's `.mcp.json`; Codex's `config.toml` (`$CODEX_HOME`, else
+/// `~/.codex`, or the project's `.codex/`).
+fn server_config_path(client: Client, scope: Scope) -> Result<PathBuf> {
+    let path = match (client, scope) {
+        (Client::ClaudeCode, Scope::Project) => std::env::current_dir()
+            .context("cannot find the current directory")?
+            .join(".mcp.json"),
+        (Client::ClaudeCode, Scope::User) => match env_dir("CLAUDE_CONFIG_DIR") {
+            Some(d) => d.join(".claude.json"),
+            None => env_dir("HOME")
+                .ok_or_else(|| {
+                    hinted(
+                        "cannot find Claude Code's configuration: HOME is not set",
+                        "set CLAUDE_CONFIG_DIR or HOME",
+                    )
+                })?
+                .join(".claude.json"),
+        },
+        (Client::Codex, _) => settings_path(client, scope)?.with_file_name("config.toml"),
+    };
+    Ok(match std::fs::symlink_metadata(&path) {
+        Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(&path).unwrap_or(path),
+        _ => path,
+    })
+}
+
+/// The command that starts this compactor's MCP server on its store.
+fn server_of(cli: &Cli) -> Result<mcp::Server> {
+    let me = SelfCommand::of(cli, "the MCP server")?;
+    Ok(mcp::Server {
+        args: me.args(&["mcp"]),
+        command: me.program,
+    })
+}
+
+/// A client's MCP configuration's text with the server registered
+/// (`Some(server)`) or removed (`None`), and whether it held it before.
+fn server_edit(
+    client: Client,
+    old: Option<&str>,
+    server: Option<&mcp::Server>,
+) -> Result<(String, bool), String> {
+    match client {
+        Client::ClaudeCode => {
+            let s = Settings::parse(old).map_err(|e| e.to_string())?;
+            let had = mcp::claude_entry(&s).is_some();
+            let new = match server {
+                Some(srv) => mcp::with_claude_server(&s, srv).map_err(|e| e.to_string())?,
+                None => mcp::without_claude_server(&s),
+            };
+            // Nothing changed: the text as it is.
+            let text = match old {
+                Some(t) if new.tree == s.tree => t.to_string(),
+                _ => new.text(),
+            };
+            Ok((text, had))
+        }
+        Client::Codex => {
+            let old = old.unwrap_or("");
+            let had = mcp::codex_entry(old).is_some();
+            let text = match server {
+                Some(srv) => mcp::with_codex_server(old, srv).map_err(|e| e.to_string())?,
+                None => mcp::without_codex_server(old),
+            };
+            Ok((text, had))
+        }
+    }
+}
+
+/// What registering the server changes: the file, its text now and after,
+/// whether it held the server before, and the server.
+struct ServerChange {
+    path: PathBuf,
+    old: Option<String>,
+    new: String,
+    had: bool,
+    server: mcp::Server,
+}
+
+fn server_change(cli: &Cli, a: &ChangeArgs) -> Result<ServerChange> {
+    let client = a.client.client();
+    let path = server_config_path(client, a.scope)?;
+    let server = server_of(cli)?;
+    let old = read_text(&path)?;
+    let (new, had) = server_edit(client, old.as_deref(), Some(&server)).map_err(|e| {
+        hinted(
+            format!(
+                "cannot register compactor's MCP server in {}: {e}",
+                path.display()
+            ),
+            "nothing was written; fix the file, or move it away, and run this again",
+        )
+    })?;
+    Ok(ServerChange {
+        path,
+        old,
+        new,
+        had,
+        server,
+    })
+}
+
+/// `install`'s second half: the server in the client's MCP configuration,
+/// with a backup of the file as it was before compactor first touched it.
+fn register_server(cli: &Cli, ui: &mut Ui, a: &ChangeArgs) -> Result<()> {
+    let client = a.client.client();
+    let ServerChange {
+        path,
+        old,
+        new,
+        had,
+        server,
+    } = server_change(cli, a)?;
+    if old.as_deref() == Some(new.as_str()) {
+        writeln!(
+            ui.out,
+            "compactor's MCP server is already registered for {} in {}: nothing changed",
+            client.title(),
+            path.display()
+        )?;
+        return Ok(());
+    }
+    if a.dry_run {
+        print_diff(ui, &path, old.as_deref().unwrap_or(""), &new)?;
+        return Ok(());
+    }
+    let backup = backup_path(&path);
+    if let Some(text) = &old
+        && !had
+    {
+        write_atomic(&backup, text.as_bytes(), "the backup ")?;
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    write_atomic(&path, new.as_bytes(), "")?;
+    writeln!(
+        ui.out,
+        "registered compactor's MCP server for {} in {}: {}",
+        client.title(),
+        path.display(),
+        server.shown()
+    )?;
+    writeln!(
+        ui.out,
+        "  its tools: view_tool_call, search_history, task_context (they only read the store)"
+    )?;
+    if old.is_none() {
+        writeln!(ui.out, "  the file is new (uninstall removes it again)")?;
+    } else if !had {
+        writeln!(
+            ui.out,
+            "  backup of the file as it was: {}",
+            backup.display()
+        )?;
+    }
+    Ok(())
+}
+
+/// `uninstall`'s second half: the server out of the client's MCP
+/// configuration; the file is its backup again, byte for byte, when
+/// nothing else changed since install.
+fn unregister_server(ui: &mut Ui, a: &ChangeArgs) -> Result<()> {
+    let client = a.client.client();
+    let path = server_config_path(client, a.scope)?;
+    let Some(old) = read_text(&path)? else {
+        return Ok(());
+    };
+    let (removed, had) = server_edit(client, Some(&old), None).map_err(|e| {
+        hinted(
+            format!(
+                "cannot remove compactor's MCP server from {}: {e}",
+                path.display()
+            ),
+            "the file was left as it was; fix it, or move it away, and run this again",
+        )
+    })?;
+    if !had {
+        writeln!(
+            ui.out,
+            "compactor's MCP server is not registered in {}: nothing to remove",
+            path.display()
+        )?;
+        return Ok(());
+    }
+    let backup = backup_path(&path);
+    let backup_text = read_text(&backup)?;
+    let same = |a: &str, b: &str| match client {
+        Client::ClaudeCode => {
+            Settings::parse(Some(a)).ok().map(|s| s.tree)
+                == Settings::parse(Some(b)).ok().map(|s| s.tree)
+        }
+        Client::Codex => a.trim_end_matches('\n') == b.trim_end_matches('\n'),
+    };
+    let restores_backup = backup_text.as_deref().is_some_and(|b| same(b, &removed));
+    let remove_file = backup_text.is_none()
+        && same(
+            &removed,
+            match client {
+                Client::ClaudeCode => "{}",
+                Client::Codex => "",
+            },
+        );
+    let new_text = match (&backup_text, restores_backup) {
+        (Some(b), true) => b.clone(),
+        _ => removed,
+    };
+    if a.dry_run {
+        print_diff(ui, &path, &old, if remove_file { "" } else { &new_text })?;
+        return Ok(());
+    }
+    if remove_file {
+        std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
+        writeln!(
+            ui.out,
+            "removed compactor's MCP server: {} is gone, as before install",
+            path.display()
+        )?;
+        return Ok(());
+    }
+    write_atomic(&path, new_text.as_bytes(), "")?;
+    if restores_backup {
+        let _ = std::fs::remove_file(&backup);
+        writeln!(
+            ui.out,
+            "removed compactor's MCP server: {} is as it was before install",
+            path.display()
+        )?;
+    } else {
+        writeln!(
+            ui.out,
+            "removed compactor's MCP server from {}; the rest of the file is kept as it is now",
+            path.display()
+        )?;
+    }
+    Ok(())
+}
+
+/// The server's line in `status`; whether it is registered and its binary is there.
+fn server_status(ui: &mut Ui, client: Client, scope: Scope) -> Result<bool> {
+    let path = server_config_path(client, scope)?;
+    let text = match read_text(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            writeln!(
+                ui.out,
+                "  {:<22} cannot read {}: {e:#}",
+                "MCP server",
+                path.display()
+            )?;
+            return Ok(false);
+        }
+    };
+    let shown = match (client, text.as_deref()) {
+        (_, None) => None,
+        (Client::ClaudeCode, Some(t)) => Settings::parse(Some(t))
+            .ok()
+            .and_then(|s| mcp::claude_entry(&s).map(mcp::claude_entry_shown)),
+        (Client::Codex, Some(t)) => mcp::codex_entry(t).map(mcp::codex_entry_shown),
+    };
+    match shown {
+        Some(line) => {
+            writeln!(ui.out, "  {:<22} {line}", "MCP server")?;
+            writeln!(ui.out, "  {:<22} in {}", "", path.display())?;
+            Ok(true)
+        }
+        None => {
+            writeln!(
+                ui.out,
+                "  {:<22} not registered in {}: compactor hooks install {} adds it",
+                "MCP server",
+                path.display(),
+                client.name()
+            )?;
+            Ok(false)
+        }
+    }
 }
 
 /// Lines of the log that name `client`, the last `n`.

@@ -10,8 +10,10 @@ use clap::Args;
 use super::Ui;
 use super::args::format_or_auto;
 use super::progress::progress;
-use super::session_dirs::{claude_projects, codex_sessions};
-use super::target::{PROGRESS_MIN_BYTES, import_one};
+use super::session_dirs::{
+    OpencodeStores, claude_projects, codex_sessions, opencode_stores, opencode_stores_in,
+};
+use super::target::{PROGRESS_MIN_BYTES, check_import_name, import_one};
 use super::words::plural;
 use crate::cmd::exit::Outcome;
 use crate::engine::toolrules::ToolRules;
@@ -19,14 +21,15 @@ use crate::model::Format;
 use crate::store::Store;
 use crate::transcript::discover::{Pick, walk};
 use crate::transcript::ingest::{
-    FileReport, ImportStatus, IngestError, IngestOptions, ingest_bytes, ingest_file,
+    FileReport, ImportStatus, IngestError, IngestOptions, ingest_bytes, ingest_file, source_path,
 };
 
 #[derive(Debug, Args)]
 #[command(after_help = IMPORT_AFTER_HELP)]
 pub struct ImportArgs {
-    /// Transcript files or directories (walked recursively for *.jsonl and *.json);
-    /// `-` reads standard input. None: every session under the default locations.
+    /// Transcript files or directories (walked recursively for *.jsonl and *.json),
+    /// or OpenCode's opencode.db; `-` reads standard input. None: every session
+    /// under the default locations.
     #[arg(value_name = "PATH")]
     pub files: Vec<PathBuf>,
 
@@ -38,14 +41,20 @@ pub struct ImportArgs {
     #[arg(long)]
     pub codex: bool,
 
+    /// Import every OpenCode session: $OPENCODE_DB, else the opencode*.db stores in
+    /// $XDG_DATA_HOME/opencode, else ~/.local/share/opencode.
+    #[arg(long)]
+    pub opencode: bool,
+
     /// The files' format; `auto` detects it from the first lines.
     #[arg(long, default_value = "auto", value_parser = format_or_auto())]
     pub format: ::std::option::Option<Format>,
 
-    /// Task name (default: the session id in the file, else one derived from its first line).
-    /// Subagents become NAME/agent-ID.
-    #[arg(long, value_name = "NAME")]
-    pub task: Option<String>,
+    /// Import as a task of this name (default: the session id in the file, else one derived
+    /// from its first line): a new name, no existing task's id or the start of one. Subagents
+    /// become NAME/agent-ID. `--task` is an older name for it.
+    #[arg(long, alias = "task", value_name = "NAME")]
+    pub import_as: Option<String>,
 
     /// Import the valid lines of a file that has invalid ones, listing each skipped line.
     #[arg(long)]
@@ -64,11 +73,13 @@ const IMPORT_AFTER_HELP: &str = "\
 Default locations (no PATH):
   Claude Code  $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects
   Codex        $CODEX_HOME/sessions, else ~/.codex/sessions
+  OpenCode     $OPENCODE_DB, else $XDG_DATA_HOME/opencode/opencode*.db,
+               else ~/.local/share/opencode/opencode*.db (read-only, while OpenCode runs too)
 A file whose size and modification time are as at its last import is skipped unread.
 A last line still being written (no newline, not yet JSON) is left for the next import.
 
 Examples:
-  compactor import                        every Claude Code and Codex session
+  compactor import                        every Claude Code, Codex and OpenCode session
   compactor import --claude ~/agent-logs   Claude Code sessions, and a folder of logs
   cat chat.json | compactor import - --format openai-chat";
 
@@ -84,6 +95,8 @@ struct Queued {
     input: Input,
     bytes: u64,
     walked: bool,
+    /// A walk found a symbolic link that leads nowhere.
+    dangling: bool,
 }
 
 impl Queued {
@@ -92,6 +105,7 @@ impl Queued {
             input,
             bytes,
             walked: false,
+            dangling: false,
         }
     }
 
@@ -100,6 +114,18 @@ impl Queued {
             input: Input::File(f.path),
             bytes: f.bytes,
             walked: true,
+            dangling: f.dangling,
+        }
+    }
+
+    /// An OpenCode store found in its default place.
+    fn store(path: PathBuf) -> Queued {
+        let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        Queued {
+            input: Input::File(path),
+            bytes,
+            walked: true,
+            dangling: false,
         }
     }
 }
@@ -108,47 +134,102 @@ impl Queued {
 struct Location {
     what: &'static str,
     path: PathBuf,
+    /// A directory of session files walked, or OpenCode's stores.
+    kind: LocationKind,
+}
+
+enum LocationKind {
+    Walked,
+    /// `$OPENCODE_DB`'s one store.
+    Store,
+    /// OpenCode's data directory: its `opencode*.db` stores.
+    Stores,
+}
+
+impl Location {
+    fn exists(&self) -> bool {
+        match self.kind {
+            LocationKind::Walked => self.path.is_dir(),
+            LocationKind::Store => self.path.is_file(),
+            LocationKind::Stores => {
+                opencode_stores_in(&self.path).is_ok_and(|found| !found.is_empty())
+            }
+        }
+    }
+
+    /// What is missing, for the note or error.
+    fn missing(&self) -> String {
+        match self.kind {
+            LocationKind::Stores => self.path.join("opencode.db").display().to_string(),
+            _ => self.path.display().to_string(),
+        }
+    }
 }
 
 /// The inputs the arguments name, directories walked, in order.
 fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<Queued>, bool)> {
     let mut out = Vec::new();
     let mut discovered = false;
-    let defaults = args.files.is_empty() || args.claude || args.codex;
+    let defaults = args.files.is_empty() || args.claude || args.codex || args.opencode;
     if defaults {
-        let both = !args.claude && !args.codex;
+        let all = !args.claude && !args.codex && !args.opencode;
         let mut locations = Vec::new();
-        if both || args.claude {
+        if all || args.claude {
             locations.extend(claude_projects().map(|path| Location {
                 what: "Claude Code",
                 path,
+                kind: LocationKind::Walked,
             }));
         }
-        if both || args.codex {
+        if all || args.codex {
             locations.extend(codex_sessions().map(|path| Location {
                 what: "Codex",
                 path,
+                kind: LocationKind::Walked,
+            }));
+        }
+        if all || args.opencode {
+            locations.extend(opencode_stores().map(|stores| match stores {
+                OpencodeStores::File(path) => Location {
+                    what: "OpenCode",
+                    path,
+                    kind: LocationKind::Store,
+                },
+                OpencodeStores::Dir(path) => Location {
+                    what: "OpenCode",
+                    path,
+                    kind: LocationKind::Stores,
+                },
             }));
         }
         let mut any = false;
         for l in &locations {
-            if !l.path.is_dir() {
-                if !both {
+            if !l.exists() {
+                if !all {
                     anyhow::bail!(hinted_missing(l));
                 }
                 ui.note(format!(
                     "no {} sessions: {} does not exist",
                     l.what,
-                    l.path.display()
+                    l.missing()
                 ));
                 continue;
             }
             any = true;
             discovered = true;
-            for f in walk(&l.path, Pick::Jsonl)
-                .with_context(|| format!("cannot read the {} sessions", l.what))?
-            {
-                out.push(Queued::walked(f));
+            let cannot = || format!("cannot read the {} sessions", l.what);
+            match l.kind {
+                LocationKind::Walked => {
+                    for f in walk(&l.path, Pick::Jsonl).with_context(cannot)? {
+                        out.push(Queued::walked(f));
+                    }
+                }
+                LocationKind::Store => out.push(Queued::store(l.path.clone())),
+                LocationKind::Stores => {
+                    for path in opencode_stores_in(&l.path).with_context(cannot)? {
+                        out.push(Queued::store(path));
+                    }
+                }
             }
         }
         if !any && args.files.is_empty() {
@@ -157,11 +238,11 @@ fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<Queued>, bool)> {
                     "no sessions found: {} does not exist",
                     locations
                         .iter()
-                        .map(|l| l.path.display().to_string())
+                        .map(Location::missing)
                         .collect::<Vec<_>>()
                         .join(" nor ")
                 ),
-                "name a file or directory to import, or set CLAUDE_CONFIG_DIR or CODEX_HOME",
+                "name a file or directory to import, or set CLAUDE_CONFIG_DIR, CODEX_HOME or XDG_DATA_HOME",
             ));
         }
     }
@@ -189,15 +270,13 @@ fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<Queued>, bool)> {
 
 fn hinted_missing(l: &Location) -> anyhow::Error {
     super::errors::hinted(
-        format!(
-            "no {} sessions: {} does not exist",
-            l.what,
-            l.path.display()
-        ),
-        if l.what == "Codex" {
-            "set CODEX_HOME to the Codex home directory"
-        } else {
-            "set CLAUDE_CONFIG_DIR to the Claude Code configuration directory"
+        format!("no {} sessions: {} does not exist", l.what, l.missing()),
+        match l.what {
+            "Codex" => "set CODEX_HOME to the Codex home directory",
+            "OpenCode" => {
+                "set XDG_DATA_HOME to the directory holding opencode/, or OPENCODE_DB to OpenCode's store"
+            }
+            _ => "set CLAUDE_CONFIG_DIR to the Claude Code configuration directory",
         },
     )
 }
@@ -214,7 +293,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome>
 fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome> {
     let opts = IngestOptions {
         format: args.format,
-        task: args.task.clone(),
+        task: args.import_as.clone(),
         skip_invalid: args.skip_invalid,
         rules: load_rules(args.tool_rules.as_deref())?,
     };
@@ -227,8 +306,22 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
     {
         anyhow::bail!("`-` (standard input) can be named only once");
     }
-    if args.task.is_some() && inputs.len() > 1 {
-        ui.note("note: --task names every file's task the same; files are appended to it in order");
+    if let Some(name) = &args.import_as {
+        // Importing the same inputs under the same name again is a no-op.
+        let sources: Vec<String> = inputs
+            .iter()
+            .map(|q| match &q.input {
+                Input::File(p) => source_path(p).display().to_string(),
+                Input::Stdin => String::new(),
+            })
+            .collect();
+        let stdin = inputs.iter().any(|q| matches!(q.input, Input::Stdin));
+        check_import_name(store, name, &sources, stdin)?;
+        if inputs.len() > 1 {
+            ui.note(
+                "note: --import-as names every file's task the same; files are appended to it in order",
+            );
+        }
     }
     if let [Queued { input, .. }] = inputs.as_slice()
         && !discovered
@@ -256,6 +349,11 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
         let (input, bytes) = (&q.input, &q.bytes);
         if let Some(b) = &bar {
             b.set_message(format!("{}/{} files", i, inputs.len()));
+        }
+        if let (true, Input::File(p)) = (q.dangling, input) {
+            // A stale link (its session deleted) is no transcript to import.
+            not_transcripts.push(p.display().to_string());
+            continue;
         }
         let result = match input {
             Input::File(path) => ingest_file(store, path, &opts, &mut |n| {
@@ -368,7 +466,7 @@ fn skipped_note(paths: &[String]) -> String {
         _ => "are not transcripts",
     };
     format!(
-        "note: skipped {} that {verb} (no transcript format in the first lines; import one by name to see why): {names}",
+        "note: skipped {} that {verb} (no transcript format in the first lines, or a link that leads nowhere; import one by name to see why): {names}",
         plural(paths.len() as u64, "file")
     )
 }
@@ -442,12 +540,18 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
         )?;
         return Ok(());
     }
+    // A database source counts the parts it read, a line format its lines.
+    let unit = if r.format == Format::Opencode.as_str() {
+        "part"
+    } else {
+        "line"
+    };
     writeln!(
         ui.out,
         "{} ({}): {}, {} added to {}",
         r.path,
         r.format,
-        plural(r.lines, "line"),
+        plural(r.lines, unit),
         r.added(),
         plural(r.tasks.len(), "task")
     )?;
@@ -479,7 +583,7 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
                 .iter()
                 .map(|c| {
                     let v = |s: &str| crate::cmd::visible::visible_line(s).into_owned();
-                    format!("{} {} (line {})", v(&c.name), v(&c.id), c.line)
+                    format!("{} {} ({unit} {})", v(&c.name), v(&c.id), c.line)
                 })
                 .collect();
             writeln!(
@@ -504,13 +608,20 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
         skipped.push(format!("{} invalid", r.skipped_lines.len()));
     }
     if !skipped.is_empty() {
-        writeln!(ui.out, "  lines skipped: {}", skipped.join(", "))?;
+        writeln!(ui.out, "  {unit}s skipped: {}", skipped.join(", "))?;
     }
     if r.incomplete_lines > 0 {
         writeln!(
             ui.out,
             "  {} at the end, left for later",
-            plural(r.incomplete_lines, "incomplete line")
+            plural(
+                r.incomplete_lines,
+                if unit == "part" {
+                    "unfinished message"
+                } else {
+                    "incomplete line"
+                }
+            )
         )?;
     }
     Ok(())

@@ -16,6 +16,7 @@ pub mod hook;
 pub mod hook_log;
 pub mod hooks;
 pub mod import;
+pub mod mcp;
 pub mod preflight_step;
 pub mod probe;
 pub mod progress;
@@ -23,7 +24,9 @@ pub mod proxy;
 pub mod replay;
 pub mod report;
 pub mod reset;
+pub mod run;
 pub mod runs;
+pub mod self_command;
 pub mod session_dirs;
 pub mod show;
 mod storefault;
@@ -33,6 +36,7 @@ pub mod sweep;
 pub mod target;
 pub mod tasks;
 pub mod titles;
+pub mod tool_call;
 mod verify_forwarded;
 pub mod visible;
 pub mod watch;
@@ -114,6 +118,8 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Sweep(args) if !args.merge.is_empty() => sweep::merge(ui, args),
         Command::Sweep(args) => sweep::run(&mut open_store(cli)?, ui, args),
         Command::Proxy(args) => proxy::run(&mut open_store(cli)?, ui, args),
+        Command::Mcp(args) => mcp::run(db_location(cli)?, ui, args),
+        Command::Run(args) => run::run(cli, ui, args),
         Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
         Command::Check(args) => check::run(ui, args, db_location(cli).ok()),
         Command::Hooks(args) => hooks::run(cli, ui, args),
@@ -150,24 +156,29 @@ fn open_store(cli: &Cli) -> Result<Store> {
 }
 
 /// Whether a command may create the store: `import` and `proxy` (which
-/// record), and a command given a transcript FILE (it imports it first).
+/// record), and a command given a transcript FILE that is there (it imports
+/// it first; an argument that names no file can only name a task).
 /// Every other command only reads what was imported, so a store that is not
 /// there is a wrong path, never a new empty store.
 fn creates_store(command: &Command) -> bool {
     match command {
         Command::Import(_) | Command::Proxy(_) => true,
-        Command::Preflight(a) | Command::Step(a) => a.run.source.file.is_some(),
-        Command::Replay(a) => a.run.source.file.is_some(),
-        Command::Probe(a) => a.run.source.file.is_some(),
-        Command::Compact(a) => a.run.source.file.is_some(),
-        Command::Report(a) => a.run.source.file.is_some(),
         Command::Sweep(a) => a.imports(),
-        Command::Show(a) => show::file_and_address(a).0.is_some(),
-        Command::Watch(a) => a
-            .target
-            .as_deref()
-            .is_some_and(|t| std::path::Path::new(t).is_file()),
-        _ => false,
+        _ => positional(command).is_some_and(|p| target::names_a_path(p) && !p.is_dir()),
+    }
+}
+
+/// The FILE|TASK argument of a command that takes one, as it reads it.
+fn positional(command: &Command) -> Option<&std::path::Path> {
+    match command {
+        Command::Preflight(a) | Command::Step(a) => a.run.source.file.as_deref(),
+        Command::Replay(a) => a.run.source.file.as_deref(),
+        Command::Probe(a) => a.run.source.file.as_deref(),
+        Command::Compact(a) => a.run.source.file.as_deref(),
+        Command::Report(a) => a.run.source.file.as_deref(),
+        Command::Show(a) => show::file_and_address(a).0,
+        Command::Watch(a) => a.target.as_deref().map(std::path::Path::new),
+        _ => None,
     }
 }
 

@@ -108,6 +108,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
         record,
         index,
         calls,
+        ..
     } = args.run.replayable(store, ui, "replay")?;
     let run_prices = prices_for(ui, &args.prices, record.as_ref())?;
     let to = args.to.unwrap_or(calls);
@@ -400,7 +401,11 @@ fn header(
         style::DIM,
         "BEFORE, AFTER, RAW_TOKENS: predicted prompt tokens (recorded usage − removed + added, estimates scaled; basis and ratio in --json); RECORDED: the transcript's usage; CACHE_*: estimated tokens",
     )?;
-    let columns = " CALL  TURN   BEFORE →    AFTER  RECORDED  STATUS        TIERS                                SHRUNK DROP FOLDED  CACHE_READ CACHE_WRITE   RAW_TOKENS  VIEW";
+    let columns = format!(
+        " CALL  TURN   BEFORE →    AFTER  RECORDED  STATUS        {:<w$} SHRUNK DROP FOLDED  CACHE_READ CACHE_WRITE   RAW_TOKENS  VIEW",
+        "TIERS",
+        w = tiers_width()
+    );
     let probe_columns = if probes {
         "            CRIT    ALL"
     } else {
@@ -410,8 +415,19 @@ fn header(
     Ok(())
 }
 
+/// The TIERS column's width: the longest list one call can fire (④ never
+/// follows a fold by ②, so shrink, breakthrough_shrink, breakthrough_floor).
+fn tiers_width() -> usize {
+    Tier::list(&[
+        Tier::Shrink,
+        Tier::BreakthroughShrink,
+        Tier::BreakthroughFloor,
+    ])
+    .len()
+}
+
 fn print_row(ui: &mut Ui, r: &StepRow, score: Option<&CallScore>) -> Result<()> {
-    let tiers = format!("{:<36}", Tier::list(&r.tiers_fired));
+    let tiers = format!("{:<w$}", Tier::list(&r.tiers_fired), w = tiers_width());
     let tiers = if r.tiers_fired.is_empty() {
         tiers
     } else {

@@ -80,7 +80,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
             Ok(())
         },
     )?;
-    let source = match &args.run.source.file {
+    let source = match &r.file {
         // The file name only: no machine path reaches the page.
         Some(f) => f
             .file_name()

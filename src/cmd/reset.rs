@@ -16,13 +16,18 @@ use crate::store::{Forgotten, Store, StoreError};
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  compactor reset 7f3c                       forget every profile's state of a task\n  compactor reset 7f3c --profile 9a1b         one profile's only"
+    group = clap::ArgGroup::new("which").args(["task", "task_flag"]).required(true),
+    after_help = "Examples:\n  compactor reset 7f3c                       forget every profile's state of a task\n  compactor reset --task 7f3c --profile 9a1b  one profile's only"
 )]
 pub struct ResetArgs {
     /// The task whose compaction state to forget: its id or a unique prefix of it
-    /// (`compactor tasks` lists them).
+    /// (`compactor tasks` lists them). Named here or with --task; never `latest` by default.
     #[arg(value_name = "TASK")]
-    pub task: String,
+    pub task: Option<String>,
+
+    /// The task, as every command takes it.
+    #[arg(long = "task", value_name = "TASK")]
+    pub task_flag: Option<String>,
 
     /// Forget only this profile's state: its id or a unique prefix, as
     /// `compactor show --task TASK compacted` lists them (`legacy` for state
@@ -36,7 +41,12 @@ pub struct ResetArgs {
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ResetArgs) -> Result<Outcome> {
-    let task = &find_task(store, &args.task, None)?;
+    let name = args
+        .task
+        .as_deref()
+        .or(args.task_flag.as_deref())
+        .ok_or_else(|| anyhow::anyhow!("name the task whose compaction state to forget"))?;
+    let task = &find_task(store, name, None)?;
     let profile = match &args.profile {
         None => None,
         Some(p) => {

@@ -12,6 +12,7 @@ use super::Ui;
 use super::args::TaskSource;
 use super::errors::hinted;
 use super::target::resolve_task;
+use super::tool_call::ToolCall;
 use super::words::plural;
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self};
@@ -19,9 +20,8 @@ use crate::cmd::visible::{visible, visible_line};
 use crate::engine::entries::Entry;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::parts::{PartBody, reconstruct};
-use crate::model::{Block, Kind};
 use crate::store::{Store, StoredMessage};
-use crate::view::text::{block_text, tool_content_text};
+use crate::view::text::block_text;
 
 #[derive(Debug, Args)]
 #[command(
@@ -32,7 +32,7 @@ pub struct ShowArgs {
     pub source: TaskSource,
 
     /// What to show: `tool:ID` (a tool call's raw input and output; a unique
-    /// prefix of the id is enough), `N` (one message by seq), `A..B` (seq A up
+    /// prefix of the id is enough; a shrunk form's `view_tool_call("ID")` too), `N` (one message by seq), `A..B` (seq A up
     /// to, not including, B), `turn:N`, `step:N`, a part address (`text:HASH`,
     /// `reasoning:HASH`), a stored summary (`cov:HASH`, a prefix is enough), or
     /// `compacted` (what the compaction store holds). Default: the whole task.
@@ -106,6 +106,15 @@ fn address_syntax(s: &str) -> Option<Address> {
         nonempty(id)?;
         return Some(Address::Tool(id.to_string()));
     }
+    // A shrunk form's pointer, pasted whole: `view_tool_call("toolu_01A")`.
+    if let Some(quoted) = s
+        .strip_prefix("view_tool_call(")
+        .and_then(|r| r.strip_suffix(')'))
+    {
+        let id: String = serde_json::from_str(quoted).ok()?;
+        nonempty(&id)?;
+        return Some(Address::Tool(id));
+    }
     if let Some(n) = s.strip_prefix("turn:") {
         return n.parse().ok().map(Address::Turn);
     }
@@ -147,6 +156,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
     let source = TaskSource {
         file: file.map(std::path::Path::to_path_buf),
         task: args.source.task.clone(),
+        import_as: args.source.import_as.clone(),
         project: args.source.project.clone(),
         input_format: args.source.input_format,
     };
@@ -449,133 +459,25 @@ fn row_json(r: &StoredMessage) -> Value {
     })
 }
 
-/// The tool call id a prefix names: the id itself, or the one id that starts
-/// with it (as task ids take a unique prefix).
-fn tool_id<'r>(rows: &'r [StoredMessage], task: &str, prefix: &str) -> Result<&'r str> {
-    let mut ids: Vec<&str> = Vec::new();
-    for r in rows.iter().filter(|r| r.message.kind == Kind::Generation) {
-        for b in &r.message.content {
-            if let Block::ToolUse { id, .. } = b
-                && id.starts_with(prefix)
-            {
-                if id == prefix {
-                    return Ok(id);
-                }
-                if !ids.contains(&id.as_str()) {
-                    ids.push(id);
-                }
-            }
-        }
-    }
-    match ids.as_slice() {
-        [one] => Ok(one),
-        [] => bail!("no tool call {prefix} in task {task}"),
-        many => {
-            let shown: Vec<String> = many
-                .iter()
-                .take(20)
-                .map(|id| format!("  tool:{id}"))
-                .collect();
-            Err(hinted(
-                format!(
-                    "tool id prefix {prefix:?} is ambiguous: {} match\n{}{}",
-                    plural(many.len(), "tool call"),
-                    shown.join("\n"),
-                    if many.len() > 20 { "\n  ..." } else { "" }
-                ),
-                "give more of the id",
-            ))
-        }
-    }
-}
-
 fn show_tool(store: &Store, ui: &mut Ui, task: &str, id: &str, json_out: bool) -> Result<Outcome> {
-    let reader = store.reader();
     let superseded = superseded_rows(store, task)?;
-    let rows: Vec<StoredMessage> = reader
+    let rows: Vec<StoredMessage> = store
+        .reader()
         .all_messages(task)?
         .into_iter()
         .filter(|r| !superseded.contains_key(&r.seq))
         .collect();
-    let id = tool_id(&rows, task, id)?;
-    let mut call = None;
-    let mut result = None;
-    for r in &rows {
-        for b in &r.message.content {
-            match b {
-                Block::ToolUse { id: i, name, input }
-                    if i == id && r.message.kind == Kind::Generation =>
-                {
-                    call.get_or_insert((r, name.clone(), input.clone()));
-                }
-                Block::ToolResult {
-                    tool_use_id,
-                    content,
-                    is_error,
-                } if tool_use_id == id => {
-                    result.get_or_insert((r, content.clone(), *is_error));
-                }
-                _ => {}
-            }
-        }
-    }
-    let Some((call_row, name, input)) = call else {
-        bail!("no tool call {id} in task {task}");
-    };
-    let form = reader.tool_form(task, id)?;
+    let call = ToolCall::in_rows(store, task, &rows, id)?;
     if json_out {
-        let v = json!({
-            "id": id,
-            "name": name,
-            "input": input,
-            "turn": call_row.message.turn,
-            "step": call_row.message.step,
-            "line": call_row.message.line,
-            "result": result.as_ref().map(|(r, c, e)| json!({"content": c, "is_error": e, "line": r.message.line})),
-            "interrupted": result.is_none(),
-            "compacted_form": form.as_ref().map(|f| json!({"rule": f.rule, "raw_tokens": f.raw_tokens, "form_tokens": f.form_tokens, "form": f.form})),
-        });
-        ui.json_kind("tool", &v)?;
+        ui.json_kind("tool", &call.json())?;
         return Ok(Outcome::Ok);
     }
-    ui.line(
-        style::CYAN,
-        &format!(
-            "── tool call {} {} · turn {} · step {} · line {}",
-            visible_line(&name),
-            visible_line(id),
-            call_row.message.turn,
-            call_row.message.step,
-            call_row.message.line
-        ),
-    )?;
-    writeln!(
-        ui.out,
-        "input:\n{}",
-        visible(&serde_json::to_string_pretty(&input)?)
-    )?;
-    match &result {
-        Some((r, content, is_error)) => {
-            writeln!(
-                ui.out,
-                "output{} (line {}):\n{}",
-                if *is_error { " · error" } else { "" },
-                r.message.line,
-                visible(&tool_content_text(content))
-            )?;
-        }
-        None => writeln!(ui.out, "output: none recorded (the call was interrupted)")?,
-    }
-    if let Some(f) = form {
-        ui.line(
-            style::DIM,
-            &format!(
-                "compacted form: {} · {} → {}",
-                f.rule,
-                f.raw_tokens,
-                plural(f.form_tokens, "token")
-            ),
-        )?;
+    // The same bytes as the MCP server's view_tool_call, colour aside.
+    let text = call.text()?;
+    ui.line(style::CYAN, &text.header)?;
+    write!(ui.out, "{}", text.body)?;
+    if let Some(f) = &text.form {
+        ui.line(style::DIM, f)?;
     }
     Ok(Outcome::Ok)
 }
@@ -616,6 +518,11 @@ mod tests {
             Address::Tool("toolu_1".into())
         );
         assert!(parse_address(Some("tool:")).is_err());
+        assert_eq!(
+            parse_address(Some(r#"view_tool_call("toolu_1")"#)).unwrap(),
+            Address::Tool("toolu_1".into())
+        );
+        assert!(parse_address(Some(r#"view_tool_call("")"#)).is_err());
         assert_eq!(
             parse_address(Some("compacted")).unwrap(),
             Address::Compacted

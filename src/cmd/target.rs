@@ -1,16 +1,17 @@
 //! The task a command works on: a transcript FILE (imported first), `--task`
 //! or `latest`, resolved and loaded with the budget it runs under.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
 use super::Ui;
 use super::args::{RunTarget, TaskSource};
 use super::defaults::{self, RunBudget};
-use super::errors::hinted;
+use super::errors::{Hinted, hinted};
 use super::progress::progress;
 use super::summarizer::Configured;
+use super::words::plural;
 use crate::engine::CallOutput;
 use crate::engine::budget::Budget;
 use crate::engine::estimate::CharsPerToken;
@@ -20,43 +21,157 @@ use crate::session::replay::StepRow;
 use crate::session::run::{Placement, ReplayOptions, Run};
 use crate::session::settings::RunSettings;
 use crate::store::{Store, TaskInfo};
-use crate::transcript::ingest::{FileReport, IngestOptions, ingest_file};
+use crate::transcript::ingest::{FileReport, IngestOptions, ingest_file, source_path};
 
 /// The task a command works on: FILE's main task after importing it, else
-/// `--task`, else `latest` (within `--project` when given).
+/// `--task`, else `latest` (within `--project` when given). An argument
+/// that names no file is taken as `--task` takes a name.
 pub fn resolve_task(store: &mut Store, ui: &mut Ui, src: &TaskSource) -> Result<String> {
-    match &src.file {
-        Some(file) => {
-            if let Some(dir) = &src.project {
-                return Err(hinted(
-                    format!(
-                        "--project {} picks among the sessions recorded in a directory, but {} already names the task",
-                        dir.display(),
-                        file.display()
-                    ),
-                    "drop --project (alias --cwd); `compact --write-session` writes the session for another directory with --resume-dir DIR",
-                ));
-            }
-            let opts = IngestOptions {
-                format: src.input_format,
-                task: src.task.clone(),
-                ..IngestOptions::default()
-            };
-            let report = import_one(store, ui, file, &opts)?;
-            for w in &report.warnings {
-                ui.warn(format!(
-                    "{}:{}: {} (task {})",
-                    report.path, w.line, w.message, w.task
-                ));
-            }
-            match report.main_task() {
-                Some(t) => Ok(t.to_string()),
-                None => bail!("{} holds no conversation to project", file.display()),
-            }
+    resolve_source(store, ui, src).map(|(task, _)| task)
+}
+
+/// As [`resolve_task`], with the transcript file imported for it (None when
+/// a task was named).
+fn resolve_source(
+    store: &mut Store,
+    ui: &mut Ui,
+    src: &TaskSource,
+) -> Result<(String, Option<PathBuf>)> {
+    let Some(file) = &src.file else {
+        let name = src.task.as_deref().unwrap_or("latest");
+        return Ok((find_task(store, name, src.project.as_deref())?, None));
+    };
+    if !names_a_path(file) {
+        let name = file.to_string_lossy();
+        if let Some(task) = &src.task {
+            return Err(two_names(&name, task));
         }
-        None => {
-            let name = src.task.as_deref().unwrap_or("latest");
-            find_task(store, name, src.project.as_deref())
+        if src.import_as.is_some() {
+            bail!("{name}: no such file (--import-as names the task a FILE is imported as)");
+        }
+        let task = positional_task(store, &name, src.project.as_deref())?;
+        return Ok((task, None));
+    }
+    if let Some(task) = &src.task {
+        return Err(two_names(&file.display().to_string(), task));
+    }
+    if let Some(dir) = &src.project {
+        return Err(hinted(
+            format!(
+                "--project {} picks among the sessions recorded in a directory, but {} already names the task",
+                dir.display(),
+                file.display()
+            ),
+            "drop --project (alias --cwd); `compact --write-session` writes the session for another directory with --resume-dir DIR",
+        ));
+    }
+    if let Some(name) = &src.import_as {
+        check_import_name(
+            store,
+            name,
+            &[source_path(file).display().to_string()],
+            false,
+        )?;
+    }
+    let opts = IngestOptions {
+        format: src.input_format,
+        task: src.import_as.clone(),
+        ..IngestOptions::default()
+    };
+    let report = import_one(store, ui, file, &opts)?;
+    for w in &report.warnings {
+        ui.warn(format!(
+            "{}:{}: {} (task {})",
+            report.path, w.line, w.message, w.task
+        ));
+    }
+    match report.main_task() {
+        Some(t) => Ok((t.to_string(), Some(file.clone()))),
+        None => bail!("{} holds no conversation to project", file.display()),
+    }
+}
+
+/// Whether a command-line argument names something on disk (a dangling
+/// link included: importing it says what is wrong with it).
+pub fn names_a_path(arg: &Path) -> bool {
+    arg.symlink_metadata().is_ok()
+}
+
+/// The task an argument names that is no file: as `--task` takes it, or an
+/// error saying it is neither.
+pub fn positional_task(store: &Store, name: &str, project_dir: Option<&Path>) -> Result<String> {
+    find_task(store, name, project_dir).map_err(|e| match e.downcast_ref::<Hinted>() {
+        Some(h) if h.message.starts_with("unknown task") => no_file_or_task(name),
+        _ => e,
+    })
+}
+
+/// An argument that is neither a file nor a task.
+fn no_file_or_task(name: &str) -> anyhow::Error {
+    hinted(
+        format!("no file or task named {name:?}"),
+        "a FILE is imported first; a task is named by its id, a unique prefix or `latest` (also with --task ID); `compactor tasks` lists them",
+    )
+}
+
+/// FILE (or a task given as an argument) and `--task` both name the task.
+fn two_names(arg: &str, task: &str) -> anyhow::Error {
+    hinted(
+        format!("{arg} and --task {task} both name the task to work on: give one of them"),
+        "--task only picks a task already in the store; to import FILE under a name of your own, use --import-as NAME",
+    )
+}
+
+/// Refuse an import name that would change what a name already in use
+/// means: the store is append-only, so a task imported under it could never
+/// be taken back. A name is free when no task's id starts with it, apart
+/// from the tasks imported under it before from one of `sources` (their
+/// source paths: importing the same file under the same name again is a
+/// no-op; with `stdin`, any task read from standard input).
+pub fn check_import_name(store: &Store, name: &str, sources: &[String], stdin: bool) -> Result<()> {
+    let refuse = |why: String| {
+        hinted(
+            format!("cannot import as {name:?}: {why}"),
+            "pick a new name, or leave the name out to import under the session's own id",
+        )
+    };
+    if name.is_empty() || name == "latest" {
+        return Err(refuse(
+            "`latest` names the most recently active task".to_string(),
+        ));
+    }
+    if name.contains('/') {
+        return Err(refuse(
+            "`TASK/AGENT` names a task's subagent, so a name holds no `/`".to_string(),
+        ));
+    }
+    let reader = store.reader();
+    let mut clashes = Vec::new();
+    for t in reader.tasks()? {
+        let Some(rest) = t.id.strip_prefix(name) else {
+            continue;
+        };
+        let ours = (rest.is_empty() || rest.starts_with('/'))
+            && reader
+                .task_source(&t.id)?
+                .is_some_and(|s| sources.contains(&s) || (stdin && s.starts_with("stdin:")));
+        if !ours {
+            clashes.push(t.id);
+        }
+    }
+    match clashes.as_slice() {
+        [] => Ok(()),
+        [one] if one == name => Err(refuse(format!(
+            "task {name} exists already, imported from another source"
+        ))),
+        many => {
+            let shown: Vec<&str> = many.iter().take(3).map(String::as_str).collect();
+            Err(refuse(format!(
+                "it is the start of {} ({}{}), which `--task {name}` names today",
+                plural(many.len(), "task id"),
+                shown.join(", "),
+                if many.len() > 3 { ", ..." } else { "" }
+            )))
         }
     }
 }
@@ -194,6 +309,8 @@ pub struct Resolved {
     pub record: Option<TaskInfo>,
     pub index: TaskRecordIndex,
     pub calls: u32,
+    /// The transcript file imported for the run (None when a task was named).
+    pub file: Option<PathBuf>,
 }
 
 impl RunTarget {
@@ -202,11 +319,17 @@ impl RunTarget {
     /// to the task's model.
     pub fn resolve(&self, store: &mut Store, ui: &mut Ui) -> Result<Resolved> {
         defaults::precheck(&self.budget)?;
-        let task = resolve_task(store, ui, &self.source)?;
+        let (task, file) = resolve_source(store, ui, &self.source)?;
         let record = store.reader().task(&task)?;
         let run_budget = defaults::budget_for(&self.budget, record.as_ref())?;
         defaults::note_window(ui, &run_budget);
         let index = TaskRecordIndex::load(store, &task)?;
+        if !self.budget.allow_over_window {
+            defaults::refuse_below_overhead(
+                &run_budget.budget,
+                index.overhead(&CharsPerToken::default())?,
+            )?;
+        }
         let calls = index.calls();
         Ok(Resolved {
             budget: run_budget.budget,
@@ -215,6 +338,7 @@ impl RunTarget {
             record,
             index,
             calls,
+            file,
         })
     }
 

@@ -1,5 +1,6 @@
 //! `compactor tasks`: one line per task, most recently active first, each
-//! task's subagents indented under it.
+//! task's subagents indented under it, and with a session, the tasks the
+//! proxy recorded live of that session.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -12,7 +13,7 @@ use super::Ui;
 use super::titles::{cut, title_of};
 use crate::cmd::exit::Outcome;
 use crate::model::{Kind, Usage};
-use crate::store::{Store, stats_of};
+use crate::store::{ProxyActivity, Store, TaskInfo, stats_of};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -33,7 +34,8 @@ pub struct TasksArgs {
 #[derive(Serialize)]
 struct TaskRow {
     id: String,
-    /// The shortest prefix (8 characters at least) that names the task alone.
+    /// The shortest prefix (8 characters at least, after `live-` for a task
+    /// the proxy recorded) that names the task alone.
     short_id: String,
     format: String,
     parent: Option<String>,
@@ -55,17 +57,29 @@ struct TaskRow {
     interrupted_tool_calls: u64,
     orphan_tool_results: u64,
     usage: Usage,
+    /// The first and last recorded times: of its lines, and for a task the
+    /// proxy recorded, of its calls and answers.
     first_timestamp: Option<String>,
     last_timestamp: Option<String>,
+    /// For a task the proxy recorded live: the imported task of the same
+    /// client session (its session file), which the table lists it under.
+    session_task: Option<String>,
 }
 
 /// The widest the table gets without --wide.
 const WIDTH: usize = 100;
 const MIN_SHORT: usize = 8;
+/// How the id of a task the proxy recorded starts.
+const LIVE: &str = "live-";
 pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
     let reader = store.reader();
     let records = reader.tasks()?;
     let ids: Vec<&str> = records.iter().map(|t| t.id.as_str()).collect();
+    let live: BTreeMap<String, ProxyActivity> = reader
+        .proxy_activity()?
+        .into_iter()
+        .map(|a| (a.task_id.clone(), a))
+        .collect();
     let mut rows = Vec::new();
     for t in &records {
         let msgs = reader.all_messages(&t.id)?;
@@ -93,8 +107,17 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
             interrupted_tool_calls: st.interrupted_tool_calls,
             orphan_tool_results: st.orphan_tool_results,
             usage: st.usage,
-            first_timestamp: st.first_timestamp,
-            last_timestamp: st.last_timestamp,
+            first_timestamp: earliest(
+                st.first_timestamp,
+                live.get(&t.id).and_then(|a| a.first.clone()),
+            ),
+            last_timestamp: std::cmp::max(
+                st.last_timestamp,
+                live.get(&t.id).and_then(|a| a.last.clone()),
+            ),
+            session_task: live
+                .get(&t.id)
+                .and_then(|a| session_task(a.session_id.as_deref()?, &records, &live)),
         });
     }
     if args.json {
@@ -125,38 +148,100 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-/// Top-level tasks, most recently active first (then by id); each followed
-/// by its subagents, in the same order. A subagent whose parent is not
-/// stored is listed as a top-level task.
-fn by_activity(rows: &[TaskRow]) -> Vec<(&TaskRow, bool)> {
-    let key = |r: &TaskRow| (std::cmp::Reverse(r.last_timestamp.clone()), r.id.clone());
-    let present: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
-    let mut children: BTreeMap<&str, Vec<&TaskRow>> = BTreeMap::new();
-    let mut top = Vec::new();
-    for r in rows {
-        match r.parent.as_deref().filter(|p| present.contains(p)) {
-            Some(p) => children.entry(p).or_default().push(r),
-            None => top.push(r),
-        }
+/// The earlier of two optional times (None only when both are).
+fn earliest(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
     }
-    top.sort_by_key(|r| key(r));
-    let mut out = Vec::new();
-    for r in top {
-        out.push((r, false));
-        if let Some(kids) = children.get_mut(r.id.as_str()) {
-            kids.sort_by_key(|r| key(r));
-            out.extend(kids.iter().map(|k| (*k, true)));
+}
+
+/// The imported task a live conversation of client session `session`
+/// records: a top-level task that is not live, named by that session (its
+/// id, else its session id; the first by id).
+fn session_task(
+    session: &str,
+    records: &[TaskInfo],
+    live: &BTreeMap<String, ProxyActivity>,
+) -> Option<String> {
+    let imported = |t: &&TaskInfo| t.parent_id.is_none() && !live.contains_key(&t.id);
+    records
+        .iter()
+        .filter(imported)
+        .find(|t| t.id == session)
+        .or_else(|| {
+            records
+                .iter()
+                .filter(imported)
+                .find(|t| t.session_id.as_deref() == Some(session))
+        })
+        .map(|t| t.id.clone())
+}
+
+/// One line per conversation, most recently active first (then by id): a
+/// top-level task, followed by what it is listed with, in the same order:
+/// its subagents, and the tasks the proxy recorded live for its session
+/// (with theirs). A task whose parent is not stored is listed at the top.
+/// A conversation is as recent as its latest line, call or answer.
+fn by_activity<'a>(rows: &'a [TaskRow]) -> Vec<(&'a TaskRow, bool)> {
+    let key = |r: &TaskRow| (std::cmp::Reverse(r.last_timestamp.clone()), r.id.clone());
+    let by_id: BTreeMap<&str, &TaskRow> = rows.iter().map(|r| (r.id.as_str(), r)).collect();
+    let up = |r: &'a TaskRow| -> Option<&'a TaskRow> {
+        [&r.parent, &r.session_task]
+            .into_iter()
+            .find_map(|p| by_id.get(p.as_deref()?).copied())
+    };
+    // Each row's top-level task: up and up again (a cycle, which no import
+    // writes, ends where it closes).
+    let top_of = |r: &'a TaskRow| -> &'a TaskRow {
+        let mut top = r;
+        for _ in 0..rows.len() {
+            match up(top) {
+                Some(p) if p.id != r.id => top = p,
+                _ => break,
+            }
         }
+        top
+    };
+    let mut groups: BTreeMap<&str, Vec<&TaskRow>> = BTreeMap::new();
+    for r in rows {
+        groups.entry(top_of(r).id.as_str()).or_default().push(r);
+    }
+    let mut tops: Vec<(&TaskRow, Vec<&TaskRow>)> = groups
+        .into_iter()
+        .map(|(id, mut members)| {
+            members.retain(|m| m.id != id);
+            members.sort_by_key(|r| key(r));
+            (by_id[id], members)
+        })
+        .collect();
+    let latest = |(top, members): &(&TaskRow, Vec<&TaskRow>)| {
+        members
+            .iter()
+            .map(|m| m.last_timestamp.clone())
+            .fold(top.last_timestamp.clone(), std::cmp::max)
+    };
+    tops.sort_by_key(|g| (std::cmp::Reverse(latest(g)), g.0.id.clone()));
+    let mut out = Vec::new();
+    for (top, members) in tops {
+        out.push((top, false));
+        out.extend(members.into_iter().map(|m| (m, true)));
     }
     out
 }
 
-/// The shortest prefix of `id`, at least 8 characters, that is a prefix of no
-/// other task id except the task's own subagents (`id/…`), which a prefix
-/// naming the task does not make ambiguous.
+/// The shortest prefix of `id`, at least 8 characters (after `live-` for a
+/// task the proxy recorded: 13 in all, as the proxy prints it), that is a
+/// prefix of no other task id except the task's own subagents (`id/…`),
+/// which a prefix naming the task does not make ambiguous.
 fn short_id(id: &str, all: &[&str]) -> String {
     let chars: Vec<(usize, char)> = id.char_indices().collect();
-    for n in MIN_SHORT..chars.len() {
+    let min = if id.starts_with(LIVE) {
+        LIVE.len() + MIN_SHORT
+    } else {
+        MIN_SHORT
+    };
+    for n in min..chars.len() {
         let prefix = &id[..chars[n].0];
         let clash = all.iter().any(|other| {
             *other != id && other.starts_with(prefix) && !other.starts_with(&format!("{id}/"))
@@ -263,8 +348,12 @@ fn narrow(ui: &mut Ui, rows: &[(&TaskRow, bool)]) -> Result<()> {
     bold_line(ui, &header)?;
     for (r, sub) in rows {
         let (id, title) = if *sub {
-            // A subagent: its own part of the id leads the title.
-            let own = r.id.rsplit('/').next().unwrap_or(&r.id);
+            // A subagent: its own part of the id leads the title; a task
+            // recorded live, its short id.
+            let own = match r.id.rsplit_once('/') {
+                Some((_, own)) => own,
+                None => &r.short_id,
+            };
             let t = match &r.title {
                 Some(t) => format!("└ {own}: {t}"),
                 None => format!("└ {own}"),
@@ -400,6 +489,9 @@ mod tests {
         assert_eq!(short_id("7f3c9a2e-aaaa", &all), "7f3c9a2e-a");
         assert_eq!(short_id("c2e8d4a1-9f3b", &all), "c2e8d4a1");
         assert_eq!(short_id("proj", &all), "proj");
+        let live = ["live-3f2a8c1d9e0b4a77", "live-3f2a8c1d00000000"];
+        assert_eq!(short_id(live[0], &live), "live-3f2a8c1d9");
+        assert_eq!(short_id("live-0123456789abcdef", &live), "live-01234567");
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! `compactor watch [TASK|FILE]`: follow a session file as it is written.
+//! `compactor watch [FILE|TASK]`: follow a session file as it is written.
 //!
 //! The file is polled: each look imports what was added (a no-op when its
 //! size and modification time did not change; a half-written last line is
@@ -6,12 +6,15 @@
 //! row `replay` gives it. One replay runs for the whole watch, on a scratch
 //! copy of the task, its driver kept from look to look and handed the grown
 //! record, so each call is run once and carries the state the calls before
-//! it left, as a live engine would. Each import is one transaction, so Ctrl-C
-//! (the default signal action) leaves the store as it was after the last
-//! whole import, never half of one.
+//! it left, as a live engine would. Ctrl-C ends the watch as it ends the
+//! proxy: the import or call under way is finished (an import is one
+//! transaction, so the store is never left with half of one), `stopped` is
+//! printed on stderr and the status is 0; a second Ctrl-C ends it at once.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -23,7 +26,7 @@ use super::args::format_or_auto;
 use super::defaults;
 use super::summarizer::Configured;
 use super::summarizer::summarizer_of;
-use super::target::find_task;
+use super::target::{find_task, positional_task};
 use crate::cmd::exit::Outcome;
 use crate::engine::estimate::{CharsPerToken, Estimator};
 use crate::model::Format;
@@ -38,14 +41,18 @@ use crate::transcript::ingest::{IngestOptions, ingest_file};
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Examples:
-  compactor watch                                   follow the latest session
   compactor watch --project . --window 200000       the latest session of this project
+  compactor watch --task c64c                       a task's session file, named by a prefix
   compactor watch session.jsonl --json --until-idle 30")]
 pub struct WatchArgs {
     /// A transcript file to follow, or a task (its id, a unique prefix, `latest`) whose
     /// file to follow. Default: `latest`.
-    #[arg(value_name = "TASK|FILE")]
+    #[arg(value_name = "FILE|TASK")]
     pub target: Option<String>,
+
+    /// The task whose file to follow: its id, a unique prefix of it, or `latest`.
+    #[arg(long, value_name = "TASK", conflicts_with = "target")]
+    pub task: Option<String>,
 
     /// Pick among the sessions recorded in this project directory: `latest` and prefixes
     /// look only there. `--cwd` is an older name for it.
@@ -90,10 +97,14 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &WatchArgs) -> Result<Outcome> 
         announced: false,
         followed: None,
     };
+    let ctrl_c = on_ctrl_c();
     let mut last_change = Instant::now();
     loop {
-        if watch.look(store, ui)? {
-            last_change = Instant::now();
+        match watch.look(store, ui) {
+            Ok(true) => last_change = Instant::now(),
+            Ok(false) => {}
+            Err(e) if e.is::<Stopped>() => return stopped(ui),
+            Err(e) => return Err(e),
         }
         if let Some(idle) = idle
             && last_change.elapsed() >= idle
@@ -101,8 +112,94 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &WatchArgs) -> Result<Outcome> 
             watch.finish(store, ui)?;
             return Ok(Outcome::Ok);
         }
-        std::thread::sleep(interval);
+        match ctrl_c.recv_timeout(interval) {
+            Ok(()) => return stopped(ui),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            // No handler could be installed: Ctrl-C keeps its default action.
+            Err(mpsc::RecvTimeoutError::Disconnected) => std::thread::sleep(interval),
+        }
     }
+}
+
+/// Set once Ctrl-C is pressed: the watch ends at its next safe point.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// The watch was stopped by Ctrl-C.
+#[derive(Debug)]
+struct Stopped;
+
+impl std::fmt::Display for Stopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("stopped")
+    }
+}
+
+impl std::error::Error for Stopped {}
+
+/// The end of a watch stopped by Ctrl-C, as every long-running command ends
+/// (`proxy` too, see `exit.rs`): what was printed stays, `stopped` on
+/// stderr, exit status 0.
+fn stopped(ui: &mut Ui) -> Result<Outcome> {
+    ui.out.flush()?;
+    ui.note("stopped");
+    Ok(Outcome::Ok)
+}
+
+/// Catch Ctrl-C (SIGINT): the first one asks the watch to stop once the
+/// import or call under way is done (an import is one transaction, and a
+/// reported call is whole), and is sent on the channel; a second one ends
+/// the process at once, with the status of a process killed by it (130).
+/// The handler is installed before this returns.
+fn on_ctrl_c() -> mpsc::Receiver<()> {
+    let (tx, rx) = mpsc::channel();
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+    else {
+        return rx;
+    };
+    let installed = {
+        let _in = runtime.enter();
+        interrupts()
+    };
+    let Ok(mut interrupts) = installed else {
+        return rx;
+    };
+    std::thread::spawn(move || {
+        runtime.block_on(async {
+            if interrupts.next().await {
+                STOP.store(true, Ordering::SeqCst);
+                let _ = tx.send(());
+            }
+            if interrupts.next().await {
+                std::process::exit(130);
+            }
+        })
+    });
+    rx
+}
+
+/// SIGINT (Ctrl-C on Windows) as a stream, registered when made.
+struct Interrupts {
+    #[cfg(unix)]
+    signal: tokio::signal::unix::Signal,
+    #[cfg(windows)]
+    signal: tokio::signal::windows::CtrlC,
+}
+
+impl Interrupts {
+    /// The next interrupt; false when none can come any more.
+    async fn next(&mut self) -> bool {
+        self.signal.recv().await.is_some()
+    }
+}
+
+fn interrupts() -> std::io::Result<Interrupts> {
+    #[cfg(unix)]
+    let signal = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+    #[cfg(windows)]
+    let signal = tokio::signal::windows::ctrl_c()?;
+    Ok(Interrupts { signal })
 }
 
 /// A watch between two looks at its file.
@@ -154,10 +251,13 @@ impl<'a> Watch<'a> {
         let Some(task) = &self.task else {
             return Ok(());
         };
-        if !self.announced {
-            ui.note(format!("watching {} (task {task})", self.path.display()));
-            self.announced = true;
-        }
+        // Said once, after a budget the session cannot run under is refused.
+        let mut announce = |ui: &mut Ui| {
+            if !self.announced {
+                ui.note(format!("watching {} (task {task})", self.path.display()));
+                self.announced = true;
+            }
+        };
         let f = match &mut self.followed {
             Some(f) => {
                 f.catch_up(store)?;
@@ -166,10 +266,18 @@ impl<'a> Watch<'a> {
             None => {
                 let index = TaskRecordIndex::load(store, task)?;
                 if ready(&index, all) == 0 {
+                    announce(ui);
                     return Ok(());
                 }
                 // As replay resolves it, now that the session names its model.
                 let budget = defaults::budget_for(self.flags, store.reader().task(task)?.as_ref())?;
+                if !self.flags.allow_over_window {
+                    defaults::refuse_below_overhead(
+                        &budget.budget,
+                        index.overhead(self.estimator)?,
+                    )?;
+                }
+                announce(ui);
                 defaults::note_window(ui, &budget);
                 let settings = RunSettings::new(budget.budget, self.estimator, self.summarizer);
                 self.followed
@@ -239,6 +347,9 @@ impl<'a> Followed<'a> {
         };
         let reported = &mut self.reported;
         self.run.replay(store, &opts, |row, _| -> Result<()> {
+            if STOP.load(Ordering::SeqCst) {
+                return Err(Stopped.into());
+            }
             if json {
                 ui.json_kind("replay_call", row)?;
             } else {
@@ -270,17 +381,23 @@ fn has_a_line(path: &Path) -> Result<bool> {
 
 /// The file to follow, and its task when already known.
 fn target(store: &Store, args: &WatchArgs) -> Result<(PathBuf, Option<String>)> {
-    if let Some(t) = &args.target {
-        let p = Path::new(t);
-        if p.is_file() {
-            return Ok((p.to_path_buf(), None));
+    let task = match (&args.target, &args.task) {
+        (Some(t), _) => {
+            let p = Path::new(t);
+            if p.is_file() {
+                return Ok((p.to_path_buf(), None));
+            }
+            if p.is_dir() {
+                bail!("{t} is a directory; expected a transcript file or a task");
+            }
+            positional_task(store, t, args.project.as_deref())?
         }
-        if p.is_dir() {
-            bail!("{t} is a directory; expected a transcript file or a task");
-        }
-    }
-    let name = args.target.as_deref().unwrap_or("latest");
-    let task = find_task(store, name, args.project.as_deref())?;
+        (None, name) => find_task(
+            store,
+            name.as_deref().unwrap_or("latest"),
+            args.project.as_deref(),
+        )?,
+    };
     let source = store
         .reader()
         .task_source(&task)?

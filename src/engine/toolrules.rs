@@ -146,13 +146,13 @@ impl ToolRules {
             return None;
         }
         let rule = self.rule_for(name, input);
-        let pointer = format!("tool:{tool_call_id}");
+        let call = recovery_call(tool_call_id);
         let (new_input, new_content) = match rule {
             Rule::Keep => return None,
             Rule::Drop => (None, ToolContent::Text(String::new())),
             _ => (
-                compact_input(rule, input, &pointer),
-                compact_content(rule, content, &pointer),
+                compact_input(rule, input, &call),
+                compact_content(rule, content, &call),
             ),
         };
         let form_tokens = call_tokens(est, name, new_input.as_ref().unwrap_or(input), &new_content);
@@ -174,9 +174,21 @@ impl ToolRules {
             form: Value::Object(form),
             raw_tokens,
             form_tokens,
-            pointer,
+            pointer: format!("tool:{tool_call_id}"),
         })
     }
+}
+
+/// The pointer a shrunk form carries, as a model calls it back:
+/// `view_tool_call("toolu_01A")` (the id quoted as a JSON string). The
+/// bytes are the same whether or not a client has compactor's MCP server,
+/// so views stay deterministic; `compactor show tool:ID` resolves the same
+/// id offline.
+pub fn recovery_call(tool_call_id: &str) -> String {
+    format!(
+        "view_tool_call({})",
+        serde_json::to_string(tool_call_id).expect("a string serialises")
+    )
 }
 
 /// A tool call's stored compacted form and its recovery pointer (a row of
@@ -191,7 +203,9 @@ pub struct ToolForm {
     pub form: Value,
     pub raw_tokens: u64,
     pub form_tokens: u64,
-    /// Where the raw input and output can be read back: `tool:<id>`.
+    /// Where the raw input and output can be read back offline: `tool:<id>`
+    /// (`compactor show`'s address; the form's text carries
+    /// [`recovery_call`], the same id as a model calls it back).
     pub pointer: String,
 }
 
@@ -305,7 +319,7 @@ fn compact_content(rule: &Rule, content: &ToolContent, pointer: &str) -> ToolCon
                 .map(|b| match b {
                     Block::Text { text: t } => Block::Text { text: text(t) },
                     Block::Image { .. } => Block::Text {
-                        text: format!("[image elided; full output: {pointer}]"),
+                        text: format!("[image elided; {pointer} returns the full output]"),
                     },
                     other => other.clone(),
                 })
@@ -377,7 +391,7 @@ pub(crate) fn head_tail_lines(s: &str, head: usize, tail: usize, pointer: &str) 
     let mut out = String::with_capacity(head_end + (s.len() - tail_start) + 64 + pointer.len());
     out.push_str(&s[..head_end]);
     out.push_str(&format!(
-        "\n[… {elided} of {lines} lines elided; full text: {pointer}]\n"
+        "\n[… {elided} of {lines} lines elided; {pointer} returns them]\n"
     ));
     out.push_str(&s[tail_start..]);
     out
@@ -391,7 +405,7 @@ pub(crate) fn top_entries(s: &str, n: usize, pointer: &str) -> String {
     }
     let mut out = entries[..n].join("\n");
     out.push_str(&format!(
-        "\n[… {} more of {} entries; full list: {pointer}]",
+        "\n[… {} more of {} entries; {pointer} returns the full list]",
         entries.len() - n,
         entries.len()
     ));
@@ -410,7 +424,7 @@ pub(crate) fn head_tail_chars(s: &str, head: usize, tail: usize, pointer: &str) 
         .nth(total - tail)
         .map_or(s.len(), |(i, _)| i);
     format!(
-        "{}\n[… {} of {total} characters elided; full text: {pointer}]\n{}",
+        "{}\n[… {} of {total} characters elided; {pointer} returns them]\n{}",
         &s[..head_end],
         total - head - tail,
         &s[tail_start..]

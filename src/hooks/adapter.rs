@@ -8,6 +8,7 @@ use crate::model::{Block, Format, Kind, Message};
 use crate::session::record::TaskRecordIndex;
 use crate::store::{CompactionHalf, Store, StoreError};
 use crate::transcript::ingest::{IngestError, IngestOptions, ingest_file};
+use crate::transcript::{ParseOptions, parse_bytes};
 
 use super::Client;
 
@@ -19,9 +20,23 @@ pub enum AdapterError {
     Store(#[from] StoreError),
     #[error("the transcript {0} holds no conversation yet")]
     NoTask(String),
+    #[error("cannot read the transcript {0}")]
+    Read(String, #[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
-/// A session's record after the hook imported it.
+impl AdapterError {
+    /// The store stayed busy (another process writing) past the wait allowed.
+    pub fn is_busy(&self) -> bool {
+        match self {
+            AdapterError::Import(_, e) => e.is_busy(),
+            AdapterError::Store(e) => e.is_busy(),
+            AdapterError::NoTask(_) | AdapterError::Read(..) => false,
+        }
+    }
+}
+
+/// A session's record after the hook imported it (or, when the store is
+/// busy, as its transcript alone holds it).
 pub struct Session {
     pub task: String,
     /// Model calls recorded so far: the compaction follows the last of them.
@@ -60,6 +75,47 @@ pub fn import_session(
         calls: index.calls(),
         rows: index.all_rows()?,
         task,
+    })
+}
+
+/// The session as its transcript alone holds it, nothing stored: what a
+/// hook answers from when the store stays busy. `name` names it when the
+/// transcript names no session.
+pub fn read_session(
+    transcript: &Path,
+    client: Client,
+    name: &str,
+) -> Result<Session, AdapterError> {
+    let shown = transcript.display().to_string();
+    let bytes =
+        std::fs::read(transcript).map_err(|e| AdapterError::Read(shown.clone(), e.into()))?;
+    let opts = ParseOptions {
+        format: Some(format_of(client)),
+        skip_invalid: false,
+    };
+    let parsed = parse_bytes(&bytes, &opts)
+        .map_err(|e| AdapterError::Read(shown.clone(), e.to_string().into()))?;
+    let main = parsed
+        .tasks
+        .into_iter()
+        .find(|t| t.key.is_empty())
+        .filter(|t| !t.messages.is_empty())
+        .ok_or(AdapterError::NoTask(shown))?;
+    let calls = main
+        .messages
+        .iter()
+        .filter(|m| m.kind == Kind::Generation)
+        .map(|m| m.step)
+        .max()
+        .unwrap_or(0);
+    Ok(Session {
+        task: main
+            .meta
+            .session_id
+            .clone()
+            .unwrap_or_else(|| name.to_string()),
+        calls,
+        rows: main.messages,
     })
 }
 

@@ -28,6 +28,7 @@ pub mod adapter;
 pub(crate) mod compare;
 pub mod context;
 pub mod json;
+pub mod mcp;
 pub mod settings;
 
 /// The client a hook runs for.
@@ -142,3 +143,9 @@ impl HookEvent {
 /// a line in the log); `COMPACTOR_HOOK_TIMEOUT` overrides it. Shorter than
 /// the client's own timeout in the entry, so the hook stops cleanly first.
 pub const DEADLINE_SECS: u64 = 45;
+
+/// Seconds a hook waits, in all, for a store another process is writing;
+/// `COMPACTOR_HOOK_STORE_WAIT` overrides it. The client waits for the hook,
+/// so past this the hook answers from the transcript alone and logs what it
+/// skipped (the next import catches up).
+pub const STORE_WAIT_SECS: u64 = 2;

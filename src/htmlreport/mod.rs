@@ -211,6 +211,12 @@ fn composition_section(out: &mut String, c: &Collected) {
     let _ = write!(
         out,
         "<section id=\"composition\">\n<h2><span class=\"n\">2</span> What fills the window</h2>\n\
+         <p class=\"lede\">Two figures, two measures. The bar and the table count each part of the call's view \
+         with the estimator (characters ÷ 4), the system prompt and tools as measured: the <i>estimated total</i>. \
+         The tokens <i>after compaction</i> are the engine's prediction for the same view, the one the trigger and stop \
+         are compared with: the provider's recorded usage at the call before, plus what the history added and \
+         minus what the view left out, each estimate scaled by the ratio of recorded to estimated tokens. \
+         They differ by the estimator's error.</p>\n\
          <div class=\"picker\"><label for=\"call\">call</label> \
          <input type=\"range\" id=\"call-range\" min=\"1\" max=\"{n}\" value=\"{n}\" aria-label=\"call\"> \
          <input type=\"number\" id=\"call\" min=\"1\" max=\"{n}\" value=\"{n}\"> <span id=\"comp-title\">{}</span></div>\n\
@@ -242,8 +248,12 @@ fn composition_section(out: &mut String, c: &Collected) {
     }
     let _ = writeln!(
         out,
-        "</tbody><tfoot><tr><td>total (estimated)</td><td class=\"num\" id=\"segs-total\">{}</td><td></td></tr></tfoot></table>",
-        thousands(total)
+        "</tbody><tfoot><tr><td>estimated total</td><td class=\"num\" id=\"segs-total\">{}</td><td></td></tr>\
+         <tr><td>predicted after compaction</td><td class=\"num\" id=\"segs-predicted\">{}</td><td></td></tr></tfoot></table>",
+        thousands(total),
+        c.last
+            .as_ref()
+            .map_or_else(String::new, |r| thousands(r.tokens_after))
     );
     out.push_str(
         "<h3>The largest tool outputs</h3>\n<table class=\"tools\"><thead><tr>\

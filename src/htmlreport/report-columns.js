@@ -47,6 +47,7 @@
       rows[j].className = c[j] ? "" : "zero";
     }
     document.getElementById("segs-total").textContent = fmt(total);
+    document.getElementById("segs-predicted").textContent = fmt(D.after[i]);
     title.textContent = span(i) + " · turn " + D.turn[i] + " · " + fmt(D.after[i]) + " tokens after compaction" +
       (D.tiers[i] ? " · " + D.tiers[i].split(",").join(", ") : "");
   }

@@ -72,6 +72,7 @@
       rows[i].className = c[i] ? "" : "zero";
     }
     document.getElementById("segs-total").textContent = fmt(total);
+    document.getElementById("segs-predicted").textContent = fmt(D.after[k - 1]);
     title.textContent = "turn " + D.turn[k - 1] + " · " + fmt(D.after[k - 1]) + " tokens after compaction" +
       (D.tiers[k - 1] ? " · " + D.tiers[k - 1].split(",").join(", ") : "");
   }

@@ -77,6 +77,9 @@ pub enum Kind {
     /// A system prompt (OpenAI `system` messages, an Anthropic request's `system`).
     /// Views carry no system prompt: its size is part of the measured overhead.
     System,
+    /// What the client noted beside the conversation and no model was sent
+    /// (OpenCode's patch parts, files attached by reference, agent mentions).
+    Note,
 }
 
 impl Kind {
@@ -94,6 +97,7 @@ impl Kind {
             Kind::CompactBoundary => "compact_boundary",
             Kind::Usage => "usage",
             Kind::System => "system",
+            Kind::Note => "note",
         }
     }
 
@@ -111,6 +115,7 @@ impl Kind {
             "compact_boundary" => Kind::CompactBoundary,
             "usage" => Kind::Usage,
             "system" => Kind::System,
+            "note" => Kind::Note,
             _ => return None,
         })
     }
@@ -302,6 +307,8 @@ pub enum Format {
     Codex,
     OpenaiChat,
     Anthropic,
+    /// OpenCode's SQLite store (`opencode.db`), not a line format.
+    Opencode,
 }
 
 impl Format {
@@ -311,6 +318,7 @@ impl Format {
             Format::Codex => "codex",
             Format::OpenaiChat => "openai-chat",
             Format::Anthropic => "anthropic",
+            Format::Opencode => "opencode",
         }
     }
 
@@ -320,6 +328,7 @@ impl Format {
             "codex" => Format::Codex,
             "openai-chat" => Format::OpenaiChat,
             "anthropic" => Format::Anthropic,
+            "opencode" => Format::Opencode,
             _ => return None,
         })
     }
@@ -369,6 +378,7 @@ mod tests {
             Kind::CompactBoundary,
             Kind::Usage,
             Kind::System,
+            Kind::Note,
         ] {
             assert_eq!(Kind::parse(k.as_str()), Some(k));
         }

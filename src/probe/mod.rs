@@ -20,7 +20,8 @@
 //! A probe is judged only on views after its source. It passes when its
 //! expected text (whitespace-normalised, controls stripped) is in the view;
 //! a tool-derived probe that is not is `recoverable` when the view still
-//! carries its call's recovery pointer (`tool:<id>`), else `lost`.
+//! carries its call's recovery pointer (`view_tool_call("<id>")`, as a
+//! shrunk form writes it), else `lost`.
 
 mod cache;
 mod pass;
@@ -42,6 +43,7 @@ use crate::engine::ladder::unwrap_envelope;
 use crate::engine::lexicon::{DECISION_MARKERS, find_marker, rule_marker, words};
 use crate::engine::parts::{Side, block_address};
 use crate::engine::toolfacts::{error_excerpt, naming_line, strings_of, written_paths};
+use crate::engine::toolrules::recovery_call;
 use crate::engine::{Status, Tier};
 use crate::model::{Block, Kind, Message, Role, ToolContent};
 use crate::view::View;
@@ -109,7 +111,8 @@ pub(crate) struct Probe {
     /// Index of the source row in the task's record (views after it judge it).
     #[serde(skip)]
     pub row: usize,
-    /// For tool-derived probes: the recovery pointer of the call.
+    /// For tool-derived probes: the recovery pointer of the call, as a
+    /// shrunk form carries it (`view_tool_call("<id>")`).
     #[serde(skip)]
     pub pointer: Option<String>,
     /// Other texts that count as the same fact: a deliverable's path with
@@ -328,7 +331,7 @@ fn tool_probe(category: Category, expected: String, id: &str, row: usize, line: 
         source: format!("tool:{id}"),
         line,
         row,
-        pointer: Some(format!("tool:{id}")),
+        pointer: Some(recovery_call(id)),
         also: Vec::new(),
     }
 }
@@ -745,7 +748,8 @@ fn judge_with(p: &Probe, view_text: &str, has: impl Fn(&str) -> bool) -> Verdict
     }
 }
 
-/// The pointer occurs as a whole token (`tool:a` is not in `tool:ab`).
+/// The pointer occurs as a whole token (`tool:a` is not in `tool:ab`; a
+/// pointer that ends in `)`, as a shrunk form's does, is whole wherever it occurs).
 pub(crate) fn carries(text: &str, pointer: &str) -> bool {
     text.match_indices(pointer)
         .any(|(at, _)| ends_token(&text[at + pointer.len()..]))

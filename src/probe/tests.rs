@@ -184,9 +184,9 @@ fn a_compacted_tool_output_with_its_pointer_is_recoverable_and_a_dropped_one_is_
         .iter()
         .find(|p| p.category == Category::Error)
         .unwrap();
-    let shrunk = view_of(&["[… 40 of 60 lines elided; full text: tool:c2]"]);
+    let shrunk = view_of(&["[… 40 of 60 lines elided; view_tool_call(\"c2\") returns them]"]);
     assert_eq!(judge(error, &view_text(&shrunk)), Verdict::Recoverable);
-    let other = view_of(&["[… full text: tool:c22]"]);
+    let other = view_of(&["[… view_tool_call(\"c22\") returns them]"]);
     assert_eq!(judge(error, &view_text(&other)), Verdict::Lost);
     let dropped = view_of(&[SHELL_TEXT]);
     assert_eq!(judge(error, &view_text(&dropped)), Verdict::Lost);

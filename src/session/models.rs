@@ -401,8 +401,12 @@ mod tests {
     #[test]
     fn openai_charges_no_cache_write_premium_and_anthropic_does() {
         for e in &ModelTable::built_in().entries {
-            let openai = e.models.iter().all(|n| n.starts_with("gpt-"));
-            if openai {
+            // OpenAI's (`gpt-*`, the `o` reasoning models) and DeepSeek's.
+            let no_premium = e
+                .models
+                .iter()
+                .all(|n| n.starts_with("gpt-") || n.starts_with('o') || n.starts_with("deepseek-"));
+            if no_premium {
                 assert_eq!(e.prices.cache_write, e.prices.input, "{:?}", e.models);
             } else {
                 assert!(e.prices.cache_write > e.prices.input, "{:?}", e.models);
@@ -411,6 +415,52 @@ mod tests {
             assert!(e.prices.output > e.prices.input, "{:?}", e.models);
             assert!(e.window_1m.is_none_or(|w| w > e.window), "{:?}", e.models);
         }
+    }
+
+    #[test]
+    fn common_chat_completions_models_are_in_the_table_under_their_routers_names() {
+        let t = ModelTable::built_in();
+        // What an OpenAI-compatible client names them: plain, dated, or with
+        // the provider path a router (OpenRouter) puts before them.
+        for (model, window, input, read, output) in [
+            ("gpt-4.1-mini", 1_014_808, "0.4", "0.1", "1.6"),
+            ("openai/gpt-4.1-nano", 1_014_808, "0.1", "0.025", "0.4"),
+            ("gpt-4o-2024-08-06", 111_616, "2.5", "1.25", "10"),
+            ("o3-2025-04-16", 100_000, "2", "0.5", "8"),
+            ("openai/o4-mini", 100_000, "1.1", "0.275", "4.4"),
+            ("o3-mini", 100_000, "1.1", "0.55", "4.4"),
+            ("gpt-5-nano", 272_000, "0.05", "0.005", "0.4"),
+            ("deepseek-chat", 128_000, "0.28", "0.028", "0.42"),
+            (
+                "deepseek/deepseek-reasoner",
+                128_000,
+                "0.28",
+                "0.028",
+                "0.42",
+            ),
+        ] {
+            let (w, from) = t.window(Some(model), None);
+            assert_eq!(w, window, "{model}");
+            assert!(matches!(from, WindowFrom::Model(_)), "{model}: {from:?}");
+            let (p, _) = t.prices(Some(model), None);
+            assert_eq!(p.input, input.parse::<Micros>().unwrap(), "{model}");
+            assert_eq!(p.cache_read, read.parse::<Micros>().unwrap(), "{model}");
+            assert_eq!(p.output, output.parse::<Micros>().unwrap(), "{model}");
+        }
+        // A model the table does not know is handled as before: the default
+        // window and prices, said so.
+        let (w, from) = t.window(Some("qwen/qwen3-coder"), None);
+        assert_eq!(
+            (w, from),
+            (
+                200_000,
+                WindowFrom::Unknown(Some("qwen/qwen3-coder".into()))
+            )
+        );
+        assert_eq!(
+            t.prices(Some("llama-3.3-70b-instruct"), None).0,
+            t.default_prices
+        );
     }
 
     #[test]

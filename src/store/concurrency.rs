@@ -16,13 +16,22 @@ fn is_busy(e: &rusqlite::Error) -> bool {
     )
 }
 
-/// Run `f`, retrying while the store is busy, for up to [`BUSY_WAIT`].
-pub fn retry_busy<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+/// Whether an error is the store being busy: another process holds the
+/// lock it needs.
+pub fn is_busy_error(e: &rusqlite::Error) -> bool {
+    is_busy(e)
+}
+
+/// Run `f`, retrying while the store is busy, for up to `wait`.
+pub fn retry_busy<T>(
+    wait: Duration,
+    mut f: impl FnMut() -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
     let start = Instant::now();
     let mut pause = Duration::from_millis(2);
     loop {
         match f() {
-            Err(e) if is_busy(&e) && start.elapsed() < BUSY_WAIT => {
+            Err(e) if is_busy(&e) && start.elapsed() < wait => {
                 std::thread::sleep(pause);
                 pause = (pause * 2).min(Duration::from_millis(100));
             }
@@ -31,9 +40,10 @@ pub fn retry_busy<T>(mut f: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Re
     }
 }
 
-/// Put the store in WAL mode (a no-op when it already is).
-pub fn set_wal(conn: &Connection) -> rusqlite::Result<()> {
-    retry_busy(|| {
+/// Put the store in WAL mode (a no-op when it already is), waiting up to
+/// `wait` for a busy store.
+pub fn set_wal(conn: &Connection, wait: Duration) -> rusqlite::Result<()> {
+    retry_busy(wait, || {
         conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get::<_, String>(0))
             .map(|_| ())
     })

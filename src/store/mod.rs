@@ -22,7 +22,9 @@ use std::sync::Arc;
 use rusqlite::Connection;
 
 pub(crate) use client_compaction::{ClientCompaction, CompactionHalf};
-pub(crate) use proxy::{ProxyCall, ProxyConversation, ProxyResponse, ProxySuperseded};
+pub(crate) use proxy::{
+    ProxyActivity, ProxyCall, ProxyConversation, ProxyResponse, ProxySuperseded,
+};
 pub use raw::decode_content;
 pub(crate) use raw::{
     AppendOutcome, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH, RowEncoder, RowHead, StoredMessage,
@@ -48,7 +50,12 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0009_carried_history.sql"),
     include_str!("migrations/0010_client_compaction.sql"),
     include_str!("migrations/0011_proxy.sql"),
-    include_str!("migrations/0012_proxy_superseded.sql"),
+    // Versions 12 and 13 were reserved for changes that took later numbers;
+    // stores made then are at 14 already, so the two stay, empty.
+    include_str!("migrations/0012_reserved.sql"),
+    include_str!("migrations/0013_reserved.sql"),
+    include_str!("migrations/0014_proxy_times.sql"),
+    include_str!("migrations/0015_proxy_superseded.sql"),
 ];
 
 /// The page size of a store this build creates (bytes). An import writes
@@ -119,6 +126,17 @@ impl StoreError {
     pub fn is_internal(&self) -> bool {
         matches!(self, StoreError::Sql(_) | StoreError::Corrupt(_))
     }
+
+    /// The store stayed busy: another process held the lock it needed for
+    /// longer than the wait allowed.
+    pub fn is_busy(&self) -> bool {
+        match self {
+            StoreError::Sql(e) | StoreError::Open { source: e, .. } => {
+                concurrency::is_busy_error(e)
+            }
+            _ => false,
+        }
+    }
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -178,6 +196,13 @@ static NEXT_INSTANCE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU6
 impl Store {
     /// Open (creating if needed) and migrate the store.
     pub fn open(location: &DbLocation) -> Result<Store> {
+        Store::open_waiting(location, concurrency::BUSY_WAIT)
+    }
+
+    /// As [`Store::open`], waiting at most `busy_wait` whenever the store is
+    /// busy (another process holds the lock a step needs), here and in
+    /// every later transaction (see [`Store::set_busy_wait`]).
+    pub fn open_waiting(location: &DbLocation, busy_wait: std::time::Duration) -> Result<Store> {
         let path_str = location.display();
         let conn = match location {
             DbLocation::Memory => Connection::open_in_memory(),
@@ -199,7 +224,7 @@ impl Store {
             path: path_str.clone(),
             source,
         })?;
-        Store::with_connection(conn, location)
+        Store::with_connection(conn, location, busy_wait)
     }
 
     /// A private store in SQLite's temporary database (an empty file name):
@@ -215,13 +240,17 @@ impl Store {
             source,
         })?;
         conn.pragma_update(None, "temp_store", "FILE")?;
-        Store::with_connection(conn, &location)
+        Store::with_connection(conn, &location, concurrency::BUSY_WAIT)
     }
 
     /// The store over an open connection to `location`, migrated.
-    fn with_connection(conn: Connection, location: &DbLocation) -> Result<Store> {
+    fn with_connection(
+        conn: Connection,
+        location: &DbLocation,
+        busy_wait: std::time::Duration,
+    ) -> Result<Store> {
         let path_str = location.display();
-        conn.busy_timeout(concurrency::BUSY_WAIT)?;
+        conn.busy_timeout(busy_wait)?;
         if matches!(location, DbLocation::File(_)) {
             // A brand-new file gets larger pages: transcript rows run to
             // kilobytes, and 4 KB pages spread one over a chain of overflow
@@ -230,7 +259,7 @@ impl Store {
             conn.pragma_update(None, "page_size", NEW_STORE_PAGE_SIZE)?;
             // WAL: readers never block the writer; NORMAL sync is durable across
             // process crashes, which is what interruption tests exercise.
-            concurrency::set_wal(&conn).map_err(|source| StoreError::Open {
+            concurrency::set_wal(&conn, busy_wait).map_err(|source| StoreError::Open {
                 path: path_str.clone(),
                 source,
             })?;
@@ -244,6 +273,12 @@ impl Store {
         };
         store.migrate()?;
         Ok(store)
+    }
+
+    /// Wait at most `wait` whenever the store is busy from now on.
+    pub fn set_busy_wait(&self, wait: std::time::Duration) -> Result<()> {
+        self.conn.busy_timeout(wait)?;
+        Ok(())
     }
 
     pub fn open_memory() -> Result<Store> {

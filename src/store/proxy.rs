@@ -52,6 +52,22 @@ pub struct ProxyResponse {
     pub outcome: String,
 }
 
+/// The time a row is written, as transcripts stamp their lines
+/// (`2026-12-01T00:16:44.767Z`): SQLite's clock, so the stamp is taken in
+/// the row's own statement. A live conversation's times are its activity
+/// (`tasks`, `latest`); no view reads them.
+const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
+/// A live task's activity: its first and last recorded times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProxyActivity {
+    pub task_id: String,
+    /// The session the client named (its requests' session id).
+    pub session_id: Option<String>,
+    pub first: Option<String>,
+    pub last: Option<String>,
+}
+
 /// A recorded answer that a client's retry of the same request superseded:
 /// it stays in the record, out of the history views are derived from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,12 +114,14 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// Record a forwarded request, stamped with the time it was recorded:
+    /// when the proxy received it (it records a call before forwarding it).
     pub fn put_proxy_call(&self, c: &ProxyCall) -> Result<()> {
         self.tx
-            .prepare_cached(
-                "INSERT INTO proxy_call (task_id, attempt, call, rows, profile, view_hash, report)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?
+            .prepare_cached(&format!(
+                "INSERT INTO proxy_call (task_id, attempt, call, rows, profile, view_hash, report, received_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, {NOW})"
+            ))?
             .execute(params![
                 c.task_id,
                 c.attempt as i64,
@@ -130,11 +148,12 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// Record how a forwarded request ended, stamped with the time it did.
     pub fn put_proxy_response(&self, r: &ProxyResponse) -> Result<()> {
         self.tx
-            .prepare_cached(
-                "INSERT INTO proxy_response (task_id, attempt, status, outcome) VALUES (?1, ?2, ?3, ?4)",
-            )?
+            .prepare_cached(&format!(
+                "INSERT INTO proxy_response (task_id, attempt, status, outcome, answered_at) VALUES (?1, ?2, ?3, ?4, {NOW})"
+            ))?
             .execute(params![r.task_id, r.attempt as i64, r.status, r.outcome])?;
         Ok(())
     }
@@ -176,6 +195,27 @@ impl Reader<'_> {
                 conversation,
             )
             .optional()?)
+    }
+
+    /// Every live task, by id: its session and when it was first and last
+    /// active (a call received, an answer ended).
+    pub fn proxy_activity(&self) -> Result<Vec<ProxyActivity>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT c.task_id, c.session_id, min(t.at), max(t.at) FROM proxy_conversation c
+             LEFT JOIN (SELECT task_id, received_at AS at FROM proxy_call
+                        UNION ALL SELECT task_id, answered_at FROM proxy_response) t
+               ON t.task_id = c.task_id
+             GROUP BY c.task_id ORDER BY c.task_id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok(ProxyActivity {
+                task_id: r.get(0)?,
+                session_id: r.get(1)?,
+                first: r.get(2)?,
+                last: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Every forwarded request of `task`, in the order forwarded.
@@ -336,6 +376,19 @@ mod tests {
         assert_eq!(r.proxy_calls("live-1").unwrap(), vec![call]);
         assert_eq!(r.proxy_last_attempt("live-1").unwrap(), 1);
         assert_eq!(r.proxy_responses("live-1").unwrap()[0].status, Some(200));
+        // Both were stamped with the time they were written.
+        let a = &r.proxy_activity().unwrap()[0];
+        assert_eq!(
+            (a.task_id.as_str(), a.session_id.as_deref()),
+            ("live-1", Some("s"))
+        );
+        let (first, last) = (a.first.clone().unwrap(), a.last.clone().unwrap());
+        assert!(first <= last, "{first} {last}");
+        assert_eq!(
+            (first.len(), &first[10..11], &first[23..]),
+            (24, "T", "Z"),
+            "{first}"
+        );
         for sql in [
             "UPDATE proxy_call SET view_hash = 'x'",
             "DELETE FROM proxy_conversation",

@@ -60,6 +60,19 @@ impl Reader<'_> {
         Ok(())
     }
 
+    /// Every (task, tool call id) of any task whose form's id starts with
+    /// `prefix`, ordered by task then id: where a compacted form's pointer
+    /// leads, whichever session it came from.
+    pub fn tool_form_ids_starting(&self, prefix: &str) -> Result<Vec<(String, String)>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT task_id, tool_call_id FROM task_tool_compaction
+              WHERE substr(tool_call_id, 1, length(?1)) = ?1
+              ORDER BY task_id, tool_call_id",
+        )?;
+        let rows = stmt.query_map([prefix], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Every form of a task, by tool call id.
     pub fn tool_forms(&self, task_id: &str) -> Result<HashMap<String, ToolForm>> {
         let mut stmt = self.conn.prepare_cached(&format!(

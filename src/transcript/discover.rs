@@ -29,6 +29,9 @@ impl Pick {
 pub(crate) struct Found {
     pub path: PathBuf,
     pub bytes: u64,
+    /// A symbolic link that leads nowhere (a session deleted, a stale link):
+    /// a walk skips it as it skips a file that is no transcript.
+    pub dangling: bool,
 }
 
 /// Every transcript file under `dir`, recursively, in a fixed order.
@@ -61,14 +64,22 @@ fn walk_into(dir: &Path, pick: Pick, out: &mut Vec<Found>) -> io::Result<()> {
             continue;
         }
         // A symbolic link counts when it leads to a regular file; one that
-        // leads nowhere is kept, so its import says what is wrong with it.
+        // leads nowhere is kept, marked, for the walk's note to name.
         match std::fs::metadata(&path) {
             Ok(m) if m.is_file() => out.push(Found {
                 path,
                 bytes: m.len(),
+                dangling: false,
             }),
             Ok(_) => {}
-            Err(_) => out.push(Found { path, bytes: 0 }),
+            Err(e) => {
+                let dangling = e.kind() == io::ErrorKind::NotFound && kind.is_symlink();
+                out.push(Found {
+                    path,
+                    bytes: 0,
+                    dangling,
+                })
+            }
         }
     }
     for d in dirs {
@@ -130,6 +141,32 @@ mod tests {
         assert!(
             !all.iter()
                 .any(|p| p.contains("hidden") || p.ends_with(".txt"))
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_that_leads_nowhere_is_marked_dangling() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("a.jsonl"), b"{}\n").unwrap();
+        std::os::unix::fs::symlink(root.join("gone.jsonl"), root.join("b.jsonl")).unwrap();
+        std::os::unix::fs::symlink(root.join("a.jsonl"), root.join("c.jsonl")).unwrap();
+        let found = walk(root, Pick::Jsonl).unwrap();
+        let marks: Vec<(String, bool)> = found
+            .iter()
+            .map(|f| {
+                let name = f.path.file_name().unwrap().to_string_lossy().into_owned();
+                (name, f.dangling)
+            })
+            .collect();
+        assert_eq!(
+            marks,
+            [
+                ("a.jsonl".to_string(), false),
+                ("b.jsonl".to_string(), true),
+                ("c.jsonl".to_string(), false)
+            ]
         );
     }
 

@@ -24,6 +24,7 @@ use crate::transcript::{
     self, Digest, LineError, OpenToolCall, ParseOptions, ParsedFile, TaskBuilder, TaskSet, Warning,
 };
 
+mod database;
 mod forms;
 
 use forms::{FormMinter, Minted, put_forms};
@@ -54,13 +55,20 @@ pub enum IngestError {
         #[source]
         source: StoreError,
     },
+    /// A database source (OpenCode's store) or one of its rows is not what
+    /// was expected.
+    #[error("{path}: {error}")]
+    Row {
+        path: String,
+        error: crate::transcript::opencode::RowError,
+    },
 }
 
 impl crate::model::Hint for IngestError {
     fn hint(&self) -> Option<&str> {
         match self {
             IngestError::Parse { error, .. } => error.hint,
-            IngestError::Io { .. } | IngestError::Store { .. } => None,
+            IngestError::Io { .. } | IngestError::Store { .. } | IngestError::Row { .. } => None,
         }
     }
 }
@@ -72,6 +80,11 @@ impl IngestError {
     /// a bad line.
     pub fn is_not_a_transcript(&self) -> bool {
         matches!(self, IngestError::Parse { error, .. } if error.format_unknown)
+    }
+
+    /// The store stayed busy (another process writing) past the wait allowed.
+    pub fn is_busy(&self) -> bool {
+        matches!(self, IngestError::Store { source, .. } if source.is_busy())
     }
 }
 
@@ -178,6 +191,12 @@ pub fn ingest_file(
     };
     let canonical = source_path(path).display().to_string();
     let meta = regular_file(path).map_err(io_err)?;
+    // OpenCode's sessions are an SQLite database, read as one.
+    if opts.format.is_none_or(|f| f == Format::Opencode)
+        && (opts.format.is_some() || transcript::opencode::is_sqlite(path).map_err(io_err)?)
+    {
+        return database::ingest_opencode(store, path, &canonical, &shown, opts, progress);
+    }
     // Taken before reading: a file that grows while it is read has another
     // size next time, so it is read again.
     let stat = mtime_ns(&meta).map(|m| (meta.len(), m));

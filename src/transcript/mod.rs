@@ -16,6 +16,7 @@ pub(crate) mod discover;
 mod idtable;
 pub(crate) mod ingest;
 pub(crate) mod openai_chat;
+pub(crate) mod opencode;
 pub(crate) mod reader;
 mod tokens;
 mod typed;
@@ -65,6 +66,14 @@ impl LineError {
             message: message.into(),
             hint: None,
             format_unknown: false,
+        }
+    }
+
+    /// This error with `hint`, unless it has one already.
+    pub fn or_hint(self, hint: &'static str) -> LineError {
+        LineError {
+            hint: self.hint.or(Some(hint)),
+            ..self
         }
     }
 
@@ -212,6 +221,7 @@ pub(crate) const fn expected_line(format: Format) -> &'static str {
         Format::Anthropic => {
             "one Anthropic message object per line ({\"role\":\"user\"|\"assistant\",\"content\"})"
         }
+        Format::Opencode => "OpenCode's SQLite database (opencode.db), not lines",
     }
 }
 
@@ -234,6 +244,31 @@ pub fn importer_for(format: Format) -> Box<dyn Importer> {
         Format::Codex => Box::new(codex::CodexImporter::default()),
         Format::OpenaiChat => Box::new(openai_chat::OpenAiChatImporter::default()),
         Format::Anthropic => Box::new(anthropic::AnthropicImporter::default()),
+        Format::Opencode => Box::new(NotLines(format)),
+    }
+}
+
+/// The importer of a format that is no lines (OpenCode's database): given
+/// lines anyway (standard input, `--format` on another file), it says where
+/// the format is read from.
+struct NotLines(Format);
+
+impl Importer for NotLines {
+    fn format(&self) -> Format {
+        self.0
+    }
+
+    fn line(&mut self, line: u64, _text: &str, _tasks: &mut TaskSet) -> LineResult {
+        Err(LineError {
+            hint: Some(
+                "import OpenCode's database by its path: compactor import ~/.local/share/opencode/opencode.db",
+            ),
+            ..LineError::new(line, 1, format!("expected {}", expected_line(self.0)))
+        })
+    }
+
+    fn document(&mut self, _value: Value, tasks: &mut TaskSet) -> Result<(), LineError> {
+        self.line(1, "", tasks).map(drop)
     }
 }
 

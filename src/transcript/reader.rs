@@ -462,10 +462,14 @@ fn feed(
             *counts.unknown.entry(t).or_insert(0) += 1
         }
         Err(e) if opts.skip_invalid => counts.skipped.push(e),
-        Err(e) => return Err(e),
+        Err(e) => return Err(e.or_hint(SKIP_INVALID_HINT)),
     }
     Ok(())
 }
+
+/// What to do about one bad line of a transcript whose format is known.
+pub(crate) const SKIP_INVALID_HINT: &str =
+    "`compactor import --skip-invalid FILE` imports the other lines and lists each skipped one";
 
 /// A last line still being written: no newline yet, and not a whole JSON
 /// value. Only the last line of a file can lack its newline.

@@ -52,7 +52,8 @@ impl Vendor {
     pub fn of(format: Format) -> Vendor {
         match format {
             Format::ClaudeCode | Format::Anthropic => Vendor::Anthropic,
-            Format::Codex | Format::OpenaiChat => Vendor::OpenAi,
+            // OpenCode's reasoning carries no signature an Anthropic API would take.
+            Format::Codex | Format::OpenaiChat | Format::Opencode => Vendor::OpenAi,
         }
     }
 }
@@ -328,8 +329,11 @@ fn blocks_json(blocks: &[Block]) -> Value {
     serde_json::to_value(blocks).expect("blocks serialise")
 }
 
-/// The Codex rollout for an (adapted) view: `session_meta`, then a `compacted`
-/// item whose `replacement_history` is the whole view as Responses-API items.
+/// The Codex rollout for an (adapted) view: `session_meta`, a `turn_context`
+/// naming the model when one is known (as Codex writes one before every
+/// call: re-imported, the session keeps its model, its window and prices),
+/// then a `compacted` item whose `replacement_history` is the whole view as
+/// Responses-API items.
 pub fn codex_session(view: &View, p: &SessionParams) -> Vec<u8> {
     let mut meta = json!({
         "timestamp": p.timestamp,
@@ -346,15 +350,33 @@ pub fn codex_session(view: &View, p: &SessionParams) -> Vec<u8> {
     if let Some(branch) = p.git_branch {
         meta["payload"]["git"] = json!({"branch": branch});
     }
-    let compacted = json!({
+    let mut lines = vec![meta];
+    if let Some(model) = p.model {
+        // The fields every Codex version's `turn_context` carries; the model
+        // is what an import reads of it, the policies are the most
+        // restrictive (the resume tests run the pinned Codex over such a
+        // file).
+        lines.push(json!({
+            "timestamp": p.timestamp,
+            "type": "turn_context",
+            "payload": {
+                "cwd": p.cwd,
+                "approval_policy": "never",
+                "sandbox_policy": {"type": "read-only"},
+                "model": model,
+                "summary": "auto",
+            },
+        }));
+    }
+    lines.push(json!({
         "timestamp": p.timestamp,
         "type": "compacted",
         "payload": {
             "message": summary_text(view).unwrap_or(""),
             "replacement_history": responses_items(view),
         },
-    });
-    jsonl(&[meta, compacted])
+    }));
+    jsonl(&lines)
 }
 
 /// The line Codex keeps a session's name in: its `session_index.jsonl`

@@ -183,6 +183,66 @@ fn a_walk_skips_what_is_not_a_transcript_in_one_note() {
     }
 }
 
+/// What a newcomer hit: one stale link under `~/.claude/projects` (its
+/// session deleted) failed every bare `compactor import` with exit 2.
+#[cfg(unix)]
+#[test]
+fn a_link_that_leads_nowhere_is_skipped_with_the_same_note() {
+    let env = TestEnv::new();
+    let home = fake_home(&env);
+    let project = home.join(".claude/projects/-home-dev-projects-tally");
+    std::os::unix::fs::symlink(
+        project.join("deleted-session.jsonl"),
+        project.join("stale-link.jsonl"),
+    )
+    .unwrap();
+    let run = env.run(&["import"]);
+    run.success();
+    let stale = project.join("stale-link.jsonl").display().to_string();
+    let notes: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("note: skipped"))
+        .collect();
+    assert_eq!(
+        notes,
+        [env
+            .redact(&format!(
+                "note: skipped 1 file that is not a transcript (no transcript format in the first lines, or a link that leads nowhere; import one by name to see why): {stale}"
+            ))
+            .as_str()],
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("error"), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .ends_with("5 files: 4 imported, 0 unchanged, 1 not a transcript\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(env.tasks().len(), 4, "every session was imported");
+    // A walk the user named skips it the same way, and so does sweep.
+    let run = env.run(&["import", project.to_str().unwrap(), "--json"]);
+    run.success();
+    let total: Value = serde_json::from_str(run.stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(total["not_transcripts"], 1, "{total}");
+    assert_eq!(total["failed"], 0, "{total}");
+    let run = env.run(&[
+        "sweep",
+        project.to_str().unwrap(),
+        "--window",
+        "40000",
+        "--json",
+    ]);
+    assert!(matches!(run.status, 0 | 1), "{}", run.snapshot());
+    run.stderr_has("stale-link.jsonl");
+    // Named on the command line, it still fails, saying why.
+    env.run(&["import", &stale])
+        .failure(2)
+        .stderr_has("stale-link.jsonl");
+}
+
 #[test]
 fn a_walked_transcript_with_a_bad_line_still_fails_the_file() {
     // Its first lines say Claude Code: a bad line later is a broken

@@ -717,6 +717,103 @@ fn a_locked_store_makes_the_hook_give_up_at_its_deadline() {
     assert!(log[1].contains("failed: timed out after 1 s"), "{}", log[1]);
 }
 
+/// What a newcomer hit: with another writer holding the store,
+/// `session-start` and `post-compact` each sat out the store's 30 s busy
+/// timeout on the client's critical path. A hook waits for the store 2 s at
+/// most (configurable), then answers from the transcript alone, writes
+/// nothing, and logs what it skipped. The hook's own deadline is set to 20 s
+/// here: a hook that still waited 30 s would be cut off and print nothing.
+#[test]
+fn a_hook_answers_from_the_transcript_while_another_writer_holds_the_store() {
+    let env = TestEnv::new();
+    let t = claude_transcript(&env);
+    let start = input(
+        "SessionStart",
+        CLAUDE_SESSION,
+        &t,
+        json!({"source": "compact"}),
+    );
+    // The answer with the store free (it records the Task Context once).
+    let free = hook(&env, "session-start", "claude-code", &start, &[]);
+    free.success();
+    assert!(free.stdout.contains(RULE), "{}", free.stdout);
+    // Task Contexts and client summaries recorded.
+    let recorded = |env: &TestEnv| -> (u32, u32) {
+        rusqlite::Connection::open(default_db(env))
+            .unwrap()
+            .query_row(
+                "SELECT count(task_context), count(client_summary) FROM client_compaction",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap()
+    };
+    assert_eq!(recorded(&env), (1, 0));
+    // The transcript grows, so an import would write; a second writer holds
+    // the store's write lock meanwhile.
+    std::fs::write(&t, std::fs::read_to_string(&t).unwrap() + "\n").unwrap();
+    let writer = rusqlite::Connection::open(default_db(&env)).unwrap();
+    writer
+        .execute_batch("BEGIN IMMEDIATE; CREATE TABLE held (x);")
+        .unwrap();
+    let deadline = [("COMPACTOR_HOOK_TIMEOUT", "20")];
+    let run = hook(&env, "session-start", "claude-code", &start, &deadline);
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (0, free.stdout.as_str(), ""),
+        "the same Task Context, from the transcript alone"
+    );
+    let post = input(
+        "PostCompact",
+        CLAUDE_SESSION,
+        &t,
+        json!({"trigger": "manual", "compact_summary": "The user wants the parser fixed."}),
+    );
+    let run = hook(&env, "post-compact", "claude-code", &post, &deadline);
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (0, "", "")
+    );
+    // The wait is configurable: none at all.
+    let pre = input("PreCompact", CLAUDE_SESSION, &t, json!({"trigger": "auto"}));
+    let run = hook(
+        &env,
+        "pre-compact",
+        "claude-code",
+        &pre,
+        &[("COMPACTOR_HOOK_STORE_WAIT", "0"), deadline[0]],
+    );
+    assert_eq!(run.status, 0);
+    assert!(run.stdout.contains(RULE), "{}", run.stdout);
+    writer.execute_batch("ROLLBACK").unwrap();
+    let log = log_lines(&env);
+    assert_eq!(log.len(), 4, "{log:?}");
+    let busy = "; the store was busy (another process writing it): after ";
+    for (line, skipped) in [
+        (
+            &log[1],
+            "skipped importing the transcript, recording the Task Context (the next import catches up)",
+        ),
+        (
+            &log[2],
+            "skipped importing the transcript, recording Claude Code's summary (the next import catches up)",
+        ),
+        (
+            &log[3],
+            "skipped importing the transcript (the next import catches up)",
+        ),
+    ] {
+        assert!(line.contains(" ok: task "), "{line}");
+        assert!(line.contains(busy) && line.ends_with(skipped), "{line}");
+    }
+    assert!(log[1].contains("printed the Task Context"), "{}", log[1]);
+    // Nothing was written while the store was held; the next hook catches up.
+    assert_eq!(recorded(&env), (1, 0));
+    hook(&env, "post-compact", "claude-code", &post, &[]).success();
+    assert_eq!(recorded(&env), (1, 1));
+    assert!(!log_lines(&env)[4].contains("busy"));
+}
+
 #[test]
 fn session_start_for_another_source_does_nothing() {
     let env = TestEnv::new();
@@ -1169,4 +1266,135 @@ fn status_says_when_claude_code_runs_no_hook_at_all() {
     compactor(&env, &["hooks", "status", "claude-code"])
         .failure(1)
         .stdout_has("\"disableAllHooks\": true, so Claude Code runs no hook at all");
+}
+
+// ------------------------------------------------------------ the MCP server
+
+/// Claude Code's own state file as it writes it, with a server of the user's.
+const CLAUDE_STATE: &str = "{\n  \"numStartups\": 4,\n  \"mcpServers\": {\n    \"notes\": {\n      \"type\": \"stdio\",\n      \"command\": \"notes-mcp\",\n      \"args\": []\n    }\n  },\n  \"projects\": {}\n}\n";
+/// A Codex config with the user's comments and tables.
+const CODEX_CONFIG: &str =
+    "# my settings\nmodel = \"o3\"  # the default\n\n[tui]\nnotifications = true\n";
+
+#[test]
+fn install_registers_the_mcp_server_and_uninstall_gives_the_files_back_byte_for_byte() {
+    let env = TestEnv::new();
+    let claude = env.home().join(".claude.json");
+    std::fs::create_dir_all(env.home().join(".codex")).unwrap();
+    let codex = env.home().join(".codex").join("config.toml");
+    std::fs::write(&claude, CLAUDE_STATE).unwrap();
+    std::fs::write(&codex, CODEX_CONFIG).unwrap();
+    compactor(&env, &["hooks", "install", "claude-code"])
+        .success()
+        .stdout_has(format!(
+            "registered compactor's MCP server for Claude Code in [TMP]/home/.claude.json: {} mcp",
+            bin()
+        ))
+        .stdout_has("backup of the file as it was: [TMP]/home/.claude.json.compactor-backup");
+    compactor(&env, &["hooks", "install", "codex"])
+        .success()
+        .stdout_has("registered compactor's MCP server for Codex in [TMP]/home/.codex/config.toml");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&claude).unwrap()).unwrap();
+    assert_eq!(v["mcpServers"]["compactor"]["command"], bin());
+    assert_eq!(v["mcpServers"]["compactor"]["args"], json!(["mcp"]));
+    assert_eq!(
+        v["mcpServers"]["notes"]["command"], "notes-mcp",
+        "the user's server stays"
+    );
+    let toml = std::fs::read_to_string(&codex).unwrap();
+    assert!(toml.starts_with(CODEX_CONFIG), "{toml}");
+    assert!(
+        toml.ends_with(&format!(
+            "\n[mcp_servers.compactor]\ncommand = \"{}\"\nargs = [\"mcp\"]\ndefault_tools_approval_mode = \"approve\"\n",
+            bin()
+        )),
+        "{toml}"
+    );
+    // Twice is once; status shows it.
+    compactor(&env, &["hooks", "install", "codex"])
+        .success()
+        .stdout_has("compactor's MCP server is already registered for Codex");
+    assert_eq!(std::fs::read_to_string(&codex).unwrap(), toml);
+    let status = compactor(&env, &["hooks", "status"]);
+    status.success();
+    assert!(
+        status
+            .stdout
+            .contains(&format!("  MCP server             {} mcp\n", bin())),
+        "{}",
+        status.stdout
+    );
+    assert!(
+        status
+            .stdout
+            .contains("                         in [TMP]/home/.codex/config.toml"),
+        "{}",
+        status.stdout
+    );
+    // The client rewrote its state since (as Claude Code does at every start):
+    // the server goes, and what the client wrote stays.
+    let mut v = v;
+    v["numStartups"] = json!(5);
+    let rewritten = serde_json::to_string_pretty(&v).unwrap() + "\n";
+    std::fs::write(&claude, &rewritten).unwrap();
+    compactor(&env, &["hooks", "uninstall", "claude-code"])
+        .success()
+        .stdout_has("removed compactor's MCP server from [TMP]/home/.claude.json; the rest of the file is kept as it is now");
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&claude).unwrap()).unwrap();
+    assert_eq!(after["numStartups"], 5);
+    assert!(after["mcpServers"].get("compactor").is_none());
+    assert_eq!(after["mcpServers"]["notes"]["command"], "notes-mcp");
+    compactor(&env, &["hooks", "uninstall", "codex"])
+        .success()
+        .stdout_has("removed compactor's MCP server: [TMP]/home/.codex/config.toml is as it was before install");
+    assert_eq!(std::fs::read_to_string(&codex).unwrap(), CODEX_CONFIG);
+    assert!(
+        !codex
+            .with_file_name("config.toml.compactor-backup")
+            .exists()
+    );
+}
+
+#[test]
+fn an_untouched_claude_state_file_comes_back_byte_for_byte_and_a_new_one_goes() {
+    let env = TestEnv::new();
+    let claude = env.home().join(".claude.json");
+    std::fs::create_dir_all(env.home()).unwrap();
+    std::fs::write(&claude, CLAUDE_STATE).unwrap();
+    compactor(&env, &["hooks", "install", "claude-code"]).success();
+    compactor(&env, &["hooks", "uninstall", "claude-code"])
+        .success()
+        .stdout_has(
+            "removed compactor's MCP server: [TMP]/home/.claude.json is as it was before install",
+        );
+    assert_eq!(std::fs::read_to_string(&claude).unwrap(), CLAUDE_STATE);
+    // A Codex home with no config: install creates it, uninstall removes it.
+    let codex = env.home().join(".codex").join("config.toml");
+    compactor(&env, &["hooks", "install", "codex"])
+        .success()
+        .stdout_has("the file is new (uninstall removes it again)");
+    assert!(codex.exists());
+    compactor(&env, &["hooks", "uninstall", "codex"])
+        .success()
+        .stdout_has("removed compactor's MCP server: [TMP]/home/.codex/config.toml is gone, as before install");
+    assert!(!codex.exists());
+}
+
+#[test]
+fn a_server_named_compactor_of_the_users_stops_install_before_anything_is_written() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.home().join(".codex")).unwrap();
+    let codex = env.home().join(".codex").join("config.toml");
+    let own = "[mcp_servers.compactor]\ncommand = \"my-compactor\"\n";
+    std::fs::write(&codex, own).unwrap();
+    compactor(&env, &["hooks", "install", "codex"])
+        .failure(2)
+        .stderr_has(
+            "it already defines an MCP server named compactor at line 1 that compactor did not add",
+        );
+    assert_eq!(std::fs::read_to_string(&codex).unwrap(), own);
+    assert!(
+        !env.home().join(".codex").join("hooks.json").exists(),
+        "no hook was installed either"
+    );
 }

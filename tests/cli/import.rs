@@ -659,8 +659,11 @@ fn downgrade_to_json_rows(env: &TestEnv) {
     conn.execute_batch(&trigger).unwrap();
     // Versions 8 and 9 added the recorded context window and the git branch:
     // a version-6 store has neither.
+    // Version 14 stamped the proxy's calls and answers.
     conn.execute_batch(
-        "ALTER TABLE task DROP COLUMN context_window; ALTER TABLE task DROP COLUMN git_branch",
+        "ALTER TABLE task DROP COLUMN context_window; ALTER TABLE task DROP COLUMN git_branch;
+         ALTER TABLE proxy_call DROP COLUMN received_at;
+         ALTER TABLE proxy_response DROP COLUMN answered_at",
     )
     .unwrap();
     conn.pragma_update(None, "user_version", 6).unwrap();
@@ -1022,4 +1025,42 @@ fn a_long_rewritten_file_names_its_first_differing_row() {
             .failure(2)
             .stderr_has(format!("(row {row} differs)"));
     }
+}
+
+/// What a newcomer hit: `trunc.jsonl:16:12730: truncated JSON …` and no word
+/// of `--skip-invalid`, the flag that imports the rest.
+#[test]
+fn a_truncated_line_hints_at_skip_invalid() {
+    let env = TestEnv::new();
+    let whole =
+        std::fs::read_to_string(crate::util::testdata("claude-code/small-session.jsonl")).unwrap();
+    let lines: Vec<&str> = whole.lines().collect();
+    let cut = &lines[4][..lines[4].len() / 2];
+    let mut text = String::new();
+    for (i, l) in lines.iter().enumerate() {
+        text.push_str(if i == 4 { cut } else { l });
+        text.push('\n');
+    }
+    let rel = env.write("trunc.jsonl", text);
+    for command in [vec!["import", rel.as_str()], vec!["compact", rel.as_str()]] {
+        let run = env.run(&command);
+        run.failure(2);
+        let lines: Vec<&str> = run.stderr.lines().collect();
+        assert!(
+            lines[0].starts_with("error: trunc.jsonl:5:") && lines[0].contains("truncated JSON"),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(
+            lines[1..],
+            [
+                "hint: `compactor import --skip-invalid FILE` imports the other lines and lists each skipped one"
+            ],
+            "{command:?}"
+        );
+    }
+    // And the hint holds: the other lines are imported, the cut one listed.
+    let run = env.run(&["import", &rel, "--skip-invalid"]);
+    run.success().stderr_has("trunc.jsonl:5:");
+    assert_eq!(env.tasks().len(), 1);
 }

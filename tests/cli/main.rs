@@ -13,6 +13,7 @@
 //! early, saying so, if it went away since.
 
 mod architecture;
+mod chat;
 mod check;
 mod compact;
 mod completions;
@@ -27,15 +28,19 @@ mod hostile;
 mod import;
 mod json_schema;
 mod llm;
+mod mcp;
+mod opencode;
 mod parse_props;
 mod probe;
 mod project;
 mod proxy;
+mod readme;
 mod reliability;
 mod replay;
 mod report;
 mod resume;
 mod roundtrip;
+mod run;
 mod show;
 mod skips;
 mod state;

@@ -440,8 +440,8 @@ fn a_file_source_is_imported_first() {
     run.success();
     assert_eq!(run.json()["view_hash"], a["view_hash"]);
     assert_eq!(env.counts()[0], messages);
-    // --task names the import.
-    let run = env.run(&["step", &file, "--task", "renamed", "--json"]);
+    // --import-as names the import.
+    let run = env.run(&["step", &file, "--import-as", "renamed", "--json"]);
     run.success();
     assert_eq!(run.json()["task"], "renamed");
     // A FILE that does not exist is an error.
@@ -770,9 +770,23 @@ fn an_overhead_over_the_trigger_or_w_eff_is_named_with_what_to_do() {
     run.stdout_has(format!(
         "warning: the system prompt and tools alone ({overhead} tokens) exceed the trigger (3250): every call compacts and stays over trigger; raise --window or lower --output-reserved"
     ));
-    // Under w_eff itself: no view can fit, and the call is over the window.
+    // Over w_eff itself: no view could fit, so the run is refused, in one
+    // line naming the overhead.
     let small = ["--window", "4000", "--output-reserved", "1000"];
     let run = env.run(&args(&["step", "--task", t], &small));
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.clone()),
+        (
+            2,
+            "",
+            format!(
+                "error: window 4000 leaves 3000 tokens for the prompt (w_eff), fewer than the system prompt and tools alone ({overhead} tokens): no view could fit; raise --window or lower --output-reserved\n"
+            )
+        )
+    );
+    // Run anyway (as `check`'s children do), the report says why every view
+    // is over the window.
+    let run = env.run(&args(&["step", "--task", t, "--allow-over-window"], &small));
     run.failure(1).stdout_has(format!(
         "warning: the system prompt and tools alone ({overhead} tokens) exceed w_eff (3000): every view is over the window, whatever is compacted; raise --window or lower --output-reserved"
     ));

@@ -42,7 +42,7 @@ impl Received {
             .map(|(_, v)| v.as_str())
     }
 
-    fn json(&self) -> Value {
+    pub fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap_or(Value::Null)
     }
 
@@ -353,6 +353,17 @@ fn messages_answer(req: &Received) -> String {
             let file = format!("{cwd}/notes/file_{:02}.txt", results + 1);
             json!({"file_path": file})
         });
+    // `[[recall]]`: once the reads are done, one call of compactor's
+    // view_tool_call on an elided pointer (see `run.rs`).
+    if tool.is_none()
+        && let Some(events) = crate::run::recall_in_messages(&first_user, &body, &text, n)
+    {
+        return sse(&events);
+    }
+    // `[[search WORDS]]` in the last ask: one call of search_history (see `mcp.rs`).
+    if let Some(events) = crate::mcp::search_in_messages(&body, &text, n) {
+        return sse(&events);
+    }
     let mut events = vec![
         json!({"type": "message_start", "message": {"id": format!("msg_stub_{n}_{results}"), "type": "message", "role": "assistant", "model": "claude-stub", "content": [], "usage": {"input_tokens": req.body.len() / 4, "output_tokens": 1}}}),
         json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
@@ -385,6 +396,11 @@ fn responses_answer(req: &Received) -> String {
         .unwrap_or_default();
     let results = answered(&text, "call_stub_");
     let tool = reads_asked(&first_user).filter(|&want| results < want);
+    if tool.is_none()
+        && let Some(events) = crate::run::recall_in_responses(&first_user, &body, &text, results)
+    {
+        return sse(&events);
+    }
     let id = format!("resp_stub_{}_{results}", req.body.len() % 100_000);
     let item = match tool {
         Some(_) => {
@@ -577,7 +593,7 @@ fn try_post(
     Ok((status, read.map(|_| text)))
 }
 
-const KEY: &str = "sk-ant-proxy-test-key-0042";
+pub const KEY: &str = "sk-ant-proxy-test-key-0042";
 
 /// A Messages request body over `messages` (a Claude Code-like shape).
 fn messages_body(messages: &[Value]) -> Value {
@@ -1690,7 +1706,7 @@ fn proxy_call_reports(env: &TestEnv, task: &str) -> Vec<Value> {
 // ---------------------------------------------------------------- the real clients
 
 /// Write `n` files of about `lines` lines under `dir/notes`.
-fn write_notes(dir: &Path, n: usize, lines: usize) {
+pub fn write_notes(dir: &Path, n: usize, lines: usize) {
     std::fs::create_dir_all(dir.join("notes")).unwrap();
     for k in 1..=n {
         let text: String = (1..=lines)

@@ -494,8 +494,19 @@ fn each_row_shows_its_status_the_footer_counts_them_and_over_the_window_exits_1(
             "{line}"
         );
     }
-    // Smaller than the system prompt and tools: every call is over the window.
-    let small = ["--window", "4000", "--output-reserved", "1000"];
+    // Smaller than the system prompt and tools: refused, unless run as
+    // `check`'s children run it; then every call is over the window.
+    let refused = ["--window", "4000", "--output-reserved", "1000"];
+    env.run(&args(&["replay", "--task", DISPOSABLE_TASK], &refused))
+        .failure(2)
+        .stderr_has("fewer than the system prompt and tools alone");
+    let small = [
+        "--window",
+        "4000",
+        "--output-reserved",
+        "1000",
+        "--allow-over-window",
+    ];
     let run = env.run(&args(&["replay", "--task", DISPOSABLE_TASK], &small));
     run.failure(1)
         .stdout_has("warning: the system prompt and tools alone (")
@@ -677,4 +688,91 @@ fn totals_uncached(r: &Value) -> u64 {
     r["totals"]["compacted"]["cost_uncached_micros"]
         .as_u64()
         .unwrap()
+}
+
+/// What a newcomer hit: `breakthrough_shrink,breakthrough_floor` ran over
+/// the TIERS column, pushing the rest of its row out of line.
+#[test]
+fn every_tier_list_fits_the_tiers_column() {
+    let env = TestEnv::new();
+    env.import_fixture(TENANT);
+    let run = env.run(&args(&["replay", "--task", TENANT_TASK], &TIGHT));
+    run.success();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let header = lines
+        .iter()
+        .find(|l| l.starts_with(" CALL "))
+        .expect("the header");
+    let column = |line: &str, name: &str| line.find(name).unwrap();
+    let shrunk = column(header, "SHRUNK");
+    let rows: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| {
+            l.split_whitespace()
+                .next()
+                .is_some_and(|w| w.parse::<u32>().is_ok())
+        })
+        .collect();
+    assert!(
+        rows.iter()
+            .any(|l| l.contains("breakthrough_shrink,breakthrough_floor")),
+        "the fixture fires both breakthrough tiers in one call:\n{}",
+        run.stdout
+    );
+    for row in rows {
+        // The tier list ends before the space that opens SHRUNK's column
+        // (byte offsets: header and row hold the same one `→` before it).
+        let tiers = row.split_whitespace().nth(7).unwrap();
+        let end = row.find(&format!(" {tiers} ")).unwrap() + 1 + tiers.len();
+        assert!(
+            end < shrunk && row.as_bytes()[shrunk - 1] == b' ',
+            "a tier list runs into SHRUNK:\n{header}\n{row}"
+        );
+    }
+}
+
+/// What a newcomer hit: `--window 100` printed a table with every call
+/// `over_window`, one warning and exit 1. Refused now, in one line naming
+/// the system prompt and tools, by every command that runs a task.
+#[test]
+fn a_window_the_system_prompt_and_tools_alone_exceed_is_refused_in_one_line() {
+    let env = TestEnv::new();
+    let file = env.fixture(SHRINK_FLOOR);
+    let header = env.run(&args(&["replay", &file], &FOLD));
+    header.success();
+    let before = env.counts();
+    let mut lines = Vec::new();
+    for command in [
+        vec!["replay", file.as_str()],
+        vec!["step", file.as_str()],
+        vec!["preflight", file.as_str()],
+        vec!["compact", file.as_str(), "-o", "v.json"],
+        vec!["probe", file.as_str()],
+        vec!["report", file.as_str(), "-o", "r.html"],
+        vec!["watch", file.as_str(), "--until-idle", "0"],
+    ] {
+        let run = env.run(&args(&command, &["--window", "100"]));
+        run.failure(2);
+        assert_eq!(run.stdout, "", "{command:?}");
+        assert_eq!(run.stderr.lines().count(), 1, "{command:?}: {}", run.stderr);
+        lines.push(run.stderr.clone());
+    }
+    let overhead: u64 = lines[0]
+        .split("alone (")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("the overhead, named");
+    assert!(overhead > 88);
+    for line in &lines {
+        assert_eq!(
+            line,
+            &format!(
+                "error: window 100 leaves 88 tokens for the prompt (w_eff), fewer than the system prompt and tools alone ({overhead} tokens): no view could fit; raise --window or lower --output-reserved\n"
+            )
+        );
+    }
+    assert!(!env.work().join("v.json").exists() && !env.work().join("r.html").exists());
+    assert_eq!(env.counts(), before, "the store is as it was");
 }

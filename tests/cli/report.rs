@@ -696,3 +696,55 @@ fn a_long_session_is_drawn_per_pixel_column_with_its_peaks_exact() {
     assert!(html.len() < 1_500_000, "the page is {} bytes", html.len());
     assert_self_contained(&html);
 }
+
+/// `1234567` as the page writes it: `1,234,567`.
+fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// What a newcomer hit: section 2 said "36,186 tokens after compaction"
+/// while its table totalled 25,385 (estimated), and nothing said why.
+#[test]
+fn what_fills_the_window_shows_both_totals_and_says_why_they_differ() {
+    let env = TestEnv::new();
+    let html = report(&env, SHRINK_FLOOR, "report.html", &FOLD);
+    let last = replay_steps(&env, SHRINK_FLOOR_TASK, &FOLD).last().unwrap()["tokens_after"]
+        .as_u64()
+        .unwrap();
+    let section = html
+        .split("<section id=\"composition\">")
+        .nth(1)
+        .and_then(|s| s.split("</section>").next())
+        .expect("section 2");
+    // The title's figure, and the same figure under the table, named.
+    assert!(
+        section.contains(&format!("{} tokens after compaction", grouped(last))),
+        "{section}"
+    );
+    assert!(
+        section.contains(&format!(
+            "<tr><td>predicted after compaction</td><td class=\"num\" id=\"segs-predicted\">{}</td>",
+            grouped(last)
+        )),
+        "{section}"
+    );
+    // The estimated total is the table's sum, and it is not the prediction.
+    let estimated: u64 = section
+        .split("<tr><td>estimated total</td><td class=\"num\" id=\"segs-total\">")
+        .nth(1)
+        .and_then(|s| s.split('<').next())
+        .map(|n| n.replace(',', "").parse().unwrap())
+        .expect("the estimated total");
+    assert_ne!(estimated, last, "the fixture shows two different figures");
+    // Why they differ, said where both are shown.
+    assert!(section.contains("Two figures, two measures."), "{section}");
+    assert!(section.contains("They differ by the estimator's error."));
+}

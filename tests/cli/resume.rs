@@ -100,7 +100,7 @@ pub fn run_bounded_for(mut cmd: Command, timeout: Duration) -> (i32, String, Str
 
 /// A minimal PATH: the directory holding `node` (Codex's launcher needs it),
 /// then the system directories; nothing else from the developer's setup.
-fn client_path() -> String {
+pub fn client_path() -> String {
     let mut dirs: Vec<String> = std::env::var_os("PATH")
         .map(|p| {
             std::env::split_paths(&p)
@@ -820,7 +820,10 @@ fn resume_then_compact_again(test: &str, source: &str, agent: Agent, first: [&st
         std::fs::read(&session).unwrap().len() > before,
         "{test}: the client appended to the session it resumed"
     );
-    // Small enough that the carried summary is folded with what the client added.
+    // Small enough that the carried summary is folded with what the client
+    // added: smaller than the client's own system prompt and tools, which a
+    // run refuses unless told (`--allow-over-window`, as `check` runs such
+    // budgets), so that every call folds as hard as the ladder can.
     let again = [
         "--window",
         "2400",
@@ -828,6 +831,7 @@ fn resume_then_compact_again(test: &str, source: &str, agent: Agent, first: [&st
         "400",
         "--protect-recent-steps",
         "1",
+        "--allow-over-window",
     ];
     let mut args = vec![
         "compact",

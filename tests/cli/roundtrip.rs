@@ -154,8 +154,11 @@ fn opens_with_a_summary(session: &Written, kind: &str) {
             assert_eq!(lines[1]["isCompactSummary"], true);
         }
         _ => {
-            assert_eq!(lines[1]["type"], "compacted");
-            let first = &lines[1]["payload"]["replacement_history"][0];
+            // session_meta, the turn_context naming the model (when known),
+            // then the compacted item.
+            let compacted = lines.last().unwrap();
+            assert_eq!(compacted["type"], "compacted");
+            let first = &compacted["payload"]["replacement_history"][0];
             assert!(
                 first["content"][0]["text"]
                     .as_str()
@@ -462,4 +465,62 @@ fn a_resume_directory_that_does_not_exist_is_a_warning() {
     );
     assert!(!s.run.stderr.contains("warning:"), "{}", s.run.stderr);
     assert!(Path::new(&s.path).starts_with(env.home()));
+}
+
+/// What a newcomer hit: a Codex session written with `--write-session codex`
+/// had no `turn_context`, so imported again it had no model, and was priced
+/// at the defaults with a 200,000-token window; a Claude Code session
+/// written the same way kept its model.
+#[test]
+fn a_written_session_keeps_its_model_when_imported_again() {
+    for (source, kind, id, model) in [
+        (
+            CODEX,
+            "codex",
+            "01a1f0c2-0000-7000-8000-00000000000c",
+            "gpt-5.1-codex",
+        ),
+        (
+            CLAUDE,
+            "claude-code",
+            "7c3e9a10-0000-4000-8000-00000000000d",
+            "claude-sonnet-4-5",
+        ),
+    ] {
+        let env = TestEnv::new();
+        let src = env.fixture(source);
+        let w = write_session(&env, &src, kind, id, &[]);
+        if kind == "codex" {
+            let contexts: Vec<Value> = w
+                .lines()
+                .into_iter()
+                .filter(|l| l["type"] == "turn_context")
+                .collect();
+            assert_eq!(contexts.len(), 1, "{kind}");
+            assert_eq!(contexts[0]["payload"]["model"], model);
+        }
+        env.run(&["import", w.arg()]).success();
+        assert_eq!(env.task(id)["model"], model, "{kind}");
+        // Its budget comes from its model, as the source's does: no default
+        // window, no note that the model is unknown.
+        let run = env.run(&["step", "--task", id]);
+        run.success().stdout_has(format!(" ({model}) − reserve"));
+        assert!(!run.stderr.contains("note:"), "{kind}: {}", run.stderr);
+        // And a model only the other client knows is not written: a Claude
+        // Code source written for Codex names none.
+        if kind == "codex" {
+            let claude = env.fixture(CLAUDE);
+            let other = write_session(
+                &env,
+                &claude,
+                "codex",
+                "01a1f0c2-0000-7000-8000-00000000000e",
+                &[],
+            );
+            assert!(
+                other.lines().iter().all(|l| l["type"] != "turn_context"),
+                "no Codex model to name"
+            );
+        }
+    }
 }

@@ -88,7 +88,9 @@ fn a_big_tool_output_has_a_compacted_form_and_its_raw_text() {
     );
     let text = form["form"]["content"].as_str().unwrap();
     assert!(
-        text.contains(&format!("lines elided; full text: tool:{READ_ID}]")),
+        text.contains(&format!(
+            "lines elided; view_tool_call(\"{READ_ID}\") returns them]"
+        )),
         "{text}"
     );
     assert!(

@@ -28,7 +28,13 @@ fn state_check(env: &TestEnv, task: &str, fresh: &[u8], what: &str) {
                 a.extend(["-o", "what-if.json"]);
             }
             let run = env.run(&args(&a, &budget));
-            assert!(run.status <= 1, "{what} {cmd}: {}", run.snapshot());
+            // A refused budget (the task's system prompt and tools alone
+            // exceed it) leaves no trace either.
+            assert!(
+                run.status <= 1 || run.refused_below_overhead(),
+                "{what} {cmd}: {}",
+                run.snapshot()
+            );
         }
     }
     assert!(
@@ -46,7 +52,11 @@ fn state_check(env: &TestEnv, task: &str, fresh: &[u8], what: &str) {
         &["compact", "--task", task, "-o", "fold.json", "--in-place"],
         &FOLD,
     ));
-    assert!(run.status <= 1, "{what}: {}", run.snapshot());
+    assert!(
+        run.status <= 1 || run.refused_below_overhead(),
+        "{what}: {}",
+        run.snapshot()
+    );
     let fold_rows = env.snapshot_rows();
     assert_eq!(
         default_view(env, task, &["--in-place"]),

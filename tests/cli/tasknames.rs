@@ -220,8 +220,8 @@ fn show_takes_a_file_and_an_address() {
         whole.stdout,
         env.run(&["show", "--task", CLAUDE_TASK]).stdout
     );
-    // With --task, FILE is imported under that name.
-    let run = env.run(&["show", "--task", "renamed", &rel, "0"]);
+    // With --import-as, FILE is imported under that name.
+    let run = env.run(&["show", "--import-as", "renamed", &rel, "0"]);
     run.success();
     assert!(env.tasks().iter().any(|t| t["id"] == "renamed"));
 }
@@ -240,4 +240,168 @@ fn project_with_a_file_is_a_usage_error() {
     [exit status: 2]
     ");
     assert_eq!(env.tasks().len(), 0, "nothing was imported");
+}
+
+/// What a newcomer hit: `compact FILE --task 2d98` imported FILE as a new
+/// task named `2d98`, which from then on took over the prefix (`--task 2d98`
+/// had meant `2d984148…`), and the append-only store cannot take it back.
+#[test]
+fn task_with_a_file_is_refused_and_the_prefix_keeps_its_meaning() {
+    let env = TestEnv::new();
+    tally(&env);
+    let other = env.write(
+        "other.jsonl",
+        std::fs::read_to_string(testdata("claude-code/small-session.jsonl"))
+            .unwrap()
+            .replace(CLAUDE_TASK, "a1b2c3d4-0000-4000-8000-000000000009"),
+    );
+    let before = env.tasks().len();
+    let prefix = &CODEX_TASK[..4];
+    let run = env.run(&["compact", &other, "--task", prefix, "-o", "v.json"]);
+    run.failure(2)
+        .stderr_has(format!(
+            "error: other.jsonl and --task {prefix} both name the task to work on: give one of them"
+        ))
+        .stderr_has("hint: --task only picks a task already in the store; to import FILE under a name of your own, use --import-as NAME");
+    assert_eq!(env.tasks().len(), before, "nothing was imported");
+    assert_eq!(stepped(&env, &["--task", prefix]), CODEX_TASK);
+    // The flag of its own refuses a name that would take over a prefix
+    // (or an id), and `import` does the same.
+    for command in [
+        vec!["compact", &other, "--import-as", prefix, "-o", "v.json"],
+        vec!["import", &other, "--import-as", prefix],
+        vec!["import", &other, "--task", prefix],
+    ] {
+        let run = env.run(&command);
+        run.failure(2)
+            .stderr_has(format!(
+                "error: cannot import as \"{prefix}\": it is the start of 1 task id ({CODEX_TASK}), which `--task {prefix}` names today"
+            ))
+            .stderr_has("hint: pick a new name");
+    }
+    let run = env.run(&["import", &other, "--import-as", CLAUDE_TASK]);
+    run.failure(2)
+        .stderr_has(format!("task {CLAUDE_TASK} exists already"));
+    let run = env.run(&["import", &other, "--import-as", "latest"]);
+    run.failure(2)
+        .stderr_has("`latest` names the most recently active task");
+    assert_eq!(env.tasks().len(), before, "nothing was imported");
+    assert_eq!(stepped(&env, &["--task", prefix]), CODEX_TASK);
+    // A new name is taken, and taking it again is the same import (a no-op).
+    for _ in 0..2 {
+        let run = env.run(&[
+            "compact",
+            &other,
+            "--import-as",
+            "mine",
+            "--json",
+            "-o",
+            "v.json",
+        ]);
+        run.success();
+        assert_eq!(run.json()["task"], "mine");
+    }
+    assert_eq!(env.tasks().len(), before + 1);
+    // --import-as needs a FILE to import.
+    let run = env.run(&["compact", "--import-as", "x"]);
+    run.failure(2).stderr_has("--import-as <NAME>");
+}
+
+/// What a newcomer hit: README says `probe TASK|FILE`, yet `probe 2f93a73b`
+/// and `replay 2d98` answered `No such file or directory`, and `watch --task
+/// c64c` was an unexpected argument.
+#[test]
+fn an_argument_that_is_no_file_but_names_a_task_is_that_task() {
+    let env = TestEnv::new();
+    tally(&env);
+    let prefix = &CLAUDE_TASK[..8];
+    for command in ["step", "preflight", "replay", "probe", "compact"] {
+        let mut named = vec![command, "--task", prefix, "--json"];
+        let mut given = vec![command, prefix, "--json"];
+        if command == "compact" {
+            named.extend(["-o", "a.json"]);
+            given.extend(["-o", "b.json"]);
+        }
+        let named = env.run(&named);
+        named.success();
+        let given = env.run(&given);
+        given.success();
+        assert_eq!(given.stdout, named.stdout, "{command}");
+        assert_eq!(given.json()["task"], CLAUDE_TASK, "{command}");
+    }
+    let run = env.run(&["report", &CLAUDE_TASK[..4], "-o", "r.html"]);
+    run.success();
+    let page = std::fs::read_to_string(env.work().join("r.html")).unwrap();
+    assert!(page.contains(&format!("task {CLAUDE_TASK} in the store")));
+    // `latest` too, and a prefix within --project.
+    assert_eq!(
+        env.run(&["step", "latest", "--json"]).json()["task"],
+        CODEX_TASK
+    );
+    assert_eq!(
+        env.run(&["step", "7f", "--project", TALLY, "--json"])
+            .json()["task"],
+        CLAUDE_TASK
+    );
+    // Neither a file nor a task: one error saying so, and how to name a task.
+    let run = env.run(&["probe", "2f93a73b"]);
+    assert_snapshot!(run.snapshot(), @r#"
+    ------- stderr -------
+    error: no file or task named "2f93a73b"
+    hint: a FILE is imported first; a task is named by its id, a unique prefix or `latest` (also with --task ID); `compactor tasks` lists them
+    [exit status: 2]
+    "#);
+    // A task name and --task both: refused, as FILE and --task are.
+    let run = env.run(&["replay", prefix, "--task", prefix]);
+    run.failure(2).stderr_has("both name the task");
+    // With no store at all, there is no task to name: none is created.
+    let empty = TestEnv::new();
+    let run = empty.run(&["replay", "2d98"]);
+    run.failure(2).stderr_has("import something first");
+    assert!(!empty.db().exists(), "no store was created");
+    // watch and reset take --task like every command that takes a task.
+    let watched = env.run(&[
+        "watch",
+        "--task",
+        &CLAUDE_TASK[..4],
+        "--json",
+        "--until-idle",
+        "0",
+    ]);
+    watched.success();
+    let given = env.run(&["watch", &CLAUDE_TASK[..4], "--json", "--until-idle", "0"]);
+    assert_eq!(watched.stdout, given.stdout);
+    assert!(!watched.stdout.is_empty());
+    let run = env.run(&["watch", "nosuch", "--until-idle", "0"]);
+    run.failure(2)
+        .stderr_has("no file or task named \"nosuch\"");
+    env.run(&["reset", "--task", prefix]).success();
+    env.run(&["reset", prefix]).success();
+    env.run(&["reset"]).failure(2);
+}
+
+/// Every command that takes a task takes `--task`, and says so in its help.
+#[test]
+fn every_command_that_takes_a_task_accepts_task() {
+    let env = TestEnv::new();
+    for command in [
+        "show",
+        "preflight",
+        "step",
+        "watch",
+        "replay",
+        "probe",
+        "compact",
+        "report",
+        "sweep",
+        "reset",
+    ] {
+        let run = env.run(&[command, "--help"]);
+        run.success();
+        assert!(
+            run.stdout.contains("--task <TASK>"),
+            "{command} --help:\n{}",
+            run.stdout
+        );
+    }
 }

@@ -468,3 +468,131 @@ fn titles_skip_client_markup_and_take_the_first_real_ask() {
         .stdout_has("Rename the config loader");
     assert!(!run.stdout.contains('<'), "{}", run.stdout);
 }
+
+/// A Claude Code-shaped call of session `session` with `messages`, through
+/// the proxy; the answer's text.
+fn live_call(proxy: &crate::proxy::Proxy, session: &str, messages: &[Value]) -> String {
+    let body = serde_json::json!({
+        "model": "claude-stub",
+        "system": [{"type": "text", "text": "You are a test agent."}],
+        "metadata": {"user_id": format!("{{\"session_id\":\"{session}\"}}")},
+        "max_tokens": 1000,
+        "messages": messages,
+        "stream": true,
+    });
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .proxy(None)
+        .build()
+        .into();
+    let mut resp = agent
+        .post(proxy.url("/v1/messages"))
+        .header("content-type", "application/json")
+        .header("x-api-key", "sk-ant-tasks-test")
+        .send(body.to_string().as_bytes())
+        .expect("the proxy answers");
+    assert_eq!(resp.status().as_u16(), 200);
+    resp.body_mut().read_to_string().unwrap()
+}
+
+/// What a newcomer hit: the tasks the proxy recorded sorted last, LAST `-`,
+/// since the proxy stamped nothing; and the same Claude Code session was
+/// listed twice, as `live-…` and, once imported, as its session file.
+#[test]
+fn a_live_task_shows_its_activity_and_is_listed_with_its_session() {
+    use crate::proxy::{Model, Proxy};
+    let env = TestEnv::new();
+    env.import_fixture("codex/small-rollout.jsonl");
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    let mut messages = vec![
+        serde_json::json!({"role": "user", "content": "Fix the rounding bug. Never touch the tests."}),
+    ];
+    for next in ["Go on.", "And the docs."] {
+        live_call(&proxy, CLAUDE_TASK, &messages);
+        messages.push(serde_json::json!({"role": "assistant", "content": "All files read."}));
+        messages.push(serde_json::json!({"role": "user", "content": next}));
+    }
+    proxy.wait_calls(2);
+    drop(proxy);
+    // Each call and answer is stamped; the task's first and last times are theirs.
+    let conn = env.conn();
+    let stamps: Vec<String> = conn
+        .prepare("SELECT received_at FROM proxy_call UNION ALL SELECT answered_at FROM proxy_response ORDER BY 1")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(stamps.len(), 4, "{stamps:?}");
+    assert!(
+        stamps.iter().all(|s| s.len() == 24 && s.ends_with('Z')),
+        "{stamps:?}"
+    );
+    let tasks = env.tasks();
+    let live = tasks
+        .iter()
+        .find(|t| t["id"].as_str().unwrap().starts_with("live-"))
+        .expect("the live task")
+        .clone();
+    let id = live["id"].as_str().unwrap().to_string();
+    assert_eq!(live["first_timestamp"], stamps[0].as_str());
+    assert_eq!(live["last_timestamp"], stamps[3].as_str());
+    assert_eq!(
+        live["session_task"],
+        Value::Null,
+        "no session file imported yet"
+    );
+    // The table lists it by that activity, LAST its last minute.
+    let codex_last = env.task(CODEX_TASK)["last_timestamp"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let live_first = stamps[3] > codex_last;
+    let minute = stamps[3][..16].replacen('T', " ", 1);
+    let run = env.run(&["tasks"]);
+    run.success();
+    let lines: Vec<&str> = run.stdout.lines().skip(1).collect();
+    assert_eq!(lines.len(), 2, "{}", run.stdout);
+    let at = if live_first { 0 } else { 1 };
+    assert!(lines[at].starts_with(&id[..13]), "{}", run.stdout);
+    assert!(lines[at].contains(&minute), "{}", run.stdout);
+    if live_first {
+        // The most recently active task, as `latest`.
+        assert_eq!(env.run(&["step", "--json"]).json()["task"], id.as_str());
+    }
+    // The session's own file, imported: one conversation, the live task
+    // listed under the session as a subagent is.
+    env.import_fixture("claude-code/small-session.jsonl");
+    assert_eq!(env.task(&id)["session_task"], CLAUDE_TASK);
+    assert_eq!(env.task(CLAUDE_TASK)["session_task"], Value::Null);
+    let run = env.run(&["tasks"]);
+    run.success();
+    let lines: Vec<&str> = run.stdout.lines().skip(1).collect();
+    assert_eq!(lines.len(), 3, "{}", run.stdout);
+    let session = lines
+        .iter()
+        .position(|l| l.starts_with(&CLAUDE_TASK[..8]))
+        .expect("the session");
+    let child = lines[session + 1];
+    assert!(
+        child.trim_start().starts_with(&format!("└ {}", &id[..13])),
+        "the live task right under its session:\n{}",
+        run.stdout
+    );
+    assert!(child.contains(&minute), "{child}");
+    // The conversation is as recent as its live calls.
+    assert_eq!(session == 0, live_first, "{}", run.stdout);
+    let wide = env.run(&["tasks", "--wide"]);
+    wide.success();
+    let wide_lines: Vec<&str> = wide.stdout.lines().collect();
+    let at = wide_lines
+        .iter()
+        .position(|l| l.starts_with(CLAUDE_TASK))
+        .unwrap();
+    assert!(
+        wide_lines[at + 1].starts_with(&format!("└ {id}")),
+        "{}",
+        wide.stdout
+    );
+}

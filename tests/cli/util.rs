@@ -98,6 +98,16 @@ impl Run {
         assert!(text.contains(needle), "{needle:?} not in {stream}:\n{text}");
     }
 
+    /// Whether the run was refused because the task's system prompt and
+    /// tools alone exceed the budget's w_eff: exit 2, one line naming them.
+    pub fn refused_below_overhead(&self) -> bool {
+        self.status == 2
+            && self.stderr.lines().count() == 1
+            && self.stderr.contains(
+                "tokens for the prompt (w_eff), fewer than the system prompt and tools alone (",
+            )
+    }
+
     /// One JSON object, or JSON Lines as an array (without a totals record).
     pub fn json(&self) -> Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| {

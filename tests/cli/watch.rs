@@ -49,6 +49,16 @@ fn watch_json_lines_are_replays_call_records() {
             let mut args = vec!["watch", file.as_str(), "--json", "--until-idle", "0"];
             args.extend_from_slice(&budget);
             let run = env.run(&args);
+            // A budget the system prompt and tools alone exceed: both refuse it.
+            let mut replay = vec!["replay", file.as_str(), "--jsonl"];
+            replay.extend_from_slice(&budget);
+            let refused = env.run(&replay);
+            if refused.status == 2 {
+                run.failure(2);
+                assert_eq!(run.stdout, "");
+                assert_eq!(run.stderr, refused.stderr, "{rel} {budget:?}");
+                continue;
+            }
             run.success();
             let replayed = replay_calls(&env, &[&file], &budget);
             assert_same_calls(&run.stdout, &replayed, &format!("{rel} {budget:?}"));
@@ -151,6 +161,8 @@ fn watch_of_an_unknown_task_is_an_input_error() {
     let env = TestEnv::new();
     env.import_fixture("codex/small-rollout.jsonl");
     let run = env.run(&["watch", "nope", "--until-idle", "0"]);
+    run.failure(2).stderr_has("no file or task named \"nope\"");
+    let run = env.run(&["watch", "--task", "nope", "--until-idle", "0"]);
     run.failure(2).stderr_has("unknown task \"nope\"");
 }
 
@@ -227,4 +239,53 @@ fn without_a_window_watch_takes_the_sessions_as_replay_does() {
     // (258400 − 20000) × 0.65.
     let run = env.run(&["watch", &file, "--until-idle", "0"]);
     run.success().stdout_has("(trigger 154960)");
+}
+
+/// What a newcomer hit: `watch` exited 130 silently on Ctrl-C while `proxy`
+/// printed `stopped` and exited 0. One convention now: Ctrl-C is the usual
+/// end of a long-running command, which finishes what it was writing,
+/// prints `stopped` and exits 0. The signal is sent once watch says what it
+/// watches (an event, not a timer).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_watch_as_it_stops_the_proxy() {
+    use std::io::{BufRead, Read};
+    use std::process::Stdio;
+    let env = TestEnv::new();
+    let file = env.fixture("claude-code/small-session.jsonl");
+    let mut child = env
+        .std_command()
+        .arg("--db")
+        .arg(env.db())
+        .args(["watch", &file, "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert!(first.starts_with("watching "), "{first}");
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let mut rest = String::new();
+    err.read_to_string(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{first}{rest}");
+    assert!(rest.ends_with("stopped\n"), "{rest}");
+    // What it printed before stopping is whole: replay's first records.
+    let replayed = replay_calls(&env, &[&file], &[]);
+    for (i, line) in stdout.lines().enumerate() {
+        assert_eq!(line, replayed[i], "call {}", i + 1);
+    }
 }

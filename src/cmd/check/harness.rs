@@ -40,6 +40,8 @@ pub(super) fn interrupted_run(
             .arg(&views)
             .arg("--jsonl")
             .arg("--in-place")
+            // A budget the system prompt and tools alone exceed is compared too.
+            .arg("--allow-over-window")
             .args(&how.flags)
             .args(extra)
             .env_remove("COMPACTOR_DB")

@@ -362,6 +362,10 @@ fn sessions(store: &mut Store, ui: &mut Ui, sources: &[String]) -> Result<Vec<St
                 ui.note(format!("{s}: no transcript files (*.jsonl, *.json) in it"));
             }
             for f in found {
+                if f.dangling {
+                    not_transcripts.push(f.path.display().to_string());
+                    continue;
+                }
                 match import(store, ui, &f.path) {
                     Ok(task) => tasks.extend(task),
                     Err(e)

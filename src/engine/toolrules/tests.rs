@@ -25,7 +25,7 @@ fn read_keeps_head_and_tail_lines_with_count_and_pointer() {
     assert_eq!(f.rule, "head_tail_lines");
     let c = f.form["content"].as_str().unwrap();
     assert!(c.starts_with("    1\tline number 1 "));
-    assert!(c.contains("[… 270 of 300 lines elided; full text: tool:toolu_1]"));
+    assert!(c.contains("[… 270 of 300 lines elided; view_tool_call(\"toolu_1\") returns them]"));
     assert!(c.ends_with("  300\tline number 300 of the file"));
     assert!(f.form.get("input").is_none(), "a small input is kept as is");
     assert!(f.form_tokens < f.raw_tokens / 5);
@@ -48,7 +48,9 @@ fn grep_keeps_top_entries() {
         .unwrap();
     let c = f.form["content"].as_str().unwrap();
     assert_eq!(c.lines().count(), 26);
-    assert!(c.ends_with("[… 175 more of 200 entries; full list: tool:t]"));
+    assert!(
+        c.ends_with("[… 175 more of 200 entries; view_tool_call(\"t\") returns the full list]")
+    );
 }
 
 #[test]
@@ -138,7 +140,7 @@ fn a_json_output_keeps_its_shape() {
     );
     let out = doc["output"].as_str().unwrap();
     assert!(
-        out.contains("[… 270 of 300 lines elided; full text: tool:call_1]"),
+        out.contains("[… 270 of 300 lines elided; view_tool_call(\"call_1\") returns them]"),
         "{out}"
     );
     assert!(out.starts_with("    1\tline number 1"));
@@ -246,7 +248,7 @@ fn head_tail_lines_by_splitting(s: &str, head: usize, tail: usize, pointer: &str
     let elided = lines.len() - head - tail;
     let mut out = lines[..head].join("\n");
     out.push_str(&format!(
-        "\n[… {elided} of {} lines elided; full text: {pointer}]\n",
+        "\n[… {elided} of {} lines elided; {pointer} returns them]\n",
         lines.len()
     ));
     out.push_str(&lines[lines.len() - tail..].join("\n"));

@@ -38,14 +38,26 @@ impl Reader<'_> {
             .optional()?)
     }
 
-    /// Per task: its latest recorded timestamp and its last row's rowid (how
-    /// recently it was imported), for "the most recently active task".
+    /// Per task: its latest recorded timestamp (a live task's calls and
+    /// answers count, as the proxy stamps them) and its last row's rowid
+    /// (how recently it was imported), for "the most recently active task".
     pub fn task_activity(&self) -> Result<Vec<(String, Option<String>, i64)>> {
         let mut stmt = self.conn.prepare(
             "SELECT task_id, max(timestamp), max(rowid) FROM task_message GROUP BY task_id ORDER BY task_id",
         )?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        let mut out: Vec<(String, Option<String>, i64)> = rows.collect::<rusqlite::Result<_>>()?;
+        let live: std::collections::BTreeMap<String, String> = self
+            .proxy_activity()?
+            .into_iter()
+            .filter_map(|a| Some((a.task_id, a.last?)))
+            .collect();
+        for (task, at, _) in &mut out {
+            if let Some(last) = live.get(task) {
+                *at = std::cmp::max(at.take(), Some(last.clone()));
+            }
+        }
+        Ok(out)
     }
 
     /// Whether `msgs` would extend (or be a prefix of) what is stored for the

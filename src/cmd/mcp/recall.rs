@@ -1,0 +1,575 @@
+//! What the MCP server's three tools answer, read from the store (never
+//! written): a tool call in full, paged; the lines of a session's record that
+//! match a query; the session's `## Task Context`. Each answer is text for a
+//! model, and the same store gives the same text.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use anyhow::{Result, bail};
+
+use crate::cmd::target::find_task;
+use crate::cmd::tool_call::{ToolCall, ambiguous, ids_starting};
+use crate::cmd::visible::visible_line;
+use crate::cmd::words::plural;
+use crate::engine::toolrules::recovery_call;
+use crate::hooks::context::{OutputLimit, task_context as derive_task_context};
+use crate::model::{Block, Kind, Message};
+use crate::store::{Store, StoredMessage, TaskInfo};
+use crate::summarize::Extractive;
+use crate::view::text::tool_content_text;
+
+/// Lines of a tool call's text in one page, unless `limit` says otherwise.
+pub const PAGE_LINES: usize = 500;
+/// The most characters one page holds (about 10K tokens, under what the
+/// clients take whole from an MCP tool); a page stops before the line that
+/// would pass it, holding at least one line.
+pub const PAGE_CHARS: usize = 40_000;
+/// Matching lines `search_history` returns unless `limit` says otherwise.
+pub const SEARCH_LINES: usize = 20;
+/// The most lines `search_history` returns, whatever `limit` says.
+pub const SEARCH_MAX: usize = 200;
+/// A matching line longer than this is cut (its start kept).
+const LINE_CHARS: usize = 400;
+/// Claude Code's hook output limit: the Task Context the hooks put back fits it.
+const CONTEXT_LIMIT: OutputLimit = OutputLimit::Utf16Units(10_000);
+
+/// The session a server answers for: the task it is working on now, and
+/// every task of its session (the same client session id, or linked to it
+/// through `parent_id`: a conversation the client compacted or rewound goes
+/// on in a linked task), newest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    pub current: String,
+    pub tasks: Vec<String>,
+}
+
+/// The session: `--task`'s (a prefix or `latest`), else the most recently
+/// recorded task whose project directory is `dir` (the client's).
+pub fn session(store: &Store, task: Option<&str>, dirs: &[&Path]) -> Result<Session> {
+    let reader = store.reader();
+    let infos = reader.tasks()?;
+    // How recently each task was recorded: its last row's rowid.
+    let recency: BTreeMap<String, i64> = reader
+        .task_activity()?
+        .into_iter()
+        .map(|(id, _, row)| (id, row))
+        .collect();
+    let current = match task {
+        Some(t) => find_task(store, t, None)?,
+        None => latest_in(&infos, &recency, dirs)?,
+    };
+    Ok(Session {
+        tasks: session_tasks(&infos, &recency, &current),
+        current,
+    })
+}
+
+/// The most recently recorded main task (not a subagent's) of the first of
+/// `dirs` that has one.
+fn latest_in(
+    infos: &[TaskInfo],
+    recency: &BTreeMap<String, i64>,
+    dirs: &[&Path],
+) -> Result<String> {
+    for dir in dirs {
+        let wanted = [
+            dir.display().to_string(),
+            std::fs::canonicalize(dir)
+                .map(|d| d.display().to_string())
+                .unwrap_or_default(),
+        ];
+        let best = infos
+            .iter()
+            .filter(|t| t.agent_id.is_none() && t.cwd.as_ref().is_some_and(|c| wanted.contains(c)))
+            .max_by_key(|t| (recency.get(&t.id).copied(), t.id.clone()));
+        if let Some(t) = best {
+            return Ok(t.id.clone());
+        }
+    }
+    match dirs {
+        [] => bail!(
+            "no session to search: the server was given no --task and has no working directory"
+        ),
+        [one] => bail!(
+            "no session recorded in {} yet: compactor records a session through `compactor run`, the proxy or the hooks",
+            one.display()
+        ),
+        many => bail!(
+            "no session recorded in any of {} yet",
+            many.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Every task of `current`'s session, newest first: its parent chain's
+/// root and everything linked under it, and every task recorded with one of
+/// their client session ids.
+fn session_tasks(
+    infos: &[TaskInfo],
+    recency: &BTreeMap<String, i64>,
+    current: &str,
+) -> Vec<String> {
+    let by_id: BTreeMap<&str, &TaskInfo> = infos.iter().map(|t| (t.id.as_str(), t)).collect();
+    let mut root = current;
+    let mut seen = BTreeSet::new();
+    while let Some(p) = by_id.get(root).and_then(|t| t.parent_id.as_deref())
+        && by_id.contains_key(p)
+        && seen.insert(p)
+    {
+        root = p;
+    }
+    let mut members: BTreeSet<&str> = BTreeSet::from([root, current]);
+    // Grown to a fixed point: children of members, and tasks sharing a session id.
+    loop {
+        let sessions: BTreeSet<&str> = members
+            .iter()
+            .filter_map(|m| by_id.get(m).and_then(|t| t.session_id.as_deref()))
+            .collect();
+        let before = members.len();
+        for t in infos {
+            let linked = t.parent_id.as_deref().is_some_and(|p| members.contains(p));
+            let same = t
+                .session_id
+                .as_deref()
+                .is_some_and(|s| sessions.contains(s));
+            if linked || same {
+                members.insert(&t.id);
+            }
+        }
+        if members.len() == before {
+            break;
+        }
+    }
+    let mut out: Vec<String> = members.into_iter().map(str::to_string).collect();
+    out.sort_by_key(|t| std::cmp::Reverse((recency.get(t).copied(), t.clone())));
+    out
+}
+
+/// `view_tool_call`: the call `id` names (a unique prefix will do), as
+/// `show tool:ID` prints it, paged by lines. The id is looked for in the
+/// session's tasks first, then among every compacted form's (where a
+/// pointer leads), then in every other task.
+pub fn view_tool_call(
+    store: &Store,
+    session: Option<&Session>,
+    id: &str,
+    offset: usize,
+    limit: Option<usize>,
+) -> Result<String> {
+    let id = id.trim();
+    if id.is_empty() {
+        bail!("give the id of a tool call, as a pointer names it: view_tool_call(\"toolu_01A…\")");
+    }
+    let reader = store.reader();
+    let session_tasks: Vec<String> = session.map(|s| s.tasks.clone()).unwrap_or_default();
+    let rest: Vec<String> = {
+        let mut by_recency = reader.task_activity()?;
+        by_recency.sort_by_key(|(id, _, row)| std::cmp::Reverse((*row, id.clone())));
+        by_recency
+            .into_iter()
+            .map(|(id, _, _)| id)
+            .filter(|t| !session_tasks.contains(t))
+            .collect()
+    };
+    let forms = reader.tool_form_ids_starting(id)?;
+    let form_tasks: Vec<String> = forms
+        .iter()
+        .map(|(t, _)| t.clone())
+        .filter(|t| !session_tasks.contains(t))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    // Where to look, in order; the first scope with a match decides.
+    for scope in [
+        session_tasks.as_slice(),
+        form_tasks.as_slice(),
+        rest.as_slice(),
+    ] {
+        let mut found: Vec<(String, String)> = Vec::new();
+        for task in scope {
+            let rows = reader.all_messages(task)?;
+            for m in ids_starting(&rows, id) {
+                if m == id {
+                    let call = ToolCall::in_rows(store, task, &rows, m)?;
+                    return page(&call.text()?.plain(), offset, limit);
+                }
+                if !found.iter().any(|(_, f)| f == m) {
+                    found.push((task.clone(), m.to_string()));
+                }
+            }
+        }
+        match found.as_slice() {
+            [] => continue,
+            [(task, one)] => {
+                let rows = reader.all_messages(task)?;
+                let call = ToolCall::in_rows(store, task, &rows, one)?;
+                return page(&call.text()?.plain(), offset, limit);
+            }
+            many => {
+                let ids: Vec<&str> = many.iter().map(|(_, i)| i.as_str()).collect();
+                return Err(ambiguous(id, &ids));
+            }
+        }
+    }
+    bail!(
+        "no tool call {id} is recorded in the store: check the id against the pointer (view_tool_call(\"ID\"))"
+    )
+}
+
+/// Lines `offset..` of `text`, at most `limit` (default [`PAGE_LINES`]) and
+/// [`PAGE_CHARS`] characters; while lines remain, a last line
+/// `next_offset: N` says where the next page starts. The whole text, when it
+/// fits one page from the start, is returned as it is.
+pub fn page(text: &str, offset: usize, limit: Option<usize>) -> Result<String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let total = lines.len();
+    if offset >= total && !(offset == 0 && total == 0) {
+        bail!(
+            "offset {offset} is past the end: the call's text has {} (offsets 0 to {})",
+            plural(total, "line"),
+            total.saturating_sub(1)
+        );
+    }
+    let limit = limit.unwrap_or(PAGE_LINES).max(1);
+    let mut end = offset;
+    let mut chars = 0;
+    while end < total && end - offset < limit {
+        let n = lines[end].chars().count();
+        if end > offset && chars + n > PAGE_CHARS {
+            break;
+        }
+        chars += n;
+        end += 1;
+    }
+    let mut out: String = lines[offset..end].concat();
+    if end < total {
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(&format!(
+            "[lines {} to {end} of {total}; call view_tool_call again with offset {end} for the rest]\nnext_offset: {end}\n",
+            offset + 1
+        ));
+    }
+    Ok(out)
+}
+
+/// Where a matching line came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Source {
+    User,
+    Assistant,
+    /// The client's own summary of the history it compacted.
+    ClientSummary,
+    ToolInput {
+        id: String,
+        name: String,
+    },
+    ToolOutput {
+        id: String,
+        name: Option<String>,
+    },
+}
+
+impl Source {
+    fn label(&self) -> String {
+        match self {
+            Source::User => "user".into(),
+            Source::Assistant => "assistant".into(),
+            Source::ClientSummary => "the client's compaction summary".into(),
+            Source::ToolInput { id, name } => format!(
+                "{} input · {}",
+                visible_line(name),
+                visible_line(&recovery_call(id))
+            ),
+            Source::ToolOutput { id, name } => format!(
+                "{} output · {}",
+                visible_line(name.as_deref().unwrap_or("tool")),
+                visible_line(&recovery_call(id))
+            ),
+        }
+    }
+}
+
+/// The searchable texts of a row: (where from, text).
+fn row_texts(m: &Message, names: &BTreeMap<String, String>) -> Vec<(Source, String)> {
+    let mut out = Vec::new();
+    for b in &m.content {
+        match (m.kind, b) {
+            (Kind::Ask, Block::Text { text }) => out.push((Source::User, text.clone())),
+            (Kind::CompactSummary | Kind::CarriedSummary, Block::Text { text }) => {
+                out.push((Source::ClientSummary, text.clone()))
+            }
+            (Kind::Generation, Block::Text { text }) => out.push((Source::Assistant, text.clone())),
+            (Kind::Generation, Block::ToolUse { id, name, input }) => {
+                let source = Source::ToolInput {
+                    id: id.clone(),
+                    name: name.clone(),
+                };
+                for s in crate::engine::toolfacts::strings_of(input) {
+                    out.push((source.clone(), s.to_string()));
+                }
+            }
+            (
+                _,
+                Block::ToolResult {
+                    tool_use_id,
+                    content,
+                    ..
+                },
+            ) => out.push((
+                Source::ToolOutput {
+                    id: tool_use_id.clone(),
+                    name: names.get(tool_use_id).cloned(),
+                },
+                tool_content_text(content),
+            )),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The model call a row belongs to: the one that wrote it (a generation),
+/// else the first that read it (an ask, a tool result: the next call).
+fn call_of(m: &Message) -> u32 {
+    if m.kind == Kind::Generation {
+        m.step
+    } else {
+        m.step + 1
+    }
+}
+
+/// The words of a query, lower-cased: a line matches when it holds them all.
+fn terms(query: &str) -> Vec<String> {
+    query
+        .split_whitespace()
+        .map(|w| w.trim_matches('"').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// `line` cut to [`LINE_CHARS`] characters, around the first term when it
+/// lies past the cut.
+fn shown_line(line: &str, first_term: &str) -> String {
+    let line = line.trim();
+    let n = line.chars().count();
+    if n <= LINE_CHARS {
+        return line.to_string();
+    }
+    let at = line
+        .to_lowercase()
+        .find(first_term)
+        .map_or(0, |b| line.to_lowercase()[..b].chars().count());
+    let start = at.saturating_sub(LINE_CHARS / 4);
+    let start = start.min(n - LINE_CHARS);
+    let body: String = line.chars().skip(start).take(LINE_CHARS).collect();
+    format!(
+        "{}{body}{}",
+        if start > 0 { "…" } else { "" },
+        if start + LINE_CHARS < n { "…" } else { "" }
+    )
+}
+
+/// `search_history`: the lines of the session's record that hold every
+/// word of `query` (case-insensitive), newest first, at most `limit`.
+pub fn search_history(
+    store: &Store,
+    session: &Session,
+    query: &str,
+    limit: Option<usize>,
+) -> Result<String> {
+    let words = terms(query);
+    if words.is_empty() {
+        bail!("give a query: one or more words that must all appear in a line");
+    }
+    let limit = limit.unwrap_or(SEARCH_LINES).clamp(1, SEARCH_MAX);
+    let reader = store.reader();
+    let several = session.tasks.len() > 1;
+    let mut shown: Vec<String> = Vec::new();
+    let mut matches = 0usize;
+    let mut rows_read = 0usize;
+    for task in &session.tasks {
+        let rows: Vec<StoredMessage> = reader.all_messages(task)?;
+        rows_read += rows.len();
+        let names: BTreeMap<String, String> = rows
+            .iter()
+            .flat_map(|r| r.message.content.iter())
+            .filter_map(|b| match b {
+                Block::ToolUse { id, name, .. } => Some((id.clone(), name.clone())),
+                _ => None,
+            })
+            .collect();
+        for r in rows.iter().rev() {
+            for (source, text) in row_texts(&r.message, &names).into_iter().rev() {
+                let hits: Vec<&str> = text
+                    .lines()
+                    .filter(|l| {
+                        let lower = l.to_lowercase();
+                        words.iter().all(|w| lower.contains(w.as_str()))
+                    })
+                    .collect();
+                for line in hits.into_iter().rev() {
+                    matches += 1;
+                    if shown.len() < limit {
+                        let place = if several {
+                            format!("task {} · call {}", visible_line(task), call_of(&r.message))
+                        } else {
+                            format!("call {}", call_of(&r.message))
+                        };
+                        shown.push(format!(
+                            "{place} · {}: {}",
+                            source.label(),
+                            visible_line(&shown_line(line, &words[0]))
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    let scope = if several {
+        format!(
+            "the session's {} ({}, newest first)",
+            plural(session.tasks.len(), "task"),
+            session.tasks.join(", ")
+        )
+    } else {
+        format!("task {}", session.current)
+    };
+    if matches == 0 {
+        return Ok(format!(
+            "no line of {scope} holds every word of {:?} ({} searched); try fewer or other words\n",
+            query,
+            plural(rows_read, "row")
+        ));
+    }
+    let mut out = format!(
+        "{} in {scope}, newest first:\n",
+        plural(matches, "matching line")
+    );
+    for l in &shown {
+        out.push_str(l);
+        out.push('\n');
+    }
+    if matches > shown.len() {
+        out.push_str(&format!(
+            "… {} more: narrow the query, or raise limit (at most {SEARCH_MAX})\n",
+            matches - shown.len()
+        ));
+    }
+    Ok(out)
+}
+
+/// `task_context`: compactor's `## Task Context` of the session's current
+/// task, derived now from its whole record (and, before it, the records of
+/// the tasks it was started from) by the extractive summarizer.
+pub fn task_context(store: &Store, session: &Session) -> Result<String> {
+    let reader = store.reader();
+    let infos = reader.tasks()?;
+    let parent = |t: &str| -> Option<String> {
+        infos
+            .iter()
+            .find(|i| i.id == t)
+            .and_then(|i| i.parent_id.clone())
+    };
+    let mut chain = vec![session.current.clone()];
+    while let Some(p) = parent(chain.last().expect("never empty")) {
+        if chain.contains(&p) || reader.task(&p)?.is_none() {
+            break;
+        }
+        chain.push(p);
+    }
+    let mut rows: Vec<Message> = Vec::new();
+    for t in chain.iter().rev() {
+        rows.extend(reader.task_rows(t)?);
+    }
+    match derive_task_context(&rows, &Extractive, CONTEXT_LIMIT) {
+        Some(tc) => Ok(format!(
+            "## Task Context\n\n{}\n\n(task {}; derived from the whole recorded history, not from your context)\n",
+            tc.sections, session.current
+        )),
+        None => Ok(format!(
+            "task {} records no request yet, so there is no Task Context\n",
+            session.current
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_text_that_fits_one_page_comes_back_as_it_is() {
+        let text = "a\nb\nc\n";
+        assert_eq!(page(text, 0, None).unwrap(), text);
+        assert_eq!(page(text, 1, None).unwrap(), "b\nc\n");
+        assert!(page(text, 3, None).is_err());
+    }
+
+    #[test]
+    fn pages_say_where_the_next_starts_until_none_is_left() {
+        let text: String = (0..10).map(|i| format!("line {i}\n")).collect();
+        let first = page(&text, 0, Some(4)).unwrap();
+        assert!(first.starts_with("line 0\nline 1\nline 2\nline 3\n[lines 1 to 4 of 10;"));
+        assert!(first.ends_with("next_offset: 4\n"));
+        let last = page(&text, 8, Some(4)).unwrap();
+        assert_eq!(last, "line 8\nline 9\n");
+        // Pages put together are the text.
+        let mut joined = String::new();
+        let mut at = 0;
+        loop {
+            let p = page(&text, at, Some(3)).unwrap();
+            match p.rsplit_once("next_offset: ") {
+                Some((_, n)) => {
+                    let body: String = p
+                        .lines()
+                        .take_while(|l| !l.starts_with("[lines "))
+                        .map(|l| format!("{l}\n"))
+                        .collect();
+                    joined.push_str(&body);
+                    at = n.trim().parse().unwrap();
+                }
+                None => {
+                    joined.push_str(&p);
+                    break;
+                }
+            }
+        }
+        assert_eq!(joined, text);
+    }
+
+    #[test]
+    fn a_page_stops_at_its_character_cap_but_holds_a_line() {
+        let long = "x".repeat(PAGE_CHARS + 10);
+        let text = format!("{long}\nshort\n");
+        let p = page(&text, 0, None).unwrap();
+        assert!(p.starts_with(&long));
+        assert!(p.ends_with("next_offset: 1\n"), "{}", &p[p.len() - 40..]);
+    }
+
+    #[test]
+    fn a_line_matches_when_it_holds_every_word() {
+        let w = terms("Migrations  NEVER");
+        assert_eq!(w, vec!["migrations", "never"]);
+        let holds = |l: &str| {
+            let lower = l.to_lowercase();
+            w.iter().all(|t| lower.contains(t.as_str()))
+        };
+        assert!(holds("Never touch the migrations directory."));
+        assert!(!holds("the migrations directory"));
+    }
+
+    #[test]
+    fn a_long_line_is_cut_around_its_match() {
+        let line = format!("{} needle {}", "a".repeat(1000), "b".repeat(1000));
+        let s = shown_line(&line, "needle");
+        assert!(s.contains("needle"));
+        assert!(s.starts_with('…') && s.ends_with('…'));
+        assert_eq!(s.chars().count(), LINE_CHARS + 2);
+    }
+}

@@ -1,0 +1,380 @@
+//! `compactor run claude|codex [PROXY_FLAGS] [-- CLIENT_ARGS]`: go live in
+//! one command. It starts `compactor proxy` on a free loopback port (this
+//! same binary, its own process group, its output into `run.log` beside the
+//! store), then the client pointed at it with compactor's MCP server
+//! registered for this run only (`crate::launch` says how, per client), and
+//! gives the client the terminal. When the client exits, the proxy is
+//! stopped and compactor exits with the client's status. Nothing is
+//! installed or edited: every setting is on the client's command line or in
+//! its environment.
+//!
+//! Signals: the client shares compactor's process group, so what the
+//! terminal sends (Ctrl-C, Ctrl-\, Ctrl-Z, a resize) reaches it directly;
+//! compactor itself ignores Ctrl-C while the client runs (it is the
+//! client's to handle). SIGTERM and SIGHUP sent to compactor are passed on
+//! to the client, and so are SIGINT and SIGQUIT when no terminal is there to
+//! send them. The proxy, in its own group, hears none of them: it is stopped
+//! once the client is gone, by the Ctrl-C it takes as "stop".
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
+use clap::builder::PossibleValuesParser;
+
+use super::Ui;
+use super::errors::hinted;
+use super::exit::Outcome;
+use super::hook_log::beside_store;
+use super::self_command::SelfCommand;
+use crate::cli::Cli;
+use crate::launch::{CLIENTS, LiveClient, ServerCommand};
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+The proxy's output is in run.log beside the store. Codex's key comes from OPENAI_API_KEY.
+
+Examples:
+  compactor run claude                                Claude Code, live, with compactor's MCP server
+  compactor run codex --window 200000 -- exec \"fix the tests\"
+  compactor run claude --upstream https://gateway.example.com -- --model opus")]
+pub struct RunArgs {
+    /// The client to start: claude (Claude Code) or codex.
+    #[arg(value_name = "CLIENT", value_parser = client_names())]
+    pub client: String,
+
+    /// The proxy's flags (`compactor proxy --help`): --upstream URL, the budget
+    /// flags (--window, --output-reserved, …) and the summarizer's. The
+    /// listening address is run's own: a free loopback port.
+    #[arg(value_name = "PROXY_FLAGS", allow_hyphen_values = true, num_args = 0..)]
+    pub proxy: Vec<String>,
+
+    /// The client's own arguments, after `--`, passed on as they are.
+    #[arg(last = true, value_name = "CLIENT_ARGS")]
+    pub client_args: Vec<String>,
+}
+
+impl RunArgs {
+    /// The proxy's flags and the client's arguments. Once a proxy flag was
+    /// given, clap keeps the `--` after it among them: what follows it is
+    /// the client's.
+    fn split(&self) -> (Vec<String>, Vec<String>) {
+        match self.proxy.iter().position(|a| a == "--") {
+            Some(i) => (
+                self.proxy[..i].to_vec(),
+                self.proxy[i + 1..]
+                    .iter()
+                    .chain(&self.client_args)
+                    .cloned()
+                    .collect(),
+            ),
+            None => (self.proxy.clone(), self.client_args.clone()),
+        }
+    }
+}
+
+fn client_names() -> PossibleValuesParser {
+    PossibleValuesParser::new(CLIENTS.iter().map(|c| c.name))
+}
+
+/// How long the proxy may take to say where it listens, and to stop.
+const PROXY_START: Duration = Duration::from_secs(30);
+const PROXY_STOP: Duration = Duration::from_secs(10);
+/// The log of the proxy `run` starts, beside the store.
+pub const RUN_LOG: &str = "run.log";
+
+pub fn run(cli: &Cli, ui: &mut Ui, args: &RunArgs) -> Result<Outcome> {
+    let client = LiveClient::find(&args.client).expect("clap checked the name");
+    let (proxy_flags, client_args) = args.split();
+    check_proxy_flags(&proxy_flags)?;
+    let me = SelfCommand::of(cli, "the run")?;
+    let location = super::db_location(cli)?;
+    let log_path = beside_store(&location, RUN_LOG).ok_or_else(|| {
+        anyhow!("compactor run records in a store file, and --db :memory: is none")
+    })?;
+
+    let mut proxy = Proxy::start(&me, &proxy_flags)?;
+    let server = ServerCommand {
+        program: me.program.clone(),
+        args: me.args(&["mcp"]),
+    };
+    let launch = client.launch(&proxy.url, &server, &client_args);
+    let logged = proxy.log_to(&log_path);
+    if !ui.quiet {
+        ui.note(format!(
+            "compactor: {} through the proxy at {} (its log: {})",
+            client.title,
+            proxy.url,
+            log_path.display()
+        ));
+    }
+    let mut cmd = Command::new(&launch.program);
+    cmd.args(&launch.args);
+    for (k, v) in &launch.env {
+        cmd.env(k, v);
+    }
+    let child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            proxy.stop();
+            return Err(if e.kind() == std::io::ErrorKind::NotFound {
+                hinted(
+                    format!(
+                        "cannot start {}: `{}` is not on PATH",
+                        client.title, launch.program
+                    ),
+                    format!("install it ({}), or put it on PATH", client.install),
+                )
+            } else {
+                anyhow::Error::new(e).context(format!("cannot start {}", launch.program))
+            });
+        }
+    };
+    let status = wait_passing_signals(child);
+    proxy.stop();
+    if let Err(e) = logged {
+        ui.warn(format!("the proxy's output was not logged: {e:#}"));
+    }
+    let status = status?;
+    if !ui.quiet {
+        let calls = proxy.calls.lock().map(|n| *n).unwrap_or(0);
+        ui.note(format!(
+            "compactor: {} exited; the proxy forwarded {} and has stopped",
+            client.title,
+            super::words::plural(calls, "call")
+        ));
+    }
+    Ok(Outcome::Status(exit_status(status)))
+}
+
+/// The proxy's flags, checked as `compactor proxy` would parse them (so a
+/// typo is reported before anything starts); the address is run's own.
+fn check_proxy_flags(flags: &[String]) -> Result<()> {
+    for own in ["--listen", "--allow-remote", "--json"] {
+        if flags
+            .iter()
+            .any(|f| f == own || f.starts_with(&format!("{own}=")))
+        {
+            return Err(hinted(
+                format!("{own} is run's to choose"),
+                "run listens on a free loopback port and logs the proxy's output; start `compactor proxy` yourself for another address",
+            ));
+        }
+    }
+    let argv = ["compactor", "proxy"]
+        .into_iter()
+        .map(String::from)
+        .chain(flags.iter().cloned());
+    match <Cli as clap::Parser>::try_parse_from(argv) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(hinted(
+            format!(
+                "the proxy's flags do not parse: {}",
+                e.to_string()
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .trim_start_matches("error: ")
+            ),
+            "give the client's own arguments after `--`; `compactor proxy --help` lists the proxy's flags",
+        )),
+    }
+}
+
+/// A client's exit status as compactor's: its code, or 128 + the signal
+/// that ended it.
+fn exit_status(s: ExitStatus) -> u8 {
+    match (s.code(), s.signal()) {
+        (Some(c), _) => c as u8,
+        (None, Some(sig)) => (128 + sig).min(255) as u8,
+        (None, None) => 1,
+    }
+}
+
+/// Wait for the client, passing on the signals meant for it (see the
+/// module's doc).
+fn wait_passing_signals(mut child: Child) -> Result<ExitStatus> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let pid = child.id() as libc::pid_t;
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdin());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start run's signal watcher")?;
+    runtime.block_on(async move {
+        let mut term = signal(SignalKind::terminate())?;
+        let mut hup = signal(SignalKind::hangup())?;
+        let mut int = signal(SignalKind::interrupt())?;
+        let mut quit = signal(SignalKind::quit())?;
+        let mut waited = tokio::task::spawn_blocking(move || child.wait());
+        let pass = |sig: libc::c_int| {
+            // SAFETY: kill(2) with the pid of a child not yet reaped (the
+            // waiting thread reaps it only once it has exited).
+            unsafe { libc::kill(pid, sig) };
+        };
+        loop {
+            tokio::select! {
+                done = &mut waited => {
+                    return done.context("the wait for the client failed")?.context("cannot wait for the client");
+                }
+                _ = term.recv() => pass(libc::SIGTERM),
+                _ = hup.recv() => pass(libc::SIGHUP),
+                _ = int.recv() => if !terminal { pass(libc::SIGINT) },
+                _ = quit.recv() => if !terminal { pass(libc::SIGQUIT) },
+            }
+        }
+    })
+}
+
+/// The proxy `run` started: its process, where it listens, and how many
+/// calls it reported.
+struct Proxy {
+    child: Child,
+    url: String,
+    /// Its stderr after the first line, until the log takes over.
+    stderr: Option<BufReader<std::process::ChildStderr>>,
+    calls: Arc<Mutex<usize>>,
+}
+
+impl Proxy {
+    /// `compactor [--db PATH] proxy --listen 127.0.0.1:0 FLAGS`, in a process
+    /// group of its own, read until it says where it listens.
+    fn start(me: &SelfCommand, flags: &[String]) -> Result<Proxy> {
+        let mut cmd = Command::new(&me.program);
+        cmd.args(me.args(&["proxy", "--listen", "127.0.0.1:0"]))
+            .args(flags)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let mut child = cmd.spawn().context("cannot start compactor proxy")?;
+        let mut err = BufReader::new(child.stderr.take().expect("piped"));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            let mut first = String::new();
+            let read = err.read_line(&mut first);
+            let _ = tx.send(());
+            (read.map(|_| first), err)
+        });
+        let started = rx.recv_timeout(PROXY_START).is_ok();
+        if !started {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!(
+                "compactor proxy did not say where it listens within {} s",
+                PROXY_START.as_secs()
+            );
+        }
+        let (first, err) = reader
+            .join()
+            .map_err(|_| anyhow!("the proxy's reader failed"))?;
+        let first = first.context("cannot read the proxy's output")?;
+        let Some(url) = first
+            .trim_end()
+            .strip_prefix("listening on ")
+            .filter(|u| u.starts_with("http://"))
+            .map(str::to_string)
+        else {
+            // It stopped at once (a bad flag, a store it cannot open): its
+            // own words say why.
+            let mut rest = String::new();
+            let mut err = err;
+            let _ = err.read_to_string(&mut rest);
+            let status = child.wait().ok();
+            bail!(
+                "compactor proxy did not start{}:\n{}{}",
+                status
+                    .and_then(|s| s.code())
+                    .map(|c| format!(" (exit status {c})"))
+                    .unwrap_or_default(),
+                first,
+                rest.trim_end()
+            );
+        };
+        Ok(Proxy {
+            child,
+            url,
+            stderr: Some(err),
+            calls: Arc::new(Mutex::new(0)),
+        })
+    }
+
+    /// Copy the proxy's stdout (a line per call) and stderr into `path`,
+    /// appended to, while it runs.
+    fn log_to(&mut self, path: &PathBuf) -> Result<()> {
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        let file = Arc::new(Mutex::new(file));
+        let out = self.child.stdout.take().expect("piped");
+        let (f, calls) = (Arc::clone(&file), Arc::clone(&self.calls));
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                *calls.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+                let _ = writeln!(f.lock().unwrap_or_else(|p| p.into_inner()), "{line}");
+            }
+        });
+        if let Some(err) = self.stderr.take() {
+            let f = Arc::clone(&file);
+            std::thread::spawn(move || {
+                for line in err.lines().map_while(Result::ok) {
+                    let _ = writeln!(f.lock().unwrap_or_else(|p| p.into_inner()), "{line}");
+                }
+            });
+        }
+        Ok(())
+    }
+
+    /// Stop the proxy as Ctrl-C stops it, and wait for it; kill it if it
+    /// has not stopped in time.
+    fn stop(&mut self) {
+        if let Ok(Some(_)) = self.child.try_wait() {
+            return;
+        }
+        // SAFETY: kill(2) with the pid of our child, not yet reaped.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGINT) };
+        let start = Instant::now();
+        while start.elapsed() < PROXY_STOP {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_proxy_flags_are_checked_before_anything_starts() {
+        assert!(check_proxy_flags(&["--window".into(), "40000".into()]).is_ok());
+        assert!(check_proxy_flags(&["--upstream".into(), "http://127.0.0.1:9".into()]).is_ok());
+        let e = check_proxy_flags(&["--listen".into(), "0.0.0.0:1".into()]).unwrap_err();
+        assert!(e.to_string().contains("--listen is run's to choose"), "{e}");
+        let e = check_proxy_flags(&["-p".into(), "hi".into()]).unwrap_err();
+        assert!(e.to_string().contains("do not parse"), "{e}");
+    }
+
+    #[test]
+    fn a_signal_ends_as_a_shell_reports_it() {
+        assert_eq!(exit_status(ExitStatus::from_raw(3 << 8)), 3);
+        assert_eq!(exit_status(ExitStatus::from_raw(libc::SIGTERM)), 143);
+    }
+}

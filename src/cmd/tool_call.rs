@@ -1,0 +1,194 @@
+//! A recorded tool call, found by its id (a unique prefix will do) and
+//! written out as text: what `show tool:ID` prints and what the MCP server's
+//! `view_tool_call` returns, the same bytes.
+
+use anyhow::{Result, bail};
+use serde_json::{Value, json};
+
+use super::errors::hinted;
+use super::visible::{visible, visible_line};
+use super::words::plural;
+use crate::engine::toolrules::ToolForm;
+use crate::model::{Block, Kind, ToolContent};
+use crate::store::{Store, StoredMessage};
+use crate::view::text::tool_content_text;
+
+/// A tool call as the record holds it: its input, its output if one was
+/// recorded, and the compacted form minted for it, if any.
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub input: Value,
+    pub turn: u32,
+    pub step: u32,
+    pub line: u64,
+    /// The result: its content, whether it is an error, its source line.
+    pub result: Option<(ToolContent, bool, u64)>,
+    pub form: Option<ToolForm>,
+}
+
+/// A tool call as text, in the three pieces `show` styles apart.
+pub struct ToolCallText {
+    /// `── tool call NAME ID · turn T · step S · line L`.
+    pub header: String,
+    /// The input and the output, each line ending with a newline.
+    pub body: String,
+    /// `compacted form: RULE · RAW → N tokens`, when a form was minted.
+    pub form: Option<String>,
+}
+
+impl ToolCallText {
+    /// The whole text, as `show tool:ID` prints it without colour.
+    pub fn plain(&self) -> String {
+        let mut out = format!("{}\n{}", self.header, self.body);
+        if let Some(f) = &self.form {
+            out.push_str(f);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+impl ToolCall {
+    /// The call `prefix` names among `rows` (a task's record): the id
+    /// itself, or the one id that starts with it.
+    pub fn in_rows(
+        store: &Store,
+        task: &str,
+        rows: &[StoredMessage],
+        prefix: &str,
+    ) -> Result<ToolCall> {
+        let id = tool_id(rows, task, prefix)?;
+        let mut call = None;
+        let mut result = None;
+        for r in rows {
+            for b in &r.message.content {
+                match b {
+                    Block::ToolUse { id: i, name, input }
+                        if i == id && r.message.kind == Kind::Generation =>
+                    {
+                        call.get_or_insert((r, name.clone(), input.clone()));
+                    }
+                    Block::ToolResult {
+                        tool_use_id,
+                        content,
+                        is_error,
+                    } if tool_use_id == id => {
+                        result.get_or_insert((content.clone(), *is_error, r.message.line));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let Some((call_row, name, input)) = call else {
+            bail!("no tool call {id} in task {task}");
+        };
+        Ok(ToolCall {
+            id: id.to_string(),
+            name,
+            input,
+            turn: call_row.message.turn,
+            step: call_row.message.step,
+            line: call_row.message.line,
+            result,
+            form: store.reader().tool_form(task, id)?,
+        })
+    }
+
+    /// The call as text (control characters made visible).
+    pub fn text(&self) -> Result<ToolCallText> {
+        let header = format!(
+            "── tool call {} {} · turn {} · step {} · line {}",
+            visible_line(&self.name),
+            visible_line(&self.id),
+            self.turn,
+            self.step,
+            self.line
+        );
+        let mut body = format!(
+            "input:\n{}\n",
+            visible(&serde_json::to_string_pretty(&self.input)?)
+        );
+        match &self.result {
+            Some((content, is_error, line)) => body.push_str(&format!(
+                "output{} (line {line}):\n{}\n",
+                if *is_error { " · error" } else { "" },
+                visible(&tool_content_text(content))
+            )),
+            None => body.push_str("output: none recorded (the call was interrupted)\n"),
+        }
+        let form = self.form.as_ref().map(|f| {
+            format!(
+                "compacted form: {} · {} → {}",
+                f.rule,
+                f.raw_tokens,
+                plural(f.form_tokens, "token")
+            )
+        });
+        Ok(ToolCallText { header, body, form })
+    }
+
+    /// The call as `show --json` prints it.
+    pub fn json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "name": self.name,
+            "input": self.input,
+            "turn": self.turn,
+            "step": self.step,
+            "line": self.line,
+            "result": self.result.as_ref().map(|(c, e, line)| json!({"content": c, "is_error": e, "line": line})),
+            "interrupted": self.result.is_none(),
+            "compacted_form": self.form.as_ref().map(|f| json!({"rule": f.rule, "raw_tokens": f.raw_tokens, "form_tokens": f.form_tokens, "form": f.form})),
+        })
+    }
+}
+
+/// The tool call ids of `rows` that start with `prefix`, each once, in
+/// record order; the id itself alone when it is one of them.
+pub fn ids_starting<'r>(rows: &'r [StoredMessage], prefix: &str) -> Vec<&'r str> {
+    let mut ids: Vec<&str> = Vec::new();
+    for r in rows.iter().filter(|r| r.message.kind == Kind::Generation) {
+        for b in &r.message.content {
+            if let Block::ToolUse { id, .. } = b
+                && id.starts_with(prefix)
+            {
+                if id == prefix {
+                    return vec![id];
+                }
+                if !ids.contains(&id.as_str()) {
+                    ids.push(id);
+                }
+            }
+        }
+    }
+    ids
+}
+
+/// The tool call id a prefix names: the id itself, or the one id that starts
+/// with it (as task ids take a unique prefix).
+fn tool_id<'r>(rows: &'r [StoredMessage], task: &str, prefix: &str) -> Result<&'r str> {
+    match ids_starting(rows, prefix).as_slice() {
+        [one] => Ok(one),
+        [] => bail!("no tool call {prefix} in task {task}"),
+        many => Err(ambiguous(prefix, many)),
+    }
+}
+
+/// A prefix that names several tool calls: the error, listing them.
+pub fn ambiguous(prefix: &str, ids: &[&str]) -> anyhow::Error {
+    let shown: Vec<String> = ids
+        .iter()
+        .take(20)
+        .map(|id| format!("  tool:{id}"))
+        .collect();
+    hinted(
+        format!(
+            "tool id prefix {prefix:?} is ambiguous: {} match\n{}{}",
+            plural(ids.len(), "tool call"),
+            shown.join("\n"),
+            if ids.len() > 20 { "\n  ..." } else { "" }
+        ),
+        "give more of the id",
+    )
+}

@@ -1,0 +1,375 @@
+//! A loopback OpenAI Chat Completions model for the clients that speak it
+//! (OpenCode through `@ai-sdk/openai-compatible`): `POST …/chat/completions`,
+//! answered in JSON or streamed (SSE, with the usage chunk that
+//! `stream_options.include_usage` asks for), scripted by what the request
+//! holds. Every request is recorded with its headers.
+//!
+//! The script reads the last user message of a request that offers tools:
+//! - `[[reads N]]`: a `read` of `notes/file_K.txt` (K = 1, 2, …) until N
+//!   results follow that message, then text;
+//! - `[[agent]]`: one `task` call starting a subagent whose prompt is
+//!   [`AGENT_PROMPT`], then text;
+//! - `[[missing]]`: one `read` of a file that is not there (a tool error);
+//! - `[[overflow]]`: the answer's usage says the prompt filled the window,
+//!   so the client compacts after it.
+//!
+//! A request without tools is a client's side request: a title, or a
+//! compaction's summary, answered with a short text.
+//! Each call's usage: the prompt is 1,000 tokens plus 100 per message, half
+//! of it cached; the completion 20 tokens, 5 of them reasoning.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// The prompt the `[[agent]]` script gives its subagent.
+pub const AGENT_PROMPT: &str = "Find the batch size in the notes. [[reads 1]]";
+/// The text of a compaction's summary.
+pub const SUMMARY: &str = "## Summary\nThe notes were read; the export job batches reads.";
+/// A prompt that fills any window, for `[[overflow]]`.
+const OVERFLOW_TOKENS: u64 = 1_000_000;
+
+/// One request the model received.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub method: String,
+    pub path: String,
+    /// Header names in lower case.
+    pub headers: Vec<(String, String)>,
+    pub body: Value,
+}
+
+impl Request {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// A call of the agent's own loop (it offers tools), not a side request.
+    pub fn is_agent_call(&self) -> bool {
+        self.body["tools"].as_array().is_some_and(|t| !t.is_empty())
+    }
+}
+
+/// Held answers: how many calls to hold, and whether they may go on.
+#[derive(Default)]
+struct Hold {
+    pending: usize,
+    released: bool,
+    /// Calls holding now.
+    holding: usize,
+}
+
+pub struct ChatModel {
+    pub port: u16,
+    log: Arc<Mutex<Vec<Request>>>,
+    hold: Arc<(Mutex<Hold>, Condvar)>,
+}
+
+impl ChatModel {
+    pub fn start() -> ChatModel {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+        let port = listener.local_addr().unwrap().port();
+        let log: Arc<Mutex<Vec<Request>>> = Arc::default();
+        let hold: Arc<(Mutex<Hold>, Condvar)> = Arc::default();
+        let (l, h) = (Arc::clone(&log), Arc::clone(&hold));
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(conn) = conn else { continue };
+                let (l, h) = (Arc::clone(&l), Arc::clone(&h));
+                std::thread::spawn(move || serve(conn, &l, &h));
+            }
+        });
+        ChatModel { port, log, hold }
+    }
+
+    /// The base URL a client is given (`…/v1`).
+    pub fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}/v1", self.port)
+    }
+
+    pub fn requests(&self) -> Vec<Request> {
+        self.log.lock().unwrap().clone()
+    }
+
+    /// Hold the next agent call after its first chunk until [`ChatModel::release`].
+    pub fn hold_next(&self) {
+        let (lock, _) = &*self.hold;
+        let mut h = lock.lock().unwrap();
+        h.pending += 1;
+        h.released = false;
+    }
+
+    /// Wait until a call is being held (at most `timeout`).
+    pub fn wait_holding(&self, timeout: Duration) -> bool {
+        let (lock, cv) = &*self.hold;
+        let h = lock.lock().unwrap();
+        let (h, _) = cv
+            .wait_timeout_while(h, timeout, |h| h.holding == 0)
+            .unwrap();
+        h.holding > 0
+    }
+
+    pub fn release(&self) {
+        let (lock, cv) = &*self.hold;
+        lock.lock().unwrap().released = true;
+        cv.notify_all();
+    }
+}
+
+fn serve(conn: TcpStream, log: &Mutex<Vec<Request>>, hold: &(Mutex<Hold>, Condvar)) {
+    let _ = conn.set_read_timeout(Some(Duration::from_secs(120)));
+    let mut writer = conn.try_clone().expect("clone the stream");
+    let mut reader = BufReader::new(conn);
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut words = line.split_whitespace();
+        let method = words.next().unwrap_or("").to_string();
+        let path = words.next().unwrap_or("").to_string();
+        let mut headers = Vec::new();
+        let mut length = 0usize;
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                return;
+            }
+            let h = h.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = h.split_once(':') {
+                let (k, v) = (k.trim().to_ascii_lowercase(), v.trim().to_string());
+                if k == "content-length" {
+                    length = v.parse().unwrap_or(0);
+                }
+                headers.push((k, v));
+            }
+        }
+        let mut body = vec![0u8; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        let req = Request {
+            method,
+            path,
+            headers,
+            body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+        };
+        let n = {
+            let mut l = log.lock().unwrap();
+            l.push(req.clone());
+            l.len()
+        };
+        if req.method != "POST" || !req.path.ends_with("/chat/completions") {
+            let _ = write_response(&mut writer, "404 Not Found", "application/json", b"{}");
+            continue;
+        }
+        let chunks = answer(&req.body, n);
+        if req.body["stream"] != true {
+            let whole = whole_answer(&chunks);
+            let _ = write_response(&mut writer, "200 OK", "application/json", whole.as_bytes());
+            continue;
+        }
+        let include_usage = req.body["stream_options"]["include_usage"] == true;
+        let events: Vec<String> = chunks
+            .iter()
+            .filter(|c| include_usage || c.get("usage").is_none())
+            .map(|c| format!("data: {c}\n\n"))
+            .chain(std::iter::once("data: [DONE]\n\n".to_string()))
+            .collect();
+        let held = req.is_agent_call() && take_hold(hold);
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
+        if writer.write_all(head.as_bytes()).is_err() {
+            return;
+        }
+        for (i, e) in events.iter().enumerate() {
+            if chunk(&mut writer, e.as_bytes()).is_err() {
+                return;
+            }
+            if held && i == 0 {
+                let (lock, cv) = hold;
+                let mut h = lock.lock().unwrap();
+                h.holding += 1;
+                cv.notify_all();
+                let (mut h, _) = cv
+                    .wait_timeout_while(h, Duration::from_secs(120), |h| !h.released)
+                    .unwrap();
+                h.holding -= 1;
+            }
+        }
+        if writer.write_all(b"0\r\n\r\n").is_err() || writer.flush().is_err() {
+            return;
+        }
+    }
+}
+
+fn take_hold(hold: &(Mutex<Hold>, Condvar)) -> bool {
+    let mut h = hold.0.lock().unwrap();
+    if h.pending == 0 {
+        return false;
+    }
+    h.pending -= 1;
+    true
+}
+
+fn chunk(w: &mut TcpStream, bytes: &[u8]) -> std::io::Result<()> {
+    w.write_all(format!("{:x}\r\n", bytes.len()).as_bytes())?;
+    w.write_all(bytes)?;
+    w.write_all(b"\r\n")?;
+    w.flush()
+}
+
+fn write_response(w: &mut TcpStream, status: &str, kind: &str, body: &[u8]) -> std::io::Result<()> {
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    w.write_all(head.as_bytes())?;
+    w.write_all(body)?;
+    w.flush()
+}
+
+/// A message's text: a string, or its text parts joined.
+pub fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The streamed chunks of the answer to request number `n`: deltas, the
+/// finish reason, and last the usage chunk.
+fn answer(body: &Value, n: usize) -> Vec<Value> {
+    let msgs = body["messages"].as_array().cloned().unwrap_or_default();
+    let last_user = msgs.iter().rposition(|m| m["role"] == "user");
+    let asked = last_user.map_or(String::new(), |i| content_text(&msgs[i]["content"]));
+    let results = last_user.map_or(0, |i| {
+        msgs[i..].iter().filter(|m| m["role"] == "tool").count()
+    });
+    let tools = body["tools"].as_array().is_some_and(|t| !t.is_empty());
+    let reads = asked
+        .split("[[reads ")
+        .nth(1)
+        .and_then(|r| r.split("]]").next())
+        .and_then(|r| r.trim().parse::<usize>().ok());
+    let call = match () {
+        _ if !tools => None,
+        _ if reads.is_some_and(|want| results < want) => Some((
+            "read",
+            json!({"filePath": format!("notes/file_{:02}.txt", results + 1)}),
+        )),
+        _ if asked.contains("[[agent]]") && results == 0 => Some((
+            "task",
+            json!({"description": "find the batch size", "prompt": AGENT_PROMPT, "subagent_type": "general"}),
+        )),
+        _ if asked.contains("[[missing]]") && results == 0 => {
+            Some(("read", json!({"filePath": "notes/missing.txt"})))
+        }
+        _ => None,
+    };
+    let id = format!("chatcmpl-stub-{n}");
+    let delta = |d: Value, finish: Value| {
+        json!({"id": id, "object": "chat.completion.chunk", "created": 1_700_000_000, "model": "stub-model",
+               "choices": [{"index": 0, "delta": d, "finish_reason": finish}]})
+    };
+    let mut chunks = Vec::new();
+    let finish = match &call {
+        Some((name, input)) => {
+            chunks.push(delta(
+                json!({"role": "assistant", "content": null, "reasoning_content": format!("The script asks for {name}.")}),
+                Value::Null,
+            ));
+            chunks.push(delta(json!({"content": "Working on it."}), Value::Null));
+            chunks.push(delta(
+                json!({"tool_calls": [{"index": 0, "id": format!("call_stub_{n:03}"), "type": "function", "function": {"name": name, "arguments": ""}}]}),
+                Value::Null,
+            ));
+            chunks.push(delta(
+                json!({"tool_calls": [{"index": 0, "function": {"arguments": input.to_string()}}]}),
+                Value::Null,
+            ));
+            "tool_calls"
+        }
+        None => {
+            let text = match () {
+                _ if !tools
+                    && content_text(&body["messages"][0]["content"])
+                        .contains("title generator") =>
+                {
+                    "Reading the notes".to_string()
+                }
+                _ if !tools => SUMMARY.to_string(),
+                _ if results > 0 => format!("Done: {results} tool results read."),
+                _ => "Nothing to do.".to_string(),
+            };
+            chunks.push(delta(
+                json!({"role": "assistant", "content": text}),
+                Value::Null,
+            ));
+            "stop"
+        }
+    };
+    chunks.push(delta(json!({}), json!(finish)));
+    let prompt = if tools && asked.contains("[[overflow]]") && call.is_none() {
+        OVERFLOW_TOKENS
+    } else {
+        1_000 + 100 * msgs.len() as u64
+    };
+    chunks.push(json!({"id": id, "object": "chat.completion.chunk", "created": 1_700_000_000, "model": "stub-model", "choices": [],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": 20, "total_tokens": prompt + 20,
+                  "prompt_tokens_details": {"cached_tokens": prompt / 2},
+                  "completion_tokens_details": {"reasoning_tokens": 5}}}));
+    chunks
+}
+
+/// The streamed chunks as one `chat.completion` object.
+fn whole_answer(chunks: &[Value]) -> String {
+    let mut text = String::new();
+    let mut finish = Value::Null;
+    let mut usage = Value::Null;
+    let mut calls: Vec<Value> = Vec::new();
+    for c in chunks {
+        let delta = &c["choices"][0]["delta"];
+        if let Some(t) = delta["content"].as_str() {
+            text.push_str(t);
+        }
+        for call in delta["tool_calls"].as_array().into_iter().flatten() {
+            if call["id"].is_string() {
+                calls.push(json!({"id": call["id"], "type": "function",
+                                  "function": {"name": call["function"]["name"], "arguments": ""}}));
+            }
+            if let (Some(last), Some(a)) =
+                (calls.last_mut(), call["function"]["arguments"].as_str())
+            {
+                let so_far = last["function"]["arguments"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string();
+                last["function"]["arguments"] = Value::String(so_far + a);
+            }
+        }
+        if !c["choices"][0]["finish_reason"].is_null() {
+            finish = c["choices"][0]["finish_reason"].clone();
+        }
+        if !c["usage"].is_null() {
+            usage = c["usage"].clone();
+        }
+    }
+    json!({"id": chunks[0]["id"], "object": "chat.completion", "created": 1_700_000_000, "model": "stub-model",
+           "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "tool_calls": calls}, "finish_reason": finish}],
+           "usage": usage})
+    .to_string()
+}

@@ -1,0 +1,386 @@
+//! `compactor mcp`: the MCP server over stdio. A client that is not ours,
+//! the official TypeScript SDK's (pinned in `clients/`), lists the tools and
+//! calls each against a fixture store; the protocol spoken line by line
+//! without any client; and, with the hooks path and the real Claude Code,
+//! after a `/compact` whose summary dropped a rule, the model's
+//! `search_history` call finds it.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::proxy::Model;
+use crate::resume::{client, client_command, only_jsonl, run_bounded};
+use crate::util::{TestEnv, crate_dir, under_ci};
+
+const FIXTURE: &str = "fixtures/claude-shrink-floor.jsonl";
+/// The fixture's task, its project directory and a rule of its first ask.
+const TASK: &str = "5b1e2d3c-7f4a-4e2b-9c1d-2a3b4c5d6e7f";
+const CWD: &str = "/home/dev/shop";
+const RULE: &str = "Do not change the public API of app/orders/views.py.";
+
+/// A tool call of the fixture that has a compacted form: its id.
+fn compacted_id(env: &TestEnv) -> String {
+    env.conn()
+        .query_row(
+            "SELECT tool_call_id FROM task_tool_compaction WHERE task_id = ?1 ORDER BY raw_tokens DESC LIMIT 1",
+            [TASK],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+/// Speak the protocol to `compactor mcp` line by line: each request in
+/// turn, its answer read before the next is sent.
+fn converse(env: &TestEnv, args: &[&str], cwd: &Path, requests: &[Value]) -> Vec<Value> {
+    let mut child = env
+        .std_command()
+        .arg("--db")
+        .arg(env.db())
+        .arg("mcp")
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut answers = Vec::new();
+    for r in requests {
+        writeln!(stdin, "{r}").unwrap();
+        stdin.flush().unwrap();
+        if r.get("id").is_none() {
+            continue;
+        }
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        answers.push(serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}")));
+    }
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(
+        status.success(),
+        "the server ends cleanly when its client hangs up"
+    );
+    answers
+}
+
+fn call(id: u64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}})
+}
+
+fn handshake() -> Vec<Value> {
+    vec![
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "line-by-line", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ]
+}
+
+fn text_of(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or("")
+}
+
+#[test]
+fn the_server_answers_each_tool_over_stdio() {
+    let env = TestEnv::new();
+    env.import_fixture(FIXTURE).success();
+    let id = compacted_id(&env);
+    let mut requests = handshake();
+    requests.extend([
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        call(2, "view_tool_call", json!({"id": id})),
+        call(
+            3,
+            "view_tool_call",
+            json!({"id": &id[..12], "offset": 2, "limit": 3}),
+        ),
+        call(4, "search_history", json!({"query": "PUBLIC api"})),
+        call(5, "task_context", json!({})),
+        call(6, "view_tool_call", json!({"id": "toolu_nothing_like_it"})),
+        call(7, "search_history", json!({"query": "   "})),
+    ]);
+    let a = converse(&env, &["--task", TASK], env.root(), &requests);
+    assert_eq!(a[0]["result"]["serverInfo"]["name"], "compactor");
+    let mut names: Vec<&str> = a[1]["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["search_history", "task_context", "view_tool_call"]);
+    // view_tool_call: the same bytes as `show tool:ID`.
+    let shown = env.run(&["show", &format!("tool:{id}")]);
+    shown.success();
+    assert_eq!(text_of(&a[2]["result"]), shown.stdout);
+    assert_eq!(a[2]["result"]["isError"], false);
+    // A prefix, and a page: lines 2 to 4, then where the next starts.
+    let page = text_of(&a[3]["result"]);
+    let lines: Vec<&str> = shown.stdout.lines().collect();
+    assert!(
+        page.starts_with(&format!("{}\n{}\n{}\n", lines[2], lines[3], lines[4])),
+        "{page}"
+    );
+    assert!(page.ends_with("next_offset: 5\n"), "{page}");
+    // search_history: the rule, with its call, newest first.
+    let found = text_of(&a[4]["result"]);
+    assert!(
+        found.contains(&format!(
+            "call 1 · user: Audit the order handlers under app/orders for N+1 queries. {RULE}"
+        )),
+        "{found}"
+    );
+    // task_context: the rule verbatim under its heading.
+    let tc = text_of(&a[5]["result"]);
+    assert!(
+        tc.starts_with("## Task Context\n\n## Constraints\n"),
+        "{tc}"
+    );
+    assert!(tc.contains(RULE), "{tc}");
+    // Errors are tool results the model reads, not protocol errors.
+    assert_eq!(a[6]["result"]["isError"], true);
+    assert!(text_of(&a[6]["result"]).contains("no tool call toolu_nothing_like_it"));
+    assert_eq!(a[7]["result"]["isError"], true);
+}
+
+#[test]
+fn without_a_task_the_server_answers_for_the_latest_session_of_its_directory() {
+    let env = TestEnv::new();
+    // Nothing recorded yet: the server starts all the same, and says so.
+    let work = env.root().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let mut requests = handshake();
+    requests.push(call(1, "task_context", json!({})));
+    let a = converse(&env, &[], &work, &requests);
+    assert_eq!(a[1]["result"]["isError"], true);
+    assert!(text_of(&a[1]["result"]).contains("no store at"), "{}", a[1]);
+    // A session recorded in that directory: the fixture, its cwd made ours.
+    let text = std::fs::read_to_string(crate_dir().join("testdata").join(FIXTURE))
+        .unwrap()
+        .replace(CWD, &work.display().to_string());
+    let file = env.write("session.jsonl", text);
+    env.run(&["import", &file]).success();
+    let a = converse(&env, &[], &work, &requests);
+    assert!(text_of(&a[1]["result"]).contains(RULE), "{}", a[1]);
+    // Another directory has none.
+    let elsewhere = env.root().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let a = converse(&env, &[], &elsewhere, &requests);
+    assert!(
+        text_of(&a[1]["result"]).contains("no session recorded in"),
+        "{}",
+        a[1]
+    );
+}
+
+/// `node clients/mcp-check.mjs PLAN compactor --db DB mcp ARGS`: the official
+/// SDK's client; its JSON report.
+fn official_client(env: &TestEnv, plan: Value, args: &[&str], cwd: &Path) -> Option<Value> {
+    let sdk = crate_dir().join("clients/node_modules/@modelcontextprotocol/sdk");
+    if !sdk.exists() {
+        assert!(
+            !under_ci(),
+            "{} is missing and CI is set: cd clients && npm ci",
+            sdk.display()
+        );
+        eprintln!("SKIPPED: the MCP SDK is not installed; cd clients && npm ci");
+        return None;
+    }
+    let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_compactor")).unwrap();
+    let out = Command::new("node")
+        .arg(crate_dir().join("clients/mcp-check.mjs"))
+        .arg(plan.to_string())
+        .arg(&exe)
+        .arg("--db")
+        .arg(env.db())
+        .arg("mcp")
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the SDK client failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned clients (the official MCP SDK): cd clients && npm ci"
+)]
+fn the_official_mcp_sdk_client_lists_the_tools_and_calls_each() {
+    let env = TestEnv::new();
+    env.import_fixture(FIXTURE).success();
+    let id = compacted_id(&env);
+    let elsewhere = env.root().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    // No --task: the session is found from the root the client names.
+    let plan = json!({"roots": [CWD], "calls": [
+        {"name": "view_tool_call", "arguments": {"id": id}},
+        {"name": "view_tool_call", "arguments": {"id": id, "offset": 1, "limit": 2}},
+        {"name": "search_history", "arguments": {"query": "public api", "limit": 1}},
+        {"name": "task_context", "arguments": {}},
+    ]});
+    let Some(r) = official_client(&env, plan, &[], &elsewhere) else {
+        return;
+    };
+    assert_eq!(r["server"]["name"], "compactor");
+    assert!(
+        r["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("view_tool_call")
+    );
+    let tools = r["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 3);
+    for t in tools {
+        assert!(
+            t["description"].as_str().unwrap().len() > 200,
+            "{} is described for a model",
+            t["name"]
+        );
+        assert_eq!(t["inputSchema"]["type"], "object");
+    }
+    let schema = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .map(|t| t["inputSchema"].clone())
+            .unwrap()
+    };
+    assert_eq!(schema("view_tool_call")["required"], json!(["id"]));
+    assert_eq!(schema("search_history")["required"], json!(["query"]));
+    let results = r["results"].as_array().unwrap();
+    let shown = env.run(&["show", &format!("tool:{id}")]);
+    assert_eq!(text_of(&results[0]["result"]), shown.stdout);
+    let page = text_of(&results[1]["result"]);
+    let second: Vec<&str> = shown.stdout.lines().skip(1).take(2).collect();
+    assert!(
+        page.starts_with(&format!("{}\n{}\n", second[0], second[1])),
+        "{page}"
+    );
+    assert!(page.ends_with("next_offset: 3\n"), "{page}");
+    let found = text_of(&results[2]["result"]);
+    assert!(found.starts_with("1 matching line in task "), "{found}");
+    assert!(found.contains(RULE), "{found}");
+    let tc = text_of(&results[3]["result"]);
+    assert!(tc.contains("## Constraints") && tc.contains(RULE), "{tc}");
+    for res in results {
+        assert_eq!(res["result"]["isError"], false, "{res}");
+    }
+}
+
+// ------------------------------------------------------------ the hooks path
+
+/// A request that holds `[[search WORDS]]` (its latest ask) is answered
+/// with one call of compactor's `search_history` on WORDS, until its result
+/// is in (the scripted model of `proxy.rs` asks this module).
+pub fn search_in_messages(body: &Value, text: &str, n: usize) -> Option<Vec<Value>> {
+    const ID: &str = "toolu_search_1";
+    if text.contains(ID) {
+        return None;
+    }
+    let words = text
+        .split("[[search ")
+        .nth(1)?
+        .split("]]")
+        .next()?
+        .to_string();
+    crate::run::claude_mcp_call(body, text, "search_history", ID, json!({"query": words}), n)
+}
+
+const FIRST_PROMPT: &str = "Fix the parser in src/parse.rs. Never touch the migrations directory.";
+const HOOK_RULE: &str = "Never touch the migrations directory.";
+
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
+fn after_claude_codes_own_compaction_search_history_finds_the_rule_its_summary_dropped() {
+    let Some(claude) = client("claude", "search_history_after_compaction") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let project = env.root().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    // The hooks, and the server in Claude Code's user configuration.
+    let mut cmd = env.bare_command();
+    cmd.args(["hooks", "install", "claude-code"]);
+    env.finish(cmd)
+        .success()
+        .stdout_has("registered compactor's MCP server for Claude Code in [TMP]/home/.claude.json");
+    let model = Model::start();
+    let run = |args: &[&str]| {
+        let mut cmd = client_command(&claude, &env.home(), &project);
+        cmd.env(
+            "ANTHROPIC_BASE_URL",
+            format!("http://127.0.0.1:{}", model.port),
+        )
+        .env("ANTHROPIC_API_KEY", "sk-ant-loopback")
+        .env("XDG_DATA_HOME", env.data_home())
+        .args(args);
+        let (status, out, err) = run_bounded(cmd);
+        assert_eq!(status, 0, "claude {args:?} failed:\n{out}\n{err}");
+        out
+    };
+    run(&["-p", FIRST_PROMPT]);
+    let file = only_jsonl(&env.home().join(".claude").join("projects"));
+    let id = file.file_stem().unwrap().to_string_lossy().to_string();
+    // The scripted model's summary ("All files read.") drops the rule.
+    run(&["--resume", &id, "-p", "/compact"]);
+    let next = "What did I say about migrations? [[search migrations directory]]";
+    run(&[
+        "--resume",
+        &id,
+        "-p",
+        next,
+        "--allowedTools",
+        "mcp__compactor",
+    ]);
+    let calls = model.model_calls();
+    let summary_request = calls
+        .iter()
+        .map(|c| c.json())
+        .find(|b| {
+            b.to_string()
+                .contains("Your task is to create a detailed summary")
+        })
+        .expect("Claude Code compacted");
+    assert!(summary_request.to_string().contains(HOOK_RULE));
+    // The request that carries the search's result, as Claude Code sent it back.
+    let answered = calls
+        .iter()
+        .map(|c| c.json())
+        .find(|b| b.to_string().contains("toolu_search_1") && b.to_string().contains("tool_result"))
+        .expect("Claude Code sent the search's result back");
+    let result = answered["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == "toolu_search_1")
+        .unwrap();
+    let text = result["content"].to_string();
+    assert!(
+        text.contains(&format!("call 1 · user: {FIRST_PROMPT}")),
+        "search_history found the rule the summary dropped: {text}"
+    );
+    // The summary Claude Code kept did not hold it.
+    let kept_summary = answered.to_string();
+    assert!(
+        kept_summary.contains("All files read."),
+        "the lossy summary replaced the history"
+    );
+    let _ = Duration::from_secs(0);
+}

@@ -1,0 +1,536 @@
+//! `compactor run claude|codex`: the real Claude Code and Codex (pinned in
+//! `clients/`, offline, a hermetic HOME, as `proxy.rs` drives them) started
+//! by `compactor run` against the scripted loopback model of `proxy.rs`. A
+//! long tool-heavy turn compacts; the model then calls compactor's
+//! `view_tool_call` with the id of an elided pointer, and the tool result
+//! the client sends back holds the elided lines verbatim. And, with a stand-in
+//! client, what `run` itself promises: the client's exit status, signals
+//! passed on, the proxy stopped, nothing left installed.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::proxy::{KEY, Model, write_notes};
+use crate::resume::{client, client_command, client_path, run_bounded_for};
+use crate::util::TestEnv;
+
+/// A first ask holding this asks the scripted model, once its reads are
+/// done, for one call of compactor's `view_tool_call` on the first elided
+/// pointer the request carries.
+const RECALL: &str = "[[recall]]";
+/// The id of that call (Messages) and its call id (Responses).
+const RECALL_ID: &str = "toolu_recall_1";
+const RECALL_CALL: &str = "call_recall_1";
+const ASK: &str = "Read every file in notes/ one by one, then look again at the first one. [[reads 12]] [[recall]] Never edit files outside notes/.";
+const BUDGET: &[&str] = &["--window", "40000", "--output-reserved", "4000"];
+
+/// The id in the first `view_tool_call("ID")` pointer of a request body
+/// (its JSON text, where a string's quotes are escaped) that names a call
+/// the body holds (the tools' descriptions show a pointer as an example).
+fn first_pointer(text: &str) -> Option<String> {
+    text.split("view_tool_call(\\\"")
+        .skip(1)
+        .filter_map(|rest| rest.split("\\\")").next())
+        .find(|id| text.contains(&format!("\"{id}\"")))
+        .map(str::to_string)
+}
+
+/// The request's tool whose name ends with `suffix` (a client prefixes an
+/// MCP tool's name with its server's).
+fn tool_named(tools: &Value, suffix: &str) -> Option<String> {
+    tools
+        .as_array()?
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .find(|n| n.ends_with(suffix))
+        .map(str::to_string)
+}
+
+/// The id of the scripted model's ToolSearch call.
+const TOOL_SEARCH_ID: &str = "toolu_toolsearch_1";
+
+/// One Messages answer calling compactor's tool `suffix` with `input` as
+/// `id`. Claude Code defers MCP tools: it lists their names and a
+/// `ToolSearch` tool that loads them, so the model asks ToolSearch for the
+/// tool first (as a model does), then calls it.
+pub fn claude_mcp_call(
+    body: &Value,
+    text: &str,
+    suffix: &str,
+    id: &str,
+    input: Value,
+    n: usize,
+) -> Option<Vec<Value>> {
+    let (call_id, name, input) = match tool_named(&body["tools"], suffix) {
+        Some(name) => (id.to_string(), name, input),
+        None => {
+            let name = format!("mcp__compactor__{suffix}");
+            if !text.contains(&name) {
+                return None;
+            }
+            if text.contains(TOOL_SEARCH_ID) {
+                // Loaded by the search: callable by its name.
+                (id.to_string(), name, input)
+            } else {
+                let search = tool_named(&body["tools"], "ToolSearch")?;
+                (
+                    TOOL_SEARCH_ID.to_string(),
+                    search,
+                    json!({"query": format!("select:{name}")}),
+                )
+            }
+        }
+    };
+    Some(vec![
+        json!({"type": "message_start", "message": {"id": format!("msg_{call_id}_{n}"), "type": "message", "role": "assistant", "model": "claude-stub", "content": [], "usage": {"input_tokens": text.len() / 4, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": call_id, "name": name, "input": {}}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": input.to_string()}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 20}}),
+        json!({"type": "message_stop"}),
+    ])
+}
+
+/// The scripted model's Messages answer for `[[recall]]`: the call, until
+/// its result is in the request.
+pub fn recall_in_messages(
+    first_user: &str,
+    body: &Value,
+    text: &str,
+    n: usize,
+) -> Option<Vec<Value>> {
+    if !first_user.contains(RECALL) || text.contains(RECALL_ID) {
+        return None;
+    }
+    let id = first_pointer(text)?;
+    claude_mcp_call(
+        body,
+        text,
+        "view_tool_call",
+        RECALL_ID,
+        json!({"id": id}),
+        n,
+    )
+}
+
+/// The same for Responses.
+pub fn recall_in_responses(
+    first_user: &str,
+    body: &Value,
+    text: &str,
+    n: usize,
+) -> Option<Vec<Value>> {
+    if !first_user.contains(RECALL) || text.contains(RECALL_CALL) {
+        return None;
+    }
+    let id = first_pointer(text)?;
+    // Codex offers an MCP server's tools as a namespace of functions.
+    let (namespace, name) = body["tools"].as_array()?.iter().find_map(|t| {
+        let f = tool_named(&t["tools"], "view_tool_call")?;
+        Some((t["name"].as_str()?.to_string(), f))
+    })?;
+    let item = json!({"type": "function_call", "id": "fc_recall", "status": "completed", "name": name, "namespace": namespace, "arguments": json!({"id": id}).to_string(), "call_id": RECALL_CALL});
+    let rid = format!("resp_recall_{n}");
+    Some(vec![
+        json!({"type": "response.created", "response": {"id": rid}}),
+        json!({"type": "response.output_item.added", "output_index": 0, "item": item}),
+        json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+        json!({"type": "response.completed", "response": {"id": rid, "usage": {"input_tokens": text.len() / 4, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": text.len() / 4 + 20}}}),
+    ])
+}
+
+/// `compactor --db DB run ARGS` as a client would be started: a hermetic
+/// environment whose PATH finds the pinned clients.
+fn run_command(env: &TestEnv, bin_dir: &Path, cwd: &Path, args: &[&str]) -> std::process::Command {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_compactor"));
+    let mut cmd = client_command(&exe, &env.home(), cwd);
+    cmd.env("PATH", format!("{}:{}", bin_dir.display(), client_path()))
+        .env("XDG_DATA_HOME", env.data_home())
+        .arg("--db")
+        .arg(env.db())
+        .arg("run")
+        .args(args);
+    cmd
+}
+
+/// Every file under `dir`, with its bytes (what a run may not leave changed).
+fn snapshot_tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(b) = std::fs::read(&p) {
+                out.push((p, b));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A tool result's content as text: a string, or its text blocks joined.
+fn content_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// `show --task T ARGS… tool:ID` of the task that recorded the call `id`
+/// (a run records a task per conversation): the run, and the task.
+fn show_tool(env: &TestEnv, id: &str, json: bool) -> (crate::util::Run, String) {
+    for t in env.tasks() {
+        let task = t["id"].as_str().unwrap().to_string();
+        let address = format!("tool:{id}");
+        let mut args = vec!["show", "--task", task.as_str()];
+        if json {
+            args.push("--json");
+        }
+        args.push(&address);
+        let run = env.run(&args);
+        if run.status == 0 {
+            return (run, task);
+        }
+    }
+    panic!("no task recorded the call {id}: {:#?}", env.tasks());
+}
+
+/// The lines of `id`'s raw output that its compacted form left out, read
+/// from the store (`show --json tool:ID`).
+fn elided_lines(env: &TestEnv, id: &str) -> Vec<String> {
+    let v = show_tool(env, id, true).0.json();
+    let raw = content_text(&v["result"]["content"]);
+    let form = content_text(&v["compacted_form"]["form"]["content"]);
+    assert!(!form.is_empty(), "{id} has a compacted form: {v}");
+    let lines: Vec<String> = raw
+        .lines()
+        .filter(|l| l.trim().len() > 10 && !form.contains(*l))
+        .map(str::to_string)
+        .collect();
+    assert!(
+        lines.len() >= 10,
+        "the pointer's call {id} has elided lines: {} found",
+        lines.len()
+    );
+    lines
+}
+
+/// The text of the result the client recorded for the recall call.
+fn recalled_text(env: &TestEnv, id: &str) -> String {
+    let v = show_tool(env, id, true).0.json();
+    let text = content_text(&v["result"]["content"]);
+    assert!(!text.is_empty(), "no result recorded for {id}: {v}");
+    text
+}
+
+/// What both real clients' runs must show: the turn compacted, the model's
+/// recall carried an elided pointer's id, and the result the client sent
+/// back holds every elided line verbatim; nothing installed.
+fn check_recall(env: &TestEnv, model: &Model) {
+    let calls = model.model_calls();
+    assert!(
+        calls.len() >= 13,
+        "a long turn: {} model calls",
+        calls.len()
+    );
+    // The call that asked for the recall, and the id it asked for.
+    assert!(
+        calls.iter().any(|c| {
+            let t = String::from_utf8_lossy(&c.body);
+            !t.contains(RECALL_ID) && !t.contains(RECALL_CALL) && first_pointer(&t).is_some()
+        }),
+        "a request carried an elided pointer: the turn compacted"
+    );
+    // The request after the recall carries the result the client sent back.
+    let recall_id = if calls
+        .iter()
+        .any(|c| String::from_utf8_lossy(&c.body).contains(RECALL_ID))
+    {
+        RECALL_ID
+    } else {
+        RECALL_CALL
+    };
+    // The id the model asked for: the recall's input, as the client recorded it.
+    let call = show_tool(env, recall_id, true).0.json();
+    let input: Value = match &call["input"] {
+        Value::String(s) => serde_json::from_str(s).unwrap(),
+        v => v.clone(),
+    };
+    let id = input["id"]
+        .as_str()
+        .expect("the recall names an id")
+        .to_string();
+    let got = recalled_text(env, recall_id);
+    let elided = elided_lines(env, &id);
+    for line in &elided {
+        assert!(
+            got.contains(line.as_str()),
+            "the recalled result holds the elided line {line:?}:\n{}",
+            &got[..got.len().min(2000)]
+        );
+    }
+    // The same bytes as `show tool:ID` prints.
+    let shown = show_tool(env, &id, false).0;
+    assert!(
+        got.contains(shown.stdout.trim_end()) || got.trim_end() == shown.stdout.trim_end(),
+        "view_tool_call gives show's text:\n{got}\n---\n{}",
+        shown.stdout
+    );
+    eprintln!(
+        "recalled {id}: {} elided lines back, verbatim",
+        elided.len()
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
+fn claude_code_through_compactor_run_takes_back_the_lines_compaction_elided() {
+    let Some(bin) = client("claude", "claude_code_through_compactor_run") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let project = env.root().join("project");
+    write_notes(&project, 12, 160);
+    let model = Model::start();
+    std::fs::create_dir_all(env.home()).unwrap();
+    let upstream = format!("http://127.0.0.1:{}", model.port);
+    let mut args = vec!["claude", "--upstream", upstream.as_str()];
+    args.extend(BUDGET);
+    args.extend(["--", "-p", ASK, "--allowedTools", "Read"]);
+    let mut cmd = run_command(&env, bin.parent().unwrap(), &project, &args);
+    cmd.env("ANTHROPIC_API_KEY", KEY);
+    let (status, out, err) = run_bounded_for(cmd, Duration::from_secs(600));
+    assert_eq!(status, 0, "compactor run claude failed:\n{out}\n{err}");
+    assert!(out.contains("All files read."), "{out}\n{err}");
+    // Claude Code writes its own state under HOME (sessions, .claude.json,
+    // its MCP logs): no compactor server entry is among it.
+    for (p, b) in &snapshot_tree(&env.home()) {
+        let text = String::from_utf8_lossy(b);
+        assert!(
+            !text.contains("mcp_servers.compactor") && !text.contains("\"compactor\": {"),
+            "{} holds compactor's server after the run",
+            p.display()
+        );
+    }
+    check_recall(&env, &model);
+}
+
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
+fn codex_through_compactor_run_takes_back_the_lines_compaction_elided() {
+    let Some(bin) = client("codex", "codex_through_compactor_run") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let project = env.root().join("project");
+    write_notes(&project, 12, 160);
+    let model = Model::start();
+    // The user's own config: a model, no provider of compactor's.
+    let codex_home = env.home().join(".codex");
+    std::fs::create_dir_all(&codex_home).unwrap();
+    std::fs::write(
+        codex_home.join("config.toml"),
+        "model = \"gpt-5.1-codex\"\n",
+    )
+    .unwrap();
+    let upstream = format!("http://127.0.0.1:{}", model.port);
+    let mut args = vec!["codex", "--upstream", upstream.as_str()];
+    args.extend(BUDGET);
+    args.extend(["--", "exec", "--skip-git-repo-check", ASK]);
+    let mut cmd = run_command(&env, bin.parent().unwrap(), &project, &args);
+    cmd.env("OPENAI_API_KEY", KEY);
+    let (status, out, err) = run_bounded_for(cmd, Duration::from_secs(600));
+    assert_eq!(status, 0, "compactor run codex failed:\n{out}\n{err}");
+    assert!(out.contains("All files read."), "{out}\n{err}");
+    assert_eq!(
+        std::fs::read_to_string(codex_home.join("config.toml")).unwrap(),
+        "model = \"gpt-5.1-codex\"\n",
+        "the user's config is never edited"
+    );
+    check_recall(&env, &model);
+}
+
+/// A stand-in client: a script that records what it was given, answers
+/// SIGTERM by exiting 143 after noting it, and otherwise exits 7.
+fn fake_client(dir: &Path, name: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    let script = "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$PWD/args.txt\"\nenv > \"$PWD/env.txt\"\ntrap 'echo term > \"$PWD/signal.txt\"; exit 143' TERM\ncase \" $* \" in *\" wait \"*) touch \"$PWD/ready\"; while :; do sleep 0.05; done;; esac\nexit 7\n";
+    let path = dir.join(name);
+    std::fs::write(&path, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// The port of the proxy a stand-in client was pointed at.
+fn proxy_port_seen(cwd: &Path, client: &str) -> u16 {
+    let (file, key) = match client {
+        "claude" => ("env.txt", "ANTHROPIC_BASE_URL=http://127.0.0.1:"),
+        _ => ("args.txt", "base_url = \"http://127.0.0.1:"),
+    };
+    let text = std::fs::read_to_string(cwd.join(file)).unwrap();
+    let rest = text
+        .split(key)
+        .nth(1)
+        .expect("the client was pointed at the proxy");
+    rest.chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .unwrap()
+}
+
+fn listening(port: u16) -> bool {
+    std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+}
+
+#[test]
+fn run_passes_the_clients_status_on_and_stops_its_proxy() {
+    for client in ["claude", "codex"] {
+        let env = TestEnv::new();
+        let bin = env.root().join("bin");
+        fake_client(&bin, client);
+        let cwd = env.root().join("work");
+        std::fs::create_dir_all(&cwd).unwrap();
+        let before = snapshot_tree(&env.home());
+        let out = run_command(
+            &env,
+            &bin,
+            &cwd,
+            &[client, "--window", "50000", "--", "hello", "--flag"],
+        )
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+        assert_eq!(out.status.code(), Some(7), "{client}: {out:?}");
+        let args = std::fs::read_to_string(cwd.join("args.txt")).unwrap();
+        let env_text = std::fs::read_to_string(cwd.join("env.txt")).unwrap();
+        match client {
+            "claude" => {
+                assert!(args.starts_with("hello\n--flag\n--mcp-config\n"), "{args}");
+                assert!(
+                    args.contains("\"mcp\"]") && args.contains("--allowedTools\nmcp__compactor\n"),
+                    "{args}"
+                );
+                assert!(env_text.contains("ANTHROPIC_BASE_URL=http://127.0.0.1:"));
+            }
+            _ => {
+                assert!(
+                    args.starts_with(
+                        "-c\nmodel_provider=\"compactor\"\n-c\nmodel_providers.compactor={"
+                    ),
+                    "{args}"
+                );
+                assert!(
+                    args.contains("mcp_servers.compactor.args=[\"--db\", "),
+                    "{args}"
+                );
+                assert!(args.ends_with("hello\n--flag\n"), "{args}");
+            }
+        }
+        let port = proxy_port_seen(&cwd, client);
+        assert!(
+            !listening(port),
+            "{client}: the proxy stopped with the client"
+        );
+        assert_eq!(
+            snapshot_tree(&env.home()),
+            before,
+            "{client}: nothing installed"
+        );
+        let log = std::fs::read_to_string(env.db().with_file_name("run.log")).unwrap();
+        assert!(log.contains("stopped"), "{client}: the proxy's log: {log}");
+    }
+}
+
+#[test]
+fn run_passes_sigterm_on_to_the_client_and_stops_its_proxy() {
+    let env = TestEnv::new();
+    let bin = env.root().join("bin");
+    fake_client(&bin, "claude");
+    let cwd = env.root().join("work");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let mut child = run_command(&env, &bin, &cwd, &["claude", "--", "wait"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The client says it is up by a file (no timed wait decides the outcome).
+    let start = Instant::now();
+    while !cwd.join("ready").exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the client never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let port = proxy_port_seen(&cwd, "claude");
+    assert!(listening(port), "the proxy runs while the client does");
+    let pid = child.id().to_string();
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("compactor run did not end after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(143), "the client's status");
+    assert_eq!(
+        std::fs::read_to_string(cwd.join("signal.txt"))
+            .unwrap()
+            .trim(),
+        "term",
+        "the client got the SIGTERM"
+    );
+    assert!(!listening(port), "the proxy stopped");
+}
+
+#[test]
+fn run_refuses_what_is_its_own_to_choose_and_a_missing_client() {
+    let env = TestEnv::new();
+    env.run(&["run", "claude", "--listen", "0.0.0.0:9"])
+        .failure(2)
+        .stderr_has("--listen is run's to choose");
+    env.run(&["run", "claude", "--windw", "9"])
+        .failure(2)
+        .stderr_has("the proxy's flags do not parse");
+    let cwd = env.root().join("work");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let empty = env.root().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut cmd = run_command(&env, &empty, &cwd, &["codex"]);
+    cmd.env("PATH", &empty);
+    let out = cmd.stdin(Stdio::null()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`codex` is not on PATH"), "{err}");
+}
