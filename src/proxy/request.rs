@@ -5,11 +5,11 @@
 
 use std::ops::Range;
 
-use bytes::Bytes;
 use serde_json::Value;
 
 use super::body::{BodyFields, ConversationField};
 use super::convo::{BadRequest, EntrySide, ItemSpan, entry_digest};
+use super::sse::Assemble;
 use super::{messages, responses};
 use crate::model::{Block, Message};
 
@@ -45,6 +45,14 @@ impl Api {
         match self {
             Api::Messages => "messages",
             Api::Responses => "input",
+        }
+    }
+
+    /// A new assembler of this API's answers.
+    pub(crate) fn assembler(self) -> Box<dyn Assemble> {
+        match self {
+            Api::Messages => Box::<messages::MessagesAssembler>::default(),
+            Api::Responses => Box::<responses::ResponsesAssembler>::default(),
         }
     }
 
@@ -143,7 +151,7 @@ impl Request {
 /// sent as a header, if any.
 pub(crate) fn parse(
     api: Api,
-    body: Bytes,
+    body: Vec<u8>,
     session_header: Option<&str>,
 ) -> Result<Request, BadRequest> {
     let field = api.conversation_field();
@@ -235,7 +243,7 @@ pub(crate) fn parse(
         body: String::new(),
     };
     drop(fields);
-    req.body = String::from_utf8(body.into()).expect("BodyFields::parse checked UTF-8");
+    req.body = String::from_utf8(body).expect("BodyFields::parse checked UTF-8");
     identify(&mut req)?;
     Ok(req)
 }
@@ -295,7 +303,7 @@ mod tests {
     use super::*;
 
     fn req(api: Api, body: &str, session: Option<&str>) -> Request {
-        parse(api, Bytes::from(body.to_string()), session).unwrap()
+        parse(api, body.as_bytes().to_vec(), session).unwrap()
     }
 
     #[test]
@@ -347,22 +355,18 @@ mod tests {
 
     #[test]
     fn a_body_without_its_conversation_is_a_bad_request() {
-        let e = parse(
-            Api::Messages,
-            Bytes::from_static(b"{\"model\":\"m\"}"),
-            None,
-        )
-        .err()
-        .unwrap();
+        let e = parse(Api::Messages, b"{\"model\":\"m\"}".to_vec(), None)
+            .err()
+            .unwrap();
         assert!(e.0.contains("no \"messages\""), "{e}");
-        let e = parse(Api::Messages, Bytes::from_static(b"{\"messages\":3}"), None)
+        let e = parse(Api::Messages, b"{\"messages\":3}".to_vec(), None)
             .err()
             .unwrap();
         assert!(
             e.0.contains("\"messages\" is a number; expected a list of messages"),
             "{e}"
         );
-        let e = parse(Api::Responses, Bytes::from_static(b"not json"), None)
+        let e = parse(Api::Responses, b"not json".to_vec(), None)
             .err()
             .unwrap();
         assert!(e.0.contains("not a JSON object"), "{e}");
