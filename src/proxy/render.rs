@@ -155,6 +155,10 @@ fn messages_field(
 /// Completions messages): the client's own items, items made from view
 /// blocks, and those a view message was written as before.
 trait ItemWriter {
+    /// An assistant item the client sends stands for the reasoning before
+    /// it, carried in it or not (Chat Completions' `reasoning_content`,
+    /// which the record is not compared on).
+    const ITEM_HOLDS_ITS_REASONING: bool = false;
     fn sent(&mut self, raw: &str);
     fn view(&mut self, role: ViewRole, blocks: Vec<Block>);
     fn len(&self) -> usize;
@@ -187,6 +191,7 @@ impl ItemWriter for InputWriter {
 }
 
 impl ItemWriter for ChatWriter {
+    const ITEM_HOLDS_ITS_REASONING: bool = true;
     fn sent(&mut self, raw: &str) {
         ChatWriter::sent(self, raw)
     }
@@ -257,6 +262,17 @@ fn input_field<W: ItemWriter>(
                 && (1..it.entries as usize)
                     .all(|k| places[j + k].is_some_and(|q| q.item == p.item && q.block == k as u32))
             {
+                if W::ITEM_HOLDS_ITS_REASONING {
+                    while matches!(
+                        pending.last(),
+                        Some(Block::Thinking {
+                            signature: None,
+                            ..
+                        })
+                    ) {
+                        pending.pop();
+                    }
+                }
                 w.view(m.role, std::mem::take(&mut pending));
                 w.sent(req.item_text(p.item as usize));
                 j += it.entries as usize;
