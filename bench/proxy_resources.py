@@ -3,11 +3,13 @@
 four scenarios, each in a proxy process of its own, against a stub upstream
 on loopback:
 
-    bench/proxy_resources.py [--only conversations,long,answer,body] [BINARY]
+    bench/proxy_resources.py [--only conversations,long,answer,body] [--runs 3] [BINARY]
 
 - conversations: 1,000 one-call conversations, 8 clients at a time;
 - long: one conversation of 1,000 model calls (each answer a tool call, each
-  result 1,200 characters; the client sends its whole history every time);
+  result 1,200 characters; the client sends its whole history every time),
+  played first straight to the stub, then through the proxy: the first-byte
+  time the proxy adds at the same call (bench/proxy.py's client), p50 and p99;
 - answer: one call whose answer is a 55 MB JSON body (not streamed);
 - body: one call whose request body is 60 MB (a conversation of 1,000 tool
   results of 60 KB, seen by the proxy for the first time).
@@ -15,8 +17,10 @@ on loopback:
 For each: the proxy's RSS before the work, its peak (VmHWM) and its RSS
 after (once the calls are over and the proxy has been idle a second),
 threads and open files (sampled every 20 ms: the highest seen), and for
-`answer` and `body` the peak over the body's size. Never a test: nothing
-asserts a figure. BINARY defaults to target/release/compactor.
+`answer` and `body` the peak over the body's size. With --runs N every
+scenario runs N times (a new proxy each time) and a last table gives the
+median of each column. Never a test: nothing asserts a figure. BINARY
+defaults to target/release/compactor.
 """
 
 import argparse
@@ -26,10 +30,15 @@ import json
 import multiprocessing
 import os
 import socketserver
+import statistics
 import subprocess
+import sys
 import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from proxy import pct, play  # noqa: E402  (the same client as bench/proxy.py)
 
 ANSWER_BYTES = 55 << 20
 BODY_BYTES = 60 << 20
@@ -149,7 +158,7 @@ def output(k, chars):
     return (line * (chars // len(line) + 1))[:chars]
 
 
-def conversations(port):
+def conversations(port, _direct):
     def client(w):
         for i in range(125):
             c = w * 125 + i
@@ -159,24 +168,26 @@ def conversations(port):
         t.start()
     for t in ts:
         t.join()
-    return "1,000 one-call conversations", None
+    return "1,000 one-call conversations", None, None
 
 
-def long(port):
-    messages = [{"role": "user", "content": [{"type": "text", "text": "Go through every log part. Never restart the service."}]}]
-    for k in range(1000):
-        post(port, request(messages, "long"), {"x-bench-call": str(k)})
-        messages.append({"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{k:05}", "name": "Bash", "input": {"command": f"cat part_{k}.log"}}]})
-        messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{k:05}", "content": output(k, 1200)}]})
-    return "a 1,000-call conversation", None
+def long(port, direct):
+    """The client of bench/proxy.py, straight to the stub and then through
+    the proxy: per call the time from the request's last byte to the
+    answer's first body byte; the difference at the same call is what the
+    proxy adds."""
+    straight = play(direct, 1000, 1200, False)
+    through = play(port, 1000, 1200, False)
+    added = [b - a for a, b in zip(straight, through)]
+    return "a 1,000-call conversation", None, (pct(added, .5), pct(added, .99))
 
 
-def answer(port):
+def answer(port, _direct):
     data = post(port, request([{"role": "user", "content": "Write a lot."}], "answer", stream=False), {"x-bench-answer": "big"})
-    return f"a {len(data) / 1e6:.0f} MB answer", len(data)
+    return f"a {len(data) / (1 << 20):.0f} MiB answer", len(data), None
 
 
-def body(port):
+def body(port, _direct):
     messages = [{"role": "user", "content": "Go through every log part."}]
     per = BODY_BYTES // 1000
     for k in range(1000):
@@ -184,41 +195,70 @@ def body(port):
         messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{k:05}", "content": output(k, per)}]})
     raw = request(messages, "body")
     post(port, raw, {})
-    return f"a {len(raw) / 1e6:.0f} MB body", len(raw)
+    return f"a {len(raw) / (1 << 20):.0f} MiB body", len(raw), None
 
 
 SCENARIOS = {"conversations": conversations, "long": long, "answer": answer, "body": body}
 
 
+def measure(binary, sport, name):
+    """One scenario in a proxy of its own: a row of figures."""
+    proxy, port = start_proxy(binary, sport)
+    time.sleep(0.3)
+    before = proc_status(proxy.pid, "VmRSS")
+    watch = Watch(proxy.pid)
+    t0 = time.perf_counter()
+    what, size, added = SCENARIOS[name](port, sport)
+    wall = time.perf_counter() - t0
+    time.sleep(float(os.environ.get("SETTLE", "1")))
+    after = proc_status(proxy.pid, "VmRSS")
+    if os.environ.get("DETAIL"):
+        print(name, {k: proc_status(proxy.pid, k) // 1024 for k in ("RssAnon", "RssFile", "RssShmem")})
+    peak = proc_status(proxy.pid, "VmHWM")
+    watch.done()
+    proxy.terminate()
+    proxy.wait()
+    return {"what": what, "before": before / 1024, "peak": peak / 1024, "after": after / 1024,
+            "ratio": (peak - before) * 1024 / size if size else None,
+            "threads": watch.threads, "files": watch.files, "wall": wall,
+            "p50": added[0] * 1e3 if added else None, "p99": added[1] * 1e3 if added else None}
+
+
+HEAD = ("| scenario | RSS before | peak | RSS after | peak over the body | threads | open files "
+        "| first byte added p50 / p99 | wall |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+
+
+def line(r):
+    ratio = f"{r['ratio']:.1f}x" if r["ratio"] is not None else "-"
+    added = f"{r['p50']:.2f} / {r['p99']:.2f} ms" if r["p50"] is not None else "-"
+    return (f"| {r['what']} | {r['before']:.0f} MB | {r['peak']:.0f} MB | {r['after']:.0f} MB | {ratio} "
+            f"| {r['threads']} | {r['files']} | {added} | {r['wall']:.1f} s |")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default=",".join(SCENARIOS))
+    ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("binary", nargs="?", default="target/release/compactor")
     a = ap.parse_args()
     ports = multiprocessing.Queue()
     stub = multiprocessing.Process(target=serve_stub, args=(ports,), daemon=True)
     stub.start()
     sport = ports.get()
-    print("| scenario | RSS before | peak | RSS after | peak over the body | threads | open files | wall |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for name in a.only.split(","):
-        proxy, port = start_proxy(a.binary, sport)
-        time.sleep(0.3)
-        before = proc_status(proxy.pid, "VmRSS")
-        watch = Watch(proxy.pid)
-        t0 = time.perf_counter()
-        what, size = SCENARIOS[name](port)
-        wall = time.perf_counter() - t0
-        time.sleep(float(os.environ.get("SETTLE", "1")))
-        after = proc_status(proxy.pid, "VmRSS")
-        if os.environ.get("DETAIL"):
-            print(name, {k: proc_status(proxy.pid, k) // 1024 for k in ("RssAnon", "RssFile", "RssShmem")})
-        peak = proc_status(proxy.pid, "VmHWM")
-        watch.done()
-        ratio = f"{(peak - before) * 1024 / size:.1f}x" if size else "-"
-        print(f"| {what} | {before / 1024:.0f} MB | {peak / 1024:.0f} MB | {after / 1024:.0f} MB | {ratio} | {watch.threads} | {watch.files} | {wall:.1f} s |", flush=True)
-        proxy.terminate()
-        proxy.wait()
+    names = a.only.split(",")
+    rows = {name: [] for name in names}
+    for run in range(a.runs):
+        print(f"run {run + 1}\n{HEAD}", flush=True)
+        for name in names:
+            rows[name].append(measure(a.binary, sport, name))
+            print(line(rows[name][-1]), flush=True)
+    if a.runs > 1:
+        print(f"median of {a.runs} runs\n{HEAD}")
+        for name in names:
+            rs = rows[name]
+            med = {k: (statistics.median(r[k] for r in rs) if rs[0][k] is not None else None)
+                   for k in rs[0] if k != "what"}
+            print(line({"what": rs[0]["what"], **med}))
 
 
 if __name__ == "__main__":

@@ -952,6 +952,34 @@ fn plain_replay_derives_every_forwarded_view_of_a_compacting_conversation() {
         "every call within the trigger, as forwarded"
     );
     assert_verified(&env, &task, 30);
+    // `sweep` (as `probe` and `report`, built on the same driver) reads the
+    // live task as replay does: at the proxy's policy, every call within
+    // the trigger, none over the window, none a breakthrough.
+    let sweep = env.run(&[
+        "sweep",
+        "--task",
+        &task,
+        "--window",
+        "12000",
+        "--output-reserved",
+        "1500",
+        "--summarizer",
+        "extractive",
+        "--json",
+    ]);
+    sweep.success();
+    let rows: Vec<Value> = sweep
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["schema"] == "compactor.sweep_row/1" && v["kind"] == "policy")
+        .collect();
+    assert!(!rows.is_empty(), "{}", sweep.stdout);
+    for row in &rows {
+        assert_eq!(row["calls"], 30, "{row}");
+        assert_eq!(row["over_window_calls"], 0, "{row}");
+        assert_eq!(row["breakthrough_calls"], 0, "{row}");
+    }
     // Another budget: a what-if over the same record, on the same anchors.
     let wider = env.run(&[
         "replay",
@@ -2305,6 +2333,16 @@ fn threads_and_files(pid: u32) -> (usize, usize) {
     (threads, files)
 }
 
+/// A process's CPU time so far (user and system), in clock ticks (1/100 s).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command name (which may hold spaces) in parens.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime: fields 14 and 15 of the line, 12 and 13 after it.
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
 /// Threads and open files a proxy may hold, whatever the conversations:
 /// its runtime's two, the body parsers (4), the engine's two and the
 /// process's own; three standard streams, the listener, the runtime's
@@ -2430,10 +2468,18 @@ fn out_of_files_the_accept_loop_backs_off_and_recovers() {
     eventually("the proxy runs out of files", || {
         stderr.lock().unwrap().contains("accept failed")
     });
-    // Two seconds of failing accepts: one note, not thousands.
+    // Two seconds of failing accepts: one note, not thousands, and the loop
+    // waits between attempts instead of spinning (a spinning loop burns
+    // the whole two seconds of a core; one that waits, next to nothing).
+    let cpu_before = cpu_ticks(proxy.pid());
     std::thread::sleep(Duration::from_secs(2));
+    let cpu = cpu_ticks(proxy.pid()) - cpu_before;
     let notes = stderr.lock().unwrap().matches("accept failed").count();
     assert_eq!(notes, 1, "{}", stderr.lock().unwrap());
+    assert!(
+        cpu < 25,
+        "{cpu} clock ticks of CPU in two seconds of failing accepts"
+    );
     drop(idle);
     let (status, _) = post(
         &proxy,

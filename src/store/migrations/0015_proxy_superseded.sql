@@ -1,4 +1,4 @@
--- compactor store, version 12: the answers `compactor proxy` recorded that a
+-- compactor store, version 15: the answers `compactor proxy` recorded that a
 -- client's retry of the same request superseded. The answer stays in
 -- task_message (append-only); a row here takes it out of the history every
 -- view of the task is derived from (TaskRecordIndex leaves it out), so the

@@ -1,2 +1,0 @@
--- Version 12: reserved and empty. It was kept for a change that took a later
--- number; a store made before then is already past it.
