@@ -352,6 +352,49 @@ mod tests {
     }
 
     #[test]
+    fn a_chat_conversation_is_its_session_system_messages_and_first_ask() {
+        let body = |system: &str, ask: &str, user: &str| {
+            format!(
+                r#"{{"model":"m","messages":[{{"role":"system","content":"{system}"}},{{"role":"user","content":"{ask}"}}],"user":"{user}","stream":true}}"#
+            )
+        };
+        let r = req(Api::Chat, &body("S", "go", "u1"), Some("ses_1"));
+        assert_eq!(r.session.as_deref(), Some("ses_1"));
+        assert_eq!(r.items.len(), 2);
+        assert!(
+            r.system.is_empty(),
+            "its system prompt is its system messages"
+        );
+        // The header names the session; without it, `user` does.
+        assert_eq!(
+            req(Api::Chat, &body("S", "go", "u2"), Some("ses_1")).identity,
+            r.identity
+        );
+        let by_user = req(Api::Chat, &body("S", "go", "u1"), None);
+        assert_eq!(by_user.session.as_deref(), Some("u1"));
+        assert_ne!(by_user.identity, r.identity);
+        // A side request: another system prompt, another lineage.
+        let side = req(
+            Api::Chat,
+            &body("You are a title generator.", "go", "u1"),
+            Some("ses_1"),
+        );
+        assert_ne!(side.lineage, r.lineage);
+        // The history started anew: the same lineage, another identity.
+        let anew = req(
+            Api::Chat,
+            &body("S", "What did we do so far?", "u1"),
+            Some("ses_1"),
+        );
+        assert_eq!(anew.lineage, r.lineage);
+        assert_ne!(anew.identity, r.identity);
+        let e = parse(Api::Chat, br#"{"messages":"hi"}"#.to_vec(), None)
+            .err()
+            .unwrap();
+        assert!(e.0.contains("expected a list of messages"), "{e}");
+    }
+
+    #[test]
     fn only_the_conversation_field_is_replaced() {
         let body = r#"{"model":"gpt","input":[{"type":"message","role":"user","content":"hi"}],"store":false,"client_metadata":{"x":"y"}}"#;
         let r = req(Api::Responses, body, None);
