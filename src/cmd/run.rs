@@ -44,7 +44,6 @@ proxy): name its model with -m compactor/MODEL, the model your --upstream serves
 Examples:
   compactor run claude                                Claude Code, live, with compactor's MCP server
   compactor run codex --window 200000 -- exec \"fix the tests\"
-  compactor run claude --upstream https://gateway.example.com -- --model opus
   compactor run opencode --upstream https://openrouter.ai/api/v1 -- -m compactor/openai/gpt-4.1")]
 pub struct RunArgs {
     /// The client to start: claude (Claude Code), codex or opencode.

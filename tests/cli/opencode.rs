@@ -893,6 +893,18 @@ fn opencode_through_compactor_run_compacts_a_long_tool_heavy_turn() {
         assert_eq!(messages[0]["role"], "system", "{what}: system first");
         assert_chat_pairs(messages, &what);
     }
+    // OpenCode started compactor's MCP server from the same variable: its
+    // tools are offered to the model.
+    let names: Vec<String> = agent[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        names.iter().any(|n| n.contains("view_tool_call")),
+        "compactor's tools are offered: {names:?}"
+    );
     // The proxy compacted: a later call was sent fewer messages than the
     // client holds.
     let held = |r: &Request| r.body["messages"].as_array().unwrap().len();
@@ -968,6 +980,12 @@ fn opencode_through_compactor_run_compacts_a_long_tool_heavy_turn() {
         )
         .unwrap();
     assert!(fired > 0, "tiers fired");
+    let largest = agent.iter().map(|r| r.body.to_string().len()).max().unwrap();
+    eprintln!(
+        "{} agent calls, {} live tasks, tiers fired at {fired} calls, largest request {largest} bytes (window {window} tokens)",
+        agent.len(),
+        live.len()
+    );
 
     // The session OpenCode stored: every part known, its calls those the
     // model made and the proxy recorded.
