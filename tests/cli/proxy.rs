@@ -1571,6 +1571,7 @@ fn faults_restarts_and_retries_converge_on_the_uninterrupted_views() {
     let quiet = drive_retrying(&quiet_env, &quiet_model, &budget, calls, VecDeque::new());
     assert_eq!(quiet.received.len(), calls);
     assert_eq!(quiet.restarts, 0);
+    let mut points_fired = std::collections::BTreeSet::new();
     for seed in [7u64, 1_000_003, 0x5eed_cafe] {
         let mut rng = Seeded(seed);
         let faults: VecDeque<String> = (0..5)
@@ -1592,6 +1593,10 @@ fn faults_restarts_and_retries_converge_on_the_uninterrupted_views() {
             "{label}: the faults fired ({} restarts)",
             run.restarts
         );
+        // The faults that fired: one per restart, in the order armed.
+        for f in &run.faults[..run.restarts] {
+            points_fired.insert(f.split(':').next().unwrap().to_string());
+        }
         // Each request the upstream received is the uninterrupted run's
         // request for some call, the calls in order, none left out.
         let mut last = 0usize;
@@ -1676,6 +1681,11 @@ fn faults_restarts_and_retries_converge_on_the_uninterrupted_views() {
         let replayed = assert_replay_equals_forwarded(&env, task, &budget, &reports);
         assert_eq!(replayed.len(), calls, "{label}");
     }
+    assert_eq!(
+        points_fired.len(),
+        3,
+        "the seeds fire every kind of fault: {points_fired:?}"
+    );
 }
 
 /// Where a request differs from the closest one of `among` (the same
