@@ -980,7 +980,11 @@ fn opencode_through_compactor_run_compacts_a_long_tool_heavy_turn() {
         )
         .unwrap();
     assert!(fired > 0, "tiers fired");
-    let largest = agent.iter().map(|r| r.body.to_string().len()).max().unwrap();
+    let largest = agent
+        .iter()
+        .map(|r| r.body.to_string().len())
+        .max()
+        .unwrap();
     eprintln!(
         "{} agent calls, {} live tasks, tiers fired at {fired} calls, largest request {largest} bytes (window {window} tokens)",
         agent.len(),
