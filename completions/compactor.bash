@@ -1870,7 +1870,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__run)
-            opts="-q -h -V --db --quiet --color --help --version claude codex"
+            opts="-q -h -V --db --quiet --color --help --version claude codex opencode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -771,7 +771,7 @@ impl Api {
                 "type": "error",
                 "error": {"type": kind, "message": message},
             }),
-            Api::Responses => serde_json::json!({
+            Api::Responses | Api::Chat => serde_json::json!({
                 "error": {"type": kind, "message": message, "param": null, "code": null},
             }),
         }

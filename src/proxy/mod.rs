@@ -1,6 +1,7 @@
 //! `compactor proxy`: the compaction engine at every model call of a live
 //! client. It listens on loopback between the client and its API; at each
-//! `POST /v1/messages` (Claude Code) and `POST /v1/responses` (Codex) it
+//! `POST /v1/messages` (Claude Code), `POST /v1/responses` (Codex) and
+//! `POST /v1/chat/completions` (OpenCode, any OpenAI-compatible client) it
 //! finds the conversation, records what the request adds before forwarding
 //! it, runs the engine's step over the record, forwards the request with
 //! only `messages` / `input` replaced by the view, streams the answer back
@@ -8,7 +9,7 @@
 //! which anchors the next call. Everything else passes through.
 //!
 //! What the pinned clients send (measured against a loopback stub; the
-//! API-specific parts are in [`messages`] and [`responses`]):
+//! API-specific parts are in [`messages`], [`responses`] and [`chat`]):
 //! - Every request carries the whole history; nothing refers to an earlier
 //!   response (Codex sends no `previous_response_id` and `store: false`).
 //! - Claude Code names its session in a header and in `metadata.user_id`;
@@ -26,6 +27,7 @@
 //! view again from it.
 
 mod body;
+mod chat;
 mod convo;
 mod engine;
 mod messages;
@@ -277,12 +279,30 @@ impl Upstream {
     /// The upstream URL of a request's path and query, as shown (never the
     /// credentials).
     pub(crate) fn url(&self, path_and_query: &str) -> String {
-        format!("{}{}{path_and_query}", self.origin(), self.prefix)
+        format!("{}{}", self.origin(), self.target(path_and_query))
     }
 
-    /// The request target sent upstream for a request's path and query.
+    /// The request target sent upstream for a request's path and query: the
+    /// path under the prefix. An OpenAI-compatible base URL is given with or
+    /// without its version (`…/v1`, OpenRouter's `…/api/v1`): a prefix that
+    /// ends in a version segment (`v1`, `v1beta`, `v4`) takes the path
+    /// without its own leading `/v1`, and a Chat Completions path sent
+    /// without `/v1` (a client whose base URL is the proxy's root) gains
+    /// it under a prefix that names no version.
     pub(crate) fn target(&self, path_and_query: &str) -> String {
-        format!("{}{path_and_query}", self.prefix)
+        let versioned = self.prefix.rsplit('/').next().is_some_and(|last| {
+            last.len() > 1 && last.starts_with('v') && last.as_bytes()[1].is_ascii_digit()
+        });
+        let rest = path_and_query
+            .strip_prefix("/v1")
+            .filter(|r| r.is_empty() || r.starts_with(['/', '?']));
+        match rest {
+            Some(rest) if versioned => format!("{}{rest}", self.prefix),
+            None if !versioned && path_and_query.starts_with("/chat/completions") => {
+                format!("{}/v1{path_and_query}", self.prefix)
+            }
+            _ => format!("{}{path_and_query}", self.prefix),
+        }
     }
 
     pub(crate) fn tls(&self) -> bool {
@@ -458,6 +478,47 @@ mod tests {
             "https://gw.example:8443/v/v1/messages"
         );
         assert_eq!(u.target("/v1/messages"), "/v/v1/messages");
+        // An OpenAI-compatible base URL, with or without its version.
+        for (base, path, want) in [
+            (
+                "https://openrouter.ai/api/v1",
+                "/v1/chat/completions",
+                "/api/v1/chat/completions",
+            ),
+            (
+                "https://openrouter.ai/api",
+                "/v1/chat/completions",
+                "/api/v1/chat/completions",
+            ),
+            (
+                "http://127.0.0.1:11434/v1",
+                "/chat/completions",
+                "/v1/chat/completions",
+            ),
+            (
+                "http://127.0.0.1:11434",
+                "/chat/completions",
+                "/v1/chat/completions",
+            ),
+            (
+                "http://127.0.0.1:11434/",
+                "/v1/chat/completions",
+                "/v1/chat/completions",
+            ),
+            (
+                "https://api.z.ai/api/paas/v4",
+                "/v1/chat/completions",
+                "/api/paas/v4/chat/completions",
+            ),
+            ("https://gw.example/v1", "/v1/models?x=1", "/v1/models?x=1"),
+            ("https://gw.example/v1", "/v1beta/x", "/v1/v1beta/x"),
+        ] {
+            assert_eq!(
+                Upstream::parse(base).unwrap().target(path),
+                want,
+                "{base} {path}"
+            );
+        }
         assert_eq!(
             u.basic_authorization().as_deref(),
             Some("Basic bWU6cEBzcw==")

@@ -77,6 +77,25 @@ pub(crate) struct Conversation {
     /// The record's last row, when it is an answer the proxy recorded (a
     /// retry of its call supersedes it).
     last_answer: Option<LastAnswer>,
+    /// A Chat Completions conversation: see [`compared_entry`].
+    chat: bool,
+}
+
+/// Whether a block is an entry the record and a request are compared on.
+/// Chat Completions has no standard field for reasoning: a provider's
+/// `reasoning_content` is recorded, but a client may send it back (OpenCode)
+/// or not (most, as DeepSeek asks), so an unsigned reasoning block of an
+/// assistant message is left out of the comparison.
+pub(crate) fn compared_entry(chat: bool, side: EntrySide, b: &Block) -> bool {
+    !(chat
+        && side == EntrySide::Assistant
+        && matches!(
+            b,
+            Block::Thinking {
+                signature: None,
+                ..
+            }
+        ))
 }
 
 /// An answer the proxy recorded, as the record's last row.
@@ -131,7 +150,6 @@ impl Conversation {
     /// A conversation whose task holds no row yet.
     pub(crate) fn empty(meta: ProxyConversation) -> Conversation {
         Conversation {
-            meta,
             entries: Vec::new(),
             places: Vec::new(),
             origin: DigestMap::default(),
@@ -143,6 +161,8 @@ impl Conversation {
             open_calls: HashMap::new(),
             attempts: 0,
             last_answer: None,
+            chat: meta.api == super::request::Api::Chat.name(),
+            meta,
         }
     }
 
@@ -199,6 +219,9 @@ impl Conversation {
         }
         let side = EntrySide::of(m);
         for b in &m.content {
+            if !compared_entry(self.chat, side, b) {
+                continue;
+            }
             let i = self.entries.len() as u32;
             let d = entry_digest(side, b);
             self.entries.push(d);
@@ -286,6 +309,7 @@ impl Conversation {
             let side_of: Vec<(EntrySide, &Block)> = rows
                 .iter()
                 .flat_map(|r| r.content.iter().map(move |b| (EntrySide::of(r), b)))
+                .filter(|(side, b)| compared_entry(self.chat, *side, b))
                 .collect();
             let n = side_of.len() as u32;
             let system =

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::body::{BodyFields, ConversationField};
 use super::convo::{BadRequest, EntrySide, ItemSpan, entry_digest};
 use super::sse::Assemble;
-use super::{messages, responses};
+use super::{chat, messages, responses};
 use crate::model::{Block, Message};
 
 /// The API a model call speaks.
@@ -20,6 +20,9 @@ pub enum Api {
     Messages,
     /// OpenAI Responses, `POST /v1/responses` (Codex).
     Responses,
+    /// OpenAI Chat Completions, `POST /v1/chat/completions` (OpenCode, and
+    /// every OpenAI-compatible client).
+    Chat,
 }
 
 impl Api {
@@ -28,6 +31,7 @@ impl Api {
         match self {
             Api::Messages => "messages",
             Api::Responses => "responses",
+            Api::Chat => "chat",
         }
     }
 
@@ -37,13 +41,14 @@ impl Api {
         match self {
             Api::Messages => crate::model::Format::Anthropic,
             Api::Responses => crate::model::Format::Codex,
+            Api::Chat => crate::model::Format::OpenaiChat,
         }
     }
 
     /// The field of the body that holds the conversation.
     pub(crate) fn conversation_field(self) -> &'static str {
         match self {
-            Api::Messages => "messages",
+            Api::Messages | Api::Chat => "messages",
             Api::Responses => "input",
         }
     }
@@ -53,6 +58,7 @@ impl Api {
         match self {
             Api::Messages => Box::<messages::MessagesAssembler>::default(),
             Api::Responses => Box::<responses::ResponsesAssembler>::default(),
+            Api::Chat => Box::<chat::ChatAssembler>::default(),
         }
     }
 
@@ -67,6 +73,7 @@ impl Api {
             Api::Messages => messages::message_rows(raw, i),
             Api::Responses if bare_string => responses::string_input_rows(raw),
             Api::Responses => responses::item_rows(raw, i),
+            Api::Chat => chat::message_rows(raw, i),
         }
     }
 }
@@ -162,7 +169,7 @@ pub(crate) fn parse(
         start..start + raw.get().len()
     };
     let what = match api {
-        Api::Messages => "a list of messages",
+        Api::Messages | Api::Chat => "a list of messages",
         Api::Responses => "a list of input items",
     };
     let (items, bare) = match &fields.conversation {
@@ -196,6 +203,8 @@ pub(crate) fn parse(
             Some(Value::String(s)) if !s.is_empty() => vec![Block::Text { text: s }],
             _ => Vec::new(),
         },
+        // Its system prompt is its leading `system` messages (items).
+        Api::Chat => Vec::new(),
     };
     let tools = fields.value::<Value>("tools").filter(|t| !t.is_null());
     let metadata = fields.value::<Value>("metadata");
@@ -205,6 +214,11 @@ pub(crate) fn parse(
             .filter(|h| !h.is_empty())
             .map(str::to_string)
             .or_else(|| fields.value::<String>("prompt_cache_key")),
+        Api::Chat => chat::session_of(
+            session_header,
+            fields.value::<String>("prompt_cache_key"),
+            fields.value::<String>("user"),
+        ),
     };
     let (head_breakpoints, message_breakpoint) = match api {
         Api::Messages => (
@@ -218,7 +232,7 @@ pub(crate) fn parse(
                 .take(4)
                 .find_map(|it| messages::message_breakpoint(&text[it.span.clone()])),
         ),
-        Api::Responses => (0, None),
+        Api::Responses | Api::Chat => (0, None),
     };
     let mut req = Request {
         api,
@@ -335,6 +349,49 @@ mod tests {
             bp.message_breakpoint,
             Some(serde_json::json!({"type":"ephemeral","ttl":"1h"}))
         );
+    }
+
+    #[test]
+    fn a_chat_conversation_is_its_session_system_messages_and_first_ask() {
+        let body = |system: &str, ask: &str, user: &str| {
+            format!(
+                r#"{{"model":"m","messages":[{{"role":"system","content":"{system}"}},{{"role":"user","content":"{ask}"}}],"user":"{user}","stream":true}}"#
+            )
+        };
+        let r = req(Api::Chat, &body("S", "go", "u1"), Some("ses_1"));
+        assert_eq!(r.session.as_deref(), Some("ses_1"));
+        assert_eq!(r.items.len(), 2);
+        assert!(
+            r.system.is_empty(),
+            "its system prompt is its system messages"
+        );
+        // The header names the session; without it, `user` does.
+        assert_eq!(
+            req(Api::Chat, &body("S", "go", "u2"), Some("ses_1")).identity,
+            r.identity
+        );
+        let by_user = req(Api::Chat, &body("S", "go", "u1"), None);
+        assert_eq!(by_user.session.as_deref(), Some("u1"));
+        assert_ne!(by_user.identity, r.identity);
+        // A side request: another system prompt, another lineage.
+        let side = req(
+            Api::Chat,
+            &body("You are a title generator.", "go", "u1"),
+            Some("ses_1"),
+        );
+        assert_ne!(side.lineage, r.lineage);
+        // The history started anew: the same lineage, another identity.
+        let anew = req(
+            Api::Chat,
+            &body("S", "What did we do so far?", "u1"),
+            Some("ses_1"),
+        );
+        assert_eq!(anew.lineage, r.lineage);
+        assert_ne!(anew.identity, r.identity);
+        let e = parse(Api::Chat, br#"{"messages":"hi"}"#.to_vec(), None)
+            .err()
+            .unwrap();
+        assert!(e.0.contains("expected a list of messages"), "{e}");
     }
 
     #[test]

@@ -26,7 +26,7 @@ use crate::transcript::codex::{CodexImporter, codex_usage};
 use crate::transcript::{ObjectLines, TaskSet};
 
 /// The text of a `developer`/`system` message's content.
-fn instruction_blocks(content: Option<&Value>) -> Vec<Block> {
+pub(crate) fn instruction_blocks(content: Option<&Value>) -> Vec<Block> {
     match content {
         Some(Value::String(s)) => vec![Block::Text { text: s.clone() }],
         Some(Value::Array(parts)) => parts

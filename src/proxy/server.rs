@@ -7,7 +7,8 @@
 //! ([`super::engine`]), however many conversations or answers are in
 //! flight.
 //!
-//! Two routes run the engine (`POST /v1/messages`, `POST /v1/responses`);
+//! Three routes run the engine (`POST /v1/messages`, `POST /v1/responses`,
+//! `POST /v1/chat/completions`, that one also without its `/v1`);
 //! every other request, and every answer that is not a success, passes
 //! through as it came, its body streamed both ways. Answered by the proxy
 //! itself, never forwarded: a target not in origin form (`OPTIONS *`, an
@@ -227,6 +228,7 @@ fn engine_route(method: &Method, path: &str) -> Option<Api> {
     match (method, path) {
         (&Method::POST, "/v1/messages") => Some(Api::Messages),
         (&Method::POST, "/v1/responses") => Some(Api::Responses),
+        (&Method::POST, "/v1/chat/completions" | "/chat/completions") => Some(Api::Chat),
         _ => None,
     }
 }
@@ -590,6 +592,9 @@ async fn engine_call(
         Api::Responses => {
             header(&parts.headers, "session-id").or_else(|| header(&parts.headers, "thread-id"))
         }
+        Api::Chat => header(&parts.headers, "x-session-id")
+            .or_else(|| header(&parts.headers, "x-session-affinity"))
+            .or_else(|| header(&parts.headers, "session-id")),
     };
     // A body up to LARGE_TRANSFER parses in well under a millisecond, on
     // the runtime's thread: handing it to a blocking thread and back would
@@ -778,6 +783,15 @@ async fn stream_answer(
         let outcome = match end {
             PumpEnd::ClientGone => "client_gone",
             PumpEnd::UpstreamFailed => "upstream_failed",
+            PumpEnd::Done if answer.as_mut().is_some_and(|a| a.complete_at_end()) => {
+                // Whole all the same (a server that sends no closing event).
+                let a = answer.take().expect("checked");
+                match a.finish() {
+                    Ok(row) => pending.end(Some(status), Some(row), "recorded").await,
+                    Err(_) => pending.end(Some(status), None, "unparsed").await,
+                };
+                return;
+            }
             PumpEnd::Done => {
                 // The stream ended before its answer did: the client sees
                 // an error, not a clean end.
@@ -947,7 +961,7 @@ mod tests {
     }
 
     #[test]
-    fn the_engine_runs_on_the_two_model_call_routes_only() {
+    fn the_engine_runs_on_the_model_call_routes_only() {
         assert_eq!(
             engine_route(&Method::POST, "/v1/messages"),
             Some(Api::Messages)
@@ -961,5 +975,8 @@ mod tests {
             None
         );
         assert_eq!(engine_route(&Method::GET, "/v1/models"), None);
+        for chat in ["/v1/chat/completions", "/chat/completions"] {
+            assert_eq!(engine_route(&Method::POST, chat), Some(Api::Chat));
+        }
     }
 }

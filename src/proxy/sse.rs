@@ -92,6 +92,11 @@ pub(crate) trait Assemble: Send {
     fn complete(&self) -> bool;
     /// Whether the upstream sent an error in the stream.
     fn errored(&self) -> bool;
+    /// Whether a stream that ends here (without the event that completes
+    /// it) holds a whole answer all the same.
+    fn complete_at_end(&self) -> bool {
+        false
+    }
     /// The assistant row, if the answer completed; else why not.
     fn finish(self: Box<Self>) -> Result<Message, String>;
 }
@@ -122,6 +127,13 @@ impl Answer {
 
     pub(crate) fn errored(&self) -> bool {
         self.assembler.errored()
+    }
+
+    /// The stream ended here: whether its answer is whole all the same.
+    pub(crate) fn complete_at_end(&mut self) -> bool {
+        let a = &mut self.assembler;
+        self.sse.end(&mut |name, data| a.event(name, data));
+        self.assembler.complete() || self.assembler.complete_at_end()
     }
 
     /// The stream ended: the row, or why there is none.

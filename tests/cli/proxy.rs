@@ -2573,3 +2573,347 @@ fn conversations_rebuilt_from_the_record_forward_the_same_views() {
     assert_eq!(kept.len(), 39);
     assert_eq!(views(&["--max-conversations", "1"]), kept);
 }
+
+// ---------------------------------------------------------------- Chat Completions
+
+/// A Chat Completions answer as a client reads it (SSE chunks or one
+/// JSON object): the assistant message it sends back.
+fn chat_message(text: &str, streamed: bool) -> Value {
+    if !streamed {
+        let v: Value = serde_json::from_str(text).unwrap();
+        let mut m = v["choices"][0]["message"].clone();
+        if m["tool_calls"].as_array().is_some_and(|c| c.is_empty()) {
+            m.as_object_mut().unwrap().remove("tool_calls");
+        }
+        return m;
+    }
+    let (mut content, mut reasoning) = (String::new(), String::new());
+    let mut calls: Vec<Value> = Vec::new();
+    let mut done = false;
+    for data in text.lines().filter_map(|l| l.strip_prefix("data: ")) {
+        if data == "[DONE]" {
+            done = true;
+            continue;
+        }
+        let c: Value = serde_json::from_str(data).unwrap();
+        let d = &c["choices"][0]["delta"];
+        content.push_str(d["content"].as_str().unwrap_or(""));
+        reasoning.push_str(d["reasoning_content"].as_str().unwrap_or(""));
+        for t in d["tool_calls"].as_array().into_iter().flatten() {
+            if t["id"].is_string() {
+                calls.push(json!({"id": t["id"], "type": "function",
+                    "function": {"name": t["function"]["name"], "arguments": ""}}));
+            }
+            let last = calls.last_mut().unwrap();
+            let so_far = last["function"]["arguments"].as_str().unwrap().to_string();
+            last["function"]["arguments"] =
+                Value::String(so_far + t["function"]["arguments"].as_str().unwrap_or(""));
+        }
+    }
+    assert!(done, "the stream ends with [DONE]");
+    let mut m = json!({"role": "assistant", "content": content});
+    if !reasoning.is_empty() {
+        m["reasoning_content"] = Value::String(reasoning);
+    }
+    if !calls.is_empty() {
+        m["tool_calls"] = Value::Array(calls);
+    }
+    m
+}
+
+/// A Chat Completions body as OpenCode sends it.
+fn chat_body(messages: &[Value], stream: bool) -> Value {
+    json!({
+        "model": "stub-model",
+        "max_tokens": 1000,
+        "messages": messages,
+        "tools": [{"type": "function", "function": {"name": "read", "description": "read a file",
+                   "parameters": {"type": "object", "properties": {"filePath": {"type": "string"}}}}}],
+        "tool_choice": "auto",
+        "stream": stream,
+        "stream_options": {"include_usage": true},
+    })
+}
+
+const CHAT_SYSTEM: &str = "You are a test agent.";
+const CHAT_BUDGET: [&str; 4] = ["--window", "12000", "--output-reserved", "2000"];
+
+/// A proxy forwarding to `upstream` (a base URL).
+fn chat_proxy(env: &TestEnv, upstream: &str) -> Proxy {
+    let mut cmd = env.std_command();
+    cmd.arg("--db")
+        .arg(env.db())
+        .args([
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--json",
+            "--upstream",
+            upstream,
+        ])
+        .args(CHAT_BUDGET);
+    Proxy::start_command(cmd, None)
+}
+
+/// Drive a Chat Completions conversation as OpenCode does: system message,
+/// ask, then each call's tool result (a file's text) until the model
+/// answers with text; every other call whole (not streamed) and sent to
+/// the path without `/v1`. Returns the messages the client holds.
+fn drive_chat(proxy: &Proxy, ask: &str, session: &str) -> Vec<Value> {
+    let mut messages = vec![
+        json!({"role": "system", "content": CHAT_SYSTEM}),
+        json!({"role": "user", "content": ask}),
+    ];
+    for k in 0..60 {
+        let stream = k % 2 == 0;
+        let path = if stream {
+            "/v1/chat/completions"
+        } else {
+            "/chat/completions"
+        };
+        let bearer = format!("Bearer {KEY}");
+        let (status, text) = post(
+            proxy,
+            path,
+            &chat_body(&messages, stream),
+            &[("authorization", &bearer), ("x-session-id", session)],
+        );
+        assert_eq!(status, 200, "call {k}: {text:?}");
+        let m = chat_message(&text.unwrap(), stream);
+        let calls = m["tool_calls"].as_array().cloned().unwrap_or_default();
+        messages.push(m);
+        if calls.is_empty() {
+            return messages;
+        }
+        for c in calls {
+            messages
+                .push(json!({"role": "tool", "tool_call_id": c["id"], "content": read_output(k)}));
+        }
+    }
+    panic!("the model never finished");
+}
+
+/// A Chat Completions conversation of 31 calls through the proxy (streamed
+/// with `include_usage`, and whole) to an upstream given as a base URL with
+/// its `/v1`: recorded with its reasoning, compacted, its tool calls
+/// paired and its system message first in every forwarded request, the key
+/// never stored; `--verify-forwarded` and a plain replay at the proxy's
+/// budget derive every forwarded view; and a side request of the session
+/// (no tools, another system prompt) is a task of its own, linked, that
+/// leaves the conversation's task as it was.
+#[test]
+fn a_chat_completions_conversation_is_recorded_compacted_and_verified() {
+    let env = TestEnv::new();
+    let model = crate::chat::ChatModel::start();
+    let proxy = chat_proxy(&env, &model.base_url());
+    let ask = format!("Read the notes. [[reads 30]] {CONSTRAINT}");
+    let held = drive_chat(&proxy, &ask, "ses_chat_1");
+    assert_eq!(
+        held.last().unwrap()["content"],
+        "Done: 30 tool results read."
+    );
+    let reports = proxy.wait_calls(31);
+    let received = model.requests();
+    assert_eq!(received.len(), 31);
+    let task = reports[0]["task"].as_str().unwrap().to_string();
+    assert!(
+        reports.iter().all(|r| r["task"] == task.as_str()),
+        "one task"
+    );
+    assert!(
+        reports
+            .iter()
+            .any(|r| !r["tiers_fired"].as_array().unwrap().is_empty()),
+        "tiers fired"
+    );
+    for (r, c) in reports.iter().zip(&received) {
+        assert_eq!(r["api"], "chat");
+        assert_eq!(r["outcome"], "recorded", "{r}");
+        assert_eq!(c.path, "/v1/chat/completions", "the upstream's /v1 once");
+        assert_eq!(
+            c.header("authorization"),
+            Some(format!("Bearer {KEY}").as_str())
+        );
+        let messages = c.body["messages"].as_array().unwrap();
+        assert_eq!(
+            messages[0],
+            json!({"role": "system", "content": CHAT_SYSTEM})
+        );
+        crate::opencode::assert_chat_pairs(messages, &format!("call {}", r["call"]));
+        assert!(
+            c.body.to_string().contains(CONSTRAINT),
+            "call {}",
+            r["call"]
+        );
+        for k in [
+            "model",
+            "max_tokens",
+            "tools",
+            "tool_choice",
+            "stream_options",
+        ] {
+            assert_eq!(c.body[k], chat_body(&[], true)[k], "{k}");
+        }
+        if r["status"] != "over_window" {
+            let sent = serde_json::to_string(&c.body).unwrap().len() as u64 / 4;
+            assert!(
+                sent <= r["w_eff"].as_u64().unwrap(),
+                "call {}: {sent}",
+                r["call"]
+            );
+        }
+    }
+    // The reasoning the model sent is recorded, and sent back where the
+    // client's own message is forwarded.
+    let rows = env.run(&["show", "--task", &task, "--json"]);
+    assert!(rows.stdout.contains("The script asks for read."));
+    assert!(
+        received
+            .last()
+            .unwrap()
+            .body
+            .to_string()
+            .contains("reasoning_content")
+    );
+    assert!(
+        !contains(&store_bytes(&env), KEY),
+        "the key is never stored"
+    );
+    assert_verified(&env, &task, 31);
+    assert_replay_equals_forwarded(&env, &task, &CHAT_BUDGET, &reports);
+
+    // A side request of the same session: its own task, linked.
+    let rows_before = env.task(&task)["rows"].clone();
+    let side = vec![
+        json!({"role": "system", "content": "You are a title generator."}),
+        json!({"role": "user", "content": ask}),
+    ];
+    let mut body = chat_body(&side, true);
+    body.as_object_mut().unwrap().remove("tools");
+    let (status, text) = post(
+        &proxy,
+        "/v1/chat/completions",
+        &body,
+        &[("x-session-id", "ses_chat_1")],
+    );
+    assert_eq!(status, 200, "{text:?}");
+    let side_report = &proxy.wait_calls(32)[31];
+    assert_ne!(side_report["task"], task.as_str());
+    assert_eq!(side_report["started_from"], task.as_str(), "{side_report}");
+    assert_eq!(
+        env.task(&task)["rows"],
+        rows_before,
+        "the conversation's task is untouched"
+    );
+    // The conversation goes on in its task.
+    let mut more = held.clone();
+    more.push(json!({"role": "user", "content": "Thanks."}));
+    let (status, _) = post(
+        &proxy,
+        "/v1/chat/completions",
+        &chat_body(&more, true),
+        &[("x-session-id", "ses_chat_1")],
+    );
+    assert_eq!(status, 200);
+    assert_eq!(proxy.wait_calls(33)[32]["task"], task.as_str());
+}
+
+/// The pinned `openai` Python SDK's agent script (`clients/`), or `None`
+/// (said plainly) when Python or the SDK is absent; under CI that fails.
+fn python_sdk(test: &str) -> Option<std::path::PathBuf> {
+    let script = crate::util::crate_dir()
+        .join("clients")
+        .join("openai_chat_agent.py");
+    let found = std::process::Command::new("python3")
+        .args(["-c", "import openai"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if found {
+        return Some(script);
+    }
+    if crate::util::under_ci() {
+        panic!(
+            "{test}: python3 with the openai SDK is missing and CI is set: run `python3 -m pip install -r clients/requirements.txt`"
+        );
+    }
+    eprintln!(
+        "SKIPPED {test}: python3 or its openai SDK is not installed; run `python3 -m pip install -r clients/requirements.txt`"
+    );
+    None
+}
+
+/// The official `openai` Python SDK, streaming with tools through the proxy
+/// (`user` names its conversation): a long tool loop compacted, every
+/// forwarded request legal and within the window, the SDK reading every
+/// streamed answer and its usage chunk, and every forwarded view derived
+/// again offline.
+#[test]
+#[cfg_attr(
+    not(compactor_python_sdk),
+    ignore = "needs the openai Python SDK: python3 -m pip install -r clients/requirements.txt"
+)]
+fn the_openai_python_sdk_streams_tools_through_the_proxy() {
+    let Some(script) = python_sdk("the_openai_python_sdk_streams_tools_through_the_proxy") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let project = env.root().join("project");
+    write_notes(&project, 30, 40);
+    let model = crate::chat::ChatModel::start();
+    let proxy = chat_proxy(&env, &format!("http://127.0.0.1:{}", model.port));
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg(&script)
+        .args([
+            &proxy.url("/v1"),
+            "stub-model",
+            "py-user-1",
+            &format!("Read every note. [[reads 30]] {CONSTRAINT}"),
+        ])
+        .current_dir(&project)
+        .env("OPENAI_API_KEY", KEY)
+        .env_remove("OPENAI_BASE_URL")
+        .env("NO_PROXY", "127.0.0.1");
+    let (status, out, err) = run_bounded_for(cmd, Duration::from_secs(300));
+    assert_eq!(status, 0, "the SDK's agent failed:\n{out}\n{err}");
+    assert!(out.contains("Done: 30 tool results read."), "{out}\n{err}");
+    // The SDK read each answer's usage chunk: the stub's prompt count.
+    let usages = out.lines().filter(|l| l.starts_with("usage ")).count();
+    assert_eq!(usages, 31, "{out}");
+    let reports = proxy.wait_calls(31);
+    let received = model.requests();
+    let task = reports[0]["task"].as_str().unwrap();
+    assert!(reports.iter().all(|r| r["task"] == task), "one task");
+    assert!(
+        reports
+            .iter()
+            .any(|r| !r["tiers_fired"].as_array().unwrap().is_empty()),
+        "tiers fired"
+    );
+    for (r, c) in reports.iter().zip(&received) {
+        assert_eq!(r["outcome"], "recorded", "{r}");
+        assert_eq!(c.body["user"], "py-user-1");
+        assert_eq!(c.body["stream_options"]["include_usage"], true);
+        let messages = c.body["messages"].as_array().unwrap();
+        assert_eq!(messages[0]["role"], "system");
+        crate::opencode::assert_chat_pairs(messages, &format!("call {}", r["call"]));
+        assert!(
+            c.body.to_string().contains(CONSTRAINT),
+            "call {}",
+            r["call"]
+        );
+        if r["status"] != "over_window" {
+            let sent = c.body.to_string().len() as u64 / 4;
+            assert!(
+                sent <= r["w_eff"].as_u64().unwrap(),
+                "call {}: {sent}",
+                r["call"]
+            );
+        }
+    }
+    assert!(
+        !contains(&store_bytes(&env), KEY),
+        "the key is never stored"
+    );
+    assert_verified(&env, task, 31);
+    assert_replay_equals_forwarded(&env, task, &CHAT_BUDGET, &reports);
+}
