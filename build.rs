@@ -1,7 +1,9 @@
 //! Tells the tests which of their prerequisites this machine has: the pinned
 //! agent clients (`clients/node_modules/.bin/{claude,codex,opencode}`, installed by
 //! `cd clients && npm ci`) and the shared corpus (`$COMPACTOR_CORPUS`, else
-//! `../shared/corpus`). A test that needs one that is absent is compiled as
+//! `../shared/corpus`), and the `openai` Python SDK a proxy test drives
+//! (`pip install -r clients/requirements.txt`). A test that needs one that
+//! is absent is compiled as
 //! `#[ignore]` (`cfg_attr(not(compactor_clients), ignore = "...")`), so
 //! libtest reports it as ignored instead of as passed. Under CI both are
 //! always set: the tests are compiled to run, and fail when what they need is
@@ -14,6 +16,7 @@ const CLIENTS: [&str; 3] = ["claude", "codex", "opencode"];
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(compactor_clients)");
     println!("cargo::rustc-check-cfg=cfg(compactor_corpus)");
+    println!("cargo::rustc-check-cfg=cfg(compactor_python_sdk)");
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=CI");
     println!("cargo::rerun-if-env-changed=COMPACTOR_CORPUS");
@@ -30,6 +33,34 @@ fn main() {
         watch(&root.join("clients"));
         if ci {
             println!("cargo::rustc-cfg=compactor_clients");
+        }
+    }
+
+    // The SDK's package directory when it imports, else the directory a
+    // `pip install` would put it in (watched, so that installing it counts).
+    let python = |code: &str| {
+        std::process::Command::new("python3")
+            .args(["-c", code])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .map(|s| PathBuf::from(s.trim()))
+    };
+    match python("import os, openai; print(os.path.dirname(openai.__file__))") {
+        Some(dir) => {
+            watch(&dir);
+            println!("cargo::rustc-cfg=compactor_python_sdk");
+        }
+        None => {
+            if let Some(site) = python("import sysconfig; print(sysconfig.get_paths()['purelib'])")
+                .filter(|d| d.is_dir())
+            {
+                watch(&site);
+            }
+            if ci {
+                println!("cargo::rustc-cfg=compactor_python_sdk");
+            }
         }
     }
 

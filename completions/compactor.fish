@@ -252,6 +252,12 @@ complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l llm-fallba
 static\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l llm-price-input -d 'USD per million input tokens of the summarizer\'s own calls (default 0)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l llm-price-output -d 'USD per million output tokens of the summarizer\'s own calls (default 0)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l max-body-mb -d 'Refuse a request body over this many MiB with 413 (a declared length at once, before reading it). The default is above the providers\' own limits' -r
+complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l connect-timeout -d 'Seconds to connect to the upstream (TCP and TLS)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l first-byte-timeout -d 'Seconds from a request sent to its answer\'s headers (a whole, not streamed, answer\'s come once it is generated)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l idle-timeout -d 'Seconds an answer may go without sending anything (between two stream events) before the proxy gives up on it' -r
+complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l max-conversations -d 'Conversations whose state is kept in memory; the least recently used beyond it is rebuilt from the store when it returns' -r
+complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l conversation-idle -d 'Seconds without a call after which a conversation\'s state leaves memory' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''

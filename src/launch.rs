@@ -15,6 +15,12 @@ pub enum Endpoint {
     /// `base_url` is the proxy (`/v1`), speaking the Responses API, its key
     /// from the variable named.
     CodexProvider { env_key: &'static str },
+    /// A provider in OpenCode's `OPENCODE_CONFIG_CONTENT` (the config it
+    /// reads from its environment, over the user's files), of npm type
+    /// `@ai-sdk/openai-compatible`, whose `baseURL` is the proxy (`/v1`),
+    /// its key from the variable named; its model is the one the user's
+    /// `-m compactor/MODEL` names.
+    OpencodeProvider { env_key: &'static str },
 }
 
 /// How a client is given an MCP server for one run.
@@ -27,6 +33,8 @@ pub enum McpFlag {
     /// approved (`default_tools_approval_mode = "approve"`: they only read
     /// the record, and `codex exec` refuses a tool that needs approval).
     CodexConfigOverride,
+    /// A local server in OpenCode's `OPENCODE_CONFIG_CONTENT` (`mcp.NAME`).
+    OpencodeConfig,
 }
 
 /// A client `compactor run` can start.
@@ -64,6 +72,16 @@ pub const CLIENTS: &[LiveClient] = &[
         },
         mcp: McpFlag::CodexConfigOverride,
     },
+    LiveClient {
+        name: "opencode",
+        title: "OpenCode",
+        program: "opencode",
+        install: "npm install -g opencode-ai",
+        endpoint: Endpoint::OpencodeProvider {
+            env_key: "OPENAI_API_KEY",
+        },
+        mcp: McpFlag::OpencodeConfig,
+    },
 ];
 
 /// The name compactor's server and provider take in a client.
@@ -97,6 +115,8 @@ impl LiveClient {
         let mut ours: Vec<String> = Vec::new();
         let mut env = Vec::new();
         let mut leading = true;
+        // OpenCode's configuration, given whole in its environment.
+        let mut opencode = serde_json::Map::new();
         match self.endpoint {
             Endpoint::BaseUrlVar(var) => env.push((var.to_string(), proxy_url.to_string())),
             Endpoint::CodexProvider { env_key } => {
@@ -112,6 +132,24 @@ impl LiveClient {
                     "-c".into(),
                     format!("model_providers.{SERVER_NAME}={provider}"),
                 ]);
+            }
+            Endpoint::OpencodeProvider { env_key } => {
+                let mut models = serde_json::Map::new();
+                if let Some(m) = opencode_model(user_args) {
+                    models.insert(m.to_string(), serde_json::json!({ "name": m }));
+                }
+                opencode.insert(
+                    "provider".into(),
+                    serde_json::json!({SERVER_NAME: {
+                        "npm": "@ai-sdk/openai-compatible",
+                        "name": "OpenAI-compatible through compactor",
+                        "options": {
+                            "baseURL": format!("{proxy_url}/v1"),
+                            "apiKey": format!("{{env:{env_key}}}"),
+                        },
+                        "models": models,
+                    }}),
+                );
             }
         }
         match self.mcp {
@@ -145,6 +183,25 @@ impl LiveClient {
                     format!("mcp_servers.{SERVER_NAME}.default_tools_approval_mode=\"approve\""),
                 ]);
             }
+            McpFlag::OpencodeConfig => {
+                let command: Vec<&str> = std::iter::once(server.program.as_str())
+                    .chain(server.args.iter().map(String::as_str))
+                    .collect();
+                opencode.insert(
+                    "mcp".into(),
+                    serde_json::json!({SERVER_NAME: {
+                        "type": "local",
+                        "command": command,
+                        "enabled": true,
+                    }}),
+                );
+            }
+        }
+        if !opencode.is_empty() {
+            env.push((
+                OPENCODE_CONFIG_VAR.to_string(),
+                serde_json::Value::Object(opencode).to_string(),
+            ));
         }
         let args = if leading {
             ours.into_iter().chain(user_args.iter().cloned()).collect()
@@ -165,6 +222,29 @@ impl LiveClient {
             env,
         }
     }
+}
+
+/// The variable OpenCode reads a whole configuration from.
+pub const OPENCODE_CONFIG_VAR: &str = "OPENCODE_CONFIG_CONTENT";
+
+/// The model a client's arguments name on compactor's provider: the
+/// `MODEL` of `-m compactor/MODEL` (`--model`, `=` forms too), before any
+/// `--` of the user's.
+pub fn opencode_model(user_args: &[String]) -> Option<&str> {
+    let mut it = user_args.iter().take_while(|a| *a != "--");
+    let prefix = format!("{SERVER_NAME}/");
+    while let Some(a) = it.next() {
+        let value = match a.as_str() {
+            "-m" | "--model" => it.next().map(String::as_str),
+            _ => a.strip_prefix("--model=").or_else(|| a.strip_prefix("-m=")),
+        };
+        if let Some(m) = value.and_then(|v| v.strip_prefix(prefix.as_str()))
+            && !m.is_empty()
+        {
+            return Some(m);
+        }
+    }
+    None
 }
 
 /// `s` as a TOML basic string.
@@ -253,6 +333,45 @@ mod tests {
                 "go",
             ]
         );
+    }
+
+    #[test]
+    fn opencode_gets_a_provider_and_the_server_in_its_environment_and_keeps_the_users_words() {
+        let c = LiveClient::find("opencode").unwrap();
+        let user: Vec<String> = ["run", "-m", "compactor/gpt-4.1", "fix it"]
+            .map(String::from)
+            .to_vec();
+        let l = c.launch("http://127.0.0.1:4100", &server(), &user);
+        assert_eq!(l.program, "opencode");
+        assert_eq!(l.args, user, "nothing on its command line but the user's");
+        assert_eq!(l.env.len(), 1);
+        assert_eq!(l.env[0].0, "OPENCODE_CONFIG_CONTENT");
+        let config: serde_json::Value = serde_json::from_str(&l.env[0].1).unwrap();
+        let p = &config["provider"]["compactor"];
+        assert_eq!(p["npm"], "@ai-sdk/openai-compatible");
+        assert_eq!(p["options"]["baseURL"], "http://127.0.0.1:4100/v1");
+        assert_eq!(p["options"]["apiKey"], "{env:OPENAI_API_KEY}");
+        assert_eq!(p["models"]["gpt-4.1"]["name"], "gpt-4.1");
+        let m = &config["mcp"]["compactor"];
+        assert_eq!(m["type"], "local");
+        assert_eq!(
+            m["command"],
+            serde_json::json!(["/opt/bin/compactor", "--db", "/data/my \"c\".db", "mcp"])
+        );
+        assert_eq!(m["enabled"], true);
+    }
+
+    #[test]
+    fn the_model_on_compactors_provider_is_read_from_the_users_words() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(opencode_model(&args(&["-m", "compactor/m1"])), Some("m1"));
+        assert_eq!(
+            opencode_model(&args(&["run", "--model=compactor/a/b", "x"])),
+            Some("a/b")
+        );
+        assert_eq!(opencode_model(&args(&["--model", "openai/gpt-5"])), None);
+        assert_eq!(opencode_model(&args(&["--", "-m", "compactor/m1"])), None);
+        assert_eq!(opencode_model(&args(&["-m"])), None);
     }
 
     #[test]

@@ -48,6 +48,9 @@ pub(crate) mod launch;
 pub mod model;
 pub(crate) mod probe;
 pub(crate) mod proxy;
+/// How the binary's allocator returns freed memory to the system (the live
+/// proxy calls it after a large request or answer).
+pub use proxy::release_memory_with;
 pub mod session;
 pub mod store;
 pub mod summarize;

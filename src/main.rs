@@ -9,6 +9,20 @@ use std::process::ExitCode;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+unsafe extern "C" {
+    /// mimalloc's own: free what it holds and no longer uses.
+    fn mi_collect(force: bool);
+}
+
+/// Return to the system the memory mimalloc keeps after a large transfer:
+/// it purges freed memory lazily, when a thread next allocates, and a proxy
+/// that has gone quiet after a 60 MB body would keep it.
+fn release_memory() {
+    // SAFETY: mi_collect takes no pointer and may be called from any thread.
+    unsafe { mi_collect(true) }
+}
+
 fn main() -> ExitCode {
+    compactor::release_memory_with(release_memory);
     compactor::main(std::env::args_os())
 }

@@ -317,13 +317,14 @@ impl Compacted<'_> {
                 ));
             }
             if !args.json {
-                writeln!(ui.out, "session: {}", w.path.display())?;
-                writeln!(
-                    ui.out,
-                    "resume:  cd {} && {}",
+                let path = w.path.display().to_string();
+                writeln!(ui.out, "session: {}", visible_line(&path))?;
+                let resume = format!(
+                    "cd {} && {}",
                     shell_word(&w.cwd),
                     resume_command(w.kind, &w.session_id)
-                )?;
+                );
+                writeln!(ui.out, "resume:  {}", visible_line(&resume))?;
             }
         }
         Ok(())

@@ -558,7 +558,7 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
     for t in &r.tasks {
         let mut line = format!(
             "  {}: +{} ({} already stored, meta rows included), {}, {}",
-            t.id,
+            crate::cmd::visible::visible_line(&t.id),
             plural(t.added, "row"),
             t.already,
             plural(t.turns, "turn"),
@@ -571,14 +571,20 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
             ));
         }
         if let Some(p) = &t.parent {
-            line.push_str(&format!(", parent {p}"));
+            line.push_str(&format!(
+                ", parent {}",
+                crate::cmd::visible::visible_line(p)
+            ));
         }
         writeln!(ui.out, "{line}")?;
         if !t.interrupted_tool_calls.is_empty() {
             let lines: Vec<String> = t
                 .interrupted_tool_calls
                 .iter()
-                .map(|c| format!("{} {} ({unit} {})", c.name, c.id, c.line))
+                .map(|c| {
+                    let v = |s: &str| crate::cmd::visible::visible_line(s).into_owned();
+                    format!("{} {} ({unit} {})", v(&c.name), v(&c.id), c.line)
+                })
                 .collect();
             writeln!(
                 ui.out,

@@ -218,9 +218,11 @@ impl Ui {
         }
     }
 
-    /// One line of stdout in a style (plain when colour is off).
+    /// One line of stdout in a style (plain when colour is off), its
+    /// control characters made visible (it may name a task, a path, a model).
     pub fn line(&mut self, style: style::Style, text: &str) -> io::Result<()> {
-        writeln!(self.out, "{}", style::paint(self.color, style, text))
+        let text = visible::visible(text);
+        writeln!(self.out, "{}", style::paint(self.color, style, &text))
     }
 
     /// A note on stderr (suppressed by --quiet).

@@ -15,9 +15,11 @@ use super::summarizer::summarizer_of;
 use crate::cmd::exit::Outcome;
 use crate::engine::Tier;
 use crate::proxy::{
-    ForwardedCall, ProxyEvent, ProxySettings, ServeOptions, SummarizerChoice, Upstream,
+    self, ForwardedCall, ProxyEvent, ProxyLimits, ProxySettings, ServeOptions, SummarizerChoice,
+    Upstream,
 };
 use crate::store::{DbLocation, Store};
+use std::time::Duration;
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
@@ -47,6 +49,40 @@ pub struct ProxyArgs {
     /// One JSON line per call (`compactor.proxy_call/1`) instead of the human line.
     #[arg(long)]
     pub json: bool,
+
+    /// Refuse a request body over this many MiB with 413 (a declared length
+    /// at once, before reading it). The default is above the providers' own limits.
+    #[arg(long, value_name = "MB", default_value_t = proxy::DEFAULT_MAX_BODY_MB,
+          value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub max_body_mb: u64,
+
+    /// Seconds to connect to the upstream (TCP and TLS).
+    #[arg(long, value_name = "SECS", default_value_t = proxy::DEFAULT_CONNECT_TIMEOUT_S,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub connect_timeout: u64,
+
+    /// Seconds from a request sent to its answer's headers (a whole, not
+    /// streamed, answer's come once it is generated).
+    #[arg(long, value_name = "SECS", default_value_t = proxy::DEFAULT_FIRST_BYTE_TIMEOUT_S,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub first_byte_timeout: u64,
+
+    /// Seconds an answer may go without sending anything (between two stream
+    /// events) before the proxy gives up on it.
+    #[arg(long, value_name = "SECS", default_value_t = proxy::DEFAULT_IDLE_TIMEOUT_S,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub idle_timeout: u64,
+
+    /// Conversations whose state is kept in memory; the least recently used
+    /// beyond it is rebuilt from the store when it returns.
+    #[arg(long, value_name = "N", default_value_t = proxy::DEFAULT_MAX_CONVERSATIONS,
+          value_parser = clap::value_parser!(usize))]
+    pub max_conversations: usize,
+
+    /// Seconds without a call after which a conversation's state leaves memory.
+    #[arg(long, value_name = "SECS", default_value_t = proxy::DEFAULT_CONVERSATION_IDLE_S,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub conversation_idle: u64,
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> {
@@ -97,6 +133,15 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> 
         listen: args.listen,
         allow_remote: args.allow_remote,
         upstream,
+        limits: ProxyLimits {
+            max_body: args.max_body_mb << 20,
+            connect_timeout: Duration::from_secs(args.connect_timeout),
+            first_byte_timeout: Duration::from_secs(args.first_byte_timeout),
+            idle_timeout: Duration::from_secs(args.idle_timeout),
+            max_conversations: args.max_conversations.max(1),
+            conversation_idle: Duration::from_secs(args.conversation_idle),
+            ..ProxyLimits::default()
+        },
     };
     let json = args.json;
     let quiet = ui.quiet;
@@ -119,7 +164,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> 
                         .and_then(|v| Ok(serde_json::to_string(&v)?))
                         .unwrap_or_default()
                 } else {
-                    human(&report)
+                    super::visible::visible_line(&human(&report)).into_owned()
                 };
                 let _ = writeln!(stdout, "{line}");
                 let _ = stdout.flush();
@@ -169,6 +214,11 @@ fn human(r: &ForwardedCall) -> String {
     );
     if let (Some(parent), Some(reason)) = (&r.started_from, &r.reason) {
         line.push_str(&format!(" · new task from {}: {reason}", short(parent)));
+    }
+    if let Some(a) = r.supersedes {
+        line.push_str(&format!(
+            " · a retry: the recorded answer to attempt {a} superseded"
+        ));
     }
     line
 }

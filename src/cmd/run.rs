@@ -1,4 +1,4 @@
-//! `compactor run claude|codex [PROXY_FLAGS] [-- CLIENT_ARGS]`: go live in
+//! `compactor run claude|codex|opencode [PROXY_FLAGS] [-- CLIENT_ARGS]`: go live in
 //! one command. It starts `compactor proxy` on a free loopback port (this
 //! same binary, its own process group, its output into `run.log` beside the
 //! store), then the client pointed at it with compactor's MCP server
@@ -33,18 +33,20 @@ use super::exit::Outcome;
 use super::hook_log::beside_store;
 use super::self_command::SelfCommand;
 use crate::cli::Cli;
-use crate::launch::{CLIENTS, LiveClient, ServerCommand};
+use crate::launch::{CLIENTS, Endpoint, LiveClient, SERVER_NAME, ServerCommand, opencode_model};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
-The proxy's output is in run.log beside the store. Codex's key comes from OPENAI_API_KEY.
+The proxy's output is in run.log beside the store. Codex's and OpenCode's key comes from
+OPENAI_API_KEY. OpenCode is given a provider named compactor (OpenAI-compatible, pointed at the
+proxy): name its model with -m compactor/MODEL, the model your --upstream serves.
 
 Examples:
   compactor run claude                                Claude Code, live, with compactor's MCP server
   compactor run codex --window 200000 -- exec \"fix the tests\"
-  compactor run claude --upstream https://gateway.example.com -- --model opus")]
+  compactor run opencode --upstream https://openrouter.ai/api/v1 -- -m compactor/openai/gpt-4.1")]
 pub struct RunArgs {
-    /// The client to start: claude (Claude Code) or codex.
+    /// The client to start: claude (Claude Code), codex or opencode.
     #[arg(value_name = "CLIENT", value_parser = client_names())]
     pub client: String,
 
@@ -92,6 +94,19 @@ pub fn run(cli: &Cli, ui: &mut Ui, args: &RunArgs) -> Result<Outcome> {
     let client = LiveClient::find(&args.client).expect("clap checked the name");
     let (proxy_flags, client_args) = args.split();
     check_proxy_flags(&proxy_flags)?;
+    if matches!(client.endpoint, Endpoint::OpencodeProvider { .. })
+        && opencode_model(&client_args).is_none()
+    {
+        return Err(hinted(
+            format!(
+                "{} needs its model named on compactor's provider",
+                client.title
+            ),
+            format!(
+                "pass `-- -m {SERVER_NAME}/MODEL` (the model your --upstream serves, e.g. `-m {SERVER_NAME}/gpt-4.1`)"
+            ),
+        ));
+    }
     let me = SelfCommand::of(cli, "the run")?;
     let location = super::db_location(cli)?;
     let log_path = beside_store(&location, RUN_LOG).ok_or_else(|| {

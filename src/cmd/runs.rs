@@ -41,8 +41,8 @@ pub fn run(store: &Store, ui: &mut Ui, args: &RunsArgs) -> Result<Outcome> {
         writeln!(
             ui.out,
             "{}  task {} · {} · window {} reserve {} trigger {} stop {} protect {} · {} · final view {}",
-            r.name,
-            r.task_id,
+            super::visible::visible_line(&r.name),
+            super::visible::visible_line(&r.task_id),
             plural(r.steps, "call"),
             b["window"],
             b["output_reserved"],

@@ -201,10 +201,15 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
             }
         );
     }
+    let superseded = superseded_rows(store, &task)?;
     if args.json {
         // JSON Lines: one message a line.
         for r in &rows {
-            ui.json_kind("message", &row_json(r))?;
+            let mut v = row_json(r);
+            if let Some(s) = superseded.get(&r.seq) {
+                v["superseded_by_attempt"] = json!(s.by_attempt);
+            }
+            ui.json_kind("message", &v)?;
         }
         return Ok(Outcome::Ok);
     }
@@ -224,6 +229,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
         }
         if let Some(ts) = &m.timestamp {
             header.push_str(&format!(" · {ts}"));
+        }
+        if let Some(s) = superseded.get(&r.seq) {
+            header.push_str(&format!(
+                " · superseded: the answer to attempt {}, which the client sent again (attempt {}); not in the history",
+                s.attempt, s.by_attempt
+            ));
         }
         ui.line(style::CYAN, &visible_line(&format!("── {header}")))?;
         if let Some(u) = &m.usage {
@@ -253,7 +264,7 @@ fn show_part(
     address: &str,
     json_out: bool,
 ) -> Result<Outcome> {
-    let rows = store.reader().task_rows(task)?;
+    let rows = store.reader().history_rows(task)?;
     let parts = reconstruct(&rows, &CharsPerToken::default());
     let Some(p) = parts.iter().find(|p| p.address == address) else {
         bail!("no part {address} in task {task}");
@@ -420,6 +431,19 @@ fn show_compacted(store: &Store, ui: &mut Ui, task: &str, json_out: bool) -> Res
     Ok(Outcome::Ok)
 }
 
+/// The rows of `task` a live client's retry superseded, by `seq`.
+fn superseded_rows(
+    store: &Store,
+    task: &str,
+) -> Result<std::collections::HashMap<u64, crate::store::ProxySuperseded>> {
+    Ok(store
+        .reader()
+        .proxy_superseded(task)?
+        .into_iter()
+        .map(|s| (s.seq, s))
+        .collect())
+}
+
 fn row_json(r: &StoredMessage) -> Value {
     let m = &r.message;
     json!({
@@ -439,7 +463,13 @@ fn row_json(r: &StoredMessage) -> Value {
 }
 
 fn show_tool(store: &Store, ui: &mut Ui, task: &str, id: &str, json_out: bool) -> Result<Outcome> {
-    let rows = store.reader().all_messages(task)?;
+    let superseded = superseded_rows(store, task)?;
+    let rows: Vec<StoredMessage> = store
+        .reader()
+        .all_messages(task)?
+        .into_iter()
+        .filter(|r| !superseded.contains_key(&r.seq))
+        .collect();
     let call = ToolCall::in_rows(store, task, &rows, id)?;
     if json_out {
         ui.json_kind("tool", &call.json())?;

@@ -384,13 +384,16 @@ fn narrow(ui: &mut Ui, rows: &[(&TaskRow, bool)]) -> Result<()> {
 fn wide(ui: &mut Ui, rows: &[(&TaskRow, bool)]) -> Result<()> {
     let id_w = rows
         .iter()
-        .map(|(r, sub)| r.id.chars().count() + if *sub { 2 } else { 0 })
+        .map(|(r, sub)| {
+            crate::cmd::visible::visible_line(&r.id).chars().count() + if *sub { 2 } else { 0 }
+        })
         .max()
         .unwrap_or(4)
         .max(2);
+    let vis = |s: &str| crate::cmd::visible::visible_line(s).into_owned();
     let project_w = rows
         .iter()
-        .map(|(r, _)| r.cwd.as_deref().unwrap_or("-").chars().count())
+        .map(|(r, _)| vis(r.cwd.as_deref().unwrap_or("-")).chars().count())
         .max()
         .unwrap_or(7)
         .max(7);
@@ -419,7 +422,6 @@ fn wide(ui: &mut Ui, rows: &[(&TaskRow, bool)]) -> Result<()> {
         } else {
             r.id.clone()
         };
-        let vis = |s: &str| crate::cmd::visible::visible_line(s).into_owned();
         let line = format!(
             "{}  {}  {}  {:<11}  {:>5}  {:>5}  {:>5}  {:>10}  {:>9}  {:>11}  {:>11}  {:<24}  {:<24}  {}",
             pad(&vis(&id), id_w),
@@ -436,9 +438,9 @@ fn wide(ui: &mut Ui, rows: &[(&TaskRow, bool)]) -> Result<()> {
             r.usage.output_tokens,
             r.usage.cache_read_input_tokens,
             r.usage.cache_creation_input_tokens,
-            r.first_timestamp.as_deref().unwrap_or("-"),
-            r.last_timestamp.as_deref().unwrap_or("-"),
-            r.model.as_deref().unwrap_or("-"),
+            vis(r.first_timestamp.as_deref().unwrap_or("-")),
+            vis(r.last_timestamp.as_deref().unwrap_or("-")),
+            vis(r.model.as_deref().unwrap_or("-")),
         );
         writeln!(ui.out, "{}", line.trim_end())?;
     }

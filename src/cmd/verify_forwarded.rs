@@ -11,6 +11,7 @@ use crate::store::Store;
 
 /// `replay --verify-forwarded`: every forwarded view of `task` derived again.
 pub fn verify(store: &Store, ui: &mut Ui, task: &str, json: bool) -> Result<Outcome> {
+    let shown = super::visible::visible_line(task);
     let checked = crate::proxy::verify::verify(store, task)
         .with_context(|| format!("cannot verify the calls forwarded for {task}"))?;
     let ok = checked.iter().all(|c| c.ok);
@@ -38,12 +39,12 @@ pub fn verify(store: &Store, ui: &mut Ui, task: &str, json: bool) -> Result<Outc
         match checked.iter().find(|c| !c.ok) {
             None => writeln!(
                 ui.out,
-                "verified {} forwarded views of {task}: each derived again from the record, byte for byte",
+                "verified {} forwarded views of {shown}: each derived again from the record, byte for byte",
                 checked.len()
             )?,
             Some(c) => writeln!(
                 ui.out,
-                "call {} (attempt {}) of {task}: the view derived again differs from the one forwarded",
+                "call {} (attempt {}) of {shown}: the view derived again differs from the one forwarded",
                 c.call, c.attempt
             )?,
         }

@@ -1,17 +1,29 @@
-//! The proxy's conversations, each run by a thread of its own: it owns the
-//! conversation's store connection, its tasks (the first one and any
-//! started when the history diverged) and their live runs, and takes the
-//! calls of that conversation one at a time, so conversations run side by
-//! side and never share state but the store file.
+//! The proxy's conversations, run by a fixed pool of engine threads
+//! (`ProxyLimits::engine_threads`), whatever the number of conversations.
+//! A conversation always goes to the same thread (by its identity), which
+//! takes its calls one at a time; each thread holds two store connections
+//! (one it writes through, one its conversations' indexes read rows
+//! through) and the in-memory state of its recent conversations: their
+//! tasks (the first one and any started when the history diverged), their
+//! live runs and what their last forwarded field was made of.
+//!
+//! That state is a cache of the record, never a second source of truth: a
+//! conversation idle for `idle` or pushed out by the LRU cap
+//! (`max_conversations`) is dropped, and rebuilt from the record when it
+//! returns (determinism makes the rebuilt run derive the same views). A
+//! conversation is never dropped while a call of it is in flight; one whose
+//! request was over `large_body` is dropped once its call is over, so that
+//! a huge body's memory is returned.
 //!
 //! A call: find the task whose record the request extends (or start one),
 //! record what is new, run the engine's step, write the forwarded body and
 //! record its view hash; then, once the upstream's answer is over, record
 //! the assistant row (or how the call ended).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -20,11 +32,12 @@ use super::record::{Conversation, Divergence, head_rows, task_id, task_record};
 use super::render::{Written, conversation_field};
 use super::request::{Api, Request};
 use super::run::LiveRun;
-use super::{ProxySettings, SummarizerChoice};
+use super::{ProxyLimits, ProxySettings, SummarizerChoice};
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::summarizer::Summarizer;
 use crate::engine::{Status, Tier};
 use crate::fault::{self, ProxyPoint};
+use crate::model::digest::Digest;
 use crate::model::{Block, Message};
 use crate::store::{ProxyCall, ProxyConversation, ProxyResponse, Store, StoreError};
 use crate::summarize::{Extractive, StaticCheckpoint};
@@ -38,7 +51,7 @@ pub enum CallError {
     /// The store failed: the client's 500, and nothing forwarded.
     #[error("the proxy's store failed: {0}")]
     Store(#[from] StoreError),
-    #[error("the proxy's conversation thread stopped")]
+    #[error("the proxy's engine failed on this call")]
     Gone,
 }
 
@@ -79,6 +92,9 @@ pub struct ForwardedCall {
     pub started_from: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The attempt whose recorded answer this retry superseded, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub supersedes: Option<u64>,
     /// The upstream's status (`None`: it never answered).
     pub upstream_status: Option<u16>,
     /// `recorded`, `upstream_error`, `upstream_failed`, `client_gone`, `superseded`, `unparsed`.
@@ -87,6 +103,8 @@ pub struct ForwardedCall {
 
 /// How a forwarded call ended, for the conversation's thread to record.
 pub(crate) struct Ended {
+    /// The size of the answer's body (bytes passed on).
+    pub bytes: usize,
     pub task: String,
     pub attempt: u64,
     pub rows: u64,
@@ -104,49 +122,54 @@ enum Job {
         reply: tokio::sync::oneshot::Sender<Result<Prepared, CallError>>,
     },
     End {
+        identity: String,
         ended: Box<Ended>,
-        reply: mpsc::SyncSender<String>,
+        reply: Option<tokio::sync::oneshot::Sender<String>>,
     },
 }
 
-/// Subagent prompts seen in tool calls, by session: the prompt and the
-/// task whose call it is (a conversation whose first ask is that prompt
-/// is that task's subagent).
-type Agents = Mutex<HashMap<String, Vec<(String, String)>>>;
+/// Subagent prompts seen in tool calls: the session, the prompt's digest
+/// and the task whose call it is (a conversation whose first ask is that
+/// prompt is that task's subagent). The newest [`AGENT_PROMPTS`] only.
+type Agents = Mutex<VecDeque<(String, Digest, String)>>;
 
-/// The conversations of one proxy, by identity.
+/// How many subagent prompts are remembered.
+const AGENT_PROMPTS: usize = 4096;
+
+/// The conversations of one proxy, on a fixed pool of threads.
 pub(crate) struct Engine {
-    settings: Arc<ProxySettings>,
-    threads: Mutex<HashMap<String, mpsc::Sender<Job>>>,
-    agents: Arc<Agents>,
+    workers: Vec<mpsc::Sender<Job>>,
     forwarded: AtomicU64,
 }
 
 impl Engine {
-    pub(crate) fn new(settings: Arc<ProxySettings>) -> Engine {
+    pub(crate) fn new(settings: Arc<ProxySettings>, limits: ProxyLimits) -> Engine {
+        let agents: Arc<Agents> = Arc::default();
+        let workers = (0..limits.engine_threads.max(1))
+            .map(|_| {
+                let (send, recv) = mpsc::channel();
+                let settings = Arc::clone(&settings);
+                let agents = Arc::clone(&agents);
+                let limits = limits.clone();
+                std::thread::Builder::new()
+                    .name("compactor-engine".into())
+                    .spawn(move || worker(&settings, &limits, &agents, recv))
+                    .expect("a thread starts");
+                send
+            })
+            .collect();
         Engine {
-            settings,
-            threads: Mutex::new(HashMap::new()),
-            agents: Arc::default(),
+            workers,
             forwarded: AtomicU64::new(0),
         }
     }
 
-    fn thread(&self, identity: &str) -> mpsc::Sender<Job> {
-        let mut threads = self.threads.lock().expect("no thread panics holding it");
-        if let Some(t) = threads.get(identity) {
-            return t.clone();
-        }
-        let (send, recv) = mpsc::channel();
-        let settings = Arc::clone(&self.settings);
-        let agents = Arc::clone(&self.agents);
-        let identity_owned = identity.to_string();
-        std::thread::Builder::new()
-            .name("compactor-conversation".into())
-            .spawn(move || conversation_thread(&settings, &identity_owned, &agents, recv))
-            .expect("a thread starts");
-        threads.insert(identity.to_string(), send.clone());
-        send
+    /// The thread a conversation's calls go to.
+    fn worker(&self, identity: &str) -> &mpsc::Sender<Job> {
+        let h = identity
+            .bytes()
+            .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+        &self.workers[(h % self.workers.len() as u64) as usize]
     }
 
     /// Record and project a call (on the conversation's thread).
@@ -155,33 +178,36 @@ impl Engine {
         let n = self.forwarded.fetch_add(1, Ordering::SeqCst) + 1;
         let mut req = Box::new(req);
         req.n = n;
-        let thread = self.thread(&req.identity);
-        if thread.send(Job::Call { req, reply }).is_err() {
-            self.threads
-                .lock()
-                .expect("no thread panics holding it")
-                .clear();
-            return Err(CallError::Gone);
-        }
+        self.worker(&req.identity)
+            .send(Job::Call { req, reply })
+            .map_err(|_| CallError::Gone)?;
         answer.await.map_err(|_| CallError::Gone)?
     }
 
-    /// Record how a call ended (blocking: from the forwarding thread),
-    /// returning its outcome once recorded.
-    pub(crate) fn ended(&self, identity: &str, ended: Ended) -> String {
-        let (reply, done) = mpsc::sync_channel(1);
+    /// Record how a call ended, returning its outcome once recorded.
+    pub(crate) async fn ended(&self, identity: &str, ended: Ended) -> String {
+        let (reply, done) = tokio::sync::oneshot::channel();
         let outcome = ended.outcome.to_string();
-        if self
-            .thread(identity)
-            .send(Job::End {
-                ended: Box::new(ended),
-                reply,
-            })
-            .is_err()
-        {
+        let job = Job::End {
+            identity: identity.to_string(),
+            ended: Box::new(ended),
+            reply: Some(reply),
+        };
+        if self.worker(identity).send(job).is_err() {
             return outcome;
         }
-        done.recv().unwrap_or(outcome)
+        done.await.unwrap_or(outcome)
+    }
+
+    /// Record how a call ended without waiting (a call dropped before it
+    /// could say).
+    pub(crate) fn ended_later(&self, identity: &str, ended: Ended) {
+        let job = Job::End {
+            identity: identity.to_string(),
+            ended: Box::new(ended),
+            reply: None,
+        };
+        let _ = self.worker(identity).send(job);
     }
 }
 
@@ -193,9 +219,171 @@ struct Live<'s> {
     written: Written,
 }
 
-fn conversation_thread(
+/// A conversation's state on its thread.
+struct Held<'s> {
+    tasks: Vec<Live<'s>>,
+    /// When it was last used (the LRU's order) and at what instant.
+    tick: u64,
+    at: Instant,
+    /// Calls forwarded and not yet ended.
+    in_flight: u32,
+    /// Its last request was over the large-body size: dropped once idle.
+    large: bool,
+}
+
+/// An engine thread's two store connections, opened at its first call
+/// (again after a failure to open them).
+struct Connections<'s> {
+    settings: &'s ProxySettings,
+    store: Option<Store>,
+    reader: Option<Arc<Mutex<Store>>>,
+}
+
+impl Connections<'_> {
+    fn get(&mut self) -> Result<(&mut Store, Arc<Mutex<Store>>), StoreError> {
+        if self.store.is_none() {
+            self.store = Some(Store::open(&self.settings.db)?);
+        }
+        let store = self.store.as_mut().expect("opened above");
+        if self.reader.is_none() {
+            let other = store
+                .reopen()?
+                .ok_or_else(|| StoreError::Corrupt("the proxy's store is in memory".into()))?;
+            self.reader = Some(Arc::new(Mutex::new(other)));
+        }
+        Ok((
+            store,
+            Arc::clone(self.reader.as_ref().expect("opened above")),
+        ))
+    }
+}
+
+/// What a conversation's live runs are made with.
+#[derive(Clone, Copy)]
+struct Runs<'s> {
+    settings: &'s ProxySettings,
+    est: &'s CharsPerToken,
+    summarizer: &'s dyn Summarizer,
+}
+
+impl<'s> Runs<'s> {
+    /// A live run of a task whose model is `model`, its index reading rows
+    /// through `reader`.
+    fn live(&self, model: Option<&str>, reader: &Arc<Mutex<Store>>) -> LiveRun<'s> {
+        LiveRun::new(
+            self.settings.budget_for(model),
+            self.est,
+            self.summarizer,
+            Some(Arc::clone(reader)),
+        )
+    }
+}
+
+/// What an engine thread holds: its connections and its conversations.
+struct Thread<'s> {
+    runs: Runs<'s>,
+    limits: &'s ProxyLimits,
+    conns: Connections<'s>,
+    held: HashMap<String, Held<'s>>,
+    tick: u64,
+}
+
+impl<'s> Thread<'s> {
+    /// A conversation's state, loaded from the record if it is not held,
+    /// and the thread's connections.
+    #[allow(clippy::type_complexity)]
+    fn held(
+        &mut self,
+        identity: &str,
+    ) -> Result<(&mut Held<'s>, &mut Store, Arc<Mutex<Store>>), StoreError> {
+        self.tick += 1;
+        let (store, reader) = self.conns.get()?;
+        if !self.held.contains_key(identity) {
+            let tasks = load(store, identity, self.runs, &reader)?;
+            self.held.insert(
+                identity.to_string(),
+                Held {
+                    tasks,
+                    tick: 0,
+                    at: Instant::now(),
+                    in_flight: 0,
+                    large: false,
+                },
+            );
+        }
+        let h = self.held.get_mut(identity).expect("inserted above");
+        h.tick = self.tick;
+        h.at = Instant::now();
+        Ok((h, store, reader))
+    }
+
+    fn call(&mut self, req: Request, agents: &Agents) -> Result<Prepared, CallError> {
+        let identity = req.identity.clone();
+        let large = req.body.len() > self.limits.large_body;
+        let runs = self.runs;
+        let result = match self.held(&identity) {
+            Ok((held, store, reader)) => {
+                let r = prepare(store, &mut held.tasks, req, runs, agents, &reader);
+                if r.is_ok() {
+                    held.in_flight += 1;
+                    held.large |= large;
+                }
+                r
+            }
+            Err(e) => Err(e.into()),
+        };
+        // A failed call leaves no state behind but the store's.
+        if result.is_err() && self.held.get(&identity).is_some_and(|h| h.in_flight == 0) {
+            self.held.remove(&identity);
+        }
+        result
+    }
+
+    fn end(&mut self, identity: &str, ended: Ended, agents: &Agents) -> String {
+        let outcome = ended.outcome.to_string();
+        let recorded = self.held(identity).and_then(|(held, store, _)| {
+            held.in_flight = held.in_flight.saturating_sub(1);
+            end(store, &mut held.tasks, ended, agents)
+        });
+        recorded.unwrap_or_else(|e| {
+            self.held.remove(identity);
+            format!("{outcome} (not recorded: {e})")
+        })
+    }
+
+    /// Drop what is over the limits: conversations idle too long, those
+    /// whose last request was large, then the least recently used over the
+    /// cap; never one with a call in flight.
+    fn evict(&mut self, now: Instant) {
+        let idle = self.limits.conversation_idle;
+        self.held.retain(|_, h| {
+            h.in_flight > 0 || !(h.large || now.saturating_duration_since(h.at) >= idle)
+        });
+        // The cap is the proxy's: each thread holds its share.
+        let cap = self
+            .limits
+            .max_conversations
+            .div_ceil(self.limits.engine_threads.max(1));
+        while self.held.len() > cap {
+            let oldest = self
+                .held
+                .iter()
+                .filter(|(_, h)| h.in_flight == 0)
+                .min_by_key(|(_, h)| h.tick)
+                .map(|(k, _)| k.clone());
+            match oldest {
+                Some(k) => {
+                    self.held.remove(&k);
+                }
+                None => break,
+            }
+        }
+    }
+}
+
+fn worker(
     settings: &ProxySettings,
-    identity: &str,
+    limits: &ProxyLimits,
     agents: &Agents,
     jobs: mpsc::Receiver<Job>,
 ) {
@@ -204,46 +392,84 @@ fn conversation_thread(
         SummarizerChoice::Extractive => Box::new(Extractive),
         SummarizerChoice::Static => Box::new(StaticCheckpoint),
     };
-    let mut store: Option<Store> = None;
-    let mut tasks: Option<Vec<Live<'_>>> = None;
-    for job in jobs {
+    let mut thread = Thread {
+        runs: Runs {
+            settings,
+            est: &est,
+            summarizer: summarizer.as_ref(),
+        },
+        limits,
+        conns: Connections {
+            settings,
+            store: None,
+            reader: None,
+        },
+        held: HashMap::new(),
+        tick: 0,
+    };
+    // Idle conversations are looked for at least this often.
+    let sweep =
+        (limits.conversation_idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
+    // When to return freed memory to the system: a while after a large
+    // request or answer (once its buffers have been let go, wherever), and
+    // again later (a slow client may still be taking it).
+    let mut release: Vec<Instant> = Vec::new();
+    loop {
+        let now = Instant::now();
+        let wait = release
+            .iter()
+            .min()
+            .map_or(sweep, |t| t.saturating_duration_since(now).min(sweep));
+        let job = jobs.recv_timeout(wait);
+        let large = match &job {
+            Ok(Job::Call { req, .. }) => req.body.len() > super::LARGE_TRANSFER,
+            Ok(Job::End { ended, .. }) => ended.bytes > super::LARGE_TRANSFER,
+            Err(_) => false,
+        };
         match job {
-            Job::Call { req, reply } => {
-                let opened = match &mut store {
-                    Some(s) => Ok(s),
-                    slot => Store::open(&settings.db).map(|s| slot.insert(s)),
-                };
-                let result = opened.map_err(CallError::from).and_then(|store| {
-                    let tasks = match &mut tasks {
-                        Some(t) => t,
-                        slot => {
-                            slot.insert(load(store, identity, settings, &est, summarizer.as_ref())?)
-                        }
-                    };
-                    prepare(
-                        store,
-                        tasks,
-                        *req,
-                        settings,
-                        &est,
-                        summarizer.as_ref(),
-                        agents,
-                    )
+            // A call that panics (a defect) fails alone: its conversation's
+            // state is dropped (rebuilt from the record at its next call)
+            // and the thread goes on with the others.
+            Ok(Job::Call { req, reply }) => {
+                let identity = req.identity.clone();
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    thread.call(*req, agents)
+                }))
+                .unwrap_or_else(|_| {
+                    thread.held.remove(&identity);
+                    Err(CallError::Gone)
                 });
-                if result.is_err() {
-                    // A failed call leaves no state behind but the store's.
-                    tasks = None;
-                }
                 let _ = reply.send(result);
             }
-            Job::End { ended, reply } => {
-                let outcome = match (store.as_mut(), tasks.as_mut()) {
-                    (Some(store), Some(tasks)) => end(store, tasks, *ended, agents)
-                        .unwrap_or_else(|e| format!("not recorded: {e}")),
-                    _ => ended.outcome.to_string(),
-                };
-                let _ = reply.send(outcome);
+            Ok(Job::End {
+                identity,
+                ended,
+                reply,
+            }) => {
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    thread.end(&identity, *ended, agents)
+                }))
+                .unwrap_or_else(|_| {
+                    thread.held.remove(&identity);
+                    "not recorded: the proxy's engine failed".to_string()
+                });
+                if let Some(reply) = reply {
+                    let _ = reply.send(outcome);
+                }
             }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return,
+        }
+        let now = Instant::now();
+        thread.evict(now);
+        if large {
+            release = [100, 1_000, 5_000]
+                .map(|ms| now + Duration::from_millis(ms))
+                .to_vec();
+        }
+        if release.iter().any(|t| *t <= now) {
+            release.retain(|t| *t > now);
+            super::release_memory();
         }
     }
 }
@@ -252,50 +478,28 @@ fn conversation_thread(
 fn load<'s>(
     store: &Store,
     identity: &str,
-    settings: &ProxySettings,
-    est: &'s CharsPerToken,
-    summarizer: &'s dyn Summarizer,
+    runs: Runs<'s>,
+    reader: &Arc<Mutex<Store>>,
 ) -> Result<Vec<Live<'s>>, StoreError> {
     let mut out = Vec::new();
     for meta in store.reader().proxy_conversations(identity)? {
-        let views = forwarded_views(store, &meta.task_id)?;
         let model = store.reader().task(&meta.task_id)?.and_then(|t| t.model);
         out.push(Live {
             conv: Conversation::load(store, meta)?,
-            run: LiveRun::new(
-                settings.budget_for(model.as_deref()),
-                est,
-                summarizer,
-                views,
-            ),
+            run: runs.live(model.as_deref(), reader),
             written: Written::default(),
         });
     }
     Ok(out)
 }
 
-/// The estimate of the view each call of `task` forwarded (its last
-/// attempt's), as the proxy kept it.
-pub(crate) fn forwarded_views(
-    store: &Store,
-    task: &str,
-) -> Result<std::collections::BTreeMap<u32, u64>, StoreError> {
-    Ok(store
-        .reader()
-        .proxy_calls(task)?
-        .into_iter()
-        .filter_map(|c| Some((c.call, c.report["estimated_messages"].as_u64()?)))
-        .collect())
-}
-
 fn prepare<'s>(
     store: &mut Store,
     tasks: &mut Vec<Live<'s>>,
     req: Request,
-    settings: &ProxySettings,
-    est: &'s CharsPerToken,
-    summarizer: &'s dyn Summarizer,
+    runs: Runs<'s>,
     agents: &Agents,
+    reader: &Arc<Mutex<Store>>,
 ) -> Result<Prepared, CallError> {
     // The newest task whose record the request extends.
     let mut best: Option<(usize, Divergence)> = None;
@@ -314,8 +518,10 @@ fn prepare<'s>(
         }
     }
     let mut started = None;
+    let mut supersedes = None;
     let index = match chosen {
         Some((i, plan)) => {
+            supersedes = plan.superseded_attempt();
             tasks[i].conv.record(store, plan, None)?;
             i
         }
@@ -342,12 +548,7 @@ fn prepare<'s>(
             conv.record(store, plan, Some((&record, head_rows(&req))))?;
             tasks.push(Live {
                 conv,
-                run: LiveRun::new(
-                    settings.budget_for(req.model.as_deref()),
-                    est,
-                    summarizer,
-                    Default::default(),
-                ),
+                run: runs.live(req.model.as_deref(), reader),
                 written: Written::default(),
             });
             started = parent.map(|p| (p, reason.unwrap_or_default()));
@@ -387,6 +588,7 @@ fn prepare<'s>(
         items_forwarded,
         started_from: started.as_ref().map(|(p, _)| p.clone()),
         reason: started.map(|(_, r)| r),
+        supersedes,
         upstream_status: None,
         outcome: String::new(),
     };
@@ -433,14 +635,13 @@ fn parent_of(
     agents: &Agents,
 ) -> Result<(Option<String>, Option<String>), StoreError> {
     if let Some(session) = &req.session {
-        let first_ask = first_ask_texts(req);
-        let known = agents.lock().expect("no thread panics holding it");
-        if let Some((_, task)) = known.get(session).and_then(|calls| {
-            calls
-                .iter()
-                .rev()
-                .find(|(prompt, _)| first_ask.iter().any(|t| t == prompt))
-        }) {
+        let first_ask: Vec<Digest> = first_ask_texts(req).iter().map(|t| Digest::of(t)).collect();
+        let known = agents.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, _, task)) = known
+            .iter()
+            .rev()
+            .find(|(s, prompt, _)| s == session && first_ask.contains(prompt))
+        {
             return Ok((
                 Some(task.clone()),
                 Some(format!(
@@ -518,10 +719,12 @@ fn end(
                 if let Some(session) = &live.conv.meta.session_id
                     && !calls.is_empty()
                 {
-                    let mut known = agents.lock().expect("no thread panics holding it");
-                    let list = known.entry(session.clone()).or_default();
+                    let mut known = agents.lock().unwrap_or_else(|e| e.into_inner());
                     for p in calls {
-                        list.push((p, ended.task.clone()));
+                        if known.len() == AGENT_PROMPTS {
+                            known.pop_front();
+                        }
+                        known.push_back((session.clone(), Digest::of(&p), ended.task.clone()));
                     }
                 }
                 fault::proxy(ProxyPoint::AfterResponse, ended.n);
@@ -568,7 +771,7 @@ impl Api {
                 "type": "error",
                 "error": {"type": kind, "message": message},
             }),
-            Api::Responses => serde_json::json!({
+            Api::Responses | Api::Chat => serde_json::json!({
                 "error": {"type": kind, "message": message, "param": null, "code": null},
             }),
         }

@@ -15,6 +15,7 @@
 use serde_json::{Map, Value};
 
 use super::convo::{BadRequest, system_row};
+use super::sse::Assemble;
 use crate::model::{Block, Message, Usage};
 use crate::transcript::anthropic::AnthropicImporter;
 use crate::transcript::{ObjectLines, TaskSet, anthropic_block, anthropic_usage};
@@ -311,8 +312,6 @@ pub(crate) fn sent_blocks(raw: &str) -> Vec<String> {
 /// (JSON), into the assistant row and its usage.
 #[derive(Default)]
 pub(crate) struct MessagesAssembler {
-    line: Vec<u8>,
-    event: String,
     id: Option<String>,
     usage: Option<Map<String, Value>>,
     blocks: Vec<Value>,
@@ -320,42 +319,45 @@ pub(crate) struct MessagesAssembler {
     partial: Vec<String>,
     stopped: bool,
     error: Option<String>,
-    whole: Vec<u8>,
-    json: bool,
+}
+
+impl Assemble for MessagesAssembler {
+    fn event(&mut self, name: &str, data: &[u8]) {
+        if !self.delta(data)
+            && let Ok(v) = serde_json::from_slice::<Value>(data)
+        {
+            self.on_event(name, v);
+        }
+    }
+
+    fn whole(&mut self, body: &[u8]) -> Result<(), String> {
+        let mut v: Value =
+            serde_json::from_slice(body).map_err(|e| format!("the answer is not JSON: {e}"))?;
+        self.id = v.get("id").and_then(Value::as_str).map(str::to_string);
+        self.usage = v.get("usage").and_then(Value::as_object).cloned();
+        self.blocks = match v.get_mut("content").map(Value::take) {
+            Some(Value::Array(blocks)) => blocks,
+            _ => Vec::new(),
+        };
+        self.partial = vec![String::new(); self.blocks.len()];
+        self.stopped = true;
+        Ok(())
+    }
+
+    fn complete(&self) -> bool {
+        self.stopped || self.error.is_some()
+    }
+
+    fn errored(&self) -> bool {
+        self.error.is_some()
+    }
+
+    fn finish(self: Box<Self>) -> Result<Message, String> {
+        (*self).into_row()
+    }
 }
 
 impl MessagesAssembler {
-    pub(crate) fn new(json: bool) -> MessagesAssembler {
-        MessagesAssembler {
-            json,
-            ..MessagesAssembler::default()
-        }
-    }
-
-    pub(crate) fn feed(&mut self, bytes: &[u8]) {
-        if self.json {
-            self.whole.extend_from_slice(bytes);
-            return;
-        }
-        let mut line = std::mem::take(&mut self.line);
-        super::sse::lines(&mut line, bytes, |l| self.line_done(l));
-        self.line = line;
-    }
-
-    fn line_done(&mut self, line: &[u8]) {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if let Some(e) = line.strip_prefix(b"event:") {
-            self.event = String::from_utf8_lossy(e).trim().to_string();
-        } else if let Some(d) = line.strip_prefix(b"data:") {
-            let d = d.trim_ascii();
-            if !self.delta(d)
-                && let Ok(v) = serde_json::from_slice::<Value>(d)
-            {
-                self.event(v);
-            }
-        }
-    }
-
     /// A text, thinking or tool input delta, the bulk of a stream, read
     /// without building a value; `false` for any other event.
     fn delta(&mut self, data: &[u8]) -> bool {
@@ -408,11 +410,11 @@ impl MessagesAssembler {
         true
     }
 
-    fn event(&mut self, v: Value) {
+    fn on_event(&mut self, name: &str, v: Value) {
         let ty = v
             .get("type")
             .and_then(Value::as_str)
-            .unwrap_or(&self.event)
+            .unwrap_or(name)
             .to_string();
         match ty.as_str() {
             "message_start" => {
@@ -488,34 +490,8 @@ impl MessagesAssembler {
         }
     }
 
-    /// Whether the upstream sent an error in the stream.
-    pub(crate) fn errored(&self) -> bool {
-        self.error.is_some()
-    }
-
-    /// Whether the stream has ended its message (`message_stop`) or failed.
-    pub(crate) fn complete(&self) -> bool {
-        self.stopped || self.error.is_some()
-    }
-
     /// The assistant row, if the answer completed; else why not.
-    pub(crate) fn finish(mut self) -> Result<Message, String> {
-        if self.json {
-            let v: Value = serde_json::from_slice(&self.whole)
-                .map_err(|e| format!("the answer is not JSON: {e}"))?;
-            self.id = v.get("id").and_then(Value::as_str).map(str::to_string);
-            self.usage = v.get("usage").and_then(Value::as_object).cloned();
-            self.blocks = v
-                .get("content")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            self.partial = vec![String::new(); self.blocks.len()];
-            self.stopped = true;
-        } else if !self.line.is_empty() {
-            let line = std::mem::take(&mut self.line);
-            self.line_done(&line);
-        }
+    fn into_row(self) -> Result<Message, String> {
         if let Some(e) = self.error {
             return Err(e);
         }
@@ -557,6 +533,7 @@ impl MessagesAssembler {
 mod tests {
     use super::*;
     use crate::model::{Kind, ToolContent};
+    use crate::proxy::sse::Answer;
 
     fn sse(events: &[Value]) -> String {
         events
@@ -581,11 +558,12 @@ mod tests {
             serde_json::json!({"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":12}}),
             serde_json::json!({"type":"message_stop"}),
         ]);
-        let mut a = MessagesAssembler::new(false);
+        let mut a = Answer::streamed(Box::new(MessagesAssembler::default()));
         // Fed in awkward pieces, as a network delivers them.
         for chunk in stream.as_bytes().chunks(7) {
             a.feed(chunk);
         }
+        assert!(a.complete());
         let row = a.finish().unwrap();
         assert_eq!(row.gen_id.as_deref(), Some("msg_1"));
         let u = row.usage.unwrap();
@@ -602,12 +580,16 @@ mod tests {
 
     #[test]
     fn an_interrupted_or_failed_stream_records_nothing() {
-        let mut a = MessagesAssembler::new(false);
+        let mut a = Answer::streamed(Box::new(MessagesAssembler::default()));
         a.feed(b"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\"}}\n\n");
         assert!(a.finish().unwrap_err().contains("before message_stop"));
-        let mut a = MessagesAssembler::new(false);
+        let mut a = Answer::streamed(Box::new(MessagesAssembler::default()));
         a.feed(b"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n");
+        assert!(a.errored());
         assert_eq!(a.finish().unwrap_err(), "Overloaded");
+        let whole = br#"{"id":"msg_w","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":3,"output_tokens":1}}"#;
+        let row = Answer::whole(Box::new(MessagesAssembler::default()), whole).unwrap();
+        assert_eq!(row.gen_id.as_deref(), Some("msg_w"));
     }
 
     #[test]

@@ -5,6 +5,16 @@
 //! not extend the record (the client compacted, rewound or edited it)
 //! starts a new task linked to the old one, with the reason; no row is ever
 //! rewritten.
+//!
+//! A retry: a request that carries the record exactly up to its last row,
+//! an answer the proxy recorded, leaving that answer out, is the client
+//! sending the same request again because it did not take the answer whole
+//! (the proxy died, or the connection broke, after the answer was
+//! recorded). It is the same call of the same task: the answer is marked
+//! superseded (`proxy_superseded`; it stays in the record, out of the
+//! history) and the request is forwarded the view the call had. A request
+//! that carries the whole record (no answer recorded since the call was
+//! forwarded) is a retry too, and adds nothing.
 
 use std::collections::HashMap;
 
@@ -16,7 +26,7 @@ use crate::engine::estimate::CharsPerToken;
 use crate::engine::toolrules::{ToolForm, ToolRules};
 use crate::model::digest::{Digest, DigestMap};
 use crate::model::{Block, Kind, Message};
-use crate::store::{ProxyConversation, Store, StoreError, TaskInfo};
+use crate::store::{ProxyConversation, ProxySuperseded, Store, StoreError, TaskInfo};
 use crate::view::text::block_text;
 
 /// Where an entry was in the latest request that carried it.
@@ -64,6 +74,42 @@ pub(crate) struct Conversation {
     open_calls: HashMap<String, (String, Value)>,
     /// Requests forwarded so far.
     pub attempts: u64,
+    /// The record's last row, when it is an answer the proxy recorded (a
+    /// retry of its call supersedes it).
+    last_answer: Option<LastAnswer>,
+    /// A Chat Completions conversation: see [`compared_entry`].
+    chat: bool,
+}
+
+/// Whether a block is an entry the record and a request are compared on.
+/// Chat Completions has no standard field for reasoning: a provider's
+/// `reasoning_content` is recorded, but a client may send it back (OpenCode)
+/// or not (most, as DeepSeek asks), so an unsigned reasoning block of an
+/// assistant message is left out of the comparison.
+pub(crate) fn compared_entry(chat: bool, side: EntrySide, b: &Block) -> bool {
+    !(chat
+        && side == EntrySide::Assistant
+        && matches!(
+            b,
+            Block::Thinking {
+                signature: None,
+                ..
+            }
+        ))
+}
+
+/// An answer the proxy recorded, as the record's last row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct LastAnswer {
+    seq: u64,
+    /// The forwarded request it answered.
+    attempt: u64,
+    /// Its first entry.
+    entry: u32,
+    /// The step before it.
+    step_before: u32,
+    /// The tool calls it opened.
+    calls: Vec<String>,
 }
 
 /// What a request adds to a conversation's record.
@@ -75,9 +121,17 @@ pub(crate) struct Plan {
     places: Vec<(u32, EntryPlace)>,
     /// New rows, in order.
     rows: Vec<Message>,
+    /// The record's last answer, which this request (a retry of its call)
+    /// supersedes.
+    supersedes: Option<LastAnswer>,
 }
 
 impl Plan {
+    /// The attempt whose recorded answer this request (a retry) supersedes.
+    pub(crate) fn superseded_attempt(&self) -> Option<u64> {
+        self.supersedes.as_ref().map(|a| a.attempt)
+    }
+
     /// The rows the plan appends.
     pub(crate) fn rows(&self) -> &[Message] {
         &self.rows
@@ -96,7 +150,6 @@ impl Conversation {
     /// A conversation whose task holds no row yet.
     pub(crate) fn empty(meta: ProxyConversation) -> Conversation {
         Conversation {
-            meta,
             entries: Vec::new(),
             places: Vec::new(),
             origin: DigestMap::default(),
@@ -107,6 +160,9 @@ impl Conversation {
             step: 0,
             open_calls: HashMap::new(),
             attempts: 0,
+            last_answer: None,
+            chat: meta.api == super::request::Api::Chat.name(),
+            meta,
         }
     }
 
@@ -119,9 +175,24 @@ impl Conversation {
         let head = c.meta.head_rows;
         let mut rows = 0u64;
         let task = c.meta.task_id.clone();
+        let superseded = reader.proxy_superseded(&task)?;
+        let mut skip = superseded.iter().map(|s| s.seq).peekable();
         reader.each_stored(&task, 0, u64::MAX, |s| {
             rows += 1;
+            if skip.next_if_eq(&s.seq).is_some() {
+                return Ok(());
+            }
             let m = s.message;
+            c.last_answer = None;
+            if s.seq >= head && m.kind == Kind::Generation && recorded_by_proxy(&m) {
+                c.last_answer = Some(LastAnswer {
+                    seq: s.seq,
+                    attempt: 0,
+                    entry: c.entries.len() as u32,
+                    step_before: c.step,
+                    calls: opened_calls(&m),
+                });
+            }
             c.turn = m.turn;
             c.step = c.step.max(m.step);
             if s.seq >= head {
@@ -130,6 +201,14 @@ impl Conversation {
             Ok::<(), StoreError>(())
         })?;
         c.rows = rows;
+        if let Some(a) = &mut c.last_answer {
+            a.attempt = reader
+                .proxy_responses(&task)?
+                .iter()
+                .rev()
+                .find(|r| r.outcome == "recorded")
+                .map_or(0, |r| r.attempt);
+        }
         Ok(c)
     }
 
@@ -140,6 +219,9 @@ impl Conversation {
         }
         let side = EntrySide::of(m);
         for b in &m.content {
+            if !compared_entry(self.chat, side, b) {
+                continue;
+            }
             let i = self.entries.len() as u32;
             let d = entry_digest(side, b);
             self.entries.push(d);
@@ -171,6 +253,7 @@ impl Conversation {
             prefix: None,
             places: Vec::new(),
             rows: Vec::new(),
+            supersedes: None,
         };
         let recorded = self.entries.len() as u32;
         let mut at = 0u32;
@@ -226,6 +309,7 @@ impl Conversation {
             let side_of: Vec<(EntrySide, &Block)> = rows
                 .iter()
                 .flat_map(|r| r.content.iter().map(move |b| (EntrySide::of(r), b)))
+                .filter(|(side, b)| compared_entry(self.chat, *side, b))
                 .collect();
             let n = side_of.len() as u32;
             let system =
@@ -271,6 +355,12 @@ impl Conversation {
             at += n;
         }
         if at < recorded {
+            if let Some(a) = self.last_answer.as_ref().filter(|a| a.entry == at) {
+                // The record up to its last answer, which the client did not
+                // keep: a retry of that answer's call.
+                plan.supersedes = Some(a.clone());
+                return Ok(Ok(plan));
+            }
             return Ok(Err(Divergence {
                 shared: at,
                 reason: format!(
@@ -295,7 +385,12 @@ impl Conversation {
         if let Some((_, head)) = &created {
             rows.extend(head.iter().cloned());
         }
-        let (mut turn, mut step) = (self.turn, self.step);
+        // A retry's rows follow the record without the answer it supersedes.
+        let step_now = plan
+            .supersedes
+            .as_ref()
+            .map_or(self.step, |a| a.step_before);
+        let (mut turn, mut step) = (self.turn, step_now);
         let mut prev_generation = false;
         let first_seq = self.rows + rows.len() as u64;
         for (j, mut m) in std::mem::take(&mut plan.rows).into_iter().enumerate() {
@@ -331,10 +426,22 @@ impl Conversation {
         let forms = self.forms_of(&rows);
         let task = self.meta.task_id.clone();
         let meta = &self.meta;
+        let superseded = plan.supersedes.take().map(|a| {
+            let mark = ProxySuperseded {
+                seq: a.seq,
+                attempt: a.attempt,
+                // The attempt this retry is forwarded as.
+                by_attempt: self.attempts + 1,
+            };
+            (a, mark)
+        });
         let total = store.transaction(|tx| -> Result<u64, StoreError> {
             if let Some((record, _)) = &created {
                 tx.upsert_task(record)?;
                 tx.put_proxy_conversation(meta)?;
+            }
+            if let Some((_, mark)) = &superseded {
+                tx.put_proxy_superseded(&task, mark)?;
             }
             let total = tx.append_rows(&task, &rows)?;
             for f in &forms {
@@ -342,6 +449,12 @@ impl Conversation {
             }
             Ok(total)
         })?;
+        if let Some((a, _)) = superseded {
+            self.forget_answer(&a);
+        }
+        if !rows.is_empty() {
+            self.last_answer = None;
+        }
         let head = self.meta.head_rows;
         for (j, m) in rows.iter().enumerate() {
             let seq = self.rows + j as u64;
@@ -370,6 +483,21 @@ impl Conversation {
         self.items = plan.items;
         self.prefix = plan.prefix;
         Ok(())
+    }
+
+    /// Take the record's last answer out of what requests are compared
+    /// with (it was superseded): its entries, the tool calls it opened and
+    /// its step.
+    fn forget_answer(&mut self, a: &LastAnswer) {
+        let from = a.entry as usize;
+        self.entries.truncate(from);
+        self.origin.retain(|_, i| (*i as usize) < from);
+        self.places.truncate(from);
+        for id in &a.calls {
+            self.open_calls.remove(id);
+        }
+        self.step = a.step_before;
+        self.last_answer = None;
     }
 
     /// The forms the tool results among `rows` mint (their calls recorded
@@ -408,8 +536,9 @@ impl Conversation {
     }
 
     /// Record the answer to a forwarded request, unless the record grew
-    /// since (`rows` rows when it was forwarded): then another request of
-    /// the conversation came first, and the answer no longer follows it.
+    /// since (`rows` rows when it was forwarded) or a later request of the
+    /// task was forwarded (a retry while it was in flight): then that
+    /// request came first, and the answer no longer follows it.
     pub(crate) fn record_answer(
         &mut self,
         store: &mut Store,
@@ -417,9 +546,10 @@ impl Conversation {
         mut answer: Message,
         response: &crate::store::ProxyResponse,
     ) -> Result<bool, StoreError> {
-        if rows != self.rows || answer.content.is_empty() {
+        let overtaken = rows != self.rows || response.attempt != self.attempts;
+        if overtaken || answer.content.is_empty() {
             let mut r = response.clone();
-            r.outcome = if rows != self.rows {
+            r.outcome = if overtaken {
                 "superseded".into()
             } else {
                 "unparsed".into()
@@ -443,7 +573,15 @@ impl Conversation {
             tx.put_proxy_response(response)?;
             Ok(total)
         })?;
+        let entry = self.entries.len() as u32;
         self.take_row(&answer);
+        self.last_answer = Some(LastAnswer {
+            seq: total - 1,
+            attempt: response.attempt,
+            entry,
+            step_before: self.step,
+            calls: opened_calls(&answer),
+        });
         self.rows = total;
         self.step = step;
         Ok(true)
@@ -461,6 +599,25 @@ impl Conversation {
     pub(crate) fn items(&self) -> &[ItemSeen] {
         &self.items
     }
+}
+
+/// Whether an assistant row is an answer the proxy recorded (the client's
+/// own assistant messages are recorded as `client-…` generations).
+fn recorded_by_proxy(m: &Message) -> bool {
+    m.gen_id
+        .as_deref()
+        .is_some_and(|g| !g.starts_with("client-"))
+}
+
+/// The tool calls a row opens.
+fn opened_calls(m: &Message) -> Vec<String> {
+    m.content
+        .iter()
+        .filter_map(|b| match b {
+            Block::ToolUse { id, .. } => Some(id.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The rows a conversation's record starts with: its system prompt and

@@ -1,10 +1,11 @@
 //! The forwarded conversation field, written from a view: the client's own
-//! text for every block (Messages) or item (Responses) the view holds
-//! unchanged, the view's own for the rest (compacted forms, the summary),
+//! text for every block (Messages) or item (Responses, Chat Completions)
+//! the view holds unchanged, the view's own for the rest (compacted forms, the summary),
 //! and the client's instructions messages where it placed them.
 
 use std::collections::HashMap;
 
+use super::chat::ChatWriter;
 use super::convo::{EntrySide, entry_digest};
 use super::messages::{MAX_BREAKPOINTS, MessagesWriter, OutBlock, sent_blocks};
 use super::record::Conversation;
@@ -79,7 +80,8 @@ pub(crate) fn conversation_field(
     written.texts.truncate(shared);
     let out = match req.api {
         Api::Messages => messages_field(req, conv, &view, shared, written),
-        Api::Responses => input_field(req, conv, &view, shared, written),
+        Api::Responses => input_field(InputWriter::default(), req, conv, &view, shared, written),
+        Api::Chat => input_field(ChatWriter::default(), req, conv, &view, shared, written),
     };
     written.messages = view.messages;
     out
@@ -149,7 +151,69 @@ fn messages_field(
     w.finish(breakpoint)
 }
 
-fn input_field(
+/// How a list of whole items is written (Responses input items, Chat
+/// Completions messages): the client's own items, items made from view
+/// blocks, and those a view message was written as before.
+trait ItemWriter {
+    /// An assistant item the client sends stands for the reasoning before
+    /// it, carried in it or not (Chat Completions' `reasoning_content`,
+    /// which the record is not compared on).
+    const ITEM_HOLDS_ITS_REASONING: bool = false;
+    fn sent(&mut self, raw: &str);
+    fn view(&mut self, role: ViewRole, blocks: Vec<Block>);
+    fn len(&self) -> usize;
+    /// The items written from `from` on, and what the writer must know
+    /// again when they are written from memory (Codex's freeform calls).
+    fn since(&self, from: usize) -> (Vec<String>, Vec<String>);
+    fn written(&mut self, items: &[String], known: &[String]);
+    fn finish(self) -> String;
+}
+
+impl ItemWriter for InputWriter {
+    fn sent(&mut self, raw: &str) {
+        InputWriter::sent(self, raw)
+    }
+    fn view(&mut self, role: ViewRole, blocks: Vec<Block>) {
+        InputWriter::view(self, role, blocks)
+    }
+    fn len(&self) -> usize {
+        InputWriter::len(self)
+    }
+    fn since(&self, from: usize) -> (Vec<String>, Vec<String>) {
+        InputWriter::since(self, from)
+    }
+    fn written(&mut self, items: &[String], known: &[String]) {
+        InputWriter::written(self, items, known)
+    }
+    fn finish(self) -> String {
+        InputWriter::finish(self)
+    }
+}
+
+impl ItemWriter for ChatWriter {
+    const ITEM_HOLDS_ITS_REASONING: bool = true;
+    fn sent(&mut self, raw: &str) {
+        ChatWriter::sent(self, raw)
+    }
+    fn view(&mut self, role: ViewRole, blocks: Vec<Block>) {
+        ChatWriter::view(self, role, blocks)
+    }
+    fn len(&self) -> usize {
+        ChatWriter::len(self)
+    }
+    fn since(&self, from: usize) -> (Vec<String>, Vec<String>) {
+        (ChatWriter::since(self, from), Vec::new())
+    }
+    fn written(&mut self, items: &[String], _known: &[String]) {
+        ChatWriter::written(self, items)
+    }
+    fn finish(self) -> String {
+        ChatWriter::finish(self)
+    }
+}
+
+fn input_field<W: ItemWriter>(
+    mut w: W,
     req: &Request,
     conv: &Conversation,
     view: &View,
@@ -157,7 +221,6 @@ fn input_field(
     written: &mut Written,
 ) -> String {
     let system = instructions(conv);
-    let mut w = InputWriter::default();
     for &(i, before) in &system {
         if before == 0 {
             w.sent(req.item_text(i));
@@ -199,6 +262,17 @@ fn input_field(
                 && (1..it.entries as usize)
                     .all(|k| places[j + k].is_some_and(|q| q.item == p.item && q.block == k as u32))
             {
+                if W::ITEM_HOLDS_ITS_REASONING {
+                    while matches!(
+                        pending.last(),
+                        Some(Block::Thinking {
+                            signature: None,
+                            ..
+                        })
+                    ) {
+                        pending.pop();
+                    }
+                }
                 w.view(m.role, std::mem::take(&mut pending));
                 w.sent(req.item_text(p.item as usize));
                 j += it.entries as usize;

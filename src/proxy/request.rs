@@ -5,12 +5,12 @@
 
 use std::ops::Range;
 
-use bytes::Bytes;
 use serde_json::Value;
 
 use super::body::{BodyFields, ConversationField};
 use super::convo::{BadRequest, EntrySide, ItemSpan, entry_digest};
-use super::{messages, responses};
+use super::sse::Assemble;
+use super::{chat, messages, responses};
 use crate::model::{Block, Message};
 
 /// The API a model call speaks.
@@ -20,6 +20,9 @@ pub enum Api {
     Messages,
     /// OpenAI Responses, `POST /v1/responses` (Codex).
     Responses,
+    /// OpenAI Chat Completions, `POST /v1/chat/completions` (OpenCode, and
+    /// every OpenAI-compatible client).
+    Chat,
 }
 
 impl Api {
@@ -28,6 +31,7 @@ impl Api {
         match self {
             Api::Messages => "messages",
             Api::Responses => "responses",
+            Api::Chat => "chat",
         }
     }
 
@@ -37,14 +41,24 @@ impl Api {
         match self {
             Api::Messages => crate::model::Format::Anthropic,
             Api::Responses => crate::model::Format::Codex,
+            Api::Chat => crate::model::Format::OpenaiChat,
         }
     }
 
     /// The field of the body that holds the conversation.
     pub(crate) fn conversation_field(self) -> &'static str {
         match self {
-            Api::Messages => "messages",
+            Api::Messages | Api::Chat => "messages",
             Api::Responses => "input",
+        }
+    }
+
+    /// A new assembler of this API's answers.
+    pub(crate) fn assembler(self) -> Box<dyn Assemble> {
+        match self {
+            Api::Messages => Box::<messages::MessagesAssembler>::default(),
+            Api::Responses => Box::<responses::ResponsesAssembler>::default(),
+            Api::Chat => Box::<chat::ChatAssembler>::default(),
         }
     }
 
@@ -59,6 +73,7 @@ impl Api {
             Api::Messages => messages::message_rows(raw, i),
             Api::Responses if bare_string => responses::string_input_rows(raw),
             Api::Responses => responses::item_rows(raw, i),
+            Api::Chat => chat::message_rows(raw, i),
         }
     }
 }
@@ -143,7 +158,7 @@ impl Request {
 /// sent as a header, if any.
 pub(crate) fn parse(
     api: Api,
-    body: Bytes,
+    body: Vec<u8>,
     session_header: Option<&str>,
 ) -> Result<Request, BadRequest> {
     let field = api.conversation_field();
@@ -154,7 +169,7 @@ pub(crate) fn parse(
         start..start + raw.get().len()
     };
     let what = match api {
-        Api::Messages => "a list of messages",
+        Api::Messages | Api::Chat => "a list of messages",
         Api::Responses => "a list of input items",
     };
     let (items, bare) = match &fields.conversation {
@@ -188,6 +203,8 @@ pub(crate) fn parse(
             Some(Value::String(s)) if !s.is_empty() => vec![Block::Text { text: s }],
             _ => Vec::new(),
         },
+        // Its system prompt is its leading `system` messages (items).
+        Api::Chat => Vec::new(),
     };
     let tools = fields.value::<Value>("tools").filter(|t| !t.is_null());
     let metadata = fields.value::<Value>("metadata");
@@ -197,6 +214,11 @@ pub(crate) fn parse(
             .filter(|h| !h.is_empty())
             .map(str::to_string)
             .or_else(|| fields.value::<String>("prompt_cache_key")),
+        Api::Chat => chat::session_of(
+            session_header,
+            fields.value::<String>("prompt_cache_key"),
+            fields.value::<String>("user"),
+        ),
     };
     let (head_breakpoints, message_breakpoint) = match api {
         Api::Messages => (
@@ -210,7 +232,7 @@ pub(crate) fn parse(
                 .take(4)
                 .find_map(|it| messages::message_breakpoint(&text[it.span.clone()])),
         ),
-        Api::Responses => (0, None),
+        Api::Responses | Api::Chat => (0, None),
     };
     let mut req = Request {
         api,
@@ -235,7 +257,7 @@ pub(crate) fn parse(
         body: String::new(),
     };
     drop(fields);
-    req.body = String::from_utf8(body.into()).expect("BodyFields::parse checked UTF-8");
+    req.body = String::from_utf8(body).expect("BodyFields::parse checked UTF-8");
     identify(&mut req)?;
     Ok(req)
 }
@@ -295,7 +317,7 @@ mod tests {
     use super::*;
 
     fn req(api: Api, body: &str, session: Option<&str>) -> Request {
-        parse(api, Bytes::from(body.to_string()), session).unwrap()
+        parse(api, body.as_bytes().to_vec(), session).unwrap()
     }
 
     #[test]
@@ -330,6 +352,49 @@ mod tests {
     }
 
     #[test]
+    fn a_chat_conversation_is_its_session_system_messages_and_first_ask() {
+        let body = |system: &str, ask: &str, user: &str| {
+            format!(
+                r#"{{"model":"m","messages":[{{"role":"system","content":"{system}"}},{{"role":"user","content":"{ask}"}}],"user":"{user}","stream":true}}"#
+            )
+        };
+        let r = req(Api::Chat, &body("S", "go", "u1"), Some("ses_1"));
+        assert_eq!(r.session.as_deref(), Some("ses_1"));
+        assert_eq!(r.items.len(), 2);
+        assert!(
+            r.system.is_empty(),
+            "its system prompt is its system messages"
+        );
+        // The header names the session; without it, `user` does.
+        assert_eq!(
+            req(Api::Chat, &body("S", "go", "u2"), Some("ses_1")).identity,
+            r.identity
+        );
+        let by_user = req(Api::Chat, &body("S", "go", "u1"), None);
+        assert_eq!(by_user.session.as_deref(), Some("u1"));
+        assert_ne!(by_user.identity, r.identity);
+        // A side request: another system prompt, another lineage.
+        let side = req(
+            Api::Chat,
+            &body("You are a title generator.", "go", "u1"),
+            Some("ses_1"),
+        );
+        assert_ne!(side.lineage, r.lineage);
+        // The history started anew: the same lineage, another identity.
+        let anew = req(
+            Api::Chat,
+            &body("S", "What did we do so far?", "u1"),
+            Some("ses_1"),
+        );
+        assert_eq!(anew.lineage, r.lineage);
+        assert_ne!(anew.identity, r.identity);
+        let e = parse(Api::Chat, br#"{"messages":"hi"}"#.to_vec(), None)
+            .err()
+            .unwrap();
+        assert!(e.0.contains("expected a list of messages"), "{e}");
+    }
+
+    #[test]
     fn only_the_conversation_field_is_replaced() {
         let body = r#"{"model":"gpt","input":[{"type":"message","role":"user","content":"hi"}],"store":false,"client_metadata":{"x":"y"}}"#;
         let r = req(Api::Responses, body, None);
@@ -347,22 +412,18 @@ mod tests {
 
     #[test]
     fn a_body_without_its_conversation_is_a_bad_request() {
-        let e = parse(
-            Api::Messages,
-            Bytes::from_static(b"{\"model\":\"m\"}"),
-            None,
-        )
-        .err()
-        .unwrap();
+        let e = parse(Api::Messages, b"{\"model\":\"m\"}".to_vec(), None)
+            .err()
+            .unwrap();
         assert!(e.0.contains("no \"messages\""), "{e}");
-        let e = parse(Api::Messages, Bytes::from_static(b"{\"messages\":3}"), None)
+        let e = parse(Api::Messages, b"{\"messages\":3}".to_vec(), None)
             .err()
             .unwrap();
         assert!(
             e.0.contains("\"messages\" is a number; expected a list of messages"),
             "{e}"
         );
-        let e = parse(Api::Responses, Bytes::from_static(b"not json"), None)
+        let e = parse(Api::Responses, b"not json".to_vec(), None)
             .err()
             .unwrap();
         assert!(e.0.contains("not a JSON object"), "{e}");

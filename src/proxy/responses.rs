@@ -20,12 +20,13 @@ use serde_json::{Map, Value};
 
 use super::convo::{BadRequest, system_row};
 use super::messages::kind_of;
+use super::sse::Assemble;
 use crate::model::{Block, Kind, Message, Role};
 use crate::transcript::codex::{CodexImporter, codex_usage};
 use crate::transcript::{ObjectLines, TaskSet};
 
 /// The text of a `developer`/`system` message's content.
-fn instruction_blocks(content: Option<&Value>) -> Vec<Block> {
+pub(crate) fn instruction_blocks(content: Option<&Value>) -> Vec<Block> {
     match content {
         Some(Value::String(s)) => vec![Block::Text { text: s.clone() }],
         Some(Value::Array(parts)) => parts
@@ -198,44 +199,46 @@ impl InputWriter {
 /// Assembles a Responses answer, streamed or whole, into the assistant row.
 #[derive(Default)]
 pub(crate) struct ResponsesAssembler {
-    line: Vec<u8>,
     id: Option<String>,
     items: Vec<(u64, Value)>,
     usage: Option<Value>,
     completed: bool,
     error: Option<String>,
-    whole: Vec<u8>,
-    json: bool,
+}
+
+impl Assemble for ResponsesAssembler {
+    fn event(&mut self, _name: &str, data: &[u8]) {
+        if let Ok(v) = serde_json::from_slice::<Value>(data) {
+            self.on_event(v);
+        }
+    }
+
+    fn whole(&mut self, body: &[u8]) -> Result<(), String> {
+        let v: Value =
+            serde_json::from_slice(body).map_err(|e| format!("the answer is not JSON: {e}"))?;
+        self.whole_response(&v);
+        match v["status"].as_str() {
+            Some("completed") | None => self.completed = true,
+            Some(other) => self.error = Some(format!("the response is {other}")),
+        }
+        Ok(())
+    }
+
+    fn complete(&self) -> bool {
+        self.completed || self.error.is_some()
+    }
+
+    fn errored(&self) -> bool {
+        self.error.is_some()
+    }
+
+    fn finish(self: Box<Self>) -> Result<Message, String> {
+        (*self).into_row()
+    }
 }
 
 impl ResponsesAssembler {
-    pub(crate) fn new(json: bool) -> ResponsesAssembler {
-        ResponsesAssembler {
-            json,
-            ..ResponsesAssembler::default()
-        }
-    }
-
-    pub(crate) fn feed(&mut self, bytes: &[u8]) {
-        if self.json {
-            self.whole.extend_from_slice(bytes);
-            return;
-        }
-        let mut line = std::mem::take(&mut self.line);
-        super::sse::lines(&mut line, bytes, |l| self.line_done(l));
-        self.line = line;
-    }
-
-    fn line_done(&mut self, line: &[u8]) {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if let Some(d) = line.strip_prefix(b"data:")
-            && let Ok(v) = serde_json::from_slice::<Value>(d.trim_ascii())
-        {
-            self.event(v);
-        }
-    }
-
-    fn event(&mut self, v: Value) {
+    fn on_event(&mut self, v: Value) {
         match v.get("type").and_then(Value::as_str).unwrap_or("") {
             "response.created" | "response.in_progress" => {
                 if let Some(id) = v["response"]["id"].as_str() {
@@ -296,29 +299,7 @@ impl ResponsesAssembler {
         }
     }
 
-    /// Whether the upstream sent an error in the stream.
-    pub(crate) fn errored(&self) -> bool {
-        self.error.is_some()
-    }
-
-    /// Whether the stream has ended its response (completed or failed).
-    pub(crate) fn complete(&self) -> bool {
-        self.completed || self.error.is_some()
-    }
-
-    pub(crate) fn finish(mut self) -> Result<Message, String> {
-        if self.json {
-            let v: Value = serde_json::from_slice(&self.whole)
-                .map_err(|e| format!("the answer is not JSON: {e}"))?;
-            self.whole_response(&v);
-            match v["status"].as_str() {
-                Some("completed") | None => self.completed = true,
-                Some(other) => self.error = Some(format!("the response is {other}")),
-            }
-        } else if !self.line.is_empty() {
-            let line = std::mem::take(&mut self.line);
-            self.line_done(&line);
-        }
+    fn into_row(mut self) -> Result<Message, String> {
         if let Some(e) = self.error {
             return Err(e);
         }
@@ -350,6 +331,7 @@ impl ResponsesAssembler {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::proxy::sse::Answer;
 
     #[test]
     fn output_items_assemble_into_the_row_the_client_sends_back() {
@@ -366,10 +348,11 @@ mod tests {
             ));
         }
         stream.push_str("event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_1\",\"usage\":{\"input_tokens\":100,\"input_tokens_details\":{\"cached_tokens\":60},\"output_tokens\":7}}}\n\n");
-        let mut a = ResponsesAssembler::new(false);
+        let mut a = Answer::streamed(Box::new(ResponsesAssembler::default()));
         for c in stream.as_bytes().chunks(5) {
             a.feed(c);
         }
+        assert!(a.complete());
         let row = a.finish().unwrap();
         assert_eq!(row.gen_id.as_deref(), Some("resp_1"));
         let u = row.usage.unwrap();
@@ -416,10 +399,10 @@ mod tests {
 
     #[test]
     fn a_failed_or_cut_response_records_nothing() {
-        let mut a = ResponsesAssembler::new(false);
+        let mut a = Answer::streamed(Box::new(ResponsesAssembler::default()));
         a.feed(b"data: {\"type\":\"response.failed\",\"response\":{\"error\":{\"message\":\"rate limited\"}}}\n\n");
         assert_eq!(a.finish().unwrap_err(), "rate limited");
-        let mut a = ResponsesAssembler::new(false);
+        let mut a = Answer::streamed(Box::new(ResponsesAssembler::default()));
         a.feed(b"data: {\"type\":\"response.created\",\"response\":{\"id\":\"r\"}}\n");
         assert!(
             a.finish()

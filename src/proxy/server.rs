@@ -1,40 +1,55 @@
 //! The HTTP side: hyper 1 (HTTP/1.1, keep-alive) on a small tokio runtime
-//! takes the client's requests; ureq 3 (rustls) makes the upstream request
-//! on a blocking thread and its body is read as it arrives, each chunk
-//! handed to the client at once through a bounded channel (no buffering of
-//! a streamed answer) and to the answer's assembler beside it.
+//! takes the client's requests and makes the upstream ones (see
+//! [`super::upstream`]); an answer's body is passed on piece by piece as it
+//! arrives, through a bounded channel, and to the answer's assembler
+//! beside it. Nothing waits on a thread of its own: the threads are the
+//! runtime's two, a few for parsing bodies, and the engine's
+//! ([`super::engine`]), however many conversations or answers are in
+//! flight.
 //!
-//! Two routes run the engine (`POST /v1/messages`, `POST /v1/responses`);
+//! Three routes run the engine (`POST /v1/messages`, `POST /v1/responses`,
+//! `POST /v1/chat/completions`, that one also without its `/v1`);
 //! every other request, and every answer that is not a success, passes
-//! through as it came. Refused: absolute-form (proxy) requests and CONNECT
-//! (this is no open proxy), and, unless remote clients were allowed, a
-//! `Host` that is not a loopback name (a page's DNS rebinding).
+//! through as it came, its body streamed both ways. Answered by the proxy
+//! itself, never forwarded: a target not in origin form (`OPTIONS *`, an
+//! absolute URL, CONNECT: this is no open proxy), a declared body over the
+//! cap (413), and, unless remote clients were allowed, a `Host` that is not
+//! a loopback name (a page's DNS rebinding).
 
 use std::convert::Infallible;
-use std::io::Read;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http_body_util::BodyExt;
-use hyper::body::{Frame, Incoming};
-use hyper::header::{HeaderMap, HeaderName, HeaderValue};
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Frame, Incoming, SizeHint};
+use hyper::header::{HeaderMap, HeaderName};
 use hyper::{Method, Request as HttpRequest, Response, StatusCode};
 
 use super::engine::{CallError, Ended, Engine, ForwardedCall, Prepared};
 use super::request::{self, Api};
+use super::sse::Answer;
+use super::upstream::{Client, UpBody, UpstreamError};
 use super::{ProxyEvent, ProxySettings, ServeOptions, Upstream};
 use crate::fault::{self, ProxyPoint};
 use crate::model::Message;
 
-/// The largest request body read (a long session's request is tens of MB).
-const MAX_BODY: usize = 512 << 20;
-/// Chunks of an answer in flight between the upstream and the client.
+/// The runtime's threads (they take the clients' and the upstreams'
+/// connections).
+const RUNTIME_THREADS: usize = 2;
+/// Pieces of an answer in flight between the upstream and the client.
 const CHUNKS_IN_FLIGHT: usize = 16;
+/// Threads that parse request bodies over LARGE_TRANSFER (and resolve host
+/// names).
+const BLOCKING_THREADS: usize = 4;
+/// A failing accept is reported at most this often.
+const ACCEPT_NOTE_EVERY: Duration = Duration::from_secs(10);
+/// The longest wait before accepting again after a failed accept.
+const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
 
-/// A response body: whole, or chunks as they arrive.
+/// A response body: whole, or pieces as they arrive.
 pub(crate) enum ProxyBody {
     Whole(Option<Bytes>),
     Stream(tokio::sync::mpsc::Receiver<Result<Bytes, std::io::Error>>),
@@ -53,13 +68,26 @@ impl hyper::body::Body for ProxyBody {
             ProxyBody::Stream(rx) => rx.poll_recv(cx).map(|c| c.map(|r| r.map(Frame::data))),
         }
     }
+
+    fn size_hint(&self) -> SizeHint {
+        match self {
+            ProxyBody::Whole(b) => SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64)),
+            ProxyBody::Stream(_) => SizeHint::default(),
+        }
+    }
 }
 
 struct State {
     engine: Engine,
-    agent: ureq::Agent,
+    client: Client,
     opts: ServeOptions,
     events: Arc<dyn Fn(ProxyEvent) + Send + Sync>,
+}
+
+impl State {
+    fn note(&self, text: String) {
+        (self.events)(ProxyEvent::Note(text));
+    }
 }
 
 /// Serve until Ctrl-C (or until the listener fails).
@@ -71,58 +99,100 @@ pub fn serve(
     let listener = std::net::TcpListener::bind(opts.listen)?;
     listener.set_nonblocking(true)?;
     let local = listener.local_addr()?;
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        // A redirect could carry the key elsewhere: never followed, passed on.
-        .max_redirects(0)
-        .max_redirects_will_error(false)
-        .timeout_connect(Some(Duration::from_secs(30)))
-        .proxy(None)
-        .build()
-        .into();
-    let state = Arc::new(State {
-        engine: Engine::new(Arc::new(settings)),
-        agent,
-        opts,
-        events,
-    });
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+        .worker_threads(RUNTIME_THREADS)
+        .max_blocking_threads(BLOCKING_THREADS)
+        .thread_keep_alive(Duration::from_secs(10))
+        // Freed memory goes back to the system from each thread that held
+        // it, when it goes idle after a large transfer, or ends.
+        .on_thread_park(super::release_memory_if_asked)
+        .on_thread_stop(super::release_memory_if_asked)
         .enable_all()
         .thread_name("compactor-proxy")
         .build()?;
-    let result = runtime.block_on(async {
-        let listener = tokio::net::TcpListener::from_std(listener)?;
-        (state.events)(ProxyEvent::Listening(local));
-        loop {
-            tokio::select! {
-                accepted = listener.accept() => {
-                    let (stream, _) = match accepted {
-                        Ok(a) => a,
-                        Err(e) => {
-                            (state.events)(ProxyEvent::Note(format!("accept failed: {e}")));
-                            continue;
-                        }
-                    };
-                    let _ = stream.set_nodelay(true);
-                    let state = Arc::clone(&state);
-                    tokio::spawn(async move {
-                        let service = hyper::service::service_fn(move |req| {
-                            let state = Arc::clone(&state);
-                            async move { Ok::<_, Infallible>(handle(req, state).await) }
-                        });
-                        let _ = hyper::server::conn::http1::Builder::new()
-                            .keep_alive(true)
-                            .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                            .await;
-                    });
-                }
-                _ = tokio::signal::ctrl_c() => break Ok(()),
-            }
-        }
+    let limits = opts.limits.clone();
+    let state = Arc::new(State {
+        engine: Engine::new(Arc::new(settings), limits.clone()),
+        client: Client::new(limits.connect_timeout, limits.first_byte_timeout),
+        opts,
+        events,
     });
+    let result = runtime.block_on(accept_loop(listener, local, state));
     runtime.shutdown_timeout(Duration::from_secs(1));
     result
+}
+
+async fn accept_loop(
+    listener: std::net::TcpListener,
+    local: std::net::SocketAddr,
+    state: Arc<State>,
+) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::from_std(listener)?;
+    (state.events)(ProxyEvent::Listening(local));
+    let mut stop = std::pin::pin!(tokio::signal::ctrl_c());
+    // An idle runtime thread returns freed memory only once it wakes: after
+    // a large transfer, each is woken by a task of its own (see
+    // `release_memory_if_asked`).
+    let mut wake = tokio::time::interval(Duration::from_secs(1));
+    wake.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut woken_for = super::release_memory_asked();
+    let mut backoff = Duration::ZERO;
+    let mut noted: Option<Instant> = None;
+    let mut unnoted = 0u64;
+    loop {
+        let accepted = tokio::select! {
+            a = listener.accept() => a,
+            _ = &mut stop => return Ok(()),
+            _ = wake.tick() => {
+                let asked = super::release_memory_asked();
+                if asked != woken_for {
+                    woken_for = asked;
+                    for _ in 0..RUNTIME_THREADS {
+                        tokio::spawn(async { super::release_memory_if_asked() });
+                    }
+                }
+                continue;
+            }
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => {
+                backoff = Duration::ZERO;
+                stream
+            }
+            Err(e) => {
+                // Out of files (or another passing failure): wait before
+                // accepting again, longer each time, and say so at most
+                // once per interval rather than once per attempt.
+                unnoted += 1;
+                if noted.is_none_or(|t| t.elapsed() >= ACCEPT_NOTE_EVERY) {
+                    state.note(format!(
+                        "accept failed: {e} ({unnoted} time{} since the last note); waiting before accepting again",
+                        if unnoted == 1 { "" } else { "s" }
+                    ));
+                    noted = Some(Instant::now());
+                    unnoted = 0;
+                }
+                backoff = (backoff * 2).clamp(Duration::from_millis(10), ACCEPT_BACKOFF_MAX);
+                tokio::select! {
+                    _ = tokio::time::sleep(backoff) => {}
+                    _ = &mut stop => return Ok(()),
+                }
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let state = Arc::clone(&state);
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |req| {
+                let state = Arc::clone(&state);
+                async move { Ok::<_, Infallible>(handle(req, state).await) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .keep_alive(true)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+        });
+    }
 }
 
 /// An error answer of the proxy's own, shaped as the API's errors are.
@@ -158,6 +228,7 @@ fn engine_route(method: &Method, path: &str) -> Option<Api> {
     match (method, path) {
         (&Method::POST, "/v1/messages") => Some(Api::Messages),
         (&Method::POST, "/v1/responses") => Some(Api::Responses),
+        (&Method::POST, "/v1/chat/completions" | "/chat/completions") => Some(Api::Chat),
         _ => None,
     }
 }
@@ -180,15 +251,45 @@ fn upstream_for(opts: &ServeOptions, path: &str, headers: &HeaderMap) -> Upstrea
     }
 }
 
-async fn handle(req: HttpRequest<Incoming>, state: Arc<State>) -> Response<ProxyBody> {
-    let api = engine_route(req.method(), req.uri().path());
-    if req.method() == Method::CONNECT || req.uri().authority().is_some() {
-        return own_error(
+/// The proxy's own answer to a request whose target is not a path on this
+/// server (origin form): `OPTIONS *` is told what it may ask, an absolute
+/// URL or CONNECT is refused, anything else is a bad request. `None`: an
+/// origin-form target, to be handled.
+fn not_origin_form(req: &HttpRequest<Incoming>, api: Option<Api>) -> Option<Response<ProxyBody>> {
+    let uri = req.uri();
+    if req.method() == Method::CONNECT || uri.scheme().is_some() || uri.authority().is_some() {
+        return Some(own_error(
             api,
             StatusCode::FORBIDDEN,
             "permission_error",
             "compactor proxy forwards only to its configured upstream; a proxy request for another host was refused",
+        ));
+    }
+    if uri.path().starts_with('/') {
+        return None;
+    }
+    if req.method() == Method::OPTIONS && uri.path() == "*" {
+        return Some(
+            Response::builder()
+                .status(StatusCode::NO_CONTENT)
+                .header("allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
+                .header("x-compactor-proxy", "answered")
+                .body(ProxyBody::Whole(None))
+                .expect("a static response builds"),
         );
+    }
+    Some(own_error(
+        api,
+        StatusCode::BAD_REQUEST,
+        "invalid_request_error",
+        "compactor proxy answers requests for a path (/…) only",
+    ))
+}
+
+async fn handle(req: HttpRequest<Incoming>, state: Arc<State>) -> Response<ProxyBody> {
+    let api = engine_route(req.method(), req.uri().path());
+    if let Some(answer) = not_origin_form(&req, api) {
+        return answer;
     }
     if !state.opts.allow_remote {
         let host = req
@@ -206,99 +307,111 @@ async fn handle(req: HttpRequest<Incoming>, state: Arc<State>) -> Response<Proxy
         }
     }
     let (parts, body) = req.into_parts();
-    let body = match http_body_util::Limited::new(body, MAX_BODY).collect().await {
-        Ok(b) => b.to_bytes(),
-        Err(e) => {
-            let too_large = e
-                .downcast_ref::<http_body_util::LengthLimitError>()
-                .is_some();
-            return own_error(
-                api,
-                if too_large {
-                    StatusCode::PAYLOAD_TOO_LARGE
-                } else {
-                    StatusCode::BAD_REQUEST
-                },
-                "invalid_request_error",
-                &format!("compactor proxy could not read the request body: {e}"),
-            );
-        }
-    };
+    let max = state.opts.limits.max_body;
+    let declared = parts
+        .headers
+        .get(hyper::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max) {
+        return too_large(api, max);
+    }
     let path_and_query = parts
         .uri
         .path_and_query()
         .map_or("/", |p| p.as_str())
         .to_string();
     let upstream = upstream_for(&state.opts, parts.uri.path(), &parts.headers);
-    let url = upstream.url(&path_and_query);
     let encoded = parts.headers.contains_key(hyper::header::CONTENT_ENCODING);
     let Some(api) = api.filter(|_| !encoded) else {
-        return forward(state, parts.method, url, parts.headers, body.to_vec(), None).await;
+        // Passed through: the body streamed as it arrives, not read.
+        let body = body.map_err(Into::into).boxed();
+        return pass_through(state, parts, upstream, &path_and_query, body).await;
     };
-    let session = match api {
-        Api::Messages => header(&parts.headers, "x-claude-code-session-id"),
-        Api::Responses => {
-            header(&parts.headers, "session-id").or_else(|| header(&parts.headers, "thread-id"))
-        }
-    };
-    let parsed = tokio::task::spawn_blocking(move || request::parse(api, body, session.as_deref()))
-        .await
-        .expect("parsing does not panic");
-    let req = match parsed {
-        Ok(r) => r,
-        Err(bad) => {
+    let body = match read_body(body, max, declared).await {
+        Ok(b) => b,
+        Err(ReadFailed::TooLarge) => return too_large(Some(api), max),
+        Err(ReadFailed::Broken(e)) => {
             return own_error(
                 Some(api),
                 StatusCode::BAD_REQUEST,
                 "invalid_request_error",
-                &format!("compactor proxy: the request body is malformed: {bad}"),
+                &format!("compactor proxy could not read the request body: {e}"),
             );
         }
     };
-    let identity = req.identity.clone();
-    let mut prepared = match state.engine.call(req).await {
-        Ok(p) => p,
-        Err(CallError::Bad(bad)) => {
-            return own_error(
-                Some(api),
-                StatusCode::BAD_REQUEST,
-                "invalid_request_error",
-                &format!("compactor proxy: the request body is malformed: {bad}"),
-            );
-        }
-        Err(e) => {
-            (state.events)(ProxyEvent::Note(format!("a call was not forwarded: {e}")));
-            return own_error(
-                Some(api),
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "api_error",
-                &format!(
-                    "compactor proxy could not record this call, so it was not forwarded: {e}"
-                ),
-            );
-        }
-    };
-    let body = std::mem::take(&mut prepared.body);
-    forward(
-        state,
-        parts.method,
-        url,
-        parts.headers,
-        body,
-        Some((api, identity, prepared)),
+    engine_call(state, parts, upstream, &path_and_query, api, body).await
+}
+
+fn too_large(api: Option<Api>, max: u64) -> Response<ProxyBody> {
+    own_error(
+        api,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "request_too_large",
+        &format!(
+            "compactor proxy takes request bodies up to {} MB (--max-body-mb)",
+            max >> 20
+        ),
     )
-    .await
 }
 
-fn header(h: &HeaderMap, name: &str) -> Option<String> {
-    h.get(name)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string)
+enum ReadFailed {
+    TooLarge,
+    Broken(String),
 }
 
-/// Request headers not passed on: the connection's own, the length (the
-/// body may change) and the encodings accepted (the answer must be readable
-/// to be recorded).
+/// A request body read whole, up to `max` bytes, into one buffer of its
+/// declared size (no growing copy).
+async fn read_body(
+    mut body: Incoming,
+    max: u64,
+    declared: Option<u64>,
+) -> Result<Vec<u8>, ReadFailed> {
+    let mut out = Vec::with_capacity(declared.unwrap_or(0).min(max) as usize);
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| ReadFailed::Broken(e.to_string()))?;
+        if let Ok(data) = frame.into_data() {
+            if out.len() as u64 + data.len() as u64 > max {
+                return Err(ReadFailed::TooLarge);
+            }
+            out.extend_from_slice(&data);
+        }
+    }
+    Ok(out)
+}
+
+/// The request sent upstream: the client's method and headers (less the
+/// connection's own and, for the engine, the encodings accepted, so that
+/// the answer can be read), the upstream's target and `Host`, and `body`.
+fn upstream_request(
+    parts: &hyper::http::request::Parts,
+    upstream: &Upstream,
+    path_and_query: &str,
+    body: UpBody,
+    identity_encoding: bool,
+) -> Result<HttpRequest<UpBody>, String> {
+    let mut b = HttpRequest::builder()
+        .method(parts.method.clone())
+        .uri(upstream.target(path_and_query));
+    for (k, v) in parts.headers.iter() {
+        if forwarded_request_header(k) && !(identity_encoding && k == "accept-encoding") {
+            b = b.header(k, v);
+        }
+    }
+    b = b.header(hyper::header::HOST, upstream.authority());
+    if identity_encoding {
+        b = b.header("accept-encoding", "identity");
+    }
+    if let Some(auth) = upstream.basic_authorization()
+        && !parts.headers.contains_key(hyper::header::AUTHORIZATION)
+    {
+        b = b.header(hyper::header::AUTHORIZATION, auth);
+    }
+    b.body(body).map_err(|e| e.to_string())
+}
+
+/// Request headers not passed on: the connection's own, the host (the
+/// upstream's is set) and the length (the body may change).
 fn forwarded_request_header(name: &HeaderName) -> bool {
     !matches!(
         name.as_str(),
@@ -312,7 +425,6 @@ fn forwarded_request_header(name: &HeaderName) -> bool {
             | "trailer"
             | "upgrade"
             | "content-length"
-            | "accept-encoding"
     )
 }
 
@@ -330,351 +442,494 @@ fn forwarded_response_header(name: &HeaderName) -> bool {
     )
 }
 
-/// A call the engine prepared: its API, its conversation's identity and
-/// what was recorded.
-type Engined = (Api, String, Prepared);
-
-/// Send the request upstream and stream its answer back.
-async fn forward(
-    state: Arc<State>,
-    method: Method,
-    url: String,
-    headers: HeaderMap,
-    body: Vec<u8>,
-    engined: Option<Engined>,
-) -> Response<ProxyBody> {
-    let (head_tx, head_rx) = tokio::sync::oneshot::channel();
-    let (chunks, rx) = tokio::sync::mpsc::channel(CHUNKS_IN_FLIGHT);
-    let st = Arc::clone(&state);
-    tokio::task::spawn_blocking(move || {
-        upstream_call(&st, method, url, headers, body, engined, head_tx, chunks)
-    });
-    match head_rx.await {
-        Ok(Ok((status, headers, whole))) => {
-            let mut resp = Response::builder().status(status);
-            for (k, v) in headers.iter() {
-                if forwarded_response_header(k) {
-                    resp = resp.header(k, v);
-                }
-            }
-            let body = match whole {
-                Some(b) => ProxyBody::Whole(Some(b)),
-                None => ProxyBody::Stream(rx),
-            };
-            resp.body(body).unwrap_or_else(|e| {
-                own_error(
-                    None,
-                    StatusCode::BAD_GATEWAY,
-                    "api_error",
-                    &format!("compactor proxy: the upstream's answer could not be passed on: {e}"),
-                )
-            })
+/// The client's answer head from the upstream's.
+fn answer_head(resp: &Response<Incoming>) -> hyper::http::response::Builder {
+    let mut b = Response::builder().status(resp.status());
+    for (k, v) in resp.headers() {
+        if forwarded_response_header(k) {
+            b = b.header(k, v);
         }
-        Ok(Err((api, message))) => own_error(api, StatusCode::BAD_GATEWAY, "api_error", &message),
-        Err(_) => own_error(
-            None,
-            StatusCode::BAD_GATEWAY,
-            "api_error",
-            "compactor proxy: the upstream request stopped",
-        ),
     }
+    b
 }
 
-/// The answer's status and headers, and its body when it is passed on
-/// whole (an answer that is not a stream is recorded before it is sent).
-type Head = (StatusCode, HeaderMap, Option<Bytes>);
-
-/// Assembles an answer of either API.
-enum Assembler {
-    Messages(super::messages::MessagesAssembler),
-    Responses(super::responses::ResponsesAssembler),
+fn is_stream(resp: &Response<Incoming>) -> bool {
+    resp.headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("event-stream"))
 }
 
-impl Assembler {
-    fn new(api: Api, json: bool) -> Assembler {
-        match api {
-            Api::Messages => Assembler::Messages(super::messages::MessagesAssembler::new(json)),
-            Api::Responses => Assembler::Responses(super::responses::ResponsesAssembler::new(json)),
-        }
-    }
-
-    fn feed(&mut self, b: &[u8]) {
-        match self {
-            Assembler::Messages(a) => a.feed(b),
-            Assembler::Responses(a) => a.feed(b),
-        }
-    }
-
-    fn complete(&self) -> bool {
-        match self {
-            Assembler::Messages(a) => a.complete(),
-            Assembler::Responses(a) => a.complete(),
-        }
-    }
-
-    /// Whether the upstream sent an error event in the stream.
-    fn errored(&self) -> bool {
-        match self {
-            Assembler::Messages(a) => a.errored(),
-            Assembler::Responses(a) => a.errored(),
-        }
-    }
-
-    fn finish(self) -> Result<Message, String> {
-        match self {
-            Assembler::Messages(a) => a.finish(),
-            Assembler::Responses(a) => a.finish(),
-        }
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn upstream_call(
+fn unreachable_upstream(
     state: &State,
-    method: Method,
-    url: String,
-    headers: HeaderMap,
-    body: Vec<u8>,
-    engined: Option<Engined>,
-    head_tx: tokio::sync::oneshot::Sender<Result<Head, (Option<Api>, String)>>,
-    chunks: tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>,
-) {
-    let mut builder = ureq::http::Request::builder()
-        .method(method.as_str())
-        .uri(url.as_str());
-    for (k, v) in headers.iter() {
-        if forwarded_request_header(k) {
-            builder = builder.header(k.as_str(), v.as_bytes());
+    api: Option<Api>,
+    upstream: &Upstream,
+    e: &UpstreamError,
+) -> Response<ProxyBody> {
+    let message = format!(
+        "compactor proxy cannot reach the upstream {}: {e}",
+        upstream.origin()
+    );
+    state.note(message.clone());
+    let status = match e {
+        UpstreamError::FirstByte(_) => StatusCode::GATEWAY_TIMEOUT,
+        _ => StatusCode::BAD_GATEWAY,
+    };
+    own_error(api, status, "api_error", &message)
+}
+
+async fn pass_through(
+    state: Arc<State>,
+    parts: hyper::http::request::Parts,
+    upstream: Upstream,
+    path_and_query: &str,
+    body: UpBody,
+) -> Response<ProxyBody> {
+    let req = match upstream_request(&parts, &upstream, path_and_query, body, false) {
+        Ok(r) => r,
+        Err(e) => return own_error(None, StatusCode::BAD_REQUEST, "invalid_request_error", &e),
+    };
+    let resp = match state.client.send(&upstream, req).await {
+        Ok(r) => r,
+        Err(e) => return unreachable_upstream(&state, None, &upstream, &e),
+    };
+    let head = answer_head(&resp);
+    let (tx, rx) = tokio::sync::mpsc::channel(CHUNKS_IN_FLIGHT);
+    let idle = state.opts.limits.idle_timeout;
+    tokio::spawn(async move {
+        let mut body = resp.into_body();
+        let _ = pump(&mut body, &tx, idle).await;
+    });
+    head.body(ProxyBody::Stream(rx))
+        .unwrap_or_else(|e| own_error(None, StatusCode::BAD_GATEWAY, "api_error", &e.to_string()))
+}
+
+/// A forwarded engine call not yet ended: it records how it ended exactly
+/// once, when told or, if dropped first (its client went away while it
+/// waited), as `client_gone`.
+struct Pending {
+    state: Arc<State>,
+    identity: String,
+    prepared: Option<(Prepared, Api)>,
+    /// The answer's bytes passed on so far.
+    bytes: usize,
+}
+
+impl Pending {
+    /// Record how the call ended and report it; its outcome.
+    async fn end(
+        &mut self,
+        status: Option<u16>,
+        answer: Option<Message>,
+        outcome: &'static str,
+    ) -> String {
+        let Some((prepared, _)) = self.prepared.take() else {
+            return outcome.to_string();
+        };
+        let (ended, report) = ended(prepared, status, answer, outcome, self.bytes);
+        let outcome = self.state.engine.ended(&self.identity, ended).await;
+        self.report(report, status, outcome.clone());
+        outcome
+    }
+
+    fn report(&self, mut report: ForwardedCall, status: Option<u16>, outcome: String) {
+        report.upstream_status = status;
+        report.outcome = outcome;
+        (self.state.events)(ProxyEvent::Call(Box::new(report)));
+    }
+
+    fn api(&self) -> Api {
+        self.prepared.as_ref().map_or(Api::Messages, |(_, a)| *a)
+    }
+
+    fn n(&self) -> u64 {
+        self.prepared.as_ref().map_or(0, |(p, _)| p.n)
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if let Some((prepared, _)) = self.prepared.take() {
+            let (ended, report) = ended(prepared, None, None, "client_gone", self.bytes);
+            self.state.engine.ended_later(&self.identity, ended);
+            self.report(report, None, "client_gone".into());
         }
     }
-    builder = builder.header("accept-encoding", "identity");
-    let api = engined.as_ref().map(|(a, _, _)| *a);
-    let sent = builder
-        .body(body)
-        .map_err(|e| e.to_string())
-        .and_then(|r| state.agent.run(r).map_err(|e| e.to_string()));
-    let resp = match sent {
+}
+
+fn ended(
+    p: Prepared,
+    status: Option<u16>,
+    answer: Option<Message>,
+    outcome: &'static str,
+    bytes: usize,
+) -> (Ended, ForwardedCall) {
+    (
+        Ended {
+            bytes,
+            task: p.task,
+            attempt: p.attempt,
+            rows: p.rows,
+            status,
+            answer,
+            outcome,
+            n: p.n,
+        },
+        p.report,
+    )
+}
+
+async fn engine_call(
+    state: Arc<State>,
+    parts: hyper::http::request::Parts,
+    upstream: Upstream,
+    path_and_query: &str,
+    api: Api,
+    body: Vec<u8>,
+) -> Response<ProxyBody> {
+    let session = match api {
+        Api::Messages => header(&parts.headers, "x-claude-code-session-id"),
+        Api::Responses => {
+            header(&parts.headers, "session-id").or_else(|| header(&parts.headers, "thread-id"))
+        }
+        Api::Chat => header(&parts.headers, "x-session-id")
+            .or_else(|| header(&parts.headers, "x-session-affinity"))
+            .or_else(|| header(&parts.headers, "session-id")),
+    };
+    // A body up to LARGE_TRANSFER parses in well under a millisecond, on
+    // the runtime's thread: handing it to a blocking thread and back would
+    // cost two wake-ups, which a loaded machine makes the slowest part of
+    // the first byte. A larger one is parsed off the runtime.
+    let parsed = if body.len() <= super::LARGE_TRANSFER {
+        request::parse(api, body, session.as_deref())
+    } else {
+        tokio::task::spawn_blocking(move || request::parse(api, body, session.as_deref()))
+            .await
+            .expect("parsing does not panic")
+    };
+    let req = match parsed {
+        Ok(r) => r,
+        Err(bad) => return malformed(api, &bad.to_string()),
+    };
+    let identity = req.identity.clone();
+    let mut prepared = match state.engine.call(req).await {
+        Ok(p) => p,
+        Err(CallError::Bad(bad)) => return malformed(api, &bad.to_string()),
+        Err(e) => {
+            state.note(format!("a call was not forwarded: {e}"));
+            return own_error(
+                Some(api),
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "api_error",
+                &format!(
+                    "compactor proxy could not record this call, so it was not forwarded: {e}"
+                ),
+            );
+        }
+    };
+    let forwarded = Bytes::from(std::mem::take(&mut prepared.body));
+    let mut pending = Pending {
+        state: Arc::clone(&state),
+        identity,
+        prepared: Some((prepared, api)),
+        bytes: 0,
+    };
+    let body = Full::new(forwarded).map_err(|never| match never {}).boxed();
+    let req = match upstream_request(&parts, &upstream, path_and_query, body, true) {
         Ok(r) => r,
         Err(e) => {
-            let message = format!(
-                "compactor proxy cannot reach the upstream {}: {e}",
-                origin_of(&url)
+            pending.end(None, None, "upstream_failed").await;
+            return own_error(
+                Some(api),
+                StatusCode::BAD_REQUEST,
+                "invalid_request_error",
+                &e,
             );
-            (state.events)(ProxyEvent::Note(message.clone()));
-            if let Some(engined) = engined {
-                end_call(state, engined, None, None, "upstream_failed");
-            }
-            let _ = head_tx.send(Err((api, message)));
-            return;
+        }
+    };
+    let resp = match state.client.send(&upstream, req).await {
+        Ok(r) => r,
+        Err(e) => {
+            let answer = unreachable_upstream(&state, Some(api), &upstream, &e);
+            pending.end(None, None, "upstream_failed").await;
+            return answer;
         }
     };
     let status = resp.status().as_u16();
-    let mut head = HeaderMap::new();
-    let decoded = resp
-        .headers()
-        .get("content-encoding")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.eq_ignore_ascii_case("gzip"));
-    for (k, v) in resp.headers() {
-        // A body ureq decoded is passed on decoded, its length unknown.
-        if decoded && matches!(k.as_str(), "content-encoding" | "content-length") {
-            continue;
-        }
-        if let (Ok(k), Ok(v)) = (
-            HeaderName::from_bytes(k.as_str().as_bytes()),
-            HeaderValue::from_bytes(v.as_bytes()),
-        ) {
-            head.append(k, v);
-        }
+    let head = answer_head(&resp);
+    let idle = state.opts.limits.idle_timeout;
+    let (tx, rx) = tokio::sync::mpsc::channel(CHUNKS_IN_FLIGHT);
+    if !(200..300).contains(&status) {
+        // Passed through as it came (an error answer too, so that the
+        // client's own retry and recovery run); nothing is recorded but
+        // how the call ended.
+        tokio::spawn(async move {
+            let mut body = resp.into_body();
+            pump(&mut body, &tx, idle).await;
+            pending.end(Some(status), None, "upstream_error").await;
+        });
+        return head
+            .body(ProxyBody::Stream(rx))
+            .unwrap_or_else(|e| bad_head(api, e));
     }
-    let stream = resp
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.contains("event-stream"));
-    let status_code = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
-    let mut reader = resp.into_body().into_reader();
-    let success = (200..300).contains(&status);
-    let engined = match engined {
-        Some(e) if success => e,
-        other => {
-            // Passed through as it came (an error answer too, so that the
-            // client's own retry and recovery run); nothing is recorded but
-            // how an engine call ended.
-            let _ = head_tx.send(Ok((status_code, head, None)));
-            pump(&mut reader, &chunks, None, None);
-            if let Some(engined) = other {
-                end_call(state, engined, Some(status), None, "upstream_error");
-            }
-            return;
-        }
-    };
-    let api = engined.0;
-    if !stream {
-        // A whole answer: read, recorded, then sent.
-        let mut whole = Vec::new();
-        let read = reader.read_to_end(&mut whole);
-        let mut a = Assembler::new(api, true);
-        a.feed(&whole);
+    if !is_stream(&resp) {
+        // A whole answer: read (into one buffer of its declared size, up to
+        // the body cap), recorded, then sent.
+        let declared = resp
+            .headers()
+            .get(hyper::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(0)
+            .min(state.opts.limits.max_body);
+        let mut body = resp.into_body();
+        let mut whole = Vec::with_capacity(declared as usize);
+        let read = pump_into(&mut body, &mut whole, idle).await;
+        pending.bytes = whole.len();
         let (answer, outcome) = match read {
             Err(_) => (None, "upstream_failed"),
-            Ok(_) => match a.finish() {
+            Ok(()) => match Answer::whole(api.assembler(), &whole) {
                 Ok(row) => (Some(row), "recorded"),
                 Err(_) => (None, "unparsed"),
             },
         };
-        end_call(state, engined, Some(status), answer, outcome);
-        let _ = head_tx.send(Ok((status_code, head, Some(Bytes::from(whole)))));
-        return;
+        if let Err(e) = read {
+            state.note(format!("the upstream's answer broke off: {e}"));
+            pending.end(Some(status), None, outcome).await;
+            return own_error(
+                Some(api),
+                StatusCode::BAD_GATEWAY,
+                "api_error",
+                &format!("compactor proxy: the upstream's answer broke off: {e}"),
+            );
+        }
+        pending.end(Some(status), answer, outcome).await;
+        return head
+            .body(ProxyBody::Whole(Some(Bytes::from(whole))))
+            .unwrap_or_else(|e| bad_head(api, e));
     }
-    let _ = head_tx.send(Ok((status_code, head, None)));
-    let n = engined.2.n;
-    let mut asm = Some(Assembler::new(api, false));
-    let mut engined = Some(engined);
-    let mut seen = |chunk: &[u8]| {
-        let Some(a) = asm.as_mut() else { return };
-        a.feed(chunk);
-        if a.complete() {
-            // Recorded before the last bytes go out: the client's next
-            // request finds its answer in the record.
-            let a = asm.take().expect("checked");
-            let e = engined.take().expect("ended once");
-            let failed = a.errored();
-            match a.finish() {
-                Ok(row) => end_call(state, e, Some(status), Some(row), "recorded"),
-                Err(_) if failed => end_call(state, e, Some(status), None, "upstream_error"),
-                Err(_) => end_call(state, e, Some(status), None, "unparsed"),
+    tokio::spawn(async move {
+        stream_answer(pending, resp.into_body(), tx, idle, status).await;
+    });
+    head.body(ProxyBody::Stream(rx))
+        .unwrap_or_else(|e| bad_head(api, e))
+}
+
+fn bad_head(api: Api, e: hyper::http::Error) -> Response<ProxyBody> {
+    own_error(
+        Some(api),
+        StatusCode::BAD_GATEWAY,
+        "api_error",
+        &format!("compactor proxy: the upstream's answer could not be passed on: {e}"),
+    )
+}
+
+fn malformed(api: Api, why: &str) -> Response<ProxyBody> {
+    own_error(
+        Some(api),
+        StatusCode::BAD_REQUEST,
+        "invalid_request_error",
+        &format!("compactor proxy: the request body is malformed: {why}"),
+    )
+}
+
+fn header(h: &HeaderMap, name: &str) -> Option<String> {
+    h.get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
+/// A streamed answer passed on piece by piece while it is assembled; the
+/// piece that completes it is held back until the answer is recorded, so
+/// the client's next request finds it in the record.
+async fn stream_answer(
+    mut pending: Pending,
+    mut body: Incoming,
+    tx: tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>,
+    idle: Duration,
+    status: u16,
+) {
+    let n = pending.n();
+    let mut answer = Some(Answer::streamed(pending.api().assembler()));
+    let mut first = true;
+    let mut pieces = Pieces::new(&mut body, &tx, idle);
+    let end = loop {
+        let data = match pieces.next().await {
+            Ok(d) => d,
+            Err(end) => break end,
+        };
+        pending.bytes += data.len();
+        if let Some(a) = answer.as_mut() {
+            a.feed(&data);
+            if a.complete() {
+                let a = answer.take().expect("checked");
+                let failed = a.errored();
+                match a.finish() {
+                    Ok(row) => pending.end(Some(status), Some(row), "recorded").await,
+                    Err(_) if failed => pending.end(Some(status), None, "upstream_error").await,
+                    Err(_) => pending.end(Some(status), None, "unparsed").await,
+                };
             }
         }
+        if tx.send(Ok(data)).await.is_err() {
+            break PumpEnd::ClientGone;
+        }
+        if first {
+            first = false;
+            mid_stream(&tx, n).await;
+        }
     };
-    let end = pump(&mut reader, &chunks, Some(&mut seen), Some(n));
-    if let Some(e) = engined.take() {
+    if answer.is_some() {
         let outcome = match end {
             PumpEnd::ClientGone => "client_gone",
             PumpEnd::UpstreamFailed => "upstream_failed",
+            PumpEnd::Done if answer.as_mut().is_some_and(|a| a.complete_at_end()) => {
+                // Whole all the same (a server that sends no closing event).
+                let a = answer.take().expect("checked");
+                match a.finish() {
+                    Ok(row) => pending.end(Some(status), Some(row), "recorded").await,
+                    Err(_) => pending.end(Some(status), None, "unparsed").await,
+                };
+                return;
+            }
             PumpEnd::Done => {
                 // The stream ended before its answer did: the client sees
                 // an error, not a clean end.
-                let _ = chunks.blocking_send(Err(std::io::Error::other(
-                    "compactor proxy: the upstream's answer ended before it was complete",
-                )));
+                let _ = tx
+                    .send(Err(std::io::Error::other(
+                        "compactor proxy: the upstream's answer ended before it was complete",
+                    )))
+                    .await;
                 "upstream_failed"
             }
         };
-        end_call(state, e, Some(status), None, outcome);
+        pending.end(Some(status), None, outcome).await;
     }
 }
 
-/// How passing an answer on ended.
+/// How passing a body on ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum PumpEnd {
     Done,
     ClientGone,
     UpstreamFailed,
 }
 
-/// What is shown each chunk of an answer before it is sent.
-type OnChunk<'a> = &'a mut dyn FnMut(&[u8]);
+/// A body being passed on: where its pieces come from, where they go, and
+/// the idle deadline (moved on at most every `idle / 8`, not at every
+/// piece: a stream of small pieces would otherwise spend its time on the
+/// timer).
+struct Pieces<'a> {
+    body: &'a mut Incoming,
+    tx: &'a tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>,
+    idle: Duration,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+    moved: tokio::time::Instant,
+}
 
-/// Pass the body on chunk by chunk as it arrives; `seen` is shown each
-/// chunk before it is sent. `fault`: the forwarded request's number, for
-/// the mid-stream fault point (after the first chunk has gone out).
-fn pump(
-    reader: &mut impl Read,
-    chunks: &tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>,
-    mut seen: Option<OnChunk<'_>>,
-    fault: Option<u64>,
-) -> PumpEnd {
-    let mut buf = vec![0u8; 64 << 10];
-    let mut first = true;
-    let mut tail: Vec<u8> = Vec::new();
-    loop {
-        match reader.read(&mut buf) {
-            Ok(0) => return PumpEnd::Done,
-            Ok(n) => {
-                let chunk = &buf[..n];
-                // A chunk that may end the answer is read first (the answer
-                // is recorded before the client has it all); any other is
-                // sent first, then read, so reading never holds it back.
-                let read_first = seen.is_some() && super::sse::may_end(&tail, chunk);
-                if read_first && let Some(f) = seen.as_mut() {
-                    f(chunk);
+impl<'a> Pieces<'a> {
+    fn new(
+        body: &'a mut Incoming,
+        tx: &'a tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>,
+        idle: Duration,
+    ) -> Pieces<'a> {
+        let now = tokio::time::Instant::now();
+        Pieces {
+            body,
+            tx,
+            idle,
+            deadline: Box::pin(tokio::time::sleep_until(now + idle)),
+            moved: now,
+        }
+    }
+
+    /// The next piece, or how the body ended: an upstream silent for
+    /// `idle`, or one that breaks off, ends it in an error the client sees
+    /// (not a clean end); a client gone ends it at once, whatever the
+    /// upstream does.
+    async fn next(&mut self) -> Result<Bytes, PumpEnd> {
+        loop {
+            let next = tokio::select! {
+                biased;
+                f = self.body.frame() => Some(f),
+                _ = self.tx.closed() => return Err(PumpEnd::ClientGone),
+                _ = self.deadline.as_mut() => None,
+            };
+            let why = match next {
+                Some(None) => return Err(PumpEnd::Done),
+                Some(Some(Ok(frame))) => match frame.into_data() {
+                    Ok(d) => {
+                        let now = tokio::time::Instant::now();
+                        if now.duration_since(self.moved) >= self.idle / 8 {
+                            self.deadline.as_mut().reset(now + self.idle);
+                            self.moved = now;
+                        }
+                        return Ok(d);
+                    }
+                    Err(_) => continue,
+                },
+                Some(Some(Err(e))) => {
+                    format!("compactor proxy: the upstream's answer broke off: {e}")
                 }
-                if chunks
-                    .blocking_send(Ok(Bytes::copy_from_slice(chunk)))
-                    .is_err()
-                {
-                    return PumpEnd::ClientGone;
-                }
-                if !read_first && let Some(f) = seen.as_mut() {
-                    f(chunk);
-                }
-                tail.clear();
-                tail.extend_from_slice(&chunk[n.saturating_sub(super::sse::END_OVERLAP)..]);
-                if first && let Some(k) = fault {
-                    mid_stream(chunks, k);
-                }
-                first = false;
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                // The client sees the stream end in an error, not a clean end.
-                let _ = chunks.blocking_send(Err(std::io::Error::other(format!(
-                    "compactor proxy: the upstream's answer broke off: {e}"
-                ))));
-                return PumpEnd::UpstreamFailed;
-            }
+                None => format!(
+                    "compactor proxy: the upstream sent nothing for {} s (--idle-timeout)",
+                    self.idle.as_secs()
+                ),
+            };
+            let _ = self.tx.send(Err(std::io::Error::other(why))).await;
+            return Err(PumpEnd::UpstreamFailed);
         }
     }
 }
 
-/// The mid-stream fault point: once the first chunk has been taken for the
+/// Pass `body` on piece by piece as it arrives.
+async fn pump(
+    body: &mut Incoming,
+    tx: &tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>,
+    idle: Duration,
+) -> PumpEnd {
+    let mut pieces = Pieces::new(body, tx, idle);
+    loop {
+        match pieces.next().await {
+            Ok(d) => {
+                if tx.send(Ok(d)).await.is_err() {
+                    return PumpEnd::ClientGone;
+                }
+            }
+            Err(end) => return end,
+        }
+    }
+}
+
+/// Read a whole body into `out`, each piece within `idle` of the last.
+async fn pump_into(body: &mut Incoming, out: &mut Vec<u8>, idle: Duration) -> Result<(), String> {
+    loop {
+        match tokio::time::timeout(idle, body.frame()).await {
+            Ok(None) => return Ok(()),
+            Ok(Some(Ok(frame))) => {
+                if let Ok(d) = frame.into_data() {
+                    out.extend_from_slice(&d);
+                }
+            }
+            Ok(Some(Err(e))) => return Err(e.to_string()),
+            Err(_) => return Err(format!("nothing for {} s (--idle-timeout)", idle.as_secs())),
+        }
+    }
+}
+
+/// The mid-stream fault point: once the first piece has been taken for the
 /// client (the channel drained), abort if armed for request `n`.
-fn mid_stream(chunks: &tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>, n: u64) {
+async fn mid_stream(tx: &tokio::sync::mpsc::Sender<Result<Bytes, std::io::Error>>, n: u64) {
     if !fault::armed_at(ProxyPoint::MidStream, n) {
         return;
     }
     for _ in 0..1000 {
-        if chunks.capacity() == chunks.max_capacity() {
+        if tx.capacity() == tx.max_capacity() {
             break;
         }
-        std::thread::sleep(Duration::from_millis(1));
+        tokio::time::sleep(Duration::from_millis(1)).await;
     }
     fault::proxy(ProxyPoint::MidStream, n);
-}
-
-/// Record how an engine call ended and report it.
-fn end_call(
-    state: &State,
-    (_, identity, prepared): Engined,
-    status: Option<u16>,
-    answer: Option<Message>,
-    outcome: &'static str,
-) {
-    let n = prepared.n;
-    let outcome = state.engine.ended(
-        &identity,
-        Ended {
-            task: prepared.task.clone(),
-            attempt: prepared.attempt,
-            rows: prepared.rows,
-            status,
-            answer,
-            outcome,
-            n,
-        },
-    );
-    let mut report: ForwardedCall = prepared.report;
-    report.upstream_status = status;
-    report.outcome = outcome;
-    (state.events)(ProxyEvent::Call(report));
-}
-
-fn origin_of(url: &str) -> &str {
-    let after = url.find("://").map_or(0, |i| i + 3);
-    match url[after..].find('/') {
-        Some(i) => &url[..after + i],
-        None => url,
-    }
 }
 
 #[cfg(test)]
@@ -706,7 +961,7 @@ mod tests {
     }
 
     #[test]
-    fn the_engine_runs_on_the_two_model_call_routes_only() {
+    fn the_engine_runs_on_the_model_call_routes_only() {
         assert_eq!(
             engine_route(&Method::POST, "/v1/messages"),
             Some(Api::Messages)
@@ -720,9 +975,8 @@ mod tests {
             None
         );
         assert_eq!(engine_route(&Method::GET, "/v1/models"), None);
-        assert_eq!(
-            origin_of("https://api.anthropic.com/v1/messages?beta=true"),
-            "https://api.anthropic.com"
-        );
+        for chat in ["/v1/chat/completions", "/chat/completions"] {
+            assert_eq!(engine_route(&Method::POST, chat), Some(Api::Chat));
+        }
     }
 }

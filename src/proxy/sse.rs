@@ -1,82 +1,189 @@
-//! Server-sent events read as they arrive: the lines of a stream, split
-//! across chunks, and whether a chunk ends the answer.
+//! Server-sent events read as they arrive, for every upstream format: one
+//! reader that splits a stream into events however the chunks fall (the
+//! field lines of the SSE format: `event:`, `data:` joined over several
+//! lines, comments and other fields skipped, an event dispatched at its
+//! blank line), and the seam each API's answer assembler implements
+//! ([`Assemble`]). A format is one assembler: what its events mean.
 
-use memchr::memmem;
+use crate::model::Message;
 
-/// Hand each complete line of `bytes` to `f`, `pending` holding the part of
-/// a line a chunk ended in (before and after).
-pub(crate) fn lines(pending: &mut Vec<u8>, mut bytes: &[u8], mut f: impl FnMut(&[u8])) {
-    while let Some(at) = memchr::memchr(b'\n', bytes) {
-        if pending.is_empty() {
-            f(&bytes[..at]);
-        } else {
-            pending.extend_from_slice(&bytes[..at]);
-            f(pending);
-            pending.clear();
-        }
-        bytes = &bytes[at + 1..];
-    }
-    pending.extend_from_slice(bytes);
+/// Splits a stream of server-sent events into events.
+#[derive(Default)]
+pub(crate) struct SseReader {
+    /// The part of a line the last chunk ended in.
+    line: Vec<u8>,
+    /// The event being read: its name and its data so far.
+    event: String,
+    data: Vec<u8>,
+    has_data: bool,
 }
 
-/// The events that end an answer (or fail it), in either API.
-const ENDS: [&[u8]; 5] = [
-    b"message_stop",
-    b"response.completed",
-    b"response.failed",
-    b"response.incomplete",
-    b"\"error\"",
-];
-
-/// The longest of [`ENDS`]: how much of the previous chunk is looked at again.
-pub(crate) const END_OVERLAP: usize = 24;
-
-/// Whether `tail` (the end of the previous chunk) and `chunk` hold an
-/// event that may end the answer: such a chunk is read before it is sent,
-/// so that the answer is recorded before the client has all of it.
-pub(crate) fn may_end(tail: &[u8], chunk: &[u8]) -> bool {
-    let joined;
-    let hay: &[u8] = if tail.is_empty() {
-        chunk
-    } else {
-        let n = chunk.len().min(END_OVERLAP);
-        joined = [tail, &chunk[..n]].concat();
-        if ENDS.iter().any(|e| memmem::find(&joined, e).is_some()) {
-            return true;
+impl SseReader {
+    /// Read `bytes`, handing each complete event to `on` (its name, empty
+    /// when it has none, and its data).
+    pub(crate) fn feed(&mut self, mut bytes: &[u8], on: &mut dyn FnMut(&str, &[u8])) {
+        while let Some(at) = memchr::memchr(b'\n', bytes) {
+            if self.line.is_empty() {
+                self.line_done(&bytes[..at], on);
+            } else {
+                let mut line = std::mem::take(&mut self.line);
+                line.extend_from_slice(&bytes[..at]);
+                self.line_done(&line, on);
+                line.clear();
+                self.line = line;
+            }
+            bytes = &bytes[at + 1..];
         }
-        chunk
-    };
-    ENDS.iter().any(|e| memmem::find(hay, e).is_some())
+        self.line.extend_from_slice(bytes);
+    }
+
+    /// The stream ended: its last line and event, if they were not ended.
+    pub(crate) fn end(&mut self, on: &mut dyn FnMut(&str, &[u8])) {
+        if !self.line.is_empty() {
+            let line = std::mem::take(&mut self.line);
+            self.line_done(&line, on);
+        }
+        self.line_done(b"", on);
+    }
+
+    fn line_done(&mut self, line: &[u8], on: &mut dyn FnMut(&str, &[u8])) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.is_empty() {
+            if self.has_data {
+                on(&self.event, &self.data);
+            }
+            self.event.clear();
+            self.data.clear();
+            self.has_data = false;
+            return;
+        }
+        if line[0] == b':' {
+            return;
+        }
+        let (field, value) = match memchr::memchr(b':', line) {
+            Some(i) => {
+                let v = &line[i + 1..];
+                (&line[..i], v.strip_prefix(b" ").unwrap_or(v))
+            }
+            None => (line, &b""[..]),
+        };
+        match field {
+            b"event" => self.event = String::from_utf8_lossy(value).into_owned(),
+            b"data" => {
+                if self.has_data {
+                    self.data.push(b'\n');
+                }
+                self.data.extend_from_slice(value);
+                self.has_data = true;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// What an API's answer assembler does: take a streamed answer's events, or
+/// a whole answer, and make the assistant row.
+pub(crate) trait Assemble: Send {
+    /// One event of a streamed answer: its name (empty when none) and data.
+    fn event(&mut self, name: &str, data: &[u8]);
+    /// A whole answer (JSON).
+    fn whole(&mut self, body: &[u8]) -> Result<(), String>;
+    /// Whether the answer has ended (completed or failed).
+    fn complete(&self) -> bool;
+    /// Whether the upstream sent an error in the stream.
+    fn errored(&self) -> bool;
+    /// Whether a stream that ends here (without the event that completes
+    /// it) holds a whole answer all the same.
+    fn complete_at_end(&self) -> bool {
+        false
+    }
+    /// The assistant row, if the answer completed; else why not.
+    fn finish(self: Box<Self>) -> Result<Message, String>;
+}
+
+/// An answer being assembled as its bytes arrive.
+pub(crate) struct Answer {
+    sse: SseReader,
+    assembler: Box<dyn Assemble>,
+}
+
+impl Answer {
+    pub(crate) fn streamed(assembler: Box<dyn Assemble>) -> Answer {
+        Answer {
+            sse: SseReader::default(),
+            assembler,
+        }
+    }
+
+    /// Read the next bytes of the stream.
+    pub(crate) fn feed(&mut self, bytes: &[u8]) {
+        let a = &mut self.assembler;
+        self.sse.feed(bytes, &mut |name, data| a.event(name, data));
+    }
+
+    pub(crate) fn complete(&self) -> bool {
+        self.assembler.complete()
+    }
+
+    pub(crate) fn errored(&self) -> bool {
+        self.assembler.errored()
+    }
+
+    /// The stream ended here: whether its answer is whole all the same.
+    pub(crate) fn complete_at_end(&mut self) -> bool {
+        let a = &mut self.assembler;
+        self.sse.end(&mut |name, data| a.event(name, data));
+        self.assembler.complete() || self.assembler.complete_at_end()
+    }
+
+    /// The stream ended: the row, or why there is none.
+    pub(crate) fn finish(mut self) -> Result<Message, String> {
+        let a = &mut self.assembler;
+        self.sse.end(&mut |name, data| a.event(name, data));
+        self.assembler.finish()
+    }
+
+    /// A whole answer's row.
+    pub(crate) fn whole(mut assembler: Box<dyn Assemble>, body: &[u8]) -> Result<Message, String> {
+        assembler.whole(body)?;
+        assembler.finish()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn events(stream: &[u8], size: usize) -> Vec<(String, String)> {
+        let mut r = SseReader::default();
+        let mut got = Vec::new();
+        let mut on =
+            |n: &str, d: &[u8]| got.push((n.to_string(), String::from_utf8_lossy(d).into_owned()));
+        for c in stream.chunks(size) {
+            r.feed(c, &mut on);
+        }
+        r.end(&mut on);
+        got
+    }
+
     #[test]
-    fn lines_are_whole_however_the_chunks_fall() {
-        let stream = b"event: a\ndata: {\"x\":1}\n\nevent: b\ndata: 2\n";
+    fn events_are_whole_however_the_chunks_fall() {
+        let stream = b"event: a\ndata: {\"x\":1}\n\n: a comment\nid: 7\r\ndata:two\r\ndata: lines\r\n\r\nevent: b\ndata: 2";
         for size in 1..stream.len() {
-            let mut pending = Vec::new();
-            let mut got: Vec<Vec<u8>> = Vec::new();
-            for c in stream.chunks(size) {
-                lines(&mut pending, c, |l| got.push(l.to_vec()));
-            }
-            let want: Vec<&[u8]> = vec![
-                b"event: a",
-                b"data: {\"x\":1}",
-                b"",
-                b"event: b",
-                b"data: 2",
-            ];
-            assert_eq!(got, want, "chunks of {size}");
+            assert_eq!(
+                events(stream, size),
+                [
+                    ("a".to_string(), "{\"x\":1}".to_string()),
+                    (String::new(), "two\nlines".to_string()),
+                    ("b".to_string(), "2".to_string()),
+                ],
+                "chunks of {size}"
+            );
         }
     }
 
     #[test]
-    fn an_end_split_over_two_chunks_is_seen() {
-        assert!(may_end(b"", b"data: {\"type\":\"message_stop\"}"));
-        assert!(may_end(b"{\"type\":\"message_s", b"top\"}"));
-        assert!(!may_end(b"text_delta", b"{\"text\":\"more\"}"));
+    fn an_event_without_data_is_not_dispatched() {
+        assert!(events(b"event: ping\n\n\n", 3).is_empty());
     }
 }

@@ -1,8 +1,10 @@
 //! The offline audit of a live session: every view the proxy forwarded for
 //! a task, derived again from the record as it stood when that request was
 //! forwarded (its rows appended to a scratch store in the same steps as
-//! the proxy appended them), under the settings it ran under, and compared
-//! with the hash the proxy kept.
+//! the proxy appended them, and the answers a retry superseded marked as
+//! they were), under the settings it ran under, and compared with the hash
+//! the proxy kept. Each request checked is written to the scratch store as
+//! the proxy wrote it, so the next one is anchored as the proxy anchored it.
 
 use serde::Serialize;
 
@@ -91,10 +93,16 @@ pub fn verify(store: &Store, task: &str) -> Result<Vec<Checked>, VerifyError> {
         }
         Ok(())
     })?;
+    let conversation = store
+        .reader()
+        .proxy_conversation(task)?
+        .ok_or_else(|| VerifyError::NotLive(task.to_string()))?;
+    scratch.transaction(|tx| tx.put_proxy_conversation(&conversation))?;
+    let superseded = store.reader().proxy_superseded(task)?;
+    let mut marked = 0;
     let est = CharsPerToken::default();
     let mut out = Vec::new();
     let mut copied = 0u64;
-    let mut views = std::collections::BTreeMap::new();
     let mut start = 0;
     while start < calls.len() {
         // A run of requests forwarded under one profile (a proxy restarted
@@ -110,12 +118,7 @@ pub fn verify(store: &Store, task: &str) -> Result<Vec<Checked>, VerifyError> {
                 attempt: calls[start].attempt,
                 why,
             })?;
-        let mut live = LiveRun::new(
-            budget,
-            &est,
-            summarizer.as_ref(),
-            std::mem::take(&mut views),
-        );
+        let mut live = LiveRun::new(budget, &est, summarizer.as_ref(), None);
         for call in &calls[start..end] {
             if copied < call.rows {
                 let rows: Vec<_> = store
@@ -127,7 +130,25 @@ pub fn verify(store: &Store, task: &str) -> Result<Vec<Checked>, VerifyError> {
                 scratch.transaction(|tx| tx.append_rows(task, &rows).map(drop))?;
                 copied = call.rows;
             }
+            // The answers superseded by this request or one before it.
+            let now = superseded[marked..]
+                .iter()
+                .take_while(|s| s.by_attempt <= call.attempt)
+                .count();
+            if now > 0 {
+                let marks = &superseded[marked..marked + now];
+                scratch.transaction(|tx| -> Result<(), StoreError> {
+                    for s in marks {
+                        tx.put_proxy_superseded(task, s)?;
+                    }
+                    Ok(())
+                })?;
+                marked += now;
+            }
             let (k, derived) = live.next_call(&mut scratch, task)?;
+            let mut row = call.clone();
+            row.report["estimated_messages"] = derived.report.estimated_messages.into();
+            scratch.transaction(|tx| tx.put_proxy_call(&row))?;
             let derived = derived.report.view_hash;
             let ok = k == call.call && derived == call.view_hash;
             out.push(Checked {
@@ -142,7 +163,6 @@ pub fn verify(store: &Store, task: &str) -> Result<Vec<Checked>, VerifyError> {
                 return Ok(out);
             }
         }
-        views = live.views().clone();
         start = end;
     }
     Ok(out)

@@ -31,8 +31,9 @@
 use std::collections::HashMap;
 use std::ops::Deref;
 
+use super::live::LiveCalibration;
 use super::raw_history::{FEED_ROWS, RawHistory};
-use super::record::{HeadsBuilder, Measures, RowSource, TaskRecordIndex};
+use super::record::{Measures, RowSource, TaskRecordIndex, read_heads};
 use super::settings::RunSettings;
 use super::stored::{FormReader, FormSource, Held, SnapshotCache, cached, store_error};
 use crate::engine::checkpoint::{Growth, Resume, coverage_key, reconstruct};
@@ -43,7 +44,6 @@ use crate::engine::restore::StoreView;
 use crate::engine::{
     Calibration, CallContext, CallOutput, Mode, SharedParts, StreamedPreflight, run_call,
 };
-use crate::model::decimal::Ratio;
 use crate::store::{Store, StoreError};
 
 /// Drives calls over one task, keeping the previous call's parts in memory.
@@ -77,9 +77,9 @@ where
     tool_index: HashMap<String, usize>,
     /// This driver makes one call (see [`Driver::one_shot`]).
     one_shot: bool,
-    /// What the next step at this call anchors on in place of the record's
-    /// own usage (see [`Driver::anchor_next`]).
-    anchor: Option<(u32, u64, Option<Ratio>)>,
+    /// A live task's calibration (see [`LiveCalibration`]); `None` for an
+    /// imported one.
+    live: Option<LiveCalibration>,
 }
 
 impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
@@ -89,6 +89,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         settings: RunSettings<'a>,
     ) -> Result<Driver<'a, I>, StoreError> {
         let profile = settings.profile();
+        let live = LiveCalibration::of(&index, settings.estimator, None)?;
         let mut overhead = index.overhead(settings.estimator)?;
         if overhead.is_none()
             && let Some(Entry::Anchor { overhead: o, .. }) = store
@@ -114,7 +115,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
             resume: Resume::default(),
             tool_index: HashMap::new(),
             one_shot: false,
-            anchor: None,
+            live,
         })
     }
 
@@ -249,27 +250,29 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         self.progress = Some(settings);
     }
 
-    /// Anchor call `k` on `real` tokens for the call before it, and on
-    /// `ratio`, in place of what the record's usage gives: for a live run,
-    /// whose recorded usage measured the view it forwarded rather than the
-    /// raw history (the caller turns it into what the raw history would
-    /// have measured). Holds for the next step at `k` only.
-    pub fn anchor_next(&mut self, k: u32, real: u64, ratio: Option<Ratio>) {
-        self.anchor = Some((k, real, ratio));
-    }
-
     fn context(&self, k: u32, mode: Mode) -> CallContext<'a> {
         let idx = &*self.index;
-        let anchor = self.anchor.filter(|(at, _, _)| *at == k);
-        let previous_call = k
-            .checked_sub(1)
-            .filter(|p| *p >= 1)
-            .and_then(|p| match anchor {
-                Some((_, real, _)) => Some((p, real)),
-                None => idx
-                    .usage(p)
-                    .map(|u| (p, u.prompt_tokens() + u.output_tokens)),
-            });
+        let recorded = |p: u32| {
+            idx.usage(p)
+                .map(|u| (p, u.prompt_tokens() + u.output_tokens))
+        };
+        // A live task's usage measured the views forwarded (see `live`).
+        let (previous_call, ratio, overhead) = match &self.live {
+            Some(live) => {
+                let ratio = LiveCalibration::ratio(idx, k);
+                let prev = k.checked_sub(1).filter(|p| *p >= 1);
+                let previous = match prev {
+                    Some(p) if idx.measured_view(p).is_none() => recorded(p),
+                    _ => LiveCalibration::previous_call(idx, k, &self.raw.out, ratio),
+                };
+                (previous, ratio, live.overhead(idx, k, &self.raw.out))
+            }
+            None => (
+                k.checked_sub(1).filter(|p| *p >= 1).and_then(recorded),
+                idx.ratio_before(k, &self.raw.out),
+                self.overhead,
+            ),
+        };
         let agent_compacted = match k.checked_sub(1) {
             Some(i) if (i as usize) < idx.agent_compacted_before.len() => {
                 idx.agent_compacted_before[i as usize]
@@ -285,17 +288,14 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
             summarizer: self.settings.summarizer,
             fallback: self.settings.fallback,
             calibration: Calibration {
-                overhead: self.overhead,
+                overhead,
                 previous_call,
                 agent_compacted,
                 raw: k
                     .checked_sub(1)
                     .and_then(|i| self.raw.out.get(i as usize))
                     .copied(),
-                ratio: match anchor {
-                    Some((_, _, ratio)) => ratio,
-                    None => idx.ratio_before(k, &self.raw.out),
-                },
+                ratio,
             },
         }
     }
@@ -472,7 +472,6 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         }
         // Shared with the output, not copied.
         self.last = Some((k, out.parts.clone(), end));
-        self.anchor = None;
         Ok(out)
     }
 
@@ -490,9 +489,14 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
     /// start. A record that is not a continuation is refused.
     pub fn grow(&mut self, store: &Store, index: I) -> Result<(), StoreError> {
         let old = &*self.index;
+        // The rows left out of the history before the old record's end are
+        // the same (a row left out since changes the history this run read).
+        let stored = old.stored_len();
+        let holes_before = index.holes.partition_point(|&h| h < stored);
         let continues = index.task == old.task
             && index.len() >= old.len()
             && index.calls() >= old.calls()
+            && index.holes[..holes_before] == old.holes[..]
             && index.kinds[..old.len()] == old.kinds[..]
             && index.first_row[..old.first_row.len()] == old.first_row[..];
         if !continues {
@@ -513,6 +517,8 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         }
         // New tool results minted forms at their import.
         self.tool_forms = FormSource::of(store, &index)?;
+        let before = self.live.as_ref().map(|l| (l, self.index.len()));
+        self.live = LiveCalibration::of(&index, self.settings.estimator, before)?;
         self.index = index;
         Ok(())
     }
@@ -528,9 +534,11 @@ impl<'a> Driver<'a, Box<TaskRecordIndex>> {
             let index = Box::new(TaskRecordIndex::load(store, &task)?);
             return self.grow(store, index);
         };
-        let mut heads = HeadsBuilder::default();
-        own.reader().each_row_head(&task, |h| heads.push(h))?;
+        let (heads, holes, measured) = read_heads(&own, &task, self.index.measured.clone())?;
+        drop(own);
         let mut index = Box::new(heads.finish(&task, RowSource::Memory(Vec::new())));
+        index.holes = holes;
+        index.measured = measured;
         // The rows are read where they were: the same connection and the
         // block it last read (the record is append-only).
         index.rows = std::mem::replace(&mut self.index.rows, RowSource::Memory(Vec::new()));

@@ -3,6 +3,7 @@
 
 pub(crate) mod cost;
 pub(crate) mod driver;
+mod live;
 pub(crate) mod models;
 mod raw_history;
 pub mod record;

@@ -5,6 +5,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::engine::RawMeasure;
 use crate::engine::estimate::Estimator;
@@ -41,6 +42,24 @@ pub struct TaskRecordIndex {
     /// When each call was sent, by the record's timestamps (see
     /// [`HeadsBuilder::push`]), and when the next, unrecorded one would be.
     times: CallTimes,
+    /// Rows of the stored record left out of its history (by `seq`,
+    /// ascending): answers a live client's retry superseded
+    /// (`proxy_superseded`). The index's row `i` is the `i`-th row not
+    /// left out.
+    pub(super) holes: Vec<u64>,
+    /// A live task's (one `compactor proxy` recorded): what each call's
+    /// recorded usage measured, the estimate of the view forwarded at that
+    /// call, by call. `None`: an imported task, whose usage measured the
+    /// raw history.
+    pub(super) measured: Option<Measured>,
+}
+
+/// A live task's measured views by call (a call's last attempt's), and the
+/// last attempt read (a grown index reads only the attempts after it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Measured {
+    pub(super) views: BTreeMap<u32, u64>,
+    pub(super) through: u64,
 }
 
 /// When each call was sent: the latest timestamp of the rows before its
@@ -165,6 +184,8 @@ impl HeadsBuilder {
             first_conversation,
             raw_calls: Vec::new(),
             times,
+            holes: Vec::new(),
+            measured: None,
         };
         index.raw_calls = (1..=index.calls())
             .filter(|&k| index.raw_recorded(k).is_some())
@@ -237,16 +258,53 @@ impl UsageTable {
 
 /// Where an index reads its rows' content.
 pub(super) enum RowSource {
-    /// A connection of its own to the store file (a run may write through
-    /// another one meanwhile; the record is append-only), and the last block
-    /// of rows read from it: its first row's index and the rows.
+    /// A connection to the store file other than the one a run writes
+    /// through (a run may write meanwhile; the record is append-only), and
+    /// the last block of rows read from it: its first row's index and the
+    /// rows.
     Store {
-        store: Box<Store>,
+        store: Reader,
         block: RefCell<(usize, Vec<Message>)>,
     },
     /// The rows themselves: an index of rows in memory, or of an in-memory
     /// store (which has no second connection).
     Memory(Vec<Message>),
+}
+
+/// An index's connection for reading rows: its own, or one it shares with
+/// the other indexes of a thread (a live proxy holds a fixed number of
+/// connections however many conversations it keeps).
+pub enum Reader {
+    Own(Box<Store>),
+    Shared(Arc<Mutex<Store>>),
+}
+
+/// A [`Reader`]'s connection while it is used (a shared one locked).
+pub(super) enum ReaderRef<'a> {
+    Own(&'a Store),
+    Shared(MutexGuard<'a, Store>),
+}
+
+impl std::ops::Deref for ReaderRef<'_> {
+    type Target = Store;
+
+    fn deref(&self) -> &Store {
+        match self {
+            ReaderRef::Own(s) => s,
+            ReaderRef::Shared(g) => g,
+        }
+    }
+}
+
+impl Reader {
+    fn get(&self) -> ReaderRef<'_> {
+        match self {
+            Reader::Own(s) => ReaderRef::Own(s),
+            // A reader is never used by two threads at once, nor while a
+            // panic held it: a poisoned lock's store is still whole.
+            Reader::Shared(m) => ReaderRef::Shared(m.lock().unwrap_or_else(|e| e.into_inner())),
+        }
+    }
 }
 
 /// How many rows an index reads from the store at a time (one query each:
@@ -256,19 +314,93 @@ const READ_BLOCK: usize = if cfg!(test) { 4 } else { 256 };
 impl TaskRecordIndex {
     pub fn load(store: &Store, task: &str) -> Result<TaskRecordIndex, StoreError> {
         match store.reopen()? {
-            Some(own) => {
-                let mut heads = HeadsBuilder::default();
-                own.reader().each_row_head(task, |h| heads.push(h))?;
-                Ok(heads.finish(
-                    task,
-                    RowSource::Store {
-                        store: Box::new(own),
-                        block: RefCell::new((0, Vec::new())),
-                    },
-                ))
+            Some(own) => TaskRecordIndex::load_through(Reader::Own(Box::new(own)), task),
+            None => {
+                let reader = store.reader();
+                let holes = superseded(store, task)?;
+                let mut rows = Vec::new();
+                let mut seq = 0u64;
+                let mut skip = holes.iter().peekable();
+                reader.each_stored(task, 0, u64::MAX, |s| {
+                    if skip.next_if_eq(&&seq).is_none() {
+                        rows.push(s.message);
+                    }
+                    seq += 1;
+                    Ok::<(), StoreError>(())
+                })?;
+                let mut index = TaskRecordIndex::new(task, rows);
+                index.holes = holes;
+                index.measured = measured(store, task, None)?;
+                Ok(index)
             }
-            None => Ok(TaskRecordIndex::new(task, store.reader().task_rows(task)?)),
         }
+    }
+
+    /// An index of `task` that reads its rows through `reader` (a
+    /// connection to the store file the task is in).
+    pub fn load_through(reader: Reader, task: &str) -> Result<TaskRecordIndex, StoreError> {
+        let (heads, holes, measured) = {
+            let conn = reader.get();
+            read_heads(&conn, task, None)?
+        };
+        let mut index = heads.finish(
+            task,
+            RowSource::Store {
+                store: reader,
+                block: RefCell::new((0, Vec::new())),
+            },
+        );
+        index.holes = holes;
+        index.measured = measured;
+        Ok(index)
+    }
+
+    /// The rows the record stores for this task (those left out of its
+    /// history included).
+    pub fn stored_len(&self) -> u64 {
+        (self.len() + self.holes.len()) as u64
+    }
+
+    /// How many stored rows are left out of the history.
+    pub fn superseded_rows(&self) -> usize {
+        self.holes.len()
+    }
+
+    /// Whether the task's usage measured the views a live proxy forwarded.
+    pub fn is_live(&self) -> bool {
+        self.measured.is_some()
+    }
+
+    /// The estimate of the view forwarded at live call `k`, if the proxy
+    /// forwarded it.
+    pub fn measured_view(&self, k: u32) -> Option<u64> {
+        self.measured.as_ref()?.views.get(&k).copied()
+    }
+
+    /// The last forwarded request whose measured view the index holds.
+    pub fn measured_through(&self) -> u64 {
+        self.measured.as_ref().map_or(0, |m| m.through)
+    }
+
+    /// Forget the block of rows last read (a run between calls keeps no
+    /// rows it will read again from the store).
+    pub fn release_block(&self) {
+        if let RowSource::Store { block, .. } = &self.rows {
+            *block.borrow_mut() = (0, Vec::new());
+        }
+    }
+
+    /// The stored `seq` of the history's row `i`.
+    fn seq_of(&self, i: usize) -> u64 {
+        let mut seq = i as u64;
+        for &h in &self.holes {
+            if h <= seq {
+                seq += 1;
+            } else {
+                break;
+            }
+        }
+        seq
     }
 
     /// An index of rows held in memory.
@@ -289,9 +421,9 @@ impl TaskRecordIndex {
 
     /// The index's own connection to the store file, if it reads its rows
     /// from one.
-    pub(super) fn own_store(&self) -> Option<&Store> {
+    pub(super) fn own_store(&self) -> Option<ReaderRef<'_>> {
         match &self.rows {
-            RowSource::Store { store, .. } => Some(store),
+            RowSource::Store { store, .. } => Some(store.get()),
             RowSource::Memory(_) => None,
         }
     }
@@ -359,10 +491,15 @@ impl TaskRecordIndex {
                         // start) mostly follow.
                         let end = self.len().min(i + READ_BLOCK);
                         rows.clear();
+                        let (first, last) = (self.seq_of(i), self.seq_of(end - 1) + 1);
+                        let mut skip = self.holes.iter().skip_while(|h| **h < first).peekable();
                         store
+                            .get()
                             .reader()
-                            .each_stored(&self.task, i as u64, end as u64, |s| {
-                                rows.push(s.message);
+                            .each_stored(&self.task, first, last, |s| {
+                                if skip.next_if_eq(&&s.seq).is_none() {
+                                    rows.push(s.message);
+                                }
                                 Ok::<(), StoreError>(())
                             })?;
                         *start = i;
@@ -570,6 +707,58 @@ impl TaskRecordIndex {
             None => (system > 0).then_some(system),
         })
     }
+}
+
+/// The superseded rows of `task`, by `seq`.
+fn superseded(store: &Store, task: &str) -> Result<Vec<u64>, StoreError> {
+    Ok(store
+        .reader()
+        .proxy_superseded(task)?
+        .into_iter()
+        .map(|s| s.seq)
+        .collect())
+}
+
+/// What a live task's recorded usage measured, by call (`None`: not live),
+/// `known` extended with the requests forwarded since.
+fn measured(
+    store: &Store,
+    task: &str,
+    known: Option<Measured>,
+) -> Result<Option<Measured>, StoreError> {
+    let reader = store.reader();
+    let mut m = match known {
+        Some(m) => m,
+        None if reader.is_proxy_task(task)? => Measured::default(),
+        None => return Ok(None),
+    };
+    for (attempt, call, estimate) in reader.proxy_measured_views(task, m.through)? {
+        m.views.insert(call, estimate);
+        m.through = attempt;
+    }
+    Ok(Some(m))
+}
+
+/// The row heads of `task`'s history (its superseded rows left out), the
+/// superseded rows, and what a live task's usage measured (`known`: what an
+/// index of it read before).
+#[allow(clippy::type_complexity)]
+pub(super) fn read_heads(
+    store: &Store,
+    task: &str,
+    known: Option<Measured>,
+) -> Result<(HeadsBuilder, Vec<u64>, Option<Measured>), StoreError> {
+    let holes = superseded(store, task)?;
+    let mut heads = HeadsBuilder::default();
+    let mut seq = 0u64;
+    let mut skip = holes.iter().peekable();
+    store.reader().each_row_head(task, |h| {
+        if skip.next_if_eq(&&seq).is_none() {
+            heads.push(h);
+        }
+        seq += 1;
+    })?;
+    Ok((heads, holes, measured(store, task, known)?))
 }
 
 /// The raw history measured call by call from running totals over the rows

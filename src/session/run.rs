@@ -185,14 +185,6 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Run<'a, I> {
         self.replayer.driver.raw_estimate(k)
     }
 
-    /// Anchor the next step at call `k` on `real` tokens for the call before
-    /// it and on `ratio`, in place of the record's own usage: a live run's
-    /// usage measured the view it forwarded, not the raw history (see
-    /// `Driver::anchor_next`).
-    pub fn anchor_next(&mut self, k: u32, real: u64, ratio: Option<crate::model::decimal::Ratio>) {
-        self.replayer.driver.anchor_next(k, real, ratio);
-    }
-
     /// Step at call `k`: the full operation over the checkpoint and the
     /// turn's growth. The new entries are committed before this returns.
     pub fn step(&mut self, store: &mut Store, k: u32) -> Result<CallOutput, StoreError> {
@@ -271,7 +263,13 @@ impl Run<'_, Box<TaskRecordIndex>> {
     /// record that does not continue the one this run read is refused.
     pub fn grow(&mut self, store: &Store) -> Result<(), StoreError> {
         let task = self.index().task.clone();
-        if store.reader().message_count(&task)? == self.index().len() as u64 {
+        let reader = store.reader();
+        if reader.message_count(&task)? == self.index().stored_len()
+            && reader.proxy_superseded(&task)?.len() == self.index().superseded_rows()
+            && reader
+                .proxy_measured_views(&task, self.index().measured_through())?
+                .is_empty()
+        {
             return Ok(());
         }
         match &mut self.scratch {

@@ -22,7 +22,9 @@ use std::sync::Arc;
 use rusqlite::Connection;
 
 pub(crate) use client_compaction::{ClientCompaction, CompactionHalf};
-pub(crate) use proxy::{ProxyActivity, ProxyCall, ProxyConversation, ProxyResponse};
+pub(crate) use proxy::{
+    ProxyActivity, ProxyCall, ProxyConversation, ProxyResponse, ProxySuperseded,
+};
 pub use raw::decode_content;
 pub(crate) use raw::{
     AppendOutcome, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH, RowEncoder, RowHead, StoredMessage,
@@ -48,11 +50,12 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0009_carried_history.sql"),
     include_str!("migrations/0010_client_compaction.sql"),
     include_str!("migrations/0011_proxy.sql"),
-    // Versions 12 and 13 are other changes' migrations, numbered before this
-    // one's; each takes its place here when merged.
+    // Versions 12 and 13 were kept for changes that merged later under 14
+    // and 15; stores made meanwhile are at 14, so the two stay empty.
     "",
     "",
     include_str!("migrations/0014_proxy_times.sql"),
+    include_str!("migrations/0015_proxy_superseded.sql"),
 ];
 
 /// The page size of a store this build creates (bytes). An import writes

@@ -1,7 +1,8 @@
 //! What `compactor proxy` keeps beside the record of each live conversation:
 //! `proxy_conversation` (which task records it, and why it was started),
-//! `proxy_call` (every forwarded request's call, rows and view hash) and
-//! `proxy_response` (how each one ended). All three are append-only.
+//! `proxy_call` (every forwarded request's call, rows and view hash),
+//! `proxy_response` (how each one ended) and `proxy_superseded` (the
+//! recorded answers a client's retry superseded). All four are append-only.
 
 use rusqlite::{OptionalExtension, params};
 
@@ -67,6 +68,18 @@ pub struct ProxyActivity {
     pub last: Option<String>,
 }
 
+/// A recorded answer that a client's retry of the same request superseded:
+/// it stays in the record, out of the history views are derived from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProxySuperseded {
+    /// The answer's row (`task_message.seq`).
+    pub seq: u64,
+    /// The forwarded request it answered.
+    pub attempt: u64,
+    /// The retry that superseded it.
+    pub by_attempt: u64,
+}
+
 const CONVERSATION_COLUMNS: &str =
     "task_id, api, identity, lineage, session_id, head_rows, parent_id, reason";
 
@@ -117,6 +130,20 @@ impl Tx<'_> {
                 c.profile,
                 c.view_hash,
                 c.report.to_string()
+            ])?;
+        Ok(())
+    }
+
+    pub fn put_proxy_superseded(&self, task: &str, s: &ProxySuperseded) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO proxy_superseded (task_id, seq, attempt, by_attempt) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![
+                task,
+                s.seq as i64,
+                s.attempt as i64,
+                s.by_attempt as i64
             ])?;
         Ok(())
     }
@@ -232,6 +259,59 @@ impl Reader<'_> {
             [task],
             |r| r.get::<_, i64>(0),
         )? as u64)
+    }
+
+    /// The answers of `task` a retry superseded, by row.
+    pub fn proxy_superseded(&self, task: &str) -> Result<Vec<ProxySuperseded>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, attempt, by_attempt FROM proxy_superseded WHERE task_id = ?1 ORDER BY seq",
+        )?;
+        let rows = stmt.query_map([task], |r| {
+            Ok(ProxySuperseded {
+                seq: r.get::<_, i64>(0)? as u64,
+                attempt: r.get::<_, i64>(1)? as u64,
+                by_attempt: r.get::<_, i64>(2)? as u64,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// What a live task's recorded usage measured: for each request the
+    /// proxy forwarded after attempt `after`, in order, its attempt, its call
+    /// and the estimate of the view it forwarded.
+    pub fn proxy_measured_views(&self, task: &str, after: u64) -> Result<Vec<(u64, u32, u64)>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT attempt, call, json_extract(report, '$.estimated_messages') FROM proxy_call
+             WHERE task_id = ?1 AND attempt > ?2 ORDER BY attempt",
+        )?;
+        let rows = stmt.query_map(params![task, after as i64], |r| {
+            Ok((
+                r.get::<_, i64>(0)? as u64,
+                r.get::<_, u32>(1)?,
+                r.get::<_, Option<i64>>(2)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (attempt, call, estimate) = row?;
+            if let Some(e) = estimate {
+                out.push((attempt, call, e.max(0) as u64));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Whether `task` records a live conversation (the proxy wrote it).
+    pub fn is_proxy_task(&self, task: &str) -> Result<bool> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT 1 FROM proxy_conversation WHERE task_id = ?1",
+                [task],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some())
     }
 
     /// How each forwarded request of `task` ended, in the order forwarded.

@@ -223,8 +223,11 @@ impl RowEncoder {
 
     /// The row without its metadata strings.
     fn encode_content(&mut self, m: &Message) -> EncodedRow {
-        // The bytes `Message::content_json` gives, without a String per row.
+        // The bytes `Message::content_json` gives, without a String per row,
+        // in a buffer made large enough at once (a 55 MB answer would pass
+        // through buffers of 32 and 64 MB as it grew).
         self.json.clear();
+        self.json.reserve(json_size_hint(&m.content));
         serde_json::to_writer(&mut self.json, &m.content).expect("blocks always serialise");
         let content = &self.json[..];
         let usage = usage_json(&m.usage);
@@ -254,6 +257,22 @@ impl RowEncoder {
             hash: self.prev,
         }
     }
+}
+
+/// A lower bound of the size of `content`'s JSON: its texts' lengths.
+fn json_size_hint(content: &[Block]) -> usize {
+    content
+        .iter()
+        .map(|b| match b {
+            Block::Text { text } => text.len(),
+            Block::Thinking { thinking, .. } => thinking.len(),
+            Block::ToolResult {
+                content: crate::model::ToolContent::Text(t),
+                ..
+            } => t.len(),
+            _ => 0,
+        })
+        .sum()
 }
 
 /// The encoding stage of [`Tx::append_messages`]: encode `msgs` in order,

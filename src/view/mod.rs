@@ -501,7 +501,7 @@ pub fn export_request(
             if let Some(s) = &head.system {
                 messages.push(json!({"role": "system", "content": s}));
             }
-            let (rest, dropped) = openai_messages(view);
+            let (rest, dropped) = chat_messages(view, false);
             messages.extend(rest);
             if dropped > 0 {
                 notes.push(format!(
@@ -559,10 +559,12 @@ pub fn export_request(
 }
 
 /// OpenAI Chat Completions messages: tool_use → `tool_calls`, tool_result →
-/// `role: tool` messages, images → `image_url`; reasoning is left out (Chat
-/// Completions has no standard field for it): the messages and how many
+/// `role: tool` messages, images → `image_url`; reasoning (no standard Chat
+/// Completions field carries it) is left out, or with `keep_reasoning` sent
+/// as `reasoning_content`, the field the providers that send reasoning use
+/// (redacted reasoning is always left out): the messages and how many
 /// reasoning blocks were left out.
-fn openai_messages(view: &View) -> (Vec<Value>, u32) {
+pub fn chat_messages(view: &View, keep_reasoning: bool) -> (Vec<Value>, u32) {
     let mut out = Vec::new();
     let mut dropped = 0u32;
     for m in &view.messages {
@@ -570,9 +572,13 @@ fn openai_messages(view: &View) -> (Vec<Value>, u32) {
             ViewRole::Assistant => {
                 let mut text = Vec::new();
                 let mut calls = Vec::new();
+                let mut reasoning = Vec::new();
                 for b in &m.content {
                     match b {
                         Block::Text { text: t } => text.push(t.clone()),
+                        Block::Thinking { thinking, .. } if keep_reasoning => {
+                            reasoning.push(thinking.clone())
+                        }
                         Block::Thinking { .. } | Block::RedactedThinking { .. } => dropped += 1,
                         Block::ToolUse { id, name, input } => calls.push(json!({
                             "id": id,
@@ -583,6 +589,9 @@ fn openai_messages(view: &View) -> (Vec<Value>, u32) {
                     }
                 }
                 let mut msg = json!({"role": "assistant", "content": if text.is_empty() { Value::Null } else { Value::String(text.join("\n\n")) }});
+                if !reasoning.is_empty() {
+                    msg["reasoning_content"] = Value::String(reasoning.join("\n\n"));
+                }
                 if !calls.is_empty() {
                     msg["tool_calls"] = Value::Array(calls);
                 }

@@ -157,7 +157,7 @@ fn openai_export_maps_tools_and_roles() {
             user(vec![result("t1")]),
         ],
     };
-    let msgs = openai_messages(&v).0;
+    let msgs = chat_messages(&v, false).0;
     assert_eq!(msgs.len(), 3);
     assert_eq!(msgs[1]["tool_calls"][0]["function"]["name"], "Read");
     assert_eq!(

@@ -6,7 +6,8 @@
 //!
 //! The script reads the last user message of a request that offers tools:
 //! - `[[reads N]]`: a `read` of `notes/file_K.txt` (K = 1, 2, …) until N
-//!   results follow that message, then text;
+//!   results follow that message (or, in a compacted request, the file
+//!   `file_N.txt` was read), then text;
 //! - `[[agent]]`: one `task` call starting a subagent whose prompt is
 //!   [`AGENT_PROMPT`], then text;
 //! - `[[missing]]`: one `read` of a file that is not there (a tool error);
@@ -256,8 +257,26 @@ fn answer(body: &Value, n: usize) -> Vec<Value> {
     let msgs = body["messages"].as_array().cloned().unwrap_or_default();
     let last_user = msgs.iter().rposition(|m| m["role"] == "user");
     let asked = last_user.map_or(String::new(), |i| content_text(&msgs[i]["content"]));
+    // Results since the ask: counted, or (a compacting proxy may have
+    // folded the earlier ones away) the highest file number read.
     let results = last_user.map_or(0, |i| {
-        msgs[i..].iter().filter(|m| m["role"] == "tool").count()
+        let counted = msgs[i..].iter().filter(|m| m["role"] == "tool").count();
+        let highest = msgs[i..]
+            .iter()
+            .flat_map(|m| m["tool_calls"].as_array().cloned().unwrap_or_default())
+            .filter_map(|c| {
+                let args = c["function"]["arguments"].as_str()?.to_string();
+                let k = args
+                    .split("file_")
+                    .nth(1)?
+                    .get(..2)?
+                    .parse::<usize>()
+                    .ok()?;
+                Some(k)
+            })
+            .max()
+            .unwrap_or(0);
+        counted.max(highest)
     });
     let tools = body["tools"].as_array().is_some_and(|t| !t.is_empty());
     let reads = asked

@@ -65,13 +65,20 @@ fn opencode_command(bin: &Path, env: &TestEnv, cwd: &Path, model: &ChatModel) ->
             "models": {"stub-model": {"name": "Stub model", "limit": {"context": 128000, "output": 8192}}}
         }}
     });
+    let mut cmd = client_command(bin, &env.home(), cwd);
+    offline(&mut cmd, env);
+    cmd.env("OPENCODE_CONFIG_CONTENT", config.to_string());
+    cmd
+}
+
+/// OpenCode's directories under the test's root, and nothing leaving the
+/// machine.
+fn offline(cmd: &mut Command, env: &TestEnv) {
     let home = env.home();
-    let mut cmd = client_command(bin, &home, cwd);
     cmd.env("XDG_DATA_HOME", opencode_data(env).parent().unwrap())
         .env("XDG_CONFIG_HOME", home.join(".config"))
         .env("XDG_CACHE_HOME", home.join(".cache"))
         .env("XDG_STATE_HOME", home.join(".local").join("state"))
-        .env("OPENCODE_CONFIG_CONTENT", config.to_string())
         .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
         .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
         .env("OPENCODE_DISABLE_SHARE", "1")
@@ -83,7 +90,6 @@ fn opencode_command(bin: &Path, env: &TestEnv, cwd: &Path, model: &ChatModel) ->
         // npm: a dead loopback registry keeps that on the machine.
         .env("npm_config_registry", "http://127.0.0.1:9/")
         .env("npm_config_offline", "true");
-    cmd
 }
 
 /// Where the driven OpenCode keeps its data (`$XDG_DATA_HOME/opencode`).
@@ -759,4 +765,257 @@ fn assert_calls_match_one(env: &TestEnv, task: &str, received: &[Value]) {
     for (k, (w, g)) in want.iter().zip(&got).enumerate() {
         assert_eq!(g, w, "{task}: call {}", k + 1);
     }
+}
+
+// ---------------------------------------------------------------- through compactor run
+
+/// The long turn's ask: its constraint must reach every call.
+const LONG_ASK: &str =
+    "Read every note and report the batch size. [[reads 30]] Never edit files outside notes/.";
+const CONSTRAINT: &str = "Never edit files outside notes/.";
+/// The proxy's budget: a window the 30 reads pass several times over.
+const RUN_BUDGET: [&str; 4] = ["--window", "24000", "--output-reserved", "2000"];
+
+/// Chat Completions messages: every `tool` message answers a call of the
+/// assistant message before it, and every call is answered before the next
+/// assistant or user message.
+pub fn assert_chat_pairs(messages: &[Value], what: &str) {
+    let mut open: Vec<String> = Vec::new();
+    for m in messages {
+        match m["role"].as_str().unwrap_or("") {
+            "assistant" | "user" => {
+                assert!(open.is_empty(), "{what}: calls without results {open:?}");
+                for c in m["tool_calls"].as_array().into_iter().flatten() {
+                    open.push(c["id"].as_str().unwrap().to_string());
+                }
+            }
+            "tool" => {
+                let id = m["tool_call_id"].as_str().unwrap();
+                assert!(
+                    open.iter().any(|o| o == id),
+                    "{what}: a result without its call {id}"
+                );
+                open.retain(|o| o != id);
+            }
+            _ => {}
+        }
+    }
+    assert!(open.is_empty(), "{what}: calls without results {open:?}");
+}
+
+/// The tool calls of a task's record, in order: id, name and input.
+fn recorded_tool_calls(env: &TestEnv, task: &str) -> Vec<(String, String, Value)> {
+    let run = env.run(&["show", "--task", task, "--json"]);
+    run.success();
+    run.json_lines()
+        .iter()
+        .flat_map(|row| row["content"].as_array().cloned().unwrap_or_default())
+        .filter(|b| b["type"] == "tool_use")
+        .map(|b| {
+            (
+                b["id"].as_str().unwrap().to_string(),
+                b["name"].as_str().unwrap().to_string(),
+                b["input"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// The real OpenCode through `compactor run opencode` on a 30-read turn
+/// against the loopback model, with a window the reads pass several times
+/// over: the proxy compacts; every request the model receives fits the
+/// window, carries the first ask's constraint and pairs its tool calls;
+/// every forwarded view is derived again offline (`--verify-forwarded`,
+/// and a plain replay at the proxy's budget); OpenCode's side requests are
+/// tasks of their own; the user's config file is left as it was; and the
+/// session OpenCode stored imports whole, its calls those the model made.
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned clients: cd clients && npm ci"
+)]
+fn opencode_through_compactor_run_compacts_a_long_tool_heavy_turn() {
+    let Some(bin) = client(
+        "opencode",
+        "opencode_through_compactor_run_compacts_a_long_tool_heavy_turn",
+    ) else {
+        return;
+    };
+    let env = TestEnv::new();
+    let cwd = env.root().join("project");
+    crate::proxy::write_notes(&cwd, 30, 40);
+    let model = ChatModel::start();
+    // The user's own config file: no provider of compactor's.
+    let config_dir = env.home().join(".config").join("opencode");
+    std::fs::create_dir_all(&config_dir).unwrap();
+    let user_config = r#"{"$schema": "https://opencode.ai/config.json", "autoupdate": false, "share": "disabled"}"#;
+    std::fs::write(config_dir.join("opencode.json"), user_config).unwrap();
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_compactor"));
+    let mut cmd = client_command(&exe, &env.home(), &cwd);
+    offline(&mut cmd, &env);
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        crate::resume::client_path()
+    );
+    cmd.env("PATH", path)
+        .env("OPENAI_API_KEY", "loopback-key")
+        .arg("--db")
+        .arg(env.db())
+        .args(["run", "opencode", "--upstream", &model.base_url()])
+        .args(RUN_BUDGET)
+        .args(["--", "run", "-m", "compactor/stub-model", LONG_ASK]);
+    let (status, out, err) = crate::resume::run_bounded_for(cmd, Duration::from_secs(600));
+    assert_eq!(status, 0, "compactor run opencode failed:\n{out}\n{err}");
+    assert!(out.contains("Done: 30 tool results read."), "{out}\n{err}");
+    assert_eq!(
+        std::fs::read_to_string(config_dir.join("opencode.json")).unwrap(),
+        user_config,
+        "the user's config is never edited"
+    );
+
+    let requests = model.requests();
+    let agent: Vec<&Request> = requests.iter().filter(|r| r.is_agent_call()).collect();
+    assert_eq!(agent.len(), 31, "30 reads and the closing answer");
+    let window: u64 = RUN_BUDGET[1].parse().unwrap();
+    for (k, r) in agent.iter().enumerate() {
+        let what = format!("agent call {}", k + 1);
+        assert_eq!(r.path, "/v1/chat/completions", "{what}");
+        assert_eq!(r.header("authorization"), Some("Bearer loopback-key"));
+        let text = r.body.to_string();
+        assert!(
+            (text.len() as u64) / 4 <= window,
+            "{what}: {} bytes, over the window",
+            text.len()
+        );
+        let messages = r.body["messages"].as_array().unwrap();
+        assert!(text.contains(CONSTRAINT), "{what}: the constraint is lost");
+        assert_eq!(messages[0]["role"], "system", "{what}: system first");
+        assert_chat_pairs(messages, &what);
+    }
+    // OpenCode started compactor's MCP server from the same variable: its
+    // tools are offered to the model.
+    let names: Vec<String> = agent[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        names.iter().any(|n| n.contains("view_tool_call")),
+        "compactor's tools are offered: {names:?}"
+    );
+    // The proxy compacted: a later call was sent fewer messages than the
+    // client holds.
+    let held = |r: &Request| r.body["messages"].as_array().unwrap().len();
+    assert!(
+        agent.windows(2).any(|w| held(w[1]) < held(w[0])),
+        "the views shrank at least once"
+    );
+
+    // The live tasks: the agent's conversation and OpenCode's side requests.
+    let tasks = env.tasks();
+    let live: Vec<&Value> = tasks
+        .iter()
+        .filter(|t| t["id"].as_str().unwrap().starts_with("live-"))
+        .collect();
+    let conn = env.conn();
+    let forwarded = |task: &str| -> Vec<(u64, String)> {
+        conn.prepare("SELECT call, view_hash FROM proxy_call WHERE task_id = ?1 ORDER BY attempt")
+            .unwrap()
+            .query_map([task], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    let main = live
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .max_by_key(|t| forwarded(t).len())
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        forwarded(&main).len(),
+        31,
+        "one task holds the agent's calls"
+    );
+    for t in &live {
+        let id = t["id"].as_str().unwrap();
+        let calls = forwarded(id);
+        let run = env.run(&["replay", "--task", id, "--verify-forwarded", "--json"]);
+        run.success();
+        let v = run.json();
+        assert_eq!(v["ok"], true, "{id}: {v}");
+        assert_eq!(v["verified"], calls.len() as u64, "{id}: {v}");
+        let mut args = vec!["replay", "--task", id, "--json"];
+        args.extend(RUN_BUDGET);
+        let replay = env.run(&args).replay_json();
+        for c in replay["calls"].as_array().unwrap() {
+            let k = c["call"].as_u64().unwrap();
+            for (call, hash) in calls.iter().filter(|(call, _)| *call == k) {
+                assert_eq!(
+                    c["view_hash"].as_str().unwrap(),
+                    hash,
+                    "{id}: call {call}: plain replay is not what was forwarded"
+                );
+            }
+        }
+        if id != main {
+            // A side request (a title: no tools, its own system prompt) is a
+            // task of its own, linked with the agent's (the one that came
+            // first of the session is the other's parent).
+            let main_parent = env.task(&main)["parent"].clone();
+            assert!(
+                t["parent"] == main.as_str() || main_parent == id,
+                "a side request is linked to the session's task: {t}"
+            );
+            assert_eq!(t["tool_calls"], 0, "{t}");
+        }
+    }
+    let fired: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM proxy_call WHERE task_id = ?1 AND json_array_length(report, '$.tiers_fired') > 0",
+            [&main],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(fired > 0, "tiers fired");
+    let largest = agent
+        .iter()
+        .map(|r| r.body.to_string().len())
+        .max()
+        .unwrap();
+    eprintln!(
+        "{} agent calls, {} live tasks, tiers fired at {fired} calls, largest request {largest} bytes (window {window} tokens)",
+        agent.len(),
+        live.len()
+    );
+
+    // The session OpenCode stored: every part known, its calls those the
+    // model made and the proxy recorded.
+    let store = store_of(&env).display().to_string();
+    let import = env.run(&["import", &store, "--json"]);
+    import.success();
+    let r = import.json();
+    assert_eq!(r["unknown_line_types"], json!({}), "{r}");
+    assert_eq!(r["skipped_lines"], json!([]), "{r}");
+    let session_task = r["tasks"][0]["id"].as_str().unwrap().to_string();
+    let stored = recorded_tool_calls(&env, &session_task);
+    assert_eq!(stored.len(), 30, "{stored:?}");
+    assert_eq!(stored, recorded_tool_calls(&env, &main));
+    let mut seen: Vec<String> = Vec::new();
+    for r in &agent {
+        for m in r.body["messages"].as_array().unwrap() {
+            for c in m["tool_calls"].as_array().into_iter().flatten() {
+                let id = c["id"].as_str().unwrap().to_string();
+                if !seen.contains(&id) {
+                    seen.push(id);
+                }
+            }
+        }
+    }
+    let ids: Vec<String> = stored.iter().map(|(id, _, _)| id.clone()).collect();
+    assert_eq!(ids, seen, "OpenCode's calls are those the model made");
+    let steps = r["tasks"][0]["steps"].as_u64().unwrap();
+    assert_eq!(steps, agent.len() as u64, "a step per agent call");
 }

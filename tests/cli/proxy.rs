@@ -62,6 +62,11 @@ pub enum Answer {
     CutAfter(usize),
     /// The normal answer's first bytes, then the rest once released.
     HoldAfter(usize),
+    /// Nothing at all, until the proxy closes the connection.
+    Stall,
+    /// The normal answer's first bytes, then nothing until the proxy
+    /// closes the connection.
+    StallAfter(usize),
 }
 
 /// A loopback model: records every request, answers Messages and Responses
@@ -74,6 +79,8 @@ pub struct Model {
     next: Arc<Mutex<VecDeque<Answer>>>,
     /// Set to let a held answer go on.
     release: Arc<(Mutex<bool>, std::sync::Condvar)>,
+    /// Stalled answers whose connection the proxy closed.
+    pub dropped: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Model {
@@ -83,12 +90,23 @@ impl Model {
         let log: Arc<Mutex<Vec<Received>>> = Arc::default();
         let next: Arc<Mutex<VecDeque<Answer>>> = Arc::default();
         let release: Arc<(Mutex<bool>, std::sync::Condvar)> = Arc::default();
-        let (l, n, r) = (Arc::clone(&log), Arc::clone(&next), Arc::clone(&release));
+        let dropped: Arc<std::sync::atomic::AtomicUsize> = Arc::default();
+        let (l, n, r, d) = (
+            Arc::clone(&log),
+            Arc::clone(&next),
+            Arc::clone(&release),
+            Arc::clone(&dropped),
+        );
         std::thread::spawn(move || {
             for conn in listener.incoming() {
                 let Ok(conn) = conn else { continue };
-                let (l, n, r) = (Arc::clone(&l), Arc::clone(&n), Arc::clone(&r));
-                std::thread::spawn(move || serve(conn, &l, &n, &r));
+                let (l, n, r, d) = (
+                    Arc::clone(&l),
+                    Arc::clone(&n),
+                    Arc::clone(&r),
+                    Arc::clone(&d),
+                );
+                std::thread::spawn(move || serve(conn, &l, &n, &r, &d));
             }
         });
         Model {
@@ -96,6 +114,7 @@ impl Model {
             log,
             next,
             release,
+            dropped,
         }
     }
 
@@ -127,6 +146,7 @@ fn serve(
     log: &Mutex<Vec<Received>>,
     next: &Mutex<VecDeque<Answer>>,
     release: &(Mutex<bool>, std::sync::Condvar),
+    dropped: &std::sync::atomic::AtomicUsize,
 ) {
     let _ = conn.set_read_timeout(Some(Duration::from_secs(120)));
     let mut writer = conn.try_clone().expect("clone the stream");
@@ -193,6 +213,26 @@ fn serve(
             ),
             _ => (404, "application/json", "{}".to_string()),
         };
+        if let Some(Answer::Stall | Answer::StallAfter(_)) = special {
+            if let Some(Answer::StallAfter(n)) = special {
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nTransfer-Encoding: chunked\r\n\r\n"
+                );
+                let first = &payload.as_bytes()[..n.min(payload.len())];
+                let _ = writer.write_all(head.as_bytes());
+                let _ = writer.write_all(format!("{:x}\r\n", first.len()).as_bytes());
+                let _ = writer.write_all(first);
+                let _ = writer.write_all(b"\r\n");
+                let _ = writer.flush();
+            }
+            // Nothing more: wait for the proxy to close the connection
+            // (bounded by the read timeout).
+            let mut buf = [0u8; 64];
+            if let Ok(0) = reader.read(&mut buf) {
+                dropped.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            return;
+        }
         if let Some(Answer::HoldAfter(n)) = special {
             // The first bytes as a chunk of their own, the rest once released.
             let head = format!(
@@ -397,8 +437,14 @@ impl Proxy {
             .arg(env.db())
             .args(["proxy", "--listen", "127.0.0.1:0", "--json", "--upstream"])
             .arg(format!("http://127.0.0.1:{upstream}"))
-            .args(extra)
-            .stdin(Stdio::null())
+            .args(extra);
+        Proxy::start_command(cmd, fault)
+    }
+
+    /// Start `cmd` (a `compactor proxy` listening on a free loopback port
+    /// with `--json`).
+    pub fn start_command(mut cmd: std::process::Command, fault: Option<&str>) -> Proxy {
+        cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         if let Some(f) = fault {
@@ -417,9 +463,12 @@ impl Proxy {
         let stderr: Arc<Mutex<String>> = Arc::new(Mutex::new(first));
         let s = Arc::clone(&stderr);
         std::thread::spawn(move || {
-            let mut rest = String::new();
-            let _ = err.read_to_string(&mut rest);
-            s.lock().unwrap().push_str(&rest);
+            // Line by line, so that a test sees a note while the proxy runs.
+            let mut line = String::new();
+            while err.read_line(&mut line).unwrap_or(0) > 0 {
+                s.lock().unwrap().push_str(&line);
+                line.clear();
+            }
         });
         let lines: Arc<Mutex<Vec<String>>> = Arc::default();
         let l = Arc::clone(&lines);
@@ -436,6 +485,11 @@ impl Proxy {
             lines,
             stderr,
         }
+    }
+
+    /// The proxy's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -707,6 +761,59 @@ fn assert_verified(env: &TestEnv, task: &str, forwarded: usize) {
     );
 }
 
+/// A plain `replay` at the proxy's budget derives every call's forwarded
+/// view, hash for hash (every attempt's: a retry is forwarded the view its
+/// call had), with the prediction and status of the call's first attempt (a
+/// retry re-derives the view over what the first attempt stored, so it
+/// reports the restored forms, not the tiers that made them). Returns the
+/// replay's calls.
+fn assert_replay_equals_forwarded(
+    env: &TestEnv,
+    task: &str,
+    budget: &[&str],
+    reports: &[Value],
+) -> Vec<Value> {
+    let mut args = vec!["replay", "--task", task, "--json"];
+    args.extend_from_slice(budget);
+    let run = env.run(&args);
+    let replay = run.replay_json();
+    let calls = replay["calls"].as_array().unwrap().clone();
+    let mut forwarded: std::collections::BTreeMap<u64, Vec<&Value>> = Default::default();
+    for r in reports.iter().filter(|r| r["task"] == task) {
+        forwarded
+            .entry(r["call"].as_u64().unwrap())
+            .or_default()
+            .push(r);
+    }
+    assert!(!calls.is_empty());
+    for c in &calls {
+        let k = c["call"].as_u64().unwrap();
+        let attempts = forwarded
+            .get(&k)
+            .unwrap_or_else(|| panic!("call {k} was never forwarded"));
+        for a in attempts {
+            assert_eq!(
+                c["view_hash"], a["view_hash"],
+                "call {k}: an attempt's view"
+            );
+        }
+        let f = attempts[0];
+        for field in [
+            "view_hash",
+            "tokens_before",
+            "tokens_after",
+            "status",
+            "tiers_fired",
+        ] {
+            assert_eq!(
+                c[field], f[field],
+                "call {k}: the replay's {field} is not the forwarded one\nreplay: {c}\nforwarded: {f}"
+            );
+        }
+    }
+    calls
+}
+
 // ---------------------------------------------------------------- plain-client tests
 
 /// A conversation of 30 calls through the proxy with a small window: it
@@ -794,6 +901,13 @@ fn a_long_conversation_is_recorded_compacted_and_verified() {
         "the key is never stored"
     );
     assert_verified(&env, task, 31);
+    let replayed = assert_replay_equals_forwarded(
+        &env,
+        task,
+        &["--window", "12000", "--output-reserved", "2000"],
+        &reports,
+    );
+    assert_eq!(replayed.len(), 31);
     // The record holds the whole conversation: the head, 31 answers, the ask, 30 results.
     let rows: i64 = env
         .conn()
@@ -804,6 +918,81 @@ fn a_long_conversation_is_recorded_compacted_and_verified() {
         )
         .unwrap();
     assert_eq!(rows, 1 + 1 + 31 + 30);
+}
+
+/// The issue's budget (window 12000, reserve 1500) over a 30-call
+/// conversation that shrinks and folds: a plain replay at that budget
+/// reads the live task's usage as the proxy did and derives all 30
+/// forwarded views (it diverged at call 9 when it read the usage as
+/// measuring the raw history), and at another budget it is a what-if on the
+/// same basis.
+#[test]
+fn plain_replay_derives_every_forwarded_view_of_a_compacting_conversation() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let budget = ["--window", "12000", "--output-reserved", "1500"];
+    let proxy = Proxy::start(&env, model.port, &budget, None);
+    let ask = "Read every file in notes/ and summarise them. [[reads 29]] Never edit files outside notes/.";
+    drive(&proxy, ask, 40, "replay-session");
+    let reports = proxy.wait_calls(30);
+    let task = reports[0]["task"].as_str().unwrap().to_string();
+    let fired: std::collections::BTreeSet<String> = reports
+        .iter()
+        .flat_map(|r| r["tiers_fired"].as_array().unwrap().clone())
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        fired.contains("shrink") && fired.contains("floor"),
+        "the conversation shrinks and folds: {fired:?}"
+    );
+    let replayed = assert_replay_equals_forwarded(&env, &task, &budget, &reports);
+    assert_eq!(replayed.len(), 30);
+    assert!(
+        replayed.iter().all(|c| c["status"] == "ok"),
+        "every call within the trigger, as forwarded"
+    );
+    assert_verified(&env, &task, 30);
+    // `sweep` (as `probe` and `report`, built on the same driver) reads the
+    // live task as replay does: at the proxy's policy, every call within
+    // the trigger, none over the window, none a breakthrough.
+    let sweep = env.run(&[
+        "sweep",
+        "--task",
+        &task,
+        "--window",
+        "12000",
+        "--output-reserved",
+        "1500",
+        "--summarizer",
+        "extractive",
+        "--json",
+    ]);
+    sweep.success();
+    let rows: Vec<Value> = sweep
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["schema"] == "compactor.sweep_row/1" && v["kind"] == "policy")
+        .collect();
+    assert!(!rows.is_empty(), "{}", sweep.stdout);
+    for row in &rows {
+        assert_eq!(row["calls"], 30, "{row}");
+        assert_eq!(row["over_window_calls"], 0, "{row}");
+        assert_eq!(row["breakthrough_calls"], 0, "{row}");
+    }
+    // Another budget: a what-if over the same record, on the same anchors.
+    let wider = env.run(&[
+        "replay",
+        "--task",
+        &task,
+        "--json",
+        "--window",
+        "40000",
+        "--output-reserved",
+        "1500",
+    ]);
+    let wider = wider.replay_json();
+    assert_eq!(wider["calls"].as_array().unwrap().len(), 30);
 }
 
 /// Upstream errors reach the client as they came (status, body, headers),
@@ -1224,18 +1413,35 @@ fn a_crash_at_a_chosen_point_then_a_restart_re_derives_the_same_views() {
         drop(conn);
         // Restart on the same store; the client retries where it was.
         let proxy = Proxy::start(&env, model.port, &budget, None);
-        if point.starts_with("abort-after-response") {
-            // The answer was recorded but never reached the client: its
-            // retry goes back one answer, which is a divergence.
-            let (status, _) = post(&proxy, "/v1/messages", &messages_body(&messages), &[]);
-            assert_eq!(status, 200);
-            let r = &proxy.wait_calls(1)[0];
-            assert!(r["reason"].as_str().unwrap().contains("went back"), "{r}");
-            continue;
-        }
         step(&proxy, &mut messages).unwrap();
         let r = &proxy.wait_calls(1)[0];
-        assert_eq!(r["call"], 3, "{point}");
+        assert_eq!(r["call"], 3, "{point}: the retry is the same call");
+        assert!(
+            r.get("started_from").is_none(),
+            "{point}: of the same task: {r}"
+        );
+        if point.starts_with("abort-after-response") {
+            // The answer was recorded but never reached the client whole:
+            // the retry superseded it, and it stays in the record, marked.
+            assert_eq!(r["supersedes"], 3, "{r}");
+            let conn = env.conn();
+            let (seq, attempt, by): (i64, i64, i64) = conn
+                .query_row(
+                    "SELECT seq, attempt, by_attempt FROM proxy_superseded",
+                    [],
+                    |x| Ok((x.get(0)?, x.get(1)?, x.get(2)?)),
+                )
+                .unwrap();
+            assert_eq!((attempt, by), (3, 4));
+            let kind: String = conn
+                .query_row(
+                    "SELECT kind FROM task_message WHERE task_id = ?1 AND seq = ?2",
+                    rusqlite::params![r["task"].as_str().unwrap(), seq],
+                    |x| x.get(0),
+                )
+                .unwrap();
+            assert_eq!(kind, "generation", "the superseded answer stays");
+        }
         let recorded: Vec<String> = {
             let conn = env.conn();
             let mut st = conn
@@ -1252,9 +1458,287 @@ fn a_crash_at_a_chosen_point_then_a_restart_re_derives_the_same_views() {
             "{point}: the restarted proxy derives the same view"
         );
         step(&proxy, &mut messages).unwrap();
-        proxy.wait_calls(2);
-        assert_verified(&env, r["task"].as_str().unwrap(), 5);
+        let after = proxy.wait_calls(2);
+        let task = r["task"].as_str().unwrap();
+        assert_eq!(after[1]["task"], task, "{point}: one task");
+        assert_verified(&env, task, 5);
+        let all = proxy_call_reports(&env, task);
+        assert_replay_equals_forwarded(&env, task, &budget, &all);
     }
+}
+
+/// A small seeded generator (xorshift64*): the chaos test's fault plan is
+/// the same at every run of a seed.
+struct Seeded(u64);
+
+impl Seeded {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// What a client that retries took from a conversation: the bodies the
+/// upstream received (in order) and the ids of the answers it took whole.
+struct Driven {
+    received: Vec<Vec<u8>>,
+    taken: Vec<String>,
+    restarts: usize,
+    faults: Vec<String>,
+}
+
+/// A client that plays `calls` model calls of one conversation and, as
+/// Claude Code does, sends the same request again when an answer did not
+/// come whole; `faults` are armed one per proxy process (the next one when
+/// the proxy it was armed in has died and is started again).
+fn drive_retrying(
+    env: &TestEnv,
+    model: &Model,
+    budget: &[&str],
+    calls: usize,
+    mut faults: VecDeque<String>,
+) -> Driven {
+    let start = |fault: Option<&str>| Proxy::start(env, model.port, budget, fault);
+    let mut armed = faults.pop_front();
+    let mut used = Vec::new();
+    used.extend(armed.clone());
+    let mut proxy = start(armed.as_deref());
+    let mut restarts = 0;
+    let mut messages = vec![
+        json!({"role": "user", "content": "Read the notes one by one. [[reads 99]] Never delete anything."}),
+    ];
+    let mut taken = Vec::new();
+    for k in 0..calls {
+        let mut tries = 0;
+        let text = loop {
+            tries += 1;
+            assert!(tries < 10, "call {k}: no answer after {tries} tries");
+            match try_post(&proxy, "/v1/messages", &messages_body(&messages), &[]) {
+                Ok((200, Ok(text))) if text.contains("message_stop") => break text,
+                _ => {}
+            }
+            // The answer did not come whole: the proxy died (an armed
+            // fault), so start it again, the next fault armed, and retry.
+            proxy.wait_exit();
+            drop(proxy);
+            restarts += 1;
+            armed = faults.pop_front();
+            used.extend(armed.clone());
+            proxy = start(armed.as_deref());
+        };
+        let id = text
+            .split("\"id\":\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .unwrap()
+            .to_string();
+        taken.push(id);
+        let tool = format!("toolu_stub_{k:03}");
+        messages.push(json!({"role": "assistant", "content": [{"type": "text", "text": "Reading the next file."}, {"type": "tool_use", "id": tool, "name": "Read", "input": {"file_path": format!("/notes/file_{:02}.txt", k + 1)}}]}));
+        messages.push(json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool, "content": read_output(k)}]}));
+    }
+    drop(proxy);
+    Driven {
+        received: model.model_calls().into_iter().map(|r| r.body).collect(),
+        taken,
+        restarts,
+        faults: used,
+    }
+}
+
+/// Chaos: one conversation of 24 calls at a budget that shrinks and folds,
+/// the proxy aborted at seeded fault points (after recording a request,
+/// mid-stream, after recording an answer), started again each time, the
+/// client retrying. The upstream receives the sequence of requests an
+/// uninterrupted run sends (each call's request the same bytes, however
+/// often it was retried); there is one task; every answer the client took
+/// is the record's answer to its call; the audit passes; and a plain replay
+/// equals what was forwarded.
+#[test]
+fn faults_restarts_and_retries_converge_on_the_uninterrupted_views() {
+    let budget = ["--window", "12000", "--output-reserved", "1500"];
+    let calls = 24;
+    let quiet_env = TestEnv::new();
+    let quiet_model = Model::start();
+    let quiet = drive_retrying(&quiet_env, &quiet_model, &budget, calls, VecDeque::new());
+    assert_eq!(quiet.received.len(), calls);
+    assert_eq!(quiet.restarts, 0);
+    let mut points_fired = std::collections::BTreeSet::new();
+    for seed in [7u64, 1_000_003, 0x5eed_cafe] {
+        let mut rng = Seeded(seed);
+        let faults: VecDeque<String> = (0..5)
+            .map(|_| {
+                let point = [
+                    "abort-after-request",
+                    "abort-mid-stream",
+                    "abort-after-response",
+                ][rng.below(3) as usize];
+                format!("{point}:{}", 1 + rng.below(6))
+            })
+            .collect();
+        let env = TestEnv::new();
+        let model = Model::start();
+        let run = drive_retrying(&env, &model, &budget, calls, faults);
+        let label = format!("seed {seed}, faults {:?}", run.faults);
+        assert!(
+            run.restarts >= 3,
+            "{label}: the faults fired ({} restarts)",
+            run.restarts
+        );
+        // The faults that fired: one per restart, in the order armed.
+        for f in &run.faults[..run.restarts] {
+            points_fired.insert(f.split(':').next().unwrap().to_string());
+        }
+        // Each request the upstream received is the uninterrupted run's
+        // request for some call, the calls in order, none left out.
+        let mut last = 0usize;
+        for (i, body) in run.received.iter().enumerate() {
+            let k = quiet
+                .received
+                .iter()
+                .position(|q| q == body)
+                .unwrap_or_else(|| {
+                    let table = |env: &TestEnv| -> String {
+                        let task: String = env
+                            .conn()
+                            .query_row("SELECT task_id FROM proxy_conversation", [], |r| r.get(0))
+                            .unwrap();
+                        proxy_call_reports(env, &task)
+                            .iter()
+                            .map(|r| {
+                                format!(
+                                    "{} {} {} {} {} {} {}\n",
+                                    r["call"],
+                                    r["tokens_before"],
+                                    r["tokens_after"],
+                                    r["tiers_fired"],
+                                    r["status"],
+                                    r["estimated_messages"],
+                                    &r["view_hash"].as_str().unwrap()[..8]
+                                )
+                            })
+                            .collect()
+                    };
+                    panic!(
+                        "{label}: request {i} is none the uninterrupted run sent:\n{}\ncall, tokens before and after, tiers, status, view estimate and hash; uninterrupted:\n{}\nwith faults:\n{}",
+                        first_difference(body, &quiet.received),
+                        table(&quiet_env),
+                        table(&env)
+                    )
+                });
+            assert!(
+                k == last || k == last + 1 || (i == 0 && k == 0),
+                "{label}: request {i} is call {k} after call {last}"
+            );
+            last = k;
+        }
+        assert_eq!(last, calls - 1, "{label}");
+        assert_eq!(
+            run.taken, quiet.taken,
+            "{label}: the client took the same answers"
+        );
+        let conn = env.conn();
+        let tasks: Vec<String> = conn
+            .prepare("SELECT task_id FROM proxy_conversation")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(tasks.len(), 1, "{label}: one task");
+        let task = &tasks[0];
+        // The record's answers (those no retry superseded) are the ones the
+        // client took, in order: no acknowledged answer lost.
+        let answers: Vec<String> = conn
+            .prepare(
+                "SELECT gen_id FROM task_message WHERE task_id = ?1 AND kind = 'generation'
+                 AND seq NOT IN (SELECT seq FROM proxy_superseded WHERE task_id = ?1) ORDER BY seq",
+            )
+            .unwrap()
+            .query_map([task], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(answers, run.taken, "{label}");
+        let check: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(check, "ok", "{label}");
+        let forwarded: i64 = conn
+            .query_row("SELECT count(*) FROM proxy_call", [], |r| r.get(0))
+            .unwrap();
+        drop(conn);
+        assert_verified(&env, task, forwarded as usize);
+        let reports = proxy_call_reports(&env, task);
+        let replayed = assert_replay_equals_forwarded(&env, task, &budget, &reports);
+        assert_eq!(replayed.len(), calls, "{label}");
+    }
+    assert_eq!(
+        points_fired.len(),
+        3,
+        "the seeds fire every kind of fault: {points_fired:?}"
+    );
+}
+
+/// Where a request differs from the closest one of `among` (the same
+/// number of messages, or the most), for a failure message.
+fn first_difference(body: &[u8], among: &[Vec<u8>]) -> String {
+    let parse = |b: &[u8]| -> Vec<Value> {
+        serde_json::from_slice::<Value>(b).unwrap()["messages"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let got = parse(body);
+    let best = among
+        .iter()
+        .map(|b| parse(b))
+        .min_by_key(|m| {
+            let shared = m.iter().zip(&got).take_while(|(a, b)| a == b).count();
+            (m.len().abs_diff(got.len()), usize::MAX - shared)
+        })
+        .unwrap_or_default();
+    let i = best.iter().zip(&got).take_while(|(a, b)| a == b).count();
+    let cut = |v: Option<&Value>| {
+        let t = v.map_or("(none)".to_string(), Value::to_string);
+        t.chars().take(1500).collect::<String>()
+    };
+    format!(
+        "{} messages, the closest has {}; message {i} differs:\n got: {}\nwant: {}",
+        got.len(),
+        best.len(),
+        cut(got.get(i)),
+        cut(best.get(i))
+    )
+}
+
+/// The forwarded calls of `task` as the store keeps them, shaped as the
+/// proxy's `--json` lines (call, view hash, tokens, tiers, status).
+fn proxy_call_reports(env: &TestEnv, task: &str) -> Vec<Value> {
+    env.conn()
+        .prepare(
+            "SELECT call, view_hash, report FROM proxy_call WHERE task_id = ?1 ORDER BY attempt",
+        )
+        .unwrap()
+        .query_map([task], |x| {
+            let report: String = x.get(2)?;
+            let mut v: Value = serde_json::from_str(&report).unwrap();
+            v["call"] = json!(x.get::<_, i64>(0)?);
+            v["view_hash"] = json!(x.get::<_, String>(1)?);
+            v["task"] = json!(task);
+            Ok(v)
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
 }
 
 // ---------------------------------------------------------------- the real clients
@@ -1552,4 +2036,884 @@ fn subagents_and_side_requests_are_linked_to_their_parent() {
         .filter(|t| t["parent"] == parent.as_str())
         .collect();
     assert_eq!(children.len(), 3, "{tasks:#?}");
+}
+
+// ---------------------------------------------------------------- limits, timeouts and targets
+
+/// Wait (bounded) until `f` holds.
+fn eventually(what: &str, f: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !f() {
+        assert!(start.elapsed() < Duration::from_secs(60), "never: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A raw HTTP exchange with the proxy: what it answered (up to the end of
+/// the connection, or the first 4 KB when it keeps it open).
+fn raw_exchange(proxy: &Proxy, request: &[u8]) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", proxy.port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(request).unwrap();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                answer.extend_from_slice(&buf[..n]);
+                if answer.windows(4).any(|w| w == b"\r\n\r\n") && answer.len() >= 12 {
+                    let text = String::from_utf8_lossy(&answer);
+                    // A head and a body whose length it declares.
+                    if let Some(len) = text
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length: "))
+                        .and_then(|v| v.trim().parse::<usize>().ok())
+                    {
+                        let head = text.find("\r\n\r\n").unwrap() + 4;
+                        if answer.len() >= head + len {
+                            break;
+                        }
+                    }
+                }
+            }
+            Err(e) => panic!("no answer from the proxy: {e}"),
+        }
+    }
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// Targets not in origin form are answered by the proxy itself: never sent
+/// to the upstream (nor to port 80 of its host), the key with them.
+#[test]
+fn targets_that_are_not_a_path_are_answered_by_the_proxy() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    let key = format!("x-api-key: {KEY}\r\n");
+    let options = raw_exchange(
+        &proxy,
+        format!("OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\n{key}Connection: close\r\n\r\n")
+            .as_bytes(),
+    );
+    assert!(options.starts_with("HTTP/1.1 204"), "{options}");
+    assert!(options.contains("allow: "), "{options}");
+    let star = raw_exchange(
+        &proxy,
+        format!("GET * HTTP/1.1\r\nHost: 127.0.0.1\r\n{key}Connection: close\r\n\r\n").as_bytes(),
+    );
+    assert!(star.starts_with("HTTP/1.1 400"), "{star}");
+    let connect = raw_exchange(
+        &proxy,
+        format!("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n{key}Connection: close\r\n\r\n").as_bytes(),
+    );
+    assert!(connect.starts_with("HTTP/1.1 403"), "{connect}");
+    let absolute = raw_exchange(
+        &proxy,
+        format!("GET http://127.0.0.1:{}/v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n{key}Connection: close\r\n\r\n", model.port).as_bytes(),
+    );
+    assert!(absolute.starts_with("HTTP/1.1 403"), "{absolute}");
+    assert!(
+        model.log.lock().unwrap().is_empty(),
+        "nothing reached the upstream"
+    );
+    // An origin-form request still goes through.
+    let resp = agent().get(proxy.url("/v1/models")).call().unwrap();
+    assert_eq!(resp.status().as_u16(), 200);
+    assert_eq!(model.log.lock().unwrap().len(), 1);
+}
+
+/// A declared body over the cap gets 413 at once, before any of it is sent;
+/// one that outgrows the cap as it arrives gets 413 too; neither is
+/// recorded or forwarded.
+#[test]
+fn a_body_over_the_cap_is_refused_at_once() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, &["--max-body-mb", "1"], None);
+    let declared = raw_exchange(
+        &proxy,
+        b"POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 629145600\r\n\r\n",
+    );
+    assert!(declared.starts_with("HTTP/1.1 413"), "{declared}");
+    assert!(declared.contains("--max-body-mb"), "{declared}");
+    // Sent in chunks with no declared length: refused once it passes 1 MiB.
+    let big = "x".repeat(2 << 20);
+    let body = messages_body(&[json!({"role": "user", "content": big})]).to_string();
+    let mut req = b"POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n".to_vec();
+    for piece in body.as_bytes().chunks(64 << 10) {
+        req.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+        req.extend_from_slice(piece);
+        req.extend_from_slice(b"\r\n");
+    }
+    req.extend_from_slice(b"0\r\n\r\n");
+    let mut s = TcpStream::connect(("127.0.0.1", proxy.port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    // The proxy may answer and close before all of it is written.
+    let _ = s.write_all(&req);
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    // The default cap takes this body.
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    let (status, _) = post(
+        &proxy,
+        "/v1/messages",
+        &messages_body(&[json!({"role": "user", "content": big})]),
+        &[],
+    );
+    assert_eq!(status, 200);
+    assert_eq!(model.model_calls().len(), 1, "only the last was forwarded");
+}
+
+/// Credentials in `--upstream` are sent to the upstream as Basic
+/// authorization (when the client sends none of its own) and never shown:
+/// not on stderr, not in a 502 body, not in an error about the URL.
+#[test]
+fn credentials_in_the_upstream_url_are_never_shown() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let secret = "s3cret-pass";
+    let mut cmd = env.std_command();
+    cmd.arg("--db")
+        .arg(env.db())
+        .args(["proxy", "--listen", "127.0.0.1:0", "--json", "--upstream"])
+        .arg(format!("http://me:{secret}@127.0.0.1:{}", model.port));
+    let proxy = Proxy::start_command(cmd, None);
+    let (status, _) = post(
+        &proxy,
+        "/v1/messages",
+        &messages_body(&[json!({"role": "user", "content": "hi"})]),
+        &[],
+    );
+    assert_eq!(status, 200);
+    let got = model.model_calls();
+    assert_eq!(
+        got[0].header("authorization"),
+        Some("Basic bWU6czNjcmV0LXBhc3M=")
+    );
+    // A client's own authorization is kept.
+    let (status, _) = post(
+        &proxy,
+        "/v1/models",
+        &json!({}),
+        &[("authorization", "Bearer sk-own")],
+    );
+    assert_eq!(status, 404);
+    let last = model.log.lock().unwrap().last().cloned().unwrap();
+    assert_eq!(last.header("authorization"), Some("Bearer sk-own"));
+    drop(proxy);
+    // An upstream that is not there: a 502 that names it without the password.
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let mut cmd = env.std_command();
+    cmd.arg("--db")
+        .arg(env.db())
+        .args(["proxy", "--listen", "127.0.0.1:0", "--json", "--upstream"])
+        .arg(format!("http://me:{secret}@127.0.0.1:{port}"));
+    let proxy = Proxy::start_command(cmd, None);
+    for path in ["/v1/messages", "/v1/models"] {
+        let (status, text) = post(
+            &proxy,
+            path,
+            &messages_body(&[json!({"role": "user", "content": "hi"})]),
+            &[],
+        );
+        let text = text.unwrap();
+        assert_eq!(status, 502, "{text}");
+        assert!(text.contains(&format!("127.0.0.1:{port}")), "{text}");
+        assert!(!text.contains(secret) && !text.contains("me:"), "{text}");
+    }
+    proxy.wait_calls(1);
+    let stderr = Arc::clone(&proxy.stderr);
+    eventually("the proxy notes the upstream it cannot reach", || {
+        stderr.lock().unwrap().contains("cannot reach the upstream")
+    });
+    let text = stderr.lock().unwrap().clone();
+    assert!(!text.contains(secret), "{text}");
+    drop(proxy);
+    let run = env.run(&[
+        "proxy",
+        "--upstream",
+        &format!("http://me:{secret}@api.example.com"),
+    ]);
+    run.failure(2).stderr_has("***@api.example.com");
+    assert!(!run.stderr.contains(secret), "{}", run.stderr);
+}
+
+/// The upstream's timeouts, and a client that leaves: a stalled upstream is
+/// given up at the first-byte timeout (504) or the idle timeout (the stream
+/// ends in an error), and when the client goes away its upstream request
+/// is dropped at once (the stub sees its connection closed), whatever the
+/// timeouts; each call's end is recorded.
+#[test]
+fn a_stalled_upstream_times_out_and_a_departed_client_frees_it() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let quick = ["--first-byte-timeout", "1", "--idle-timeout", "1"];
+    let proxy = Proxy::start(&env, model.port, &quick, None);
+    let body = |text: &str| messages_body(&[json!({"role": "user", "content": text})]);
+    model.then(Answer::Stall);
+    let (status, text) = post(&proxy, "/v1/messages", &body("no head"), &[]);
+    let text = text.unwrap();
+    assert_eq!(status, 504, "{text}");
+    assert!(text.contains("--first-byte-timeout"), "{text}");
+    eventually("the stalled request is dropped", || {
+        model.dropped.load(std::sync::atomic::Ordering::SeqCst) == 1
+    });
+    model.then(Answer::StallAfter(150));
+    match try_post(&proxy, "/v1/messages", &body("a head, then nothing"), &[]) {
+        Ok((200, Err(_))) | Err(_) => {}
+        other => panic!("a stalled stream reached the client as a whole answer: {other:?}"),
+    }
+    eventually("the idle stream is dropped", || {
+        model.dropped.load(std::sync::atomic::Ordering::SeqCst) == 2
+    });
+    let reports = proxy.wait_calls(2);
+    assert_eq!(reports[0]["outcome"], "upstream_failed", "{}", reports[0]);
+    assert_eq!(reports[0]["upstream_status"], Value::Null);
+    assert_eq!(reports[1]["outcome"], "upstream_failed", "{}", reports[1]);
+    drop(proxy);
+
+    // Long timeouts (the defaults): the client leaving is what frees them.
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    for (i, stall) in [Answer::StallAfter(150), Answer::Stall]
+        .into_iter()
+        .enumerate()
+    {
+        model.then(stall);
+        let mut s = TcpStream::connect(("127.0.0.1", proxy.port)).unwrap();
+        let b = body(&format!("the client leaves {i}")).to_string();
+        s.write_all(
+            format!(
+                "POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{b}",
+                b.len()
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        eventually("the request reaches the upstream", || {
+            model.model_calls().len() == 3 + i
+        });
+        if i == 0 {
+            // The head and the first bytes arrive, then the client leaves.
+            let mut buf = [0u8; 64];
+            s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+            assert!(s.read(&mut buf).unwrap() > 0);
+        }
+        drop(s);
+        eventually(
+            "the upstream request of a departed client is dropped",
+            || model.dropped.load(std::sync::atomic::Ordering::SeqCst) == 3 + i,
+        );
+        let r = &proxy.wait_calls(i + 1)[i];
+        assert_eq!(r["outcome"], "client_gone", "{r}");
+    }
+}
+
+/// The same command run under an open-file limit (`ulimit -n`).
+fn under_file_limit(cmd: std::process::Command, limit: u32) -> std::process::Command {
+    let mut sh = std::process::Command::new("sh");
+    sh.arg("-c")
+        .arg(format!("ulimit -n {limit} && exec \"$0\" \"$@\""))
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => sh.env(k, v),
+            None => sh.env_remove(k),
+        };
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        sh.current_dir(dir);
+    }
+    sh
+}
+
+/// A process's thread count and open files, from /proc.
+fn threads_and_files(pid: u32) -> (usize, usize) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let threads = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Threads:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    let files = std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count);
+    (threads, files)
+}
+
+/// A process's CPU time so far (user and system), in clock ticks (1/100 s).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // The fields after the command name (which may hold spaces) in parens.
+    let rest = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime: fields 14 and 15 of the line, 12 and 13 after it.
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// Threads and open files a proxy may hold, whatever the conversations:
+/// its runtime's two, the body parsers (4), the engine's two and the
+/// process's own; three standard streams, the listener, the runtime's
+/// event queue and the engine's four store connections with their WAL
+/// files, and the connections in flight.
+const THREAD_BOUND: usize = 12;
+const FILE_BOUND: usize = 96;
+
+/// Soak: 300 conversations (12 clients at a time) through a proxy whose
+/// open files are limited to 128: every one is answered, and the proxy's
+/// threads and open files stay under a fixed bound, well below the limit;
+/// conversations pushed out of memory by the cap are rebuilt from the
+/// record when they return (the same task, the next call).
+#[test]
+fn three_hundred_conversations_under_an_open_file_limit_of_128() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let mut cmd = env.std_command();
+    cmd.arg("--db")
+        .arg(env.db())
+        .args(["proxy", "--listen", "127.0.0.1:0", "--json", "--upstream"])
+        .arg(format!("http://127.0.0.1:{}", model.port))
+        .args(["--max-conversations", "16"]);
+    let proxy = Arc::new(Proxy::start_command(under_file_limit(cmd, 128), None));
+    let pid = proxy.pid();
+    let limit = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    assert!(
+        limit
+            .lines()
+            .any(|l| l.starts_with("Max open files") && l.split_whitespace().nth(3) == Some("128")),
+        "{limit}"
+    );
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let peak = Arc::new(Mutex::new((0usize, 0usize)));
+    let sampler = {
+        let (stop, peak) = (Arc::clone(&stop), Arc::clone(&peak));
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                let (t, f) = threads_and_files(pid);
+                let mut p = peak.lock().unwrap();
+                *p = (p.0.max(t), p.1.max(f));
+                drop(p);
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        })
+    };
+    let one = |proxy: &Proxy, c: usize, history: &[Value]| -> Result<(), String> {
+        let mut body = messages_body(history);
+        body["metadata"]["user_id"] = Value::String(format!("{{\"session_id\":\"soak-{c}\"}}"));
+        match try_post(proxy, "/v1/messages", &body, &[])? {
+            (200, Ok(text)) if text.contains("message_stop") => Ok(()),
+            other => Err(format!("conversation {c}: {other:?}")),
+        }
+    };
+    let ask = |c: usize| json!({"role": "user", "content": format!("Conversation {c}: summarise the notes.")});
+    let clients: Vec<_> = (0..12)
+        .map(|w| {
+            let proxy = Arc::clone(&proxy);
+            std::thread::spawn(move || -> Vec<String> {
+                (0..25)
+                    .filter_map(|i| one(&proxy, w * 25 + i, &[ask(w * 25 + i)]).err())
+                    .collect()
+            })
+        })
+        .collect();
+    let failed: Vec<String> = clients
+        .into_iter()
+        .flat_map(|t| t.join().unwrap())
+        .collect();
+    assert!(
+        failed.is_empty(),
+        "{} unanswered: {:?}",
+        failed.len(),
+        &failed[..failed.len().min(5)]
+    );
+    let first = proxy.wait_calls(300);
+    // Every tenth conversation returns, long pushed out of memory.
+    for c in (0..300).step_by(10) {
+        let history = [
+            ask(c),
+            json!({"role": "assistant", "content": [{"type": "text", "text": "All files read."}]}),
+            json!({"role": "user", "content": "And now the next step."}),
+        ];
+        one(&proxy, c, &history).unwrap();
+    }
+    let all = proxy.wait_calls(330);
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    sampler.join().unwrap();
+    let tasks: std::collections::BTreeSet<&str> =
+        first.iter().map(|r| r["task"].as_str().unwrap()).collect();
+    assert_eq!(tasks.len(), 300, "one task per conversation");
+    for r in &all[300..] {
+        assert_eq!(r["call"], 2, "a returning conversation goes on: {r}");
+        assert!(tasks.contains(r["task"].as_str().unwrap()), "{r}");
+        assert!(r.get("started_from").is_none(), "{r}");
+    }
+    let (threads, files) = *peak.lock().unwrap();
+    eprintln!("peak over 300 conversations: {threads} threads, {files} open files");
+    assert!(threads > 0 && threads <= THREAD_BOUND, "{threads} threads");
+    assert!(files > 0 && files <= FILE_BOUND, "{files} open files");
+    let now = threads_and_files(pid);
+    assert!(now.0 <= THREAD_BOUND && now.1 <= FILE_BOUND, "{now:?}");
+}
+
+/// Out of files, the accept loop waits before accepting again and says so
+/// at most once per interval (not once per attempt); once files are free
+/// again it serves as before.
+#[test]
+fn out_of_files_the_accept_loop_backs_off_and_recovers() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let mut cmd = env.std_command();
+    cmd.arg("--db")
+        .arg(env.db())
+        .args(["proxy", "--listen", "127.0.0.1:0", "--json", "--upstream"])
+        .arg(format!("http://127.0.0.1:{}", model.port));
+    let proxy = Proxy::start_command(under_file_limit(cmd, 64), None);
+    // Idle connections until the proxy can open no more files.
+    let idle: Vec<TcpStream> = (0..90)
+        .map(|_| TcpStream::connect(("127.0.0.1", proxy.port)).unwrap())
+        .collect();
+    let stderr = Arc::clone(&proxy.stderr);
+    eventually("the proxy runs out of files", || {
+        stderr.lock().unwrap().contains("accept failed")
+    });
+    // Two seconds of failing accepts: one note, not thousands, and the loop
+    // waits between attempts instead of spinning (a spinning loop burns
+    // the whole two seconds of a core; one that waits, next to nothing).
+    let cpu_before = cpu_ticks(proxy.pid());
+    std::thread::sleep(Duration::from_secs(2));
+    let cpu = cpu_ticks(proxy.pid()) - cpu_before;
+    let notes = stderr.lock().unwrap().matches("accept failed").count();
+    assert_eq!(notes, 1, "{}", stderr.lock().unwrap());
+    assert!(
+        cpu < 25,
+        "{cpu} clock ticks of CPU in two seconds of failing accepts"
+    );
+    drop(idle);
+    let (status, _) = post(
+        &proxy,
+        "/v1/messages",
+        &messages_body(&[json!({"role": "user", "content": "files again"})]),
+        &[],
+    );
+    assert_eq!(status, 200);
+}
+
+/// A recorded model name (or any recorded text a table shows) holding
+/// terminal escapes is printed with them made visible, in `tasks` and
+/// `tasks --wide`.
+#[test]
+fn recorded_escapes_are_shown_visibly_in_task_tables() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    let mut body =
+        messages_body(&[json!({"role": "user", "content": "title \u{1b}]0;owned\u{7} here"})]);
+    body["model"] = json!("claude-\u{1b}[31mred\u{1b}[0m");
+    let (status, _) = post(&proxy, "/v1/messages", &body, &[]);
+    assert_eq!(status, 200);
+    proxy.wait_calls(1);
+    for args in [&["tasks"][..], &["tasks", "--wide"]] {
+        let run = env.run(args);
+        run.success();
+        assert!(
+            !run.stdout.contains('\u{1b}') && !run.stdout.contains('\u{7}'),
+            "{args:?}:\n{}",
+            run.stdout
+        );
+    }
+    let wide = env.run(&["tasks", "--wide"]);
+    assert!(
+        wide.stdout.contains("claude-\\u{1b}[31mred"),
+        "{}",
+        wide.stdout
+    );
+}
+
+/// Conversations pushed out of memory at every call (a cap of one) are
+/// rebuilt from the record each time and forward the views they forward
+/// when kept.
+#[test]
+fn conversations_rebuilt_from_the_record_forward_the_same_views() {
+    let budget = ["--window", "12000", "--output-reserved", "2000"];
+    let views = |extra: &[&str]| -> Vec<(String, String)> {
+        let env = TestEnv::new();
+        let model = Model::start();
+        let mut args = budget.to_vec();
+        args.extend_from_slice(extra);
+        let proxy = Arc::new(Proxy::start(&env, model.port, &args, None));
+        let threads: Vec<_> = ["first", "second", "third"]
+            .iter()
+            .map(|name| {
+                let proxy = Arc::clone(&proxy);
+                let name = name.to_string();
+                std::thread::spawn(move || {
+                    drive(&proxy, &format!("The {name} job. [[reads 12]]"), 20, &name);
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let mut out: Vec<(String, String)> = proxy
+            .wait_calls(39)
+            .iter()
+            .map(|r| {
+                (
+                    format!("{}/{:02}", r["task"].as_str().unwrap(), r["call"]),
+                    r["view_hash"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let kept = views(&[]);
+    assert_eq!(kept.len(), 39);
+    assert_eq!(views(&["--max-conversations", "1"]), kept);
+}
+
+// ---------------------------------------------------------------- Chat Completions
+
+/// A Chat Completions answer as a client reads it (SSE chunks or one
+/// JSON object): the assistant message it sends back.
+fn chat_message(text: &str, streamed: bool) -> Value {
+    if !streamed {
+        let v: Value = serde_json::from_str(text).unwrap();
+        let mut m = v["choices"][0]["message"].clone();
+        if m["tool_calls"].as_array().is_some_and(|c| c.is_empty()) {
+            m.as_object_mut().unwrap().remove("tool_calls");
+        }
+        return m;
+    }
+    let (mut content, mut reasoning) = (String::new(), String::new());
+    let mut calls: Vec<Value> = Vec::new();
+    let mut done = false;
+    for data in text.lines().filter_map(|l| l.strip_prefix("data: ")) {
+        if data == "[DONE]" {
+            done = true;
+            continue;
+        }
+        let c: Value = serde_json::from_str(data).unwrap();
+        let d = &c["choices"][0]["delta"];
+        content.push_str(d["content"].as_str().unwrap_or(""));
+        reasoning.push_str(d["reasoning_content"].as_str().unwrap_or(""));
+        for t in d["tool_calls"].as_array().into_iter().flatten() {
+            if t["id"].is_string() {
+                calls.push(json!({"id": t["id"], "type": "function",
+                    "function": {"name": t["function"]["name"], "arguments": ""}}));
+            }
+            let last = calls.last_mut().unwrap();
+            let so_far = last["function"]["arguments"].as_str().unwrap().to_string();
+            last["function"]["arguments"] =
+                Value::String(so_far + t["function"]["arguments"].as_str().unwrap_or(""));
+        }
+    }
+    assert!(done, "the stream ends with [DONE]");
+    let mut m = json!({"role": "assistant", "content": content});
+    if !reasoning.is_empty() {
+        m["reasoning_content"] = Value::String(reasoning);
+    }
+    if !calls.is_empty() {
+        m["tool_calls"] = Value::Array(calls);
+    }
+    m
+}
+
+/// A Chat Completions body as OpenCode sends it.
+fn chat_body(messages: &[Value], stream: bool) -> Value {
+    json!({
+        "model": "stub-model",
+        "max_tokens": 1000,
+        "messages": messages,
+        "tools": [{"type": "function", "function": {"name": "read", "description": "read a file",
+                   "parameters": {"type": "object", "properties": {"filePath": {"type": "string"}}}}}],
+        "tool_choice": "auto",
+        "stream": stream,
+        "stream_options": {"include_usage": true},
+    })
+}
+
+const CHAT_SYSTEM: &str = "You are a test agent.";
+const CHAT_BUDGET: [&str; 4] = ["--window", "12000", "--output-reserved", "2000"];
+
+/// A proxy forwarding to `upstream` (a base URL).
+fn chat_proxy(env: &TestEnv, upstream: &str) -> Proxy {
+    let mut cmd = env.std_command();
+    cmd.arg("--db")
+        .arg(env.db())
+        .args([
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--json",
+            "--upstream",
+            upstream,
+        ])
+        .args(CHAT_BUDGET);
+    Proxy::start_command(cmd, None)
+}
+
+/// Drive a Chat Completions conversation as OpenCode does: system message,
+/// ask, then each call's tool result (a file's text) until the model
+/// answers with text; every other call whole (not streamed) and sent to
+/// the path without `/v1`. Returns the messages the client holds.
+fn drive_chat(proxy: &Proxy, ask: &str, session: &str) -> Vec<Value> {
+    let mut messages = vec![
+        json!({"role": "system", "content": CHAT_SYSTEM}),
+        json!({"role": "user", "content": ask}),
+    ];
+    for k in 0..60 {
+        let stream = k % 2 == 0;
+        let path = if stream {
+            "/v1/chat/completions"
+        } else {
+            "/chat/completions"
+        };
+        let bearer = format!("Bearer {KEY}");
+        let (status, text) = post(
+            proxy,
+            path,
+            &chat_body(&messages, stream),
+            &[("authorization", &bearer), ("x-session-id", session)],
+        );
+        assert_eq!(status, 200, "call {k}: {text:?}");
+        let m = chat_message(&text.unwrap(), stream);
+        let calls = m["tool_calls"].as_array().cloned().unwrap_or_default();
+        messages.push(m);
+        if calls.is_empty() {
+            return messages;
+        }
+        for c in calls {
+            messages
+                .push(json!({"role": "tool", "tool_call_id": c["id"], "content": read_output(k)}));
+        }
+    }
+    panic!("the model never finished");
+}
+
+/// A Chat Completions conversation of 31 calls through the proxy (streamed
+/// with `include_usage`, and whole) to an upstream given as a base URL with
+/// its `/v1`: recorded with its reasoning, compacted, its tool calls
+/// paired and its system message first in every forwarded request, the key
+/// never stored; `--verify-forwarded` and a plain replay at the proxy's
+/// budget derive every forwarded view; and a side request of the session
+/// (no tools, another system prompt) is a task of its own, linked, that
+/// leaves the conversation's task as it was.
+#[test]
+fn a_chat_completions_conversation_is_recorded_compacted_and_verified() {
+    let env = TestEnv::new();
+    let model = crate::chat::ChatModel::start();
+    let proxy = chat_proxy(&env, &model.base_url());
+    let ask = format!("Read the notes. [[reads 30]] {CONSTRAINT}");
+    let held = drive_chat(&proxy, &ask, "ses_chat_1");
+    assert_eq!(
+        held.last().unwrap()["content"],
+        "Done: 30 tool results read."
+    );
+    let reports = proxy.wait_calls(31);
+    let received = model.requests();
+    assert_eq!(received.len(), 31);
+    let task = reports[0]["task"].as_str().unwrap().to_string();
+    assert!(
+        reports.iter().all(|r| r["task"] == task.as_str()),
+        "one task"
+    );
+    assert!(
+        reports
+            .iter()
+            .any(|r| !r["tiers_fired"].as_array().unwrap().is_empty()),
+        "tiers fired"
+    );
+    for (r, c) in reports.iter().zip(&received) {
+        assert_eq!(r["api"], "chat");
+        assert_eq!(r["outcome"], "recorded", "{r}");
+        assert_eq!(c.path, "/v1/chat/completions", "the upstream's /v1 once");
+        assert_eq!(
+            c.header("authorization"),
+            Some(format!("Bearer {KEY}").as_str())
+        );
+        let messages = c.body["messages"].as_array().unwrap();
+        assert_eq!(
+            messages[0],
+            json!({"role": "system", "content": CHAT_SYSTEM})
+        );
+        crate::opencode::assert_chat_pairs(messages, &format!("call {}", r["call"]));
+        assert!(
+            c.body.to_string().contains(CONSTRAINT),
+            "call {}",
+            r["call"]
+        );
+        for k in [
+            "model",
+            "max_tokens",
+            "tools",
+            "tool_choice",
+            "stream_options",
+        ] {
+            assert_eq!(c.body[k], chat_body(&[], true)[k], "{k}");
+        }
+        if r["status"] != "over_window" {
+            let sent = serde_json::to_string(&c.body).unwrap().len() as u64 / 4;
+            assert!(
+                sent <= r["w_eff"].as_u64().unwrap(),
+                "call {}: {sent}",
+                r["call"]
+            );
+        }
+    }
+    // The reasoning the model sent is recorded, and sent back where the
+    // client's own message is forwarded.
+    let rows = env.run(&["show", "--task", &task, "--json"]);
+    assert!(rows.stdout.contains("The script asks for read."));
+    assert!(
+        received
+            .last()
+            .unwrap()
+            .body
+            .to_string()
+            .contains("reasoning_content")
+    );
+    assert!(
+        !contains(&store_bytes(&env), KEY),
+        "the key is never stored"
+    );
+    assert_verified(&env, &task, 31);
+    assert_replay_equals_forwarded(&env, &task, &CHAT_BUDGET, &reports);
+
+    // A side request of the same session: its own task, linked.
+    let rows_before = env.task(&task)["rows"].clone();
+    let side = vec![
+        json!({"role": "system", "content": "You are a title generator."}),
+        json!({"role": "user", "content": ask}),
+    ];
+    let mut body = chat_body(&side, true);
+    body.as_object_mut().unwrap().remove("tools");
+    let (status, text) = post(
+        &proxy,
+        "/v1/chat/completions",
+        &body,
+        &[("x-session-id", "ses_chat_1")],
+    );
+    assert_eq!(status, 200, "{text:?}");
+    let side_report = &proxy.wait_calls(32)[31];
+    assert_ne!(side_report["task"], task.as_str());
+    assert_eq!(side_report["started_from"], task.as_str(), "{side_report}");
+    assert_eq!(
+        env.task(&task)["rows"],
+        rows_before,
+        "the conversation's task is untouched"
+    );
+    // The conversation goes on in its task.
+    let mut more = held.clone();
+    more.push(json!({"role": "user", "content": "Thanks."}));
+    let (status, _) = post(
+        &proxy,
+        "/v1/chat/completions",
+        &chat_body(&more, true),
+        &[("x-session-id", "ses_chat_1")],
+    );
+    assert_eq!(status, 200);
+    assert_eq!(proxy.wait_calls(33)[32]["task"], task.as_str());
+}
+
+/// The pinned `openai` Python SDK's agent script (`clients/`), or `None`
+/// (said plainly) when Python or the SDK is absent; under CI that fails.
+fn python_sdk(test: &str) -> Option<std::path::PathBuf> {
+    let script = crate::util::crate_dir()
+        .join("clients")
+        .join("openai_chat_agent.py");
+    let found = std::process::Command::new("python3")
+        .args(["-c", "import openai"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if found {
+        return Some(script);
+    }
+    if crate::util::under_ci() {
+        panic!(
+            "{test}: python3 with the openai SDK is missing and CI is set: run `python3 -m pip install -r clients/requirements.txt`"
+        );
+    }
+    eprintln!(
+        "SKIPPED {test}: python3 or its openai SDK is not installed; run `python3 -m pip install -r clients/requirements.txt`"
+    );
+    None
+}
+
+/// The official `openai` Python SDK, streaming with tools through the proxy
+/// (`user` names its conversation): a long tool loop compacted, every
+/// forwarded request legal and within the window, the SDK reading every
+/// streamed answer and its usage chunk, and every forwarded view derived
+/// again offline.
+#[test]
+#[cfg_attr(
+    not(compactor_python_sdk),
+    ignore = "needs the openai Python SDK: python3 -m pip install -r clients/requirements.txt"
+)]
+fn the_openai_python_sdk_streams_tools_through_the_proxy() {
+    let Some(script) = python_sdk("the_openai_python_sdk_streams_tools_through_the_proxy") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let project = env.root().join("project");
+    write_notes(&project, 30, 40);
+    let model = crate::chat::ChatModel::start();
+    let proxy = chat_proxy(&env, &format!("http://127.0.0.1:{}", model.port));
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg(&script)
+        .args([
+            &proxy.url("/v1"),
+            "stub-model",
+            "py-user-1",
+            &format!("Read every note. [[reads 30]] {CONSTRAINT}"),
+        ])
+        .current_dir(&project)
+        .env("OPENAI_API_KEY", KEY)
+        .env_remove("OPENAI_BASE_URL")
+        .env("NO_PROXY", "127.0.0.1");
+    let (status, out, err) = run_bounded_for(cmd, Duration::from_secs(300));
+    assert_eq!(status, 0, "the SDK's agent failed:\n{out}\n{err}");
+    assert!(out.contains("Done: 30 tool results read."), "{out}\n{err}");
+    // The SDK read each answer's usage chunk: the stub's prompt count.
+    let usages = out.lines().filter(|l| l.starts_with("usage ")).count();
+    assert_eq!(usages, 31, "{out}");
+    let reports = proxy.wait_calls(31);
+    let received = model.requests();
+    let task = reports[0]["task"].as_str().unwrap();
+    assert!(reports.iter().all(|r| r["task"] == task), "one task");
+    assert!(
+        reports
+            .iter()
+            .any(|r| !r["tiers_fired"].as_array().unwrap().is_empty()),
+        "tiers fired"
+    );
+    for (r, c) in reports.iter().zip(&received) {
+        assert_eq!(r["outcome"], "recorded", "{r}");
+        assert_eq!(c.body["user"], "py-user-1");
+        assert_eq!(c.body["stream_options"]["include_usage"], true);
+        let messages = c.body["messages"].as_array().unwrap();
+        assert_eq!(messages[0]["role"], "system");
+        crate::opencode::assert_chat_pairs(messages, &format!("call {}", r["call"]));
+        assert!(
+            c.body.to_string().contains(CONSTRAINT),
+            "call {}",
+            r["call"]
+        );
+        if r["status"] != "over_window" {
+            let sent = c.body.to_string().len() as u64 / 4;
+            assert!(
+                sent <= r["w_eff"].as_u64().unwrap(),
+                "call {}: {sent}",
+                r["call"]
+            );
+        }
+    }
+    assert!(
+        !contains(&store_bytes(&env), KEY),
+        "the key is never stored"
+    );
+    assert_verified(&env, task, 31);
+    assert_replay_equals_forwarded(&env, task, &CHAT_BUDGET, &reports);
 }

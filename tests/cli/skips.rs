@@ -16,7 +16,7 @@ struct Needs {
     cfg: &'static str,
 }
 
-const NEEDS: [Needs; 2] = [
+const NEEDS: [Needs; 3] = [
     Needs {
         helper: "corpus",
         cfg: "compactor_corpus",
@@ -24,6 +24,10 @@ const NEEDS: [Needs; 2] = [
     Needs {
         helper: "client",
         cfg: "compactor_clients",
+    },
+    Needs {
+        helper: "python_sdk",
+        cfg: "compactor_python_sdk",
     },
 ];
 

@@ -474,3 +474,95 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: crate::session::props::cases(24), ..ProptestConfig::default() })]
+
+    /// Rows a live client's retry superseded (`proxy_superseded`) are left
+    /// out of the history: an index of the record that holds them, read
+    /// from a file store by block or held in memory, reads as the record
+    /// without them, and a run over it makes the same views; a fresh
+    /// driver re-running a call over what the first run stored makes that
+    /// call's view again (a retry after a restart).
+    #[test]
+    fn superseded_rows_are_left_out_of_the_history(
+        events in transcript(),
+        b in budget(),
+        at in proptest::collection::vec(0usize..64, 0..4),
+    ) {
+        let sim = build(&events);
+        let rows = sim.messages().to_vec();
+        let mut at: Vec<usize> = at.into_iter().map(|i| i % (rows.len() + 1)).collect();
+        at.sort_unstable();
+        let mut with = Vec::new();
+        let mut holes = Vec::new();
+        for i in 0..=rows.len() {
+            for _ in at.iter().filter(|&&j| j == i) {
+                let mut extra = crate::model::Message::new(
+                    crate::model::Role::Assistant,
+                    Kind::Generation,
+                    vec![crate::model::Block::Text { text: format!("an answer superseded at row {i}") }],
+                    0,
+                );
+                extra.gen_id = Some(format!("superseded-{i}"));
+                if let Some(next) = rows.get(i).or(rows.last()) {
+                    (extra.turn, extra.step) = (next.turn, next.step);
+                }
+                holes.push(with.len() as u64);
+                with.push(extra);
+            }
+            if let Some(m) = rows.get(i) {
+                with.push(m.clone());
+            }
+        }
+        let write = |store: &mut Store, rows: &[crate::model::Message], holes: &[u64]| {
+            store
+                .transaction(|tx| -> Result<(), StoreError> {
+                    tx.upsert_task(&task_t())?;
+                    tx.append_messages("t", None, rows)?;
+                    for f in sim.forms.values() {
+                        tx.put_tool_form("t", f)?;
+                    }
+                    for (n, &seq) in holes.iter().enumerate() {
+                        let s = crate::store::ProxySuperseded { seq, attempt: n as u64 + 1, by_attempt: n as u64 + 2 };
+                        tx.put_proxy_superseded("t", &s)?;
+                    }
+                    Ok(())
+                })
+                .unwrap();
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut file = Store::open(&DbLocation::File(dir.path().join("with.db"))).unwrap();
+        write(&mut file, &with, &holes);
+        let mut mem = Store::open_memory().unwrap();
+        write(&mut mem, &with, &holes);
+        let mut clean = Store::open(&DbLocation::File(dir.path().join("clean.db"))).unwrap();
+        write(&mut clean, &rows, &[]);
+        let from_file = TaskRecordIndex::load(&file, "t").unwrap();
+        let from_mem = TaskRecordIndex::load(&mem, "t").unwrap();
+        let want = TaskRecordIndex::load(&clean, "t").unwrap();
+        for read in [&from_file, &from_mem] {
+            prop_assert_eq!(read.len(), rows.len());
+            prop_assert_eq!(read.stored_len(), with.len() as u64);
+            prop_assert_eq!(read.superseded_rows(), holes.len());
+            prop_assert_eq!(read.calls(), want.calls());
+            prop_assert_eq!(read.all_rows().unwrap(), rows.clone());
+            for k in 1..=want.calls() + 1 {
+                prop_assert_eq!(read.history_end(k), want.history_end(k));
+                prop_assert_eq!(read.usage(k), want.usage(k));
+            }
+        }
+        let est = CharsPerToken::default();
+        let settings = || RunSettings::new(b, &est, &StaticCheckpoint);
+        let mut ours = Driver::new(&file, &from_file, settings()).unwrap();
+        let mut theirs = Driver::new(&clean, &want, settings()).unwrap();
+        for k in 1..=want.calls() + 1 {
+            let a = ours.step(&mut file, k).unwrap();
+            let w = theirs.step(&mut clean, k).unwrap();
+            prop_assert_eq!(&a.report.view_hash, &w.report.view_hash, "call {}", k);
+            let mut again = Driver::new(&file, &from_file, settings()).unwrap();
+            let r = again.step(&mut file, k).unwrap();
+            prop_assert_eq!(&r.report.view_hash, &a.report.view_hash, "call {} re-run by a fresh driver", k);
+        }
+    }
+}

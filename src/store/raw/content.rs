@@ -56,7 +56,11 @@ impl Lz4 {
         let len = u32::try_from(input.len()).ok()?;
         let max = 4 + lz4_flex::block::get_maximum_output_size(input.len());
         if self.out.len() < max {
-            self.out.resize(max, 0);
+            // A new zeroed buffer rather than a grown one: the allocator
+            // hands over memory known to be zero without writing it, so only
+            // the pages the compressed bytes reach are touched (a 55 MB row
+            // that compresses well costs no 55 MB of zeros).
+            self.out = vec![0u8; max];
         }
         let table = if input.len() < usize::from(u16::MAX) {
             &mut self.small

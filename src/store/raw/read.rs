@@ -223,10 +223,27 @@ impl Reader<'_> {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Figures for `compactor tasks`, computed from the record.
+    /// Figures for `compactor tasks`, computed from the record's history
+    /// (an answer a retry superseded left out).
     pub fn task_stats(&self, task_id: &str) -> Result<TaskStats> {
-        Ok(stats_of(
-            self.all_messages(task_id)?.iter().map(|s| &s.message),
-        ))
+        Ok(stats_of(self.history_rows(task_id)?.iter()))
+    }
+
+    /// The task's history: its rows, less the answers a live client's retry
+    /// superseded (`proxy_superseded`).
+    pub fn history_rows(&self, task_id: &str) -> Result<Vec<Message>> {
+        let superseded: std::collections::HashSet<u64> = self
+            .proxy_superseded(task_id)?
+            .into_iter()
+            .map(|s| s.seq)
+            .collect();
+        let mut out = Vec::new();
+        self.each_stored(task_id, 0, u64::MAX, |s| {
+            if !superseded.contains(&s.seq) {
+                out.push(s.message);
+            }
+            Ok::<(), StoreError>(())
+        })?;
+        Ok(out)
     }
 }
