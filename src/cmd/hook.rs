@@ -37,7 +37,7 @@ use super::session_dirs::{claude_projects, codex_sessions};
 use super::summarizer::{Configured, SummarizerArgs};
 use super::words::plural;
 use super::write_session::Stamp;
-use crate::cli::Cli;
+use super::Cli;
 use crate::hooks::adapter::{Session, import_session, latest_client_summary, read_session, record};
 use crate::hooks::context::{before_compaction, summarizer_instructions, task_context};
 use crate::hooks::{Client, DEADLINE_SECS, HookEvent, STORE_WAIT_SECS};

@@ -22,7 +22,7 @@ use super::exit::Outcome;
 use super::hook_log::log_path;
 use super::self_command::SelfCommand;
 use super::style;
-use crate::cli::Cli;
+use super::Cli;
 use crate::hooks::mcp;
 use crate::hooks::settings::{Entries, Settings};
 use crate::hooks::{Client, HookEvent};

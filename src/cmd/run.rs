@@ -32,7 +32,7 @@ use super::errors::hinted;
 use super::exit::Outcome;
 use super::hook_log::beside_store;
 use super::self_command::SelfCommand;
-use crate::cli::Cli;
+use super::Cli;
 use crate::launch::{CLIENTS, LiveClient, ServerCommand};
 
 #[derive(Debug, Args)]

@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 
 use anstyle::{AnsiColor, Color, Style as Anstyle};
 
-use crate::cli::ColorChoice;
+use super::ColorChoice;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Style(Anstyle);
