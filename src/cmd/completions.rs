@@ -5,8 +5,8 @@ use std::io::Write;
 use anyhow::Result;
 use clap::Args;
 
-use super::Ui;
 use super::Cli;
+use super::Ui;
 use crate::cmd::exit::Outcome;
 
 #[derive(Debug, Args)]

@@ -34,6 +34,16 @@ pub fn paint(enabled: bool, style: Style, text: &str) -> String {
     }
 }
 
+/// A table cell painted only `when` its value calls for it (a loss in red,
+/// the chosen row in green), as every human table marks its cells.
+pub fn paint_if(enabled: bool, when: bool, style: Style, text: String) -> String {
+    if when {
+        paint(enabled, style, &text)
+    } else {
+        text
+    }
+}
+
 /// Whether to colour `stream` under `--color`.
 pub fn enabled(
     choice: ColorChoice,

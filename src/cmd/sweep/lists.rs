@@ -132,7 +132,9 @@ impl ListFlag {
 
 /// The values given for the flag `id`, in order (none: an empty list).
 fn values<T: Clone + Send + Sync + 'static>(m: &mut ArgMatches, id: &str) -> Vec<T> {
-    m.remove_many::<T>(id).map(Iterator::collect).unwrap_or_default()
+    m.remove_many::<T>(id)
+        .map(Iterator::collect)
+        .unwrap_or_default()
 }
 
 impl FromArgMatches for PolicyLists {
