@@ -18,12 +18,11 @@
 //!   ([`summarize::Extractive`], [`summarize::StaticCheckpoint`]).
 //!
 //! Everything else is the crate's own (`pub(crate)`): the command line
-//! (`cmd`, `cli`), the proxy's server, the hooks, the report page, the
+//! (`cmd`), the proxy's server, the hooks, the report page, the
 //! probes. ARCHITECTURE.md has the layers and what each may import.
 //!
 //! [`Summarizer`]: engine::summarizer::Summarizer
 
-pub(crate) mod cli;
 pub(crate) mod cmd;
 pub use cmd::main;
 

@@ -5,8 +5,8 @@ use std::io::Write;
 use anyhow::Result;
 use clap::Args;
 
+use super::Cli;
 use super::Ui;
-use crate::cli::Cli;
 use crate::cmd::exit::Outcome;
 
 #[derive(Debug, Args)]
@@ -80,7 +80,7 @@ pub fn subcommand_page(name: &str) -> Result<Vec<u8>> {
 
 /// `compactor __complete-tasks`: what the completion scripts offer for
 /// `--task`. Never an error: a missing or unreadable store offers `latest` only.
-pub fn tasks(cli: &crate::cli::Cli, ui: &mut Ui) -> Result<Outcome> {
+pub fn tasks(cli: &super::Cli, ui: &mut Ui) -> Result<Outcome> {
     writeln!(ui.out, "latest")?;
     let location = match &cli.db {
         Some(db) => crate::store::DbLocation::parse(db),

@@ -30,6 +30,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use serde::Deserialize;
 
+use super::Cli;
 use super::Ui;
 use super::exit::Outcome;
 use super::hook_log::log_path;
@@ -37,7 +38,6 @@ use super::session_dirs::{claude_projects, codex_sessions};
 use super::summarizer::{Configured, SummarizerArgs};
 use super::words::plural;
 use super::write_session::Stamp;
-use crate::cli::Cli;
 use crate::hooks::adapter::{Session, import_session, latest_client_summary, read_session, record};
 use crate::hooks::context::{before_compaction, summarizer_instructions, task_context};
 use crate::hooks::{Client, DEADLINE_SECS, HookEvent, STORE_WAIT_SECS};

@@ -15,6 +15,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
 use similar::TextDiff;
 
+use super::Cli;
 use super::Ui;
 use super::atomic::write_atomic;
 use super::errors::hinted;
@@ -22,7 +23,6 @@ use super::exit::Outcome;
 use super::hook_log::log_path;
 use super::self_command::SelfCommand;
 use super::style;
-use crate::cli::Cli;
 use crate::hooks::mcp;
 use crate::hooks::settings::{Entries, Settings};
 use crate::hooks::{Client, HookEvent};

@@ -12,7 +12,7 @@ use serde_json::json;
 use super::Ui;
 use super::args::{BudgetArgs, RunTarget};
 use super::exit::Outcome;
-use super::style::{self, paint};
+use super::style::{self, paint_if};
 use super::summarizer::summarizer_of;
 use super::target::{Resolved, scratch_replay};
 use super::words::{noun_for, plural};
@@ -266,11 +266,7 @@ fn print_human(
     for c in Category::ALL {
         let n = e.categories[c.name()];
         let lost = format!("{:>4}", n.lost);
-        let lost = if n.lost > 0 && c.critical() {
-            paint(ui.color, style::ERROR, &lost)
-        } else {
-            lost
-        };
+        let lost = paint_if(ui.color, n.lost > 0 && c.critical(), style::ERROR, lost);
         writeln!(
             ui.out,
             "{:<12}  {:<8}  {:>6}  {:>11}  {}",
@@ -324,11 +320,7 @@ fn print_human(
 /// misleading line and which carried the most.
 fn print_precision(ui: &mut Ui, at: u32, p: &Precision, replayed: Option<&Replayed>) -> Result<()> {
     let misleading = format!("{}", p.misleading.len());
-    let misleading = if p.misleading.is_empty() {
-        misleading
-    } else {
-        paint(ui.color, style::ERROR, &misleading)
-    };
+    let misleading = paint_if(ui.color, !p.misleading.is_empty(), style::ERROR, misleading);
     let across = match replayed {
         Some(r) => {
             let most = match &r.most_misleading {

@@ -19,7 +19,7 @@ use super::target::Resolved;
 use super::words::plural;
 use super::{Ui, with_schema};
 use crate::cmd::exit::Outcome;
-use crate::cmd::style::{self, paint};
+use crate::cmd::style::{self, paint_if};
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::{Status, Tier};
 use crate::probe::{CallScore, ProbePass, Worst, percent};
@@ -429,11 +429,7 @@ fn tiers_width() -> usize {
 
 fn print_row(ui: &mut Ui, r: &StepRow, score: Option<&CallScore>) -> Result<()> {
     let tiers = format!("{:<w$}", Tier::list(&r.tiers_fired), w = tiers_width());
-    let tiers = if r.tiers_fired.is_empty() {
-        tiers
-    } else {
-        paint(ui.color, style::CYAN, &tiers)
-    };
+    let tiers = paint_if(ui.color, !r.tiers_fired.is_empty(), style::CYAN, tiers);
     let status = paint_status(ui.color, r.status, &format!("{:<12}", r.status.name()));
     write!(
         ui.out,
@@ -456,11 +452,7 @@ fn print_row(ui: &mut Ui, r: &StepRow, score: Option<&CallScore>) -> Result<()> 
     )?;
     if let Some(c) = score {
         let crit = format!("{:>6}", percent(c.critical_kept_permille));
-        let crit = if c.critical_lost > 0 {
-            paint(ui.color, style::ERROR, &crit)
-        } else {
-            crit
-        };
+        let crit = paint_if(ui.color, c.critical_lost > 0, style::ERROR, crit);
         write!(ui.out, "  {crit} {:>6}", percent(c.kept_permille))?;
     }
     writeln!(ui.out)?;

@@ -27,12 +27,12 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::Args;
 use clap::builder::PossibleValuesParser;
 
+use super::Cli;
 use super::Ui;
 use super::errors::hinted;
 use super::exit::Outcome;
 use super::hook_log::beside_store;
 use super::self_command::SelfCommand;
-use crate::cli::Cli;
 use crate::launch::{CLIENTS, Endpoint, LiveClient, SERVER_NAME, ServerCommand, opencode_model};
 
 #[derive(Debug, Args)]

@@ -5,7 +5,7 @@
 
 use anyhow::{Context, Result, bail};
 
-use crate::cli::Cli;
+use super::Cli;
 use crate::store::DbLocation;
 
 /// The program and the flags before a subcommand.

@@ -5,7 +5,7 @@
 
 use rusqlite::ErrorCode;
 
-use crate::cli::{Cli, Command};
+use super::{Cli, Command};
 
 fn code_of(e: &anyhow::Error) -> Option<ErrorCode> {
     e.chain().find_map(|c| {

@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 
 use anstyle::{AnsiColor, Color, Style as Anstyle};
 
-use crate::cli::ColorChoice;
+use super::ColorChoice;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Style(Anstyle);
@@ -31,6 +31,16 @@ pub fn paint(enabled: bool, style: Style, text: &str) -> String {
         format!("{}{text}{}", style.0.render(), style.0.render_reset())
     } else {
         text.to_string()
+    }
+}
+
+/// A table cell painted only `when` its value calls for it (a loss in red,
+/// the chosen row in green), as every human table marks its cells.
+pub fn paint_if(enabled: bool, when: bool, style: Style, text: String) -> String {
+    if when {
+        paint(enabled, style, &text)
+    } else {
+        text
     }
 }
 

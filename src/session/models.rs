@@ -120,44 +120,54 @@ fn price<'de, D: Deserializer<'de>>(d: D) -> Result<Micros, D::Error> {
     })
 }
 
-/// The four prices, as a file writes them.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PricesIn {
-    #[serde(deserialize_with = "price")]
-    input: Micros,
-    #[serde(deserialize_with = "price")]
-    cache_write: Micros,
-    #[serde(deserialize_with = "price")]
-    cache_read: Micros,
-    #[serde(deserialize_with = "price")]
-    output: Micros,
-}
-
-impl From<PricesIn> for Prices {
-    fn from(p: PricesIn) -> Prices {
-        Prices {
-            input: p.input,
-            cache_write: p.cache_write,
-            cache_read: p.cache_read,
-            output: p.output,
+/// A row as a file writes it: its own fields, then the four prices, and no
+/// other key; `prices()` gives the four as [`Prices`].
+macro_rules! row_in {
+    ($(#[$doc:meta])* $name:ident { $($field:ident: $ty:ty),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct $name {
+            $($field: $ty,)*
+            #[serde(deserialize_with = "price")]
+            input: Micros,
+            #[serde(deserialize_with = "price")]
+            cache_write: Micros,
+            #[serde(deserialize_with = "price")]
+            cache_read: Micros,
+            #[serde(deserialize_with = "price")]
+            output: Micros,
         }
-    }
+
+        impl $name {
+            fn prices(&self) -> Prices {
+                Prices {
+                    input: self.input,
+                    cache_write: self.cache_write,
+                    cache_read: self.cache_read,
+                    output: self.output,
+                }
+            }
+        }
+    };
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PriceRowIn {
-    models: Vec<String>,
-    #[serde(deserialize_with = "price")]
-    input: Micros,
-    #[serde(deserialize_with = "price")]
-    cache_write: Micros,
-    #[serde(deserialize_with = "price")]
-    cache_read: Micros,
-    #[serde(deserialize_with = "price")]
-    output: Micros,
-}
+row_in!(
+    /// The four prices alone: a `--prices` file's `default`.
+    PricesIn {}
+);
+row_in!(
+    /// A `--prices` file's row.
+    PriceRowIn { models: Vec<String> }
+);
+row_in!(
+    /// A row of the built-in table.
+    ModelRowIn { models: Vec<String>, window: u64, window_1m: Option<u64> }
+);
+row_in!(
+    /// The built-in table's `default`.
+    DefaultRowIn { window: u64 }
+);
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -165,36 +175,6 @@ struct PriceFileIn {
     #[serde(default)]
     models: Vec<PriceRowIn>,
     default: Option<PricesIn>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ModelRowIn {
-    models: Vec<String>,
-    window: u64,
-    window_1m: Option<u64>,
-    #[serde(deserialize_with = "price")]
-    input: Micros,
-    #[serde(deserialize_with = "price")]
-    cache_write: Micros,
-    #[serde(deserialize_with = "price")]
-    cache_read: Micros,
-    #[serde(deserialize_with = "price")]
-    output: Micros,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DefaultRowIn {
-    window: u64,
-    #[serde(deserialize_with = "price")]
-    input: Micros,
-    #[serde(deserialize_with = "price")]
-    cache_write: Micros,
-    #[serde(deserialize_with = "price")]
-    cache_read: Micros,
-    #[serde(deserialize_with = "price")]
-    output: Micros,
 }
 
 #[derive(Deserialize)]
@@ -260,25 +240,15 @@ impl ModelTable {
         let d = t.default;
         Ok(ModelTable {
             default_window: d.window,
-            default_prices: Prices {
-                input: d.input,
-                cache_write: d.cache_write,
-                cache_read: d.cache_read,
-                output: d.output,
-            },
+            default_prices: d.prices(),
             entries: t
                 .models
                 .into_iter()
                 .map(|r| ModelEntry {
+                    prices: r.prices(),
                     models: r.models,
                     window: r.window,
                     window_1m: r.window_1m,
-                    prices: Prices {
-                        input: r.input,
-                        cache_write: r.cache_write,
-                        cache_read: r.cache_read,
-                        output: r.output,
-                    },
                 })
                 .collect(),
         })
@@ -344,16 +314,11 @@ impl PriceFile {
                 .models
                 .into_iter()
                 .map(|r| {
-                    let prices = Prices {
-                        input: r.input,
-                        cache_write: r.cache_write,
-                        cache_read: r.cache_read,
-                        output: r.output,
-                    };
+                    let prices = r.prices();
                     (r.models, prices)
                 })
                 .collect(),
-            default: f.default.map(Prices::from),
+            default: f.default.map(|d| d.prices()),
         })
     }
 }

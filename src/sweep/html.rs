@@ -169,20 +169,7 @@ fn totals_section(out: &mut String, s: &SweepSummary<'_>, varying: &Varying, n: 
          <th class=\"num\">critical lost</th><th class=\"num\">sessions losing a critical probe</th></tr></thead><tbody>",
         counted(sessions as u64, "session")
     );
-    let mut all: Vec<(usize, &GroupTotal)> = s
-        .policies
-        .iter()
-        .chain(&s.trims)
-        .chain(&s.masks)
-        .chain(&s.recorded)
-        .enumerate()
-        .collect();
-    all.sort_by_key(|(i, g)| (g.comparable_cost(), *i));
-    for (i, g) in all {
-        let chosen = s.recommendation.as_ref().is_some_and(|r| match r.policy {
-            Some(p) => p == i && g.kind == RowKind::Policy,
-            None => g.kind == RowKind::Recorded,
-        });
+    for (g, chosen) in s.ranked() {
         let run = match (g.kind, &g.policy) {
             (RowKind::Policy, Some(k)) => esc(&key_label(k, Some(varying))),
             (RowKind::Trim, Some(k)) => {

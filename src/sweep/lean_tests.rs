@@ -10,10 +10,10 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use super::append::AppendScorer;
-use super::recorded::{Change, SentView, recorded_row};
+use super::recorded::{Change, RecordedUsage, SentView, recorded_row};
 use super::recorded::{Span, shared_with, span_blocks};
 use super::tests::from_memory;
-use super::trim::trim_row;
+use super::trim::{WholeViews, first_group, trim_row};
 use super::*;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::parts::PartsBuilder;
@@ -38,9 +38,8 @@ pub(crate) fn oracle_recorded(
     let mut estimated = Totals::default();
     let mut tally = CallTally::default();
     let mut prev: Option<View> = None;
-    let (mut prompt, mut read, mut write, mut output, mut cost) = (0u64, 0u64, 0u64, 0u64, 0u64);
-    let (mut usage_calls, mut compacted) = (0u32, 0u32);
-    let mut peak = 0;
+    let mut usage = RecordedUsage::default();
+    let mut compacted = 0u32;
     for (i, call) in record.calls.iter().enumerate() {
         let start = match i {
             0 => None,
@@ -54,16 +53,7 @@ pub(crate) fn oracle_recorded(
             compacted += 1;
         }
         if let Some(u) = call.usage {
-            usage_calls += 1;
-            prompt += u.prompt_tokens();
-            read += u.cache_read_input_tokens;
-            write += u.cache_creation_input_tokens;
-            output += u.output_tokens;
-            peak = peak.max(u.prompt_tokens());
-            cost += Prices::cost(p.input, u.input_tokens)
-                + Prices::cost(p.cache_read, u.cache_read_input_tokens)
-                + Prices::cost(p.cache_write, u.cache_creation_input_tokens)
-                + Prices::cost(p.output, u.output_tokens);
+            usage.add(&u, p);
         }
         let view = sent_view(&rows[..call.history_end], compactions);
         let (r, w) = splitter.split(prev.as_ref(), &view, record.overhead, record.estimator);
@@ -74,36 +64,7 @@ pub(crate) fn oracle_recorded(
         tally.add(i as u32 + 1, tokens, Status::Ok, &[], &e);
         prev = Some(view);
     }
-    let c = &estimated.compacted;
-    Row {
-        kind: RowKind::Recorded,
-        session: record.session.task.clone(),
-        model: record.session.model.clone(),
-        policy: None,
-        calls: record.calls.len() as u32,
-        over_window_calls: None,
-        breakthrough_calls: None,
-        folds: Some(compacted),
-        tiers: None,
-        trimmed_calls: None,
-        prompt_tokens: prompt,
-        cache_read_tokens: read,
-        cache_write_tokens: write,
-        output_tokens: output,
-        cost_micros: cost,
-        peak_tokens: peak,
-        critical_lost: tally.last_critical_lost,
-        worst: tally.worst,
-        basis: "recorded".to_string(),
-        usage_calls: Some(usage_calls),
-        estimated: Some(Estimated {
-            prompt_tokens: c.prompt_tokens,
-            cache_read_tokens: c.cache_read_tokens,
-            cache_write_tokens: c.cache_write_tokens,
-            cost_micros: c.cost_cached_usd.0 + estimated.cost_output_usd.0,
-        }),
-        prefix_breaks: estimated.prefix_breaks,
-    }
+    usage.row(record, compacted, &tally, &estimated)
 }
 
 /// The trim row as the whole-record evaluation makes it.
@@ -117,12 +78,8 @@ fn oracle_trim(
     let est = record.estimator;
     let mut builder = PartsBuilder::default();
     let mut fed = 0;
-    let mut scorer = Scorer::new(probes);
-    let mut splitter = CacheSplitter::default();
-    let mut totals = Totals::default();
-    let mut tally = CallTally::default();
+    let mut views = WholeViews::new(probes);
     let mut trimmed_calls = 0;
-    let mut prev: Option<View> = None;
     for (i, call) in record.calls.iter().enumerate() {
         for m in &rows[fed..call.history_end] {
             builder.push(m, est);
@@ -131,14 +88,7 @@ fn oracle_trim(
         let mut kept: u64 = builder.parts().iter().map(|p| p.tokens).sum();
         let mut trimmed = false;
         while record.overhead + kept > w_eff {
-            let first = match builder.parts().first().and_then(|p| p.generation) {
-                Some(g) => builder
-                    .parts()
-                    .iter()
-                    .position(|p| p.generation != Some(g))
-                    .unwrap_or(builder.parts().len()),
-                None => 1.min(builder.parts().len()),
-            };
+            let first = first_group(builder.parts());
             if first == builder.parts().len() {
                 break;
             }
@@ -152,25 +102,14 @@ fn oracle_trim(
         trimmed_calls += u32::from(trimmed);
         let tokens = record.overhead + kept;
         let (view, _) = project(builder.parts());
-        let (read, write) = splitter.split(prev.as_ref(), &view, record.overhead, est);
-        totals.prefix_breaks += u32::from(splitter.broke());
-        record.add_call(&mut totals, i, read, write);
-        let e = scorer.evaluate(&view, call.history_end);
         let status = if tokens > w_eff {
             Status::OverWindow
         } else {
             Status::Ok
         };
-        tally.add(i as u32 + 1, tokens, status, &[], &e);
-        prev = Some(view);
+        views.call(record, i, view, tokens, status);
     }
-    tally.window_row(
-        RowKind::Trim,
-        record.session,
-        policy,
-        &totals,
-        trimmed_calls,
-    )
+    views.row(RowKind::Trim, record, policy, trimmed_calls)
 }
 
 /// The mask row as the whole-record evaluation makes it: at every call the
@@ -186,12 +125,8 @@ fn oracle_mask(
     let est = record.estimator;
     let mut builder = PartsBuilder::default();
     let mut fed = 0;
-    let mut scorer = Scorer::new(probes);
-    let mut splitter = CacheSplitter::default();
-    let mut totals = Totals::default();
-    let mut tally = CallTally::default();
+    let mut views = WholeViews::new(probes);
     let mut masked_calls = 0;
-    let mut prev: Option<View> = None;
     for (i, call) in record.calls.iter().enumerate() {
         for m in &rows[fed..call.history_end] {
             builder.push(m, est);
@@ -206,19 +141,14 @@ fn oracle_mask(
                 .flat_map(|m| &m.content)
                 .map(|b| crate::engine::estimate::block_tokens(est, b))
                 .sum::<u64>();
-        let (read, write) = splitter.split(prev.as_ref(), &view, record.overhead, est);
-        totals.prefix_breaks += u32::from(splitter.broke());
-        record.add_call(&mut totals, i, read, write);
-        let e = scorer.evaluate(&view, call.history_end);
         let status = if tokens > w_eff {
             Status::OverWindow
         } else {
             Status::Ok
         };
-        tally.add(i as u32 + 1, tokens, status, &[], &e);
-        prev = Some(view);
+        views.call(record, i, view, tokens, status);
     }
-    tally.window_row(RowKind::Mask, record.session, policy, &totals, masked_calls)
+    views.row(RowKind::Mask, record, policy, masked_calls)
 }
 
 /// Texts the generated rows are made of: rules, decisions, closing

@@ -785,6 +785,33 @@ pub(crate) fn summarize(rows: &[Row]) -> SweepSummary<'_> {
 }
 
 impl SweepSummary<'_> {
+    /// Every total (the policies, trims, masks and the recordings), cheapest
+    /// first (in that order on a tie), each with whether it is the one
+    /// recommended: the order of the totals' table and page.
+    pub(crate) fn ranked(&self) -> Vec<(&GroupTotal, bool)> {
+        let mut all: Vec<(usize, &GroupTotal)> = self
+            .policies
+            .iter()
+            .chain(&self.trims)
+            .chain(&self.masks)
+            .chain(&self.recorded)
+            .enumerate()
+            .collect();
+        all.sort_by_key(|(i, g)| (g.comparable_cost(), *i));
+        all.into_iter()
+            .map(|(i, g)| {
+                let chosen = self
+                    .recommendation
+                    .as_ref()
+                    .is_some_and(|r| match r.policy {
+                        Some(p) => p == i && g.kind == RowKind::Policy,
+                        None => g.kind == RowKind::Recorded,
+                    });
+                (g, chosen)
+            })
+            .collect()
+    }
+
     /// Whether a policy of the grid is fit for every session: it ran on
     /// each, with no call over the window and no critical probe lost.
     pub(crate) fn has_fit_policy(&self) -> bool {

@@ -20,7 +20,7 @@ use std::ops::Range;
 use crate::engine::Status;
 use crate::engine::estimate::{Estimator, block_tokens};
 use crate::hooks::compare::{place_task_context, recorded_message};
-use crate::model::{Block, Kind, Message, Role};
+use crate::model::{Block, Kind, Message, Role, Usage};
 use crate::probe::Probe;
 use crate::session::cost::{Prices, Totals};
 use crate::store::ClientCompaction;
@@ -43,10 +43,8 @@ pub(crate) fn recorded_row<E>(
     let mut estimated = Totals::default();
     let mut tally = CallTally::default();
     let mut view_tokens = 0u64;
-    let (mut prompt, mut read_tokens, mut write, mut output, mut cost) =
-        (0u64, 0u64, 0u64, 0u64, 0u64);
-    let (mut usage_calls, mut compacted) = (0u32, 0u32);
-    let mut peak = 0;
+    let mut usage = RecordedUsage::default();
+    let mut compacted = 0u32;
     let mut fed = 0;
     for (i, call) in record.calls.iter().enumerate() {
         let mut client_compacted = false;
@@ -60,16 +58,7 @@ pub(crate) fn recorded_row<E>(
             compacted += 1;
         }
         if let Some(u) = call.usage {
-            usage_calls += 1;
-            prompt += u.prompt_tokens();
-            read_tokens += u.cache_read_input_tokens;
-            write += u.cache_creation_input_tokens;
-            output += u.output_tokens;
-            peak = peak.max(u.prompt_tokens());
-            cost += Prices::cost(p.input, u.input_tokens)
-                + Prices::cost(p.cache_read, u.cache_read_input_tokens)
-                + Prices::cost(p.cache_write, u.cache_creation_input_tokens)
-                + Prices::cost(p.output, u.output_tokens);
+            usage.add(&u, p);
         }
         // The cache split against the call before, as `CacheSplitter` makes
         // it: the leading blocks shared with the last view are read.
@@ -101,36 +90,77 @@ pub(crate) fn recorded_row<E>(
         let tokens = call.usage.map_or(0, |u| u.prompt_tokens());
         tally.add_counts(i as u32 + 1, tokens, Status::Ok, &[], e);
     }
-    let c = &estimated.compacted;
-    Ok(Row {
-        kind: RowKind::Recorded,
-        session: record.session.task.clone(),
-        model: record.session.model.clone(),
-        policy: None,
-        calls: record.calls.len() as u32,
-        over_window_calls: None,
-        breakthrough_calls: None,
-        folds: Some(compacted),
-        tiers: None,
-        trimmed_calls: None,
-        prompt_tokens: prompt,
-        cache_read_tokens: read_tokens,
-        cache_write_tokens: write,
-        output_tokens: output,
-        cost_micros: cost,
-        peak_tokens: peak,
-        critical_lost: tally.last_critical_lost,
-        worst: tally.worst,
-        basis: "recorded".to_string(),
-        usage_calls: Some(usage_calls),
-        estimated: Some(Estimated {
-            prompt_tokens: c.prompt_tokens,
-            cache_read_tokens: c.cache_read_tokens,
-            cache_write_tokens: c.cache_write_tokens,
-            cost_micros: c.cost_cached_usd.0 + estimated.cost_output_usd.0,
-        }),
-        prefix_breaks: estimated.prefix_breaks,
-    })
+    Ok(usage.row(record, compacted, &tally, &estimated))
+}
+
+/// What the client's own calls recorded of their usage, summed, and priced
+/// at the session's prices: the recorded row's figures.
+#[derive(Debug, Default)]
+pub(crate) struct RecordedUsage {
+    prompt: u64,
+    read: u64,
+    write: u64,
+    output: u64,
+    cost: u64,
+    calls: u32,
+    peak: u64,
+}
+
+impl RecordedUsage {
+    /// One call's usage.
+    pub(crate) fn add(&mut self, u: &Usage, p: &Prices) {
+        self.calls += 1;
+        self.prompt += u.prompt_tokens();
+        self.read += u.cache_read_input_tokens;
+        self.write += u.cache_creation_input_tokens;
+        self.output += u.output_tokens;
+        self.peak = self.peak.max(u.prompt_tokens());
+        self.cost += Prices::cost(p.input, u.input_tokens)
+            + Prices::cost(p.cache_read, u.cache_read_input_tokens)
+            + Prices::cost(p.cache_write, u.cache_creation_input_tokens)
+            + Prices::cost(p.output, u.output_tokens);
+    }
+
+    /// The recorded row: these sums, the client's `compacted` compactions,
+    /// the views' scores (`tally`) and what the views cost by the estimate.
+    pub(crate) fn row(
+        self,
+        record: &ReferenceRecord<'_>,
+        compacted: u32,
+        tally: &CallTally,
+        estimated: &Totals,
+    ) -> Row {
+        let c = &estimated.compacted;
+        Row {
+            kind: RowKind::Recorded,
+            session: record.session.task.clone(),
+            model: record.session.model.clone(),
+            policy: None,
+            calls: record.calls.len() as u32,
+            over_window_calls: None,
+            breakthrough_calls: None,
+            folds: Some(compacted),
+            tiers: None,
+            trimmed_calls: None,
+            prompt_tokens: self.prompt,
+            cache_read_tokens: self.read,
+            cache_write_tokens: self.write,
+            output_tokens: self.output,
+            cost_micros: self.cost,
+            peak_tokens: self.peak,
+            critical_lost: tally.last_critical_lost,
+            worst: tally.worst,
+            basis: "recorded".to_string(),
+            usage_calls: Some(self.calls),
+            estimated: Some(Estimated {
+                prompt_tokens: c.prompt_tokens,
+                cache_read_tokens: c.cache_read_tokens,
+                cache_write_tokens: c.cache_write_tokens,
+                cost_micros: c.cost_cached_usd.0 + estimated.cost_output_usd.0,
+            }),
+            prefix_breaks: estimated.prefix_breaks,
+        }
+    }
 }
 
 fn blocks(v: &View) -> impl Iterator<Item = (&ViewMessage, &Block)> {

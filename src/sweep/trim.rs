@@ -32,12 +32,8 @@ pub(crate) fn trim_row<E>(
     let est = record.estimator;
     let mut builder = PartsBuilder::default();
     let mut fed = 0;
-    let mut scorer = Scorer::new(probes);
-    let mut splitter = CacheSplitter::default();
-    let mut totals = Totals::default();
-    let mut tally = CallTally::default();
+    let mut views = WholeViews::new(probes);
     let mut trimmed_calls = 0;
-    let mut prev: Option<View> = None;
     for (i, call) in record.calls.iter().enumerate() {
         read(fed..call.history_end, &mut |m| builder.push(m, est))?;
         fed = call.history_end;
@@ -58,30 +54,76 @@ pub(crate) fn trim_row<E>(
         trimmed_calls += u32::from(trimmed);
         let tokens = record.overhead + kept;
         let (view, _) = project(builder.parts());
-        let (read, write) = splitter.split(prev.as_ref(), &view, record.overhead, est);
-        totals.prefix_breaks += u32::from(splitter.broke());
-        record.add_call(&mut totals, i, read, write);
-        let e = scorer.evaluate(&view, call.history_end);
         let status = if tokens > w_eff {
             Status::OverWindow
         } else {
             Status::Ok
         };
-        tally.add(i as u32 + 1, tokens, status, &[], &e);
-        prev = Some(view);
+        views.call(record, i, view, tokens, status);
     }
-    Ok(tally.window_row(
-        RowKind::Trim,
-        record.session,
-        policy,
-        &totals,
-        trimmed_calls,
-    ))
+    Ok(views.row(RowKind::Trim, record, policy, trimmed_calls))
+}
+
+/// A reference priced and scored on whole views, call after call: each
+/// view split for the prompt cache against the one before and scored whole
+/// (the trim reference, and the whole-record evaluations the lean
+/// references are held to).
+pub(crate) struct WholeViews {
+    scorer: Scorer,
+    splitter: CacheSplitter,
+    totals: Totals,
+    tally: CallTally,
+    prev: Option<View>,
+}
+
+impl WholeViews {
+    pub(crate) fn new(probes: Vec<Probe>) -> WholeViews {
+        WholeViews {
+            scorer: Scorer::new(probes),
+            splitter: CacheSplitter::default(),
+            totals: Totals::default(),
+            tally: CallTally::default(),
+            prev: None,
+        }
+    }
+
+    /// Call `i`'s view, `tokens` its prompt and `status` its status.
+    pub(crate) fn call(
+        &mut self,
+        record: &ReferenceRecord<'_>,
+        i: usize,
+        view: View,
+        tokens: u64,
+        status: Status,
+    ) {
+        let est = record.estimator;
+        let (read, write) = self
+            .splitter
+            .split(self.prev.as_ref(), &view, record.overhead, est);
+        self.totals.prefix_breaks += u32::from(self.splitter.broke());
+        record.add_call(&mut self.totals, i, read, write);
+        let e = self.scorer.evaluate(&view, record.calls[i].history_end);
+        self.tally.add(i as u32 + 1, tokens, status, &[], &e);
+        self.prev = Some(view);
+    }
+
+    /// The row of a reference of this `kind`, `changed_calls` the calls at
+    /// which it trimmed or masked.
+    pub(crate) fn row(
+        self,
+        kind: RowKind,
+        record: &ReferenceRecord<'_>,
+        policy: PolicyFields,
+        changed_calls: u32,
+    ) -> Row {
+        self.tally
+            .window_row(kind, record.session, policy, &self.totals, changed_calls)
+    }
 }
 
 /// How many parts the first group holds: one generation's parts (its text,
 /// reasoning and tool calls with their results), or one user-side part.
-fn first_group(parts: &[Part]) -> usize {
+pub(crate) fn first_group(parts: &[Part]) -> usize {
     match parts.first().and_then(|p| p.generation) {
         Some(g) => parts
             .iter()

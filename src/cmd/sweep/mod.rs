@@ -6,6 +6,7 @@
 //! The rows, totals and page are `crate::sweep`'s; this module reads the
 //! flags, resolves the sessions, runs the jobs (`run`) and prints (`table`).
 
+mod lists;
 mod run;
 mod table;
 #[cfg(test)]
@@ -27,7 +28,6 @@ use super::progress::progress;
 use super::summarizer::{Configured, LlmArgs};
 use super::target::find_task;
 use super::words::plural;
-use crate::model::decimal::Ratio;
 use crate::session::models::{ModelTable, WindowFrom};
 use crate::session::record::TaskRecordIndex;
 use crate::store::Store;
@@ -36,6 +36,7 @@ use crate::sweep::grid::{Lists, Spec, trim_specs};
 use crate::sweep::{Row, SessionInfo, summarize};
 use crate::transcript::discover::{Pick, walk};
 use crate::transcript::ingest::{IngestError, IngestOptions, ingest_file};
+use lists::PolicyLists;
 use run::{Planned, SweepJob, SweepPlan, run_jobs};
 
 #[derive(Debug, Args)]
@@ -59,73 +60,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "TASK")]
     pub task: Vec<String>,
 
-    /// Context windows to sweep, in tokens. Default: each session's own (the window
-    /// it recorded, else its model's).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        env = "COMPACTION_CONTEXT_WINDOW",
-        value_name = "TOKENS,..."
-    )]
-    pub window: Vec<u64>,
-
-    /// Output reserves to sweep. Default: each window's, min(20000, window / 8).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        env = "OUTPUT_RESERVED_TOKENS",
-        value_name = "TOKENS,..."
-    )]
-    pub output_reserved: Vec<u64>,
-
-    /// Trigger ratios to sweep: compaction starts above w_eff × the ratio.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        env = "COMPACTION_TRIGGER_RATIO",
-        default_value = "0.65",
-        value_name = "RATIO,..."
-    )]
-    pub trigger_ratio: Vec<Ratio>,
-
-    /// Stop ratios to sweep: shrinking aims at w_eff × the ratio (below the trigger).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        env = "COMPACTION_STOP_RATIO",
-        default_value = "0.5",
-        value_name = "RATIO,..."
-    )]
-    pub stop_ratio: Vec<Ratio>,
-
-    /// Protected recent steps to sweep.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        env = "COMPACTION_PROTECT_RECENT_STEPS",
-        default_value = "5",
-        value_name = "N,..."
-    )]
-    pub protect_recent_steps: Vec<u32>,
-
-    /// Token cap of the floor summary (one value).
-    #[arg(
-        long,
-        env = "ROLLING_SUMMARY_BUDGET_TOKENS",
-        default_value_t = 2_500,
-        value_name = "TOKENS"
-    )]
-    pub summary_budget: u64,
-
-    /// Summarizers to sweep (default extractive, or the config file's `summarizer`).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        env = "COMPACTOR_SUMMARIZER",
-        value_enum,
-        value_name = "SUMMARIZER,..."
-    )]
-    pub summarizer: Vec<SummarizerKind>,
+    #[command(flatten)]
+    pub lists: PolicyLists,
 
     #[command(flatten)]
     pub llm: LlmArgs,
@@ -177,10 +113,10 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &SweepArgs) -> Result<Outcome> 
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let kinds: Vec<Option<SummarizerKind>> = if args.summarizer.is_empty() {
+    let kinds: Vec<Option<SummarizerKind>> = if args.lists.summarizer.is_empty() {
         vec![None]
     } else {
-        args.summarizer.iter().copied().map(Some).collect()
+        args.lists.summarizer.iter().copied().map(Some).collect()
     };
     let mut summarizers = Vec::new();
     for kind in kinds {
@@ -188,12 +124,12 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &SweepArgs) -> Result<Outcome> 
         summarizers.push((kind, name));
     }
     let lists = Lists {
-        windows: args.window.clone(),
-        reserves: args.output_reserved.clone(),
-        triggers: args.trigger_ratio.clone(),
-        stops: args.stop_ratio.clone(),
-        protects: args.protect_recent_steps.clone(),
-        summary_budget: args.summary_budget,
+        windows: args.lists.window.clone(),
+        reserves: args.lists.output_reserved.clone(),
+        triggers: args.lists.trigger_ratio.clone(),
+        stops: args.lists.stop_ratio.clone(),
+        protects: args.lists.protect_recent_steps.clone(),
+        summary_budget: args.lists.summary_budget,
         summarizers: summarizers.iter().map(|(_, n)| n.clone()).collect(),
     };
     let specs = valid_specs(ui, &lists, args.skip_invalid)?;
@@ -440,7 +376,7 @@ fn plan(
             model.as_deref(),
             record.as_ref().and_then(|r| r.context_window),
         );
-        if args.window.is_empty()
+        if args.lists.window.is_empty()
             && let WindowFrom::Unknown(m) = &from
         {
             let what = match m {

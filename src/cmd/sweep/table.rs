@@ -6,7 +6,7 @@ use std::io::Write;
 use anyhow::Result;
 
 use super::super::Ui;
-use super::super::style::{self, paint};
+use super::super::style::{self, paint_if};
 use super::super::words::plural;
 use crate::model::decimal::Micros;
 use crate::probe::percent;
@@ -35,25 +35,15 @@ pub(super) fn session(ui: &mut Ui, rows: &[&Row]) -> Result<()> {
         return Ok(());
     };
     let keys: Vec<PolicyKey> = policy_keys(rows);
-    let varying = Varying::of(&keys);
     let policies = rows.iter().filter(|r| r.kind == RowKind::Policy).count();
-    ui.line(
-        style::BOLD,
-        &format!(
-            "sweep · task {} · {} · {} · {}",
-            first.session,
-            first.model.as_deref().unwrap_or("model unknown"),
-            plural(first.calls, "call"),
-            plural(policies, "policy")
-        ),
-    )?;
-    if let Some(k) = keys.first() {
-        let shared = shared_label(k, &varying);
-        if !shared.is_empty() {
-            ui.line(style::DIM, &format!("every policy: {shared}"))?;
-        }
-    }
-    ui.line(style::DIM, HEAD)?;
+    let title = format!(
+        "sweep · task {} · {} · {} · {}",
+        first.session,
+        first.model.as_deref().unwrap_or("model unknown"),
+        plural(first.calls, "call"),
+        plural(policies, "policy")
+    );
+    let varying = heading(ui, &title, &keys, HEAD)?;
     let recorded = rows
         .iter()
         .find(|r| r.kind == RowKind::Recorded)
@@ -111,6 +101,32 @@ pub(super) fn session(ui: &mut Ui, rows: &[&Row]) -> Result<()> {
     }
     writeln!(ui.out)?;
     Ok(())
+}
+
+/// A table's title in bold, the settings every policy shares, and the
+/// column heads; returns which settings vary (what a row's label names).
+fn heading(ui: &mut Ui, title: &str, keys: &[PolicyKey], head: &str) -> Result<Varying> {
+    let varying = Varying::of(keys);
+    ui.line(style::BOLD, title)?;
+    if let Some(k) = keys.first() {
+        let shared = shared_label(k, &varying);
+        if !shared.is_empty() {
+            ui.line(style::DIM, &format!("every policy: {shared}"))?;
+        }
+    }
+    ui.line(style::DIM, head)?;
+    Ok(varying)
+}
+
+/// The SAVED cell: the cost against the recorded sends' (`-` for the
+/// recorded row itself, or when nothing was recorded to compare with).
+fn saved_cell(kind: RowKind, cost_micros: u64, recorded: Option<u64>) -> String {
+    match (kind, recorded) {
+        (RowKind::Recorded, _) | (_, None) => "-".to_string(),
+        (_, Some(rec)) => Saving::of(cost_micros, rec)
+            .saving_permille
+            .map_or("-".to_string(), signed_percent),
+    }
 }
 
 fn policy_keys(rows: &[&Row]) -> Vec<PolicyKey> {
@@ -192,41 +208,25 @@ fn print_row(
     chosen: bool,
 ) -> Result<()> {
     let cost = format!("${}", Micros(r.comparable_cost()).dollars());
-    let saved = match (r.kind, recorded) {
-        (RowKind::Recorded, _) | (_, None) => "-".to_string(),
-        (_, Some(rec)) => Saving::of(r.cost_micros, rec)
-            .saving_permille
-            .map_or("-".to_string(), signed_percent),
-    };
+    let saved = saved_cell(r.kind, r.cost_micros, recorded);
     let prompt = r.estimated.map_or(r.prompt_tokens, |e| e.prompt_tokens);
     let dash = |v: Option<u32>| v.map_or("-".to_string(), |n| n.to_string());
     let over = format!("{:>11}", dash(r.over_window_calls));
-    let over = if r.over_window_calls.unwrap_or(0) > 0 {
-        paint(ui.color, style::ERROR, &over)
-    } else {
-        over
-    };
+    let over = paint_if(
+        ui.color,
+        r.over_window_calls.unwrap_or(0) > 0,
+        style::ERROR,
+        over,
+    );
     let lost = format!("{:>9}", r.critical_lost);
-    let lost = if r.critical_lost > 0 {
-        paint(ui.color, style::ERROR, &lost)
-    } else {
-        lost
-    };
+    let lost = paint_if(ui.color, r.critical_lost > 0, style::ERROR, lost);
     let (crit, all) = r.worst.map_or(("-".to_string(), "-".to_string()), |w| {
         (percent(w.critical_kept_permille), percent(w.kept_permille))
     });
     let crit = format!("{crit:>10}");
-    let crit = if r.loses_critical() {
-        paint(ui.color, style::ERROR, &crit)
-    } else {
-        crit
-    };
+    let crit = paint_if(ui.color, r.loses_critical(), style::ERROR, crit);
     let run = run_words(r, varying);
-    let run = if chosen {
-        paint(ui.color, style::GREEN, &run)
-    } else {
-        run
-    };
+    let run = paint_if(ui.color, chosen, style::GREEN, run);
     writeln!(
         ui.out,
         "{cost:>9} {saved:>8} {prompt:>12} {:>10}  {over}  {:>5}  {:>6}  {lost}  {crit}  {all:>9}  {run}",
@@ -271,48 +271,20 @@ const TOTAL_HEAD: &str =
 pub(super) fn totals(ui: &mut Ui, s: &SweepSummary<'_>) -> Result<()> {
     let n = s.sessions.len();
     let keys: Vec<PolicyKey> = s.policies.iter().filter_map(|p| p.policy.clone()).collect();
-    let varying = Varying::of(&keys);
-    ui.line(
-        style::BOLD,
-        &format!(
-            "totals · {} · {}",
-            plural(n, "session"),
-            plural(s.policies.len(), "policy")
-        ),
-    )?;
-    if let Some(k) = keys.first() {
-        let shared = shared_label(k, &varying);
-        if !shared.is_empty() {
-            ui.line(style::DIM, &format!("every policy: {shared}"))?;
-        }
-    }
-    ui.line(style::DIM, TOTAL_HEAD)?;
+    let title = format!(
+        "totals · {} · {}",
+        plural(n, "session"),
+        plural(s.policies.len(), "policy")
+    );
+    let varying = heading(ui, &title, &keys, TOTAL_HEAD)?;
     let recorded = s
         .recorded
         .as_ref()
         .filter(|r| r.sessions as usize == n)
         .map(GroupTotal::comparable_cost);
-    let mut all: Vec<(usize, &GroupTotal)> = s
-        .policies
-        .iter()
-        .chain(&s.trims)
-        .chain(&s.masks)
-        .chain(&s.recorded)
-        .enumerate()
-        .collect();
-    all.sort_by_key(|(i, g)| (g.comparable_cost(), *i));
-    for (i, g) in all {
-        let chosen = s.recommendation.as_ref().is_some_and(|r| match r.policy {
-            Some(p) => p == i && g.kind == RowKind::Policy,
-            None => g.kind == RowKind::Recorded,
-        });
+    for (g, chosen) in s.ranked() {
         let cost = format!("${}", Micros(g.comparable_cost()).dollars());
-        let saved = match (g.kind, recorded) {
-            (RowKind::Recorded, _) | (_, None) => "-".to_string(),
-            (_, Some(rec)) => Saving::of(g.cost_micros, rec)
-                .saving_permille
-                .map_or("-".to_string(), signed_percent),
-        };
+        let saved = saved_cell(g.kind, g.cost_micros, recorded);
         let over = g
             .over_window_calls
             .map_or("-".to_string(), |n| n.to_string());
@@ -329,11 +301,7 @@ pub(super) fn totals(ui: &mut Ui, s: &SweepSummary<'_>) -> Result<()> {
                 Micros(g.cost_micros).dollars()
             ),
         };
-        let run = if chosen {
-            paint(ui.color, style::GREEN, &run)
-        } else {
-            run
-        };
+        let run = paint_if(ui.color, chosen, style::GREEN, run);
         writeln!(
             ui.out,
             "{cost:>9} {saved:>8} {:>10}  {over:>11}  {:>6}  {:>9}  {losing:>15}  {run}",
