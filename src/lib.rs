@@ -35,7 +35,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    <cli::Cli as clap::Parser>::try_parse_from(args)
+    <cmd::Cli as clap::Parser>::try_parse_from(args)
         .map(drop)
         .map_err(|e| e.to_string())
 }
