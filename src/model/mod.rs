@@ -278,6 +278,16 @@ impl Message {
         }
     }
 
+    /// One tool call, as the assistant's generation carries it.
+    pub fn tool_call(id: &str, name: &str, input: Value, line: u64) -> Message {
+        let call = Block::ToolUse {
+            id: id.to_string(),
+            name: name.to_string(),
+            input,
+        };
+        Message::new(Role::Assistant, Kind::Generation, vec![call], line)
+    }
+
     /// A tool's result, as the user side of the conversation carries it.
     pub fn tool_result(
         tool_use_id: String,

@@ -221,15 +221,13 @@ impl Extractor {
                 ruled
             };
             for expected in expected {
-                self.push(Probe {
-                    category: Category::Constraint,
+                self.push(text_probe(
+                    Category::Constraint,
                     expected,
-                    source: source.clone(),
+                    source.clone(),
+                    i,
                     line,
-                    row: i,
-                    pointer: None,
-                    also: Vec::new(),
-                });
+                ));
             }
         }
     }
@@ -238,15 +236,7 @@ impl Extractor {
     /// and each of its rule sentences.
     fn request(&mut self, i: usize, line: u64, block: &Block, request: &str) {
         let source = block_address(Side::User, block);
-        let probe = |category, expected| Probe {
-            category,
-            expected,
-            source: source.clone(),
-            line,
-            row: i,
-            pointer: None,
-            also: Vec::new(),
-        };
+        let probe = |category, expected| text_probe(category, expected, source.clone(), i, line);
         let whole = normalise_whitespace(request);
         if whole.chars().count() <= ASK_WHOLE_CHARS {
             self.push(probe(Category::Ask, whole));
@@ -272,27 +262,23 @@ impl Extractor {
                 continue;
             }
             if find_marker(&words(sentence), DECISION_MARKERS).is_some() {
-                self.push(Probe {
-                    category: Category::Decision,
-                    expected: head_chars(sentence, SENTENCE_PART_CHARS),
-                    source: source.clone(),
+                self.push(text_probe(
+                    Category::Decision,
+                    head_chars(sentence, SENTENCE_PART_CHARS),
+                    source.clone(),
+                    i,
                     line,
-                    row: i,
-                    pointer: None,
-                    also: Vec::new(),
-                });
+                ));
             }
         }
         if let Some(last) = all.last() {
-            self.state = Some(Probe {
-                category: Category::State,
-                expected: head_chars(last, SENTENCE_PART_CHARS),
+            self.state = Some(text_probe(
+                Category::State,
+                head_chars(last, SENTENCE_PART_CHARS),
                 source,
+                i,
                 line,
-                row: i,
-                pointer: None,
-                also: Vec::new(),
-            });
+            ));
         }
     }
 
@@ -331,6 +317,26 @@ pub(crate) fn error_key(content: &ToolContent) -> Option<String> {
         &normalise_whitespace(naming_line(&error_excerpt(&text))),
         SENTENCE_PART_CHARS,
     ))
+}
+
+/// A probe of text the session said (an ask, a rule, a decision, a closing
+/// sentence): read back from the view, with no call to recover it by.
+fn text_probe(
+    category: Category,
+    expected: String,
+    source: String,
+    row: usize,
+    line: u64,
+) -> Probe {
+    Probe {
+        category,
+        expected,
+        source,
+        line,
+        row,
+        pointer: None,
+        also: Vec::new(),
+    }
 }
 
 fn tool_probe(category: Category, expected: String, id: &str, row: usize, line: u64) -> Probe {

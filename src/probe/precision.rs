@@ -208,6 +208,33 @@ struct Proof<'l> {
     id: &'l str,
 }
 
+impl Misleading {
+    /// The line `text` of the section `kind` names, proven wrong by the call
+    /// `proof` (not yet known to be in the view).
+    fn proven(kind: MisleadingKind, text: &str, proof: &Proof<'_>) -> Misleading {
+        let (section, why) = match kind {
+            MisleadingKind::RuledOutSucceeded => ("Ruled out", "the same action succeeded later"),
+            MisleadingKind::OpenErrorResolved => ("Status", "the failed action succeeded later"),
+            MisleadingKind::OwedWritten => ("Deliverable", "was written"),
+        };
+        Misleading {
+            kind,
+            section,
+            text: first_line(text),
+            why: format!("{why} (line {})", proof.line),
+            line: proof.line,
+            proof_in_view: false,
+        }
+    }
+
+    fn in_view(self, proof_in_view: bool) -> Misleading {
+        Misleading {
+            proof_in_view,
+            ..self
+        }
+    }
+}
+
 /// What a `## Task Context` claims that the record can contradict.
 #[derive(Debug, Clone, Default)]
 struct Claims {
@@ -302,27 +329,15 @@ impl Ledger {
         let in_view = |id: &str| view_calls(view).any(|c| c == id);
         for (text, action, step) in &claims.ruled_out {
             if let Some(proof) = self.success_after(action, *step, history_rows) {
-                p.misleading.push(Misleading {
-                    kind: MisleadingKind::RuledOutSucceeded,
-                    section: "Ruled out",
-                    text: first_line(text),
-                    why: format!("the same action succeeded later (line {})", proof.line),
-                    line: proof.line,
-                    proof_in_view: in_view(proof.id),
-                });
+                let wrong = Misleading::proven(MisleadingKind::RuledOutSucceeded, text, &proof);
+                p.misleading.push(wrong.in_view(in_view(proof.id)));
             }
         }
         if let Some((text, action, step)) = &claims.open_error
             && let Some(proof) = self.success_after(action, *step, history_rows)
         {
-            p.misleading.push(Misleading {
-                kind: MisleadingKind::OpenErrorResolved,
-                section: "Status",
-                text: first_line(text),
-                why: format!("the failed action succeeded later (line {})", proof.line),
-                line: proof.line,
-                proof_in_view: in_view(proof.id),
-            });
+            let wrong = Misleading::proven(MisleadingKind::OpenErrorResolved, text, &proof);
+            p.misleading.push(wrong.in_view(in_view(proof.id)));
         }
         if let Some((text, owed)) = &claims.owed {
             for path in owed {
@@ -332,14 +347,13 @@ impl Ledger {
                     .take_while(|w| w.row < history_rows)
                     .find(|w| same_path(&w.path, path));
                 if let Some(w) = written {
-                    p.misleading.push(Misleading {
-                        kind: MisleadingKind::OwedWritten,
-                        section: "Deliverable",
-                        text: first_line(text),
-                        why: format!("{} was written (line {})", w.path, w.line),
+                    let proof = Proof {
                         line: w.line,
-                        proof_in_view: in_view(&w.id),
-                    });
+                        id: &w.id,
+                    };
+                    let mut wrong = Misleading::proven(MisleadingKind::OwedWritten, text, &proof);
+                    wrong.why = format!("{} {}", w.path, wrong.why);
+                    p.misleading.push(wrong.in_view(in_view(&w.id)));
                 }
             }
         }

@@ -25,16 +25,7 @@ fn say(s: &str, line: u64) -> Message {
 }
 
 fn call(id: &str, name: &str, input: Value, line: u64) -> Message {
-    msg(
-        Role::Assistant,
-        Kind::Generation,
-        vec![Block::ToolUse {
-            id: id.into(),
-            name: name.into(),
-            input,
-        }],
-        line,
-    )
+    Message::tool_call(id, name, input, line)
 }
 
 fn result(id: &str, out: &str, is_error: bool, line: u64) -> Message {

@@ -717,20 +717,8 @@ fn an_early_negative_constraint_survives_two_folds_verbatim() {
     rec.tool_steps("Bash", 40, 700);
     let b = budget(16_000, 2_000);
     rec.summarizer = Box::new(Extractive);
-    let mut folds = 0;
-    let mut last = None;
-    for k in 1..=41 {
-        let out = rec.call(k, b);
-        folds += out
-            .report
-            .tiers_fired
-            .iter()
-            .filter(|t| t.name().ends_with("floor"))
-            .count();
-        last = Some(out);
-    }
+    let (out, folds) = calls_folding(&mut rec, 41, |rec, k| rec.call(k, b));
     assert!(folds >= 2, "the floor folded {folds} times");
-    let out = last.unwrap();
     let head = out.parts[0].summary().expect("the history is folded");
     assert!(head.summarizer == "extractive");
     // The ask itself is long gone from the raw tail; the summary keeps the rule.
@@ -769,10 +757,22 @@ fn fold_through(rec: &mut Record, b: Budget) -> CallOutput {
         .iter()
         .filter(|m| m.kind == Kind::Generation)
         .count() as u32;
+    let (out, folds) = calls_folding(rec, calls + 1, |rec, k| rec.legal_call(k, b));
+    assert!(folds >= 1, "the floor folded");
+    out
+}
+
+/// Calls 1 to `calls` of `rec`, each made by `call`: the last one's output
+/// and how many times the floor folded on the way.
+fn calls_folding(
+    rec: &mut Record,
+    calls: u32,
+    mut call: impl FnMut(&mut Record, u32) -> CallOutput,
+) -> (CallOutput, usize) {
     let mut folds = 0;
     let mut last = None;
-    for k in 1..=calls + 1 {
-        let out = rec.legal_call(k, b);
+    for k in 1..=calls {
+        let out = call(rec, k);
         folds += out
             .report
             .tiers_fired
@@ -781,8 +781,7 @@ fn fold_through(rec: &mut Record, b: Budget) -> CallOutput {
             .count();
         last = Some(out);
     }
-    assert!(folds >= 1, "the floor folded");
-    last.unwrap()
+    (last.expect("at least one call"), folds)
 }
 
 /// Σn = fold(Σn−1, new) across a round trip: the carried `## Task Context`

@@ -43,45 +43,31 @@ impl Tx<'_> {
         client: &str,
         half: &CompactionHalf<'_>,
     ) -> Result<()> {
-        let head = "INSERT INTO client_compaction (task_id, after_call, history_rows, client, trigger, client_summary, task_context, summarizer)";
-        match half {
-            CompactionHalf::ClientSummary { trigger, summary } => {
-                self.tx.execute(
-                    &format!(
-                        "{head} VALUES (?1, ?2, ?3, ?4, ?5, ?6, NULL, NULL)
-                         ON CONFLICT(task_id, after_call) DO UPDATE SET
-                           history_rows = excluded.history_rows, client = excluded.client,
-                           trigger = excluded.trigger, client_summary = excluded.client_summary"
-                    ),
-                    params![
-                        task,
-                        after_call,
-                        history_rows as i64,
-                        client,
-                        trigger,
-                        summary
-                    ],
-                )?;
-            }
-            CompactionHalf::TaskContext { text, summarizer } => {
-                self.tx.execute(
-                    &format!(
-                        "{head} VALUES (?1, ?2, ?3, ?4, NULL, NULL, ?5, ?6)
-                         ON CONFLICT(task_id, after_call) DO UPDATE SET
-                           history_rows = excluded.history_rows, client = excluded.client,
-                           task_context = excluded.task_context, summarizer = excluded.summarizer"
-                    ),
-                    params![
-                        task,
-                        after_call,
-                        history_rows as i64,
-                        client,
-                        text,
-                        summarizer
-                    ],
-                )?;
-            }
-        }
+        // Each half fills its two columns and leaves the other half's as
+        // they are (NULL on a new row).
+        let (values, set, first, second) = match *half {
+            CompactionHalf::ClientSummary { trigger, summary } => (
+                "?5, ?6, NULL, NULL",
+                "trigger = excluded.trigger, client_summary = excluded.client_summary",
+                trigger,
+                Some(summary),
+            ),
+            CompactionHalf::TaskContext { text, summarizer } => (
+                "NULL, NULL, ?5, ?6",
+                "task_context = excluded.task_context, summarizer = excluded.summarizer",
+                Some(text),
+                Some(summarizer),
+            ),
+        };
+        self.tx.execute(
+            &format!(
+                "INSERT INTO client_compaction (task_id, after_call, history_rows, client, trigger, client_summary, task_context, summarizer)
+                 VALUES (?1, ?2, ?3, ?4, {values})
+                 ON CONFLICT(task_id, after_call) DO UPDATE SET
+                   history_rows = excluded.history_rows, client = excluded.client, {set}"
+            ),
+            params![task, after_call, history_rows as i64, client, first, second],
+        )?;
         Ok(())
     }
 }

@@ -1,7 +1,9 @@
 //! The lean references held to the whole-record evaluation they replace:
 //! the recorded view rebuilt from the record at every call, split against
-//! the whole view before and scored whole, and the trim fed from rows in
-//! memory. On generated records with the client's own compactions (summary
+//! the whole view before and scored whole, and the mask's whole history
+//! masked and projected at every call. (The trim reference is its own
+//! whole-record evaluation: it holds the trimmed history, as an oracle of
+//! it would.) On generated records with the client's own compactions (summary
 //! and boundary rows, summaries on either side or hidden), Task Contexts
 //! the hooks recorded (or not, or for another history), tool errors,
 //! written files, pointers that can overlap and escape sequences.
@@ -13,7 +15,7 @@ use super::append::AppendScorer;
 use super::recorded::{Change, RecordedUsage, SentView, recorded_row};
 use super::recorded::{Span, shared_with, span_blocks};
 use super::tests::from_memory;
-use super::trim::{WholeViews, first_group, trim_row};
+use super::trim::WholeViews;
 use super::*;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::parts::PartsBuilder;
@@ -67,51 +69,6 @@ pub(crate) fn oracle_recorded(
     usage.row(record, compacted, &tally, &estimated)
 }
 
-/// The trim row as the whole-record evaluation makes it.
-fn oracle_trim(
-    record: &ReferenceRecord<'_>,
-    rows: &[Message],
-    policy: PolicyFields,
-    w_eff: u64,
-    probes: Vec<Probe>,
-) -> Row {
-    let est = record.estimator;
-    let mut builder = PartsBuilder::default();
-    let mut fed = 0;
-    let mut views = WholeViews::new(probes);
-    let mut trimmed_calls = 0;
-    for (i, call) in record.calls.iter().enumerate() {
-        for m in &rows[fed..call.history_end] {
-            builder.push(m, est);
-        }
-        fed = call.history_end;
-        let mut kept: u64 = builder.parts().iter().map(|p| p.tokens).sum();
-        let mut trimmed = false;
-        while record.overhead + kept > w_eff {
-            let first = first_group(builder.parts());
-            if first == builder.parts().len() {
-                break;
-            }
-            kept -= builder.parts()[..first]
-                .iter()
-                .map(|p| p.tokens)
-                .sum::<u64>();
-            builder.drop_front(first);
-            trimmed = true;
-        }
-        trimmed_calls += u32::from(trimmed);
-        let tokens = record.overhead + kept;
-        let (view, _) = project(builder.parts());
-        let status = if tokens > w_eff {
-            Status::OverWindow
-        } else {
-            Status::Ok
-        };
-        views.call(record, i, view, tokens, status);
-    }
-    views.row(RowKind::Trim, record, policy, trimmed_calls)
-}
-
 /// The mask row as the whole-record evaluation makes it: at every call the
 /// whole history, every output but the last `keep` masked (once masked,
 /// for good), projected whole, split against the whole view before and
@@ -141,12 +98,7 @@ fn oracle_mask(
                 .flat_map(|m| &m.content)
                 .map(|b| crate::engine::estimate::block_tokens(est, b))
                 .sum::<u64>();
-        let status = if tokens > w_eff {
-            Status::OverWindow
-        } else {
-            Status::Ok
-        };
-        views.call(record, i, view, tokens, status);
+        views.call(record, i, view, tokens, window_status(tokens, w_eff));
     }
     views.row(RowKind::Mask, record, policy, masked_calls)
 }
@@ -230,16 +182,7 @@ fn rows_of(gens: &[Gen]) -> Vec<Message> {
                 } else {
                     ("Read", json!({"file_path": "/repo/README.md"}))
                 };
-                let mut m = Message::new(
-                    Role::Assistant,
-                    Kind::Generation,
-                    vec![Block::ToolUse {
-                        id: id.into(),
-                        name: name.into(),
-                        input,
-                    }],
-                    line,
-                );
+                let mut m = Message::tool_call(id, name, input, line);
                 m.gen_id = Some(format!("g{generation}"));
                 rows.push(m);
                 line += 1;
@@ -366,20 +309,6 @@ proptest! {
         let probes = extract(&s.rows);
         let want = oracle_recorded(&record, &s.rows, &s.compactions, probes.clone());
         let got = recorded_row(&record, &s.compactions, probes, &mut |r, f| from_memory(&s.rows, r, f)).unwrap();
-        prop_assert_eq!(got, want);
-    }
-
-    #[test]
-    fn the_lean_trim_row_is_the_whole_record_evaluation(
-        s in session(),
-        w_eff in prop::sample::select(vec![750u64, 800, 900, 2_000, 100_000]),
-    ) {
-        let (info, est) = (info(), CharsPerToken::default());
-        let record = record(&s, &info, &est);
-        let probes = extract(&s.rows);
-        let want = oracle_trim(&record, &s.rows, trim_policy(w_eff), w_eff, probes.clone());
-        let got =
-            trim_row(&record, trim_policy(w_eff), w_eff, probes, &mut |r, f| from_memory(&s.rows, r, f)).unwrap();
         prop_assert_eq!(got, want);
     }
 

@@ -16,7 +16,6 @@
 //! they leave the tail, and dropped. Tokens are the estimate, as the
 //! replay's cost model counts them.
 
-use crate::engine::Status;
 use crate::engine::estimate::block_tokens;
 use crate::engine::ladder::legal_boundaries;
 use crate::engine::parts::{PartBody, PartState, PartsBuilder};
@@ -27,7 +26,9 @@ use crate::session::cost::Totals;
 use crate::view::ViewRole;
 
 use super::append::AppendScorer;
-use super::{CallTally, PolicyFields, ReadRows, ReferenceRecord, Row, RowKind};
+use super::{
+    CallTally, History, PolicyFields, ReadRows, ReferenceRecord, Row, RowKind, window_status,
+};
 
 /// Tool outputs kept whole: the paper's setting (its configurations name it
 /// `M = 10`, SWE-agent's `last_n_observations: n: 10`), the one it reports
@@ -56,8 +57,7 @@ pub(crate) fn mask_row<E>(
     read: &mut ReadRows<'_, E>,
 ) -> Result<Row, E> {
     let est = record.estimator;
-    let mut builder = PartsBuilder::default();
-    let mut fed = 0;
+    let mut history = History::of(record);
     let mut scorer = AppendScorer::new(probes);
     let mut totals = Totals::default();
     let mut tally = CallTally::default();
@@ -70,9 +70,9 @@ pub(crate) fn mask_row<E>(
     // the view carry its opening placeholder, if any.
     let mut any_settled = false;
     for (i, call) in record.calls.iter().enumerate() {
-        read(fed..call.history_end, &mut |m| builder.push(m, est))?;
-        fed = call.history_end;
-        let masked = mask_outputs(&mut builder, keep, est);
+        history.feed(call.history_end, read)?;
+        let builder = &mut history.parts;
+        let masked = mask_outputs(builder, keep, est);
         masked_calls += u32::from(masked);
         // Settle what no later call changes: up to the first part that can
         // still change (an output still kept, or a call of the latest
@@ -130,12 +130,7 @@ pub(crate) fn mask_row<E>(
         scorer.extend_blocks(settled.iter().map(|(_, b, _)| b));
         let e = scorer.score_with_tail(now.iter().map(|(_, b, _)| b), call.history_end);
         let tokens = record.overhead + settled_tokens + now.iter().map(|(_, _, t)| t).sum::<u64>();
-        let status = if tokens > w_eff {
-            Status::OverWindow
-        } else {
-            Status::Ok
-        };
-        tally.add_counts(i as u32 + 1, tokens, status, &[], e);
+        tally.add_counts(i as u32 + 1, tokens, window_status(tokens, w_eff), &[], e);
         tail = now;
     }
     Ok(tally.window_row(RowKind::Mask, record.session, policy, &totals, masked_calls))

@@ -417,6 +417,46 @@ pub(crate) struct ProbeCounts {
 pub(crate) type ReadRows<'r, E> =
     dyn FnMut(Range<usize>, &mut dyn FnMut(&Message)) -> Result<(), E> + 'r;
 
+/// The history a reference holds, fed the record's rows as its calls reach
+/// them.
+pub(crate) struct History<'r> {
+    pub(crate) parts: crate::engine::parts::PartsBuilder,
+    fed: usize,
+    estimator: &'r dyn Estimator,
+}
+
+impl<'r> History<'r> {
+    pub(crate) fn of(record: &ReferenceRecord<'r>) -> History<'r> {
+        History {
+            parts: crate::engine::parts::PartsBuilder::default(),
+            fed: 0,
+            estimator: record.estimator,
+        }
+    }
+
+    /// Reads the rows up to `history_end` (a call's history) into the parts.
+    pub(crate) fn feed<E>(
+        &mut self,
+        history_end: usize,
+        read: &mut ReadRows<'_, E>,
+    ) -> Result<(), E> {
+        let (parts, est) = (&mut self.parts, self.estimator);
+        read(self.fed..history_end, &mut |m| parts.push(m, est))?;
+        self.fed = history_end;
+        Ok(())
+    }
+}
+
+/// How a reference's call of `tokens` ends against the window `w_eff`: a
+/// reference never reduces to a trigger, so it is in or over.
+pub(crate) fn window_status(tokens: u64, w_eff: u64) -> crate::engine::Status {
+    if tokens > w_eff {
+        crate::engine::Status::OverWindow
+    } else {
+        crate::engine::Status::Ok
+    }
+}
+
 /// What a reference run needs of each recorded call, read off the task's
 /// index: where its history ends and its recorded usage.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

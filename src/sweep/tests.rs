@@ -427,20 +427,6 @@ pub(super) fn record_of(t: &Transcript) -> (Vec<crate::model::Message>, Vec<Call
     (index.all_rows().unwrap(), calls)
 }
 
-fn trim_fields(window: u64) -> PolicyFields {
-    PolicyFields {
-        window,
-        window_from: Origin::Flag,
-        output_reserved: 0,
-        output_reserved_from: Origin::Flag,
-        trigger_ratio: None,
-        stop_ratio: None,
-        protect_recent_steps: None,
-        summary_budget: None,
-        summarizer: None,
-    }
-}
-
 #[test]
 fn trimming_drops_the_oldest_history_to_fit_and_loses_the_ask() {
     let t = Transcript::of_tool_steps(
@@ -464,9 +450,13 @@ fn trimming_drops_the_oldest_history_to_fit_and_loses_the_ask() {
     };
     let probes = extract(&rows);
     let trim = |w: u64, probes: Vec<Probe>| {
-        trim::trim_row(&record, trim_fields(w), w, probes, &mut |r, f| {
-            from_memory(&rows, r, f)
-        })
+        trim::trim_row(
+            &record,
+            super::lean_tests::trim_policy(w),
+            w,
+            probes,
+            &mut |r, f| from_memory(&rows, r, f),
+        )
         .unwrap()
     };
     let tight = trim(4_000, probes.clone());

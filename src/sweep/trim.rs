@@ -11,13 +11,15 @@
 //! whose last generation alone does not fit is over the window.
 
 use crate::engine::Status;
-use crate::engine::parts::{Part, PartsBuilder};
+use crate::engine::parts::Part;
 use crate::engine::projection::project;
 use crate::probe::{Probe, Scorer};
 use crate::session::cost::{CacheSplitter, Totals};
 use crate::view::View;
 
-use super::{CallTally, PolicyFields, ReadRows, ReferenceRecord, Row, RowKind};
+use super::{
+    CallTally, History, PolicyFields, ReadRows, ReferenceRecord, Row, RowKind, window_status,
+};
 
 /// Trim `record` at every call to fit `w_eff`, scoring each view with
 /// `probes`, its rows read with `read` as the calls reach them (what is
@@ -29,14 +31,12 @@ pub(crate) fn trim_row<E>(
     probes: Vec<Probe>,
     read: &mut ReadRows<'_, E>,
 ) -> Result<Row, E> {
-    let est = record.estimator;
-    let mut builder = PartsBuilder::default();
-    let mut fed = 0;
+    let mut history = History::of(record);
     let mut views = WholeViews::new(probes);
     let mut trimmed_calls = 0;
     for (i, call) in record.calls.iter().enumerate() {
-        read(fed..call.history_end, &mut |m| builder.push(m, est))?;
-        fed = call.history_end;
+        history.feed(call.history_end, read)?;
+        let builder = &mut history.parts;
         let mut kept: u64 = builder.parts().iter().map(|p| p.tokens).sum();
         let mut trimmed = false;
         while record.overhead + kept > w_eff {
@@ -54,12 +54,7 @@ pub(crate) fn trim_row<E>(
         trimmed_calls += u32::from(trimmed);
         let tokens = record.overhead + kept;
         let (view, _) = project(builder.parts());
-        let status = if tokens > w_eff {
-            Status::OverWindow
-        } else {
-            Status::Ok
-        };
-        views.call(record, i, view, tokens, status);
+        views.call(record, i, view, tokens, window_status(tokens, w_eff));
     }
     Ok(views.row(RowKind::Trim, record, policy, trimmed_calls))
 }

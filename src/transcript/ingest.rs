@@ -154,6 +154,30 @@ pub struct FileReport {
 }
 
 impl FileReport {
+    /// The report of the file shown as `shown`, of `bytes` bytes, before
+    /// anything is counted in it.
+    pub(crate) fn empty(
+        shown: &str,
+        format: String,
+        status: ImportStatus,
+        bytes: u64,
+    ) -> FileReport {
+        FileReport {
+            path: shown.to_string(),
+            format,
+            status,
+            lines: 0,
+            bytes,
+            tasks: Vec::new(),
+            not_conversation_lines: 0,
+            duplicate_lines: 0,
+            unknown_line_types: BTreeMap::new(),
+            skipped_lines: Vec::new(),
+            warnings: Vec::new(),
+            incomplete_lines: 0,
+        }
+    }
+
     pub fn added(&self) -> u64 {
         self.tasks.iter().map(|t| t.added).sum()
     }
@@ -652,18 +676,8 @@ fn unchanged_report(
         })
         .collect();
     Ok(FileReport {
-        path: shown.to_string(),
-        format: String::new(),
-        status: ImportStatus::Unchanged,
-        lines: 0,
-        bytes: size,
         tasks,
-        not_conversation_lines: 0,
-        duplicate_lines: 0,
-        unknown_line_types: BTreeMap::new(),
-        skipped_lines: Vec::new(),
-        warnings: Vec::new(),
-        incomplete_lines: 0,
+        ..FileReport::empty(shown, String::new(), ImportStatus::Unchanged, size)
     })
 }
 
@@ -719,12 +733,7 @@ fn base_name(opts: &IngestOptions, parsed: &ParsedFile) -> Option<String> {
 /// The report of a parsed file before any task is stored.
 fn parsed_report(parsed: &ParsedFile, shown: &str) -> FileReport {
     FileReport {
-        path: shown.to_string(),
-        format: parsed.format.as_str().to_string(),
-        status: ImportStatus::Imported,
         lines: parsed.lines,
-        bytes: parsed.bytes,
-        tasks: Vec::new(),
         not_conversation_lines: parsed.not_conversation,
         duplicate_lines: parsed.duplicates,
         unknown_line_types: parsed.unknown.clone(),
@@ -737,8 +746,13 @@ fn parsed_report(parsed: &ParsedFile, shown: &str) -> FileReport {
                 message: e.message.clone(),
             })
             .collect(),
-        warnings: Vec::new(),
         incomplete_lines: parsed.incomplete_lines,
+        ..FileReport::empty(
+            shown,
+            parsed.format.as_str().to_string(),
+            ImportStatus::Imported,
+            parsed.bytes,
+        )
     }
 }
 

@@ -116,17 +116,7 @@ fn watched_into(
     let (est, summarizer) = (CharsPerToken::default(), extractive());
     let out = Captured::default();
     let mut ui = quiet_ui(&out);
-    let mut watch = Watch {
-        path: path.clone(),
-        task: None,
-        format: None,
-        flags,
-        estimator: &est,
-        summarizer: &summarizer,
-        json: true,
-        announced: false,
-        followed: None,
-    };
+    let mut watch = json_watch(&path, flags, &est, &summarizer);
     watch.look(&mut store, &mut ui).unwrap();
     for &cut in cuts {
         std::fs::write(&path, &bytes[..cut]).unwrap();
@@ -134,6 +124,26 @@ fn watched_into(
     }
     watch.finish(&mut store, &mut ui).unwrap();
     out.text()
+}
+
+/// `watch --json` of the file at `path`, from its first look.
+fn json_watch<'a>(
+    path: &Path,
+    flags: &'a BudgetArgs,
+    estimator: &'a CharsPerToken,
+    summarizer: &'a Configured,
+) -> Watch<'a> {
+    Watch {
+        path: path.to_path_buf(),
+        task: None,
+        format: None,
+        flags,
+        estimator,
+        summarizer,
+        json: true,
+        announced: false,
+        followed: None,
+    }
 }
 
 /// Cuts after every line and in the middle of every line.
@@ -257,17 +267,7 @@ fn a_codex_call_waits_for_its_usage_unless_the_watch_ends() {
     let (est, summarizer) = (CharsPerToken::default(), extractive());
     let out = Captured::default();
     let mut ui = quiet_ui(&out);
-    let mut watch = Watch {
-        path: path.clone(),
-        task: None,
-        format: None,
-        flags: &flags,
-        estimator: &est,
-        summarizer: &summarizer,
-        json: true,
-        announced: false,
-        followed: None,
-    };
+    let mut watch = json_watch(&path, &flags, &est, &summarizer);
     watch.look(&mut store, &mut ui).unwrap();
     assert_eq!(out.text(), "", "call 1 has no usage yet");
     let whole = replayed(dir.path(), &bytes, &flags);

@@ -72,7 +72,17 @@ pub(super) const EMPTY_SLUG: &str = "note";
 
 /// A kebab key from the first content words.
 pub(super) fn slug(s: &str, max_words: usize) -> String {
-    let parts: Vec<String> = words(s)
+    kebab(
+        key_words(s)
+            .filter(|w| !STOPWORDS.contains(&w.as_str()))
+            .take(max_words),
+    )
+}
+
+/// The words of `s` as a key spells them: apostrophes dropped, at most 20
+/// characters, none empty.
+fn key_words(s: &str) -> impl Iterator<Item = String> {
+    words(s)
         .into_iter()
         .map(|w| {
             w.text
@@ -81,9 +91,12 @@ pub(super) fn slug(s: &str, max_words: usize) -> String {
                 .take(20)
                 .collect::<String>()
         })
-        .filter(|w| !w.is_empty() && !STOPWORDS.contains(&w.as_str()))
-        .take(max_words)
-        .collect();
+        .filter(|w| !w.is_empty())
+}
+
+/// `words` joined with hyphens; [`EMPTY_SLUG`] when there are none.
+fn kebab(words: impl Iterator<Item = String>) -> String {
+    let parts: Vec<String> = words.collect();
     if parts.is_empty() {
         EMPTY_SLUG.to_string()
     } else {
@@ -225,23 +238,7 @@ pub(super) fn subject_key(subject: &str) -> String {
         spaced.push(if c == '_' { ' ' } else { c });
     }
     // Every word of a name counts (`agent_id` is not `agent`).
-    let parts: Vec<String> = words(&spaced)
-        .into_iter()
-        .map(|w| {
-            w.text
-                .replace('\'', "")
-                .chars()
-                .take(20)
-                .collect::<String>()
-        })
-        .filter(|w| !w.is_empty())
-        .take(KEY_WORDS_OF_SUBJECT)
-        .collect();
-    if parts.is_empty() {
-        EMPTY_SLUG.to_string()
-    } else {
-        parts.join("-")
-    }
+    kebab(key_words(&spaced).take(KEY_WORDS_OF_SUBJECT))
 }
 
 /// `Module.Name`: dots between capitalised words, no file extension.

@@ -7,7 +7,6 @@
 //! rewrote after its last import (a revert, an edit) keeps its stored record
 //! and is named in a warning; the other sessions are imported.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::{Failed, FileReport, ImportStatus, IngestError, IngestOptions, LocatedWarning};
@@ -62,20 +61,12 @@ pub(super) fn ingest_opencode(
     let snapshot = db.snapshot().map_err(row_err)?;
     let sessions = snapshot.sessions().map_err(row_err)?;
     let ids = task_ids(&sessions);
-    let mut report = FileReport {
-        path: shown.to_string(),
-        format: Format::Opencode.as_str().to_string(),
-        status: ImportStatus::Imported,
-        lines: 0,
+    let mut report = FileReport::empty(
+        shown,
+        Format::Opencode.as_str().to_string(),
+        ImportStatus::Imported,
         bytes,
-        tasks: Vec::new(),
-        not_conversation_lines: 0,
-        duplicate_lines: 0,
-        unknown_line_types: BTreeMap::new(),
-        skipped_lines: Vec::new(),
-        warnings: Vec::new(),
-        incomplete_lines: 0,
-    };
+    );
     let mut read_bytes = 0u64;
     store
         .transaction(|tx| -> Result<(), Failed> {
