@@ -10,7 +10,7 @@ use super::defaults::{RunBudget, overhead_warning};
 use super::words::plural;
 use crate::cmd::style::{self, paint};
 use crate::engine::budget::Budget;
-use crate::engine::{CallReport, Status};
+use crate::engine::{CallReport, Mode, Status};
 use crate::summarize::llm::LlmReport;
 
 /// `--json` output: the engine's report plus what the record says.
@@ -27,29 +27,19 @@ pub struct CallJson<'a> {
     pub llm: Option<&'a LlmReport>,
 }
 
-/// The report of one projecting call: one JSON object (with an `llm` key
-/// when the model summarizer ran), or the human report followed by the
-/// model summarizer's lines.
-pub fn print_call(
-    ui: &mut Ui,
-    task: &str,
-    report: &CallReport,
-    budget: &RunBudget,
-    recorded: Option<u64>,
-    json: bool,
-    llm: Option<&LlmReport>,
-) -> Result<()> {
-    let heading = match report.mode {
-        crate::engine::Mode::Preflight => "preflight",
-        crate::engine::Mode::Step => "step",
-    };
-    print_call_headed(ui, heading, task, report, budget, recorded, json, llm)
+/// The heading of a `preflight` or `step` call's human report.
+pub fn mode_heading(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Preflight => "preflight",
+        Mode::Step => "step",
+    }
 }
 
-/// [`print_call`] for a command that is neither `preflight` nor `step`
-/// (`compact`): its human report is headed with `heading`.
+/// The report of one projecting call: one JSON object (with an `llm` key
+/// when the model summarizer ran), or the human report, headed with
+/// `heading` (the command's name), followed by the model summarizer's lines.
 #[allow(clippy::too_many_arguments)]
-pub fn print_call_headed(
+pub fn print_call(
     ui: &mut Ui,
     heading: &str,
     task: &str,

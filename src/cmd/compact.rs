@@ -292,7 +292,7 @@ impl Compacted<'_> {
                 ui.note(self.wrote(path, args.format));
             }
         } else {
-            super::call_report::print_call_headed(
+            super::call_report::print_call(
                 ui,
                 "compact",
                 self.task,

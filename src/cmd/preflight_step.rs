@@ -8,7 +8,7 @@ use clap::Args;
 use super::Ui;
 use super::args::RunTarget;
 use super::atomic::write_view;
-use super::call_report::print_call;
+use super::call_report::{mode_heading, print_call};
 use super::exit::outcome_of;
 use super::summarizer::summarizer_of;
 use super::target::Resolved;
@@ -77,6 +77,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &StepArgs, mode: Mode) -> Resul
     }
     print_call(
         ui,
+        mode_heading(out.report.mode),
         &task,
         &out.report,
         &run_budget,

@@ -11,6 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
 
+use crate::model::time::civil_from_days;
 use crate::transcript::codex_names::CODEX_SESSION_INDEX;
 use crate::view::session::{SessionKind, codex_index_entry, uuid_from};
 
@@ -83,18 +84,8 @@ fn is_uuid(s: &str) -> bool {
 
 /// Seconds since the epoch as (year, month, day, hour, minute, second), UTC.
 fn civil(secs: u64) -> (i64, u32, u32, u64, u64, u64) {
-    let days = (secs / 86_400) as i64;
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
     let rem = secs % 86_400;
-    // Howard Hinnant's days-to-civil.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
     (y, m, d, rem / 3600, rem % 3600 / 60, rem % 60)
 }
 

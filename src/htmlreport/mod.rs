@@ -64,14 +64,11 @@ pub(crate) fn render(h: &Header, c: &Collected, totals: &Totals) -> String {
     let mut out = String::with_capacity(64 * 1024 + c.slots.len() * 300);
     let title = h.title.as_deref().unwrap_or(&h.task);
     let last_hash = c.last_hash.as_str();
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"generator\" content=\"compactor {}\">\n\
-         <title>compactor report · {}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n",
-        esc(&h.version),
-        esc(title)
+    page_head(
+        &mut out,
+        &h.version,
+        &format!("report · {}", esc(title)),
+        &[CSS],
     );
     header(&mut out, h, c, title, last_hash);
     context_section(&mut out, h, c);
@@ -94,6 +91,21 @@ pub(crate) fn render(h: &Header, c: &Collected, totals: &Totals) -> String {
     );
     let _ = write!(out, "<script>\n{}</script>\n</body>\n</html>\n", script(c));
     out
+}
+
+/// A self-contained page's head, up to the opening of its body: the
+/// generator's `version`, the `title` after "compactor " (HTML), and the
+/// style sheets inline, in order.
+pub(crate) fn page_head(out: &mut String, version: &str, title: &str, css: &[&str]) {
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"generator\" content=\"compactor {}\">\n\
+         <title>compactor {title}</title>\n<style>\n{}</style>\n</head>\n<body>\n",
+        esc(version),
+        css.concat()
+    );
 }
 
 /// The page's script: `report.js`, with the per-column declarations when
@@ -494,8 +506,8 @@ fn probe_section(out: &mut String, c: &Collected) {
     out.push_str("</tbody></table>\n");
     precision_paragraph(out, c);
     if !worst.lost.is_empty() {
-        let _ = write!(out, "<p>Lost at call {call}:</p>\n<ul class=\"lost\">");
-        for l in worst.lost.iter().take(LOST_LISTED) {
+        let _ = writeln!(out, "<p>Lost at call {call}:</p>");
+        listed_at_most(out, &worst.lost, LOST_LISTED, |out, l| {
             let expected: String = l.expected.chars().take(160).collect();
             let _ = write!(
                 out,
@@ -506,15 +518,7 @@ fn probe_section(out: &mut String, c: &Collected) {
                 esc(&l.source),
                 l.line
             );
-        }
-        if worst.lost.len() > LOST_LISTED {
-            let _ = write!(
-                out,
-                "<li class=\"muted\">and {} more</li>",
-                worst.lost.len() - LOST_LISTED
-            );
-        }
-        out.push_str("</ul>\n");
+        });
     }
     out.push_str("</section>\n");
 }
@@ -540,11 +544,8 @@ fn precision_paragraph(out: &mut String, c: &Collected) {
     let Some((call, most)) = &c.most_misleading else {
         return;
     };
-    let _ = write!(
-        out,
-        "<p>Misleading at call {call}:</p>\n<ul class=\"lost\">"
-    );
-    for m in most.misleading.iter().take(MISLEADING_LISTED) {
+    let _ = writeln!(out, "<p>Misleading at call {call}:</p>");
+    listed_at_most(out, &most.misleading, MISLEADING_LISTED, |out, m| {
         let text: String = m.text.chars().take(160).collect();
         let _ = write!(
             out,
@@ -559,12 +560,26 @@ fn precision_paragraph(out: &mut String, c: &Collected) {
                 ""
             }
         );
+    });
+}
+
+/// A list of the first `listed` of `items`, each written by `item` as an
+/// `<li>`, and how many more there are.
+fn listed_at_most<T>(
+    out: &mut String,
+    items: &[T],
+    listed: usize,
+    mut item: impl FnMut(&mut String, &T),
+) {
+    out.push_str("<ul class=\"lost\">");
+    for i in items.iter().take(listed) {
+        item(out, i);
     }
-    if most.misleading.len() > MISLEADING_LISTED {
+    if items.len() > listed {
         let _ = write!(
             out,
             "<li class=\"muted\">and {} more</li>",
-            most.misleading.len() - MISLEADING_LISTED
+            items.len() - listed
         );
     }
     out.push_str("</ul>\n");

@@ -68,6 +68,21 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// The proleptic Gregorian date (year, month, day) of a count of days since
+/// 1970-01-01: the inverse of [`days_from_civil`] (Howard Hinnant's
+/// civil-from-days), for the places that write a timestamp.
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(month <= 2), month, day)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +114,20 @@ mod tests {
             "2025/09/24T20:12:23Z",
         ] {
             assert_eq!(instant_millis(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn civil_from_days_inverts_days_from_civil() {
+        for (y, m, d) in [
+            (1970, 1, 1),
+            (2000, 2, 29),
+            (2026, 12, 1),
+            (1969, 12, 31),
+            (2100, 3, 1),
+        ] {
+            let days = days_from_civil(y, i64::from(m), i64::from(d));
+            assert_eq!(civil_from_days(days), (y, m, d));
         }
     }
 }

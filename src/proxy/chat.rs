@@ -16,13 +16,13 @@
 //! summary) name the same session with no tools and another system prompt:
 //! another lineage, so another task, linked to the session's first.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::convo::{BadRequest, system_row};
-use super::messages::kind_of;
+use super::convo::{BadRequest, item_object, system_rows};
+use super::render::ItemWriter;
 use super::responses::instruction_blocks;
-use super::sse::Assemble;
-use crate::model::{Block, Message};
+use super::sse::{Assemble, answer_json};
+use crate::model::Message;
 use crate::transcript::codex::codex_usage;
 use crate::transcript::openai_chat::OpenAiChatImporter;
 use crate::transcript::{ObjectLines, TaskSet};
@@ -32,24 +32,10 @@ use crate::transcript::{ObjectLines, TaskSet};
 /// reads them (an empty message: no row).
 pub(crate) fn message_rows(raw: &str, i: usize) -> Result<Vec<Message>, BadRequest> {
     let what = format!("messages[{i}]");
-    let obj: Map<String, Value> = match serde_json::from_str(raw) {
-        Ok(Value::Object(o)) => o,
-        Ok(other) => {
-            return Err(BadRequest(format!(
-                "{what} is {}; expected an object with \"role\" and \"content\"",
-                kind_of(&other)
-            )));
-        }
-        Err(e) => return Err(BadRequest(format!("{what}: {e}"))),
-    };
+    let obj = item_object(raw, &what, "an object with \"role\" and \"content\"")?;
     let role = obj.get("role").and_then(Value::as_str).unwrap_or("");
     if matches!(role, "system" | "developer") {
-        let blocks = instruction_blocks(obj.get("content"));
-        return Ok(if blocks.is_empty() {
-            Vec::new()
-        } else {
-            vec![system_row(blocks)]
-        });
+        return Ok(system_rows(instruction_blocks(obj.get("content"))));
     }
     let mut tasks = TaskSet::default();
     OpenAiChatImporter::default()
@@ -89,52 +75,31 @@ pub(crate) struct ChatWriter {
     out: Vec<String>,
 }
 
-impl ChatWriter {
+impl ItemWriter for ChatWriter {
+    const ITEM_HOLDS_ITS_REASONING: bool = true;
+
+    fn items(&self) -> &[String] {
+        &self.out
+    }
+
     /// A message the client sent, as it sent it.
-    pub(crate) fn sent(&mut self, raw: &str) {
+    fn sent(&mut self, raw: &str) {
         self.out.push(raw.to_string());
     }
 
-    /// Blocks of one view message the client did not send as they are.
-    pub(crate) fn view(&mut self, role: crate::view::ViewRole, blocks: Vec<Block>) {
-        if blocks.is_empty() {
-            return;
-        }
-        let fragment = crate::view::View {
-            messages: vec![crate::view::ViewMessage {
-                role,
-                content: blocks,
-            }],
-        };
-        let (messages, _) = crate::view::chat_messages(&fragment, true);
+    fn view_items(&mut self, fragment: &crate::view::View) {
+        let (messages, _) = crate::view::chat_messages(fragment, true);
         self.out.extend(messages.iter().map(Value::to_string));
     }
 
-    pub(crate) fn len(&self) -> usize {
-        self.out.len()
-    }
-
-    /// The messages written from `from` on.
-    pub(crate) fn since(&self, from: usize) -> Vec<String> {
-        self.out[from..].to_vec()
+    /// The messages written from `from` on (no freeform calls to know).
+    fn since(&self, from: usize) -> (Vec<String>, Vec<String>) {
+        (self.out[from..].to_vec(), Vec::new())
     }
 
     /// Messages of a view message written before, as they were.
-    pub(crate) fn written(&mut self, messages: &[String]) {
+    fn written(&mut self, messages: &[String], _known: &[String]) {
         self.out.extend(messages.iter().cloned());
-    }
-
-    pub(crate) fn finish(self) -> String {
-        let mut s = String::with_capacity(self.out.iter().map(|i| i.len() + 1).sum::<usize>() + 2);
-        s.push('[');
-        for (i, m) in self.out.iter().enumerate() {
-            if i > 0 {
-                s.push(',');
-            }
-            s.push_str(m);
-        }
-        s.push(']');
-        s
     }
 }
 
@@ -175,8 +140,7 @@ impl Assemble for ChatAssembler {
     }
 
     fn whole(&mut self, body: &[u8]) -> Result<(), String> {
-        let v: Value =
-            serde_json::from_slice(body).map_err(|e| format!("the answer is not JSON: {e}"))?;
+        let v = answer_json(body)?;
         if let Some(e) = error_of(&v) {
             self.error = Some(e);
             return Ok(());
@@ -388,7 +352,7 @@ impl ChatAssembler {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Kind;
+    use crate::model::{Block, Kind};
     use crate::proxy::sse::Answer;
     use serde_json::json;
 

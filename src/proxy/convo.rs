@@ -6,6 +6,8 @@
 
 use std::ops::Range;
 
+use serde_json::{Map, Value};
+
 use crate::model::digest::Digest;
 use crate::model::{Block, Kind, Message, Role};
 
@@ -53,9 +55,65 @@ pub(crate) fn compared(m: &Message) -> bool {
     m.kind.reaches_view() || m.kind == Kind::System
 }
 
-/// A system row (instructions) holding `blocks`.
-pub(crate) fn system_row(blocks: Vec<Block>) -> Message {
-    Message::new(Role::Meta, Kind::System, blocks, 0)
+/// The system row (instructions) holding `blocks`; none when there are none.
+pub(crate) fn system_rows(blocks: Vec<Block>) -> Vec<Message> {
+    if blocks.is_empty() {
+        Vec::new()
+    } else {
+        vec![Message::new(Role::Meta, Kind::System, blocks, 0)]
+    }
+}
+
+/// One item of a request's conversation field (`what`, e.g. `messages[3]`)
+/// read as the JSON object it must be; `expected` says what it should be.
+pub(crate) fn item_object(
+    raw: &str,
+    what: &str,
+    expected: &str,
+) -> Result<Map<String, Value>, BadRequest> {
+    match serde_json::from_str(raw) {
+        Ok(Value::Object(o)) => Ok(o),
+        Ok(other) => Err(BadRequest(format!(
+            "{what} is {}; expected {expected}",
+            kind_of(&other)
+        ))),
+        Err(e) => Err(BadRequest(format!("{what}: {e}"))),
+    }
+}
+
+/// What a JSON value is, in words for an error.
+pub(crate) fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Writes `items` onto `s` as a JSON array, each by `push_item`.
+pub(crate) fn push_json_array<T>(
+    s: &mut String,
+    items: &[T],
+    mut push_item: impl FnMut(&mut String, &T),
+) {
+    s.push('[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        push_item(s, item);
+    }
+    s.push(']');
+}
+
+/// A conversation field of whole items, each its JSON text.
+pub(crate) fn json_array(items: &[String]) -> String {
+    let mut s = String::with_capacity(items.iter().map(|i| i.len() + 1).sum::<usize>() + 2);
+    push_json_array(&mut s, items, |s, item| s.push_str(item));
+    s
 }
 
 /// One item of a request: where its text is in the body.

@@ -14,8 +14,8 @@
 
 use serde_json::{Map, Value};
 
-use super::convo::{BadRequest, system_row};
-use super::sse::Assemble;
+use super::convo::{BadRequest, item_object, kind_of, push_json_array, system_rows};
+use super::sse::{Assemble, answer_json};
 use crate::model::{Block, Message, Usage};
 use crate::transcript::anthropic::AnthropicImporter;
 use crate::transcript::{ObjectLines, TaskSet, anthropic_block, anthropic_usage};
@@ -57,41 +57,17 @@ pub(crate) fn content_blocks(content: Value, what: &str) -> Result<Vec<Block>, B
     }
 }
 
-pub(crate) fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// One request message as the record's rows (one row; none for an empty
 /// message): user and assistant messages as the Anthropic importer reads
 /// them, a `system` message as a system row.
 pub(crate) fn message_rows(raw: &str, i: usize) -> Result<Vec<Message>, BadRequest> {
     let what = format!("messages[{i}]");
-    let mut obj: Map<String, Value> = match serde_json::from_str(raw) {
-        Ok(Value::Object(o)) => o,
-        Ok(other) => {
-            return Err(BadRequest(format!(
-                "{what} is {}; expected an object with \"role\" and \"content\"",
-                kind_of(&other)
-            )));
-        }
-        Err(e) => return Err(BadRequest(format!("{what}: {e}"))),
-    };
+    let mut obj = item_object(raw, &what, "an object with \"role\" and \"content\"")?;
     let content = obj.remove("content").unwrap_or(Value::Null);
     let blocks = content_blocks(content, &what)?;
     let role = obj.get("role").and_then(Value::as_str).unwrap_or("");
     if role == "system" {
-        return Ok(if blocks.is_empty() {
-            Vec::new()
-        } else {
-            vec![system_row(blocks)]
-        });
+        return Ok(system_rows(blocks));
     }
     if role != "user" && role != "assistant" {
         return Err(BadRequest(format!(
@@ -259,28 +235,16 @@ impl MessagesWriter {
             .map(|(_, b)| b.iter().map(|t| t.len() + 1).sum::<usize>() + 40)
             .sum();
         let mut s = String::with_capacity(len);
-        s.push('[');
-        for (i, (role, blocks)) in self.out.iter().enumerate() {
-            if i > 0 {
-                s.push(',');
+        push_json_array(&mut s, &self.out, |s, (role, blocks)| match role {
+            None => s.push_str(&blocks[0]),
+            Some(role) => {
+                s.push_str("{\"role\":\"");
+                s.push_str(role);
+                s.push_str("\",\"content\":");
+                push_json_array(s, blocks, |s, b| s.push_str(b));
+                s.push('}');
             }
-            match role {
-                None => s.push_str(&blocks[0]),
-                Some(role) => {
-                    s.push_str("{\"role\":\"");
-                    s.push_str(role);
-                    s.push_str("\",\"content\":[");
-                    for (j, b) in blocks.iter().enumerate() {
-                        if j > 0 {
-                            s.push(',');
-                        }
-                        s.push_str(b);
-                    }
-                    s.push_str("]}");
-                }
-            }
-        }
-        s.push(']');
+        });
         s
     }
 }
@@ -331,8 +295,7 @@ impl Assemble for MessagesAssembler {
     }
 
     fn whole(&mut self, body: &[u8]) -> Result<(), String> {
-        let mut v: Value =
-            serde_json::from_slice(body).map_err(|e| format!("the answer is not JSON: {e}"))?;
+        let mut v = answer_json(body)?;
         self.id = v.get("id").and_then(Value::as_str).map(str::to_string);
         self.usage = v.get("usage").and_then(Value::as_object).cloned();
         self.blocks = match v.get_mut("content").map(Value::take) {

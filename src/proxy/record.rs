@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::convo::{BadRequest, EntrySide, compared, entry_digest, system_row};
+use super::convo::{BadRequest, EntrySide, compared, entry_digest, system_rows};
 use super::request::Request;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::toolrules::{ToolForm, ToolRules};
@@ -631,11 +631,7 @@ pub(crate) fn head_rows(req: &Request) -> Vec<Message> {
             serde_json::json!({"type": "tools", "tools": tools}),
         ));
     }
-    if blocks.is_empty() {
-        Vec::new()
-    } else {
-        vec![system_row(blocks)]
-    }
+    system_rows(blocks)
 }
 
 /// The task record of a new conversation whose first rows are `rows`.

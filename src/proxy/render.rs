@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use super::chat::ChatWriter;
-use super::convo::{EntrySide, entry_digest};
+use super::convo::{EntrySide, entry_digest, json_array};
 use super::messages::{MAX_BREAKPOINTS, MessagesWriter, OutBlock, sent_blocks};
 use super::record::Conversation;
 use super::request::{Api, Request};
@@ -37,18 +37,44 @@ impl Written {
     }
 }
 
-/// The instructions messages of the request (Claude Code's `system`
-/// messages, Codex's `developer` ones) and how many conversation items came
-/// before each: those before the first come first, the others follow the
-/// view's first message (the opening ask, or the summary standing for it).
-fn instructions(conv: &Conversation) -> Vec<(usize, usize)> {
+/// One piece of the forwarded conversation field.
+enum Piece<'v> {
+    /// An instructions message the client sent (Claude Code's `system`
+    /// messages, Codex's `developer` ones): its item's index.
+    Instructions(usize),
+    /// A view message the last view shared (its index): written as it was.
+    Written(usize, &'v ViewMessage),
+    /// A view message to write.
+    New(&'v ViewMessage),
+}
+
+/// The pieces of the conversation field in the order they are written, for
+/// every API: the instructions messages before the first conversation item
+/// come first, the others follow the view's first message (the opening ask,
+/// or the summary standing for it).
+fn pieces<'v>(conv: &Conversation, view: &'v View, shared: usize) -> Vec<Piece<'v>> {
     let mut out = Vec::new();
+    let mut after_first = Vec::new();
     let mut before = 0;
     for (i, it) in conv.items().iter().enumerate() {
         if it.system {
-            out.push((i, before));
+            if before == 0 {
+                out.push(Piece::Instructions(i));
+            } else {
+                after_first.push(Piece::Instructions(i));
+            }
         } else if it.entries > 0 {
             before += 1;
+        }
+    }
+    for (mi, m) in view.messages.iter().enumerate() {
+        out.push(if mi < shared {
+            Piece::Written(mi, m)
+        } else {
+            Piece::New(m)
+        });
+        if mi == 0 {
+            out.append(&mut after_first);
         }
     }
     out
@@ -78,10 +104,11 @@ pub(crate) fn conversation_field(
 ) -> String {
     let shared = written.shared(&view);
     written.texts.truncate(shared);
+    let pieces = pieces(conv, &view, shared);
     let out = match req.api {
-        Api::Messages => messages_field(req, conv, &view, shared, written),
-        Api::Responses => input_field(InputWriter::default(), req, conv, &view, shared, written),
-        Api::Chat => input_field(ChatWriter::default(), req, conv, &view, shared, written),
+        Api::Messages => messages_field(req, conv, pieces, written),
+        Api::Responses => input_field(InputWriter::default(), req, conv, pieces, written),
+        Api::Chat => input_field(ChatWriter::default(), req, conv, pieces, written),
     };
     written.messages = view.messages;
     out
@@ -90,55 +117,19 @@ pub(crate) fn conversation_field(
 fn messages_field(
     req: &Request,
     conv: &Conversation,
-    view: &View,
-    shared: usize,
+    pieces: Vec<Piece<'_>>,
     written: &mut Written,
 ) -> String {
-    let system = instructions(conv);
     let mut w = MessagesWriter::new();
-    for &(i, before) in &system {
-        if before == 0 {
-            w.system(req.item_text(i));
-        }
-    }
     let mut sent: HashMap<u32, Vec<String>> = HashMap::new();
-    for (mi, m) in view.messages.iter().enumerate() {
-        if mi < shared {
-            w.written(role_name(m.role), written.texts[mi].0.clone());
-            if mi == 0 {
-                for &(i, before) in &system {
-                    if before > 0 {
-                        w.system(req.item_text(i));
-                    }
-                }
-            }
-            continue;
-        }
-        let side = side_of(m.role);
-        let blocks = m
-            .content
-            .iter()
-            .map(|b| {
-                let place = conv.origin(&entry_digest(side, b));
-                let raw = place.and_then(|p| {
-                    let blocks = sent
-                        .entry(p.item)
-                        .or_insert_with(|| sent_blocks(req.item_text(p.item as usize)));
-                    blocks.get(p.block as usize).cloned()
-                });
-                match raw {
-                    Some(raw) => OutBlock::Sent(raw),
-                    None => OutBlock::View(b.clone()),
-                }
-            })
-            .collect();
-        let texts = w.message(role_name(m.role), blocks).to_vec();
-        written.texts.push((texts, Vec::new()));
-        if mi == 0 {
-            for &(i, before) in &system {
-                if before > 0 {
-                    w.system(req.item_text(i));
-                }
+    for piece in pieces {
+        match piece {
+            Piece::Instructions(i) => w.system(req.item_text(i)),
+            Piece::Written(mi, m) => w.written(role_name(m.role), written.texts[mi].0.clone()),
+            Piece::New(m) => {
+                let blocks = view_blocks(req, conv, m, &mut sent);
+                let texts = w.message(role_name(m.role), blocks).to_vec();
+                written.texts.push((texts, Vec::new()));
             }
         }
     }
@@ -151,64 +142,74 @@ fn messages_field(
     w.finish(breakpoint)
 }
 
+/// The blocks of view message `m` as forwarded: each the client's own block
+/// where it sent it (`sent` keeps the blocks of the items read so far).
+fn view_blocks(
+    req: &Request,
+    conv: &Conversation,
+    m: &ViewMessage,
+    sent: &mut HashMap<u32, Vec<String>>,
+) -> Vec<OutBlock> {
+    let side = side_of(m.role);
+    m.content
+        .iter()
+        .map(|b| {
+            let place = conv.origin(&entry_digest(side, b));
+            let raw = place.and_then(|p| {
+                let blocks = sent
+                    .entry(p.item)
+                    .or_insert_with(|| sent_blocks(req.item_text(p.item as usize)));
+                blocks.get(p.block as usize).cloned()
+            });
+            match raw {
+                Some(raw) => OutBlock::Sent(raw),
+                None => OutBlock::View(b.clone()),
+            }
+        })
+        .collect()
+}
+
 /// How a list of whole items is written (Responses input items, Chat
 /// Completions messages): the client's own items, items made from view
 /// blocks, and those a view message was written as before.
-trait ItemWriter {
+pub(super) trait ItemWriter {
     /// An assistant item the client sends stands for the reasoning before
     /// it, carried in it or not (Chat Completions' `reasoning_content`,
     /// which the record is not compared on).
     const ITEM_HOLDS_ITS_REASONING: bool = false;
+    /// The items written so far, each its JSON text.
+    fn items(&self) -> &[String];
     fn sent(&mut self, raw: &str);
-    fn view(&mut self, role: ViewRole, blocks: Vec<Block>);
-    fn len(&self) -> usize;
+    /// The items of `fragment`, a view of one message's blocks.
+    fn view_items(&mut self, fragment: &View);
     /// The items written from `from` on, and what the writer must know
     /// again when they are written from memory (Codex's freeform calls).
     fn since(&self, from: usize) -> (Vec<String>, Vec<String>);
     fn written(&mut self, items: &[String], known: &[String]);
-    fn finish(self) -> String;
-}
 
-impl ItemWriter for InputWriter {
-    fn sent(&mut self, raw: &str) {
-        InputWriter::sent(self, raw)
-    }
+    /// Blocks of one view message the client did not send as they are.
     fn view(&mut self, role: ViewRole, blocks: Vec<Block>) {
-        InputWriter::view(self, role, blocks)
+        if blocks.is_empty() {
+            return;
+        }
+        let fragment = View {
+            messages: vec![ViewMessage {
+                role,
+                content: blocks,
+            }],
+        };
+        self.view_items(&fragment);
     }
-    fn len(&self) -> usize {
-        InputWriter::len(self)
-    }
-    fn since(&self, from: usize) -> (Vec<String>, Vec<String>) {
-        InputWriter::since(self, from)
-    }
-    fn written(&mut self, items: &[String], known: &[String]) {
-        InputWriter::written(self, items, known)
-    }
-    fn finish(self) -> String {
-        InputWriter::finish(self)
-    }
-}
 
-impl ItemWriter for ChatWriter {
-    const ITEM_HOLDS_ITS_REASONING: bool = true;
-    fn sent(&mut self, raw: &str) {
-        ChatWriter::sent(self, raw)
-    }
-    fn view(&mut self, role: ViewRole, blocks: Vec<Block>) {
-        ChatWriter::view(self, role, blocks)
-    }
     fn len(&self) -> usize {
-        ChatWriter::len(self)
+        self.items().len()
     }
-    fn since(&self, from: usize) -> (Vec<String>, Vec<String>) {
-        (ChatWriter::since(self, from), Vec::new())
-    }
-    fn written(&mut self, items: &[String], _known: &[String]) {
-        ChatWriter::written(self, items)
-    }
-    fn finish(self) -> String {
-        ChatWriter::finish(self)
+
+    fn finish(self) -> String
+    where
+        Self: Sized,
+    {
+        json_array(self.items())
     }
 }
 
@@ -216,80 +217,74 @@ fn input_field<W: ItemWriter>(
     mut w: W,
     req: &Request,
     conv: &Conversation,
-    view: &View,
-    shared: usize,
+    pieces: Vec<Piece<'_>>,
     written: &mut Written,
 ) -> String {
-    let system = instructions(conv);
-    for &(i, before) in &system {
-        if before == 0 {
-            w.sent(req.item_text(i));
-        }
-    }
-    let items = conv.items();
-    for (mi, m) in view.messages.iter().enumerate() {
-        if mi < shared {
-            let (texts, custom) = &written.texts[mi];
-            w.written(texts, custom);
-            if mi == 0 {
-                for &(i, before) in &system {
-                    if before > 0 {
-                        w.sent(req.item_text(i));
-                    }
-                }
+    for piece in pieces {
+        match piece {
+            Piece::Instructions(i) => w.sent(req.item_text(i)),
+            Piece::Written(mi, _) => {
+                let (texts, custom) = &written.texts[mi];
+                w.written(texts, custom);
             }
-            continue;
-        }
-        let from = w.len();
-        let side = side_of(m.role);
-        let places: Vec<_> = m
-            .content
-            .iter()
-            .map(|b| {
-                conv.origin(&entry_digest(side, b))
-                    .filter(|_| !req.bare_string)
-            })
-            .collect();
-        let mut pending: Vec<Block> = Vec::new();
-        let mut j = 0;
-        while j < m.content.len() {
-            // An item the client sent, whole and in order: its own text.
-            if let Some(p) = places[j]
-                && p.block == 0
-                && let Some(it) = items.get(p.item as usize)
-                && it.entries > 0
-                && j + it.entries as usize <= m.content.len()
-                && (1..it.entries as usize)
-                    .all(|k| places[j + k].is_some_and(|q| q.item == p.item && q.block == k as u32))
-            {
-                if W::ITEM_HOLDS_ITS_REASONING {
-                    while matches!(
-                        pending.last(),
-                        Some(Block::Thinking {
-                            signature: None,
-                            ..
-                        })
-                    ) {
-                        pending.pop();
-                    }
-                }
-                w.view(m.role, std::mem::take(&mut pending));
-                w.sent(req.item_text(p.item as usize));
-                j += it.entries as usize;
-                continue;
-            }
-            pending.push(m.content[j].clone());
-            j += 1;
-        }
-        w.view(m.role, pending);
-        written.texts.push(w.since(from));
-        if mi == 0 {
-            for &(i, before) in &system {
-                if before > 0 {
-                    w.sent(req.item_text(i));
-                }
+            Piece::New(m) => {
+                let from = w.len();
+                write_view_message(&mut w, req, conv, m);
+                written.texts.push(w.since(from));
             }
         }
     }
     w.finish()
+}
+
+/// View message `m` as items: each item the client sent whole and in order
+/// as it sent it, the blocks between as items made from the view.
+fn write_view_message<W: ItemWriter>(
+    w: &mut W,
+    req: &Request,
+    conv: &Conversation,
+    m: &ViewMessage,
+) {
+    let items = conv.items();
+    let side = side_of(m.role);
+    let places: Vec<_> = m
+        .content
+        .iter()
+        .map(|b| {
+            conv.origin(&entry_digest(side, b))
+                .filter(|_| !req.bare_string)
+        })
+        .collect();
+    let mut pending: Vec<Block> = Vec::new();
+    let mut j = 0;
+    while j < m.content.len() {
+        // An item the client sent, whole and in order: its own text.
+        if let Some(p) = places[j]
+            && p.block == 0
+            && let Some(it) = items.get(p.item as usize)
+            && it.entries > 0
+            && j + it.entries as usize <= m.content.len()
+            && (1..it.entries as usize)
+                .all(|k| places[j + k].is_some_and(|q| q.item == p.item && q.block == k as u32))
+        {
+            if W::ITEM_HOLDS_ITS_REASONING {
+                while matches!(
+                    pending.last(),
+                    Some(Block::Thinking {
+                        signature: None,
+                        ..
+                    })
+                ) {
+                    pending.pop();
+                }
+            }
+            w.view(m.role, std::mem::take(&mut pending));
+            w.sent(req.item_text(p.item as usize));
+            j += it.entries as usize;
+            continue;
+        }
+        pending.push(m.content[j].clone());
+        j += 1;
+    }
+    w.view(m.role, pending);
 }

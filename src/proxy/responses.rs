@@ -18,9 +18,9 @@
 
 use serde_json::{Map, Value};
 
-use super::convo::{BadRequest, system_row};
-use super::messages::kind_of;
-use super::sse::Assemble;
+use super::convo::{BadRequest, item_object, system_rows};
+use super::render::ItemWriter;
+use super::sse::{Assemble, answer_json};
 use crate::model::{Block, Kind, Message, Role};
 use crate::transcript::codex::{CodexImporter, codex_usage};
 use crate::transcript::{ObjectLines, TaskSet};
@@ -46,28 +46,14 @@ pub(crate) fn instruction_blocks(content: Option<&Value>) -> Vec<Block> {
 /// whole, as a block of its own).
 pub(crate) fn item_rows(raw: &str, i: usize) -> Result<Vec<Message>, BadRequest> {
     let what = format!("input[{i}]");
-    let item: Map<String, Value> = match serde_json::from_str(raw) {
-        Ok(Value::Object(o)) => o,
-        Ok(other) => {
-            return Err(BadRequest(format!(
-                "{what} is {}; expected an input item object",
-                kind_of(&other)
-            )));
-        }
-        Err(e) => return Err(BadRequest(format!("{what}: {e}"))),
-    };
+    let item = item_object(raw, &what, "an input item object")?;
     let ty = item
         .get("type")
         .and_then(Value::as_str)
         .unwrap_or("message");
     let role = item.get("role").and_then(Value::as_str).unwrap_or("");
     if ty == "message" && matches!(role, "developer" | "system") {
-        let blocks = instruction_blocks(item.get("content"));
-        return Ok(if blocks.is_empty() {
-            Vec::new()
-        } else {
-            vec![system_row(blocks)]
-        });
+        return Ok(system_rows(instruction_blocks(item.get("content"))));
     }
     let mut payload = item.clone();
     payload
@@ -121,9 +107,13 @@ pub(crate) struct InputWriter {
     custom: Vec<String>,
 }
 
-impl InputWriter {
+impl ItemWriter for InputWriter {
+    fn items(&self) -> &[String] {
+        &self.out
+    }
+
     /// An item the client sent, as it sent it.
-    pub(crate) fn sent(&mut self, raw: &str) {
+    fn sent(&mut self, raw: &str) {
         if let Ok(v) = serde_json::from_str::<Value>(raw)
             && v.get("type").and_then(Value::as_str) == Some("custom_tool_call")
             && let Some(id) = v.get("call_id").and_then(Value::as_str)
@@ -133,18 +123,8 @@ impl InputWriter {
         self.out.push(raw.to_string());
     }
 
-    /// Blocks of one view message the client did not send as they are.
-    pub(crate) fn view(&mut self, role: crate::view::ViewRole, blocks: Vec<Block>) {
-        if blocks.is_empty() {
-            return;
-        }
-        let fragment = crate::view::View {
-            messages: vec![crate::view::ViewMessage {
-                role,
-                content: blocks,
-            }],
-        };
-        for mut item in crate::view::session::responses_items(&fragment) {
+    fn view_items(&mut self, fragment: &crate::view::View) {
+        for mut item in crate::view::session::responses_items(fragment) {
             let ty = item.get("type").and_then(Value::as_str).unwrap_or("");
             let id = item
                 .get("call_id")
@@ -161,38 +141,20 @@ impl InputWriter {
         }
     }
 
-    /// Items written so far.
-    pub(crate) fn len(&self) -> usize {
-        self.out.len()
-    }
-
     /// The items written from `from` on, and the freeform calls among all
-    /// written (for the caller to keep and hand back with [`InputWriter::written`]).
-    pub(crate) fn since(&self, from: usize) -> (Vec<String>, Vec<String>) {
+    /// written (for the caller to keep and hand back with [`ItemWriter::written`]).
+    fn since(&self, from: usize) -> (Vec<String>, Vec<String>) {
         (self.out[from..].to_vec(), self.custom.clone())
     }
 
     /// Items of a view message written before, as they were.
-    pub(crate) fn written(&mut self, items: &[String], custom: &[String]) {
+    fn written(&mut self, items: &[String], custom: &[String]) {
         self.out.extend(items.iter().cloned());
         for c in custom {
             if !self.custom.contains(c) {
                 self.custom.push(c.clone());
             }
         }
-    }
-
-    pub(crate) fn finish(self) -> String {
-        let mut s = String::with_capacity(self.out.iter().map(|i| i.len() + 1).sum::<usize>() + 2);
-        s.push('[');
-        for (i, item) in self.out.iter().enumerate() {
-            if i > 0 {
-                s.push(',');
-            }
-            s.push_str(item);
-        }
-        s.push(']');
-        s
     }
 }
 
@@ -214,8 +176,7 @@ impl Assemble for ResponsesAssembler {
     }
 
     fn whole(&mut self, body: &[u8]) -> Result<(), String> {
-        let v: Value =
-            serde_json::from_slice(body).map_err(|e| format!("the answer is not JSON: {e}"))?;
+        let v = answer_json(body)?;
         self.whole_response(&v);
         match v["status"].as_str() {
             Some("completed") | None => self.completed = true,

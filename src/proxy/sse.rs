@@ -101,6 +101,11 @@ pub(crate) trait Assemble: Send {
     fn finish(self: Box<Self>) -> Result<Message, String>;
 }
 
+/// A whole answer's JSON.
+pub(crate) fn answer_json(body: &[u8]) -> Result<serde_json::Value, String> {
+    serde_json::from_slice(body).map_err(|e| format!("the answer is not JSON: {e}"))
+}
+
 /// An answer being assembled as its bytes arrive.
 pub(crate) struct Answer {
     sse: SseReader,

@@ -419,21 +419,26 @@ fn plan(
             jobs.retain(|j| !matches!(j, SweepJob::Policy { session: s, .. } if *s == session));
             continue;
         }
-        let windows = trim_specs(&ran);
-        for spec in &windows {
-            let budget = spec.budget(own);
+        // The trims, then the masks, at each window the policies ran at.
+        let windows: Vec<_> = trim_specs(&ran)
+            .iter()
+            .map(|spec| {
+                let budget = spec.budget(own);
+                (budget, spec.trim_fields(&budget))
+            })
+            .collect();
+        for (budget, fields) in &windows {
             jobs.push(SweepJob::Trim {
                 session,
-                budget,
-                fields: spec.trim_fields(&budget),
+                budget: *budget,
+                fields: fields.clone(),
             });
         }
-        for spec in &windows {
-            let budget = spec.budget(own);
+        for (budget, fields) in windows {
             jobs.push(SweepJob::Mask {
                 session,
                 budget,
-                fields: spec.trim_fields(&budget),
+                fields,
             });
         }
         jobs.push(SweepJob::Recorded { session });
