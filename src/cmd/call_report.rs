@@ -194,19 +194,18 @@ fn print_human(
         )?;
     }
     let status = paint_status(ui.color, report.status, report.status.name());
-    let mut tail = format!(
-        "status: {status} · {} · {}",
+    // The line's fields, joined by one separator.
+    let mut tail = vec![
+        format!("status: {status}"),
         plural(report.messages, "message"),
-        plural(report.parts, "part")
-    );
+        plural(report.parts, "part"),
+    ];
     if report.synthetic_results > 0 {
-        tail.push_str(&format!(
-            " · {} for interrupted calls",
-            plural(report.synthetic_results, "synthetic result")
-        ));
+        let results = plural(report.synthetic_results, "synthetic result");
+        tail.push(format!("{results} for interrupted calls"));
     }
-    tail.push_str(&format!(" · view {}", &report.view_hash[..16]));
-    writeln!(ui.out, "{tail}")?;
+    tail.push(format!("view {}", &report.view_hash[..16]));
+    writeln!(ui.out, "{}", tail.join(" · "))?;
     Ok(())
 }
 

@@ -17,15 +17,7 @@
       "calls " + fmt(a) + "–" + fmt(b) + " (tiers fired at " + fmt(D.fired[i]) + " of " + fmt(b - a + 1) + "), the peak at call " + fmt(D.call[i]);
   }
   function xOf(k) { return LEFT + slotOf(k); }
-  function line(k) {
-    var i = slotOf(k);
-    return span(i) + " · turn " + D.turn[i] + " · " + fmt(D.before[i]) + " → " + fmt(D.after[i]) +
-      (D.rec[i] >= 0 ? " · recorded " + fmt(D.rec[i]) : "") +
-      " · raw " + fmt(D.raw[i]) + "\n" +
-      "tiers " + (D.tiers[i] || "-") + " · shrunk " + D.shrunk[i] + " · dropped " + D.dropped[i] +
-      " · folded " + D.folded[i] + " · status " + D.status[i] + "\n" +
-      "cache read " + fmt(D.cr[i]) + " · write " + fmt(D.cw[i]) + " · view " + D.hash[i];
-  }
+  function line(k) { var i = slotOf(k); return described(span(i), i); }
   function callAt(svg, ev) {
     var pt = svg.createSVGPoint();
     pt.x = ev.clientX; pt.y = ev.clientY;

@@ -8,9 +8,10 @@
   var LEFT = 72, RIGHT = 1110;
   function fmt(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
   function xOf(k) { return N <= 1 ? LEFT : LEFT + Math.round((k - 1) * (RIGHT - LEFT) / (N - 1)); }
-  function line(k) {
-    var i = k - 1;
-    return "call " + k + " · turn " + D.turn[i] + " · " + fmt(D.before[i]) + " → " + fmt(D.after[i]) +
+  function line(k) { return described("call " + k, k - 1); }
+  // The report line of entry i of D, after its head (which call or calls).
+  function described(head, i) {
+    return head + " · turn " + D.turn[i] + " · " + fmt(D.before[i]) + " → " + fmt(D.after[i]) +
       (D.rec[i] >= 0 ? " · recorded " + fmt(D.rec[i]) : "") +
       " · raw " + fmt(D.raw[i]) + "\n" +
       "tiers " + (D.tiers[i] || "-") + " · shrunk " + D.shrunk[i] + " · dropped " + D.dropped[i] +
