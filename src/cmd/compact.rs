@@ -382,7 +382,7 @@ fn write_session(
     let source = format.map_or(Vendor::Anthropic, Vendor::of);
     let cwd = match resume_dir {
         Some(dir) => absolute(dir)?,
-        None => match record.as_ref().and_then(|r| r.cwd.clone()) {
+        None => match record.as_ref().and_then(|r| r.meta.cwd.clone()) {
             Some(c) => c,
             None => absolute(Path::new("."))?,
         },
@@ -394,7 +394,7 @@ fn write_session(
     // another to Codex.
     let model = record
         .as_ref()
-        .and_then(|r| r.model.as_deref())
+        .and_then(|r| r.meta.model.as_deref())
         .filter(|m| (kind == SessionKind::ClaudeCode) == m.starts_with("claude"));
     let same_client = matches!(
         (kind, format),
@@ -403,13 +403,13 @@ fn write_session(
     );
     let version = record
         .as_ref()
-        .and_then(|r| r.cli_version.as_deref())
+        .and_then(|r| r.meta.cli_version.as_deref())
         .filter(|v| same_client && !v.is_empty())
         .unwrap_or(match kind {
             SessionKind::ClaudeCode => CLAUDE_CODE_VERSION,
             SessionKind::Codex => CODEX_VERSION,
         });
-    let title = source_title(index, record.as_ref().and_then(|r| r.title.as_deref()))?;
+    let title = source_title(index, record.as_ref().and_then(|r| r.meta.title.as_deref()))?;
     let params = SessionParams {
         session_id: &stamp.session_id,
         timestamp: &timestamp,
@@ -417,7 +417,7 @@ fn write_session(
         model,
         pre_tokens: out.report.tokens_before,
         version,
-        git_branch: record.as_ref().and_then(|r| r.git_branch.as_deref()),
+        git_branch: record.as_ref().and_then(|r| r.meta.git_branch.as_deref()),
         title: title.as_deref(),
     };
     let bytes = match kind {

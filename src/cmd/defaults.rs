@@ -63,8 +63,8 @@ pub fn budget_for(a: &BudgetArgs, task: Option<&TaskInfo>) -> Result<RunBudget> 
     let (window, window_from) = match a.window {
         Some(w) => (w, WindowFrom::Flag),
         None => ModelTable::built_in().window(
-            task.and_then(|t| t.model.as_deref()),
-            task.and_then(|t| t.context_window),
+            task.and_then(|t| t.meta.model.as_deref()),
+            task.and_then(|t| t.meta.context_window),
         ),
     };
     let reserved = a
@@ -214,7 +214,7 @@ pub fn load_price_file(path: &Path) -> Result<PriceFile> {
 /// because the model is unknown.
 pub fn prices_for(ui: &mut Ui, p: &PriceArgs, task: Option<&TaskInfo>) -> Result<RunPrices> {
     let file = p.prices.as_deref().map(load_price_file).transpose()?;
-    let model = task.and_then(|t| t.model.as_deref());
+    let model = task.and_then(|t| t.meta.model.as_deref());
     let (table, from) = ModelTable::built_in().prices(model, file.as_ref());
     let input = p.price_input.unwrap_or(table.input);
     let prices = Prices {

@@ -64,7 +64,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
             found = search.offer(&m.content);
         }
     })?;
-    let title = title_of(record.title.as_deref(), [])
+    let title = title_of(record.meta.title.as_deref(), [])
         .or(found)
         .or_else(|| search.finish());
     // Like `replay`, on a scratch copy: the report shows what a live engine
@@ -97,7 +97,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReportArgs) -> Result<Outcome>
         title,
         source,
         format: record.format,
-        model: record.model,
+        model: record.meta.model,
         budget,
         summarizer: summarizer.get().name(),
         estimator: est.name(),

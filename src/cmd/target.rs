@@ -196,7 +196,7 @@ pub fn find_task(store: &Store, name: &str, project_dir: Option<&Path>) -> Resul
         ];
         tasks
             .iter()
-            .filter(|t| t.cwd.as_ref().is_some_and(|c| wanted.contains(c)))
+            .filter(|t| t.meta.cwd.as_ref().is_some_and(|c| wanted.contains(c)))
             .collect()
     };
     let pool: Vec<&crate::store::TaskInfo> = match project_dir {

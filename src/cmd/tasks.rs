@@ -85,7 +85,7 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
         let msgs = reader.all_messages(&t.id)?;
         let st = stats_of(msgs.iter().map(|s| &s.message));
         let title = title_of(
-            t.title.as_deref(),
+            t.meta.title.as_deref(),
             msgs.iter()
                 .filter(|m| m.message.kind == Kind::Ask)
                 .map(|m| m.message.content.as_slice()),
@@ -96,8 +96,8 @@ pub fn run(store: &Store, ui: &mut Ui, args: &TasksArgs) -> Result<Outcome> {
             format: t.format.clone(),
             parent: t.parent_id.clone(),
             title,
-            cwd: t.cwd.clone(),
-            model: t.model.clone(),
+            cwd: t.meta.cwd.clone(),
+            model: t.meta.model.clone(),
             messages: st.messages,
             rows: st.rows,
             turns: st.turns,
@@ -173,7 +173,7 @@ fn session_task(
             records
                 .iter()
                 .filter(imported)
-                .find(|t| t.session_id.as_deref() == Some(session))
+                .find(|t| t.meta.session_id.as_deref() == Some(session))
         })
         .map(|t| t.id.clone())
 }

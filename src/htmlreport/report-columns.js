@@ -27,19 +27,6 @@
   }
   function pick(k) {
     k = Math.max(1, Math.min(D.n, parseInt(k, 10) || D.n));
-    range.value = k; num.value = k;
-    var i = slotOf(k), c = D.comp[i], total = 0, j;
-    for (j = 0; j < c.length; j++) { total += c[j]; }
-    var segs = bar.children, rows = table.tBodies[0].rows;
-    for (j = 0; j < c.length; j++) {
-      segs[j].style.flexGrow = c[j];
-      segs[j].title = D.segs[j] + ": " + fmt(c[j]) + " tokens";
-      rows[j].cells[1].textContent = fmt(c[j]);
-      rows[j].cells[2].textContent = pct(c[j], total);
-      rows[j].className = c[j] ? "" : "zero";
-    }
-    document.getElementById("segs-total").textContent = fmt(total);
-    document.getElementById("segs-predicted").textContent = fmt(D.after[i]);
-    title.textContent = span(i) + " · turn " + D.turn[i] + " · " + fmt(D.after[i]) + " tokens after compaction" +
-      (D.tiers[i] ? " · " + D.tiers[i].split(",").join(", ") : "");
+    var i = slotOf(k);
+    composed(k, i, span(i) + " · ");
   }

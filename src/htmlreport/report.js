@@ -61,21 +61,25 @@
   function pct(v, t) { if (!t) { return "–"; } var x = Math.round(v * 1000 / t); return Math.floor(x / 10) + "." + (x % 10) + "%"; }
   function pick(k) {
     k = Math.max(1, Math.min(N, parseInt(k, 10) || N));
+    composed(k, k - 1, "");
+  }
+  // Call k picked: entry i of D in the composition panel, its title after head.
+  function composed(k, i, head) {
     range.value = k; num.value = k;
-    var c = D.comp[k - 1], total = 0, i;
-    for (i = 0; i < c.length; i++) { total += c[i]; }
+    var c = D.comp[i], total = 0, j;
+    for (j = 0; j < c.length; j++) { total += c[j]; }
     var segs = bar.children, rows = table.tBodies[0].rows;
-    for (i = 0; i < c.length; i++) {
-      segs[i].style.flexGrow = c[i];
-      segs[i].title = D.segs[i] + ": " + fmt(c[i]) + " tokens";
-      rows[i].cells[1].textContent = fmt(c[i]);
-      rows[i].cells[2].textContent = pct(c[i], total);
-      rows[i].className = c[i] ? "" : "zero";
+    for (j = 0; j < c.length; j++) {
+      segs[j].style.flexGrow = c[j];
+      segs[j].title = D.segs[j] + ": " + fmt(c[j]) + " tokens";
+      rows[j].cells[1].textContent = fmt(c[j]);
+      rows[j].cells[2].textContent = pct(c[j], total);
+      rows[j].className = c[j] ? "" : "zero";
     }
     document.getElementById("segs-total").textContent = fmt(total);
-    document.getElementById("segs-predicted").textContent = fmt(D.after[k - 1]);
-    title.textContent = "turn " + D.turn[k - 1] + " · " + fmt(D.after[k - 1]) + " tokens after compaction" +
-      (D.tiers[k - 1] ? " · " + D.tiers[k - 1].split(",").join(", ") : "");
+    document.getElementById("segs-predicted").textContent = fmt(D.after[i]);
+    title.textContent = head + "turn " + D.turn[i] + " · " + fmt(D.after[i]) + " tokens after compaction" +
+      (D.tiers[i] ? " · " + D.tiers[i].split(",").join(", ") : "");
   }
   range.addEventListener("input", function () { pick(range.value); });
   num.addEventListener("change", function () { pick(num.value); });

@@ -483,7 +483,10 @@ fn load<'s>(
 ) -> Result<Vec<Live<'s>>, StoreError> {
     let mut out = Vec::new();
     for meta in store.reader().proxy_conversations(identity)? {
-        let model = store.reader().task(&meta.task_id)?.and_then(|t| t.model);
+        let model = store
+            .reader()
+            .task(&meta.task_id)?
+            .and_then(|t| t.meta.model);
         out.push(Live {
             conv: Conversation::load(store, meta)?,
             run: runs.live(model.as_deref(), reader),

@@ -26,7 +26,7 @@ use crate::engine::estimate::CharsPerToken;
 use crate::engine::toolrules::{ToolForm, ToolRules};
 use crate::model::digest::{Digest, DigestMap};
 use crate::model::{Block, Kind, Message};
-use crate::store::{ProxyConversation, ProxySuperseded, Store, StoreError, TaskInfo};
+use crate::store::{ProxyConversation, ProxySuperseded, Store, StoreError, TaskInfo, TaskMeta};
 use crate::view::text::block_text;
 
 /// Where an entry was in the latest request that carried it.
@@ -640,14 +640,12 @@ pub(crate) fn task_record(req: &Request, meta: &ProxyConversation, rows: &[Messa
         id: meta.task_id.clone(),
         format: req.api.format().as_str().to_string(),
         parent_id: meta.parent_id.clone(),
-        session_id: meta.session_id.clone(),
-        agent_id: None,
-        cwd: cwd_of(rows),
-        model: req.model.clone(),
-        cli_version: None,
-        title: None,
-        context_window: None,
-        git_branch: None,
+        meta: TaskMeta {
+            session_id: meta.session_id.clone(),
+            cwd: cwd_of(rows),
+            model: req.model.clone(),
+            ..TaskMeta::default()
+        },
     }
 }
 

@@ -25,6 +25,7 @@ pub(crate) use client_compaction::{ClientCompaction, CompactionHalf};
 pub(crate) use proxy::{
     ProxyActivity, ProxyCall, ProxyConversation, ProxyResponse, ProxySuperseded,
 };
+pub use raw::TaskMeta;
 pub use raw::decode_content;
 pub(crate) use raw::{
     AppendOutcome, EncodedRow, PIPELINE_BATCH, PIPELINE_DEPTH, RowEncoder, RowHead, StoredMessage,

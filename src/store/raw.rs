@@ -22,15 +22,24 @@ pub struct TaskInfo {
     pub id: String,
     pub format: String,
     pub parent_id: Option<String>,
+    /// What the task's file states about it.
+    pub meta: TaskMeta,
+}
+
+/// Facts about a task that its file states (all optional): what an
+/// importer reads, and what the task's row keeps.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TaskMeta {
     pub session_id: Option<String>,
     pub agent_id: Option<String>,
     pub cwd: Option<String>,
     pub model: Option<String>,
     pub cli_version: Option<String>,
     pub title: Option<String>,
-    /// The context window the session recorded for itself, when it did.
+    /// The context window the session recorded for itself (the latest one).
     pub context_window: Option<u64>,
-    /// The git branch the session was on (store version 9).
+    /// The git branch the session was on (the latest the file names; store
+    /// version 9).
     pub git_branch: Option<String>,
 }
 
@@ -531,14 +540,14 @@ impl Tx<'_> {
                 t.id,
                 t.format,
                 t.parent_id,
-                t.session_id,
-                t.agent_id,
-                t.cwd,
-                t.model,
-                t.cli_version,
-                t.title,
-                t.context_window.map(|w| w as i64),
-                t.git_branch
+                t.meta.session_id,
+                t.meta.agent_id,
+                t.meta.cwd,
+                t.meta.model,
+                t.meta.cli_version,
+                t.meta.title,
+                t.meta.context_window.map(|w| w as i64),
+                t.meta.git_branch
             ],
         )?;
         Ok(())
@@ -730,16 +739,18 @@ impl TaskInfo {
             id: r.get("id")?,
             format: r.get("format")?,
             parent_id: r.get("parent_id")?,
-            session_id: r.get("session_id")?,
-            agent_id: r.get("agent_id")?,
-            cwd: r.get("cwd")?,
-            model: r.get("model")?,
-            cli_version: r.get("cli_version")?,
-            title: r.get("title")?,
-            context_window: r
-                .get::<_, Option<i64>>("context_window")?
-                .and_then(|w| u64::try_from(w).ok()),
-            git_branch: r.get("git_branch")?,
+            meta: TaskMeta {
+                session_id: r.get("session_id")?,
+                agent_id: r.get("agent_id")?,
+                cwd: r.get("cwd")?,
+                model: r.get("model")?,
+                cli_version: r.get("cli_version")?,
+                title: r.get("title")?,
+                context_window: r
+                    .get::<_, Option<i64>>("context_window")?
+                    .and_then(|w| u64::try_from(w).ok()),
+                git_branch: r.get("git_branch")?,
+            },
         })
     }
 }

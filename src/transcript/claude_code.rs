@@ -466,7 +466,7 @@ impl ClaudeCodeImporter {
             task.meta.session_id = l.session_id.clone();
             task.meta.cwd = l.cwd.clone();
             if !key.is_empty() {
-                task.meta.parent_session = l.session_id.clone();
+                task.parent_session = l.session_id.clone();
                 task.meta.agent_id = l.agent_id.clone();
             }
         }

@@ -478,7 +478,7 @@ impl CodexImporter {
             .and_then(Value::as_str)
             .filter(|b| !b.is_empty())
             .map(str::to_string);
-        task.meta.parent_session = p.string(Key::ForkedFromId).or_else(|| {
+        task.parent_session = p.string(Key::ForkedFromId).or_else(|| {
             // Subagent threads name their parent inside `source`.
             p.value(Key::Source)
                 .and_then(Value::as_object)

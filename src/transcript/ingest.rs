@@ -726,7 +726,7 @@ fn base_name(opts: &IngestOptions, parsed: &ParsedFile) -> Option<String> {
             parsed
                 .tasks
                 .iter()
-                .find_map(|t| t.meta.parent_session.clone().or(t.meta.session_id.clone()))
+                .find_map(|t| t.parent_session.clone().or(t.meta.session_id.clone()))
         })
 }
 
@@ -759,7 +759,7 @@ fn parsed_report(parsed: &ParsedFile, shown: &str) -> FileReport {
 /// The id a task is stored under, and its parent's.
 fn task_id(base: &str, t: &TaskBuilder) -> (String, Option<String>) {
     if t.key.is_empty() {
-        (base.to_string(), t.meta.parent_session.clone())
+        (base.to_string(), t.parent_session.clone())
     } else {
         (format!("{base}/{}", t.key), Some(base.to_string()))
     }
@@ -812,14 +812,7 @@ fn upsert_task(tx: &Tx<'_>, format: Format, base: &str, t: &TaskBuilder) -> Resu
         id,
         format: format.as_str().to_string(),
         parent_id: parent,
-        session_id: t.meta.session_id.clone(),
-        agent_id: t.meta.agent_id.clone(),
-        cwd: t.meta.cwd.clone(),
-        model: t.meta.model.clone(),
-        cli_version: t.meta.cli_version.clone(),
-        title: t.meta.title.clone(),
-        context_window: t.meta.context_window,
-        git_branch: t.meta.git_branch.clone(),
+        meta: t.meta.clone(),
     })
 }
 

@@ -272,22 +272,7 @@ impl Importer for NotLines {
     }
 }
 
-/// Facts about a task that the file states (all optional).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TaskMeta {
-    pub session_id: Option<String>,
-    pub agent_id: Option<String>,
-    /// Session id of the parent session when the file says so (subagents, forks).
-    pub parent_session: Option<String>,
-    pub cwd: Option<String>,
-    pub model: Option<String>,
-    pub cli_version: Option<String>,
-    pub title: Option<String>,
-    /// The context window the session recorded for itself (the latest one).
-    pub context_window: Option<u64>,
-    /// The git branch the session was on (the latest the file names).
-    pub git_branch: Option<String>,
-}
+pub use crate::store::TaskMeta;
 
 /// A problem worth telling the user that does not stop the import.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -332,6 +317,8 @@ pub struct TaskBuilder {
     /// "" for the file's main task, else a suffix such as `agent-a2898e3`.
     pub key: String,
     pub meta: TaskMeta,
+    /// Session id of the parent session when the file says so (subagents, forks).
+    pub parent_session: Option<String>,
     /// The messages pushed and not taken out yet (see
     /// [`reader::parse_stream`]): all of them unless a caller streams them.
     pub messages: Vec<Message>,
@@ -361,6 +348,7 @@ impl TaskBuilder {
         TaskBuilder {
             key: key.to_string(),
             meta: TaskMeta::default(),
+            parent_session: None,
             messages: Vec::new(),
             conversation: false,
             warnings: Vec::new(),

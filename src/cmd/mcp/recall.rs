@@ -81,7 +81,9 @@ fn latest_in(
         ];
         let best = infos
             .iter()
-            .filter(|t| t.agent_id.is_none() && t.cwd.as_ref().is_some_and(|c| wanted.contains(c)))
+            .filter(|t| {
+                t.meta.agent_id.is_none() && t.meta.cwd.as_ref().is_some_and(|c| wanted.contains(c))
+            })
             .max_by_key(|t| (recency.get(&t.id).copied(), t.id.clone()));
         if let Some(t) = best {
             return Ok(t.id.clone());
@@ -127,12 +129,13 @@ fn session_tasks(
     loop {
         let sessions: BTreeSet<&str> = members
             .iter()
-            .filter_map(|m| by_id.get(m).and_then(|t| t.session_id.as_deref()))
+            .filter_map(|m| by_id.get(m).and_then(|t| t.meta.session_id.as_deref()))
             .collect();
         let before = members.len();
         for t in infos {
             let linked = t.parent_id.as_deref().is_some_and(|p| members.contains(p));
             let same = t
+                .meta
                 .session_id
                 .as_deref()
                 .is_some_and(|s| sessions.contains(s));

@@ -371,10 +371,10 @@ fn plan(
             continue;
         }
         let record = store.reader().task(&task)?;
-        let model = record.as_ref().and_then(|r| r.model.clone());
+        let model = record.as_ref().and_then(|r| r.meta.model.clone());
         let (own, from) = ModelTable::built_in().window(
             model.as_deref(),
-            record.as_ref().and_then(|r| r.context_window),
+            record.as_ref().and_then(|r| r.meta.context_window),
         );
         if args.lists.window.is_empty()
             && let WindowFrom::Unknown(m) = &from

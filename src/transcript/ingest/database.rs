@@ -110,7 +110,7 @@ pub(super) fn ingest_opencode(
                     continue;
                 }
                 let id = &ids[&s.id];
-                t.meta.parent_session = s.parent_id.as_ref().and_then(|p| ids.get(p)).cloned();
+                t.parent_session = s.parent_id.as_ref().and_then(|p| ids.get(p)).cloned();
                 match store_task(tx, source_id, format, id, &t, &opts.rules, &mut report) {
                     Err(Failed::Store(StoreError::Diverged { row, .. })) => {
                         report.warnings.push(LocatedWarning {
