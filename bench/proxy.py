@@ -33,6 +33,20 @@ import time
 BIG = 64 << 20
 
 
+def tool_call_answer(k, request_bytes):
+    """Call k's answer as the stub streams it: one Bash tool call (SSE), its
+    usage the request's size / 4, as a model counts it."""
+    events = [
+        {"type": "message_start", "message": {"id": f"msg_{k}", "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": request_bytes // 4, "output_tokens": 1}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": f"toolu_{k:05}", "name": "Bash", "input": {}}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": json.dumps({"command": f"cat part_{k}.log"})}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 25}},
+        {"type": "message_stop"},
+    ]
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
 class Stub(http.server.BaseHTTPRequestHandler):
     """The upstream, in a process of its own (so that the client's work
     never waits on its interpreter): answers at once, and only then, for a
@@ -52,16 +66,7 @@ class Stub(http.server.BaseHTTPRequestHandler):
         if self.headers.get("x-bench-big") == "1":
             self.stream_big()
             return
-        k = int(self.headers.get("x-bench-call") or 0)
-        events = [
-            {"type": "message_start", "message": {"id": f"msg_{k}", "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": len(raw) // 4, "output_tokens": 1}}},
-            {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": f"toolu_{k:05}", "name": "Bash", "input": {}}},
-            {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": json.dumps({"command": f"cat part_{k}.log"})}},
-            {"type": "content_block_stop", "index": 0},
-            {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 25}},
-            {"type": "message_stop"},
-        ]
-        out = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+        out = tool_call_answer(int(self.headers.get("x-bench-call") or 0), len(raw))
         head = f"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {len(out)}\r\n\r\n".encode()
         self.wfile.write(head + out)
         self.wfile.flush()

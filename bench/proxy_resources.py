@@ -38,7 +38,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from proxy import pct, play  # noqa: E402  (the same client as bench/proxy.py)
+from proxy import pct, play, tool_call_answer  # noqa: E402  (the same client as bench/proxy.py)
 
 ANSWER_BYTES = 55 << 20
 BODY_BYTES = 60 << 20
@@ -65,16 +65,7 @@ class Stub(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(out)
             return
-        k = int(self.headers.get("x-bench-call") or 0)
-        events = [
-            {"type": "message_start", "message": {"id": f"msg_{k}", "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": len(raw) // 4, "output_tokens": 1}}},
-            {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": f"toolu_{k:05}", "name": "Bash", "input": {}}},
-            {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": json.dumps({"command": f"cat part_{k}.log"})}},
-            {"type": "content_block_stop", "index": 0},
-            {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 25}},
-            {"type": "message_stop"},
-        ]
-        out = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+        out = tool_call_answer(int(self.headers.get("x-bench-call") or 0), len(raw))
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("content-length", str(len(out)))

@@ -618,6 +618,24 @@ fn read_output(k: usize) -> String {
 /// Drive one conversation through the proxy for `calls` model calls as a
 /// client would: each answer's tool call answered with a file's text.
 /// Returns the messages the client holds at the end.
+/// One conversation per name, all at once, each [`drive`]n 20 calls through
+/// a job that reads 12 files (the session is the name).
+fn drive_jobs_at_once(proxy: &Arc<Proxy>, names: &[&str]) {
+    let threads: Vec<_> = names
+        .iter()
+        .map(|name| {
+            let proxy = Arc::clone(proxy);
+            let name = name.to_string();
+            std::thread::spawn(move || {
+                drive(&proxy, &format!("The {name} job. [[reads 12]]"), 20, &name);
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+}
+
 fn drive(proxy: &Proxy, ask: &str, calls: usize, session: &str) -> Vec<Value> {
     let mut messages = vec![json!({"role": "user", "content": [{"type": "text", "text": ask}]})];
     for k in 0..calls {
@@ -1258,19 +1276,7 @@ fn concurrent_conversations_do_not_interfere() {
         &["--window", "12000", "--output-reserved", "2000"],
         None,
     ));
-    let threads: Vec<_> = ["first", "second"]
-        .iter()
-        .map(|name| {
-            let proxy = Arc::clone(&proxy);
-            let name = name.to_string();
-            std::thread::spawn(move || {
-                drive(&proxy, &format!("The {name} job. [[reads 12]]"), 20, &name);
-            })
-        })
-        .collect();
-    for t in threads {
-        t.join().unwrap();
-    }
+    drive_jobs_at_once(&proxy, &["first", "second"]);
     let reports = proxy.wait_calls(26);
     let mut by_task: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     for r in &reports {
@@ -2543,19 +2549,7 @@ fn conversations_rebuilt_from_the_record_forward_the_same_views() {
         let mut args = budget.to_vec();
         args.extend_from_slice(extra);
         let proxy = Arc::new(Proxy::start(&env, model.port, &args, None));
-        let threads: Vec<_> = ["first", "second", "third"]
-            .iter()
-            .map(|name| {
-                let proxy = Arc::clone(&proxy);
-                let name = name.to_string();
-                std::thread::spawn(move || {
-                    drive(&proxy, &format!("The {name} job. [[reads 12]]"), 20, &name);
-                })
-            })
-            .collect();
-        for t in threads {
-            t.join().unwrap();
-        }
+        drive_jobs_at_once(&proxy, &["first", "second", "third"]);
         let mut out: Vec<(String, String)> = proxy
             .wait_calls(39)
             .iter()
