@@ -66,7 +66,8 @@ class Stub(http.server.BaseHTTPRequestHandler):
         if self.headers.get("x-bench-big") == "1":
             self.stream_big()
             return
-        out = tool_call_answer(int(self.headers.get("x-bench-call") or 0), len(raw))
+        k = int(self.headers.get("x-bench-call") or 0)
+        out = tool_call_answer(k, len(raw))
         head = f"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {len(out)}\r\n\r\n".encode()
         self.wfile.write(head + out)
         self.wfile.flush()
