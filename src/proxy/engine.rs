@@ -39,7 +39,7 @@ use crate::engine::{Status, Tier};
 use crate::fault::{self, ProxyPoint};
 use crate::model::digest::Digest;
 use crate::model::{Block, Message};
-use crate::store::{ProxyCall, ProxyConversation, ProxyResponse, Store, StoreError};
+use crate::store::{DbLocation, ProxyCall, ProxyConversation, ProxyResponse, Store, StoreError};
 use crate::summarize::{Extractive, StaticCheckpoint};
 
 /// A call the engine could not take.
@@ -142,18 +142,57 @@ pub(crate) struct Engine {
     forwarded: AtomicU64,
 }
 
+/// How long the checkpointer lets commits gather after one wakes it: at
+/// most one checkpoint per this, whatever the calls.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
+
+/// WAL pages after which an engine thread's own commit checkpoints anyway
+/// (SQLite's default is 1,000): a backstop, should the checkpointer fall
+/// behind or fail to open the store.
+const CHECKPOINT_BACKSTOP_PAGES: u32 = 8_000;
+
+/// Copies the WAL into the database off the calls' path. SQLite checkpoints
+/// in whichever commit crosses its threshold, and that commit's call waited
+/// for the checkpoint's fsyncs (20 to 40 ms here, the tail of the first
+/// byte the proxy adds); the engine threads leave it to this thread
+/// instead, which a commit wakes and which checkpoints (PASSIVE: it never
+/// waits for a reader or a writer) at most once per [`CHECKPOINT_EVERY`].
+/// It ends with the engine (its wake-up channel closed).
+fn checkpointer(db: DbLocation, wake: mpsc::Receiver<()>) {
+    let mut store: Option<Store> = None;
+    while wake.recv().is_ok() {
+        std::thread::sleep(CHECKPOINT_EVERY);
+        while wake.try_recv().is_ok() {}
+        if store.is_none() {
+            store = Store::open(&db).ok();
+        }
+        if store.as_ref().is_some_and(|s| s.checkpoint().is_err()) {
+            store = None;
+        }
+    }
+}
+
 impl Engine {
     pub(crate) fn new(settings: Arc<ProxySettings>, limits: ProxyLimits) -> Engine {
         let agents: Arc<Agents> = Arc::default();
+        let (wake, woken) = mpsc::sync_channel(1);
+        if matches!(settings.db, DbLocation::File(_)) {
+            let db = settings.db.clone();
+            std::thread::Builder::new()
+                .name("compactor-checkpoint".into())
+                .spawn(move || checkpointer(db, woken))
+                .expect("a thread starts");
+        }
         let workers = (0..limits.engine_threads.max(1))
             .map(|_| {
                 let (send, recv) = mpsc::channel();
                 let settings = Arc::clone(&settings);
                 let agents = Arc::clone(&agents);
                 let limits = limits.clone();
+                let wake = wake.clone();
                 std::thread::Builder::new()
                     .name("compactor-engine".into())
-                    .spawn(move || worker(&settings, &limits, &agents, recv))
+                    .spawn(move || worker(&settings, &limits, &agents, recv, &wake))
                     .expect("a thread starts");
                 send
             })
@@ -242,7 +281,9 @@ struct Connections<'s> {
 impl Connections<'_> {
     fn get(&mut self) -> Result<(&mut Store, Arc<Mutex<Store>>), StoreError> {
         if self.store.is_none() {
-            self.store = Some(Store::open(&self.settings.db)?);
+            let store = Store::open(&self.settings.db)?;
+            store.checkpoint_after_pages(CHECKPOINT_BACKSTOP_PAGES)?;
+            self.store = Some(store);
         }
         let store = self.store.as_mut().expect("opened above");
         if self.reader.is_none() {
@@ -386,6 +427,7 @@ fn worker(
     limits: &ProxyLimits,
     agents: &Agents,
     jobs: mpsc::Receiver<Job>,
+    checkpoint: &mpsc::SyncSender<()>,
 ) {
     let est = CharsPerToken::default();
     let summarizer: Box<dyn Summarizer> = match settings.summarizer {
@@ -421,6 +463,7 @@ fn worker(
             .min()
             .map_or(sweep, |t| t.saturating_duration_since(now).min(sweep));
         let job = jobs.recv_timeout(wait);
+        let committed = job.is_ok();
         let large = match &job {
             Ok(Job::Call { req, .. }) => req.body.len() > super::LARGE_TRANSFER,
             Ok(Job::End { ended, .. }) => ended.bytes > super::LARGE_TRANSFER,
@@ -459,6 +502,10 @@ fn worker(
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => return,
+        }
+        if committed {
+            // Full: a checkpoint is already due.
+            let _ = checkpoint.try_send(());
         }
         let now = Instant::now();
         thread.evict(now);

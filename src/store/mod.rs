@@ -402,6 +402,14 @@ impl Store {
         Ok(())
     }
 
+    /// Let this connection's commits checkpoint the WAL only once it holds
+    /// `pages` pages (SQLite's default is 1,000): a connection whose
+    /// checkpoints another one runs keeps this as a backstop.
+    pub fn checkpoint_after_pages(&self, pages: u32) -> Result<()> {
+        self.conn.pragma_update(None, "wal_autocheckpoint", pages)?;
+        Ok(())
+    }
+
     /// Give this connection a page cache of [`IMPORT_CACHE_KIB`] (SQLite's
     /// default is 2 MB) for a large import. A file's one transaction
     /// outgrows the default after a few MB; SQLite then spills dirty pages

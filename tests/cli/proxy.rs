@@ -1296,6 +1296,34 @@ fn concurrent_conversations_do_not_interfere() {
     );
 }
 
+/// The record reaches the database file while the proxy runs: its
+/// checkpointer copies the WAL in, off the calls' path (no call waits for a
+/// checkpoint's fsyncs), long before a call's own commit would (SQLite's
+/// threshold, raised for the engine's connections to a backstop).
+#[test]
+fn the_proxy_checkpoints_its_record_off_the_calls_path() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Arc::new(Proxy::start(&env, model.port, &[], None));
+    let before = std::fs::metadata(env.db()).unwrap().len();
+    drive_jobs_at_once(&proxy, &["first"]);
+    proxy.wait_calls(13);
+    let wal = env.db().with_extension("db-wal");
+    assert!(
+        std::fs::metadata(&wal).unwrap().len() > 0,
+        "the calls were committed to the WAL"
+    );
+    // The checkpointer runs within a second of a commit; allow far more.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::fs::metadata(env.db()).unwrap().len() <= before {
+        assert!(
+            Instant::now() < deadline,
+            "the database file never grew past {before} bytes while the proxy ran"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// A request whose history no longer extends the record (the client went
 /// back and edited) starts a new task, linked to the old one with the
 /// reason; the old task's rows stay as they were.
@@ -2360,10 +2388,11 @@ fn cpu_ticks(pid: u32) -> u64 {
 }
 
 /// Threads and open files a proxy may hold, whatever the conversations:
-/// its runtime's two, the body parsers (4), the engine's two and the
-/// process's own; three standard streams, the listener, the runtime's
-/// event queue and the engine's four store connections with their WAL
-/// files, and the connections in flight.
+/// its runtime's two, the body parsers (4), the engine's two, its
+/// checkpointer and the process's own; three standard streams, the
+/// listener, the runtime's event queue and the engine's four store
+/// connections and the checkpointer's, with their WAL files, and the
+/// connections in flight.
 const THREAD_BOUND: usize = 12;
 const FILE_BOUND: usize = 96;
 
