@@ -215,15 +215,8 @@ fn serve(
         };
         if let Some(Answer::Stall | Answer::StallAfter(_)) = special {
             if let Some(Answer::StallAfter(n)) = special {
-                let head = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nTransfer-Encoding: chunked\r\n\r\n"
-                );
-                let first = &payload.as_bytes()[..n.min(payload.len())];
-                let _ = writer.write_all(head.as_bytes());
-                let _ = writer.write_all(format!("{:x}\r\n", first.len()).as_bytes());
-                let _ = writer.write_all(first);
-                let _ = writer.write_all(b"\r\n");
-                let _ = writer.flush();
+                let _ = writer.write_all(chunked_head(kind).as_bytes());
+                write_chunk(&mut writer, &payload.as_bytes()[..n.min(payload.len())]);
             }
             // Nothing more: wait for the proxy to close the connection
             // (bounded by the read timeout).
@@ -235,38 +228,22 @@ fn serve(
         }
         if let Some(Answer::HoldAfter(n)) = special {
             // The first bytes as a chunk of their own, the rest once released.
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nTransfer-Encoding: chunked\r\n\r\n"
-            );
             let (first, rest) = payload.as_bytes().split_at(n.min(payload.len()));
-            let chunk = |w: &mut TcpStream, b: &[u8]| {
-                let _ = w.write_all(format!("{:x}\r\n", b.len()).as_bytes());
-                let _ = w.write_all(b);
-                let _ = w.write_all(b"\r\n");
-                let _ = w.flush();
-            };
-            let _ = writer.write_all(head.as_bytes());
-            chunk(&mut writer, first);
+            let _ = writer.write_all(chunked_head(kind).as_bytes());
+            write_chunk(&mut writer, first);
             let (lock, cv) = release;
             let released = cv
                 .wait_timeout_while(lock.lock().unwrap(), Duration::from_secs(60), |r| !*r)
                 .unwrap();
             drop(released);
-            chunk(&mut writer, rest);
+            write_chunk(&mut writer, rest);
             let _ = writer.write_all(b"0\r\n\r\n");
             return;
         }
         if let Some(Answer::CutAfter(n)) = special {
             // A chunked answer that stops mid-way: the connection closes.
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nTransfer-Encoding: chunked\r\n\r\n"
-            );
-            let part = &payload.as_bytes()[..n.min(payload.len())];
-            let _ = writer.write_all(head.as_bytes());
-            let _ = writer.write_all(format!("{:x}\r\n", part.len()).as_bytes());
-            let _ = writer.write_all(part);
-            let _ = writer.write_all(b"\r\n");
-            let _ = writer.flush();
+            let _ = writer.write_all(chunked_head(kind).as_bytes());
+            write_chunk(&mut writer, &payload.as_bytes()[..n.min(payload.len())]);
             return;
         }
         let head = format!(
@@ -618,6 +595,19 @@ fn read_output(k: usize) -> String {
 /// Drive one conversation through the proxy for `calls` model calls as a
 /// client would: each answer's tool call answered with a file's text.
 /// Returns the messages the client holds at the end.
+/// The head of the stub's chunked 200 answer of content type `kind`.
+fn chunked_head(kind: &str) -> String {
+    format!("HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nTransfer-Encoding: chunked\r\n\r\n")
+}
+
+/// One chunk of a chunked body, sent at once.
+fn write_chunk(w: &mut TcpStream, bytes: &[u8]) {
+    let _ = w.write_all(format!("{:x}\r\n", bytes.len()).as_bytes());
+    let _ = w.write_all(bytes);
+    let _ = w.write_all(b"\r\n");
+    let _ = w.flush();
+}
+
 /// One conversation per name, all at once, each [`drive`]n 20 calls through
 /// a job that reads 12 files (the session is the name).
 fn drive_jobs_at_once(proxy: &Arc<Proxy>, names: &[&str]) {
