@@ -409,12 +409,8 @@ pub struct Proxy {
 
 impl Proxy {
     pub fn start(env: &TestEnv, upstream: u16, extra: &[&str], fault: Option<&str>) -> Proxy {
-        let mut cmd = env.std_command();
-        cmd.arg("--db")
-            .arg(env.db())
-            .args(["proxy", "--listen", "127.0.0.1:0", "--json", "--upstream"])
-            .arg(format!("http://127.0.0.1:{upstream}"))
-            .args(extra);
+        let mut cmd = proxy_command(env, &format!("http://127.0.0.1:{upstream}"));
+        cmd.args(extra);
         Proxy::start_command(cmd, fault)
     }
 
@@ -2198,12 +2194,13 @@ fn credentials_in_the_upstream_url_are_never_shown() {
     let env = TestEnv::new();
     let model = Model::start();
     let secret = "s3cret-pass";
-    let mut cmd = env.std_command();
-    cmd.arg("--db")
-        .arg(env.db())
-        .args(["proxy", "--listen", "127.0.0.1:0", "--json", "--upstream"])
-        .arg(format!("http://me:{secret}@127.0.0.1:{}", model.port));
-    let proxy = Proxy::start_command(cmd, None);
+    let proxy = Proxy::start_command(
+        proxy_command(
+            &env,
+            &format!("http://me:{secret}@127.0.0.1:{}", model.port),
+        ),
+        None,
+    );
     let (status, _) = post(
         &proxy,
         "/v1/messages",
@@ -2231,12 +2228,10 @@ fn credentials_in_the_upstream_url_are_never_shown() {
     let closed = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = closed.local_addr().unwrap().port();
     drop(closed);
-    let mut cmd = env.std_command();
-    cmd.arg("--db")
-        .arg(env.db())
-        .args(["proxy", "--listen", "127.0.0.1:0", "--json", "--upstream"])
-        .arg(format!("http://me:{secret}@127.0.0.1:{port}"));
-    let proxy = Proxy::start_command(cmd, None);
+    let proxy = Proxy::start_command(
+        proxy_command(&env, &format!("http://me:{secret}@127.0.0.1:{port}")),
+        None,
+    );
     for path in ["/v1/messages", "/v1/models"] {
         let (status, text) = post(
             &proxy,
@@ -2377,6 +2372,21 @@ fn cpu_ticks(pid: u32) -> u64 {
     fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }
 
+/// `compactor proxy` on a free loopback port of `env`'s store, its calls
+/// reported as JSON, in front of the upstream at `url`.
+fn proxy_command(env: &TestEnv, url: &str) -> std::process::Command {
+    let mut cmd = env.std_command();
+    cmd.arg("--db").arg(env.db()).args([
+        "proxy",
+        "--listen",
+        "127.0.0.1:0",
+        "--json",
+        "--upstream",
+        url,
+    ]);
+    cmd
+}
+
 /// Threads and open files a proxy may hold, whatever the conversations:
 /// its runtime's two, the body parsers (4), the engine's two, its
 /// checkpointer and the process's own; three standard streams, the
@@ -2395,12 +2405,8 @@ const FILE_BOUND: usize = 96;
 fn three_hundred_conversations_under_an_open_file_limit_of_128() {
     let env = TestEnv::new();
     let model = Model::start();
-    let mut cmd = env.std_command();
-    cmd.arg("--db")
-        .arg(env.db())
-        .args(["proxy", "--listen", "127.0.0.1:0", "--json", "--upstream"])
-        .arg(format!("http://127.0.0.1:{}", model.port))
-        .args(["--max-conversations", "16"]);
+    let mut cmd = proxy_command(&env, &format!("http://127.0.0.1:{}", model.port));
+    cmd.args(["--max-conversations", "16"]);
     let proxy = Arc::new(Proxy::start_command(under_file_limit(cmd, 128), None));
     let pid = proxy.pid();
     let limit = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
@@ -2489,11 +2495,7 @@ fn three_hundred_conversations_under_an_open_file_limit_of_128() {
 fn out_of_files_the_accept_loop_backs_off_and_recovers() {
     let env = TestEnv::new();
     let model = Model::start();
-    let mut cmd = env.std_command();
-    cmd.arg("--db")
-        .arg(env.db())
-        .args(["proxy", "--listen", "127.0.0.1:0", "--json", "--upstream"])
-        .arg(format!("http://127.0.0.1:{}", model.port));
+    let cmd = proxy_command(&env, &format!("http://127.0.0.1:{}", model.port));
     let proxy = Proxy::start_command(under_file_limit(cmd, 64), None);
     // Idle connections until the proxy can open no more files.
     let idle: Vec<TcpStream> = (0..90)
