@@ -2201,12 +2201,7 @@ fn credentials_in_the_upstream_url_are_never_shown() {
         ),
         None,
     );
-    let (status, _) = post(
-        &proxy,
-        "/v1/messages",
-        &messages_body(&[json!({"role": "user", "content": "hi"})]),
-        &[],
-    );
+    let (status, _) = one_ask(&proxy, "hi");
     assert_eq!(status, 200);
     let got = model.model_calls();
     assert_eq!(
@@ -2372,6 +2367,16 @@ fn cpu_ticks(pid: u32) -> u64 {
     fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }
 
+/// A one-message Messages request, `text` its ask: the status and body.
+fn one_ask(proxy: &Proxy, text: &str) -> (u16, Result<String, String>) {
+    post(
+        proxy,
+        "/v1/messages",
+        &messages_body(&[json!({"role": "user", "content": text})]),
+        &[],
+    )
+}
+
 /// `compactor proxy` on a free loopback port of `env`'s store, its calls
 /// reported as JSON, in front of the upstream at `url`.
 fn proxy_command(env: &TestEnv, url: &str) -> std::process::Command {
@@ -2518,12 +2523,7 @@ fn out_of_files_the_accept_loop_backs_off_and_recovers() {
         "{cpu} clock ticks of CPU in two seconds of failing accepts"
     );
     drop(idle);
-    let (status, _) = post(
-        &proxy,
-        "/v1/messages",
-        &messages_body(&[json!({"role": "user", "content": "files again"})]),
-        &[],
-    );
+    let (status, _) = one_ask(&proxy, "files again");
     assert_eq!(status, 200);
 }
 
