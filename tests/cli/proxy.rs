@@ -2367,6 +2367,23 @@ fn cpu_ticks(pid: u32) -> u64 {
     fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }
 
+/// The one task the proxy `reports` are of, checking that a tier fired at
+/// one of its calls at least.
+fn one_task_that_compacted(reports: &[Value]) -> String {
+    let task = reports[0]["task"].as_str().unwrap().to_string();
+    assert!(
+        reports.iter().all(|r| r["task"] == task.as_str()),
+        "one task"
+    );
+    assert!(
+        reports
+            .iter()
+            .any(|r| !r["tiers_fired"].as_array().unwrap().is_empty()),
+        "tiers fired"
+    );
+    task
+}
+
 /// A one-message Messages request, `text` its ask: the status and body.
 fn one_ask(proxy: &Proxy, text: &str) -> (u16, Result<String, String>) {
     post(
@@ -2730,17 +2747,7 @@ fn a_chat_completions_conversation_is_recorded_compacted_and_verified() {
     let reports = proxy.wait_calls(31);
     let received = model.requests();
     assert_eq!(received.len(), 31);
-    let task = reports[0]["task"].as_str().unwrap().to_string();
-    assert!(
-        reports.iter().all(|r| r["task"] == task.as_str()),
-        "one task"
-    );
-    assert!(
-        reports
-            .iter()
-            .any(|r| !r["tiers_fired"].as_array().unwrap().is_empty()),
-        "tiers fired"
-    );
+    let task = one_task_that_compacted(&reports);
     for (r, c) in reports.iter().zip(&received) {
         assert_eq!(r["api"], "chat");
         assert_eq!(r["outcome"], "recorded", "{r}");
@@ -2896,14 +2903,7 @@ fn the_openai_python_sdk_streams_tools_through_the_proxy() {
     assert_eq!(usages, 31, "{out}");
     let reports = proxy.wait_calls(31);
     let received = model.requests();
-    let task = reports[0]["task"].as_str().unwrap();
-    assert!(reports.iter().all(|r| r["task"] == task), "one task");
-    assert!(
-        reports
-            .iter()
-            .any(|r| !r["tiers_fired"].as_array().unwrap().is_empty()),
-        "tiers fired"
-    );
+    let task = one_task_that_compacted(&reports);
     for (r, c) in reports.iter().zip(&received) {
         assert_eq!(r["outcome"], "recorded", "{r}");
         assert_eq!(c.body["user"], "py-user-1");
@@ -2929,6 +2929,6 @@ fn the_openai_python_sdk_streams_tools_through_the_proxy() {
         !contains(&store_bytes(&env), KEY),
         "the key is never stored"
     );
-    assert_verified(&env, task, 31);
-    assert_replay_equals_forwarded(&env, task, &CHAT_BUDGET, &reports);
+    assert_verified(&env, &task, 31);
+    assert_replay_equals_forwarded(&env, &task, &CHAT_BUDGET, &reports);
 }
