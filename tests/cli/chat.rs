@@ -19,12 +19,14 @@
 //! Each call's usage: the prompt is 1,000 tokens plus 100 per message, half
 //! of it cached; the completion 20 tokens, 5 of them reasoning.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+
+use crate::util::{HttpRequest, read_request};
 
 /// The prompt the `[[agent]]` script gives its subagent.
 pub const AGENT_PROMPT: &str = "Find the batch size in the notes. [[reads 1]]";
@@ -127,37 +129,13 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<Request>>, hold: &(Mutex<Hold>, Condva
     let _ = conn.set_read_timeout(Some(Duration::from_secs(120)));
     let mut writer = conn.try_clone().expect("clone the stream");
     let mut reader = BufReader::new(conn);
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let mut words = line.split_whitespace();
-        let method = words.next().unwrap_or("").to_string();
-        let path = words.next().unwrap_or("").to_string();
-        let mut headers = Vec::new();
-        let mut length = 0usize;
-        loop {
-            let mut h = String::new();
-            if reader.read_line(&mut h).unwrap_or(0) == 0 {
-                return;
-            }
-            let h = h.trim_end();
-            if h.is_empty() {
-                break;
-            }
-            if let Some((k, v)) = h.split_once(':') {
-                let (k, v) = (k.trim().to_ascii_lowercase(), v.trim().to_string());
-                if k == "content-length" {
-                    length = v.parse().unwrap_or(0);
-                }
-                headers.push((k, v));
-            }
-        }
-        let mut body = vec![0u8; length];
-        if reader.read_exact(&mut body).is_err() {
-            return;
-        }
+    while let Some(HttpRequest {
+        method,
+        path,
+        headers,
+        body,
+    }) = read_request(&mut reader)
+    {
         let req = Request {
             method,
             path,

@@ -637,6 +637,34 @@ fn a_bare_import_finds_opencode_beside_the_other_clients() {
         .stderr_has("XDG_DATA_HOME");
 }
 
+/// The real OpenCode after its first turn in a project of its own,
+/// against a scripted model: what the live tests go on from.
+struct FirstTurn {
+    bin: PathBuf,
+    env: TestEnv,
+    cwd: PathBuf,
+    model: ChatModel,
+    /// OpenCode's store, as `import` takes it.
+    store: String,
+}
+
+/// [`FirstTurn`], or `None` (said) when the pinned clients are missing.
+fn first_turn(test: &str) -> Option<FirstTurn> {
+    let bin = client("opencode", test)?;
+    let env = TestEnv::new();
+    let cwd = project(&env);
+    let model = ChatModel::start();
+    let store = store_of(&env).display().to_string();
+    run_turn(&bin, &env, &cwd, &model, TURNS[0], true);
+    Some(FirstTurn {
+        bin,
+        env,
+        cwd,
+        model,
+        store,
+    })
+}
+
 // ---------------------------------------------------------------- the live client
 
 /// The real OpenCode, two turns: each import of its store adds only what
@@ -647,17 +675,16 @@ fn a_bare_import_finds_opencode_beside_the_other_clients() {
     ignore = "needs the pinned clients: cd clients && npm ci"
 )]
 fn opencode_live_sessions_import_incrementally_and_match_their_requests() {
-    let Some(bin) = client(
-        "opencode",
-        "opencode_live_sessions_import_incrementally_and_match_their_requests",
-    ) else {
+    let Some(FirstTurn {
+        bin,
+        env,
+        cwd,
+        model,
+        store,
+    }) = first_turn("opencode_live_sessions_import_incrementally_and_match_their_requests")
+    else {
         return;
     };
-    let env = TestEnv::new();
-    let cwd = project(&env);
-    let model = ChatModel::start();
-    let store = store_of(&env).display().to_string();
-    run_turn(&bin, &env, &cwd, &model, TURNS[0], true);
     let first = env.run(&["import", &store, "--json"]);
     first.success();
     let f = first.json();
@@ -700,17 +727,16 @@ fn opencode_live_sessions_import_incrementally_and_match_their_requests() {
     ignore = "needs the pinned clients: cd clients && npm ci"
 )]
 fn an_import_while_opencode_writes_reads_a_consistent_snapshot() {
-    let Some(bin) = client(
-        "opencode",
-        "an_import_while_opencode_writes_reads_a_consistent_snapshot",
-    ) else {
+    let Some(FirstTurn {
+        bin,
+        env,
+        cwd,
+        model,
+        store,
+    }) = first_turn("an_import_while_opencode_writes_reads_a_consistent_snapshot")
+    else {
         return;
     };
-    let env = TestEnv::new();
-    let cwd = project(&env);
-    let model = ChatModel::start();
-    let store = store_of(&env).display().to_string();
-    run_turn(&bin, &env, &cwd, &model, TURNS[0], true);
     // The second turn's first call is held after its first chunk.
     model.hold_next();
     let mut cmd = opencode_command(&bin, &env, &cwd, &model);

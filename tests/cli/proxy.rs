@@ -20,7 +20,7 @@ use compactor::view::{View, ViewMessage, ViewRole};
 use serde_json::{Value, json};
 
 use crate::resume::{client, client_command, codex_config, run_bounded_for};
-use crate::util::TestEnv;
+use crate::util::{HttpRequest, TestEnv, read_request};
 
 // ---------------------------------------------------------------- the stub model
 
@@ -151,37 +151,13 @@ fn serve(
     let _ = conn.set_read_timeout(Some(Duration::from_secs(120)));
     let mut writer = conn.try_clone().expect("clone the stream");
     let mut reader = BufReader::new(conn);
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).unwrap_or(0) == 0 {
-            return;
-        }
-        let mut parts = line.split_whitespace();
-        let method = parts.next().unwrap_or("").to_string();
-        let path = parts.next().unwrap_or("").to_string();
-        let mut headers = Vec::new();
-        let mut length = 0usize;
-        loop {
-            let mut h = String::new();
-            if reader.read_line(&mut h).unwrap_or(0) == 0 {
-                return;
-            }
-            let h = h.trim_end();
-            if h.is_empty() {
-                break;
-            }
-            if let Some((k, v)) = h.split_once(':') {
-                let (k, v) = (k.trim().to_ascii_lowercase(), v.trim().to_string());
-                if k == "content-length" {
-                    length = v.parse().unwrap_or(0);
-                }
-                headers.push((k, v));
-            }
-        }
-        let mut body = vec![0u8; length];
-        if reader.read_exact(&mut body).is_err() {
-            return;
-        }
+    while let Some(HttpRequest {
+        method,
+        path,
+        headers,
+        body,
+    }) = read_request(&mut reader)
+    {
         let req = Received {
             method,
             path,

@@ -10,7 +10,7 @@
 //! Without the clients the tests are reported as ignored locally (see
 //! `build.rs`) and fail under `CI=true`.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -22,7 +22,7 @@ use compactor::view::View;
 use compactor::view::session::{Vendor, adapt};
 use serde_json::{Value, json};
 
-use crate::util::{TestEnv, corpus, crate_dir, under_ci};
+use crate::util::{HttpRequest, TestEnv, corpus, crate_dir, read_request, under_ci};
 
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(120);
 const PROMPT: &str = "Carry on from the summary.";
@@ -185,34 +185,10 @@ fn serve(conn: TcpStream, log: &Mutex<Vec<(String, Value)>>, summary: Option<&st
     let _ = conn.set_read_timeout(Some(Duration::from_secs(60)));
     let mut writer = conn.try_clone().expect("clone the stream");
     let mut reader = BufReader::new(conn);
-    loop {
-        let mut request_line = String::new();
-        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
-            return;
-        }
-        let mut parts = request_line.split_whitespace();
-        let method = parts.next().unwrap_or("").to_string();
-        let path = parts.next().unwrap_or("").to_string();
-        let mut length = 0usize;
-        loop {
-            let mut h = String::new();
-            if reader.read_line(&mut h).unwrap_or(0) == 0 {
-                return;
-            }
-            let h = h.trim_end();
-            if h.is_empty() {
-                break;
-            }
-            if let Some((k, v)) = h.split_once(':')
-                && k.eq_ignore_ascii_case("content-length")
-            {
-                length = v.trim().parse().unwrap_or(0);
-            }
-        }
-        let mut body = vec![0u8; length];
-        if reader.read_exact(&mut body).is_err() {
-            return;
-        }
+    while let Some(HttpRequest {
+        method, path, body, ..
+    }) = read_request(&mut reader)
+    {
         let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         let body_copy = body.clone();
         let n = {

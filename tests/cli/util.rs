@@ -795,3 +795,51 @@ pub fn field_of<T>(list: &Value, key: &str, get: impl Fn(&Value) -> Option<T>) -
 pub fn strings_of(list: &Value, key: &str) -> Vec<String> {
     field_of(list, key, |v| v.as_str().map(String::from))
 }
+
+/// One request a loopback test server read: its method, path, headers
+/// (names in lower case) and Content-Length body.
+pub struct HttpRequest {
+    pub method: String,
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+/// The next request on a keep-alive connection; `None` once the client has
+/// closed it (or sent less than it declared).
+pub fn read_request(reader: &mut impl std::io::BufRead) -> Option<HttpRequest> {
+    let mut line = String::new();
+    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+        return None;
+    }
+    let mut words = line.split_whitespace();
+    let method = words.next().unwrap_or("").to_string();
+    let path = words.next().unwrap_or("").to_string();
+    let mut headers = Vec::new();
+    let mut length = 0usize;
+    loop {
+        let mut h = String::new();
+        if reader.read_line(&mut h).unwrap_or(0) == 0 {
+            return None;
+        }
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            let (k, v) = (k.trim().to_ascii_lowercase(), v.trim().to_string());
+            if k == "content-length" {
+                length = v.parse().unwrap_or(0);
+            }
+            headers.push((k, v));
+        }
+    }
+    let mut body = vec![0u8; length];
+    reader.read_exact(&mut body).ok()?;
+    Some(HttpRequest {
+        method,
+        path,
+        headers,
+        body,
+    })
+}
