@@ -49,6 +49,16 @@ impl MisleadingKind {
             MisleadingKind::OwedWritten => "owed_written",
         }
     }
+
+    /// The section (`Ruled out`) or field (`Status`, `Deliverable`) whose
+    /// line it is.
+    fn section(self) -> &'static str {
+        match self {
+            MisleadingKind::RuledOutSucceeded => "Ruled out",
+            MisleadingKind::OpenErrorResolved => "Status",
+            MisleadingKind::OwedWritten => "Deliverable",
+        }
+    }
 }
 
 /// A summary line that contradicts the record.
@@ -208,33 +218,6 @@ struct Proof<'l> {
     id: &'l str,
 }
 
-impl Misleading {
-    /// The line `text` of the section `kind` names, proven wrong by the call
-    /// `proof` (not yet known to be in the view).
-    fn proven(kind: MisleadingKind, text: &str, proof: &Proof<'_>) -> Misleading {
-        let (section, why) = match kind {
-            MisleadingKind::RuledOutSucceeded => ("Ruled out", "the same action succeeded later"),
-            MisleadingKind::OpenErrorResolved => ("Status", "the failed action succeeded later"),
-            MisleadingKind::OwedWritten => ("Deliverable", "was written"),
-        };
-        Misleading {
-            kind,
-            section,
-            text: first_line(text),
-            why: format!("{why} (line {})", proof.line),
-            line: proof.line,
-            proof_in_view: false,
-        }
-    }
-
-    fn in_view(self, proof_in_view: bool) -> Misleading {
-        Misleading {
-            proof_in_view,
-            ..self
-        }
-    }
-}
-
 /// What a `## Task Context` claims that the record can contradict.
 #[derive(Debug, Clone, Default)]
 struct Claims {
@@ -326,18 +309,20 @@ impl Ledger {
         let Some((_, claims)) = &self.head else {
             return p;
         };
-        let in_view = |id: &str| view_calls(view).any(|c| c == id);
+        // Each claim the record contradicts: its kind, its line, what the
+        // record says instead and the call that says it.
+        let mut wrong: Vec<(MisleadingKind, &str, String, Proof<'_>)> = Vec::new();
         for (text, action, step) in &claims.ruled_out {
             if let Some(proof) = self.success_after(action, *step, history_rows) {
-                let wrong = Misleading::proven(MisleadingKind::RuledOutSucceeded, text, &proof);
-                p.misleading.push(wrong.in_view(in_view(proof.id)));
+                let why = "the same action succeeded later".to_string();
+                wrong.push((MisleadingKind::RuledOutSucceeded, text, why, proof));
             }
         }
         if let Some((text, action, step)) = &claims.open_error
             && let Some(proof) = self.success_after(action, *step, history_rows)
         {
-            let wrong = Misleading::proven(MisleadingKind::OpenErrorResolved, text, &proof);
-            p.misleading.push(wrong.in_view(in_view(proof.id)));
+            let why = "the failed action succeeded later".to_string();
+            wrong.push((MisleadingKind::OpenErrorResolved, text, why, proof));
         }
         if let Some((text, owed)) = &claims.owed {
             for path in owed {
@@ -351,12 +336,23 @@ impl Ledger {
                         line: w.line,
                         id: &w.id,
                     };
-                    let mut wrong = Misleading::proven(MisleadingKind::OwedWritten, text, &proof);
-                    wrong.why = format!("{} {}", w.path, wrong.why);
-                    p.misleading.push(wrong.in_view(in_view(&w.id)));
+                    let why = format!("{} was written", w.path);
+                    wrong.push((MisleadingKind::OwedWritten, text, why, proof));
                 }
             }
         }
+        p.misleading.extend(
+            wrong
+                .into_iter()
+                .map(|(kind, text, why, proof)| Misleading {
+                    kind,
+                    section: kind.section(),
+                    text: first_line(text),
+                    why: format!("{why} (line {})", proof.line),
+                    line: proof.line,
+                    proof_in_view: view_calls(view).any(|c| c == proof.id),
+                }),
+        );
         p
     }
 
