@@ -2,6 +2,8 @@
 //! written out as text: what `show tool:ID` prints and what the MCP server's
 //! `view_tool_call` returns, the same bytes.
 
+use std::borrow::Cow;
+
 use anyhow::{Result, bail};
 use serde_json::{Value, json};
 
@@ -38,7 +40,9 @@ pub struct ToolCallText {
 }
 
 impl ToolCallText {
-    /// The whole text, as `show tool:ID` prints it without colour.
+    /// The whole text, as `show tool:ID` prints it without colour
+    /// ([`ToolCall::plain`] writes it in one buffer).
+    #[cfg(test)]
     pub fn plain(&self) -> String {
         let mut out = format!("{}\n{}", self.header, self.body);
         if let Some(f) = &self.form {
@@ -97,35 +101,125 @@ impl ToolCall {
 
     /// The call as text (control characters made visible).
     pub fn text(&self) -> Result<ToolCallText> {
-        let header = format!(
+        let mut body = String::new();
+        self.write_body(&mut body)?;
+        Ok(ToolCallText {
+            header: self.header(),
+            body,
+            form: self.form_line(),
+        })
+    }
+
+    /// [`ToolCallText::plain`] of [`ToolCall::text`], written into one
+    /// buffer as it goes (the output of a large call is copied once).
+    pub fn plain(&self) -> Result<String> {
+        let header = self.header();
+        let form = self.form_line();
+        let output = self.result.as_ref().map_or(0, |(c, ..)| match c {
+            ToolContent::Text(t) => t.len(),
+            ToolContent::Blocks(_) => 0,
+        });
+        let mut out = String::with_capacity(header.len() + output + 256);
+        out.push_str(&header);
+        out.push('\n');
+        self.write_body(&mut out)?;
+        if let Some(f) = form {
+            out.push_str(&f);
+            out.push('\n');
+        }
+        Ok(out)
+    }
+
+    fn header(&self) -> String {
+        format!(
             "── tool call {} {} · turn {} · step {} · line {}",
             visible_line(&self.name),
             visible_line(&self.id),
             self.turn,
             self.step,
             self.line
-        );
-        let mut body = format!(
-            "input:\n{}\n",
-            visible(&serde_json::to_string_pretty(&self.input)?)
-        );
+        )
+    }
+
+    /// The input and the output, each line ending with a newline.
+    fn write_body(&self, out: &mut String) -> Result<()> {
+        out.push_str("input:\n");
+        out.push_str(&visible(&serde_json::to_string_pretty(&self.input)?));
+        out.push('\n');
         match &self.result {
-            Some((content, is_error, line)) => body.push_str(&format!(
-                "output{} (line {line}):\n{}\n",
-                if *is_error { " · error" } else { "" },
-                visible(&tool_content_text(content))
-            )),
-            None => body.push_str("output: none recorded (the call was interrupted)\n"),
+            Some((content, is_error, line)) => {
+                out.push_str(&format!(
+                    "output{} (line {line}):\n",
+                    if *is_error { " · error" } else { "" },
+                ));
+                let text: Cow<'_, str> = match content {
+                    ToolContent::Text(t) => Cow::Borrowed(t),
+                    blocks => Cow::Owned(tool_content_text(blocks)),
+                };
+                out.push_str(&visible(&text));
+                out.push('\n');
+            }
+            None => out.push_str("output: none recorded (the call was interrupted)\n"),
         }
-        let form = self.form.as_ref().map(|f| {
-            format!(
-                "compacted form: {} · {} → {}",
-                f.rule,
-                f.raw_tokens,
-                plural(f.form_tokens, "token")
-            )
-        });
-        Ok(ToolCallText { header, body, form })
+        Ok(())
+    }
+
+    /// `compacted form: RULE · RAW → N tokens`, when a form was minted.
+    pub fn form_line(&self) -> Option<String> {
+        self.form.as_ref().map(ToolCall::form_text)
+    }
+
+    /// The line a form is shown as.
+    pub fn form_text(f: &ToolForm) -> String {
+        format!(
+            "compacted form: {} · {} → {}",
+            f.rule,
+            f.raw_tokens,
+            plural(f.form_tokens, "token")
+        )
+    }
+
+    /// The call `id` (an id itself, not a prefix) of `task`, its rows read
+    /// one at a time and only the call and its result kept (taken, not
+    /// copied): what [`ToolCall::in_rows`] finds among all of them.
+    pub fn read(store: &Store, task: &str, id: &str) -> Result<ToolCall> {
+        let mut call: Option<(u32, u32, u64, String, Value)> = None;
+        let mut result = None;
+        store.reader().each_stored(task, 0, u64::MAX, |s| {
+            let m = s.message;
+            let generation = m.kind == Kind::Generation;
+            for b in m.content {
+                match b {
+                    Block::ToolUse {
+                        id: i, name, input, ..
+                    } if i == id && generation && call.is_none() => {
+                        call = Some((m.turn, m.step, m.line, name, input));
+                    }
+                    Block::ToolResult {
+                        tool_use_id,
+                        content,
+                        is_error,
+                    } if tool_use_id == id && result.is_none() => {
+                        result = Some((content, is_error, m.line));
+                    }
+                    _ => {}
+                }
+            }
+            Ok::<(), crate::store::StoreError>(())
+        })?;
+        let Some((turn, step, line, name, input)) = call else {
+            bail!("no tool call {id} in task {task}");
+        };
+        Ok(ToolCall {
+            id: id.to_string(),
+            name,
+            input,
+            turn,
+            step,
+            line,
+            result,
+            form: store.reader().tool_form(task, id)?,
+        })
     }
 
     /// The call as `show --json` prints it.
@@ -191,4 +285,51 @@ pub fn ambiguous(prefix: &str, ids: &[&str]) -> anyhow::Error {
         ),
         "give more of the id",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ToolContent;
+
+    #[test]
+    fn the_plain_text_is_the_text_put_together() {
+        let form = ToolForm {
+            tool_call_id: "t1".into(),
+            tool_name: "Bash".into(),
+            rule: "head_tail_lines".into(),
+            form: json!({"content": "…"}),
+            raw_tokens: 900,
+            form_tokens: 1,
+            pointer: "tool:t1".into(),
+        };
+        let text = |t: &str| Block::Text { text: t.into() };
+        for (result, form) in [
+            (
+                Some((ToolContent::Text("out\u{1b}[31m\nred\r\n".into()), false, 7)),
+                None,
+            ),
+            (
+                Some((
+                    ToolContent::Blocks(vec![text("a"), text("b\u{7}")]),
+                    true,
+                    9,
+                )),
+                Some(form),
+            ),
+            (None, None),
+        ] {
+            let call = ToolCall {
+                id: "t1\n".into(),
+                name: "Bash".into(),
+                input: json!({"command": "ls\u{1b}"}),
+                turn: 1,
+                step: 2,
+                line: 3,
+                result,
+                form,
+            };
+            assert_eq!(call.plain().unwrap(), call.text().unwrap().plain());
+        }
+    }
 }

@@ -178,6 +178,121 @@ fn without_a_task_the_server_answers_for_the_latest_session_of_its_directory() {
     );
 }
 
+/// A Claude Code session whose one tool call's output is `lines` lines of
+/// log: the id of that call.
+fn session_with_a_long_output(env: &TestEnv, lines: usize) -> &'static str {
+    let id = "toolu_01LongOutputOfTheBuild";
+    let output: String = (0..lines)
+        .map(|i| {
+            format!(
+                "{i:06} | step {} of the build: compiled {} units\r\n",
+                i % 13,
+                i * 7
+            )
+        })
+        .collect();
+    let line = |n: u32, kind: &str, parent: Option<String>, message: Value| {
+        json!({"parentUuid": parent, "isSidechain": false, "userType": "external", "cwd": CWD,
+               "sessionId": "5b1e2d3c-0000-4e2b-9c1d-00000000a11f", "version": "2.1.39",
+               "type": kind, "uuid": format!("00000000-0000-4000-a000-{n:012}"),
+               "timestamp": format!("2026-03-14T09:00:{n:02}.000Z"), "message": message})
+        .to_string()
+    };
+    let uuid = |n: u32| Some(format!("00000000-0000-4000-a000-{n:012}"));
+    let usage = json!({"input_tokens": 10, "output_tokens": 10});
+    let text = [
+        line(1, "user", None, json!({"role": "user", "content": "Show me the build log."})),
+        line(2, "assistant", uuid(1), json!({"id": "msg_1", "type": "message", "role": "assistant",
+            "model": "claude-opus-4-6", "usage": usage,
+            "content": [{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": "cat build.log"}}]})),
+        line(3, "user", uuid(2), json!({"role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": id, "content": output}]})),
+        line(4, "assistant", uuid(3), json!({"id": "msg_2", "type": "message", "role": "assistant",
+            "model": "claude-opus-4-6", "usage": usage, "content": [{"type": "text", "text": "It built."}]})),
+    ]
+    .join("\n");
+    let file = env.write("long.jsonl", text + "\n");
+    env.run(&["import", &file]).success();
+    id
+}
+
+/// A page's lines without the two that say where the next starts.
+fn page_body(page: &str) -> &str {
+    match page.rfind("\n[lines ") {
+        Some(at) if page.ends_with('\n') && page.contains("\nnext_offset: ") => &page[..at + 1],
+        _ => page,
+    }
+}
+
+#[test]
+fn the_pages_of_a_long_call_put_together_are_the_call() {
+    let env = TestEnv::new();
+    let id = session_with_a_long_output(&env, 40_000);
+    let shown = env.run(&["show", &format!("tool:{id}")]);
+    shown.success();
+    let whole = shown.stdout.clone();
+    let total = whole.split_inclusive('\n').count();
+    assert!(total > 40_000, "{total}");
+    // Every page in order (500 lines each: each is well under the
+    // character cap), then pages out of order and past the end.
+    let mut requests = handshake();
+    let offsets: Vec<usize> = (0..total).step_by(500).collect();
+    for (k, at) in offsets.iter().enumerate() {
+        requests.push(call(
+            k as u64 + 1,
+            "view_tool_call",
+            json!({"id": id, "offset": at}),
+        ));
+    }
+    let n = offsets.len() as u64;
+    requests.extend([
+        call(
+            n + 1,
+            "view_tool_call",
+            json!({"id": id, "offset": 20_017, "limit": 3}),
+        ),
+        call(
+            n + 2,
+            "view_tool_call",
+            json!({"id": &id[..14], "offset": 3, "limit": 2}),
+        ),
+        call(n + 3, "view_tool_call", json!({"id": id, "offset": total})),
+    ]);
+    let a = converse(&env, &[], env.root(), &requests);
+    let pages: Vec<&str> = (1..=offsets.len())
+        .map(|k| text_of(&a[k]["result"]))
+        .collect();
+    for (k, p) in pages.iter().enumerate() {
+        let next = offsets.get(k + 1);
+        match next {
+            Some(next) => assert!(p.ends_with(&format!("\nnext_offset: {next}\n")), "page {k}"),
+            None => assert!(!p.contains("next_offset:"), "the last page says no more"),
+        }
+    }
+    let joined: String = pages.iter().map(|p| page_body(p)).collect();
+    assert!(
+        joined == whole,
+        "the pages put together are `show tool:ID`, byte for byte"
+    );
+    // A page is the slice of the whole text's lines, wherever it starts.
+    let lines: Vec<&str> = whole.split_inclusive('\n').collect();
+    let k = offsets.len() + 1;
+    assert_eq!(
+        page_body(text_of(&a[k]["result"])),
+        lines[20_017..20_020].concat()
+    );
+    assert_eq!(
+        page_body(text_of(&a[k + 1]["result"])),
+        lines[3..5].concat()
+    );
+    assert_eq!(a[k + 2]["result"]["isError"], true);
+    assert!(
+        text_of(&a[k + 2]["result"]).contains(&format!("offset {total} is past the end")),
+        "{}",
+        a[k + 2]
+    );
+}
+
 /// `node clients/mcp-check.mjs PLAN compactor --db DB mcp ARGS`: the official
 /// SDK's client; its JSON report.
 fn official_client(env: &TestEnv, plan: Value, args: &[&str], cwd: &Path) -> Option<Value> {

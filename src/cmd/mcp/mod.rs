@@ -139,6 +139,8 @@ pub struct Recall {
     location: DbLocation,
     task: Option<String>,
     store: Arc<Mutex<Option<Store>>>,
+    /// The tool call whose pages a client is reading.
+    pages: Arc<Mutex<recall::CallPages>>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -163,6 +165,7 @@ impl Recall {
             location,
             task,
             store: Arc::new(Mutex::new(None)),
+            pages: Arc::default(),
             tool_router: Self::tool_router(),
         }
     }
@@ -217,8 +220,10 @@ impl Recall {
         // The session only orders the search: ids are unique across sessions.
         let session = self.session(&peer).await.ok();
         self.with_store(|store| {
+            let mut pages = self.pages.lock().unwrap_or_else(|p| p.into_inner());
             recall::view_tool_call(
                 store,
+                &mut pages,
                 session.as_ref(),
                 &a.id,
                 a.offset.map_or(0, as_usize),

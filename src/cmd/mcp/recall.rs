@@ -152,12 +152,165 @@ fn session_tasks(
     out
 }
 
+/// A tool call's text kept between the pages of it a client reads, so that
+/// a page costs what the page costs: rendered once (its rows read one at a
+/// time, the output copied once), its lines found through the start of
+/// every [`INDEX_EVERY`]th. One call at a time, let go once its last page
+/// is read or another call is viewed.
+#[derive(Default)]
+pub struct CallPages {
+    held: Option<Rendered>,
+}
+
+/// Lines between two entries of a rendered call's line index.
+const INDEX_EVERY: usize = 64;
+
+struct Rendered {
+    task: String,
+    id: String,
+    /// What the text rests on besides the call and its result, which an
+    /// append-only record never changes once read: its compacted form's
+    /// line, and, when no result was recorded yet, how many rows the task
+    /// held (a later row may bring it).
+    form: Option<String>,
+    rows_without_result: Option<u64>,
+    text: String,
+    /// The byte where line `k * INDEX_EVERY` starts.
+    starts: Vec<usize>,
+    /// Lines (as [`page`] splits them).
+    total: usize,
+}
+
+impl Rendered {
+    fn new(call: &ToolCall, task: &str, rows: Option<u64>) -> Result<Rendered> {
+        let mut r = Rendered::of_text(call.plain()?);
+        r.task = task.to_string();
+        r.id = call.id.clone();
+        r.form = call.form_line();
+        r.rows_without_result = call.result.is_none().then_some(rows).flatten();
+        Ok(r)
+    }
+
+    /// A text and its line index.
+    fn of_text(text: String) -> Rendered {
+        let mut starts = vec![0];
+        let mut total = 0;
+        let mut at = 0;
+        while at < text.len() {
+            total += 1;
+            at = memchr::memchr(b'\n', &text.as_bytes()[at..]).map_or(text.len(), |n| at + n + 1);
+            if total % INDEX_EVERY == 0 && at < text.len() {
+                starts.push(at);
+            }
+        }
+        Rendered {
+            task: String::new(),
+            id: String::new(),
+            form: None,
+            rows_without_result: None,
+            text,
+            starts,
+            total,
+        }
+    }
+
+    /// Where line `k` (`k < total`) starts.
+    fn line_start(&self, k: usize) -> usize {
+        let mut at = self.starts[k / INDEX_EVERY];
+        for _ in 0..k % INDEX_EVERY {
+            at += memchr::memchr(b'\n', &self.text.as_bytes()[at..]).map_or(0, |n| n + 1);
+        }
+        at
+    }
+
+    /// [`page`] of the text, reading only the page's lines; and whether it
+    /// is the last.
+    fn page(&self, offset: usize, limit: Option<usize>) -> Result<(String, bool)> {
+        let total = self.total;
+        if offset >= total && !(offset == 0 && total == 0) {
+            return Err(past_end(offset, total));
+        }
+        let limit = limit.unwrap_or(PAGE_LINES).max(1);
+        let from = if total == 0 {
+            0
+        } else {
+            self.line_start(offset)
+        };
+        let (mut end, mut at, mut chars) = (offset, from, 0);
+        while end < total && end - offset < limit {
+            let next = memchr::memchr(b'\n', &self.text.as_bytes()[at..])
+                .map_or(self.text.len(), |n| at + n + 1);
+            let n = self.text[at..next].chars().count();
+            if end > offset && chars + n > PAGE_CHARS {
+                break;
+            }
+            chars += n;
+            end += 1;
+            at = next;
+        }
+        let mut out = self.text[from..at].to_string();
+        if end < total {
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(&next_page(offset, end, total));
+        }
+        Ok((out, end >= total))
+    }
+}
+
+impl CallPages {
+    /// A page of the call `id` (an id itself) of `task`: from the call kept
+    /// if it is this one and nothing it rests on has changed, else rendered
+    /// now (and kept while pages of it remain).
+    fn page(
+        &mut self,
+        store: &Store,
+        task: &str,
+        id: &str,
+        offset: usize,
+        limit: Option<usize>,
+    ) -> Result<String> {
+        let reader = store.reader();
+        let fresh = match &self.held {
+            Some(r) if r.task == task && r.id == id => {
+                let rows_now = match r.rows_without_result {
+                    Some(_) => Some(reader.message_count(task)?),
+                    None => None,
+                };
+                let form = reader.tool_form(task, id)?.map(|f| ToolCall::form_text(&f));
+                rows_now == r.rows_without_result && form == r.form
+            }
+            _ => false,
+        };
+        if !fresh {
+            // The call before is let go before this one is read.
+            self.held = None;
+            let rows = reader.message_count(task)?;
+            let call = ToolCall::read(store, task, id)?;
+            let rendered = Rendered::new(&call, task, Some(rows))?;
+            drop(call);
+            self.held = Some(rendered);
+            crate::proxy::release_memory();
+        }
+        let held = self.held.as_ref().expect("kept above");
+        let (out, last) = held.page(offset, limit)?;
+        if last {
+            // Its last page read: nothing is kept for a next.
+            self.held = None;
+            crate::proxy::release_memory();
+        }
+        Ok(out)
+    }
+}
+
 /// `view_tool_call`: the call `id` names (a unique prefix will do), as
 /// `show tool:ID` prints it, paged by lines. The id is looked for in the
 /// session's tasks first, then among every compacted form's (where a
 /// pointer leads), then in every other task.
 pub fn view_tool_call(
     store: &Store,
+    pages: &mut CallPages,
     session: Option<&Session>,
     id: &str,
     offset: usize,
@@ -194,11 +347,12 @@ pub fn view_tool_call(
     ] {
         let mut found: Vec<(String, String)> = Vec::new();
         for task in scope {
-            let rows = reader.all_messages(task)?;
+            // A call's id is in its generation: the tool results (the
+            // largest rows) are not read to find it.
+            let rows = reader.messages_of_kind(task, Kind::Generation)?;
             for m in ids_starting(&rows, id) {
                 if m == id {
-                    let call = ToolCall::in_rows(store, task, &rows, m)?;
-                    return page(&call.text()?.plain(), offset, limit);
+                    return pages.page(store, task, m, offset, limit);
                 }
                 if !found.iter().any(|(_, f)| f == m) {
                     found.push((task.clone(), m.to_string()));
@@ -207,11 +361,7 @@ pub fn view_tool_call(
         }
         match found.as_slice() {
             [] => continue,
-            [(task, one)] => {
-                let rows = reader.all_messages(task)?;
-                let call = ToolCall::in_rows(store, task, &rows, one)?;
-                return page(&call.text()?.plain(), offset, limit);
-            }
+            [(task, one)] => return pages.page(store, task, one, offset, limit),
             many => {
                 let ids: Vec<&str> = many.iter().map(|(_, i)| i.as_str()).collect();
                 return Err(ambiguous(id, &ids));
@@ -227,15 +377,12 @@ pub fn view_tool_call(
 /// [`PAGE_CHARS`] characters; while lines remain, a last line
 /// `next_offset: N` says where the next page starts. The whole text, when it
 /// fits one page from the start, is returned as it is.
-pub fn page(text: &str, offset: usize, limit: Option<usize>) -> Result<String> {
+#[cfg(test)]
+fn page(text: &str, offset: usize, limit: Option<usize>) -> Result<String> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let total = lines.len();
     if offset >= total && !(offset == 0 && total == 0) {
-        bail!(
-            "offset {offset} is past the end: the call's text has {} (offsets 0 to {})",
-            plural(total, "line"),
-            total.saturating_sub(1)
-        );
+        return Err(past_end(offset, total));
     }
     let limit = limit.unwrap_or(PAGE_LINES).max(1);
     let mut end = offset;
@@ -253,12 +400,26 @@ pub fn page(text: &str, offset: usize, limit: Option<usize>) -> Result<String> {
         if !out.ends_with('\n') {
             out.push('\n');
         }
-        out.push_str(&format!(
-            "[lines {} to {end} of {total}; call view_tool_call again with offset {end} for the rest]\nnext_offset: {end}\n",
-            offset + 1
-        ));
+        out.push_str(&next_page(offset, end, total));
     }
     Ok(out)
+}
+
+/// An offset past a text of `total` lines.
+fn past_end(offset: usize, total: usize) -> anyhow::Error {
+    anyhow::anyhow!(
+        "offset {offset} is past the end: the call's text has {} (offsets 0 to {})",
+        plural(total, "line"),
+        total.saturating_sub(1)
+    )
+}
+
+/// The last lines of a page that is not the last: where the next starts.
+fn next_page(offset: usize, end: usize, total: usize) -> String {
+    format!(
+        "[lines {} to {end} of {total}; call view_tool_call again with offset {end} for the rest]\nnext_offset: {end}\n",
+        offset + 1
+    )
 }
 
 /// Where a matching line came from.
@@ -553,6 +714,44 @@ mod tests {
         let p = page(&text, 0, None).unwrap();
         assert!(p.starts_with(&long));
         assert!(p.ends_with("next_offset: 1\n"), "{}", &p[p.len() - 40..]);
+    }
+
+    #[test]
+    fn a_page_of_a_kept_call_is_the_page_of_its_whole_text() {
+        let long = "y".repeat(PAGE_CHARS - 3);
+        let texts = [
+            String::new(),
+            "one line, no newline".to_string(),
+            "a\n\nb\n".to_string(),
+            (0..1000)
+                .map(|i| format!("line {i}{}\n", "x".repeat(i % 97)))
+                .collect(),
+            (0..300)
+                .map(|i| {
+                    if i % 7 == 0 {
+                        format!("{long}\n")
+                    } else {
+                        format!("é {i}\n")
+                    }
+                })
+                .collect::<String>()
+                + "no end",
+        ];
+        for text in texts {
+            let kept = Rendered::of_text(text.clone());
+            let total = text.split_inclusive('\n').count();
+            assert_eq!(kept.total, total);
+            for limit in [None, Some(1), Some(3), Some(64), Some(65), Some(700)] {
+                for offset in (0..=total + 1).step_by(if total > 200 { 7 } else { 1 }) {
+                    let whole = page(&text, offset, limit).map_err(|e| e.to_string());
+                    let paged = kept
+                        .page(offset, limit)
+                        .map(|(p, _)| p)
+                        .map_err(|e| e.to_string());
+                    assert_eq!(paged, whole, "offset {offset}, limit {limit:?}");
+                }
+            }
+        }
     }
 
     #[test]

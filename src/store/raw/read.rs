@@ -102,6 +102,23 @@ impl Reader<'_> {
         self.messages(task_id, 0, u64::MAX)
     }
 
+    /// A task's rows of one kind, in order (the others not read: a task's
+    /// tool calls are found among its generations without decoding its
+    /// tool results).
+    pub fn messages_of_kind(&self, task_id: &str, kind: Kind) -> Result<Vec<StoredMessage>> {
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {MESSAGE_COLUMNS}
+             FROM task_message m LEFT JOIN import_source s ON s.id = m.source_id
+             WHERE m.task_id = ?1 AND m.kind = ?2 ORDER BY m.seq"
+        ))?;
+        let mut rows = stmt.query(params![task_id, kind.as_str()])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            out.push(StoredMessage::from_row(task_id, r)?);
+        }
+        Ok(out)
+    }
+
     /// The whole record of a task, its rows only.
     pub fn task_rows(&self, task_id: &str) -> Result<Vec<Message>> {
         let mut out = Vec::new();
