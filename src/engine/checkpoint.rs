@@ -43,9 +43,9 @@ impl RawParts {
         }
     }
 
-    /// The record's next row.
-    pub fn push(&mut self, m: &Message, est: &dyn Estimator) {
-        self.builder.push(m, est);
+    /// The record's next row, given up: its blocks moved into the parts.
+    pub fn push_owned(&mut self, m: Message, est: &dyn Estimator) {
+        self.builder.push_owned(m, est);
     }
 
     /// Extend the chain over the parts made since it was last extended.
@@ -149,6 +149,11 @@ impl Growth {
     /// The record's next row.
     pub fn push(&mut self, m: &Message, est: &dyn Estimator) {
         self.builder.push(m, est);
+    }
+
+    /// The record's next row, given up: its blocks moved into the parts.
+    pub fn push_owned(&mut self, m: Message, est: &dyn Estimator) {
+        self.builder.push_owned(m, est);
     }
 
     /// The parts at the front that no later row can change, taken out.

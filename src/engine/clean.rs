@@ -2,6 +2,8 @@
 //! a user ask cut down to its request (the wrappers a client injects around
 //! it taken off). Pure; shared by the summarizers' span and by `probe`.
 
+use std::borrow::Cow;
+
 /// The marker after which the Codex IDE extension puts the request itself.
 const CODEX_REQUEST_MARKER: &str = "## My request for Codex:";
 /// How the Codex IDE extension opens an ask.
@@ -80,8 +82,23 @@ fn tag_text<'s>(s: &'s str, tag: &str) -> Option<&'s str> {
 /// control character except line breaks and tabs removed; `\r\n` and a lone
 /// `\r` become `\n`. Text without any comes back unchanged.
 pub(crate) fn strip_controls(s: &str) -> String {
+    stripped(s).into_owned()
+}
+
+/// [`strip_controls`] of a text already owned: handed back as it is when it
+/// has none to strip.
+pub(crate) fn strip_controls_owned(s: String) -> String {
+    match stripped(&s) {
+        Cow::Borrowed(_) => s,
+        Cow::Owned(out) => out,
+    }
+}
+
+/// [`strip_controls`], borrowing the text when it has none to strip (a
+/// large text is not copied to be read).
+pub(crate) fn stripped(s: &str) -> Cow<'_, str> {
     if !s.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
-        return s.to_string();
+        return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars().peekable();
@@ -135,7 +152,7 @@ pub(crate) fn strip_controls(s: &str) -> String {
             c => out.push(c),
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// What the user asked, with the client's wrappers taken off: `None` when
@@ -143,26 +160,33 @@ pub(crate) fn strip_controls(s: &str) -> String {
 /// alone). A Codex IDE ask keeps only what follows `## My request for Codex:`;
 /// `<system-reminder>` and IDE blocks are removed; controls are stripped.
 pub(crate) fn request_text(ask: &str) -> Option<String> {
-    let text = strip_controls(ask);
+    let text = stripped(ask);
     let t = text.trim_start();
     if COMMAND_TAGS.iter().any(|tag| t.starts_with(tag)) {
         return None;
     }
-    let mut text = match text.find(CODEX_REQUEST_MARKER) {
-        Some(at) => text[at + CODEX_REQUEST_MARKER.len()..].to_string(),
+    // Copied only where something is taken out of it.
+    let mut text: Cow<'_, str> = match text.find(CODEX_REQUEST_MARKER) {
+        Some(at) => Cow::Owned(text[at + CODEX_REQUEST_MARKER.len()..].to_string()),
         None if t.starts_with(CODEX_IDE_CONTEXT) => return None,
         None => text,
     };
     for tag in INJECTED_BLOCKS {
-        text = remove_blocks(&text, tag);
+        if let Cow::Owned(removed) = remove_blocks(&text, tag) {
+            text = Cow::Owned(removed);
+        }
     }
     let text = text.trim();
     (!text.is_empty()).then(|| text.to_string())
 }
 
-/// `<tag ...>…</tag>` removed wherever it occurs (an unclosed one runs to the end).
-fn remove_blocks(text: &str, tag: &str) -> String {
+/// `<tag ...>…</tag>` removed wherever it occurs (an unclosed one runs to
+/// the end); the text borrowed when it holds no `<tag`.
+fn remove_blocks<'t>(text: &'t str, tag: &str) -> Cow<'t, str> {
     let open = format!("<{tag}");
+    if !text.contains(&open) {
+        return Cow::Borrowed(text);
+    }
     let close = format!("</{tag}>");
     let mut out = String::new();
     let mut rest = text;
@@ -180,7 +204,7 @@ fn remove_blocks(text: &str, tag: &str) -> String {
         };
     }
     out.push_str(rest);
-    out
+    Cow::Owned(out)
 }
 
 /// Whitespace runs (line breaks included) become one space; ends trimmed.

@@ -3,11 +3,13 @@
 //! ③ breakthrough shrink, ④ breakthrough floor. Each tier runs only while
 //! the prediction is over trigger; shrinking aims at stop.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::Value;
 
 use super::carried::task_context_sections;
-use super::clean::{request_text, strip_controls};
+use super::clean::{request_text, strip_controls, strip_controls_owned, stripped};
 use super::entries::{Entry, placeholder_key};
 use super::parts::{
     NO_RESULT_TEXT, Part, PartBody, PartState, SummaryHead, coverage_key, coverage_next,
@@ -371,14 +373,15 @@ pub(crate) fn span_entry(p: &Part) -> Option<SpanEntry> {
             input: input.clone(),
             output: output.as_ref().map_or_else(
                 || NO_RESULT_TEXT.to_string(),
-                |o| strip_controls(&unwrap_envelope(tool_content_text(&o.content))),
+                |o| strip_controls_owned(unwrap_envelope(tool_content_text(&o.content))),
             ),
             is_error: output.as_ref().is_some_and(|o| o.is_error),
             interrupted: output.is_none(),
         }),
         PartBody::Block { block, .. } => {
-            let text = match block {
-                Block::Text { text } => text.clone(),
+            // Read in place: a large text is copied once, into its entry.
+            let text: Cow<'_, str> = match block {
+                Block::Text { text } => Cow::Borrowed(text),
                 Block::Thinking { thinking, .. } => {
                     return Some(SpanEntry::Reasoning {
                         step: p.step,
@@ -386,21 +389,30 @@ pub(crate) fn span_entry(p: &Part) -> Option<SpanEntry> {
                     });
                 }
                 Block::RedactedThinking { .. } | Block::Image { .. } => return None,
-                other => crate::view::text::block_text(other),
+                other => Cow::Owned(crate::view::text::block_text(other)),
             };
-            let text = strip_controls(&text);
+            let stripped = stripped(&text);
             match p.kind {
                 // A slash-command wrapper or injected context alone is no ask.
-                Kind::Ask => match request_text(&text) {
+                Kind::Ask => match request_text(&stripped) {
                     Some(text) => SpanEntry::Ask { turn: p.turn, text },
-                    None => SpanEntry::Context { text },
+                    None => SpanEntry::Context {
+                        text: stripped.into_owned(),
+                    },
                 },
-                Kind::Interrupt => SpanEntry::Interrupt { text },
-                Kind::Generation => SpanEntry::AssistantText { step: p.step, text },
-                // A summary in another format (the client's own) is mined as
-                // the agent's own summaries are.
-                Kind::CompactSummary | Kind::CarriedSummary => SpanEntry::AgentSummary { text },
-                _ => SpanEntry::Context { text },
+                _ => {
+                    let text = stripped.into_owned();
+                    match p.kind {
+                        Kind::Interrupt => SpanEntry::Interrupt { text },
+                        Kind::Generation => SpanEntry::AssistantText { step: p.step, text },
+                        // A summary in another format (the client's own) is
+                        // mined as the agent's own summaries are.
+                        Kind::CompactSummary | Kind::CarriedSummary => {
+                            SpanEntry::AgentSummary { text }
+                        }
+                        _ => SpanEntry::Context { text },
+                    }
+                }
             }
         }
     })

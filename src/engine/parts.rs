@@ -3,6 +3,7 @@
 //! `tool:<toolCallId>`, or `text:`/`reasoning:`/`image:` plus a blake3 of a
 //! canonical encoding of the content. No message ids anywhere.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -469,6 +470,22 @@ impl PartsBuilder {
     }
 
     pub fn push(&mut self, m: &Message, est: &dyn Estimator) {
+        self.push_blocks(m, m.content.iter().map(Cow::Borrowed), est);
+    }
+
+    /// [`PartsBuilder::push`] of a row given up: its blocks are moved into
+    /// the parts, not copied.
+    pub fn push_owned(&mut self, mut m: Message, est: &dyn Estimator) {
+        let content = std::mem::take(&mut m.content);
+        self.push_blocks(&m, content.into_iter().map(Cow::Owned), est);
+    }
+
+    fn push_blocks<'b>(
+        &mut self,
+        m: &Message,
+        blocks: impl Iterator<Item = Cow<'b, Block>>,
+        est: &dyn Estimator,
+    ) {
         if m.role == Role::Meta || !m.kind.reaches_view() {
             return;
         }
@@ -477,9 +494,11 @@ impl PartsBuilder {
             _ => Side::User,
         };
         let generation = (side == Side::Assistant).then_some(m.step);
-        for block in &m.content {
-            match block {
-                b if leaves_no_part(b) => {}
+        for block in blocks {
+            if leaves_no_part(&block) {
+                continue;
+            }
+            match &*block {
                 Block::ToolUse { id, name, input } if side == Side::Assistant => {
                     if !self.first_call(id) {
                         // A reused id cannot be paired twice; keep it visible as text.
@@ -490,13 +509,17 @@ impl PartsBuilder {
                         self.plain(m, Side::Assistant, generation, Block::Text { text }, est);
                         continue;
                     }
+                    let address = format!("tool:{id}");
+                    let Block::ToolUse { id, name, input } = block.into_owned() else {
+                        unreachable!("matched above")
+                    };
                     let body = PartBody::Tool {
-                        id: id.clone(),
-                        name: name.clone(),
-                        input: input.clone(),
+                        id,
+                        name,
+                        input,
                         output: None,
                     };
-                    self.push_part(m, generation, format!("tool:{id}"), body, est);
+                    self.push_part(m, generation, address, body, est);
                 }
                 Block::ToolResult {
                     tool_use_id,
@@ -505,13 +528,14 @@ impl PartsBuilder {
                 } => {
                     if let Some(i) = self.call_index(tool_use_id) {
                         if let Some(i) = i.checked_sub(self.offset) {
-                            if let PartBody::Tool { output, .. } = &mut self.parts[i].body
-                                && output.is_none()
-                            {
-                                *output = Some(ToolOutput {
-                                    content: content.clone(),
-                                    is_error: *is_error,
-                                });
+                            if let PartBody::Tool { output: None, .. } = &self.parts[i].body {
+                                let is_error = *is_error;
+                                let Block::ToolResult { content, .. } = block.into_owned() else {
+                                    unreachable!("matched above")
+                                };
+                                if let PartBody::Tool { output, .. } = &mut self.parts[i].body {
+                                    *output = Some(ToolOutput { content, is_error });
+                                }
                                 self.parts[i].measure(est);
                                 continue;
                             }
@@ -527,7 +551,7 @@ impl PartsBuilder {
                     );
                     self.plain(m, Side::User, None, Block::Text { text }, est);
                 }
-                other => self.plain(m, side, generation, other.clone(), est),
+                _ => self.plain(m, side, generation, block.into_owned(), est),
             }
         }
     }

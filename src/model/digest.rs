@@ -14,7 +14,12 @@ pub(crate) struct Digest(pub(crate) [u64; 2]);
 
 impl Digest {
     pub(crate) fn of(id: &str) -> Digest {
-        let hash = blake3::hash(id.as_bytes());
+        Digest::of_hash(&blake3::hash(id.as_bytes()))
+    }
+
+    /// The digest of bytes hashed elsewhere (a stream too large to hold
+    /// whole): `Digest::of(s)` is `Digest::of_hash(&blake3::hash(s))`.
+    pub(crate) fn of_hash(hash: &blake3::Hash) -> Digest {
         let word = |i: usize| u64::from_le_bytes(hash.as_bytes()[i..i + 8].try_into().expect("8"));
         Digest([word(0), word(8)])
     }

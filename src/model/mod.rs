@@ -9,9 +9,11 @@
 pub mod decimal;
 pub(crate) mod digest;
 mod hint;
+mod read;
 pub(crate) mod time;
 
 pub use hint::Hint;
+pub use read::blocks_from_json;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -168,6 +170,81 @@ pub enum Block {
     /// Kept verbatim in the record; rendered as text in a view.
     #[serde(untagged)]
     Other(Value),
+}
+
+impl Block {
+    /// The block as a JSON value, its strings moved rather than copied: the
+    /// same value as `serde_json::to_value(&block)` (a block of a pasted
+    /// file or an image costs no second copy of its text).
+    pub fn into_value(self) -> Value {
+        let mut o = serde_json::Map::new();
+        let mut put = |k: &str, v: Value| {
+            o.insert(k.to_string(), v);
+        };
+        match self {
+            Block::Text { text } => {
+                put("type", "text".into());
+                put("text", Value::String(text));
+            }
+            Block::Thinking {
+                thinking,
+                signature,
+            } => {
+                put("type", "thinking".into());
+                put("thinking", Value::String(thinking));
+                if let Some(s) = signature {
+                    put("signature", Value::String(s));
+                }
+            }
+            Block::RedactedThinking { data } => {
+                put("type", "redacted_thinking".into());
+                put("data", Value::String(data));
+            }
+            Block::ToolUse { id, name, input } => {
+                put("type", "tool_use".into());
+                put("id", Value::String(id));
+                put("name", Value::String(name));
+                put("input", input);
+            }
+            Block::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } => {
+                put("type", "tool_result".into());
+                put("tool_use_id", Value::String(tool_use_id));
+                put(
+                    "content",
+                    match content {
+                        ToolContent::Text(t) => Value::String(t),
+                        ToolContent::Blocks(bs) => {
+                            Value::Array(bs.into_iter().map(Block::into_value).collect())
+                        }
+                    },
+                );
+                if is_error {
+                    put("is_error", Value::Bool(true));
+                }
+            }
+            Block::Image { source } => {
+                let mut src = serde_json::Map::new();
+                src.insert("type".into(), Value::String(source.kind));
+                for (k, v) in [
+                    ("media_type", source.media_type),
+                    ("data", source.data),
+                    ("url", source.url),
+                ] {
+                    if let Some(v) = v {
+                        src.insert(k.into(), Value::String(v));
+                    }
+                }
+                put("type", "image".into());
+                put("source", Value::Object(src));
+            }
+            Block::Other(v) => return v,
+        }
+        Value::Object(o)
+    }
 }
 
 /// A tool result's content: a plain string or a list of text/image blocks.
@@ -361,6 +438,12 @@ mod tests {
             r#"{"source":{"data":"d","type":"text"},"type":"document"}"#,
         );
         assert_eq!(serde_json::to_string(&blocks).unwrap(), expected);
+        // Moved into a value, each is the value it serialises to.
+        let more: Vec<Block> = serde_json::from_str(r#"[{"type":"thinking","thinking":"no sig"},{"type":"redacted_thinking","data":"x"},{"type":"tool_result","tool_use_id":"t3","content":[{"type":"image","source":{"type":"url","url":"https://e/x.png"}}]}]"#).unwrap();
+        for b in blocks.into_iter().chain(more) {
+            let want = serde_json::to_value(&b).unwrap();
+            assert_eq!(b.into_value(), want);
+        }
     }
 
     #[test]

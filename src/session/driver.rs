@@ -422,10 +422,18 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         };
         let mut builder = Growth::continuing(base, tool_index);
         let (index, est, raw) = (&*self.index, self.settings.estimator, &mut self.raw);
-        index.each_row(from, end, |i, m| {
-            builder.push(m, est);
-            raw.offer(index, i, m, est);
-        })?;
+        if self.one_shot {
+            // No later call reads these rows: handed over, not copied.
+            index.each_row_owned(from, end, |i, m| {
+                raw.offer(index, i, &m, est);
+                builder.push_owned(m, est);
+            })?;
+        } else {
+            index.each_row(from, end, |i, m| {
+                builder.push(m, est);
+                raw.offer(index, i, m, est);
+            })?;
+        }
         raw.ensure(index, k, est)?;
         let (parts, tool_index) = builder.finish();
         self.tool_index = tool_index;

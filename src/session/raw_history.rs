@@ -37,10 +37,12 @@ impl RawHistory {
         est: &dyn Estimator,
         measures: &mut Measures,
     ) -> Result<(), StoreError> {
+        // The rows are handed over, not copied: a history is fed each row
+        // once (a later read, should there be one, reads it again).
         let parts = &mut self.parts;
-        index.each_row(self.fed, end, |i, m| {
-            parts.push(m, est);
-            measures.offer(index, i, m, est);
+        index.each_row_owned(self.fed, end, |i, m| {
+            measures.offer(index, i, &m, est);
+            parts.push_owned(m, est);
         })?;
         self.fed = end;
         self.parts.chain_new_parts();

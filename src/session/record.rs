@@ -3,6 +3,7 @@
 //! history's measures from running totals over the rows read. The driver
 //! runs over it; the commands and the report read a task through it.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -261,10 +262,10 @@ pub(super) enum RowSource {
     /// A connection to the store file other than the one a run writes
     /// through (a run may write meanwhile; the record is append-only), and
     /// the last block of rows read from it: its first row's index and the
-    /// rows.
+    /// rows (`None`: a row handed over, read again if it is wanted again).
     Store {
         store: Reader,
-        block: RefCell<(usize, Vec<Message>)>,
+        block: RefCell<(usize, Vec<Option<Message>>)>,
     },
     /// The rows themselves: an index of rows in memory, or of an in-memory
     /// store (which has no second connection).
@@ -473,10 +474,31 @@ impl TaskRecordIndex {
         to: usize,
         mut f: impl FnMut(usize, &Message),
     ) -> Result<(), StoreError> {
+        self.rows_from(from, to, false, |i, m| f(i, &m))
+    }
+
+    /// [`TaskRecordIndex::each_row`], each row handed over: taken out of the
+    /// block read rather than copied (read again should it be wanted again).
+    pub fn each_row_owned(
+        &self,
+        from: usize,
+        to: usize,
+        mut f: impl FnMut(usize, Message),
+    ) -> Result<(), StoreError> {
+        self.rows_from(from, to, true, |i, m| f(i, m.into_owned()))
+    }
+
+    fn rows_from(
+        &self,
+        from: usize,
+        to: usize,
+        take: bool,
+        mut f: impl FnMut(usize, Cow<'_, Message>),
+    ) -> Result<(), StoreError> {
         match &self.rows {
             RowSource::Memory(rows) => {
                 for (i, m) in rows[from..to].iter().enumerate() {
-                    f(from + i, m);
+                    f(from + i, Cow::Borrowed(m));
                 }
                 Ok(())
             }
@@ -485,7 +507,9 @@ impl TaskRecordIndex {
                 let mut i = from;
                 while i < to {
                     let (start, rows) = &mut *block;
-                    if !(*start..*start + rows.len()).contains(&i) {
+                    let held =
+                        (*start..*start + rows.len()).contains(&i) && rows[i - *start].is_some();
+                    if !held {
                         // Read ahead a block: the rows a run reads next
                         // (the rest of the turn, the history at the turn
                         // start) mostly follow.
@@ -498,7 +522,7 @@ impl TaskRecordIndex {
                             .reader()
                             .each_stored(&self.task, first, last, |s| {
                                 if skip.next_if_eq(&&s.seq).is_none() {
-                                    rows.push(s.message);
+                                    rows.push(Some(s.message));
                                 }
                                 Ok::<(), StoreError>(())
                             })?;
@@ -512,10 +536,16 @@ impl TaskRecordIndex {
                         }
                     }
                     let stop = to.min(*start + rows.len());
-                    for (j, m) in rows[i - *start..stop - *start].iter().enumerate() {
-                        f(i + j, m);
+                    while i < stop {
+                        let slot = &mut rows[i - *start];
+                        let m = match slot {
+                            None => break,
+                            Some(_) if take => Cow::Owned(slot.take().expect("held")),
+                            Some(m) => Cow::Borrowed(&*m),
+                        };
+                        f(i, m);
+                        i += 1;
                     }
-                    i = stop;
                 }
                 Ok(())
             }
@@ -523,12 +553,36 @@ impl TaskRecordIndex {
     }
 
     /// Rows `from..to`, read into memory.
+    /// Read from the store as they are (not through the block read ahead,
+    /// which would read past `to`: the rows after the system prompt may be
+    /// the largest of the record).
     pub fn read_rows(&self, from: usize, to: usize) -> Result<Vec<Message>, StoreError> {
-        if let RowSource::Memory(rows) = &self.rows {
-            return Ok(rows[from..to].to_vec());
-        }
+        let store = match &self.rows {
+            RowSource::Memory(rows) => return Ok(rows[from..to].to_vec()),
+            RowSource::Store { store, .. } => store,
+        };
         let mut out = Vec::with_capacity(to - from);
-        self.each_row(from, to, |_, m| out.push(m.clone()))?;
+        if from >= to {
+            return Ok(out);
+        }
+        let (first, last) = (self.seq_of(from), self.seq_of(to - 1) + 1);
+        let mut skip = self.holes.iter().skip_while(|h| **h < first).peekable();
+        store
+            .get()
+            .reader()
+            .each_stored(&self.task, first, last, |s| {
+                if skip.next_if_eq(&&s.seq).is_none() {
+                    out.push(s.message);
+                }
+                Ok::<(), StoreError>(())
+            })?;
+        if out.len() != to - from {
+            return Err(StoreError::Corrupt(format!(
+                "task {}: rows {from}..{to} were indexed, {} read",
+                self.task,
+                out.len()
+            )));
+        }
         Ok(out)
     }
 

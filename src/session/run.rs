@@ -185,6 +185,14 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Run<'a, I> {
         self.replayer.driver.raw_estimate(k)
     }
 
+    /// The next call is this run's last: what it reads is handed over to it
+    /// rather than kept for a later one (the raw history and the rows read
+    /// are moved into its parts, its view hashed without a copy kept). The
+    /// same view and report; a later call would derive what it needs again.
+    pub fn last_call(&mut self) {
+        self.replayer.driver.one_shot();
+    }
+
     /// Step at call `k`: the full operation over the checkpoint and the
     /// turn's growth. The new entries are committed before this returns.
     pub fn step(&mut self, store: &mut Store, k: u32) -> Result<CallOutput, StoreError> {

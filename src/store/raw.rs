@@ -6,15 +6,15 @@ use rusqlite::params;
 use rusqlite::types::{Value as SqlValue, ValueRef};
 
 use super::{Reader, Result, StoreError, Tx};
-use crate::model::{Block, Format, Kind, Message, Role, Usage};
+use crate::model::{Block, Format, Kind, Message, Role, Usage, blocks_from_json};
 
 mod content;
 mod read;
 
-use content::Lz4;
 pub use content::{CONTENT_JSON, decode_content};
 #[cfg(test)]
 pub use content::{CONTENT_LZ4, encode_content};
+use content::{LARGE_ROW, Lz4};
 
 /// One task's descriptive row.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -236,21 +236,41 @@ impl RowEncoder {
         // in a buffer made large enough at once (a 55 MB answer would pass
         // through buffers of 32 and 64 MB as it grew).
         self.json.clear();
-        self.json.reserve(json_size_hint(&m.content));
+        let hint = json_size_hint(&m.content);
+        // A large row's buffer is made its exact size (counted first): one
+        // that grew would hold its old and new buffers at once as it did.
+        let size = if hint >= LARGE_ROW / 2 {
+            let mut count = Counter(0);
+            serde_json::to_writer(&mut count, &m.content).expect("blocks always serialise");
+            count.0
+        } else {
+            hint
+        };
+        self.json.reserve_exact(size);
         serde_json::to_writer(&mut self.json, &m.content).expect("blocks always serialise");
-        let content = &self.json[..];
         let usage = usage_json(&m.usage);
-        self.prev = chain_hash(&self.prev, m, content, usage.as_deref());
+        self.prev = chain_hash(&self.prev, m, &self.json, usage.as_deref());
         self.seen += 1;
         let (encoding, content) = if self.seen <= self.skip {
             (CONTENT_JSON, SqlValue::Null)
+        } else if let Some(compressed) = self.lz4.compress(&self.json) {
+            compressed
         } else {
-            self.lz4.compress(content).unwrap_or_else(|| {
-                // Checked only here: the rows too small to compress.
-                let text = std::str::from_utf8(content).expect("serde_json writes UTF-8");
-                (CONTENT_JSON, SqlValue::Text(text.to_string()))
-            })
+            // Checked only here: the rows too small to compress. A large
+            // one's buffer is handed over, not copied.
+            let text = if self.json.len() >= LARGE_ROW {
+                String::from_utf8(std::mem::take(&mut self.json))
+            } else {
+                String::from_utf8(self.json.clone())
+            };
+            (
+                CONTENT_JSON,
+                SqlValue::Text(text.expect("serde_json writes UTF-8")),
+            )
         };
+        if self.json.capacity() >= LARGE_ROW {
+            self.json = Vec::new();
+        }
         EncodedRow {
             role: m.role.as_str(),
             kind: m.kind.as_str(),
@@ -279,9 +299,28 @@ fn json_size_hint(content: &[Block]) -> usize {
                 content: crate::model::ToolContent::Text(t),
                 ..
             } => t.len(),
+            Block::ToolResult {
+                content: crate::model::ToolContent::Blocks(blocks),
+                ..
+            } => json_size_hint(blocks),
+            Block::Image { source } => source.data.as_ref().map_or(0, String::len),
             _ => 0,
         })
         .sum()
+}
+
+/// Counts the bytes written to it.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The encoding stage of [`Tx::append_messages`]: encode `msgs` in order,
@@ -620,7 +659,12 @@ impl Tx<'_> {
     /// going on from the last stored row's: for a recorder that holds only
     /// what is new (the live proxy), where an import passes the whole file.
     /// Returns how many rows the task holds now.
-    pub fn append_rows(&self, task_id: &str, msgs: &[Message]) -> Result<u64> {
+    /// Rows given by value are each let go once encoded.
+    pub fn append_rows<M: std::borrow::Borrow<Message>>(
+        &self,
+        task_id: &str,
+        msgs: impl IntoIterator<Item = M>,
+    ) -> Result<u64> {
         let mut writer = self.row_writer(task_id, None)?;
         let mut enc = RowEncoder::new(0);
         if let Ok(prev) = <[u8; 32]>::try_from(&writer.last_stored[..]) {
@@ -628,7 +672,7 @@ impl Tx<'_> {
         }
         writer.seen = writer.stored;
         for m in msgs {
-            writer.push(enc.encode(m))?;
+            writer.push(enc.encode(m.borrow()))?;
         }
         let stored = writer.stored;
         let outcome = writer.finish()?;
@@ -779,8 +823,7 @@ impl StoredMessage {
             other => return Err(corrupt(&format!("content is {}", other.data_type()))),
         };
         let json = decode_content(&encoding, bytes).map_err(|e| corrupt(&e))?;
-        let content: Vec<Block> =
-            serde_json::from_slice(&json).map_err(|e| corrupt(&format!("content: {e}")))?;
+        let content = blocks_from_json(&json).map_err(|e| corrupt(&format!("content: {e}")))?;
         let usage: Option<Usage> = match r.get::<_, Option<String>>(8)? {
             Some(u) => Some(serde_json::from_str(&u).map_err(|e| corrupt(&format!("usage: {e}")))?),
             None => None,

@@ -17,21 +17,28 @@ pub(crate) struct AnthropicImporter {
 impl ObjectLines for AnthropicImporter {
     const FORMAT: Format = Format::Anthropic;
 
-    fn object(&mut self, line: u64, obj: Map<String, Value>, tasks: &mut TaskSet) -> LineResult {
+    fn object(
+        &mut self,
+        line: u64,
+        mut obj: Map<String, Value>,
+        tasks: &mut TaskSet,
+    ) -> LineResult {
         if obj.contains_key("messages") {
             // A request body on one line.
             self.body(line, &obj, tasks)?;
             return Ok(LineOutcome::Imported);
         }
-        self.message(line, &obj, tasks)
+        // Taken, not copied: the line's object is this message alone.
+        let content = obj.remove("content").unwrap_or(Value::Null);
+        self.message(line, &obj, content, tasks)
     }
 
     fn document(&mut self, value: Value, tasks: &mut TaskSet) -> Result<(), LineError> {
         match &value {
             Value::Object(o) if o.contains_key("messages") => self.body(1, o, tasks),
-            Value::Array(items) => {
-                each_message(items, |n, obj| self.message(n, obj, tasks).map(drop))
-            }
+            Value::Array(items) => each_message(items, |n, obj| {
+                self.message(n, obj, content_of(obj), tasks).map(drop)
+            }),
             other => Err(shape(
                 1,
                 format!(
@@ -41,6 +48,11 @@ impl ObjectLines for AnthropicImporter {
             )),
         }
     }
+}
+
+/// A message's `content`, copied out of an object that stays whole.
+fn content_of(obj: &Map<String, Value>) -> Value {
+    obj.get("content").cloned().unwrap_or(Value::Null)
 }
 
 impl AnthropicImporter {
@@ -81,19 +93,26 @@ impl AnthropicImporter {
                 )
             })?;
             // Messages inside one body share its line; keep the body's location.
-            self.message(line, obj, tasks)?;
+            self.message(line, obj, content_of(obj), tasks)?;
         }
         Ok(())
     }
 
-    fn message(&mut self, line: u64, obj: &Map<String, Value>, tasks: &mut TaskSet) -> LineResult {
+    /// A message whose `content` (taken out of `obj`, or copied from it) is `content`.
+    fn message(
+        &mut self,
+        line: u64,
+        obj: &Map<String, Value>,
+        content: Value,
+        tasks: &mut TaskSet,
+    ) -> LineResult {
         let role = obj.get("role").and_then(Value::as_str).ok_or_else(|| {
             shape(
                 line,
                 "message without a \"role\"; expected \"user\" or \"assistant\"",
             )
         })?;
-        let content = anthropic_content(line, obj.get("content").cloned().unwrap_or(Value::Null))?;
+        let content = anthropic_content(line, content)?;
         let msg = match role {
             "user" => {
                 let kind = if content

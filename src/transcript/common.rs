@@ -81,7 +81,7 @@ pub(crate) fn anthropic_block(line: u64, b: Value) -> Result<Block, LineError> {
                 .unwrap_or(false),
         },
         "image" => Block::Image {
-            source: image_source(line, obj.get("source"))?,
+            source: image_source(line, obj.remove("source"))?,
         },
         _ => Block::Other(Value::Object(obj)),
     })
@@ -108,18 +108,24 @@ pub(super) fn tool_content(line: u64, v: Option<Value>) -> Result<ToolContent, L
     }
 }
 
-fn image_source(line: u64, v: Option<&Value>) -> Result<ImageSource, LineError> {
-    let obj = v.and_then(Value::as_object).ok_or_else(|| {
-        shape(
+/// An image block's source, its strings taken (an image's data is often
+/// the largest string of a request).
+fn image_source(line: u64, v: Option<Value>) -> Result<ImageSource, LineError> {
+    let Some(Value::Object(mut obj)) = v else {
+        return Err(shape(
             line,
             "image block without a \"source\" object; expected {\"type\":\"base64\",\"media_type\",\"data\"}",
-        )
-    })?;
+        ));
+    };
+    let mut take = |key: &str| match obj.remove(key) {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    };
     Ok(ImageSource {
-        kind: opt_str(obj, "type").unwrap_or_else(|| "base64".to_string()),
-        media_type: opt_str(obj, "media_type"),
-        data: opt_str(obj, "data"),
-        url: opt_str(obj, "url"),
+        kind: take("type").unwrap_or_else(|| "base64".to_string()),
+        media_type: take("media_type"),
+        data: take("data"),
+        url: take("url"),
     })
 }
 

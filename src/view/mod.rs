@@ -81,7 +81,7 @@ impl HashResume {
 /// hashed as they are written, through a small buffer on the stack, never
 /// held whole (nor allocated: a large heap buffer per message costs more in
 /// the allocator than the hashing).
-fn hash_json(h: &mut blake3::Hasher, value: &impl Serialize) {
+pub(crate) fn hash_json(h: &mut blake3::Hasher, value: &impl Serialize) {
     struct Sink<'a> {
         h: &'a mut blake3::Hasher,
         buf: [u8; 4096],

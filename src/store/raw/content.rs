@@ -30,6 +30,10 @@ fn compressed(json: &str) -> Option<(&'static str, SqlValue)> {
     Lz4::new().compress(json.as_bytes())
 }
 
+/// A row whose content JSON is this large has buffers of its own, handed
+/// over or let go once it is encoded, rather than kept for the next row.
+pub(super) const LARGE_ROW: usize = 1 << 20;
+
 /// An LZ4 block encoder kept from row to row: the bytes of
 /// `lz4_flex::compress_prepend_size` (the same hash table for the same
 /// input size, cleared before each row), without a zeroed buffer of the
@@ -52,7 +56,22 @@ impl Lz4 {
     }
 
     /// `(lz4, the length-prefixed block)` when that is shorter than `input`.
+    /// The buffer of a large row is handed over as the block (its length
+    /// cut, not copied) or let go, never kept for the next row.
     pub(super) fn compress(&mut self, input: &[u8]) -> Option<(&'static str, SqlValue)> {
+        let out = self.compress_kept(input);
+        if input.len() >= LARGE_ROW {
+            let mut block = std::mem::take(&mut self.out);
+            let (encoding, n) = out?;
+            block.truncate(n);
+            return Some((encoding, SqlValue::Blob(block)));
+        }
+        out.map(|(encoding, n)| (encoding, SqlValue::Blob(self.out[..n].to_vec())))
+    }
+
+    /// Compress into the kept buffer: `(lz4, the block's length)` when it
+    /// is shorter than `input`.
+    fn compress_kept(&mut self, input: &[u8]) -> Option<(&'static str, usize)> {
         let len = u32::try_from(input.len()).ok()?;
         let max = 4 + lz4_flex::block::get_maximum_output_size(input.len());
         if self.out.len() < max {
@@ -70,7 +89,7 @@ impl Lz4 {
         let n =
             lz4_flex::block::compress_into_with_table(input, &mut self.out[4..max], table).ok()?;
         self.out[..4].copy_from_slice(&len.to_le_bytes());
-        (4 + n < input.len()).then(|| (CONTENT_LZ4, SqlValue::Blob(self.out[..4 + n].to_vec())))
+        (4 + n < input.len()).then_some((CONTENT_LZ4, 4 + n))
     }
 }
 
