@@ -19,6 +19,7 @@
 use serde_json::Value;
 
 use super::convo::{BadRequest, item_object, system_rows};
+use super::pieces::Text;
 use super::render::ItemWriter;
 use super::responses::instruction_blocks;
 use super::sse::{Assemble, answer_json};
@@ -72,33 +73,34 @@ pub(crate) fn session_of(
 /// `reasoning_content`).
 #[derive(Default)]
 pub(crate) struct ChatWriter {
-    out: Vec<String>,
+    out: Vec<Text>,
 }
 
 impl ItemWriter for ChatWriter {
     const ITEM_HOLDS_ITS_REASONING: bool = true;
 
-    fn items(&self) -> &[String] {
+    fn items(&self) -> &[Text] {
         &self.out
     }
 
     /// A message the client sent, as it sent it.
-    fn sent(&mut self, raw: &str) {
-        self.out.push(raw.to_string());
+    fn sent(&mut self, _raw: &str, text: Text) {
+        self.out.push(text);
     }
 
     fn view_items(&mut self, fragment: &crate::view::View) {
         let (messages, _) = crate::view::chat_messages(fragment, true);
-        self.out.extend(messages.iter().map(Value::to_string));
+        self.out
+            .extend(messages.iter().map(|m| Text::own(m.to_string())));
     }
 
     /// The messages written from `from` on (no freeform calls to know).
-    fn since(&self, from: usize) -> (Vec<String>, Vec<String>) {
+    fn since(&self, from: usize) -> (Vec<Text>, Vec<String>) {
         (self.out[from..].to_vec(), Vec::new())
     }
 
     /// Messages of a view message written before, as they were.
-    fn written(&mut self, messages: &[String], _known: &[String]) {
+    fn written(&mut self, messages: &[Text], _known: &[String]) {
         self.out.extend(messages.iter().cloned());
     }
 }
@@ -498,7 +500,8 @@ mod tests {
     fn view_blocks_are_written_as_paired_chat_messages() {
         use crate::view::ViewRole;
         let mut w = ChatWriter::default();
-        w.sent(r#"{"role":"system","content":"S"}"#);
+        let system = r#"{"role":"system","content":"S"}"#;
+        w.sent(system, Text::of(system, system));
         w.view(
             ViewRole::Assistant,
             vec![
@@ -527,7 +530,10 @@ mod tests {
                 },
             ],
         );
-        let out: Vec<Value> = serde_json::from_str(&w.finish()).unwrap();
+        let mut pieces = crate::proxy::pieces::Pieces::default();
+        w.finish(system, &mut pieces);
+        let out = pieces.into_bytes(&bytes::Bytes::from(system)).concat();
+        let out: Vec<Value> = serde_json::from_slice(&out).unwrap();
         assert_eq!(out.len(), 4);
         assert_eq!(out[1]["reasoning_content"], "why");
         assert_eq!(

@@ -39,14 +39,14 @@ impl EntrySide {
     }
 }
 
-/// The identity of one entry: its side and its block's canonical JSON.
+/// The identity of one entry: its side and its block's canonical JSON
+/// (hashed as it is written: a block of any size costs no copy of it).
 pub(crate) fn entry_digest(side: EntrySide, block: &Block) -> Digest {
-    let json = serde_json::to_string(block).expect("blocks serialise");
-    let mut s = String::with_capacity(json.len() + 2);
-    s.push_str(side.tag());
-    s.push('\0');
-    s.push_str(&json);
-    Digest::of(&s)
+    let mut h = blake3::Hasher::new();
+    h.update(side.tag().as_bytes());
+    h.update(b"\0");
+    crate::view::hash_json(&mut h, block);
+    Digest::of_hash(&h.finalize())
 }
 
 /// Whether a row of the record is part of the compared conversation (the
@@ -93,29 +93,6 @@ pub(crate) fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-/// Writes `items` onto `s` as a JSON array, each by `push_item`.
-pub(crate) fn push_json_array<T>(
-    s: &mut String,
-    items: &[T],
-    mut push_item: impl FnMut(&mut String, &T),
-) {
-    s.push('[');
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            s.push(',');
-        }
-        push_item(s, item);
-    }
-    s.push(']');
-}
-
-/// A conversation field of whole items, each its JSON text.
-pub(crate) fn json_array(items: &[String]) -> String {
-    let mut s = String::with_capacity(items.iter().map(|i| i.len() + 1).sum::<usize>() + 2);
-    push_json_array(&mut s, items, |s, item| s.push_str(item));
-    s
-}
-
 /// One item of a request: where its text is in the body.
 #[derive(Debug, Clone)]
 pub(crate) struct ItemSpan {
@@ -154,6 +131,16 @@ mod tests {
         assert_ne!(
             entry_digest(EntrySide::User, &b),
             entry_digest(EntrySide::User, &Block::Text { text: "ho".into() })
+        );
+        // Hashed as it is written: the digest of the side's tag, a NUL and
+        // the block's JSON, as a records' entries were always digested.
+        let big = Block::Text {
+            text: "line \"quoted\"\n".repeat(5000),
+        };
+        let json = serde_json::to_string(&big).unwrap();
+        assert_eq!(
+            entry_digest(EntrySide::Assistant, &big),
+            Digest::of(&format!("a\0{json}"))
         );
     }
 }

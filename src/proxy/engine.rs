@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use serde::Serialize;
 
 use super::convo::BadRequest;
@@ -61,7 +62,8 @@ pub(crate) struct Prepared {
     pub attempt: u64,
     /// Rows of the record when it was forwarded.
     pub rows: u64,
-    pub body: Vec<u8>,
+    /// The forwarded body, in pieces (runs of the client's body among them).
+    pub body: Vec<Bytes>,
     pub report: ForwardedCall,
     /// The proxy's count of forwarded requests (for its fault points).
     pub n: u64,
@@ -364,7 +366,9 @@ impl<'s> Thread<'s> {
         let runs = self.runs;
         let result = match self.held(&identity) {
             Ok((held, store, reader)) => {
-                let r = prepare(store, &mut held.tasks, req, runs, agents, &reader);
+                // A large request's conversation is let go once its call
+                // is over: its run keeps nothing for a next call.
+                let r = prepare(store, &mut held.tasks, req, runs, agents, &reader, large);
                 if r.is_ok() {
                     held.in_flight += 1;
                     held.large |= large;
@@ -546,10 +550,11 @@ fn load<'s>(
 fn prepare<'s>(
     store: &mut Store,
     tasks: &mut Vec<Live<'s>>,
-    req: Request,
+    mut req: Request,
     runs: Runs<'s>,
     agents: &Agents,
     reader: &Arc<Mutex<Store>>,
+    last: bool,
 ) -> Result<Prepared, CallError> {
     // The newest task whose record the request extends.
     let mut best: Option<(usize, Divergence)> = None;
@@ -572,7 +577,8 @@ fn prepare<'s>(
     let index = match chosen {
         Some((i, plan)) => {
             supersedes = plan.superseded_attempt();
-            tasks[i].conv.record(store, plan, None)?;
+            let rows = plan.take_rows(&req)?;
+            tasks[i].conv.record(store, plan, rows, None)?;
             i
         }
         None => {
@@ -594,8 +600,9 @@ fn prepare<'s>(
             let plan = conv.plan(&req)?.map_err(|d| {
                 BadRequest(format!("a new conversation cannot diverge: {}", d.reason))
             })?;
-            let record = task_record(&req, &conv.meta, plan.rows());
-            conv.record(store, plan, Some((&record, head_rows(&req))))?;
+            let rows = plan.take_rows(&req)?;
+            let record = task_record(&req, &conv.meta, &rows);
+            conv.record(store, plan, rows, Some((&record, head_rows(&req))))?;
             tasks.push(Live {
                 conv,
                 run: runs.live(req.model.as_deref(), reader),
@@ -607,18 +614,27 @@ fn prepare<'s>(
     };
     let live = &mut tasks[index];
     let task = live.conv.meta.task_id.clone();
-    let (call, out) = live.run.next_call(store, &task)?;
+    let (call, out) = live.run.next_call(store, &task, last)?;
     let crate::engine::CallOutput {
-        view, report: r, ..
+        view,
+        report: r,
+        parts,
+        ..
     } = out;
-    let field = conversation_field(
-        &req,
-        &live.conv,
-        std::sync::Arc::unwrap_or_clone(view),
-        &mut live.written,
-    );
-    let body = req.forwarded(&field);
-    let items_forwarded = count_items(&field);
+    // Only the view is needed from here on.
+    drop(parts);
+    let (pieces, items_forwarded) = req.forwarded(|out| {
+        conversation_field(
+            &req,
+            &live.conv,
+            std::sync::Arc::unwrap_or_clone(view),
+            &mut live.written,
+            !last,
+            out,
+        )
+    });
+    // The client's runs the view keeps are sent from its body itself.
+    let body = pieces.into_bytes(&Bytes::from(std::mem::take(&mut req.body)));
     live.conv.attempts += 1;
     let attempt = live.conv.attempts;
     let r = &r;
@@ -670,11 +686,6 @@ fn prepare<'s>(
     })
 }
 
-/// Items in a forwarded conversation field.
-fn count_items(field: &str) -> usize {
-    serde_json::from_str::<Vec<&serde_json::value::RawValue>>(field).map_or(0, |v| v.len())
-}
-
 /// The parent of a conversation seen for the first time: the task whose
 /// subagent call's prompt is its first ask, else the latest conversation of
 /// its lineage (the client compacted or cleared its context), else the
@@ -685,7 +696,7 @@ fn parent_of(
     agents: &Agents,
 ) -> Result<(Option<String>, Option<String>), StoreError> {
     if let Some(session) = &req.session {
-        let first_ask: Vec<Digest> = first_ask_texts(req).iter().map(|t| Digest::of(t)).collect();
+        let first_ask = first_ask_digests(req);
         let known = agents.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, _, task)) = known
             .iter()
@@ -724,22 +735,21 @@ fn parent_of(
     Ok((None, None))
 }
 
-/// The texts of the request's first ask.
-fn first_ask_texts(req: &Request) -> Vec<String> {
-    req.read
-        .iter()
-        .flat_map(|(_, rows)| rows)
-        .find(|r| r.kind == crate::model::Kind::Ask)
-        .map(|r| {
-            r.content
-                .iter()
-                .filter_map(|b| match b {
-                    Block::Text { text } => Some(text.trim().to_string()),
-                    _ => None,
-                })
-                .collect()
-        })
-        .unwrap_or_default()
+/// The digests of the texts of the request's first ask (each trimmed).
+fn first_ask_digests(req: &Request) -> Vec<Digest> {
+    req.with_identifying_rows(|mut rows| {
+        Iterator::find(&mut rows, |r| r.kind == crate::model::Kind::Ask)
+            .map(|r| {
+                r.content
+                    .iter()
+                    .filter_map(|b| match b {
+                        Block::Text { text } => Some(Digest::of(text.trim())),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    })
 }
 
 /// Record how a call ended; returns its outcome.

@@ -14,7 +14,8 @@
 
 use serde_json::{Map, Value};
 
-use super::convo::{BadRequest, item_object, kind_of, push_json_array, system_rows};
+use super::convo::{BadRequest, item_object, kind_of, system_rows};
+use super::pieces::{Pieces, Text, json_array};
 use super::sse::{Assemble, answer_json};
 use crate::model::{Block, Message, Usage};
 use crate::transcript::anthropic::AnthropicImporter;
@@ -77,8 +78,9 @@ pub(crate) fn message_rows(raw: &str, i: usize) -> Result<Vec<Message>, BadReque
     if blocks.is_empty() {
         return Ok(Vec::new());
     }
-    // The importer reads the message itself: the same kinds as an import.
-    let blocks = serde_json::to_value(&blocks).expect("blocks serialise");
+    // The importer reads the message itself: the same kinds as an import
+    // (the blocks handed over as values, their strings moved, not copied).
+    let blocks = Value::Array(blocks.into_iter().map(Block::into_value).collect());
     let mut m = Map::new();
     m.insert("role".into(), Value::String(role.into()));
     m.insert("content".into(), blocks);
@@ -146,24 +148,25 @@ pub(crate) fn message_breakpoint(raw: &str) -> Option<Value> {
 pub(crate) struct MessagesWriter {
     /// Each message: its role (`None`: a system message written whole) and
     /// its blocks' JSON text.
-    out: Vec<(Option<&'static str>, Vec<String>)>,
+    out: Vec<(Option<&'static str>, Vec<Text>)>,
 }
 
 /// A block as the forwarded request carries it.
 pub(crate) enum OutBlock {
     /// The client's block, as sent (its breakpoint removed).
-    Sent(String),
+    Sent(Text),
     /// A block of the view the client did not send (a compacted form, a summary).
     View(Block),
 }
 
 /// A block's JSON text without its breakpoint (parsed only when it has one).
-fn sent_without_cache_control(raw: String) -> String {
-    if !raw.contains("\"cache_control\"") {
+fn sent_without_cache_control(raw: Text, body: &str) -> Text {
+    let text = raw.as_str(body);
+    if !text.contains("\"cache_control\"") {
         return raw;
     }
-    match serde_json::from_str::<Value>(&raw) {
-        Ok(v) => without_cache_control(v).to_string(),
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => Text::own(without_cache_control(v).to_string()),
         Err(_) => raw,
     }
 }
@@ -174,13 +177,21 @@ impl MessagesWriter {
     }
 
     /// A message of the view; returns its blocks' text (kept by the caller
-    /// for the next call, whose view shares the message).
-    pub(crate) fn message(&mut self, role: &'static str, blocks: Vec<OutBlock>) -> &[String] {
+    /// for the next call, whose view shares the message). A block the
+    /// client sent is a run of `body`.
+    pub(crate) fn message(
+        &mut self,
+        role: &'static str,
+        blocks: Vec<OutBlock>,
+        body: &str,
+    ) -> &[Text] {
         let content = blocks
             .into_iter()
             .map(|b| match b {
-                OutBlock::Sent(raw) => sent_without_cache_control(raw),
-                OutBlock::View(b) => serde_json::to_string(&b).expect("blocks serialise"),
+                OutBlock::Sent(raw) => sent_without_cache_control(raw, body),
+                OutBlock::View(b) => {
+                    Text::own(serde_json::to_string(&b).expect("blocks serialise"))
+                }
             })
             .collect();
         self.out.push((Some(role), content));
@@ -188,8 +199,13 @@ impl MessagesWriter {
     }
 
     /// A message of the view written before, its blocks' text as it was.
-    pub(crate) fn written(&mut self, role: &'static str, blocks: Vec<String>) {
+    pub(crate) fn written(&mut self, role: &'static str, blocks: Vec<Text>) {
         self.out.push((Some(role), blocks));
+    }
+
+    /// How many messages are written.
+    pub(crate) fn len(&self) -> usize {
+        self.out.len()
     }
 
     /// A system message the client sent, its content as text blocks
@@ -204,19 +220,20 @@ impl MessagesWriter {
             _ => Vec::new(),
         };
         let text = serde_json::json!({"role": "system", "content": blocks}).to_string();
-        self.out.push((None, vec![text]));
+        self.out.push((None, vec![Text::own(text)]));
     }
 
-    /// The array's text, with `breakpoint` on the last block of a view
-    /// message that can take one (thinking blocks cannot).
-    pub(crate) fn finish(mut self, breakpoint: Option<Value>) -> String {
+    /// The array's text onto `out`, with `breakpoint` on the last block of
+    /// a view message that can take one (thinking blocks cannot).
+    pub(crate) fn finish(mut self, breakpoint: Option<Value>, body: &str, out: &mut Pieces) {
         if let Some(bp) = breakpoint {
             'done: for (role, blocks) in self.out.iter_mut().rev() {
                 if role.is_none() {
                     continue;
                 }
                 for b in blocks.iter_mut().rev() {
-                    let Ok(Value::Object(mut o)) = serde_json::from_str::<Value>(b) else {
+                    let Ok(Value::Object(mut o)) = serde_json::from_str::<Value>(b.as_str(body))
+                    else {
                         continue;
                     };
                     let ty = o.get("type").and_then(Value::as_str).unwrap_or("");
@@ -224,34 +241,28 @@ impl MessagesWriter {
                         continue;
                     }
                     o.insert("cache_control".into(), bp);
-                    *b = Value::Object(o).to_string();
+                    *b = Text::own(Value::Object(o).to_string());
                     break 'done;
                 }
             }
         }
-        let len: usize = self
-            .out
-            .iter()
-            .map(|(_, b)| b.iter().map(|t| t.len() + 1).sum::<usize>() + 40)
-            .sum();
-        let mut s = String::with_capacity(len);
-        push_json_array(&mut s, &self.out, |s, (role, blocks)| match role {
-            None => s.push_str(&blocks[0]),
+        json_array(out, &self.out, |out, (role, blocks)| match role {
+            None => out.text(&blocks[0], body),
             Some(role) => {
-                s.push_str("{\"role\":\"");
-                s.push_str(role);
-                s.push_str("\",\"content\":");
-                push_json_array(s, blocks, |s, b| s.push_str(b));
-                s.push('}');
+                out.str("{\"role\":\"");
+                out.str(role);
+                out.str("\",\"content\":");
+                json_array(out, blocks, |out, b| out.text(b, body));
+                out.char('}');
             }
         });
-        s
     }
 }
 
-/// The blocks of a request message as sent, each block's JSON text (a
-/// string content is one text block).
-pub(crate) fn sent_blocks(raw: &str) -> Vec<String> {
+/// The blocks of a request message as sent (`raw`, a run of `body`), each
+/// block's JSON text: a run of the body, or, for a string content, one
+/// text block written here.
+pub(crate) fn sent_blocks(body: &str, raw: &str) -> Vec<Text> {
     #[derive(serde::Deserialize)]
     struct Sent<'a> {
         #[serde(borrow)]
@@ -264,10 +275,12 @@ pub(crate) fn sent_blocks(raw: &str) -> Vec<String> {
         return Vec::new();
     };
     if let Ok(list) = super::body::array_items(content) {
-        return list.iter().map(|b| b.get().to_string()).collect();
+        return list.iter().map(|b| Text::of(body, b.get())).collect();
     }
     match serde_json::from_str::<String>(content.get()) {
-        Ok(text) => vec![serde_json::to_string(&Block::Text { text }).expect("serialises")],
+        Ok(text) => vec![Text::own(
+            serde_json::to_string(&Block::Text { text }).expect("serialises"),
+        )],
         Err(_) => Vec::new(),
     }
 }
@@ -588,36 +601,50 @@ mod tests {
 
     #[test]
     fn the_breakpoint_goes_on_the_last_block_that_takes_one() {
+        let body = r#"{"type":"thinking","thinking":"t","signature":"s","cache_control":{"type":"ephemeral"}}"#;
         let mut w = MessagesWriter::new();
         w.message(
             "user",
             vec![OutBlock::View(Block::Text { text: "a".into() })],
+            body,
         );
         w.message(
             "assistant",
-            vec![OutBlock::Sent(r#"{"type":"thinking","thinking":"t","signature":"s","cache_control":{"type":"ephemeral"}}"#.into())],
+            vec![OutBlock::Sent(Text::of(body, body))],
+            body,
         );
         w.system(r#"{"role":"system","content":"env"}"#);
-        let out = w.finish(Some(serde_json::json!({"type":"ephemeral"})));
+        let mut out = Pieces::default();
+        w.finish(
+            Some(serde_json::json!({"type":"ephemeral"})),
+            body,
+            &mut out,
+        );
+        let out = out.into_bytes(&bytes::Bytes::from(body)).concat();
         assert_eq!(
-            out,
+            String::from_utf8(out).unwrap(),
             r#"[{"role":"user","content":[{"cache_control":{"type":"ephemeral"},"text":"a","type":"text"}]},{"role":"assistant","content":[{"signature":"s","thinking":"t","type":"thinking"}]},{"content":[{"text":"env","type":"text"}],"role":"system"}]"#
         );
-        // A block sent without a breakpoint is kept byte for byte.
+        // A block sent without a breakpoint is kept byte for byte: a run of
+        // the body, not a copy.
         let raw = r#"{"type":"text",  "text":"b"}"#;
-        assert_eq!(sent_without_cache_control(raw.into()), raw);
         assert_eq!(
-            sent_blocks(
-                r#"{"role":"user","content":[{"type":"text","text":"x"}, {"type":"image","source":{}}]}"#
-            ),
+            sent_without_cache_control(Text::of(raw, raw), raw),
+            Text::Body(0..raw.len())
+        );
+        let body = r#"{"role":"user","content":[{"type":"text","text":"x"}, {"type":"image","source":{}}]}"#;
+        let sent = sent_blocks(body, body);
+        let blocks: Vec<&str> = sent.iter().map(|t| t.as_str(body)).collect();
+        assert_eq!(
+            blocks,
             [
                 r#"{"type":"text","text":"x"}"#,
                 r#"{"type":"image","source":{}}"#
             ]
         );
-        assert_eq!(
-            sent_blocks(r#"{"role":"user","content":"hi"}"#),
-            [r#"{"type":"text","text":"hi"}"#]
-        );
+        let body = r#"{"role":"user","content":"hi"}"#;
+        let blocks = sent_blocks(body, body);
+        assert_eq!(blocks[0].as_str(body), r#"{"type":"text","text":"hi"}"#);
+        assert!(matches!(blocks[0], Text::Own(_)));
     }
 }

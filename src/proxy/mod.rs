@@ -31,6 +31,7 @@ mod chat;
 mod convo;
 mod engine;
 mod messages;
+mod pieces;
 mod record;
 mod render;
 mod request;

@@ -98,6 +98,15 @@ pub(crate) fn compared_entry(chat: bool, side: EntrySide, b: &Block) -> bool {
         ))
 }
 
+/// What a recorded row adds to a conversation, in its order: an entry (its
+/// digest, and its digest as a view shows it where that differs), a tool
+/// call opened, a tool call answered.
+enum Taken {
+    Entry(Digest, Option<Digest>),
+    Opened(String, String, Value),
+    Closed(String),
+}
+
 /// An answer the proxy recorded, as the record's last row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct LastAnswer {
@@ -119,8 +128,9 @@ pub(crate) struct Plan {
     prefix: Option<(usize, [u8; 32])>,
     /// `(entry, place)` for the entries this request carried.
     places: Vec<(u32, EntryPlace)>,
-    /// New rows, in order.
-    rows: Vec<Message>,
+    /// The items whose rows are new, in order (their rows kept in the
+    /// request for [`Conversation::record`] to take).
+    new_items: Vec<usize>,
     /// The record's last answer, which this request (a retry of its call)
     /// supersedes.
     supersedes: Option<LastAnswer>,
@@ -132,9 +142,14 @@ impl Plan {
         self.supersedes.as_ref().map(|a| a.attempt)
     }
 
-    /// The rows the plan appends.
-    pub(crate) fn rows(&self) -> &[Message] {
-        &self.rows
+    /// The rows the plan appends, taken from `req` (the request it was
+    /// made for), which kept them.
+    pub(crate) fn take_rows(&self, req: &Request) -> Result<Vec<Message>, BadRequest> {
+        let mut rows = Vec::new();
+        for &i in &self.new_items {
+            rows.extend(req.take_rows(i)?);
+        }
+        Ok(rows)
     }
 }
 
@@ -214,34 +229,58 @@ impl Conversation {
 
     /// Note a recorded row: its entries, its tool calls and results.
     fn take_row(&mut self, m: &Message) {
+        let taken = self.taken(m);
+        self.take(taken);
+    }
+
+    /// What [`Conversation::take_row`] notes of a row, read while the row
+    /// is at hand (the row itself need not be kept until it is recorded).
+    fn taken(&self, m: &Message) -> Vec<Taken> {
+        let mut out = Vec::new();
         if !compared(m) {
-            return;
+            return out;
         }
         let side = EntrySide::of(m);
         for b in &m.content {
             if !compared_entry(self.chat, side, b) {
                 continue;
             }
-            let i = self.entries.len() as u32;
-            let d = entry_digest(side, b);
-            self.entries.push(d);
-            self.places.push(None);
-            self.origin.entry(d).or_insert(i);
-            if let Block::Other(_) = b {
-                let shown = Block::Text {
-                    text: block_text(b),
-                };
-                self.origin.entry(entry_digest(side, &shown)).or_insert(i);
-            }
+            let shown = matches!(b, Block::Other(_)).then(|| {
+                let text = block_text(b);
+                entry_digest(side, &Block::Text { text })
+            });
+            out.push(Taken::Entry(entry_digest(side, b), shown));
             match b {
                 Block::ToolUse { id, name, input } => {
-                    self.open_calls
-                        .insert(id.clone(), (name.clone(), input.clone()));
+                    out.push(Taken::Opened(id.clone(), name.clone(), input.clone()));
                 }
                 Block::ToolResult { tool_use_id, .. } => {
-                    self.open_calls.remove(tool_use_id);
+                    out.push(Taken::Closed(tool_use_id.clone()));
                 }
                 _ => {}
+            }
+        }
+        out
+    }
+
+    fn take(&mut self, taken: Vec<Taken>) {
+        for t in taken {
+            match t {
+                Taken::Entry(d, shown) => {
+                    let i = self.entries.len() as u32;
+                    self.entries.push(d);
+                    self.places.push(None);
+                    self.origin.entry(d).or_insert(i);
+                    if let Some(shown) = shown {
+                        self.origin.entry(shown).or_insert(i);
+                    }
+                }
+                Taken::Opened(id, name, input) => {
+                    self.open_calls.insert(id, (name, input));
+                }
+                Taken::Closed(id) => {
+                    self.open_calls.remove(&id);
+                }
             }
         }
     }
@@ -252,7 +291,7 @@ impl Conversation {
             items: Vec::with_capacity(req.items.len()),
             prefix: None,
             places: Vec::new(),
-            rows: Vec::new(),
+            new_items: Vec::new(),
             supersedes: None,
         };
         let recorded = self.entries.len() as u32;
@@ -305,54 +344,62 @@ impl Conversation {
         }
         for i in skip..req.items.len() {
             let i32 = i as u32;
-            let rows = req.item_rows(i)?;
-            let side_of: Vec<(EntrySide, &Block)> = rows
-                .iter()
-                .flat_map(|r| r.content.iter().map(move |b| (EntrySide::of(r), b)))
-                .filter(|(side, b)| compared_entry(self.chat, *side, b))
-                .collect();
-            let n = side_of.len() as u32;
-            let system =
-                !rows.is_empty() && rows.iter().all(|r| EntrySide::of(r) == EntrySide::System);
-            plan.items.push(ItemSeen {
-                first: at,
-                entries: n,
-                system,
-            });
-            if at >= recorded {
-                // New from here on.
-                plan.rows.extend(rows);
-                at += n;
-                continue;
-            }
-            for (k, (side, b)) in side_of.iter().enumerate() {
-                let e = at + k as u32;
-                if e >= recorded {
-                    return Ok(Err(Divergence {
-                        shared: recorded,
-                        reason: format!(
-                            "item {i} of the request goes on past the record's last entry: the client changed a message the proxy recorded"
-                        ),
-                    }));
+            // An item past the record is new from here on: its rows are kept
+            // for the record to take.
+            let new = at >= recorded;
+            let compared = req.with_rows(i, new, |rows| {
+                let side_of: Vec<(EntrySide, &Block)> = rows
+                    .iter()
+                    .flat_map(|r| r.content.iter().map(move |b| (EntrySide::of(r), b)))
+                    .filter(|(side, b)| compared_entry(self.chat, *side, b))
+                    .collect();
+                let n = side_of.len() as u32;
+                let system = !rows.is_empty()
+                    && rows.iter().all(|r| EntrySide::of(r) == EntrySide::System);
+                plan.items.push(ItemSeen {
+                    first: at,
+                    entries: n,
+                    system,
+                });
+                if new {
+                    return Ok(n);
                 }
-                if self.entries[e as usize] != entry_digest(*side, b) {
-                    return Ok(Err(Divergence {
-                        shared: e,
-                        reason: format!(
-                            "item {i} of the request differs from the record at entry {}: the client edited, rewound or compacted its history",
-                            e + 1
-                        ),
-                    }));
+                for (k, (side, b)) in side_of.iter().enumerate() {
+                    let e = at + k as u32;
+                    if e >= recorded {
+                        return Err(Divergence {
+                            shared: recorded,
+                            reason: format!(
+                                "item {i} of the request goes on past the record's last entry: the client changed a message the proxy recorded"
+                            ),
+                        });
+                    }
+                    if self.entries[e as usize] != entry_digest(*side, b) {
+                        return Err(Divergence {
+                            shared: e,
+                            reason: format!(
+                                "item {i} of the request differs from the record at entry {}: the client edited, rewound or compacted its history",
+                                e + 1
+                            ),
+                        });
+                    }
+                    plan.places.push((
+                        e,
+                        EntryPlace {
+                            item: i32,
+                            block: k as u32,
+                        },
+                    ));
                 }
-                plan.places.push((
-                    e,
-                    EntryPlace {
-                        item: i32,
-                        block: k as u32,
-                    },
-                ));
+                Ok(n)
+            })?;
+            match compared {
+                Ok(n) => at += n,
+                Err(d) => return Ok(Err(d)),
             }
-            at += n;
+            if new {
+                plan.new_items.push(i);
+            }
         }
         if at < recorded {
             if let Some(a) = self.last_answer.as_ref().filter(|a| a.entry == at) {
@@ -379,6 +426,7 @@ impl Conversation {
         &mut self,
         store: &mut Store,
         mut plan: Plan,
+        new_rows: Vec<Message>,
         created: Option<(&TaskInfo, Vec<Message>)>,
     ) -> Result<(), StoreError> {
         let mut rows = Vec::new();
@@ -393,7 +441,7 @@ impl Conversation {
         let (mut turn, mut step) = (self.turn, step_now);
         let mut prev_generation = false;
         let first_seq = self.rows + rows.len() as u64;
-        for (j, mut m) in std::mem::take(&mut plan.rows).into_iter().enumerate() {
+        for (j, mut m) in new_rows.into_iter().enumerate() {
             match m.kind {
                 Kind::Ask => turn += 1,
                 Kind::Generation if !prev_generation => step += 1,
@@ -424,6 +472,16 @@ impl Conversation {
             }
         }
         let forms = self.forms_of(&rows);
+        // What the conversation takes of the new rows, noted now: the rows
+        // go to the store one at a time, each let go once it is written.
+        let head = self.meta.head_rows;
+        let taken: Vec<Vec<Taken>> = rows
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| self.rows + *j as u64 >= head)
+            .map(|(_, m)| self.taken(m))
+            .collect();
+        let added = !rows.is_empty();
         let task = self.meta.task_id.clone();
         let meta = &self.meta;
         let superseded = plan.supersedes.take().map(|a| {
@@ -443,7 +501,7 @@ impl Conversation {
             if let Some((_, mark)) = &superseded {
                 tx.put_proxy_superseded(&task, mark)?;
             }
-            let total = tx.append_rows(&task, &rows)?;
+            let total = tx.append_rows(&task, rows)?;
             for f in &forms {
                 tx.put_tool_form(&task, f)?;
             }
@@ -452,15 +510,11 @@ impl Conversation {
         if let Some((a, _)) = superseded {
             self.forget_answer(&a);
         }
-        if !rows.is_empty() {
+        if added {
             self.last_answer = None;
         }
-        let head = self.meta.head_rows;
-        for (j, m) in rows.iter().enumerate() {
-            let seq = self.rows + j as u64;
-            if seq >= head {
-                self.take_row(m);
-            }
+        for t in taken {
+            self.take(t);
         }
         self.rows = total;
         self.turn = turn;

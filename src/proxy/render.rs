@@ -6,8 +6,9 @@
 use std::collections::HashMap;
 
 use super::chat::ChatWriter;
-use super::convo::{EntrySide, entry_digest, json_array};
+use super::convo::{EntrySide, entry_digest};
 use super::messages::{MAX_BREAKPOINTS, MessagesWriter, OutBlock, sent_blocks};
+use super::pieces::{Pieces, Text, json_array};
 use super::record::Conversation;
 use super::request::{Api, Request};
 use super::responses::InputWriter;
@@ -22,8 +23,9 @@ use crate::view::{View, ViewMessage, ViewRole};
 pub(crate) struct Written {
     messages: Vec<ViewMessage>,
     /// Per message: its blocks' text (Messages) or its items' text and the
-    /// freeform calls known after it (Responses).
-    texts: Vec<(Vec<String>, Vec<String>)>,
+    /// freeform calls known after it (Responses), each its own copy (never
+    /// a run of a request's body, which goes with its call).
+    texts: Vec<(Vec<Text>, Vec<String>)>,
 }
 
 impl Written {
@@ -94,24 +96,40 @@ fn role_name(role: ViewRole) -> &'static str {
     }
 }
 
-/// The conversation field's JSON text for `view`; `written` is what the
-/// last call wrote (and becomes this one's).
+/// The conversation field's JSON text for `view`, written onto `out`;
+/// `written` is what the last call wrote and, when `keep`, becomes this
+/// one's (a call whose conversation is let go after it keeps nothing).
+/// Returns how many items (messages) the field holds.
 pub(crate) fn conversation_field(
     req: &Request,
     conv: &Conversation,
     view: View,
     written: &mut Written,
-) -> String {
+    keep: bool,
+    out: &mut Pieces,
+) -> usize {
     let shared = written.shared(&view);
     written.texts.truncate(shared);
     let pieces = pieces(conv, &view, shared);
-    let out = match req.api {
-        Api::Messages => messages_field(req, conv, pieces, written),
-        Api::Responses => input_field(InputWriter::default(), req, conv, pieces, written),
-        Api::Chat => input_field(ChatWriter::default(), req, conv, pieces, written),
+    let items = match req.api {
+        Api::Messages => messages_field(req, conv, pieces, written, keep, out),
+        Api::Responses => input_field(
+            InputWriter::default(),
+            req,
+            conv,
+            pieces,
+            written,
+            keep,
+            out,
+        ),
+        Api::Chat => input_field(ChatWriter::default(), req, conv, pieces, written, keep, out),
     };
-    written.messages = view.messages;
-    out
+    if keep {
+        written.messages = view.messages;
+    } else {
+        *written = Written::default();
+    }
+    items
 }
 
 fn messages_field(
@@ -119,17 +137,23 @@ fn messages_field(
     conv: &Conversation,
     pieces: Vec<Piece<'_>>,
     written: &mut Written,
-) -> String {
+    keep: bool,
+    out: &mut Pieces,
+) -> usize {
+    let body = req.text();
     let mut w = MessagesWriter::new();
-    let mut sent: HashMap<u32, Vec<String>> = HashMap::new();
+    let mut sent: HashMap<u32, Vec<Text>> = HashMap::new();
     for piece in pieces {
         match piece {
             Piece::Instructions(i) => w.system(req.item_text(i)),
             Piece::Written(mi, m) => w.written(role_name(m.role), written.texts[mi].0.clone()),
             Piece::New(m) => {
                 let blocks = view_blocks(req, conv, m, &mut sent);
-                let texts = w.message(role_name(m.role), blocks).to_vec();
-                written.texts.push((texts, Vec::new()));
+                let texts = w.message(role_name(m.role), blocks, body);
+                if keep {
+                    let kept = texts.iter().map(|t| t.kept(body)).collect();
+                    written.texts.push((kept, Vec::new()));
+                }
             }
         }
     }
@@ -139,7 +163,9 @@ fn messages_field(
         .message_breakpoint
         .clone()
         .filter(|_| req.head_breakpoints < MAX_BREAKPOINTS);
-    w.finish(breakpoint)
+    let items = w.len();
+    w.finish(breakpoint, body, out);
+    items
 }
 
 /// The blocks of view message `m` as forwarded: each the client's own block
@@ -148,7 +174,7 @@ fn view_blocks(
     req: &Request,
     conv: &Conversation,
     m: &ViewMessage,
-    sent: &mut HashMap<u32, Vec<String>>,
+    sent: &mut HashMap<u32, Vec<Text>>,
 ) -> Vec<OutBlock> {
     let side = side_of(m.role);
     m.content
@@ -158,7 +184,7 @@ fn view_blocks(
             let raw = place.and_then(|p| {
                 let blocks = sent
                     .entry(p.item)
-                    .or_insert_with(|| sent_blocks(req.item_text(p.item as usize)));
+                    .or_insert_with(|| sent_blocks(req.text(), req.item_text(p.item as usize)));
                 blocks.get(p.block as usize).cloned()
             });
             match raw {
@@ -178,14 +204,16 @@ pub(super) trait ItemWriter {
     /// which the record is not compared on).
     const ITEM_HOLDS_ITS_REASONING: bool = false;
     /// The items written so far, each its JSON text.
-    fn items(&self) -> &[String];
-    fn sent(&mut self, raw: &str);
+    fn items(&self) -> &[Text];
+    /// An item the client sent: `raw`, written as `text` (a run of the
+    /// body, or its own copy).
+    fn sent(&mut self, raw: &str, text: Text);
     /// The items of `fragment`, a view of one message's blocks.
     fn view_items(&mut self, fragment: &View);
     /// The items written from `from` on, and what the writer must know
     /// again when they are written from memory (Codex's freeform calls).
-    fn since(&self, from: usize) -> (Vec<String>, Vec<String>);
-    fn written(&mut self, items: &[String], known: &[String]);
+    fn since(&self, from: usize) -> (Vec<Text>, Vec<String>);
+    fn written(&mut self, items: &[Text], known: &[String]);
 
     /// Blocks of one view message the client did not send as they are.
     fn view(&mut self, role: ViewRole, blocks: Vec<Block>) {
@@ -205,11 +233,12 @@ pub(super) trait ItemWriter {
         self.items().len()
     }
 
-    fn finish(self) -> String
+    /// The items onto `out`, their runs of `body`.
+    fn finish(self, body: &str, out: &mut Pieces)
     where
         Self: Sized,
     {
-        json_array(self.items())
+        json_array(out, self.items(), |out, t| out.text(t, body));
     }
 }
 
@@ -219,10 +248,13 @@ fn input_field<W: ItemWriter>(
     conv: &Conversation,
     pieces: Vec<Piece<'_>>,
     written: &mut Written,
-) -> String {
+    keep: bool,
+    out: &mut Pieces,
+) -> usize {
+    let body = req.text();
     for piece in pieces {
         match piece {
-            Piece::Instructions(i) => w.sent(req.item_text(i)),
+            Piece::Instructions(i) => w.sent(req.item_text(i), req.item_piece(i)),
             Piece::Written(mi, _) => {
                 let (texts, custom) = &written.texts[mi];
                 w.written(texts, custom);
@@ -230,11 +262,17 @@ fn input_field<W: ItemWriter>(
             Piece::New(m) => {
                 let from = w.len();
                 write_view_message(&mut w, req, conv, m);
-                written.texts.push(w.since(from));
+                if keep {
+                    let (texts, known) = w.since(from);
+                    let kept = texts.iter().map(|t| t.kept(body)).collect();
+                    written.texts.push((kept, known));
+                }
             }
         }
     }
-    w.finish()
+    let items = w.len();
+    w.finish(body, out);
+    items
 }
 
 /// View message `m` as items: each item the client sent whole and in order
@@ -279,7 +317,10 @@ fn write_view_message<W: ItemWriter>(
                 }
             }
             w.view(m.role, std::mem::take(&mut pending));
-            w.sent(req.item_text(p.item as usize));
+            w.sent(
+                req.item_text(p.item as usize),
+                req.item_piece(p.item as usize),
+            );
             j += it.entries as usize;
             continue;
         }

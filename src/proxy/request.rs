@@ -3,12 +3,14 @@
 //! when they are new or changed), the system prompt, and what identifies
 //! the conversation.
 
+use std::cell::RefCell;
 use std::ops::Range;
 
 use serde_json::Value;
 
 use super::body::{BodyFields, ConversationField};
 use super::convo::{BadRequest, EntrySide, ItemSpan, entry_digest};
+use super::pieces::{Pieces, Text};
 use super::sse::Assemble;
 use super::{chat, messages, responses};
 use crate::model::{Block, Message};
@@ -103,9 +105,13 @@ pub(crate) struct Request {
     /// The conversation's lineage and identity (see [`identify`]).
     pub lineage: String,
     pub identity: String,
-    /// Rows of the first items, read to identify the conversation (item
-    /// index → rows), so they need not be read twice.
-    pub read: Vec<(usize, Vec<Message>)>,
+    /// Rows of items read and not yet taken (item index → rows): the first
+    /// items, read to identify the conversation, and the items a plan found
+    /// new, which its record takes; so that no item is read twice, nor its
+    /// rows copied.
+    read: RefCell<Vec<(usize, Vec<Message>)>>,
+    /// How many leading items identify the conversation.
+    identifying: usize,
     /// The proxy's count of forwarded requests when this one came in (its
     /// fault points count them).
     pub n: u64,
@@ -123,34 +129,90 @@ impl Request {
         }
     }
 
-    /// Item `i` as the record's rows.
-    pub(crate) fn item_rows(&self, i: usize) -> Result<Vec<Message>, BadRequest> {
-        if let Some((_, rows)) = self.read.iter().find(|(j, _)| *j == i) {
-            return Ok(rows.clone());
+    /// `f` of item `i` as the record's rows: read from its text unless they
+    /// were read before and not taken; kept for a later [`Request::take_rows`]
+    /// when `keep`.
+    pub(crate) fn with_rows<T>(
+        &self,
+        i: usize,
+        keep: bool,
+        f: impl FnOnce(&[Message]) -> T,
+    ) -> Result<T, BadRequest> {
+        if let Some((_, rows)) = self.read.borrow().iter().find(|(j, _)| *j == i) {
+            return Ok(f(rows));
         }
-        self.api.item_rows(self.item_text(i), i, self.bare_string)
+        let rows = self.api.item_rows(self.item_text(i), i, self.bare_string)?;
+        let out = f(&rows);
+        if keep {
+            self.read.borrow_mut().push((i, rows));
+        }
+        Ok(out)
     }
 
-    /// The body with the conversation field replaced by `with`.
-    pub(crate) fn forwarded(&self, with: &str) -> Vec<u8> {
-        let text = self.text();
-        let field = self.api.conversation_field();
-        let mut out = Vec::with_capacity(self.body.len().min(1 << 20) + with.len());
-        out.push(b'{');
-        for (i, (k, span)) in self.fields.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            serde_json::to_writer(&mut out, k).expect("a string serialises");
-            out.push(b':');
-            if k == field {
-                out.extend_from_slice(with.as_bytes());
-            } else {
-                out.extend_from_slice(text[span.clone()].as_bytes());
+    /// Item `i` as the record's rows, taken (not copied) when they were
+    /// read before.
+    pub(crate) fn take_rows(&self, i: usize) -> Result<Vec<Message>, BadRequest> {
+        let mut read = self.read.borrow_mut();
+        match read.iter().position(|(j, _)| *j == i) {
+            Some(at) => Ok(read.swap_remove(at).1),
+            None => {
+                drop(read);
+                self.api.item_rows(self.item_text(i), i, self.bare_string)
             }
         }
-        out.push(b'}');
-        out
+    }
+
+    /// `f` of the rows of the first items, those read to identify the
+    /// conversation (up to its first user item), in order.
+    pub(crate) fn with_identifying_rows<T>(
+        &self,
+        f: impl FnOnce(&mut dyn Iterator<Item = &Message>) -> T,
+    ) -> T {
+        let mut read = self.read.borrow_mut();
+        read.sort_by_key(|(i, _)| *i);
+        let mut rows = read
+            .iter()
+            .take_while(|(i, _)| *i < self.identifying)
+            .flat_map(|(_, rows)| rows);
+        f(&mut rows)
+    }
+
+    /// Item `i` as the forwarded body may carry it: a run of the body, or
+    /// (a bare string `input`) its own copy.
+    pub(crate) fn item_piece(&self, i: usize) -> Text {
+        match &self.bare {
+            Some(text) => Text::own(text.clone()),
+            None => Text::Body(self.items[i].span.clone()),
+        }
+    }
+
+    /// The body with the conversation field replaced by what `with` writes
+    /// (every other field a run of the body, as sent), and what `with`
+    /// returned.
+    pub(crate) fn forwarded<T>(&self, with: impl FnOnce(&mut Pieces) -> T) -> (Pieces, T) {
+        let text = self.text();
+        let field = self.api.conversation_field();
+        let mut out = Pieces::default();
+        let mut with = Some(with);
+        let mut made = None;
+        out.char('{');
+        for (i, (k, span)) in self.fields.iter().enumerate() {
+            if i > 0 {
+                out.char(',');
+            }
+            out.str(&serde_json::to_string(k).expect("a string serialises"));
+            out.char(':');
+            if k == field
+                && let Some(write) = with.take()
+            {
+                made = Some(write(&mut out));
+            } else {
+                out.text(&Text::Body(span.clone()), text);
+            }
+        }
+        out.char('}');
+        let made = made.expect("the conversation field is among the fields");
+        (out, made)
     }
 }
 
@@ -252,7 +314,8 @@ pub(crate) fn parse(
         message_breakpoint,
         lineage: String::new(),
         identity: String::new(),
-        read: Vec::new(),
+        read: RefCell::default(),
+        identifying: 0,
         n: 0,
         body: String::new(),
     };
@@ -280,19 +343,21 @@ fn identify(req: &mut Request) -> Result<(), BadRequest> {
     );
     let mut first_user: Option<Vec<String>> = None;
     for i in 0..req.items.len() {
-        let rows = req.item_rows(i)?;
-        req.read.push((i, rows.clone()));
-        let user = rows.iter().any(|r| EntrySide::of(r) != EntrySide::System);
-        let entries: Vec<String> = rows
-            .iter()
-            .flat_map(|r| {
-                let side = EntrySide::of(r);
-                r.content.iter().map(move |b| {
-                    let d = entry_digest(side, b);
-                    format!("{:016x}{:016x}", d.0[0], d.0[1])
+        let (user, entries) = req.with_rows(i, true, |rows| {
+            let user = rows.iter().any(|r| EntrySide::of(r) != EntrySide::System);
+            let entries: Vec<String> = rows
+                .iter()
+                .flat_map(|r| {
+                    let side = EntrySide::of(r);
+                    r.content.iter().map(move |b| {
+                        let d = entry_digest(side, b);
+                        format!("{:016x}{:016x}", d.0[0], d.0[1])
+                    })
                 })
-            })
-            .collect();
+                .collect();
+            (user, entries)
+        })?;
+        req.identifying = i + 1;
         if user {
             first_user = Some(entries);
             break;
@@ -403,7 +468,8 @@ mod tests {
             r.item_text(0),
             r#"{"type":"message","role":"user","content":"hi"}"#
         );
-        let out = r.forwarded("[]");
+        let (out, ()) = r.forwarded(|out| out.str("[]"));
+        let out = out.into_bytes(&bytes::Bytes::from(r.body.clone())).concat();
         assert_eq!(
             std::str::from_utf8(&out).unwrap(),
             r#"{"model":"gpt","input":[],"store":false,"client_metadata":{"x":"y"}}"#

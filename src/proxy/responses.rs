@@ -19,6 +19,7 @@
 use serde_json::{Map, Value};
 
 use super::convo::{BadRequest, item_object, system_rows};
+use super::pieces::Text;
 use super::render::ItemWriter;
 use super::sse::{Assemble, answer_json};
 use crate::model::{Block, Kind, Message, Role};
@@ -55,7 +56,9 @@ pub(crate) fn item_rows(raw: &str, i: usize) -> Result<Vec<Message>, BadRequest>
     if ty == "message" && matches!(role, "developer" | "system") {
         return Ok(system_rows(instruction_blocks(item.get("content"))));
     }
-    let mut payload = item.clone();
+    // Handed over whole (a large item is not copied); read again from its
+    // text in the rare case the importer keeps nothing of it.
+    let mut payload = item;
     payload
         .entry("type")
         .or_insert(Value::String("message".into()));
@@ -68,7 +71,7 @@ pub(crate) fn item_rows(raw: &str, i: usize) -> Result<Vec<Message>, BadRequest>
         .map_err(|e| BadRequest(format!("{what}: {}", e.message)))?;
     let mut rows = std::mem::take(&mut tasks.main().messages);
     if rows.is_empty() {
-        let mut opaque = item;
+        let mut opaque = item_object(raw, &what, "an input item object")?;
         opaque.remove("id");
         rows.push(Message::new(
             Role::User,
@@ -101,26 +104,36 @@ pub(crate) fn string_input_rows(raw: &str) -> Result<Vec<Message>, BadRequest> {
 /// items made from the view's blocks.
 #[derive(Default)]
 pub(crate) struct InputWriter {
-    out: Vec<String>,
+    out: Vec<Text>,
     /// Call ids of Codex's freeform tools (`custom_tool_call`): their
     /// results are `custom_tool_call_output`.
     custom: Vec<String>,
 }
 
 impl ItemWriter for InputWriter {
-    fn items(&self) -> &[String] {
+    fn items(&self) -> &[Text] {
         &self.out
     }
 
-    /// An item the client sent, as it sent it.
-    fn sent(&mut self, raw: &str) {
-        if let Ok(v) = serde_json::from_str::<Value>(raw)
-            && v.get("type").and_then(Value::as_str) == Some("custom_tool_call")
-            && let Some(id) = v.get("call_id").and_then(Value::as_str)
-        {
-            self.custom.push(id.to_string());
+    /// An item the client sent (`raw`), as it sent it.
+    fn sent(&mut self, raw: &str, text: Text) {
+        // Only its type and call id are read (a large item is not copied).
+        #[derive(serde::Deserialize)]
+        struct Head<'a> {
+            #[serde(rename = "type", borrow)]
+            ty: Option<std::borrow::Cow<'a, str>>,
+            #[serde(borrow)]
+            call_id: Option<std::borrow::Cow<'a, str>>,
         }
-        self.out.push(raw.to_string());
+        if let Ok(Head {
+            ty: Some(ty),
+            call_id: Some(id),
+        }) = serde_json::from_str::<Head<'_>>(raw)
+            && ty == "custom_tool_call"
+        {
+            self.custom.push(id.into_owned());
+        }
+        self.out.push(text);
     }
 
     fn view_items(&mut self, fragment: &crate::view::View) {
@@ -137,18 +150,18 @@ impl ItemWriter for InputWriter {
                 }
                 _ => {}
             }
-            self.out.push(item.to_string());
+            self.out.push(Text::own(item.to_string()));
         }
     }
 
     /// The items written from `from` on, and the freeform calls among all
     /// written (for the caller to keep and hand back with [`ItemWriter::written`]).
-    fn since(&self, from: usize) -> (Vec<String>, Vec<String>) {
+    fn since(&self, from: usize) -> (Vec<Text>, Vec<String>) {
         (self.out[from..].to_vec(), self.custom.clone())
     }
 
     /// Items of a view message written before, as they were.
-    fn written(&mut self, items: &[String], custom: &[String]) {
+    fn written(&mut self, items: &[Text], custom: &[String]) {
         self.out.extend(items.iter().cloned());
         for c in custom {
             if !self.custom.contains(c) {

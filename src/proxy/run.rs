@@ -65,11 +65,14 @@ impl<'s> LiveRun<'s> {
 
     /// The next model call of `task` over its record as `store` holds it
     /// now: its number and the engine's output (the view, the report). What
-    /// the call mints is committed before this returns.
+    /// the call mints is committed before this returns. `last`: no later
+    /// call goes on from this run (its conversation is let go once this
+    /// call is over), so nothing is kept for one and the run is let go.
     pub(crate) fn next_call(
         &mut self,
         store: &mut Store,
         task: &str,
+        last: bool,
     ) -> Result<(u32, CallOutput), StoreError> {
         let grown = match self.run.as_mut() {
             Some(run) => run.grow(store).is_ok(),
@@ -86,10 +89,16 @@ impl<'s> LiveRun<'s> {
             self.run = Some(Run::open(store, index, self.settings(), placement)?);
         }
         let run = self.run.as_mut().expect("set above");
+        if last {
+            run.last_call();
+        }
         let k = run.index().calls() + 1;
         let out = run.step(store, k)?;
         // No row is kept between calls: the next reads what it needs.
         run.index().release_block();
+        if last {
+            self.run = None;
+        }
         Ok((k, out))
     }
 }

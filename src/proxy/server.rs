@@ -23,7 +23,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::BodyExt;
 use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::header::{HeaderMap, HeaderName};
 use hyper::{Method, Request as HttpRequest, Response, StatusCode};
@@ -74,6 +74,48 @@ impl hyper::body::Body for ProxyBody {
             ProxyBody::Whole(b) => SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64)),
             ProxyBody::Stream(_) => SizeHint::default(),
         }
+    }
+}
+
+/// A forwarded body sent as its pieces (runs of the client's body among
+/// them, never joined into one buffer), with its exact length, so that it
+/// goes upstream with a `content-length` as a whole body would.
+struct PiecesBody {
+    pieces: std::collections::VecDeque<Bytes>,
+    left: u64,
+}
+
+impl PiecesBody {
+    fn new(pieces: Vec<Bytes>) -> PiecesBody {
+        let left = pieces.iter().map(|p| p.len() as u64).sum();
+        PiecesBody {
+            pieces: pieces.into_iter().filter(|p| !p.is_empty()).collect(),
+            left,
+        }
+    }
+}
+
+impl hyper::body::Body for PiecesBody {
+    type Data = Bytes;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        let this = self.get_mut();
+        Poll::Ready(this.pieces.pop_front().map(|p| {
+            this.left -= p.len() as u64;
+            Ok(Frame::data(p))
+        }))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.pieces.is_empty()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        SizeHint::with_exact(self.left)
     }
 }
 
@@ -627,14 +669,14 @@ async fn engine_call(
             );
         }
     };
-    let forwarded = Bytes::from(std::mem::take(&mut prepared.body));
+    let forwarded = PiecesBody::new(std::mem::take(&mut prepared.body));
     let mut pending = Pending {
         state: Arc::clone(&state),
         identity,
         prepared: Some((prepared, api)),
         bytes: 0,
     };
-    let body = Full::new(forwarded).map_err(|never| match never {}).boxed();
+    let body = forwarded.boxed();
     let req = match upstream_request(&parts, &upstream, path_and_query, body, true) {
         Ok(r) => r,
         Err(e) => {

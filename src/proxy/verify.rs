@@ -145,7 +145,7 @@ pub fn verify(store: &Store, task: &str) -> Result<Vec<Checked>, VerifyError> {
                 })?;
                 marked += now;
             }
-            let (k, derived) = live.next_call(&mut scratch, task)?;
+            let (k, derived) = live.next_call(&mut scratch, task, false)?;
             let mut row = call.clone();
             row.report["estimated_messages"] = derived.report.estimated_messages.into();
             scratch.transaction(|tx| tx.put_proxy_call(&row))?;
