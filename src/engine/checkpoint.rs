@@ -43,6 +43,11 @@ impl RawParts {
         }
     }
 
+    /// The record's next row.
+    pub fn push(&mut self, m: &Message, est: &dyn Estimator) {
+        self.builder.push(m, est);
+    }
+
     /// The record's next row, given up: its blocks moved into the parts.
     pub fn push_owned(&mut self, m: Message, est: &dyn Estimator) {
         self.builder.push_owned(m, est);

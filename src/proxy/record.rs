@@ -501,7 +501,7 @@ impl Conversation {
             if let Some((_, mark)) = &superseded {
                 tx.put_proxy_superseded(&task, mark)?;
             }
-            let total = tx.append_rows(&task, rows)?;
+            let total = tx.append_owned_rows(&task, rows)?;
             for f in &forms {
                 tx.put_tool_form(&task, f)?;
             }

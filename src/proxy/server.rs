@@ -44,6 +44,8 @@ const CHUNKS_IN_FLIGHT: usize = 16;
 /// Threads that parse request bodies over LARGE_TRANSFER (and resolve host
 /// names).
 const BLOCKING_THREADS: usize = 4;
+/// How long a thread for parsing bodies waits for more work before it ends.
+const BLOCKING_KEEP_ALIVE: Duration = Duration::from_secs(1);
 /// A failing accept is reported at most this often.
 const ACCEPT_NOTE_EVERY: Duration = Duration::from_secs(10);
 /// The longest wait before accepting again after a failed accept.
@@ -144,11 +146,15 @@ pub fn serve(
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(RUNTIME_THREADS)
         .max_blocking_threads(BLOCKING_THREADS)
-        .thread_keep_alive(Duration::from_secs(10))
+        // A thread that parsed a large body (and so allocated its rows)
+        // ends soon after: what it allocated and another thread freed goes
+        // back to the system only when it collects, which an idle thread
+        // never does.
+        .thread_keep_alive(BLOCKING_KEEP_ALIVE)
         // Freed memory goes back to the system from each thread that held
         // it, when it goes idle after a large transfer, or ends.
         .on_thread_park(super::release_memory_if_asked)
-        .on_thread_stop(super::release_memory_if_asked)
+        .on_thread_stop(super::release_memory)
         .enable_all()
         .thread_name("compactor-proxy")
         .build()?;

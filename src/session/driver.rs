@@ -178,7 +178,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         // row (a new driver over a store with state) never holds all of it.
         while raw.fed < end {
             let to = end.min(raw.fed + FEED_ROWS);
-            raw.feed(index, to, est, &mut self.raw)?;
+            raw.feed(index, to, est, &mut self.raw, self.one_shot)?;
             if let Some((i, h)) = raw.parts.longest_fold(&snap.covers)
                 && i > raw.parts.offset()
                 && matches!(snap.held(&coverage_key(h)), Some(Held::Summary))
@@ -215,7 +215,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         // the last one it folds (for the head) and what follows.
         let need = best.as_ref().map_or(0, |(i, _)| *i);
         if need < raw.parts.offset() {
-            *raw = RawHistory::rebuilt(index, end, est, &mut self.raw)?;
+            *raw = RawHistory::rebuilt(index, end, est, &mut self.raw, self.one_shot)?;
         }
         let Some((i, head)) = best else {
             if self.one_shot {

@@ -29,21 +29,30 @@ impl RawHistory {
         }
     }
 
-    /// Feed rows `self.fed..end` of the record, read as they are needed.
+    /// Feed rows `self.fed..end` of the record, read as they are needed;
+    /// `take`: handed over rather than copied (no one else reads them from
+    /// the index: a run's last call; a probe beside a replay reads the
+    /// rows the replay read, from the block they were read into).
     pub(super) fn feed(
         &mut self,
         index: &TaskRecordIndex,
         end: usize,
         est: &dyn Estimator,
         measures: &mut Measures,
+        take: bool,
     ) -> Result<(), StoreError> {
-        // The rows are handed over, not copied: a history is fed each row
-        // once (a later read, should there be one, reads it again).
         let parts = &mut self.parts;
-        index.each_row_owned(self.fed, end, |i, m| {
-            measures.offer(index, i, &m, est);
-            parts.push_owned(m, est);
-        })?;
+        if take {
+            index.each_row_owned(self.fed, end, |i, m| {
+                measures.offer(index, i, &m, est);
+                parts.push_owned(m, est);
+            })?;
+        } else {
+            index.each_row(self.fed, end, |i, m| {
+                parts.push(m, est);
+                measures.offer(index, i, m, est);
+            })?;
+        }
         self.fed = end;
         self.parts.chain_new_parts();
         Ok(())
@@ -63,9 +72,10 @@ impl RawHistory {
         end: usize,
         est: &dyn Estimator,
         measures: &mut Measures,
+        take: bool,
     ) -> Result<RawHistory, StoreError> {
         let mut r = RawHistory::new(measures);
-        r.feed(index, end, est, measures)?;
+        r.feed(index, end, est, measures, take)?;
         Ok(r)
     }
 

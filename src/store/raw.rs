@@ -230,24 +230,46 @@ impl RowEncoder {
         row
     }
 
+    /// [`RowEncoder::encode`] of a row given up: its content is let go once
+    /// serialised, before it is compressed (a large row's blocks, its JSON
+    /// and its compressed form are never all held at once).
+    pub fn encode_owned(&mut self, mut m: Message) -> EncodedRow {
+        self.serialize(&m.content);
+        m.content = Vec::new();
+        let mut row = self.encoded(&m);
+        row.gen_id = m.gen_id.take();
+        row.source_uuid = m.source_uuid.take();
+        row.timestamp = m.timestamp.take();
+        row
+    }
+
     /// The row without its metadata strings.
     fn encode_content(&mut self, m: &Message) -> EncodedRow {
-        // The bytes `Message::content_json` gives, without a String per row,
-        // in a buffer made large enough at once (a 55 MB answer would pass
-        // through buffers of 32 and 64 MB as it grew).
+        self.serialize(&m.content);
+        self.encoded(m)
+    }
+
+    /// The bytes `Message::content_json` gives into the kept buffer, without
+    /// a String per row, the buffer made large enough at once (a 55 MB
+    /// answer would pass through buffers of 32 and 64 MB as it grew).
+    fn serialize(&mut self, content: &[Block]) {
         self.json.clear();
-        let hint = json_size_hint(&m.content);
+        let hint = json_size_hint(content);
         // A large row's buffer is made its exact size (counted first): one
         // that grew would hold its old and new buffers at once as it did.
         let size = if hint >= LARGE_ROW / 2 {
             let mut count = Counter(0);
-            serde_json::to_writer(&mut count, &m.content).expect("blocks always serialise");
+            serde_json::to_writer(&mut count, content).expect("blocks always serialise");
             count.0
         } else {
             hint
         };
         self.json.reserve_exact(size);
-        serde_json::to_writer(&mut self.json, &m.content).expect("blocks always serialise");
+        serde_json::to_writer(&mut self.json, content).expect("blocks always serialise");
+    }
+
+    /// The row of `m` whose content JSON was just serialised.
+    fn encoded(&mut self, m: &Message) -> EncodedRow {
         let usage = usage_json(&m.usage);
         self.prev = chain_hash(&self.prev, m, &self.json, usage.as_deref());
         self.seen += 1;
@@ -255,18 +277,15 @@ impl RowEncoder {
             (CONTENT_JSON, SqlValue::Null)
         } else if let Some(compressed) = self.lz4.compress(&self.json) {
             compressed
+        } else if self.json.len() >= LARGE_ROW {
+            // A large row that does not shrink: its JSON as a BLOB, written
+            // into the store in pieces (see [`RowWriter::push`]); its
+            // buffer handed over, not copied.
+            (CONTENT_JSON, SqlValue::Blob(std::mem::take(&mut self.json)))
         } else {
-            // Checked only here: the rows too small to compress. A large
-            // one's buffer is handed over, not copied.
-            let text = if self.json.len() >= LARGE_ROW {
-                String::from_utf8(std::mem::take(&mut self.json))
-            } else {
-                String::from_utf8(self.json.clone())
-            };
-            (
-                CONTENT_JSON,
-                SqlValue::Text(text.expect("serde_json writes UTF-8")),
-            )
+            // Checked only here: the rows too small to compress.
+            let text = String::from_utf8(self.json.clone()).expect("serde_json writes UTF-8");
+            (CONTENT_JSON, SqlValue::Text(text))
         };
         if self.json.capacity() >= LARGE_ROW {
             self.json = Vec::new();
@@ -459,11 +478,43 @@ impl RowWriter<'_> {
             }
             return Ok(false);
         }
+        if matches!(&row.content, SqlValue::Blob(b) if b.len() >= LARGE_ROW) {
+            self.flush()?;
+            self.insert_large(seq, row)?;
+            return Ok(true);
+        }
         self.pending.push((seq, row));
         if self.pending.len() == INSERT_BATCH {
             self.flush()?;
         }
         Ok(true)
+    }
+
+    /// Insert a large row alone, its content written into the row in
+    /// pieces after it is inserted as zeros: SQLite copies a value bound to
+    /// a statement, then again into the record it inserts, where this
+    /// costs the content once.
+    fn insert_large(&mut self, seq: u64, row: EncodedRow) -> Result<()> {
+        let SqlValue::Blob(content) = &row.content else {
+            unreachable!("a large row's content is a BLOB");
+        };
+        Self::bind_shared(&mut self.one, &self.task_id, self.source_id)?;
+        Self::bind(&mut self.one, 0, seq, &row)?;
+        self.one
+            .raw_bind_parameter(3 + 6, rusqlite::blob::ZeroBlob(content.len() as u64))?;
+        self.one.raw_execute()?;
+        let rowid = self.tx.tx.last_insert_rowid();
+        let mut blob = self.tx.tx.blob_open(
+            rusqlite::MAIN_DB,
+            "task_message",
+            "content",
+            rowid,
+            false,
+        )?;
+        for (i, piece) in content.chunks(1 << 20).enumerate() {
+            blob.write_at(piece, i << 20)?;
+        }
+        Ok(())
     }
 
     /// Insert the rows taken so far: a full batch with one statement, fewer
@@ -659,11 +710,31 @@ impl Tx<'_> {
     /// going on from the last stored row's: for a recorder that holds only
     /// what is new (the live proxy), where an import passes the whole file.
     /// Returns how many rows the task holds now.
-    /// Rows given by value are each let go once encoded.
-    pub fn append_rows<M: std::borrow::Borrow<Message>>(
+    pub fn append_rows(&self, task_id: &str, msgs: &[Message]) -> Result<u64> {
+        self.append_encoded(task_id, |enc, writer| {
+            for m in msgs {
+                writer.push(enc.encode(m))?;
+            }
+            Ok(())
+        })
+    }
+
+    /// [`Tx::append_rows`] of rows given up: each is let go as it is
+    /// encoded (a large row's blocks, JSON and stored form are never all
+    /// held at once).
+    pub fn append_owned_rows(&self, task_id: &str, msgs: Vec<Message>) -> Result<u64> {
+        self.append_encoded(task_id, |enc, writer| {
+            for m in msgs {
+                writer.push(enc.encode_owned(m))?;
+            }
+            Ok(())
+        })
+    }
+
+    fn append_encoded(
         &self,
         task_id: &str,
-        msgs: impl IntoIterator<Item = M>,
+        push: impl FnOnce(&mut RowEncoder, &mut RowWriter<'_>) -> Result<()>,
     ) -> Result<u64> {
         let mut writer = self.row_writer(task_id, None)?;
         let mut enc = RowEncoder::new(0);
@@ -671,9 +742,7 @@ impl Tx<'_> {
             enc.prev = prev;
         }
         writer.seen = writer.stored;
-        for m in msgs {
-            writer.push(enc.encode(m.borrow()))?;
-        }
+        push(&mut enc, &mut writer)?;
         let stored = writer.stored;
         let outcome = writer.finish()?;
         Ok(stored + outcome.added)
@@ -899,6 +968,52 @@ mod tests {
             );
         }
         assert_eq!(usage_json(&None), None);
+    }
+
+    /// A large row is written into its row in pieces: one that shrinks as
+    /// an LZ4 block, one that does not as a BLOB of its JSON; both read
+    /// back as given, between small rows written as ever, the chain the
+    /// same as `chain_of`'s.
+    #[test]
+    fn a_large_row_is_stored_in_pieces_and_read_back_whole() {
+        let mut s = super::super::Store::open(&super::super::DbLocation::Memory).unwrap();
+        let mut rng = 7u64;
+        let noise: String = (0..(LARGE_ROW + 4_000))
+            .map(|_| {
+                rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                char::from(b'!' + (rng >> 58) as u8)
+            })
+            .collect();
+        let big = |text: String| Message::new(Role::User, Kind::Ask, vec![Block::Text { text }], 1);
+        let mut rows = varied_rows(3);
+        rows.insert(1, big("line of a pasted file\n".repeat(LARGE_ROW / 10)));
+        rows.push(big(noise));
+        rows.extend(varied_rows(2));
+        let total = s
+            .transaction(|tx| tx.append_owned_rows("t", rows.clone()))
+            .unwrap();
+        assert_eq!(total, rows.len() as u64);
+        assert_eq!(s.reader().task_rows("t").unwrap(), rows);
+        let stored: Vec<(String, String)> = s
+            .conn
+            .prepare("SELECT content_encoding, typeof(content) FROM task_message WHERE task_id = 't' ORDER BY seq")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(stored[1], (CONTENT_LZ4.to_string(), "blob".to_string()));
+        assert_eq!(stored[4], (CONTENT_JSON.to_string(), "blob".to_string()));
+        let hashes: Vec<Vec<u8>> = s
+            .conn
+            .prepare("SELECT row_hash FROM task_message WHERE task_id = 't' ORDER BY seq")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let chain: Vec<Vec<u8>> = chain_of(&rows).iter().map(|h| h.to_vec()).collect();
+        assert_eq!(hashes, chain);
     }
 
     /// `n` rows of every shape a row takes: metadata present and absent,
