@@ -504,13 +504,10 @@ impl RowWriter<'_> {
             .raw_bind_parameter(3 + 6, rusqlite::blob::ZeroBlob(content.len() as u64))?;
         self.one.raw_execute()?;
         let rowid = self.tx.tx.last_insert_rowid();
-        let mut blob = self.tx.tx.blob_open(
-            rusqlite::MAIN_DB,
-            "task_message",
-            "content",
-            rowid,
-            false,
-        )?;
+        let mut blob =
+            self.tx
+                .tx
+                .blob_open(rusqlite::MAIN_DB, "task_message", "content", rowid, false)?;
         for (i, piece) in content.chunks(1 << 20).enumerate() {
             blob.write_at(piece, i << 20)?;
         }
@@ -980,7 +977,9 @@ mod tests {
         let mut rng = 7u64;
         let noise: String = (0..(LARGE_ROW + 4_000))
             .map(|_| {
-                rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                rng = rng
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 char::from(b'!' + (rng >> 58) as u8)
             })
             .collect();
