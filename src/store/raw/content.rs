@@ -73,6 +73,9 @@ impl Lz4 {
     /// is shorter than `input`.
     fn compress_kept(&mut self, input: &[u8]) -> Option<(&'static str, usize)> {
         let len = u32::try_from(input.len()).ok()?;
+        if input.len() >= LARGE_ROW && !self.probe_shrinks(&input[..PROBE]) {
+            return None;
+        }
         let max = 4 + lz4_flex::block::get_maximum_output_size(input.len());
         if self.out.len() < max {
             // A new zeroed buffer rather than a grown one: the allocator
@@ -91,7 +94,22 @@ impl Lz4 {
         self.out[..4].copy_from_slice(&len.to_le_bytes());
         (4 + n < input.len()).then_some((CONTENT_LZ4, 4 + n))
     }
+
+    /// Whether the leading part of a large row compresses to at most
+    /// 7/8 of its size. A row whose start does not (a base64 image or
+    /// document, already compressed data) is stored as its JSON without
+    /// trying the rest: compressing it whole would write a buffer as large
+    /// as the row only to let it go.
+    fn probe_shrinks(&mut self, probe: &[u8]) -> bool {
+        let max = lz4_flex::block::get_maximum_output_size(probe.len());
+        let mut out = vec![0u8; max];
+        lz4_flex::block::compress_into_with_table(probe, &mut out, &mut self.large)
+            .is_ok_and(|n| n <= probe.len() / 8 * 7)
+    }
 }
+
+/// How much of a large row [`Lz4::probe_shrinks`] compresses first.
+const PROBE: usize = 1 << 18;
 
 /// The canonical content JSON of a stored row, from its `content_encoding`
 /// and the bytes of its `content` (TEXT or BLOB). Every read of a row's
@@ -106,5 +124,45 @@ pub fn decode_content<'a>(
             .map(Cow::Owned)
             .map_err(|e| format!("content does not decompress: {e}")),
         other => Err(format!("unknown content encoding {other:?}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bytes LZ4 cannot shrink (as base64 of random data), `n` of them.
+    fn noise(n: usize) -> Vec<u8> {
+        let mut rng = 11u64;
+        (0..n)
+            .map(|_| {
+                rng = rng
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                b'!' + (rng >> 58) as u8
+            })
+            .collect()
+    }
+
+    /// A large row whose start does not shrink is left as its JSON without
+    /// a buffer of its size ever being written, even where its rest would
+    /// compress; one whose start does is compressed whole, to the
+    /// library's bytes, as before.
+    #[test]
+    fn a_large_row_is_compressed_only_when_its_start_shrinks() {
+        let mut lz4 = Lz4::new();
+        let mut row = noise(PROBE);
+        row.extend(std::iter::repeat_n(b'a', 4 * LARGE_ROW));
+        assert!(lz4_flex::compress_prepend_size(&row).len() < row.len() / 2);
+        assert!(lz4.compress(&row).is_none());
+        assert_eq!(lz4.out.capacity(), 0, "no output buffer was allocated");
+
+        let mut row = vec![b'a'; PROBE];
+        row.extend(noise(LARGE_ROW));
+        let Some((CONTENT_LZ4, SqlValue::Blob(block))) = lz4.compress(&row) else {
+            panic!("a row whose start shrinks is compressed")
+        };
+        assert_eq!(block, lz4_flex::compress_prepend_size(&row));
+        assert_eq!(decode_content(CONTENT_LZ4, &block).unwrap(), &row[..]);
     }
 }
