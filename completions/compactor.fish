@@ -116,7 +116,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l output
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
-complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l summary-budget -d 'Token cap of the floor summary. Default: 6% of the prompt room (window − reserve), at least 2000 and at most 8000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -156,7 +156,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand step" -l output-rese
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
-complete -c compactor -n "__fish_compactor_using_subcommand step" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l summary-budget -d 'Token cap of the floor summary. Default: 6% of the prompt room (window − reserve), at least 2000 and at most 8000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -206,7 +206,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand watch" -l output-res
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
-complete -c compactor -n "__fish_compactor_using_subcommand watch" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l summary-budget -d 'Token cap of the floor summary. Default: 6% of the prompt room (window − reserve), at least 2000 and at most 8000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -238,7 +238,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l output-res
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
-complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l summary-budget -d 'Token cap of the floor summary. Default: 6% of the prompt room (window − reserve), at least 2000 and at most 8000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -297,7 +297,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand replay" -l output-re
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l summary-budget -d 'Token cap of the floor summary. Default: 6% of the prompt room (window − reserve), at least 2000 and at most 8000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -350,7 +350,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand probe" -l output-res
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
-complete -c compactor -n "__fish_compactor_using_subcommand probe" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l summary-budget -d 'Token cap of the floor summary. Default: 6% of the prompt room (window − reserve), at least 2000 and at most 8000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -390,7 +390,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand compact" -l output-r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
-complete -c compactor -n "__fish_compactor_using_subcommand compact" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l summary-budget -d 'Token cap of the floor summary. Default: 6% of the prompt room (window − reserve), at least 2000 and at most 8000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -435,7 +435,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand report" -l output-re
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l summary-budget -d 'Token cap of the floor summary. Default: 6% of the prompt room (window − reserve), at least 2000 and at most 8000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -471,7 +471,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l output-res
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l trigger-ratio -d 'Trigger ratios to sweep: compaction starts above w_eff × the ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l stop-ratio -d 'Stop ratios to sweep: shrinking aims at w_eff × the ratio (below the trigger)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l protect-recent-steps -d 'Protected recent steps to sweep' -r
-complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l summary-budget -d 'Token cap of the floor summary (one value)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l summary-budget -d 'Token cap of the floor summary (one value). Default: each window\'s (6% of window − reserve, 2000 to 8000)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l summarizer -d 'Summarizers to sweep (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
