@@ -61,7 +61,7 @@ pub fn run(db: Option<&DbLocation>, ui: &mut Ui, args: &DiffArgs) -> Result<Outc
             if store.is_none() {
                 let loc = db
                     .ok_or_else(|| hinted("run: needs a store", "pass --db or set COMPACTOR_DB"))?;
-                store = Some(super::db::open_existing_store(loc)?);
+                store = Some(super::db::open_store_to_read(loc)?);
             }
             load_run(store.as_ref().expect("opened above"), run)
         } else {

@@ -535,8 +535,13 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
     if r.status == ImportStatus::Unchanged {
         writeln!(
             ui.out,
-            "{}: unchanged since the last import, nothing added",
-            r.path
+            "{}: unchanged since the last import, nothing added{}",
+            r.path,
+            if r.incomplete_lines > 0 {
+                "; its last line, with no newline and not whole JSON yet, is left for later"
+            } else {
+                ""
+            }
         )?;
         return Ok(());
     }

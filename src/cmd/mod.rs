@@ -225,8 +225,8 @@ fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
 fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
     match &cli.command {
         Command::Import(args) => import::run(&mut open_store(cli)?, ui, args),
-        Command::Tasks(args) => tasks::run(&open_store(cli)?, ui, args),
-        Command::Show(args) => show::run(&mut open_store(cli)?, ui, args),
+        Command::Tasks(args) => tasks::run(&open_store_to_read(cli)?, ui, args),
+        Command::Show(args) => show::run(&mut open_store_to_read(cli)?, ui, args),
         Command::Preflight(args) => {
             preflight_step::run(&mut open_store(cli)?, ui, args, Mode::Preflight)
         }
@@ -236,7 +236,7 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Probe(args) => probe::run(&mut open_store(cli)?, ui, args),
         Command::Compact(args) => compact::run(&mut open_store(cli)?, ui, args),
         Command::Report(args) => report::run(&mut open_store(cli)?, ui, args),
-        Command::Runs(args) => runs::run(&open_store(cli)?, ui, args),
+        Command::Runs(args) => runs::run(&open_store_to_read(cli)?, ui, args),
         Command::Reset(args) => reset::run(&mut open_store(cli)?, ui, args),
         Command::Watch(args) => watch::run(&mut open_store(cli)?, ui, args),
         Command::Sweep(args) if !args.merge.is_empty() => sweep::merge(ui, args),
@@ -277,6 +277,16 @@ fn open_store(cli: &Cli) -> Result<Store> {
         crate::store::create_default_dir(&location)?;
     }
     Ok(Store::open(&location)?)
+}
+
+/// [`open_store`] for a command that only reads the store (unless it
+/// imports a FILE first): a store that cannot be written is read where it
+/// is, read-only.
+fn open_store_to_read(cli: &Cli) -> Result<Store> {
+    if creates_store(&cli.command) {
+        return open_store(cli);
+    }
+    db::open_store_to_read(&db_location(cli)?)
 }
 
 /// Whether a command may create the store: `import` and `proxy` (which

@@ -419,6 +419,21 @@ fn session_start_prints_the_task_context_with_the_rule_verbatim_and_records_it()
         log[0]
     );
     assert!(log[1].contains("printed the Task Context"), "{}", log[1]);
+    // Each line says what was done, never "recorded" or "imported" beside
+    // "skipped" for the same thing.
+    assert!(
+        log[2].contains(": did not record Claude Code's summary (")
+            && !log[2].contains(" recorded "),
+        "{}",
+        log[2]
+    );
+    assert!(
+        log[3].contains(": read ")
+            && log[3].contains(" rows from the transcript; ")
+            && !log[3].contains("imported"),
+        "{}",
+        log[3]
+    );
 }
 
 #[test]
@@ -807,6 +822,21 @@ fn a_hook_answers_from_the_transcript_while_another_writer_holds_the_store() {
         assert!(line.contains(busy) && line.ends_with(skipped), "{line}");
     }
     assert!(log[1].contains("printed the Task Context"), "{}", log[1]);
+    // Each line says what was done, never "recorded" or "imported" beside
+    // "skipped" for the same thing.
+    assert!(
+        log[2].contains(": did not record Claude Code's summary (")
+            && !log[2].contains(" recorded "),
+        "{}",
+        log[2]
+    );
+    assert!(
+        log[3].contains(": read ")
+            && log[3].contains(" rows from the transcript; ")
+            && !log[3].contains("imported"),
+        "{}",
+        log[3]
+    );
     // Nothing was written while the store was held; the next hook catches up.
     assert_eq!(recorded(&env), (1, 0));
     hook(&env, "post-compact", "claude-code", &post, &[]).success();

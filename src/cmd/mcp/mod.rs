@@ -28,7 +28,7 @@ use rmcp::{Peer, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool
 use serde::Deserialize;
 
 use super::Ui;
-use super::db::open_existing_store;
+use super::db::open_store_to_read;
 use super::exit::Outcome;
 use crate::store::{DbLocation, Store};
 
@@ -171,7 +171,7 @@ impl Recall {
     fn with_store<T>(&self, f: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
         let mut guard = self.store.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
-            *guard = Some(open_existing_store(&self.location)?);
+            *guard = Some(open_store_to_read(&self.location)?);
         }
         f(guard.as_ref().expect("just opened"))
     }
