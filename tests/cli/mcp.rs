@@ -85,6 +85,35 @@ fn text_of(result: &Value) -> &str {
     result["content"][0]["text"].as_str().unwrap_or("")
 }
 
+/// An id the session's task records for two calls: `view_tool_call` says
+/// it is ambiguous and lists them; `ID@N` returns the N-th, as `show
+/// tool:ID@N` prints it.
+#[test]
+fn view_tool_call_lists_the_calls_an_id_names_and_takes_id_at_n() {
+    let env = TestEnv::new();
+    let f = env.write("reused.jsonl", crate::show::reused_ids("one"));
+    env.run(&["import", "--task", "reused", &f]).success();
+    let mut requests = handshake();
+    requests.extend([
+        call(1, "view_tool_call", json!({"id": "call_0"})),
+        call(2, "view_tool_call", json!({"id": "call_0@2"})),
+    ]);
+    let a = converse(&env, &["--task", "reused"], env.root(), &requests);
+    assert_eq!(a[1]["result"]["isError"], true, "{}", a[1]);
+    let listing = text_of(&a[1]["result"]);
+    for line in [
+        "tool call id call_0 is ambiguous: task reused records 2 calls with it",
+        "tool:call_0@1  read_file · model call 1",
+        "tool:call_0@2  grep · model call 3",
+        "view_tool_call takes \"ID@N\" too",
+    ] {
+        assert!(listing.contains(line), "{line:?} in {listing}");
+    }
+    assert_eq!(a[2]["result"]["isError"], false, "{}", a[2]);
+    let shown = env.run(&["show", "--task", "reused", "tool:call_0@2"]);
+    assert_eq!(text_of(&a[2]["result"]), shown.success().stdout);
+}
+
 #[test]
 fn the_server_answers_each_tool_over_stdio() {
     let env = TestEnv::new();

@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 
 use crate::cmd::target::find_task;
-use crate::cmd::tool_call::{ToolCall, ambiguous, ids_starting};
+use crate::cmd::tool_call::{ToolCall, ambiguous, ids_starting, split_pick};
 use crate::cmd::visible::visible_line;
 use crate::cmd::words::plural;
 use crate::engine::toolrules::recovery_call;
@@ -163,10 +163,13 @@ pub fn view_tool_call(
     offset: usize,
     limit: Option<usize>,
 ) -> Result<String> {
-    let id = id.trim();
-    if id.is_empty() {
+    let spec = id.trim();
+    if spec.is_empty() {
         bail!("give the id of a tool call, as a pointer names it: view_tool_call(\"toolu_01A…\")");
     }
+    // `ID@N`: the N-th call a task records with the id (an id a client or
+    // server reused).
+    let (id, pick) = split_pick(spec);
     let reader = store.reader();
     let session_tasks: Vec<String> = session.map(|s| s.tasks.clone()).unwrap_or_default();
     let rest: Vec<String> = {
@@ -197,7 +200,7 @@ pub fn view_tool_call(
             let rows = reader.all_messages(task)?;
             for m in ids_starting(&rows, id) {
                 if m == id {
-                    let call = ToolCall::in_rows(store, task, &rows, m)?;
+                    let call = ToolCall::in_rows(store, task, &rows, m, pick)?;
                     return page(&call.text()?.plain(), offset, limit);
                 }
                 if !found.iter().any(|(_, f)| f == m) {
@@ -209,7 +212,7 @@ pub fn view_tool_call(
             [] => continue,
             [(task, one)] => {
                 let rows = reader.all_messages(task)?;
-                let call = ToolCall::in_rows(store, task, &rows, one)?;
+                let call = ToolCall::in_rows(store, task, &rows, one, pick)?;
                 return page(&call.text()?.plain(), offset, limit);
             }
             many => {
