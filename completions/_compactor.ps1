@@ -250,6 +250,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--allow-remote', '--allow-remote', [CompletionResultType]::ParameterName, 'Listen on an address other machines can reach, and answer requests addressed to any host name (a warning is printed)')
             [CompletionResult]::new('--allow-over-window', '--allow-over-window', [CompletionResultType]::ParameterName, 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON line per call (`compactor.proxy_call/1`) instead of the human line')
+            [CompletionResult]::new('--stop-when-stdin-closes', '--stop-when-stdin-closes', [CompletionResultType]::ParameterName, 'Stop (as Ctrl-C stops it) when stdin ends: for a supervisor that holds a pipe to it, so the proxy goes when the supervisor does, even killed (`compactor run` starts it so)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')

@@ -1452,7 +1452,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__proxy)
-            opts="-q -h -V --listen --allow-remote --upstream --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --json --max-body-mb --connect-timeout --first-byte-timeout --idle-timeout --max-conversations --conversation-idle --db --quiet --color --help --version"
+            opts="-q -h -V --listen --allow-remote --upstream --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --json --max-body-mb --connect-timeout --first-byte-timeout --idle-timeout --max-conversations --conversation-idle --stop-when-stdin-closes --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

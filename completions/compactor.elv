@@ -239,6 +239,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --allow-remote 'Listen on an address other machines can reach, and answer requests addressed to any host name (a warning is printed)'
             cand --allow-over-window 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this'
             cand --json 'One JSON line per call (`compactor.proxy_call/1`) instead of the human line'
+            cand --stop-when-stdin-closes 'Stop (as Ctrl-C stops it) when stdin ends: for a supervisor that holds a pipe to it, so the proxy goes when the supervisor does, even killed (`compactor run` starts it so)'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help (see more with ''--help'')'

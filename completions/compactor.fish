@@ -265,6 +265,7 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l allow-remote -d 'Listen on an address other machines can reach, and answer requests addressed to any host name (a warning is printed)'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l json -d 'One JSON line per call (`compactor.proxy_call/1`) instead of the human line'
+complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l stop-when-stdin-closes -d 'Stop (as Ctrl-C stops it) when stdin ends: for a supervisor that holds a pipe to it, so the proxy goes when the supervisor does, even killed (`compactor run` starts it so)'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -s V -l version -d 'Print version'

@@ -83,6 +83,26 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "SECS", default_value_t = proxy::DEFAULT_CONVERSATION_IDLE_S,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub conversation_idle: u64,
+
+    /// Stop (as Ctrl-C stops it) when stdin ends: for a supervisor that
+    /// holds a pipe to it, so the proxy goes when the supervisor does, even
+    /// killed (`compactor run` starts it so).
+    #[arg(long)]
+    pub stop_when_stdin_closes: bool,
+}
+
+/// With `--stop-when-stdin-closes`: a thread that reads stdin to its end,
+/// then stops the proxy by the Ctrl-C it takes as "stop".
+fn stop_when_stdin_closes() {
+    std::thread::spawn(|| {
+        let mut sink = [0u8; 512];
+        let mut stdin = std::io::stdin().lock();
+        while matches!(std::io::Read::read(&mut stdin, &mut sink), Ok(n) if n > 0) {}
+        // SAFETY: raise(3) sends a signal to this process; its SIGINT
+        // handler (the serve loop's Ctrl-C) stops the proxy, and before it
+        // is installed the default action ends the process.
+        unsafe { libc::raise(libc::SIGINT) };
+    });
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> {
@@ -176,6 +196,9 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> 
             }
         }
     });
+    if args.stop_when_stdin_closes {
+        stop_when_stdin_closes();
+    }
     crate::proxy::serve(settings, opts, events)
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     if !quiet {
