@@ -413,3 +413,69 @@ fn after_claude_codes_own_compaction_search_history_finds_the_rule_its_summary_d
     );
     let _ = Duration::from_secs(0);
 }
+
+/// Bytes no JSON-RPC message is made of, sent over the server's real stdin:
+/// each line is answered (a JSON-RPC parse error, `-32700`, `id` null,
+/// saying what was wrong), the line over 16 MiB without being held, and
+/// the server goes on answering.
+#[test]
+fn every_line_the_server_drops_is_answered_with_a_parse_error() {
+    let env = TestEnv::new();
+    env.import_fixture(FIXTURE).success();
+    let mut child = env
+        .std_command()
+        .arg("--db")
+        .arg(env.db())
+        .args(["mcp", "--task", TASK])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let hs = handshake();
+    writeln!(stdin, "{}", hs[0]).unwrap();
+    stdin.flush().unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains("\"compactor\""), "{line}");
+    writeln!(stdin, "{}", hs[1]).unwrap();
+    let mut answer = |bytes: &[u8]| -> Value {
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    };
+    let parse_error = |v: &Value, says: &str| {
+        assert_eq!(v["jsonrpc"], "2.0", "{v}");
+        assert!(v["id"].is_null(), "{v}");
+        assert_eq!(v["error"]["code"], -32700, "{v}");
+        let m = v["error"]["message"].as_str().unwrap();
+        assert!(m.contains(says), "{says:?} in {m}");
+    };
+    parse_error(&answer(b"{not json\n"), "the line is not JSON");
+    parse_error(
+        &answer(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"p\xffng\"}\n"),
+        "not UTF-8",
+    );
+    // Over 16 MiB (a real request, padded).
+    let mut big = br#"{"jsonrpc":"2.0","id":4,"method":"ping","params":{"pad":""#.to_vec();
+    big.extend(std::iter::repeat_n(b'a', 16 << 20));
+    big.extend_from_slice(b"\"}}\n");
+    parse_error(
+        &answer(&big),
+        "the line is over 16 MiB (16777277 bytes) and was dropped",
+    );
+    // JSON that is no message: rmcp's own Invalid Request.
+    let v = answer(b"[1,2]\n");
+    assert_eq!(v["error"]["code"], -32600, "{v}");
+    // And the server still answers.
+    let v = answer(b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}\n");
+    assert_eq!(v["id"], 5, "{v}");
+    assert!(v["result"].is_object(), "{v}");
+    drop(answer);
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
