@@ -57,6 +57,7 @@ const MIGRATIONS: &[&str] = &[
     "",
     include_str!("migrations/0014_proxy_times.sql"),
     include_str!("migrations/0015_proxy_superseded.sql"),
+    include_str!("migrations/0016_runs_per_task.sql"),
 ];
 
 /// The page size of a store this build creates (bytes). An import writes
