@@ -201,7 +201,9 @@ fn without_a_task_the_server_answers_for_the_latest_session_of_its_directory() {
     std::fs::create_dir_all(&elsewhere).unwrap();
     let a = converse(&env, &[], &elsewhere, &requests);
     assert!(
-        text_of(&a[1]["result"]).contains("no session recorded in"),
+        text_of(&a[1]["result"]).contains("no session recorded in")
+            && text_of(&a[1]["result"]).contains("`compactor import FILE`")
+            && text_of(&a[1]["result"]).contains("`compactor mcp --task TASK`"),
         "{}",
         a[1]
     );

@@ -89,16 +89,15 @@ fn latest_in(
             return Ok(t.id.clone());
         }
     }
+    // How a session gets there, or how to name one recorded elsewhere.
+    const HOW: &str = "compactor records a session live (`compactor run`, the proxy or the hooks), or `compactor import FILE` records a saved transcript; a server started with `compactor mcp --task TASK` answers for that task wherever it was recorded";
     match dirs {
         [] => bail!(
-            "no session to search: the server was given no --task and has no working directory"
+            "no session to search: the server was given no --task and has no working directory; {HOW}"
         ),
-        [one] => bail!(
-            "no session recorded in {} yet: compactor records a session through `compactor run`, the proxy or the hooks",
-            one.display()
-        ),
+        [one] => bail!("no session recorded in {} yet: {HOW}", one.display()),
         many => bail!(
-            "no session recorded in any of {} yet",
+            "no session recorded in any of {} yet: {HOW}",
             many.iter()
                 .map(|d| d.display().to_string())
                 .collect::<Vec<_>>()
