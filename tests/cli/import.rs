@@ -334,6 +334,55 @@ fn a_half_written_last_line_is_left_for_later_and_said_so() {
     assert_eq!(env.counts(), whole.counts());
 }
 
+/// A checkpoint `compact -o` wrote beside the transcripts (a view: it reads
+/// as an Anthropic request) is no transcript: `import DIR` skips it with a
+/// note, as does naming it; `--format anthropic` imports it all the same.
+#[test]
+fn a_view_compactor_wrote_is_skipped_with_a_note() {
+    let env = TestEnv::new();
+    let f = env.fixture(crate::util::SHRINK_FLOOR);
+    env.run(&["import", &f]).success();
+    std::fs::create_dir_all(env.work().join("sessions")).unwrap();
+    env.run(&[
+        "compact",
+        "--task",
+        crate::util::SHRINK_FLOOR_TASK,
+        "-o",
+        "sessions/checkpoint.json",
+    ])
+    .success();
+    std::fs::copy(
+        env.work().join(&f),
+        env.work().join("sessions/session.jsonl"),
+    )
+    .unwrap();
+    let tasks = env.tasks().len();
+    let run = env.run(&["import", "sessions"]);
+    run.success()
+        .stderr_has("note: skipped 1 file compactor wrote (a view, as `compact -o` and `replay --views` write them: a checkpoint, not a transcript;")
+        .stderr_has("sessions/checkpoint.json")
+        .stdout_has(", 1 compactor's own view\n");
+    assert_eq!(env.tasks().len(), tasks, "no task made of the view");
+    let run = env.run(&["import", "--json", "sessions"]);
+    assert_eq!(
+        run.success().json_lines().last().unwrap()["compactor_views"],
+        1
+    );
+    env.run(&["import", "sessions/checkpoint.json"])
+        .success()
+        .stderr_has("note: skipped 1 file compactor wrote");
+    assert_eq!(env.tasks().len(), tasks);
+    env.run(&[
+        "import",
+        "--format",
+        "anthropic",
+        "sessions/checkpoint.json",
+    ])
+    .success()
+    .stdout_has("1 task");
+    assert_eq!(env.tasks().len(), tasks + 1);
+}
+
 #[test]
 fn a_rewritten_file_is_refused() {
     let env = TestEnv::new();
