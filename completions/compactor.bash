@@ -462,12 +462,16 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__diff)
-            opts="-q -h -V --stat --json --db --quiet --color --help --version"
+            opts="-q -h -V --task --across-tasks --stat --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --task)
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -33,8 +33,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand step 'Run the full operation at one model call and report which tiers fired'
             cand export 'Render a view file for other tools or people'
             cand watch 'Follow a session file as it is written: one line per new model call'
-            cand proxy 'Run the engine live: a loopback proxy between Claude Code or Codex and its API'
-            cand run 'Go live in one command: the proxy, then Claude Code or Codex pointed at it, with compactor''s MCP server registered for this run only'
+            cand proxy 'Run the engine live: a loopback proxy between an agent client (Claude Code, Codex, OpenCode, any OpenAI-compatible one) and its API'
+            cand run 'Go live in one command: the proxy, then a client (Claude Code, Codex, OpenCode) pointed at it, with compactor''s MCP server registered for this run only'
             cand mcp 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context'
             cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
             cand probe 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
@@ -212,7 +212,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
         }
         &'compactor;proxy'= {
             cand --listen 'Where to listen (port 0: a free one). Loopback only, unless --allow-remote'
-            cand --upstream 'Where to forward every request: https://HOST[:PORT][/PREFIX] (plain http only to loopback). Default: the official endpoint of the API each request speaks (api.anthropic.com for Messages, api.openai.com for Responses)'
+            cand --upstream 'Where to forward every request: https://HOST[:PORT][/PREFIX] (plain http only to loopback). Default: the official endpoint of the API each request speaks (api.anthropic.com for Messages, api.openai.com for Responses and Chat Completions)'
             cand --window 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (docs/src/reference/models.md), else 200000'
             cand --output-reserved 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)'
             cand --trigger-ratio 'Compaction starts above w_eff × this ratio'
@@ -489,8 +489,10 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --version 'Print version'
         }
         &'compactor;diff'= {
+            cand --task 'The task whose saved runs `run:NAME` names (an id, a unique prefix or `latest`). Needed only when a name is saved for several tasks'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --across-tasks 'Compare runs of two different tasks (different conversations: their views differ from the first call); refused without it'
             cand --stat 'Print only counts'
             cand --json 'Print one JSON object: the first divergence and the changed parts'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
@@ -645,8 +647,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand step 'Run the full operation at one model call and report which tiers fired'
             cand export 'Render a view file for other tools or people'
             cand watch 'Follow a session file as it is written: one line per new model call'
-            cand proxy 'Run the engine live: a loopback proxy between Claude Code or Codex and its API'
-            cand run 'Go live in one command: the proxy, then Claude Code or Codex pointed at it, with compactor''s MCP server registered for this run only'
+            cand proxy 'Run the engine live: a loopback proxy between an agent client (Claude Code, Codex, OpenCode, any OpenAI-compatible one) and its API'
+            cand run 'Go live in one command: the proxy, then a client (Claude Code, Codex, OpenCode) pointed at it, with compactor''s MCP server registered for this run only'
             cand mcp 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context'
             cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
             cand probe 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'

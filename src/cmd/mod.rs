@@ -127,10 +127,11 @@ pub enum Command {
     Export(ExportArgs),
     /// Follow a session file as it is written: one line per new model call.
     Watch(watch::WatchArgs),
-    /// Run the engine live: a loopback proxy between Claude Code or Codex and its API.
+    /// Run the engine live: a loopback proxy between an agent client (Claude Code,
+    /// Codex, OpenCode, any OpenAI-compatible one) and its API.
     Proxy(proxy::ProxyArgs),
-    /// Go live in one command: the proxy, then Claude Code or Codex pointed at it,
-    /// with compactor's MCP server registered for this run only.
+    /// Go live in one command: the proxy, then a client (Claude Code, Codex,
+    /// OpenCode) pointed at it, with compactor's MCP server registered for this run only.
     Run(run::RunArgs),
     /// Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context.
     Mcp(mcp::McpArgs),

@@ -39,7 +39,8 @@ pub struct ProxyArgs {
 
     /// Where to forward every request: https://HOST[:PORT][/PREFIX] (plain http
     /// only to loopback). Default: the official endpoint of the API each
-    /// request speaks (api.anthropic.com for Messages, api.openai.com for Responses).
+    /// request speaks (api.anthropic.com for Messages, api.openai.com for
+    /// Responses and Chat Completions).
     #[arg(long, value_name = "URL")]
     pub upstream: Option<String>,
 
@@ -172,9 +173,11 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> 
             ProxyEvent::Listening(addr) => {
                 eprintln!("listening on http://{addr}");
                 if !quiet {
-                    eprintln!(
-                        "  Claude Code: ANTHROPIC_BASE_URL=http://{addr} claude\n  Codex: a model provider with base_url = \"http://{addr}/v1\" and wire_api = \"responses\"\n  Ctrl-C stops; every call is recorded as it happens."
-                    );
+                    for (client, how) in crate::launch::pointing_by_hand(&format!("http://{addr}"))
+                    {
+                        eprintln!("  {client}: {how}");
+                    }
+                    eprintln!("  Ctrl-C stops; every call is recorded as it happens.");
                 }
             }
             ProxyEvent::Call(report) => {

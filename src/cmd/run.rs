@@ -57,7 +57,7 @@ Examples:
   compactor run codex --window 200000 -- exec \"fix the tests\"
   compactor run opencode --upstream https://openrouter.ai/api/v1 -- -m compactor/openai/gpt-4.1")]
 pub struct RunArgs {
-    /// The client to start: claude (Claude Code), codex or opencode.
+    /// The client to start, by its name below (claude is Claude Code).
     #[arg(value_name = "CLIENT", value_parser = client_names())]
     pub client: String,
 

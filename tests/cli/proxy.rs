@@ -1035,7 +1035,23 @@ fn upstream_429_and_500_pass_through() {
             .collect::<Vec<_>>(),
         [1, 2, 3]
     );
-    assert_verified(&env, reports[0]["task"].as_str().unwrap(), 3);
+    let task = reports[0]["task"].as_str().unwrap();
+    assert_verified(&env, task, 3);
+    // In words: each request, the second and third a retry of call 1.
+    let run = env.run(&["replay", "--task", task, "--verify-forwarded"]);
+    let lines: Vec<&str> = run.success().stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("call    1 · request    1 · ") && lines[0].ends_with(" · ok"),
+        "{}",
+        run.stdout
+    );
+    for l in &lines[1..3] {
+        assert!(
+            l.starts_with("call    1 · request    ") && l.ends_with(" · ok · a retry"),
+            "{}",
+            run.stdout
+        );
+    }
 }
 
 /// The upstream breaks off mid-stream: the client's read fails (no clean
@@ -2778,6 +2794,15 @@ fn a_chat_completions_conversation_is_recorded_compacted_and_verified() {
         "the key is never stored"
     );
     assert_verified(&env, &task, 31);
+    // In words: call k is request k, none of them a retry.
+    let run = env.run(&["replay", "--task", &task, "--verify-forwarded"]);
+    let lines: Vec<&str> = run.success().stdout.lines().collect();
+    assert!(
+        lines[1].starts_with("call    2 · request    2 · "),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("retry"), "{}", run.stdout);
     assert_replay_equals_forwarded(&env, &task, &CHAT_BUDGET, &reports);
 
     // A side request of the same session: its own task, linked.
@@ -3047,5 +3072,31 @@ fn parallel_tool_calls_streamed_without_index_are_two_calls() {
     ] {
         let shown = env.run(&["show", "--task", task, "--json", &format!("tool:{id}")]);
         assert_eq!(shown.success().json()["input"], input, "{id}");
+    }
+}
+
+/// The proxy's first lines name every client and how to point it here:
+/// Claude Code, Codex, OpenCode and any OpenAI-compatible client.
+#[test]
+fn the_banner_names_every_client() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    let url = proxy.url("");
+    eventually("the banner", || {
+        proxy.stderr.lock().unwrap().contains("Ctrl-C stops")
+    });
+    let banner = proxy.stderr.lock().unwrap().clone();
+    for line in [
+        format!("  Claude Code: ANTHROPIC_BASE_URL={url} claude\n"),
+        format!(
+            "  Codex: a model provider with base_url = \"{url}/v1\" and wire_api = \"responses\"\n"
+        ),
+        format!(
+            "  OpenCode: a provider of npm type @ai-sdk/openai-compatible with baseURL \"{url}/v1\"\n"
+        ),
+        format!("  Any OpenAI-compatible client: base URL {url}/v1 (Chat Completions)\n"),
+    ] {
+        assert!(banner.contains(&line), "{line:?} in {banner}");
     }
 }
