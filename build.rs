@@ -2,7 +2,9 @@
 //! agent clients (`clients/node_modules/.bin/{claude,codex,opencode}`, installed by
 //! `cd clients && npm ci`) and the shared corpus (`$COMPACTOR_CORPUS`, else
 //! `../shared/corpus`), and the `openai` Python SDK a proxy test drives
-//! (`pip install -r clients/requirements.txt`). A test that needs one that
+//! (`pip install -r clients/requirements.txt`), and a browser for the
+//! report page's test (Debian's chromium, or `$CHROMIUM`, with
+//! playwright-core from `clients/`). A test that needs one that
 //! is absent is compiled as
 //! `#[ignore]` (`cfg_attr(not(compactor_clients), ignore = "...")`), so
 //! libtest reports it as ignored instead of as passed. Under CI both are
@@ -17,6 +19,8 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(compactor_clients)");
     println!("cargo::rustc-check-cfg=cfg(compactor_corpus)");
     println!("cargo::rustc-check-cfg=cfg(compactor_python_sdk)");
+    println!("cargo::rustc-check-cfg=cfg(compactor_browser)");
+    println!("cargo::rerun-if-env-changed=CHROMIUM");
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=CI");
     println!("cargo::rerun-if-env-changed=COMPACTOR_CORPUS");
@@ -62,6 +66,27 @@ fn main() {
                 println!("cargo::rustc-cfg=compactor_python_sdk");
             }
         }
+    }
+
+    // A real browser for the report page: Debian's chromium (or $CHROMIUM)
+    // and playwright-core from clients/ to drive it.
+    let chromium = std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    let playwright = root
+        .join("clients")
+        .join("node_modules")
+        .join("playwright-core");
+    // Installing either changes what is watched.
+    match chromium.parent().filter(|_| !chromium.exists()) {
+        Some(dir) if dir.is_dir() => watch(dir),
+        _ => watch(&chromium),
+    }
+    if chromium.exists() && playwright.exists() {
+        watch(&playwright);
+        println!("cargo::rustc-cfg=compactor_browser");
+    } else if ci {
+        println!("cargo::rustc-cfg=compactor_browser");
     }
 
     let corpus = match std::env::var_os("COMPACTOR_CORPUS") {
