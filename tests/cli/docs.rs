@@ -162,10 +162,26 @@ fn words(command: &str) -> (Vec<String>, i32) {
     (out, status)
 }
 
+/// The subcommand of `args` (after the global flags `--db PATH`, `--color
+/// WHEN`, `-q`).
+fn subcommand(args: &[String]) -> Option<&str> {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--db" | "--color" => {
+                it.next();
+            }
+            a if a.starts_with('-') => {}
+            a => return Some(a),
+        }
+    }
+    None
+}
+
 /// Why an example can only be parsed here, or None when it runs.
 fn parse_only(args: &[String]) -> Option<&'static str> {
     let has = |flag: &str| args.iter().any(|a| a == flag);
-    match args.first().map(String::as_str) {
+    match subcommand(args) {
         Some("proxy" | "run" | "mcp" | "hook") => return Some("a live command"),
         Some("watch") => return Some("runs until stopped"),
         _ => {}
@@ -200,8 +216,9 @@ fn parses(args: &[String]) -> Result<(), String> {
             .collect::<Vec<_>>()
     };
     compactor::parse_command_line(argv(args))?;
-    if args.first().is_some_and(|a| a == "run") {
-        let flags: Vec<String> = args[2..]
+    if subcommand(args) == Some("run") {
+        let at = args.iter().position(|a| a == "run").expect("run");
+        let flags: Vec<String> = args[at + 2..]
             .iter()
             .take_while(|a| *a != "--")
             .cloned()
@@ -285,7 +302,15 @@ fn check(example: &Example, env: &DocEnv, ran: &mut usize) -> Option<String> {
     *ran += 1;
     let args = env.expand(args);
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = env.env.run(&argv);
+    // An example that names its store (a scratch one, for a sample) runs
+    // in it, in the document's directory.
+    let run = if args.iter().any(|a| a == "--db" || a.starts_with("--db=")) {
+        let mut cmd = env.env.bare_command();
+        cmd.args(&argv);
+        env.env.finish(cmd)
+    } else {
+        env.env.run(&argv)
+    };
     if run.status != status {
         return Some(format!(
             "exit status {} where the doc says {status}:\n{}",
@@ -334,6 +359,36 @@ fn every_example_in_readme_and_the_guide_parses_and_runs() {
         "{} of {checked} examples in the docs are wrong:\n\n{}",
         failures.len(),
         failures.join("\n\n")
+    );
+}
+
+/// A newcomer trying the guide's examples filled their own store with demo
+/// tasks (a store keeps what it imports for good): every example that hands
+/// a command a sample of `testdata/` to import names a store of its own
+/// (`--db`). `check` imports into temporary stores of its own.
+#[test]
+fn every_example_that_imports_a_sample_names_a_scratch_store() {
+    let mut bare = Vec::new();
+    let mut samples = 0;
+    for doc in documents() {
+        for example in examples(&doc) {
+            let (args, _) = words(&example.text);
+            let args = &args[1..];
+            let sample = args.iter().any(|a| a.starts_with("testdata/"));
+            if !sample || matches!(subcommand(args), Some("check" | "export")) {
+                continue;
+            }
+            samples += 1;
+            if !args.iter().any(|a| a == "--db" || a.starts_with("--db=")) {
+                bare.push(format!("{}: {}", example.place, example.text));
+            }
+        }
+    }
+    assert!(samples >= 5, "only {samples} examples import a sample");
+    assert!(
+        bare.is_empty(),
+        "these import a sample into the user's own store; give them --db demo.db:\n{}",
+        bare.join("\n")
     );
 }
 
