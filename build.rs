@@ -2,7 +2,8 @@
 //! agent clients (`clients/node_modules/.bin/{claude,codex,opencode}`, installed by
 //! `cd clients && npm ci`) and the shared corpus (`$COMPACTOR_CORPUS`, else
 //! `../shared/corpus`), and the `openai` Python SDK a proxy test drives
-//! (`pip install -r clients/requirements.txt`), and a browser for the
+//! (`pip install -r clients/requirements.txt`) and python3 itself (the
+//! stand-in model `scripts/stand-in-model.py`), and a browser for the
 //! report page's test (Debian's chromium, or `$CHROMIUM`, with
 //! playwright-core from `clients/`). A test that needs one that
 //! is absent is compiled as
@@ -20,6 +21,7 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(compactor_corpus)");
     println!("cargo::rustc-check-cfg=cfg(compactor_python_sdk)");
     println!("cargo::rustc-check-cfg=cfg(compactor_browser)");
+    println!("cargo::rustc-check-cfg=cfg(compactor_python)");
     println!("cargo::rerun-if-env-changed=CHROMIUM");
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=CI");
@@ -51,6 +53,10 @@ fn main() {
             .and_then(|o| String::from_utf8(o.stdout).ok())
             .map(|s| PathBuf::from(s.trim()))
     };
+    // Python itself (the stand-in model of `scripts/`).
+    if python("import sys; print(sys.prefix)").is_some() || ci {
+        println!("cargo::rustc-cfg=compactor_python");
+    }
     match python("import os, openai; print(os.path.dirname(openai.__file__))") {
         Some(dir) => {
             watch(&dir);

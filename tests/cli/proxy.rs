@@ -3100,3 +3100,46 @@ fn the_banner_names_every_client() {
         assert!(banner.contains(&line), "{line:?} in {banner}");
     }
 }
+
+/// The guide's stand-in model through the proxy: each API the clients
+/// speak (Messages, Responses, Chat Completions), streamed and whole, is
+/// answered with its text and recorded.
+#[test]
+#[cfg_attr(not(compactor_python), ignore = "needs python3")]
+fn the_stand_in_model_answers_every_api_through_the_proxy() {
+    let Some(model) =
+        crate::run::stand_in("the_stand_in_model_answers_every_api_through_the_proxy")
+    else {
+        return;
+    };
+    let env = TestEnv::new();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    let ask = |text: &str| json!({"role": "user", "content": text});
+    let mut n = 0;
+    for stream in [true, false] {
+        let mut messages = messages_body(&[ask(&format!("Messages, stream {stream}"))]);
+        messages["stream"] = json!(stream);
+        let responses = json!({"model": "stand-in", "stream": stream,
+            "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": format!("Responses, stream {stream}")}]}]});
+        let chat = chat_body(&[ask(&format!("Chat, stream {stream}"))], stream);
+        for (path, body) in [
+            ("/v1/messages", messages),
+            ("/v1/responses", responses),
+            ("/v1/chat/completions", chat),
+        ] {
+            let (status, text) = post(&proxy, path, &body, &[]);
+            let text = text.unwrap();
+            assert_eq!(status, 200, "{path}: {text}");
+            assert!(
+                text.contains("stand-in model: no model ran"),
+                "{path}: {text}"
+            );
+            n += 1;
+            let report = &proxy.wait_calls(n)[n - 1];
+            assert_eq!(
+                report["outcome"], "recorded",
+                "{path} stream {stream}: {report}"
+            );
+        }
+    }
+}

@@ -792,3 +792,110 @@ fn the_proxys_upstream_errors_reach_the_terminal_once_each() {
         "every one logged: {log}"
     );
 }
+
+/// `scripts/stand-in-model.py`, running on a free loopback port.
+pub struct StandIn {
+    child: std::process::Child,
+    pub port: u16,
+}
+
+impl Drop for StandIn {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The stand-in model the guide offers for a first live run, started; or
+/// `None` (said plainly) when python3 is absent; under CI that fails.
+pub fn stand_in(test: &str) -> Option<StandIn> {
+    let script = crate::util::crate_dir().join("scripts/stand-in-model.py");
+    let spawned = std::process::Command::new("python3")
+        .arg(&script)
+        .args(["--port", "0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) if crate::util::under_ci() => {
+            panic!("{test}: python3 is missing and CI is set: {e}")
+        }
+        Err(_) => {
+            eprintln!("SKIPPED {test}: python3 is not installed");
+            return None;
+        }
+    };
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut first,
+    )
+    .unwrap();
+    let port = first
+        .trim()
+        .strip_prefix("stand-in model listening on http://127.0.0.1:")
+        .unwrap_or_else(|| panic!("the stand-in says where it listens: {first:?}"))
+        .parse()
+        .unwrap();
+    Some(StandIn { child, port })
+}
+
+/// What the guide offers to try a live run without a model: the real
+/// Claude Code and Codex through `compactor run` against the stand-in
+/// model, each answered, recorded as a live task, and every forwarded view
+/// derived again offline.
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
+#[cfg_attr(not(compactor_python), ignore = "needs python3")]
+fn claude_code_and_codex_run_live_against_the_stand_in_model() {
+    let Some(model) = stand_in("claude_code_and_codex_run_live_against_the_stand_in_model") else {
+        return;
+    };
+    let upstream = format!("http://127.0.0.1:{}", model.port);
+    for (name, key, args) in [
+        ("claude", "ANTHROPIC_API_KEY", vec!["-p", "Say hello."]),
+        (
+            "codex",
+            "OPENAI_API_KEY",
+            vec!["exec", "--skip-git-repo-check", "Say hello."],
+        ),
+    ] {
+        let Some(bin) = client(
+            name,
+            "claude_code_and_codex_run_live_against_the_stand_in_model",
+        ) else {
+            return;
+        };
+        let env = TestEnv::new();
+        let project = env.root().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        let mut run_args = vec![name, "--upstream", upstream.as_str(), "--"];
+        run_args.extend(&args);
+        let mut cmd = run_command(&env, bin.parent().unwrap(), &project, &run_args);
+        cmd.env(key, "stand-in");
+        let (status, out, err) = run_bounded_for(cmd, Duration::from_secs(300));
+        assert_eq!(status, 0, "{name}:\n{out}\n{err}");
+        assert!(
+            out.contains("compactor's stand-in model: no model ran"),
+            "{name}:\n{out}\n{err}"
+        );
+        let live: Vec<String> = env
+            .tasks()
+            .iter()
+            .filter_map(|t| t["id"].as_str().map(str::to_string))
+            .filter(|t| t.starts_with("live-"))
+            .collect();
+        assert!(!live.is_empty(), "{name}: a live task: {:#?}", env.tasks());
+        for task in live {
+            let v = env
+                .run(&["replay", "--task", &task, "--verify-forwarded", "--json"])
+                .json();
+            assert_eq!(v["ok"], true, "{name} {task}: {v}");
+        }
+    }
+}

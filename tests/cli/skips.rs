@@ -16,7 +16,7 @@ struct Needs {
     cfg: &'static str,
 }
 
-const NEEDS: [Needs; 4] = [
+const NEEDS: [Needs; 5] = [
     Needs {
         helper: "corpus",
         cfg: "compactor_corpus",
@@ -32,6 +32,10 @@ const NEEDS: [Needs; 4] = [
     Needs {
         helper: "browser",
         cfg: "compactor_browser",
+    },
+    Needs {
+        helper: "stand_in",
+        cfg: "compactor_python",
     },
 ];
 
