@@ -563,7 +563,7 @@ fn show_tool_anywhere(store: &Store, ui: &mut Ui, spec: &str, json_out: bool) ->
     };
     // Every task's calls with the id, the same call in several tasks once.
     let mut found: Vec<(String, Vec<ToolCall>)> = Vec::new();
-    let mut seen: Vec<(String, Value, Option<(crate::model::ToolContent, bool)>)> = Vec::new();
+    let mut seen: Vec<CallKey> = Vec::new();
     for (task, rows) in &holders {
         let calls = tool_call::calls_with_id(store, task, rows, &id)?;
         if calls.is_empty() {
@@ -601,6 +601,9 @@ fn show_tool_anywhere(store: &Store, ui: &mut Ui, spec: &str, json_out: bool) ->
     };
     print_tool(ui, &call, json_out)
 }
+
+/// What makes two recorded calls one call: tool, input and result.
+type CallKey = (String, Value, Option<(crate::model::ToolContent, bool)>);
 
 fn print_tool(ui: &mut Ui, call: &ToolCall, json_out: bool) -> Result<Outcome> {
     if json_out {

@@ -477,7 +477,6 @@ fn every_line_the_server_drops_is_answered_with_a_parse_error() {
     let v = answer(b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}\n");
     assert_eq!(v["id"], 5, "{v}");
     assert!(v["result"].is_object(), "{v}");
-    drop(answer);
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
