@@ -193,10 +193,16 @@ pub fn run(cli: &Cli, ui: &mut Ui, args: &RunArgs) -> Result<Outcome> {
     Ok(Outcome::Status(exit_status(status)))
 }
 
+/// What run reads of the proxy's flags: where it forwards, and how long a
+/// connect may take there.
+struct ProxyFlags {
+    upstream: Option<String>,
+    connect_timeout: u64,
+}
+
 /// The proxy's flags, checked as `compactor proxy` would parse them (so a
 /// typo is reported before anything starts); the address is run's own.
-/// The flags parsed.
-fn check_proxy_flags(flags: &[String]) -> Result<crate::cmd::proxy::ProxyArgs> {
+fn check_proxy_flags(flags: &[String]) -> Result<ProxyFlags> {
     for own in ["--listen", "--allow-remote", "--json"] {
         if flags
             .iter()
@@ -216,7 +222,10 @@ fn check_proxy_flags(flags: &[String]) -> Result<crate::cmd::proxy::ProxyArgs> {
         Ok(Cli {
             command: super::Command::Proxy(args),
             ..
-        }) => Ok(args),
+        }) => Ok(ProxyFlags {
+            upstream: args.upstream,
+            connect_timeout: args.connect_timeout,
+        }),
         Ok(_) => unreachable!("parsed as `compactor proxy`"),
         Err(e) => Err(hinted(
             format!(
@@ -428,7 +437,7 @@ impl Proxy {
         {
             let parent = std::process::id() as libc::pid_t;
             // SAFETY: between fork and exec only async-signal-safe calls:
-            // prctl(2), getppid(2) and raise(3).
+            // prctl(2) and getppid(2).
             unsafe {
                 cmd.pre_exec(move || {
                     // The kernel sends the Ctrl-C the proxy stops at when the
@@ -436,9 +445,9 @@ impl Proxy {
                     if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT) != 0 {
                         return Err(std::io::Error::last_os_error());
                     }
-                    // run died before the line above: stop now.
+                    // run died before the line above: the proxy never starts.
                     if libc::getppid() != parent {
-                        libc::raise(libc::SIGINT);
+                        return Err(std::io::Error::other("compactor run has ended"));
                     }
                     Ok(())
                 });

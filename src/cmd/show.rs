@@ -26,7 +26,7 @@ use crate::view::text::block_text;
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  compactor show session.jsonl 40..60    rows 40 to 59 of a transcript's task\n  compactor show --task 7f3c 40..60      rows 40 to 59 of a task named by a prefix\n  compactor show tool:toolu_01A          a tool call, in whichever task holds it (an id prefix will do)"
+    after_help = "Examples:\n  compactor show session.jsonl 40..60    rows 40 to 59 of a transcript's task\n  compactor show --task 7f3c 40..60      rows 40 to 59 of a task named by a prefix\n  compactor show tool:toolu_01A          a tool call, in any task (an id prefix will do)"
 )]
 pub struct ShowArgs {
     #[command(flatten)]

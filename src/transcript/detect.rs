@@ -34,6 +34,10 @@ const CODEX_TYPES: [&str; 5] = [
 pub(crate) fn is_compactor_view(path: &std::path::Path) -> std::io::Result<bool> {
     use std::io::Read;
     const HEAD: &[u8] = b"{\"messages\":[";
+    // Only a regular file is opened (a FIFO would wait for a writer).
+    if !std::fs::metadata(path)?.is_file() {
+        return Ok(false);
+    }
     let mut f = std::fs::File::open(path)?;
     let mut head = Vec::with_capacity(HEAD.len());
     (&mut f).take(HEAD.len() as u64).read_to_end(&mut head)?;
