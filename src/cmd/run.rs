@@ -195,6 +195,7 @@ pub fn run(cli: &Cli, ui: &mut Ui, args: &RunArgs) -> Result<Outcome> {
 
 /// What run reads of the proxy's flags: where it forwards, and how long a
 /// connect may take there.
+#[derive(Debug)]
 struct ProxyFlags {
     upstream: Option<String>,
     connect_timeout: u64,
