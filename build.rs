@@ -83,15 +83,25 @@ fn main() {
         .join("clients")
         .join("node_modules")
         .join("playwright-core");
-    // Installing either changes what is watched.
-    match chromium.parent().filter(|_| !chromium.exists()) {
-        Some(dir) if dir.is_dir() => watch(dir),
-        _ => watch(&chromium),
+    // Installing either changes what is watched: the browser's directory
+    // while it is missing (only a flat one such as /usr/bin: cargo scans a
+    // watched directory whole), and npm's record of what it installed
+    // (rewritten by every `npm ci`) while playwright-core is.
+    if chromium.exists() {
+        watch(&chromium);
+    } else if let Some(dir) = chromium.parent().filter(|d| flat_dir(d)) {
+        watch(dir);
     }
-    if chromium.exists() && playwright.exists() {
+    let installed = root
+        .join("clients")
+        .join("node_modules")
+        .join(".package-lock.json");
+    if playwright.exists() {
         watch(&playwright);
-        println!("cargo::rustc-cfg=compactor_browser");
-    } else if ci {
+    } else if installed.exists() {
+        watch(&installed);
+    }
+    if (chromium.exists() && playwright.exists()) || ci {
         println!("cargo::rustc-cfg=compactor_browser");
     }
 
@@ -118,6 +128,17 @@ fn main() {
             println!("cargo::rustc-cfg=compactor_corpus");
         }
     }
+}
+
+/// A directory that holds no directory (and is not the root): cheap for
+/// cargo to scan when watched.
+fn flat_dir(dir: &Path) -> bool {
+    dir.parent().is_some()
+        && std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .all(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
+        })
 }
 
 fn watch(path: &Path) {
