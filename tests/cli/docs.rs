@@ -392,6 +392,78 @@ fn every_example_that_imports_a_sample_names_a_scratch_store() {
     );
 }
 
+/// A newcomer found no Node.js version for the client tests in README.
+/// README, the development page and `.ci/run` name one minimum ("Node.js N
+/// or later"), and any pinned package of `clients/` that declares a newer
+/// one (`engines.node` in the lock file; Claude Code declares 22) is named
+/// in README and the development page too.
+#[test]
+fn readme_names_the_node_js_the_client_tests_need() {
+    let flat = |path: &str| {
+        fs::read_to_string(crate_dir().join(path))
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    // The first "Node.js N or later" of a text.
+    let minimum = |text: &str, path: &str| -> u32 {
+        text.match_indices("Node.js ")
+            .find_map(|(i, m)| {
+                let rest = &text[i + m.len()..];
+                let digits = rest.find(|c: char| !c.is_ascii_digit())?;
+                rest[digits..]
+                    .starts_with(" or later")
+                    .then(|| rest[..digits].parse().ok())?
+            })
+            .unwrap_or_else(|| panic!("{path} names no Node.js version (\"Node.js N or later\")"))
+    };
+    let docs = ["README.md", "docs/src/development.md"];
+    let texts: Vec<String> = docs.iter().map(|d| flat(d)).collect();
+    let m = minimum(&texts[0], docs[0]);
+    assert_eq!(minimum(&texts[1], docs[1]), m, "{}", docs[1]);
+    assert!(
+        flat(".ci/run").contains(&format!("Node.js ({m} or later)")),
+        ".ci/run names another Node.js than README's {m}"
+    );
+
+    let manifest: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(crate_dir().join("clients/package.json")).unwrap(),
+    )
+    .unwrap();
+    let lock: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(crate_dir().join("clients/package-lock.json")).unwrap(),
+    )
+    .unwrap();
+    let mut declared = 0;
+    for name in manifest["dependencies"].as_object().unwrap().keys() {
+        let entry = &lock["packages"][format!("node_modules/{name}")];
+        assert!(entry.is_object(), "{name} is not in the lock file");
+        let Some(range) = entry["engines"]["node"].as_str() else {
+            continue;
+        };
+        declared += 1;
+        let major: u32 = range
+            .trim()
+            .strip_prefix(">=")
+            .and_then(|v| v.trim().split('.').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{name} declares node {range:?}, not >=N"));
+        if major > m {
+            for (doc, text) in docs.iter().zip(&texts) {
+                assert!(
+                    text.contains(&format!("Node.js {major}")),
+                    "{name} declares Node.js {major} or later, above the {m} {doc} names, and {doc} does not say so"
+                );
+            }
+        }
+    }
+    assert!(
+        declared >= 2,
+        "only {declared} pinned packages declare a Node.js"
+    );
+}
+
 #[test]
 fn the_example_reader_finds_commands_comments_and_output() {
     let (args, status) =
