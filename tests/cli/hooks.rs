@@ -1369,6 +1369,12 @@ fn install_registers_the_mcp_server_and_uninstall_gives_the_files_back_byte_for_
     v["numStartups"] = json!(5);
     let rewritten = serde_json::to_string_pretty(&v).unwrap() + "\n";
     std::fs::write(&claude, &rewritten).unwrap();
+    // The backup as an earlier compactor wrote it, readable by everyone:
+    // the one uninstall leaves is no more readable than the file.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&backup, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
     compactor(&env, &["hooks", "uninstall", "claude-code"])
         .success()
         .stdout_has("removed compactor's MCP server from [TMP]/home/.claude.json; the rest of the file is kept as it is now")
