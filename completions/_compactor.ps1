@@ -36,8 +36,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('step', 'step', [CompletionResultType]::ParameterValue, 'Run the full operation at one model call and report which tiers fired')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Render a view file for other tools or people')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Follow a session file as it is written: one line per new model call')
-            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Run the engine live: a loopback proxy between Claude Code or Codex and its API')
-            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Go live in one command: the proxy, then Claude Code or Codex pointed at it, with compactor''s MCP server registered for this run only')
+            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Run the engine live: a loopback proxy between an agent client (Claude Code, Codex, OpenCode, any OpenAI-compatible one) and its API')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Go live in one command: the proxy, then a client (Claude Code, Codex, OpenCode) pointed at it, with compactor''s MCP server registered for this run only')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Walk a task call by call as a live engine would have, and print a timeline')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost')
@@ -223,7 +223,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
         }
         'compactor;proxy' {
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'Where to listen (port 0: a free one). Loopback only, unless --allow-remote')
-            [CompletionResult]::new('--upstream', '--upstream', [CompletionResultType]::ParameterName, 'Where to forward every request: https://HOST[:PORT][/PREFIX] (plain http only to loopback). Default: the official endpoint of the API each request speaks (api.anthropic.com for Messages, api.openai.com for Responses)')
+            [CompletionResult]::new('--upstream', '--upstream', [CompletionResultType]::ParameterName, 'Where to forward every request: https://HOST[:PORT][/PREFIX] (plain http only to loopback). Default: the official endpoint of the API each request speaks (api.anthropic.com for Messages, api.openai.com for Responses and Chat Completions)')
             [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The model''s context window, in tokens. Default: the window the session recorded, else the recorded model''s (docs/src/reference/models.md), else 200000')
             [CompletionResult]::new('--output-reserved', '--output-reserved', [CompletionResultType]::ParameterName, 'Tokens reserved for the model''s output: w_eff = window − output_reserved. Default: min(20000, window / 8)')
             [CompletionResult]::new('--trigger-ratio', '--trigger-ratio', [CompletionResultType]::ParameterName, 'Compaction starts above w_eff × this ratio')
@@ -250,6 +250,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--allow-remote', '--allow-remote', [CompletionResultType]::ParameterName, 'Listen on an address other machines can reach, and answer requests addressed to any host name (a warning is printed)')
             [CompletionResult]::new('--allow-over-window', '--allow-over-window', [CompletionResultType]::ParameterName, 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs'' views too, and its child replays pass this')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'One JSON line per call (`compactor.proxy_call/1`) instead of the human line')
+            [CompletionResult]::new('--stop-when-stdin-closes', '--stop-when-stdin-closes', [CompletionResultType]::ParameterName, 'Stop (as Ctrl-C stops it) when stdin ends: for a supervisor that holds a pipe to it, so the proxy goes when the supervisor does, even killed (`compactor run` starts it so)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -509,8 +510,10 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;diff' {
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task whose saved runs `run:NAME` names (an id, a unique prefix or `latest`). Needed only when a name is saved for several tasks')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--across-tasks', '--across-tasks', [CompletionResultType]::ParameterName, 'Compare runs of two different tasks (different conversations: their views differ from the first call); refused without it')
             [CompletionResult]::new('--stat', '--stat', [CompletionResultType]::ParameterName, 'Print only counts')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object: the first divergence and the changed parts')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
@@ -680,8 +683,8 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('step', 'step', [CompletionResultType]::ParameterValue, 'Run the full operation at one model call and report which tiers fired')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Render a view file for other tools or people')
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Follow a session file as it is written: one line per new model call')
-            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Run the engine live: a loopback proxy between Claude Code or Codex and its API')
-            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Go live in one command: the proxy, then Claude Code or Codex pointed at it, with compactor''s MCP server registered for this run only')
+            [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Run the engine live: a loopback proxy between an agent client (Claude Code, Codex, OpenCode, any OpenAI-compatible one) and its API')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Go live in one command: the proxy, then a client (Claude Code, Codex, OpenCode) pointed at it, with compactor''s MCP server registered for this run only')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Walk a task call by call as a live engine would have, and print a timeline')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost')

@@ -55,6 +55,10 @@ pub enum BudgetError {
     )]
     WindowTooSmall { window: u64, reserved: u64 },
     #[error(
+        "the window must be at least 1 token, and it is 0: give --window the model's context window in tokens"
+    )]
+    NoWindow,
+    #[error(
         "the stop ratio ({stop}) must be below the trigger ratio ({trigger}): stop is where a compaction aims, trigger is where it starts"
     )]
     StopNotBelowTrigger { stop: Ratio, trigger: Ratio },
@@ -81,6 +85,10 @@ pub fn default_output_reserved(window: u64) -> u64 {
 
 impl Budget {
     pub fn validate(&self) -> Result<(), BudgetError> {
+        // No reserve to lower: a window of 0 is the mistake.
+        if self.window == 0 {
+            return Err(BudgetError::NoWindow);
+        }
         if self.window <= self.output_reserved {
             return Err(BudgetError::WindowTooSmall {
                 window: self.window,
@@ -174,6 +182,16 @@ mod tests {
             b.validate(),
             Err(BudgetError::WindowTooSmall { .. })
         ));
+        // A window of 0 says nothing of the reserve (which is 0 too).
+        for output_reserved in [0, 10] {
+            let b = Budget {
+                window: 0,
+                output_reserved,
+                ..Budget::default()
+            };
+            assert_eq!(b.validate(), Err(BudgetError::NoWindow));
+            assert!(!b.validate().unwrap_err().to_string().contains("lower"));
+        }
         let b = Budget {
             stop_ratio: DEFAULT_TRIGGER_RATIO,
             ..Budget::default()
