@@ -13,7 +13,10 @@
 //! client, before the answer is recorded; `abort-after-response:N` right
 //! after its answer is recorded. `COMPACTOR_FAULT=stall-in-hook` makes a
 //! `compactor hook` run block for good once it has started, so a test can
-//! see the hook's own deadline end it. Abort is a crash: no destructor, no flush, no
+//! see the hook's own deadline end it; `COMPACTOR_FAULT=stall-in-run` makes
+//! `compactor run` stop once its proxy is up, before it starts the client,
+//! until a signal comes (as a run stuck at its start would), so a test can
+//! signal it there. Abort is a crash: no destructor, no flush, no
 //! rollback beyond what SQLite itself guarantees, which is the point.
 //!
 //! A value that does not parse is reported on stderr and ignored.
@@ -29,6 +32,7 @@ pub(crate) enum Fault {
     AfterCall(u32),
     AfterLine(u64),
     StallInHook,
+    StallInRun,
     /// The proxy's points, at its N-th forwarded request.
     Proxy(ProxyPoint, u64),
 }
@@ -59,6 +63,9 @@ impl Fault {
         if s.trim() == "stall-in-hook" {
             return Some(Fault::StallInHook);
         }
+        if s.trim() == "stall-in-run" {
+            return Some(Fault::StallInRun);
+        }
         let (kind, n) = s.trim().split_once(':')?;
         match kind {
             "abort-after-call" => n.parse().ok().filter(|n| *n > 0).map(Fault::AfterCall),
@@ -83,6 +90,7 @@ impl Fault {
             Fault::AfterCall(n) => format!("abort-after-call:{n}"),
             Fault::AfterLine(n) => format!("abort-after-line:{n}"),
             Fault::StallInHook => "stall-in-hook".to_string(),
+            Fault::StallInRun => "stall-in-run".to_string(),
             Fault::Proxy(p, n) => format!("{}:{n}", p.name()),
         }
     }
@@ -95,7 +103,7 @@ fn armed() -> Option<Fault> {
         let f = Fault::parse(&v);
         if f.is_none() {
             eprintln!(
-                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N, abort-after-line:N, abort-after-request:N, abort-mid-stream:N, abort-after-response:N or stall-in-hook"
+                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N, abort-after-line:N, abort-after-request:N, abort-mid-stream:N, abort-after-response:N, stall-in-hook or stall-in-run"
             );
         }
         f
@@ -138,6 +146,12 @@ pub(crate) fn in_hook() {
             std::thread::park();
         }
     }
+}
+
+/// Whether `compactor run` is to stall once its proxy is up (see the
+/// module's doc); the caller waits for a signal.
+pub(crate) fn stall_in_run() -> bool {
+    armed() == Some(Fault::StallInRun)
 }
 
 #[cfg(test)]
@@ -183,6 +197,7 @@ mod tests {
             Some(Fault::AfterLine(9))
         );
         assert_eq!(Fault::parse("stall-in-hook"), Some(Fault::StallInHook));
+        assert_eq!(Fault::parse("stall-in-run"), Some(Fault::StallInRun));
         assert_eq!(
             Fault::parse(&Fault::StallInHook.env_value()),
             Some(Fault::StallInHook)

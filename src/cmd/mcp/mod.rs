@@ -13,6 +13,7 @@
 //! answers once something is.
 
 pub mod recall;
+mod stdio;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -28,7 +29,7 @@ use rmcp::{Peer, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool
 use serde::Deserialize;
 
 use super::Ui;
-use super::db::open_existing_store;
+use super::db::open_store_to_read;
 use super::exit::Outcome;
 use crate::store::{DbLocation, Store};
 
@@ -56,15 +57,23 @@ pub fn run(location: DbLocation, _ui: &mut Ui, args: &McpArgs) -> Result<Outcome
         .build()
         .context("cannot start the MCP server's runtime")?;
     runtime.block_on(async move {
-        let service = server
-            .serve(rmcp::transport::stdio())
-            .await
-            .context("the MCP client did not complete the handshake")?;
-        service
-            .waiting()
-            .await
-            .context("the MCP connection failed")?;
-        anyhow::Ok(())
+        // Every line answered: one that is not JSON too (see `stdio`).
+        let (transport, pumps) = stdio::transport(tokio::io::stdin(), tokio::io::stdout());
+        let served = async {
+            let service = server
+                .serve(transport)
+                .await
+                .context("the MCP client did not complete the handshake")?;
+            service
+                .waiting()
+                .await
+                .context("the MCP connection failed")?;
+            anyhow::Ok(())
+        }
+        .await;
+        // rmcp is done: what it and the errors wrote goes out whole.
+        pumps.finish().await;
+        served
     })?;
     Ok(Outcome::Ok)
 }
@@ -174,7 +183,7 @@ impl Recall {
     fn with_store<T>(&self, f: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
         let mut guard = self.store.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
-            *guard = Some(open_existing_store(&self.location)?);
+            *guard = Some(open_store_to_read(&self.location)?);
         }
         f(guard.as_ref().expect("just opened"))
     }

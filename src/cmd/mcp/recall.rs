@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 
 use crate::cmd::target::find_task;
-use crate::cmd::tool_call::{ToolCall, ambiguous, ids_starting};
+use crate::cmd::tool_call::{ToolCall, ambiguous, ids_starting, split_pick};
 use crate::cmd::visible::visible_line;
 use crate::cmd::words::plural;
 use crate::engine::toolrules::recovery_call;
@@ -89,16 +89,15 @@ fn latest_in(
             return Ok(t.id.clone());
         }
     }
+    // How a session gets there, or how to name one recorded elsewhere.
+    const HOW: &str = "compactor records a session live (`compactor run`, the proxy or the hooks), or `compactor import FILE` records a saved transcript; a server started with `compactor mcp --task TASK` answers for that task wherever it was recorded";
     match dirs {
         [] => bail!(
-            "no session to search: the server was given no --task and has no working directory"
+            "no session to search: the server was given no --task and has no working directory; {HOW}"
         ),
-        [one] => bail!(
-            "no session recorded in {} yet: compactor records a session through `compactor run`, the proxy or the hooks",
-            one.display()
-        ),
+        [one] => bail!("no session recorded in {} yet: {HOW}", one.display()),
         many => bail!(
-            "no session recorded in any of {} yet",
+            "no session recorded in any of {} yet: {HOW}",
             many.iter()
                 .map(|d| d.display().to_string())
                 .collect::<Vec<_>>()
@@ -316,10 +315,13 @@ pub fn view_tool_call(
     offset: usize,
     limit: Option<usize>,
 ) -> Result<String> {
-    let id = id.trim();
-    if id.is_empty() {
+    let spec = id.trim();
+    if spec.is_empty() {
         bail!("give the id of a tool call, as a pointer names it: view_tool_call(\"toolu_01A…\")");
     }
+    // `ID@N`: the N-th call a task records with the id (an id a client or
+    // server reused).
+    let (id, pick) = split_pick(spec);
     let reader = store.reader();
     let session_tasks: Vec<String> = session.map(|s| s.tasks.clone()).unwrap_or_default();
     let rest: Vec<String> = {
@@ -352,7 +354,7 @@ pub fn view_tool_call(
             let rows = reader.messages_of_kind(task, Kind::Generation)?;
             for m in ids_starting(&rows, id) {
                 if m == id {
-                    return pages.page(store, task, m, offset, limit);
+                    return page_of(store, pages, task, &rows, m, pick, offset, limit);
                 }
                 if !found.iter().any(|(_, f)| f == m) {
                     found.push((task.clone(), m.to_string()));
@@ -361,7 +363,10 @@ pub fn view_tool_call(
         }
         match found.as_slice() {
             [] => continue,
-            [(task, one)] => return pages.page(store, task, one, offset, limit),
+            [(task, one)] => {
+                let rows = reader.messages_of_kind(task, Kind::Generation)?;
+                return page_of(store, pages, task, &rows, one, pick, offset, limit);
+            }
             many => {
                 let ids: Vec<&str> = many.iter().map(|(_, i)| i.as_str()).collect();
                 return Err(ambiguous(id, &ids));
@@ -373,11 +378,38 @@ pub fn view_tool_call(
     )
 }
 
+/// A page of the call `id` (an id itself) of `task`, whose generations are
+/// `generations`: kept from page to page ([`CallPages`]) when the task
+/// records one call with the id and none is picked; else (`ID@N`, or an id
+/// recorded for several calls: ambiguous) read from the whole record.
+#[allow(clippy::too_many_arguments)]
+fn page_of(
+    store: &Store,
+    pages: &mut CallPages,
+    task: &str,
+    generations: &[StoredMessage],
+    id: &str,
+    pick: Option<usize>,
+    offset: usize,
+    limit: Option<usize>,
+) -> Result<String> {
+    let uses = generations
+        .iter()
+        .flat_map(|r| &r.message.content)
+        .filter(|b| matches!(b, Block::ToolUse { id: i, .. } if i == id))
+        .count();
+    if pick.is_none() && uses <= 1 {
+        return pages.page(store, task, id, offset, limit);
+    }
+    let rows = store.reader().all_messages(task)?;
+    let call = ToolCall::in_rows(store, task, &rows, id, pick)?;
+    page(&call.plain()?, offset, limit)
+}
+
 /// Lines `offset..` of `text`, at most `limit` (default [`PAGE_LINES`]) and
 /// [`PAGE_CHARS`] characters; while lines remain, a last line
 /// `next_offset: N` says where the next page starts. The whole text, when it
 /// fits one page from the start, is returned as it is.
-#[cfg(test)]
 fn page(text: &str, offset: usize, limit: Option<usize>) -> Result<String> {
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let total = lines.len();
