@@ -338,7 +338,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1156,14 +1156,14 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__import)
-            opts="-q -h -V --claude --codex --opencode --format --import-as --skip-invalid --tool-rules --json --db --quiet --color --help --version"
+            opts="-q -h -V --claude --codex --opencode --gemini --format --import-as --skip-invalid --tool-rules --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --import-as)
@@ -1260,7 +1260,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1369,7 +1369,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1588,7 +1588,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1729,7 +1729,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1870,7 +1870,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__run)
-            opts="-q -h -V --db --quiet --color --help --version claude codex opencode"
+            opts="-q -h -V --db --quiet --color --help --version claude codex opencode gemini"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1936,7 +1936,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --db)
@@ -1977,7 +1977,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -2234,7 +2234,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
