@@ -660,6 +660,8 @@ fn gemini_cli_through_compactor_run_keeps_a_long_turn_within_the_window() {
         "a long turn: {} model calls",
         calls.len()
     );
+    // One conversation; a history the client edits (Gemini CLI masks old
+    // tool outputs once they grow) goes on in a task linked to it.
     let tasks = env.tasks();
     let live: Vec<String> = tasks
         .iter()
@@ -667,32 +669,37 @@ fn gemini_cli_through_compactor_run_keeps_a_long_turn_within_the_window() {
         .filter(|id| id.starts_with("live-"))
         .map(str::to_string)
         .collect();
-    assert_eq!(live.len(), 1, "one conversation, one task: {live:?}");
-    let task = &live[0];
-    let reports = proxy_call_reports(&env, task);
-    assert_eq!(reports.len(), calls.len(), "every main call is the task's");
+    assert!(!live.is_empty(), "{tasks:?}");
+    let mut reports = Vec::new();
+    for task in &live {
+        let r = proxy_call_reports(&env, task);
+        assert_verified(&env, task, r.len());
+        let replayed = assert_replay_equals_forwarded(&env, task, BUDGET, &r);
+        assert_eq!(replayed.len(), r.len());
+        reports.extend(r);
+    }
+    eprintln!("{} calls in {} tasks: {live:?}", reports.len(), live.len());
+    assert_eq!(reports.len(), calls.len(), "every main call is recorded");
     assert!(
         reports
             .iter()
             .any(|r| !r["tiers_fired"].as_array().unwrap().is_empty()),
         "tiers fired"
     );
-    for (r, c) in reports.iter().zip(&calls) {
+    let w_eff = reports[0]["w_eff"].as_u64().unwrap();
+    let over = reports
+        .iter()
+        .filter(|r| r["status"] == "over_window")
+        .count();
+    let mut beyond = 0;
+    for (n, c) in calls.iter().enumerate() {
         let body = c.json();
         let sent = c.body.len() as u64 / 4;
-        if r["status"] != "over_window" {
-            assert!(
-                sent <= r["w_eff"].as_u64().unwrap(),
-                "call {}: {sent} tokens sent, w_eff {}",
-                r["call"],
-                r["w_eff"]
-            );
-        }
+        beyond += usize::from(sent > w_eff);
         assert!(
             body.to_string()
                 .contains("Never edit files outside notes/."),
-            "call {}: the first ask's constraint is forwarded",
-            r["call"]
+            "request {n}: the first ask's constraint is forwarded"
         );
         assert_eq!(
             c.headers
@@ -702,15 +709,16 @@ fn gemini_cli_through_compactor_run_keeps_a_long_turn_within_the_window() {
             Some(KEY),
             "the key reaches the model"
         );
-        assert_gemini_pairs(&body, &r["call"]);
+        assert_gemini_pairs(&body, &json!(n));
     }
+    assert!(
+        beyond <= over,
+        "{beyond} requests over the window of {w_eff}, {over} reported over_window"
+    );
     assert!(
         !contains(&store_bytes(&env), KEY),
         "the key is never stored"
     );
-    assert_verified(&env, task, reports.len());
-    let replayed = assert_replay_equals_forwarded(&env, task, BUDGET, &reports);
-    assert_eq!(replayed.len(), reports.len());
 
     // The session the CLI wrote: it imports whole, and its calls are the
     // calls the model made, in order.
