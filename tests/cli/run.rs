@@ -674,8 +674,13 @@ fn gemini_cli_through_compactor_run_keeps_a_long_turn_within_the_window() {
     for task in &live {
         let r = proxy_call_reports(&env, task);
         assert_verified(&env, task, r.len());
-        let replayed = assert_replay_equals_forwarded(&env, task, BUDGET, &r);
-        assert_eq!(replayed.len(), r.len());
+        // The conversation's first task was forwarded every call it holds;
+        // a linked one holds the client's earlier turns too, as calls it
+        // never forwarded (`replay --verify-forwarded` checks what it did).
+        if r.first().is_some_and(|f| f["call"] == 1) {
+            let replayed = assert_replay_equals_forwarded(&env, task, BUDGET, &r);
+            assert_eq!(replayed.len(), r.len());
+        }
         reports.extend(r);
     }
     eprintln!("{} calls in {} tasks: {live:?}", reports.len(), live.len());
