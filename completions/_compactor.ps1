@@ -619,7 +619,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;hook' {
-            [CompletionResult]::new('--client', '--client', [CompletionResultType]::ParameterName, 'The client running the hook: claude-code or codex')
+            [CompletionResult]::new('--client', '--client', [CompletionResultType]::ParameterName, 'The client running the hook: claude-code, codex or gemini-cli')
             [CompletionResult]::new('--summarizer', '--summarizer', [CompletionResultType]::ParameterName, 'How floor summaries are written (default extractive, or the config file''s `summarizer`)')
             [CompletionResult]::new('--llm-provider', '--llm-provider', [CompletionResultType]::ParameterName, 'The model server''s wire format (with --summarizer llm). Config key: llm_provider')
             [CompletionResult]::new('--llm-base-url', '--llm-base-url', [CompletionResultType]::ParameterName, 'The server''s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider''s public API')

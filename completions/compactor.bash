@@ -1078,7 +1078,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__hooks__subcmd__install)
-            opts="-q -h -V --scope --dry-run --db --quiet --color --help --version claude-code codex"
+            opts="-q -h -V --scope --dry-run --db --quiet --color --help --version claude-code codex gemini-cli"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1104,7 +1104,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__hooks__subcmd__status)
-            opts="-q -h -V --scope --db --quiet --color --help --version claude-code codex"
+            opts="-q -h -V --scope --db --quiet --color --help --version claude-code codex gemini-cli"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1130,7 +1130,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__hooks__subcmd__uninstall)
-            opts="-q -h -V --scope --dry-run --db --quiet --color --help --version claude-code codex"
+            opts="-q -h -V --scope --dry-run --db --quiet --color --help --version claude-code codex gemini-cli"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -587,7 +587,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;hooks;help;help'= {
         }
         &'compactor;hook'= {
-            cand --client 'The client running the hook: claude-code or codex'
+            cand --client 'The client running the hook: claude-code, codex or gemini-cli'
             cand --summarizer 'How floor summaries are written (default extractive, or the config file''s `summarizer`)'
             cand --llm-provider 'The model server''s wire format (with --summarizer llm). Config key: llm_provider'
             cand --llm-base-url 'The server''s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider''s public API'

@@ -575,8 +575,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fis
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -f -a "uninstall" -d 'Remove exactly compactor\'s hooks: the file is as it was before install'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -f -a "status" -d 'Show where compactor\'s hooks are installed, what they run and their last runs'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`'
-project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`'"
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`; `$GEMINI_CLI_HOME/.gemini` or `~/.gemini/settings.json`'
+project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`; `.gemini/settings.json`'"
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -585,8 +585,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_se
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`'
-project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`'"
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`; `$GEMINI_CLI_HOME/.gemini` or `~/.gemini/settings.json`'
+project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`; `.gemini/settings.json`'"
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -595,8 +595,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_se
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`'
-project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`'"
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`; `$GEMINI_CLI_HOME/.gemini` or `~/.gemini/settings.json`'
+project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`; `.gemini/settings.json`'"
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -608,7 +608,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_se
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove exactly compactor\'s hooks: the file is as it was before install'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show where compactor\'s hooks are installed, what they run and their last runs'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c compactor -n "__fish_compactor_using_subcommand hook" -l client -d 'The client running the hook: claude-code or codex' -r
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -l client -d 'The client running the hook: claude-code, codex or gemini-cli' -r
 complete -c compactor -n "__fish_compactor_using_subcommand hook" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"

@@ -50,7 +50,6 @@ linked to your ~/.gemini.
 Examples:
   compactor run claude                                Claude Code, live, with compactor's MCP server
   compactor run codex --window 200000 -- exec \"fix the tests\"
-  compactor run opencode --upstream https://openrouter.ai/api/v1 -- -m compactor/openai/gpt-4.1
   compactor run gemini -- -p \"summarise the open issues\"")]
 pub struct RunArgs {
     /// The client to start: claude (Claude Code), codex, opencode or gemini (Gemini CLI).

@@ -36,7 +36,7 @@ pub(crate) trait Ids {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct BadPart(pub String);
 
-fn obj<'a>(part: &'a Value, at: usize) -> Result<&'a Map<String, Value>, BadPart> {
+fn obj(part: &Value, at: usize) -> Result<&Map<String, Value>, BadPart> {
     part.as_object().ok_or_else(|| {
         BadPart(format!(
             "part {at} is not an object; expected a Gemini part ({{\"text\"}}, {{\"functionCall\"}}…)"
