@@ -2979,3 +2979,100 @@ fn the_openai_python_sdk_streams_tools_through_the_proxy() {
     assert_verified(&env, &task, 31);
     assert_replay_equals_forwarded(&env, &task, &CHAT_BUDGET, &reports);
 }
+
+// ---------------------------------------------------------------- Gemini
+
+/// The Gemini API through the proxy, as Gemini CLI speaks it: the key in
+/// `?key=` on one call and in `x-goog-api-key` on the next reaches the model
+/// each time and is stored nowhere; the model's thought and signatures, sent
+/// back by the client, reach the model byte for byte; the call and its
+/// response stay paired.
+#[test]
+fn gemini_keeps_thoughts_and_signatures_and_forwards_the_key_it_never_stores() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    let query_key = "AIza-query-key-0042";
+    let header_key = "AIza-header-key-0042";
+    let ask = json!({"role": "user", "parts": [{"text": "Read every file in notes/ one by one. [[reads 2]] Never edit files outside notes/."}]});
+    let body = |contents: Vec<Value>| {
+        json!({
+            "contents": contents,
+            "systemInstruction": {"role": "user", "parts": [{"text": "You are a test agent."}]},
+            "tools": [{"functionDeclarations": [{"name": "read_file", "description": "read a file", "parameters": {"type": "object"}}]}],
+            "generationConfig": {"temperature": 0},
+        })
+    };
+    let path = "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse";
+    let (status, answer) = post(
+        &proxy,
+        &format!("{path}&key={query_key}"),
+        &body(vec![ask.clone()]),
+        &[],
+    );
+    assert_eq!(status, 200);
+    let answer = answer.unwrap();
+    assert!(
+        answer.contains("c2lnLXN0dWI0"),
+        "the stand-in's signed call: {answer}"
+    );
+    // The client's turn back: its thought and the signed call, then the result.
+    let turn = json!({"role": "model", "parts": [
+        {"text": "The next file.", "thought": true, "thoughtSignature": "dGhvdWdodC0xLw+=="},
+        {"text": "Reading the next file."},
+        {"functionCall": {"id": "read_file_1_0", "name": "read_file", "args": {"file_path": "notes/file_01.txt"}}, "thoughtSignature": "c2lnLXN0dWI0"},
+    ]});
+    let result = json!({"role": "user", "parts": [
+        {"functionResponse": {"id": "read_file_1_0", "name": "read_file", "response": {"output": "note 1 line 1"}}},
+    ]});
+    let (status, _) = post(
+        &proxy,
+        path,
+        &body(vec![ask.clone(), turn.clone(), result.clone()]),
+        &[("x-goog-api-key", header_key)],
+    );
+    assert_eq!(status, 200);
+    let calls = model.model_calls();
+    assert_eq!(calls.len(), 2);
+    assert!(
+        calls[0].path.contains(&format!("key={query_key}")),
+        "?key= is forwarded: {}",
+        calls[0].path
+    );
+    assert_eq!(
+        calls[1]
+            .headers
+            .iter()
+            .find(|(k, _)| k == "x-goog-api-key")
+            .map(|(_, v)| v.as_str()),
+        Some(header_key)
+    );
+    let sent = calls[1].json();
+    assert_eq!(
+        sent["contents"],
+        json!([ask, turn, result]),
+        "the contents reach the model as the client sent them"
+    );
+    let stored = store_bytes(&env);
+    assert!(!contains(&stored, query_key), "the ?key= is never stored");
+    assert!(
+        !contains(&stored, header_key),
+        "the header key is never stored"
+    );
+    let tasks = env.tasks();
+    assert_eq!(tasks.len(), 1, "one conversation, one task: {tasks:?}");
+    let task = tasks[0]["id"].as_str().unwrap();
+    env.run(&["replay", "--task", task, "--verify-forwarded"])
+        .success();
+    let proxy_stderr = proxy.stderr.lock().unwrap().clone();
+    drop(proxy);
+    let logged = format!(
+        "{}{}",
+        proxy_stderr,
+        std::fs::read_to_string(env.root().join("proxy.log")).unwrap_or_default()
+    );
+    assert!(
+        !logged.contains(query_key) && !logged.contains(header_key),
+        "never logged"
+    );
+}
