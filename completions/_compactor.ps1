@@ -65,6 +65,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--claude', '--claude', [CompletionResultType]::ParameterName, 'Import every Claude Code session: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects')
             [CompletionResult]::new('--codex', '--codex', [CompletionResultType]::ParameterName, 'Import every Codex session: $CODEX_HOME/sessions, else ~/.codex/sessions')
             [CompletionResult]::new('--opencode', '--opencode', [CompletionResultType]::ParameterName, 'Import every OpenCode session: $OPENCODE_DB, else the opencode*.db stores in $XDG_DATA_HOME/opencode, else ~/.local/share/opencode')
+            [CompletionResult]::new('--gemini', '--gemini', [CompletionResultType]::ParameterName, 'Import every Gemini CLI session: $GEMINI_CLI_HOME/.gemini/tmp/*/chats/session-*.jsonl, else ~/.gemini/tmp/*/chats/session-*.jsonl')
             [CompletionResult]::new('--skip-invalid', '--skip-invalid', [CompletionResultType]::ParameterName, 'Import the valid lines of a file that has invalid ones, listing each skipped line')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object per file instead of the human report')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
@@ -621,7 +622,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;hook' {
-            [CompletionResult]::new('--client', '--client', [CompletionResultType]::ParameterName, 'The client running the hook: claude-code or codex')
+            [CompletionResult]::new('--client', '--client', [CompletionResultType]::ParameterName, 'The client running the hook: claude-code, codex or gemini-cli')
             [CompletionResult]::new('--summarizer', '--summarizer', [CompletionResultType]::ParameterName, 'How floor summaries are written (default extractive, or the config file''s `summarizer`)')
             [CompletionResult]::new('--llm-provider', '--llm-provider', [CompletionResultType]::ParameterName, 'The model server''s wire format (with --summarizer llm). Config key: llm_provider')
             [CompletionResult]::new('--llm-base-url', '--llm-base-url', [CompletionResultType]::ParameterName, 'The server''s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider''s public API')

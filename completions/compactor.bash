@@ -338,7 +338,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1082,7 +1082,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__hooks__subcmd__install)
-            opts="-q -h -V --scope --dry-run --db --quiet --color --help --version claude-code codex"
+            opts="-q -h -V --scope --dry-run --db --quiet --color --help --version claude-code codex gemini-cli"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1108,7 +1108,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__hooks__subcmd__status)
-            opts="-q -h -V --scope --db --quiet --color --help --version claude-code codex"
+            opts="-q -h -V --scope --db --quiet --color --help --version claude-code codex gemini-cli"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1134,7 +1134,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__hooks__subcmd__uninstall)
-            opts="-q -h -V --scope --dry-run --db --quiet --color --help --version claude-code codex"
+            opts="-q -h -V --scope --dry-run --db --quiet --color --help --version claude-code codex gemini-cli"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1160,14 +1160,14 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__import)
-            opts="-q -h -V --claude --codex --opencode --format --import-as --skip-invalid --tool-rules --json --db --quiet --color --help --version"
+            opts="-q -h -V --claude --codex --opencode --gemini --format --import-as --skip-invalid --tool-rules --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --import-as)
@@ -1264,7 +1264,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1373,7 +1373,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1592,7 +1592,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1733,7 +1733,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1874,7 +1874,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__run)
-            opts="-q -h -V --db --quiet --color --help --version claude codex opencode"
+            opts="-q -h -V --db --quiet --color --help --version claude codex opencode gemini"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1940,7 +1940,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --db)
@@ -1981,7 +1981,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -2238,7 +2238,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)

@@ -61,6 +61,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --claude 'Import every Claude Code session: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects'
             cand --codex 'Import every Codex session: $CODEX_HOME/sessions, else ~/.codex/sessions'
             cand --opencode 'Import every OpenCode session: $OPENCODE_DB, else the opencode*.db stores in $XDG_DATA_HOME/opencode, else ~/.local/share/opencode'
+            cand --gemini 'Import every Gemini CLI session: $GEMINI_CLI_HOME/.gemini/tmp/*/chats/session-*.jsonl, else ~/.gemini/tmp/*/chats/session-*.jsonl'
             cand --skip-invalid 'Import the valid lines of a file that has invalid ones, listing each skipped line'
             cand --json 'Print one JSON object per file instead of the human report'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
@@ -589,7 +590,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;hooks;help;help'= {
         }
         &'compactor;hook'= {
-            cand --client 'The client running the hook: claude-code or codex'
+            cand --client 'The client running the hook: claude-code, codex or gemini-cli'
             cand --summarizer 'How floor summaries are written (default extractive, or the config file''s `summarizer`)'
             cand --llm-provider 'The model server''s wire format (with --summarizer llm). Config key: llm_provider'
             cand --llm-base-url 'The server''s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider''s public API'

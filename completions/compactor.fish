@@ -61,7 +61,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l import-as -d 'Import as a task of this name (default: the session id in the file, else one derived from its first line): a new name, no existing task\'s id or the start of one. Subagents become NAME/agent-ID. `--task` is an older name for it' -r
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l tool-rules -d 'JSON file of per-tool compaction rules, consulted before the built-in ones' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
@@ -71,6 +72,7 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l claude -d 'Import every Claude Code session: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l codex -d 'Import every Codex session: $CODEX_HOME/sessions, else ~/.codex/sessions'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l opencode -d 'Import every OpenCode session: $OPENCODE_DB, else the opencode*.db stores in $XDG_DATA_HOME/opencode, else ~/.local/share/opencode'
+complete -c compactor -n "__fish_compactor_using_subcommand import" -l gemini -d 'Import every Gemini CLI session: $GEMINI_CLI_HOME/.gemini/tmp/*/chats/session-*.jsonl, else ~/.gemini/tmp/*/chats/session-*.jsonl'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l skip-invalid -d 'Import the valid lines of a file that has invalid ones, listing each skipped line'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l json -d 'Print one JSON object per file instead of the human report'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
@@ -93,7 +95,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand show" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand show" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -110,7 +113,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -150,7 +154,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -200,7 +205,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -292,7 +298,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -345,7 +352,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -385,7 +393,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -430,7 +439,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -568,8 +578,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fis
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -f -a "uninstall" -d 'Remove exactly compactor\'s hooks: the file is as it was before install'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -f -a "status" -d 'Show where compactor\'s hooks are installed, what they run and their last runs'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`'
-project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`'"
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`; `$GEMINI_CLI_HOME/.gemini` or `~/.gemini/settings.json`'
+project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`; `.gemini/settings.json`'"
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -578,8 +588,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_se
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`'
-project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`'"
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`; `$GEMINI_CLI_HOME/.gemini` or `~/.gemini/settings.json`'
+project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`; `.gemini/settings.json`'"
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -588,8 +598,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_se
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`'
-project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`'"
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`; `$GEMINI_CLI_HOME/.gemini` or `~/.gemini/settings.json`'
+project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`; `.gemini/settings.json`'"
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -601,7 +611,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_se
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove exactly compactor\'s hooks: the file is as it was before install'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show where compactor\'s hooks are installed, what they run and their last runs'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c compactor -n "__fish_compactor_using_subcommand hook" -l client -d 'The client running the hook: claude-code or codex' -r
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -l client -d 'The client running the hook: claude-code, codex or gemini-cli' -r
 complete -c compactor -n "__fish_compactor_using_subcommand hook" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
