@@ -13,7 +13,10 @@
 //! client, before the answer is recorded; `abort-after-response:N` right
 //! after its answer is recorded. `COMPACTOR_FAULT=stall-in-hook` makes a
 //! `compactor hook` run block for good once it has started, so a test can
-//! see the hook's own deadline end it. Abort is a crash: no destructor, no flush, no
+//! see the hook's own deadline end it. `COMPACTOR_FAULT=stall-in-search`
+//! makes each `search_history` of `compactor mcp` wait, once it has started,
+//! until it is stopped (its request cancelled, or the client gone), so a
+//! test can see the server answer meanwhile and stop it. Abort is a crash: no destructor, no flush, no
 //! rollback beyond what SQLite itself guarantees, which is the point.
 //!
 //! A value that does not parse is reported on stderr and ignored.
@@ -29,6 +32,7 @@ pub(crate) enum Fault {
     AfterCall(u32),
     AfterLine(u64),
     StallInHook,
+    StallInSearch,
     /// The proxy's points, at its N-th forwarded request.
     Proxy(ProxyPoint, u64),
 }
@@ -59,6 +63,9 @@ impl Fault {
         if s.trim() == "stall-in-hook" {
             return Some(Fault::StallInHook);
         }
+        if s.trim() == "stall-in-search" {
+            return Some(Fault::StallInSearch);
+        }
         let (kind, n) = s.trim().split_once(':')?;
         match kind {
             "abort-after-call" => n.parse().ok().filter(|n| *n > 0).map(Fault::AfterCall),
@@ -83,6 +90,7 @@ impl Fault {
             Fault::AfterCall(n) => format!("abort-after-call:{n}"),
             Fault::AfterLine(n) => format!("abort-after-line:{n}"),
             Fault::StallInHook => "stall-in-hook".to_string(),
+            Fault::StallInSearch => "stall-in-search".to_string(),
             Fault::Proxy(p, n) => format!("{}:{n}", p.name()),
         }
     }
@@ -95,7 +103,7 @@ fn armed() -> Option<Fault> {
         let f = Fault::parse(&v);
         if f.is_none() {
             eprintln!(
-                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N, abort-after-line:N, abort-after-request:N, abort-mid-stream:N, abort-after-response:N or stall-in-hook"
+                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N, abort-after-line:N, abort-after-request:N, abort-mid-stream:N, abort-after-response:N, stall-in-hook or stall-in-search"
             );
         }
         f
@@ -136,6 +144,16 @@ pub(crate) fn in_hook() {
     if armed() == Some(Fault::StallInHook) {
         loop {
             std::thread::park();
+        }
+    }
+}
+
+/// Call where a search of the MCP server starts its work: armed, it waits
+/// until `stopped` is set.
+pub(crate) fn in_search(stopped: &std::sync::atomic::AtomicBool) {
+    if armed() == Some(Fault::StallInSearch) {
+        while !stopped.load(Ordering::Relaxed) {
+            std::thread::park_timeout(std::time::Duration::from_millis(20));
         }
     }
 }
@@ -186,6 +204,10 @@ mod tests {
         assert_eq!(
             Fault::parse(&Fault::StallInHook.env_value()),
             Some(Fault::StallInHook)
+        );
+        assert_eq!(
+            Fault::parse(&Fault::StallInSearch.env_value()),
+            Some(Fault::StallInSearch)
         );
     }
 }
