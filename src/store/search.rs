@@ -70,7 +70,7 @@ fn create_table(name: &str, index: bool, extra: &str) -> String {
 }
 
 /// How many of the index's segments FTS5 merges at once (its default is
-/// 4): as migration 16 sets it.
+/// 4): as migration 17 sets it.
 const AUTOMERGE: u32 = 16;
 
 const TASK_SHIFT: u32 = 41;
@@ -347,7 +347,7 @@ fn stored_summaries(conn: &Connection, task_id: &str) -> Result<Vec<(String, Str
     Ok(out)
 }
 
-/// The schema of the index's tables, as migration 16 creates them.
+/// The schema of the index's tables, as migration 17 creates them.
 fn create_tables(conn: &Connection) -> Result<()> {
     conn.execute_batch(
         "CREATE TABLE IF NOT EXISTS search_task (no INTEGER PRIMARY KEY, task_id TEXT NOT NULL UNIQUE);

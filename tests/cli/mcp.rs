@@ -8,7 +8,6 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -567,5 +566,4 @@ fn after_claude_codes_own_compaction_search_history_finds_the_rule_its_summary_d
         kept_summary.contains("All files read."),
         "the lossy summary replaced the history"
     );
-    let _ = Duration::from_secs(0);
 }

@@ -3,7 +3,10 @@
 //!
 //! Read from the record, never derived again through a run (the server
 //! only reads): the session's current task, from its latest compaction
-//! marker on (what a client compacted it keeps only as its summary), less
+//! on (what a client compacted it keeps only as its summary): the latest
+//! compaction marker among its rows, or the latest compaction its hooks
+//! recorded (Claude Code writes the marker to its transcript only after
+//! its hooks ran, so the record may not hold it yet), less
 //! what compactor took out of the view it forwarded last, for a task the
 //! proxy records: the raw parts folded into the floor summary stored under
 //! the profile of its latest call, and the tool calls whose output that
@@ -33,16 +36,18 @@ pub struct InView {
     pub out: HashSet<String>,
 }
 
-/// What identifies the state `InView` was read from: the task, its rows and
-/// its stored compaction state (the server keeps the last one it read).
-pub type Key = (String, u64, u64);
+/// What identifies the state `InView` was read from: the task, its rows,
+/// its stored compaction state and the client compactions its hooks
+/// recorded (the server keeps the last one it read).
+pub type Key = (String, u64, u64, usize);
 
 /// The key of `task`'s state now.
 pub fn key(store: &Store, task: &str) -> Result<Key, StoreError> {
     let reader = store.reader();
     let rows = reader.message_count(task)?;
     let entries = reader.snapshot_entry_count(task)?;
-    Ok((task.to_string(), rows, entries))
+    let compactions = reader.client_compactions(task)?.len();
+    Ok((task.to_string(), rows, entries, compactions))
 }
 
 /// What the model holds of `task`.
@@ -56,6 +61,10 @@ pub fn read(store: &Store, task: &str) -> Result<InView, StoreError> {
         }
         seq += 1;
     })?;
+    // A compaction the hooks recorded: the rows before it are out.
+    for c in reader.client_compactions(task)? {
+        from_seq = from_seq.max(c.history_rows);
+    }
     let mut out = HashSet::new();
     let profile = reader
         .proxy_calls(task)?
@@ -184,6 +193,41 @@ mod tests {
         s.transaction(|tx| tx.append_rows("t", &rows[3..]))
             .unwrap();
         assert_ne!(key(&s, "t").unwrap(), before);
+    }
+
+    /// A compaction the hooks recorded before the client's marker reached
+    /// the record (Claude Code writes it after its hooks ran): the rows
+    /// before it are out of the context, and the key changes with it.
+    #[test]
+    fn a_compaction_the_hooks_recorded_leaves_what_came_before_out() {
+        let mut s = Store::open_memory().unwrap();
+        let rows = vec![
+            text(Role::User, Kind::Ask, "Never migrate the tenant_registry."),
+            text(Role::Assistant, Kind::Generation, "Noted."),
+        ];
+        s.transaction(|tx| tx.append_messages("t", None, &rows))
+            .unwrap();
+        let b = |i: usize| Some((rows[i].role, &rows[i].content[0]));
+        assert!(read(&s, "t").unwrap().holds(&place("t", 0), b(0)));
+        let before = key(&s, "t").unwrap();
+        s.transaction(|tx| {
+            tx.record_client_compaction(
+                "t",
+                1,
+                2,
+                "claude-code",
+                &crate::store::CompactionHalf::ClientSummary {
+                    trigger: Some("manual"),
+                    summary: "All files read.",
+                },
+            )
+        })
+        .unwrap();
+        assert_ne!(key(&s, "t").unwrap(), before);
+        let v = read(&s, "t").unwrap();
+        assert_eq!(v.from_seq, 2);
+        assert!(!v.holds(&place("t", 0), b(0)));
+        assert!(!v.holds(&place("t", 1), b(1)));
     }
 
     /// For a task the proxy records: the parts folded into the floor

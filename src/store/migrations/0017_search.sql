@@ -1,4 +1,4 @@
--- compactor store, version 16: the search index, an FTS5 index beside the
+-- compactor store, version 17: the search index, an FTS5 index beside the
 -- record of what a model would want to find again (asks, answers, tool
 -- inputs, outputs and errors, summaries). Derived from the record, kept in
 -- the same transaction as the rows it indexes, never read by a view; it can
