@@ -276,8 +276,7 @@ fn summary_of(entry: &Value) -> Option<(&str, i64)> {
 /// section's heading alone is no line.
 fn summary_lines(text: &str) -> impl Iterator<Item = &str> {
     text.lines().map(str::trim).filter(|l| {
-        !l.is_empty()
-            && !(l.starts_with('#') && l.len() < 48)
+        !(l.is_empty() || l.starts_with('#') && l.len() < 48)
             && l.chars().any(char::is_alphanumeric)
     })
 }

@@ -114,6 +114,17 @@ fn the_server_answers_each_tool_over_stdio() {
         .collect();
     names.sort();
     assert_eq!(names, ["search_history", "task_context", "view_tool_call"]);
+    // search_history's description and arguments state its order once (it
+    // said "newest first" twice).
+    let search = a[1]["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "search_history")
+        .unwrap()
+        .to_string();
+    assert_eq!(search.matches("best first").count(), 1, "{search}");
+    assert_eq!(search.matches("newest first").count(), 0, "{search}");
     // view_tool_call: the same bytes as `show tool:ID`.
     let shown = env.run(&["show", &format!("tool:{id}")]);
     shown.success();
@@ -245,7 +256,6 @@ fn a_search_under_way_leaves_the_server_answering_and_stops_when_the_client_leav
     // Another search holds; the client leaves (stdin closed): it stops, and
     // the server ends.
     send(call(4, "search_history", json!({"query": "orders"})));
-    drop(send);
     drop(stdin);
     let mut rest = Vec::new();
     let mut line = String::new();

@@ -190,8 +190,7 @@ mod tests {
         assert!(!v.holds(&line, None));
         // What identifies the state changes when a row is added.
         let before = key(&s, "t").unwrap();
-        s.transaction(|tx| tx.append_rows("t", &rows[3..]))
-            .unwrap();
+        s.transaction(|tx| tx.append_rows("t", &rows[3..])).unwrap();
         assert_ne!(key(&s, "t").unwrap(), before);
     }
 
@@ -286,7 +285,12 @@ mod tests {
             form: json!({}),
         };
         s.transaction(|tx| {
-            tx.put_entry("t", "p", &crate::engine::parts::coverage_key(&h), &summary.to_value())?;
+            tx.put_entry(
+                "t",
+                "p",
+                &crate::engine::parts::coverage_key(&h),
+                &summary.to_value(),
+            )?;
             tx.put_entry("t", "p", "tool:toolu_b", &shrink.to_value())?;
             // Another profile's state is not what the proxy forwarded.
             tx.put_entry("t", "q", "tool:toolu_c", &shrink.to_value())?;

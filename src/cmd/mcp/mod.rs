@@ -196,6 +196,9 @@ impl SearchKind {
     }
 }
 
+/// The last `InView` the server read, and the state it was read from.
+type InViewRead = (inview::Key, Arc<inview::InView>);
+
 /// The server: where the store is, the task it was started for, and the
 /// store once opened.
 #[derive(Clone)]
@@ -204,7 +207,7 @@ pub struct Recall {
     task: Option<String>,
     store: Arc<Mutex<Option<Store>>>,
     /// What the model holds of the session's current task, as last read.
-    in_view: Arc<Mutex<Option<(inview::Key, Arc<inview::InView>)>>>,
+    in_view: Arc<Mutex<Option<InViewRead>>>,
     /// The searches running, stopped when the client leaves.
     running: Arc<Running>,
     tool_router: ToolRouter<Self>,

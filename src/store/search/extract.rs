@@ -497,7 +497,9 @@ impl Normaliser {
         if remembered {
             let s = &self.stems[slot];
             if usize::from(s.len) == word.len() && &s.word[..word.len()] == word {
-                out.push_str(std::str::from_utf8(&s.stem[..usize::from(s.stem_len)]).expect("ASCII"));
+                out.push_str(
+                    std::str::from_utf8(&s.stem[..usize::from(s.stem_len)]).expect("ASCII"),
+                );
                 return;
             }
         }
@@ -520,7 +522,6 @@ impl Normaliser {
         out
     }
 }
-
 
 /// What a byte is to the tokenizer: a separator (ASCII that is no letter
 /// or digit), a lower-case or upper-case ASCII letter, an ASCII digit, or
@@ -766,7 +767,10 @@ mod tests {
         let raw = r#"{"output":"Traceback:\n  File \"run.py\"\nTimeoutError: tenant \u00e9","metadata":{"exit_code":1}}"#;
         let out = Message::tool_result("call_1".into(), ToolContent::Text(raw.into()), true, 1);
         let (_, text) = entry_text(&out, 0).unwrap();
-        assert_eq!(text, "Traceback:\n  File \"run.py\"\nTimeoutError: tenant é");
+        assert_eq!(
+            text,
+            "Traceback:\n  File \"run.py\"\nTimeoutError: tenant é"
+        );
         // Anything else is indexed as it is.
         assert_eq!(unescaped("a\\nb"), "a\nb");
         assert_eq!(codex_output("{\"other\":1}"), None);
