@@ -32,8 +32,7 @@ prefix*, a AND b, a OR b, a NOT b. Exit 1 when nothing matches.
 Examples:
   compactor search git push failed no upstream     this project's sessions
   compactor search --task 7f3c '\"tenant registry\"'   one session, a phrase
-  compactor search --all --kind error 'permission denied'
-  compactor search --json migrations | jq -r '.hits[].show'")]
+  compactor search --all --kind error 'permission denied'")]
 pub struct SearchArgs {
     /// What to look for: plain words (given as one argument or several) or FTS5 syntax.
     #[arg(value_name = "QUERY", required = true, num_args = 1..)]

@@ -123,7 +123,7 @@ fn the_server_answers_each_tool_over_stdio() {
         .find(|t| t["name"] == "search_history")
         .unwrap()
         .to_string();
-    assert_eq!(search.matches("best first").count(), 1, "{search}");
+    assert_eq!(search.matches("best hits first").count(), 1, "{search}");
     assert_eq!(search.matches("newest first").count(), 0, "{search}");
     // view_tool_call: the same bytes as `show tool:ID`.
     let shown = env.run(&["show", &format!("tool:{id}")]);
