@@ -2,7 +2,10 @@
 //! agent clients (`clients/node_modules/.bin/{claude,codex,opencode}`, installed by
 //! `cd clients && npm ci`) and the shared corpus (`$COMPACTOR_CORPUS`, else
 //! `../shared/corpus`), and the `openai` Python SDK a proxy test drives
-//! (`pip install -r clients/requirements.txt`). A test that needs one that
+//! (`pip install -r clients/requirements.txt`) and python3 itself (the
+//! stand-in model `scripts/stand-in-model.py`), and a browser for the
+//! report page's test (Debian's chromium, or `$CHROMIUM`, with
+//! playwright-core from `clients/`). A test that needs one that
 //! is absent is compiled as
 //! `#[ignore]` (`cfg_attr(not(compactor_clients), ignore = "...")`), so
 //! libtest reports it as ignored instead of as passed. Under CI both are
@@ -17,6 +20,9 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(compactor_clients)");
     println!("cargo::rustc-check-cfg=cfg(compactor_corpus)");
     println!("cargo::rustc-check-cfg=cfg(compactor_python_sdk)");
+    println!("cargo::rustc-check-cfg=cfg(compactor_browser)");
+    println!("cargo::rustc-check-cfg=cfg(compactor_python)");
+    println!("cargo::rerun-if-env-changed=CHROMIUM");
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-env-changed=CI");
     println!("cargo::rerun-if-env-changed=COMPACTOR_CORPUS");
@@ -47,6 +53,10 @@ fn main() {
             .and_then(|o| String::from_utf8(o.stdout).ok())
             .map(|s| PathBuf::from(s.trim()))
     };
+    // Python itself (the stand-in model of `scripts/`).
+    if python("import sys; print(sys.prefix)").is_some() || ci {
+        println!("cargo::rustc-cfg=compactor_python");
+    }
     match python("import os, openai; print(os.path.dirname(openai.__file__))") {
         Some(dir) => {
             watch(&dir);
@@ -62,6 +72,37 @@ fn main() {
                 println!("cargo::rustc-cfg=compactor_python_sdk");
             }
         }
+    }
+
+    // A real browser for the report page: Debian's chromium (or $CHROMIUM)
+    // and playwright-core from clients/ to drive it.
+    let chromium = std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    let playwright = root
+        .join("clients")
+        .join("node_modules")
+        .join("playwright-core");
+    // Installing either changes what is watched: the browser's directory
+    // while it is missing (only a flat one such as /usr/bin: cargo scans a
+    // watched directory whole), and npm's record of what it installed
+    // (rewritten by every `npm ci`) while playwright-core is.
+    if chromium.exists() {
+        watch(&chromium);
+    } else if let Some(dir) = chromium.parent().filter(|d| flat_dir(d)) {
+        watch(dir);
+    }
+    let installed = root
+        .join("clients")
+        .join("node_modules")
+        .join(".package-lock.json");
+    if playwright.exists() {
+        watch(&playwright);
+    } else if installed.exists() {
+        watch(&installed);
+    }
+    if (chromium.exists() && playwright.exists()) || ci {
+        println!("cargo::rustc-cfg=compactor_browser");
     }
 
     let corpus = match std::env::var_os("COMPACTOR_CORPUS") {
@@ -87,6 +128,17 @@ fn main() {
             println!("cargo::rustc-cfg=compactor_corpus");
         }
     }
+}
+
+/// A directory that holds no directory (and is not the root): cheap for
+/// cargo to scan when watched.
+fn flat_dir(dir: &Path) -> bool {
+    dir.parent().is_some()
+        && std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .all(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
+        })
 }
 
 fn watch(path: &Path) {

@@ -468,12 +468,16 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__diff)
-            opts="-q -h -V --stat --json --db --quiet --color --help --version"
+            opts="-q -h -V --task --across-tasks --stat --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --task)
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1472,7 +1476,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__proxy)
-            opts="-q -h -V --listen --allow-remote --upstream --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --json --max-body-mb --connect-timeout --first-byte-timeout --idle-timeout --max-conversations --conversation-idle --db --quiet --color --help --version"
+            opts="-q -h -V --listen --allow-remote --upstream --window --output-reserved --trigger-ratio --stop-ratio --protect-recent-steps --summary-budget --summarizer --llm-provider --llm-base-url --llm-model --llm-timeout --llm-api-key-env --llm-fallback --llm-price-input --llm-price-output --allow-over-window --json --max-body-mb --connect-timeout --first-byte-timeout --idle-timeout --max-conversations --conversation-idle --stop-when-stdin-closes --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

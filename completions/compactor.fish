@@ -38,8 +38,8 @@ complete -c compactor -n "__fish_compactor_needs_command" -f -a "preflight" -d '
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "step" -d 'Run the full operation at one model call and report which tiers fired'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "export" -d 'Render a view file for other tools or people'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "watch" -d 'Follow a session file as it is written: one line per new model call'
-complete -c compactor -n "__fish_compactor_needs_command" -f -a "proxy" -d 'Run the engine live: a loopback proxy between Claude Code or Codex and its API'
-complete -c compactor -n "__fish_compactor_needs_command" -f -a "run" -d 'Go live in one command: the proxy, then Claude Code or Codex pointed at it, with compactor\'s MCP server registered for this run only'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "proxy" -d 'Run the engine live: a loopback proxy between an agent client (Claude Code, Codex, OpenCode, any OpenAI-compatible one) and its API'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "run" -d 'Go live in one command: the proxy, then a client (Claude Code, Codex, OpenCode) pointed at it, with compactor\'s MCP server registered for this run only'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "mcp" -d 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "search" -d 'Find what was said or done in the record: ranked hits (BM25) in a session, a project or every task'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
@@ -117,7 +117,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l output
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
-complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l summary-budget -d 'Token cap of the floor summary. Default: 6% of the prompt room (window − reserve), at least 2000 and at most 8000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -157,7 +157,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand step" -l output-rese
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
-complete -c compactor -n "__fish_compactor_using_subcommand step" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand step" -l summary-budget -d 'Token cap of the floor summary. Default: 6% of the prompt room (window − reserve), at least 2000 and at most 8000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -207,7 +207,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand watch" -l output-res
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
-complete -c compactor -n "__fish_compactor_using_subcommand watch" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand watch" -l summary-budget -d 'Token cap of the floor summary. Default: 6% of the prompt room (window − reserve), at least 2000 and at most 8000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -233,13 +233,13 @@ complete -c compactor -n "__fish_compactor_using_subcommand watch" -s q -l quiet
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -s V -l version -d 'Print version'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l listen -d 'Where to listen (port 0: a free one). Loopback only, unless --allow-remote' -r
-complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l upstream -d 'Where to forward every request: https://HOST[:PORT][/PREFIX] (plain http only to loopback). Default: the official endpoint of the API each request speaks (api.anthropic.com for Messages, api.openai.com for Responses)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l upstream -d 'Where to forward every request: https://HOST[:PORT][/PREFIX] (plain http only to loopback). Default: the official endpoint of the API each request speaks (api.anthropic.com for Messages, api.openai.com for Responses and Chat Completions)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
-complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l summary-budget -d 'Token cap of the floor summary. Default: 6% of the prompt room (window − reserve), at least 2000 and at most 8000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -266,6 +266,7 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l allow-remote -d 'Listen on an address other machines can reach, and answer requests addressed to any host name (a warning is printed)'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l allow-over-window -d 'Run even when the system prompt and tools alone exceed w_eff (every view over the window), which is otherwise refused: `check` compares such runs\' views too, and its child replays pass this'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l json -d 'One JSON line per call (`compactor.proxy_call/1`) instead of the human line'
+complete -c compactor -n "__fish_compactor_using_subcommand proxy" -l stop-when-stdin-closes -d 'Stop (as Ctrl-C stops it) when stdin ends: for a supervisor that holds a pipe to it, so the proxy goes when the supervisor does, even killed (`compactor run` starts it so)'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand proxy" -s V -l version -d 'Print version'
@@ -315,7 +316,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand replay" -l output-re
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
-complete -c compactor -n "__fish_compactor_using_subcommand replay" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand replay" -l summary-budget -d 'Token cap of the floor summary. Default: 6% of the prompt room (window − reserve), at least 2000 and at most 8000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -368,7 +369,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand probe" -l output-res
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
-complete -c compactor -n "__fish_compactor_using_subcommand probe" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand probe" -l summary-budget -d 'Token cap of the floor summary. Default: 6% of the prompt room (window − reserve), at least 2000 and at most 8000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -408,7 +409,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand compact" -l output-r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
-complete -c compactor -n "__fish_compactor_using_subcommand compact" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand compact" -l summary-budget -d 'Token cap of the floor summary. Default: 6% of the prompt room (window − reserve), at least 2000 and at most 8000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -453,7 +454,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand report" -l output-re
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l stop-ratio -d 'Shrinking aims at w_eff × this ratio (must be below the trigger ratio)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l protect-recent-steps -d 'Model steps at the end of the history that ordinary compaction never touches' -r
-complete -c compactor -n "__fish_compactor_using_subcommand report" -l summary-budget -d 'Token cap of the floor summary' -r
+complete -c compactor -n "__fish_compactor_using_subcommand report" -l summary-budget -d 'Token cap of the floor summary. Default: 6% of the prompt room (window − reserve), at least 2000 and at most 8000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -489,7 +490,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l output-res
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l trigger-ratio -d 'Trigger ratios to sweep: compaction starts above w_eff × the ratio' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l stop-ratio -d 'Stop ratios to sweep: shrinking aims at w_eff × the ratio (below the trigger)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l protect-recent-steps -d 'Protected recent steps to sweep' -r
-complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l summary-budget -d 'Token cap of the floor summary (one value)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l summary-budget -d 'Token cap of the floor summary (one value). Default: each window\'s (6% of window − reserve, 2000 to 8000)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand sweep" -l summarizer -d 'Summarizers to sweep (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -539,10 +540,12 @@ complete -c compactor -n "__fish_compactor_using_subcommand reset" -l json -d 'P
 complete -c compactor -n "__fish_compactor_using_subcommand reset" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand reset" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand reset" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand diff" -l task -d 'The task whose saved runs `run:NAME` names (an id, a unique prefix or `latest`). Needed only when a name is saved for several tasks' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
 complete -c compactor -n "__fish_compactor_using_subcommand diff" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand diff" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand diff" -l across-tasks -d 'Compare runs of two different tasks (different conversations: their views differ from the first call); refused without it'
 complete -c compactor -n "__fish_compactor_using_subcommand diff" -l stat -d 'Print only counts'
 complete -c compactor -n "__fish_compactor_using_subcommand diff" -l json -d 'Print one JSON object: the first divergence and the changed parts'
 complete -c compactor -n "__fish_compactor_using_subcommand diff" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
@@ -666,8 +669,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish
 complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "step" -d 'Run the full operation at one model call and report which tiers fired'
 complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "export" -d 'Render a view file for other tools or people'
 complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "watch" -d 'Follow a session file as it is written: one line per new model call'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "proxy" -d 'Run the engine live: a loopback proxy between Claude Code or Codex and its API'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "run" -d 'Go live in one command: the proxy, then Claude Code or Codex pointed at it, with compactor\'s MCP server registered for this run only'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "proxy" -d 'Run the engine live: a loopback proxy between an agent client (Claude Code, Codex, OpenCode, any OpenAI-compatible one) and its API'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "run" -d 'Go live in one command: the proxy, then a client (Claude Code, Codex, OpenCode) pointed at it, with compactor\'s MCP server registered for this run only'
 complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "mcp" -d 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context'
 complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "search" -d 'Find what was said or done in the record: ranked hits (BM25) in a session, a project or every task'
 complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'

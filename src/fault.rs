@@ -16,7 +16,10 @@
 //! see the hook's own deadline end it. `COMPACTOR_FAULT=stall-in-search`
 //! makes each `search_history` of `compactor mcp` wait, once it has started,
 //! until it is stopped (its request cancelled, or the client gone), so a
-//! test can see the server answer meanwhile and stop it. Abort is a crash: no destructor, no flush, no
+//! test can see the server answer meanwhile and stop it; `COMPACTOR_FAULT=stall-in-run` makes
+//! `compactor run` stop once its proxy is up, before it starts the client,
+//! until a signal comes (as a run stuck at its start would), so a test can
+//! signal it there. Abort is a crash: no destructor, no flush, no
 //! rollback beyond what SQLite itself guarantees, which is the point.
 //!
 //! A value that does not parse is reported on stderr and ignored.
@@ -33,6 +36,7 @@ pub(crate) enum Fault {
     AfterLine(u64),
     StallInHook,
     StallInSearch,
+    StallInRun,
     /// The proxy's points, at its N-th forwarded request.
     Proxy(ProxyPoint, u64),
 }
@@ -66,6 +70,9 @@ impl Fault {
         if s.trim() == "stall-in-search" {
             return Some(Fault::StallInSearch);
         }
+        if s.trim() == "stall-in-run" {
+            return Some(Fault::StallInRun);
+        }
         let (kind, n) = s.trim().split_once(':')?;
         match kind {
             "abort-after-call" => n.parse().ok().filter(|n| *n > 0).map(Fault::AfterCall),
@@ -91,6 +98,7 @@ impl Fault {
             Fault::AfterLine(n) => format!("abort-after-line:{n}"),
             Fault::StallInHook => "stall-in-hook".to_string(),
             Fault::StallInSearch => "stall-in-search".to_string(),
+            Fault::StallInRun => "stall-in-run".to_string(),
             Fault::Proxy(p, n) => format!("{}:{n}", p.name()),
         }
     }
@@ -103,7 +111,7 @@ fn armed() -> Option<Fault> {
         let f = Fault::parse(&v);
         if f.is_none() {
             eprintln!(
-                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N, abort-after-line:N, abort-after-request:N, abort-mid-stream:N, abort-after-response:N, stall-in-hook or stall-in-search"
+                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N, abort-after-line:N, abort-after-request:N, abort-mid-stream:N, abort-after-response:N, stall-in-hook, stall-in-search or stall-in-run"
             );
         }
         f
@@ -158,6 +166,12 @@ pub(crate) fn in_search(stopped: &std::sync::atomic::AtomicBool) {
     }
 }
 
+/// Whether `compactor run` is to stall once its proxy is up (see the
+/// module's doc); the caller waits for a signal.
+pub(crate) fn stall_in_run() -> bool {
+    armed() == Some(Fault::StallInRun)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +215,7 @@ mod tests {
             Some(Fault::AfterLine(9))
         );
         assert_eq!(Fault::parse("stall-in-hook"), Some(Fault::StallInHook));
+        assert_eq!(Fault::parse("stall-in-run"), Some(Fault::StallInRun));
         assert_eq!(
             Fault::parse(&Fault::StallInHook.env_value()),
             Some(Fault::StallInHook)

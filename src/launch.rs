@@ -84,6 +84,37 @@ pub const CLIENTS: &[LiveClient] = &[
     },
 ];
 
+impl Endpoint {
+    /// How a person points the client at the proxy at `proxy_url`
+    /// (`http://127.0.0.1:PORT`) by hand, in a few words.
+    pub fn by_hand(&self, program: &str, proxy_url: &str) -> String {
+        match self {
+            Endpoint::BaseUrlVar(var) => format!("{var}={proxy_url} {program}"),
+            Endpoint::CodexProvider { .. } => format!(
+                "a model provider with base_url = \"{proxy_url}/v1\" and wire_api = \"responses\""
+            ),
+            Endpoint::OpencodeProvider { .. } => format!(
+                "a provider of npm type @ai-sdk/openai-compatible with baseURL \"{proxy_url}/v1\""
+            ),
+        }
+    }
+}
+
+/// Every client, and how to point it at the proxy at `proxy_url` by hand
+/// (what `compactor proxy` prints when it starts): each of [`CLIENTS`],
+/// then any client of the OpenAI Chat Completions API.
+pub fn pointing_by_hand(proxy_url: &str) -> Vec<(&'static str, String)> {
+    let mut out: Vec<(&'static str, String)> = CLIENTS
+        .iter()
+        .map(|c| (c.title, c.endpoint.by_hand(c.program, proxy_url)))
+        .collect();
+    out.push((
+        "Any OpenAI-compatible client",
+        format!("base URL {proxy_url}/v1 (Chat Completions)"),
+    ));
+    out
+}
+
 /// The name compactor's server and provider take in a client.
 pub const SERVER_NAME: &str = "compactor";
 
@@ -269,6 +300,25 @@ pub fn toml_string(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_client_is_named_with_how_to_point_it_by_hand() {
+        let lines = pointing_by_hand("http://127.0.0.1:8787");
+        let names: Vec<&str> = lines.iter().map(|(c, _)| *c).collect();
+        for c in CLIENTS {
+            assert!(names.contains(&c.title), "{} is named", c.title);
+        }
+        assert_eq!(names.last(), Some(&"Any OpenAI-compatible client"));
+        assert_eq!(
+            lines[0].1,
+            "ANTHROPIC_BASE_URL=http://127.0.0.1:8787 claude"
+        );
+        assert!(
+            lines
+                .iter()
+                .all(|(_, how)| how.contains("http://127.0.0.1:8787"))
+        );
+    }
 
     fn server() -> ServerCommand {
         ServerCommand {

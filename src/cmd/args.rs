@@ -80,14 +80,10 @@ pub struct BudgetArgs {
     )]
     pub protect_recent_steps: u32,
 
-    /// Token cap of the floor summary.
-    #[arg(
-        long,
-        env = "ROLLING_SUMMARY_BUDGET_TOKENS",
-        default_value_t = 2_500,
-        value_name = "TOKENS"
-    )]
-    pub summary_budget: u64,
+    /// Token cap of the floor summary. Default: 6% of the prompt room
+    /// (window − reserve), at least 2000 and at most 8000
+    #[arg(long, env = "ROLLING_SUMMARY_BUDGET_TOKENS", value_name = "TOKENS")]
+    pub summary_budget: Option<u64>,
 
     #[command(flatten)]
     pub summary: SummarizerArgs,

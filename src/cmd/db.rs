@@ -38,3 +38,18 @@ pub fn open_existing_store(location: &DbLocation) -> Result<Store> {
     }
     Ok(Store::open(location)?)
 }
+
+/// [`open_existing_store`] for a command that never writes the store: one
+/// that cannot be written (a read-only file or directory) is opened
+/// read-only instead of refused.
+pub fn open_store_to_read(location: &DbLocation) -> Result<Store> {
+    match open_existing_store(location) {
+        Err(e)
+            if e.downcast_ref::<crate::store::StoreError>()
+                .is_some_and(crate::store::StoreError::is_read_only) =>
+        {
+            Ok(Store::open_read_only(location)?)
+        }
+        other => other,
+    }
+}

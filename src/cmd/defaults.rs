@@ -11,7 +11,7 @@ use clap::Args;
 
 use super::Ui;
 use super::args::BudgetArgs;
-use crate::engine::budget::{Budget, default_output_reserved};
+use crate::engine::budget::{Budget, default_output_reserved, default_summary_budget};
 use crate::model::decimal::Micros;
 use crate::session::cost::{CacheTtl, Prices};
 use crate::session::models::{ModelTable, PriceFile, PricesFrom, WindowFrom};
@@ -85,7 +85,9 @@ fn budget(a: &BudgetArgs, window: u64, output_reserved: u64) -> Budget {
         trigger_ratio: a.trigger_ratio,
         stop_ratio: a.stop_ratio,
         protect_recent_steps: a.protect_recent_steps,
-        summary_budget_tokens: a.summary_budget,
+        summary_budget_tokens: a
+            .summary_budget
+            .unwrap_or_else(|| default_summary_budget(window.saturating_sub(output_reserved))),
     }
 }
 

@@ -19,17 +19,27 @@ use crate::view::{View, ViewRole};
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  compactor diff before.json after.json\n  compactor diff run:baseline run:tighter --stat\n  compactor diff run:baseline@40 run:tighter@40 --json"
+    after_help = "Examples:\n  compactor diff before.json after.json\n  compactor diff run:baseline run:tighter --stat\n  compactor diff --task 7f3c run:baseline@40 run:tighter@40 --json"
 )]
 pub struct DiffArgs {
     /// A view file, or `run:NAME` / `run:NAME@CALL` (a saved run; without @CALL
-    /// two runs are compared call by call).
+    /// two runs are compared call by call). A run's name is its task's.
     #[arg(value_name = "A")]
     pub a: String,
 
     /// The other side.
     #[arg(value_name = "B")]
     pub b: String,
+
+    /// The task whose saved runs `run:NAME` names (an id, a unique prefix
+    /// or `latest`). Needed only when a name is saved for several tasks.
+    #[arg(long, value_name = "TASK")]
+    pub task: Option<String>,
+
+    /// Compare runs of two different tasks (different conversations: their
+    /// views differ from the first call); refused without it.
+    #[arg(long)]
+    pub across_tasks: bool,
 
     /// Print only counts.
     #[arg(long)]
@@ -55,17 +65,34 @@ enum DiffSide {
 }
 
 pub fn run(db: Option<&DbLocation>, ui: &mut Ui, args: &DiffArgs) -> Result<Outcome> {
-    let mut store = None;
+    let runs: Vec<&str> = [&args.a, &args.b]
+        .iter()
+        .filter_map(|s| s.strip_prefix("run:"))
+        .collect();
+    if runs.is_empty() && (args.task.is_some() || args.across_tasks) {
+        return Err(hinted(
+            "--task and --across-tasks choose saved runs, and neither side is a run:NAME",
+            "drop them to compare two view files",
+        ));
+    }
+    let (store, tasks) = if runs.is_empty() {
+        (None, Vec::new())
+    } else {
+        let loc =
+            db.ok_or_else(|| hinted("run: needs a store", "pass --db or set COMPACTOR_DB"))?;
+        let store = super::db::open_store_to_read(loc)?;
+        let tasks = run_tasks(&store, &runs, args)?;
+        (Some(store), tasks)
+    };
+    let mut tasks = tasks.into_iter();
     let mut load = |spec: &str| -> Result<DiffSide> {
-        if let Some(run) = spec.strip_prefix("run:") {
-            if store.is_none() {
-                let loc = db
-                    .ok_or_else(|| hinted("run: needs a store", "pass --db or set COMPACTOR_DB"))?;
-                store = Some(super::db::open_existing_store(loc)?);
-            }
-            load_run(store.as_ref().expect("opened above"), run)
-        } else {
-            load_file(spec)
+        match spec.strip_prefix("run:") {
+            Some(run) => load_run(
+                store.as_ref().expect("opened for a run"),
+                &tasks.next().expect("a task per run"),
+                run,
+            ),
+            None => load_file(spec),
         }
     };
     let a = load(&args.a)?;
@@ -108,7 +135,112 @@ fn load_file(path: &str) -> Result<DiffSide> {
     })
 }
 
-fn load_run(store: &Store, spec: &str) -> Result<DiffSide> {
+/// `run:NAME[@CALL]`'s name.
+fn run_name(spec: &str) -> &str {
+    spec.split_once('@').map_or(spec, |(n, _)| n)
+}
+
+/// The task each of `runs` (the `run:` sides, in order) is read from: the
+/// `--task` given, else the one task that saved a run of each name (when a
+/// name is saved for several tasks, the one task that saved both names of
+/// two runs). Runs of two different tasks are refused unless
+/// `--across-tasks`.
+fn run_tasks(store: &Store, runs: &[&str], args: &DiffArgs) -> Result<Vec<String>> {
+    let reader = store.reader();
+    let holders = |name: &str| -> Result<Vec<String>> {
+        let tasks: Vec<String> = reader
+            .runs_named(name)?
+            .into_iter()
+            .map(|r| r.task_id)
+            .collect();
+        if tasks.is_empty() {
+            return Err(hinted(
+                format!("no saved run named {name:?}"),
+                "`compactor runs` lists them",
+            ));
+        }
+        Ok(tasks)
+    };
+    if let Some(t) = &args.task {
+        let task = super::target::find_task(store, t, None)?;
+        for spec in runs {
+            let name = run_name(spec);
+            if reader.run(&task, name)?.is_none() {
+                let others = holders(name)?;
+                return Err(hinted(
+                    format!("task {task} has no saved run named {name:?}"),
+                    format!(
+                        "it is saved for {}; `compactor runs` lists them",
+                        others.join(", ")
+                    ),
+                ));
+            }
+        }
+        return Ok(vec![task; runs.len()]);
+    }
+    let found: Vec<Vec<String>> = runs
+        .iter()
+        .map(|spec| holders(run_name(spec)))
+        .collect::<Result<_>>()?;
+    let ambiguous = |name: &str, tasks: &[String]| {
+        hinted(
+            format!(
+                "a run named {name:?} is saved for {} tasks: {}",
+                tasks.len(),
+                tasks.join(", ")
+            ),
+            "pass --task TASK to say whose",
+        )
+    };
+    let chosen: Vec<String> = match found.as_slice() {
+        [one] => match one.as_slice() {
+            [t] => vec![t.clone()],
+            many => return Err(ambiguous(run_name(runs[0]), many)),
+        },
+        [a, b] => {
+            let both: Vec<&String> = a.iter().filter(|t| b.contains(t)).collect();
+            match (both.as_slice(), a.as_slice(), b.as_slice()) {
+                ([t], _, _) => vec![(*t).clone(), (*t).clone()],
+                ([], [ta], [tb]) => vec![ta.clone(), tb.clone()],
+                ([], [_], many) => return Err(ambiguous(run_name(runs[1]), many)),
+                ([], many, _) => return Err(ambiguous(run_name(runs[0]), many)),
+                (several, _, _) => {
+                    return Err(hinted(
+                        format!(
+                            "runs named {:?} and {:?} are saved for {} tasks: {}",
+                            run_name(runs[0]),
+                            run_name(runs[1]),
+                            several.len(),
+                            several
+                                .iter()
+                                .map(|t| t.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                        "pass --task TASK to say whose",
+                    ));
+                }
+            }
+        }
+        _ => unreachable!("a diff has two sides"),
+    };
+    if let [ta, tb] = chosen.as_slice()
+        && ta != tb
+        && !args.across_tasks
+    {
+        return Err(hinted(
+            format!(
+                "run {:?} is task {ta}'s and run {:?} is task {tb}'s: runs of two tasks replay different conversations",
+                run_name(runs[0]),
+                run_name(runs[1])
+            ),
+            "pass --across-tasks to compare them all the same, or save both runs for one task",
+        ));
+    }
+    Ok(chosen)
+}
+
+fn load_run(store: &Store, task: &str, spec: &str) -> Result<DiffSide> {
     let (name, step) = match spec.split_once('@') {
         Some((n, s)) => (
             n,
@@ -118,13 +250,7 @@ fn load_run(store: &Store, spec: &str) -> Result<DiffSide> {
         ),
         None => (spec, None),
     };
-    if store.reader().run(name)?.is_none() {
-        return Err(hinted(
-            format!("no saved run named {name:?}"),
-            "`compactor runs` lists them",
-        ));
-    }
-    let steps = store.reader().run_steps(name)?;
+    let steps = store.reader().run_steps(task, name)?;
     match step {
         None => Ok(DiffSide::Run {
             name: name.to_string(),

@@ -250,7 +250,7 @@ fn work(
     let history = before_compaction(&s.rows);
     let head = format!("task {} after call {}", s.task, s.calls);
     let done = match event {
-        HookEvent::PreCompact => pre_compact(client, &s, history, head),
+        HookEvent::PreCompact => pre_compact(client, &s, store.imported(), history, head),
         HookEvent::PostCompact => post_compact(&mut store, client, &input, &s, history.len(), head),
         HookEvent::SessionStart => session_start(&mut store, client, summary, &s, history, head),
     };
@@ -275,6 +275,9 @@ fn seconds_from_env(name: &str) -> Option<Duration> {
         .filter(|s| s.is_finite() && *s >= 0.0)
         .map(Duration::from_secs_f64)
 }
+
+/// What a busy store made a hook skip first: the transcript's import.
+const IMPORT: &str = "importing the transcript";
 
 /// The store as a hook uses it: every wait for it, together, at most the
 /// hook's store wait; once it was found busy, nothing more is written, and
@@ -335,7 +338,6 @@ impl HookStore {
         session: Option<&str>,
     ) -> Result<Session> {
         let start = Instant::now();
-        const IMPORT: &str = "importing the transcript";
         match self.writable() {
             Some(store) => match import_session(store, transcript, client) {
                 Ok(s) => return Ok(s),
@@ -355,8 +357,13 @@ impl HookStore {
         )?)
     }
 
+    /// Whether the transcript was imported (not skipped for a busy store).
+    fn imported(&self) -> bool {
+        !self.skipped.iter().any(|s| s == IMPORT)
+    }
+
     /// Record one half of the client's compaction, unless the store is or
-    /// turns out busy.
+    /// turns out busy: whether it was recorded.
     fn record(
         &mut self,
         s: &Session,
@@ -364,17 +371,17 @@ impl HookStore {
         client: Client,
         half: &CompactionHalf<'_>,
         what: &str,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let start = Instant::now();
         let Some(store) = self.writable() else {
             self.skipped.push(what.to_string());
-            return Ok(());
+            return Ok(false);
         };
         match record(store, s, history_rows, client, half) {
-            Ok(()) => Ok(()),
+            Ok(()) => Ok(true),
             Err(e) if e.is_busy() => {
                 self.busy(start, Some(what));
-                Ok(())
+                Ok(false)
             }
             Err(e) => Err(e.into()),
         }
@@ -451,6 +458,7 @@ fn allowed_transcript(input: &HookInput, client: Client) -> Result<PathBuf> {
 fn pre_compact(
     client: Client,
     s: &Session,
+    imported: bool,
     history: &[crate::model::Message],
     head: String,
 ) -> Result<Done> {
@@ -459,13 +467,19 @@ fn pre_compact(
     } else {
         None
     };
+    // With the store busy, the rows were read from the transcript, not
+    // imported (the log line's end says so).
+    let rows = if imported {
+        format!("imported {}", plural(s.rows.len(), "row"))
+    } else {
+        format!("read {} from the transcript", plural(s.rows.len(), "row"))
+    };
     let note = match &stdout {
         Some(t) => format!(
-            "{head}: imported {}; asked the client's summarizer to keep {} verbatim",
-            plural(s.rows.len(), "row"),
+            "{head}: {rows}; asked the client's summarizer to keep {} verbatim",
             plural(t.lines().filter(|l| l.starts_with("- ")).count(), "line")
         ),
-        None => format!("{head}: imported {}", plural(s.rows.len(), "row")),
+        None => format!("{head}: {rows}"),
     };
     Ok(Done { stdout, note })
 }
@@ -485,7 +499,7 @@ fn post_compact(
     }
     .filter(|t| !t.trim().is_empty())
     .ok_or_else(|| anyhow!("{head}: no summary of the client's to record"))?;
-    store.record(
+    let recorded = store.record(
         s,
         history_rows,
         client,
@@ -495,10 +509,16 @@ fn post_compact(
         },
         &format!("recording {}'s summary", client.title()),
     )?;
+    // Not recorded: the store was busy, and the log line's end says so.
+    let verb = if recorded {
+        "recorded"
+    } else {
+        "did not record"
+    };
     Ok(Done {
         stdout: None,
         note: format!(
-            "{head}: recorded {}'s summary ({} characters)",
+            "{head}: {verb} {}'s summary ({} characters)",
             client.title(),
             summary.chars().count()
         ),

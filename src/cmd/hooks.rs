@@ -17,7 +17,7 @@ use similar::TextDiff;
 
 use super::Cli;
 use super::Ui;
-use super::atomic::write_atomic;
+use super::atomic::{write_atomic, write_atomic_as};
 use super::errors::hinted;
 use super::exit::Outcome;
 use super::hook_log::log_path;
@@ -223,7 +223,7 @@ fn install(cli: &Cli, ui: &mut Ui, a: &ChangeArgs) -> Result<Outcome> {
     let backed_up = match &old {
         // The file as it was before compactor ever touched it.
         Some(text) if !settings.has_entries(client) => {
-            write_atomic(&backup, text.as_bytes(), "the backup ")?;
+            write_atomic_as(&backup, text.as_bytes(), "the backup ", &path)?;
             true
         }
         _ => false,
@@ -335,11 +335,7 @@ fn uninstall(ui: &mut Ui, a: &ChangeArgs) -> Result<Outcome> {
             path.display()
         )?;
         if backup_text.is_some() {
-            writeln!(
-                ui.out,
-                "the file changed since install, so the backup is kept: {}",
-                backup.display()
-            )?;
+            kept_backup(ui, &backup, &path)?;
         }
     }
     Ok(Outcome::Ok)
@@ -532,7 +528,7 @@ fn register_server(cli: &Cli, ui: &mut Ui, a: &ChangeArgs) -> Result<()> {
     if let Some(text) = &old
         && !had
     {
-        write_atomic(&backup, text.as_bytes(), "the backup ")?;
+        write_atomic_as(&backup, text.as_bytes(), "the backup ", &path)?;
     }
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -636,7 +632,36 @@ fn unregister_server(ui: &mut Ui, a: &ChangeArgs) -> Result<()> {
             "removed compactor's MCP server from {}; the rest of the file is kept as it is now",
             path.display()
         )?;
+        if backup_text.is_some() {
+            kept_backup(ui, &backup, &path)?;
+        }
     }
+    Ok(())
+}
+
+/// Uninstall leaves the backup when the file changed since install (a
+/// client that rewrites its state file: the backup is then the only copy
+/// of the file as it was before compactor touched it, so it is not deleted
+/// unasked): named, and no more readable than the file.
+fn kept_backup(ui: &mut Ui, backup: &Path, file: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let (Ok(b), Ok(f)) = (std::fs::metadata(backup), std::fs::metadata(file)) {
+            let (bm, fm) = (
+                b.permissions().mode() & 0o777,
+                f.permissions().mode() & 0o777,
+            );
+            if bm & !fm != 0 {
+                let _ = std::fs::set_permissions(backup, std::fs::Permissions::from_mode(bm & fm));
+            }
+        }
+    }
+    writeln!(
+        ui.out,
+        "the file changed since install, so its backup from before install is left: {} (compactor no longer needs it; delete it when you wish)",
+        backup.display()
+    )?;
     Ok(())
 }
 

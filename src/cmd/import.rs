@@ -323,9 +323,21 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
             );
         }
     }
+    // A view compactor wrote is no transcript (unless --format says to read
+    // it as one).
+    let is_view = |input: &Input| match input {
+        Input::File(p) if opts.format.is_none() => {
+            crate::transcript::detect::is_compactor_view(p).unwrap_or(false)
+        }
+        _ => false,
+    };
     if let [Queued { input, .. }] = inputs.as_slice()
         && !discovered
     {
+        if is_view(input) {
+            ui.note(views_note(&[shown_input(input)]));
+            return Ok(Outcome::Ok);
+        }
         let report = match input {
             Input::File(path) => import_one(store, ui, path, &opts)?,
             Input::Stdin => import_stdin(store, &opts)?,
@@ -343,6 +355,8 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
     let mut failed = Vec::new();
     // Files a walk found that are no transcript: skipped, named in one note.
     let mut not_transcripts = Vec::new();
+    // Views compactor wrote: skipped, named in a note of their own.
+    let mut views = Vec::new();
     let (mut imported, mut unchanged, mut rows_added) = (0u64, 0u64, 0u64);
     let mut done = 0u64;
     for (i, q) in inputs.iter().enumerate() {
@@ -353,6 +367,11 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
         if let (true, Input::File(p)) = (q.dangling, input) {
             // A stale link (its session deleted) is no transcript to import.
             not_transcripts.push(p.display().to_string());
+            continue;
+        }
+        if is_view(input) {
+            views.push(shown_input(input));
+            done += bytes;
             continue;
         }
         let result = match input {
@@ -409,6 +428,9 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
     if !not_transcripts.is_empty() {
         ui.note(skipped_note(&not_transcripts));
     }
+    if !views.is_empty() {
+        ui.note(views_note(&views));
+    }
     if args.json {
         // JSON Lines end with the totals record.
         ui.json_kind(
@@ -419,13 +441,14 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
                 "unchanged": unchanged,
                 "failed": failed.len(),
                 "not_transcripts": not_transcripts.len(),
+                "compactor_views": views.len(),
                 "rows_added": rows_added,
             }),
         )?;
     } else if discovered {
         writeln!(
             ui.out,
-            "{}: {} imported, {} unchanged{}{}",
+            "{}: {} imported, {} unchanged{}{}{}",
             plural(inputs.len() as u64, "file"),
             imported,
             unchanged,
@@ -433,6 +456,13 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
                 0 => String::new(),
                 1 => ", 1 not a transcript".to_string(),
                 n => format!(", {n} not transcripts"),
+            },
+            match views.len() {
+                0 => String::new(),
+                n => format!(
+                    ", {n} compactor's own {}",
+                    if n == 1 { "view" } else { "views" }
+                ),
             },
             if failed.is_empty() {
                 String::new()
@@ -451,6 +481,27 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
             failed.join(", ")
         )
     }
+}
+
+/// An input as its report names it.
+fn shown_input(input: &Input) -> String {
+    match input {
+        Input::File(p) => p.display().to_string(),
+        Input::Stdin => "-".to_string(),
+    }
+}
+
+/// The note for the views compactor wrote that an import skipped.
+fn views_note(paths: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let mut names = paths[..paths.len().min(SHOWN)].join(", ");
+    if paths.len() > SHOWN {
+        names.push_str(&format!(" and {} more", paths.len() - SHOWN));
+    }
+    format!(
+        "note: skipped {} compactor wrote (a view, as `compact -o` and `replay --views` write them: a checkpoint, not a transcript; `compactor diff` compares views; --format anthropic imports one as a conversation all the same): {names}",
+        plural(paths.len() as u64, "file")
+    )
 }
 
 /// The one note for the files a walk skipped as no transcript: how many, and
@@ -535,8 +586,13 @@ fn print_report(ui: &mut Ui, r: &FileReport, json: bool) -> Result<()> {
     if r.status == ImportStatus::Unchanged {
         writeln!(
             ui.out,
-            "{}: unchanged since the last import, nothing added",
-            r.path
+            "{}: unchanged since the last import, nothing added{}",
+            r.path,
+            if r.incomplete_lines > 0 {
+                "; its last line, with no newline and not whole JSON yet, is left for later"
+            } else {
+                ""
+            }
         )?;
         return Ok(());
     }

@@ -129,10 +129,11 @@ pub enum Command {
     Export(ExportArgs),
     /// Follow a session file as it is written: one line per new model call.
     Watch(watch::WatchArgs),
-    /// Run the engine live: a loopback proxy between Claude Code or Codex and its API.
+    /// Run the engine live: a loopback proxy between an agent client (Claude Code,
+    /// Codex, OpenCode, any OpenAI-compatible one) and its API.
     Proxy(proxy::ProxyArgs),
-    /// Go live in one command: the proxy, then Claude Code or Codex pointed at it,
-    /// with compactor's MCP server registered for this run only.
+    /// Go live in one command: the proxy, then a client (Claude Code, Codex,
+    /// OpenCode) pointed at it, with compactor's MCP server registered for this run only.
     Run(run::RunArgs),
     /// Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context.
     Mcp(mcp::McpArgs),
@@ -230,8 +231,8 @@ fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
 fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
     match &cli.command {
         Command::Import(args) => import::run(&mut open_store(cli)?, ui, args),
-        Command::Tasks(args) => tasks::run(&open_store(cli)?, ui, args),
-        Command::Show(args) => show::run(&mut open_store(cli)?, ui, args),
+        Command::Tasks(args) => tasks::run(&open_store_to_read(cli)?, ui, args),
+        Command::Show(args) => show::run(&mut open_store_to_read(cli)?, ui, args),
         Command::Preflight(args) => {
             preflight_step::run(&mut open_store(cli)?, ui, args, Mode::Preflight)
         }
@@ -241,7 +242,7 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Probe(args) => probe::run(&mut open_store(cli)?, ui, args),
         Command::Compact(args) => compact::run(&mut open_store(cli)?, ui, args),
         Command::Report(args) => report::run(&mut open_store(cli)?, ui, args),
-        Command::Runs(args) => runs::run(&open_store(cli)?, ui, args),
+        Command::Runs(args) => runs::run(&open_store_to_read(cli)?, ui, args),
         Command::Reset(args) => reset::run(&mut open_store(cli)?, ui, args),
         Command::Watch(args) => watch::run(&mut open_store(cli)?, ui, args),
         Command::Sweep(args) if !args.merge.is_empty() => sweep::merge(ui, args),
@@ -283,6 +284,16 @@ fn open_store(cli: &Cli) -> Result<Store> {
         crate::store::create_default_dir(&location)?;
     }
     Ok(Store::open(&location)?)
+}
+
+/// [`open_store`] for a command that only reads the store (unless it
+/// imports a FILE first): a store that cannot be written is read where it
+/// is, read-only.
+fn open_store_to_read(cli: &Cli) -> Result<Store> {
+    if creates_store(&cli.command) {
+        return open_store(cli);
+    }
+    db::open_store_to_read(&db_location(cli)?)
 }
 
 /// Whether a command may create the store: `import` and `proxy` (which

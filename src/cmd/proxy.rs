@@ -39,7 +39,8 @@ pub struct ProxyArgs {
 
     /// Where to forward every request: https://HOST[:PORT][/PREFIX] (plain http
     /// only to loopback). Default: the official endpoint of the API each
-    /// request speaks (api.anthropic.com for Messages, api.openai.com for Responses).
+    /// request speaks (api.anthropic.com for Messages, api.openai.com for
+    /// Responses and Chat Completions).
     #[arg(long, value_name = "URL")]
     pub upstream: Option<String>,
 
@@ -83,6 +84,26 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "SECS", default_value_t = proxy::DEFAULT_CONVERSATION_IDLE_S,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub conversation_idle: u64,
+
+    /// Stop (as Ctrl-C stops it) when stdin ends: for a supervisor that
+    /// holds a pipe to it, so the proxy goes when the supervisor does, even
+    /// killed (`compactor run` starts it so).
+    #[arg(long)]
+    pub stop_when_stdin_closes: bool,
+}
+
+/// With `--stop-when-stdin-closes`: a thread that reads stdin to its end,
+/// then stops the proxy by the Ctrl-C it takes as "stop".
+fn stop_when_stdin_closes() {
+    std::thread::spawn(|| {
+        let mut sink = [0u8; 512];
+        let mut stdin = std::io::stdin().lock();
+        while matches!(std::io::Read::read(&mut stdin, &mut sink), Ok(n) if n > 0) {}
+        // SAFETY: raise(3) sends a signal to this process; its SIGINT
+        // handler (the serve loop's Ctrl-C) stops the proxy, and before it
+        // is installed the default action ends the process.
+        unsafe { libc::raise(libc::SIGINT) };
+    });
 }
 
 pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> {
@@ -152,9 +173,11 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> 
             ProxyEvent::Listening(addr) => {
                 eprintln!("listening on http://{addr}");
                 if !quiet {
-                    eprintln!(
-                        "  Claude Code: ANTHROPIC_BASE_URL=http://{addr} claude\n  Codex: a model provider with base_url = \"http://{addr}/v1\" and wire_api = \"responses\"\n  Ctrl-C stops; every call is recorded as it happens."
-                    );
+                    for (client, how) in crate::launch::pointing_by_hand(&format!("http://{addr}"))
+                    {
+                        eprintln!("  {client}: {how}");
+                    }
+                    eprintln!("  Ctrl-C stops; every call is recorded as it happens.");
                 }
             }
             ProxyEvent::Call(report) => {
@@ -176,6 +199,9 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ProxyArgs) -> Result<Outcome> 
             }
         }
     });
+    if args.stop_when_stdin_closes {
+        stop_when_stdin_closes();
+    }
     crate::proxy::serve(settings, opts, events)
         .with_context(|| format!("cannot listen on {}", args.listen))?;
     if !quiet {

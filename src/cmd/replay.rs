@@ -119,7 +119,7 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ReplayArgs) -> Result<Outcome>
     if !(1..=calls).contains(&to) || !(1..=to).contains(&from) {
         bail!("--from {from} --to {to} is out of range: task {task} has calls 1..={calls}");
     }
-    prepare_outputs(store, args)?;
+    prepare_outputs(store, args, &task)?;
     let opts = ReplayOptions {
         from,
         to,
@@ -289,15 +289,15 @@ fn first_call(
     Ok(from)
 }
 
-/// Refuse a `--save` name already taken (without `--force`) and create the
-/// `--views` directory, before anything runs.
-fn prepare_outputs(store: &Store, args: &ReplayArgs) -> Result<()> {
+/// Refuse a `--save` name the task has already taken (without `--force`)
+/// and create the `--views` directory, before anything runs.
+fn prepare_outputs(store: &Store, args: &ReplayArgs, task: &str) -> Result<()> {
     if let Some(name) = &args.save
         && !args.force
-        && store.reader().run(name)?.is_some()
+        && store.reader().run(task, name)?.is_some()
     {
         return Err(hinted(
-            format!("a run named {name:?} is already saved"),
+            format!("task {task} already has a run named {name:?}"),
             "pass --force to replace it or pick another name",
         ));
     }

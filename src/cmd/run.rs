@@ -14,7 +14,18 @@
 //! client's to handle). SIGTERM and SIGHUP sent to compactor are passed on
 //! to the client, and so are SIGINT and SIGQUIT when no terminal is there to
 //! send them. The proxy, in its own group, hears none of them: it is stopped
-//! once the client is gone, by the Ctrl-C it takes as "stop".
+//! once the client is gone, by the Ctrl-C it takes as "stop". The handlers
+//! are in place before anything starts: a signal that comes before the
+//! client does stops the proxy and ends run (128 + the signal).
+//!
+//! The proxy never outlives run, even killed (SIGKILL, a crash): it reads a
+//! pipe from run as its stdin and stops when it closes
+//! (`--stop-when-stdin-closes`), and on Linux the kernel also sends it the
+//! Ctrl-C when run dies (a parent-death signal).
+//!
+//! An `--upstream` run cannot reach is reported before the client starts
+//! (a TCP connect, no model call; exit 2), and each distinct upstream error
+//! the proxy meets later is printed on the terminal once, not only logged.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -46,7 +57,7 @@ Examples:
   compactor run codex --window 200000 -- exec \"fix the tests\"
   compactor run opencode --upstream https://openrouter.ai/api/v1 -- -m compactor/openai/gpt-4.1")]
 pub struct RunArgs {
-    /// The client to start: claude (Claude Code), codex or opencode.
+    /// The client to start, by its name below (claude is Claude Code).
     #[arg(value_name = "CLIENT", value_parser = client_names())]
     pub client: String,
 
@@ -91,9 +102,11 @@ const PROXY_STOP: Duration = Duration::from_secs(10);
 pub const RUN_LOG: &str = "run.log";
 
 pub fn run(cli: &Cli, ui: &mut Ui, args: &RunArgs) -> Result<Outcome> {
+    // First of all, so that no signal finds run without them.
+    let mut signals = Signals::install()?;
     let client = LiveClient::find(&args.client).expect("clap checked the name");
     let (proxy_flags, client_args) = args.split();
-    check_proxy_flags(&proxy_flags)?;
+    let proxy_args = check_proxy_flags(&proxy_flags)?;
     if matches!(client.endpoint, Endpoint::OpencodeProvider { .. })
         && opencode_model(&client_args).is_none()
     {
@@ -113,13 +126,20 @@ pub fn run(cli: &Cli, ui: &mut Ui, args: &RunArgs) -> Result<Outcome> {
         anyhow!("compactor run records in a store file, and --db :memory: is none")
     })?;
 
+    if let Some(url) = &proxy_args.upstream {
+        check_upstream(
+            url,
+            Duration::from_secs(proxy_args.connect_timeout),
+            &client,
+        )?;
+    }
     let mut proxy = Proxy::start(&me, &proxy_flags)?;
     let server = ServerCommand {
         program: me.program.clone(),
         args: me.args(&["mcp"]),
     };
     let launch = client.launch(&proxy.url, &server, &client_args);
-    let logged = proxy.log_to(&log_path);
+    let logged = proxy.log_to(&log_path, !ui.quiet);
     if !ui.quiet {
         ui.note(format!(
             "compactor: {} through the proxy at {} (its log: {})",
@@ -127,6 +147,12 @@ pub fn run(cli: &Cli, ui: &mut Ui, args: &RunArgs) -> Result<Outcome> {
             proxy.url,
             log_path.display()
         ));
+    }
+    let stalled = crate::fault::stall_in_run().then(|| signals.wait_any());
+    // A signal before the client starts: nothing to pass it to; run ends.
+    if let Some(sig) = stalled.or_else(|| signals.pending()) {
+        proxy.stop();
+        return Ok(Outcome::Status((128 + sig).min(255) as u8));
     }
     let mut cmd = Command::new(&launch.program);
     cmd.args(&launch.args);
@@ -150,7 +176,7 @@ pub fn run(cli: &Cli, ui: &mut Ui, args: &RunArgs) -> Result<Outcome> {
             });
         }
     };
-    let status = wait_passing_signals(child);
+    let status = signals.wait_passing(child);
     proxy.stop();
     if let Err(e) = logged {
         ui.warn(format!("the proxy's output was not logged: {e:#}"));
@@ -167,9 +193,17 @@ pub fn run(cli: &Cli, ui: &mut Ui, args: &RunArgs) -> Result<Outcome> {
     Ok(Outcome::Status(exit_status(status)))
 }
 
+/// What run reads of the proxy's flags: where it forwards, and how long a
+/// connect may take there.
+#[derive(Debug)]
+struct ProxyFlags {
+    upstream: Option<String>,
+    connect_timeout: u64,
+}
+
 /// The proxy's flags, checked as `compactor proxy` would parse them (so a
 /// typo is reported before anything starts); the address is run's own.
-fn check_proxy_flags(flags: &[String]) -> Result<()> {
+fn check_proxy_flags(flags: &[String]) -> Result<ProxyFlags> {
     for own in ["--listen", "--allow-remote", "--json"] {
         if flags
             .iter()
@@ -186,7 +220,14 @@ fn check_proxy_flags(flags: &[String]) -> Result<()> {
         .map(String::from)
         .chain(flags.iter().cloned());
     match <Cli as clap::Parser>::try_parse_from(argv) {
-        Ok(_) => Ok(()),
+        Ok(Cli {
+            command: super::Command::Proxy(args),
+            ..
+        }) => Ok(ProxyFlags {
+            upstream: args.upstream,
+            connect_timeout: args.connect_timeout,
+        }),
+        Ok(_) => unreachable!("parsed as `compactor proxy`"),
         Err(e) => Err(hinted(
             format!(
                 "the proxy's flags do not parse: {}",
@@ -211,45 +252,164 @@ fn exit_status(s: ExitStatus) -> u8 {
     }
 }
 
-/// Wait for the client, passing on the signals meant for it (see the
-/// module's doc).
-fn wait_passing_signals(mut child: Child) -> Result<ExitStatus> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let pid = child.id() as libc::pid_t;
-    let terminal = std::io::IsTerminal::is_terminal(&std::io::stdin());
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start run's signal watcher")?;
-    runtime.block_on(async move {
-        let mut term = signal(SignalKind::terminate())?;
-        let mut hup = signal(SignalKind::hangup())?;
-        let mut int = signal(SignalKind::interrupt())?;
-        let mut quit = signal(SignalKind::quit())?;
-        let mut waited = tokio::task::spawn_blocking(move || child.wait());
-        let pass = |sig: libc::c_int| {
-            // SAFETY: kill(2) with the pid of a child not yet reaped (the
-            // waiting thread reaps it only once it has exited).
-            unsafe { libc::kill(pid, sig) };
-        };
-        loop {
+/// The signals run handles (see the module's doc), installed before it
+/// starts anything.
+struct Signals {
+    runtime: tokio::runtime::Runtime,
+    term: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+    quit: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn install() -> Result<Signals> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("cannot start run's signal watcher")?;
+        let _in = runtime.enter();
+        let fail = "cannot install run's signal handlers";
+        let term = signal(SignalKind::terminate()).context(fail)?;
+        let hup = signal(SignalKind::hangup()).context(fail)?;
+        let int = signal(SignalKind::interrupt()).context(fail)?;
+        let quit = signal(SignalKind::quit()).context(fail)?;
+        drop(_in);
+        Ok(Signals {
+            runtime,
+            term,
+            hup,
+            int,
+            quit,
+        })
+    }
+
+    /// A signal that came, if one did (not waiting for one).
+    fn pending(&mut self) -> Option<libc::c_int> {
+        let Signals {
+            runtime,
+            term,
+            hup,
+            int,
+            quit,
+        } = self;
+        runtime.block_on(async {
             tokio::select! {
-                done = &mut waited => {
-                    return done.context("the wait for the client failed")?.context("cannot wait for the client");
-                }
-                _ = term.recv() => pass(libc::SIGTERM),
-                _ = hup.recv() => pass(libc::SIGHUP),
-                _ = int.recv() => if !terminal { pass(libc::SIGINT) },
-                _ = quit.recv() => if !terminal { pass(libc::SIGQUIT) },
+                biased;
+                _ = term.recv() => Some(libc::SIGTERM),
+                _ = hup.recv() => Some(libc::SIGHUP),
+                _ = int.recv() => Some(libc::SIGINT),
+                _ = quit.recv() => Some(libc::SIGQUIT),
+                // Twice yielded, the runtime has read what its signal
+                // handler wrote before the branches above are polled again.
+                _ = async {
+                    tokio::task::yield_now().await;
+                    tokio::task::yield_now().await;
+                } => None,
             }
+        })
+    }
+
+    /// Wait for a signal: which.
+    fn wait_any(&mut self) -> libc::c_int {
+        let Signals {
+            runtime,
+            term,
+            hup,
+            int,
+            quit,
+        } = self;
+        runtime.block_on(async {
+            tokio::select! {
+                _ = term.recv() => libc::SIGTERM,
+                _ = hup.recv() => libc::SIGHUP,
+                _ = int.recv() => libc::SIGINT,
+                _ = quit.recv() => libc::SIGQUIT,
+            }
+        })
+    }
+
+    /// Wait for the client, passing on the signals meant for it (see the
+    /// module's doc).
+    fn wait_passing(self, mut child: Child) -> Result<ExitStatus> {
+        let Signals {
+            runtime,
+            mut term,
+            mut hup,
+            mut int,
+            mut quit,
+        } = self;
+        let pid = child.id() as libc::pid_t;
+        let terminal = std::io::IsTerminal::is_terminal(&std::io::stdin());
+        runtime.block_on(async move {
+            let mut waited = tokio::task::spawn_blocking(move || child.wait());
+            let pass = |sig: libc::c_int| {
+                // SAFETY: kill(2) with the pid of a child not yet reaped (the
+                // waiting thread reaps it only once it has exited).
+                unsafe { libc::kill(pid, sig) };
+            };
+            loop {
+                tokio::select! {
+                    done = &mut waited => {
+                        return done.context("the wait for the client failed")?.context("cannot wait for the client");
+                    }
+                    _ = term.recv() => pass(libc::SIGTERM),
+                    _ = hup.recv() => pass(libc::SIGHUP),
+                    _ = int.recv() => if !terminal { pass(libc::SIGINT) },
+                    _ = quit.recv() => if !terminal { pass(libc::SIGQUIT) },
+                }
+            }
+        })
+    }
+}
+
+/// Connect to the upstream `url` names (TCP only: no request, no model
+/// call), so that one run cannot reach is said before the client starts
+/// rather than in its retries.
+fn check_upstream(url: &str, timeout: Duration, client: &LiveClient) -> Result<()> {
+    use std::net::ToSocketAddrs;
+    let upstream = crate::proxy::Upstream::parse(url).map_err(anyhow::Error::msg)?;
+    let origin = upstream.origin();
+    let unreachable = |why: String| {
+        hinted(
+            format!(
+                "compactor run cannot reach the upstream {origin}: {why}; {} was not started",
+                client.title
+            ),
+            "check --upstream (is the server running, and listening there?)",
+        )
+    };
+    let addrs: Vec<std::net::SocketAddr> = (upstream.host(), upstream.port())
+        .to_socket_addrs()
+        .map_err(|e| unreachable(format!("cannot resolve {}: {e}", upstream.host())))?
+        .collect();
+    let mut last = None;
+    for a in &addrs {
+        match std::net::TcpStream::connect_timeout(a, timeout) {
+            Ok(_) => return Ok(()),
+            Err(e) => last = Some(e),
         }
-    })
+    }
+    Err(unreachable(match last {
+        Some(e) if e.kind() == std::io::ErrorKind::TimedOut => format!(
+            "no answer to a connect within {} s (--connect-timeout)",
+            timeout.as_secs()
+        ),
+        Some(e) => e.to_string(),
+        None => format!("{} resolves to no address", upstream.host()),
+    }))
 }
 
 /// The proxy `run` started: its process, where it listens, and how many
 /// calls it reported.
 struct Proxy {
     child: Child,
+    /// The pipe the proxy stops at the end of (`--stop-when-stdin-closes`).
+    stdin: Option<std::process::ChildStdin>,
+    /// The threads copying its output: joined once it has stopped, so that
+    /// its last lines reach the log and the terminal before run ends.
+    copying: Vec<std::thread::JoinHandle<()>>,
     url: String,
     /// Its stderr after the first line, until the log takes over.
     stderr: Option<BufReader<std::process::ChildStderr>>,
@@ -261,12 +421,39 @@ impl Proxy {
     /// group of its own, read until it says where it listens.
     fn start(me: &SelfCommand, flags: &[String]) -> Result<Proxy> {
         let mut cmd = Command::new(&me.program);
-        cmd.args(me.args(&["proxy", "--listen", "127.0.0.1:0"]))
-            .args(flags)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+        cmd.args(me.args(&[
+            "proxy",
+            "--listen",
+            "127.0.0.1:0",
+            "--stop-when-stdin-closes",
+        ]))
+        .args(flags)
+        // A pipe only run holds (close-on-exec: the client does not): it
+        // closes when run ends, however it ends, and the proxy stops.
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+        #[cfg(target_os = "linux")]
+        {
+            let parent = std::process::id() as libc::pid_t;
+            // SAFETY: between fork and exec only async-signal-safe calls:
+            // prctl(2) and getppid(2).
+            unsafe {
+                cmd.pre_exec(move || {
+                    // The kernel sends the Ctrl-C the proxy stops at when the
+                    // thread that started it (run's main thread) ends.
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    // run died before the line above: the proxy never starts.
+                    if libc::getppid() != parent {
+                        return Err(std::io::Error::other("compactor run has ended"));
+                    }
+                    Ok(())
+                });
+            }
+        }
         let mut child = cmd.spawn().context("cannot start compactor proxy")?;
         let mut err = BufReader::new(child.stderr.take().expect("piped"));
         let (tx, rx) = std::sync::mpsc::channel();
@@ -312,6 +499,8 @@ impl Proxy {
             );
         };
         Ok(Proxy {
+            stdin: child.stdin.take(),
+            copying: Vec::new(),
             child,
             url,
             stderr: Some(err),
@@ -320,8 +509,9 @@ impl Proxy {
     }
 
     /// Copy the proxy's stdout (a line per call) and stderr into `path`,
-    /// appended to, while it runs.
-    fn log_to(&mut self, path: &PathBuf) -> Result<()> {
+    /// appended to, while it runs; with `show`, each distinct upstream
+    /// error among its notes on the terminal too, once.
+    fn log_to(&mut self, path: &PathBuf, show: bool) -> Result<()> {
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -330,19 +520,27 @@ impl Proxy {
         let file = Arc::new(Mutex::new(file));
         let out = self.child.stdout.take().expect("piped");
         let (f, calls) = (Arc::clone(&file), Arc::clone(&self.calls));
-        std::thread::spawn(move || {
+        self.copying.push(std::thread::spawn(move || {
             for line in BufReader::new(out).lines().map_while(Result::ok) {
                 *calls.lock().unwrap_or_else(|p| p.into_inner()) += 1;
                 let _ = writeln!(f.lock().unwrap_or_else(|p| p.into_inner()), "{line}");
             }
-        });
+        }));
         if let Some(err) = self.stderr.take() {
             let f = Arc::clone(&file);
-            std::thread::spawn(move || {
+            self.copying.push(std::thread::spawn(move || {
+                let mut shown: Vec<String> = Vec::new();
                 for line in err.lines().map_while(Result::ok) {
                     let _ = writeln!(f.lock().unwrap_or_else(|p| p.into_inner()), "{line}");
+                    if show
+                        && let Some(e) = upstream_error(&line)
+                        && !shown.iter().any(|s| s == e)
+                    {
+                        eprintln!("compactor: {e} (in {} too)", RUN_LOG);
+                        shown.push(e.to_string());
+                    }
                 }
-            });
+            }));
         }
         Ok(())
     }
@@ -350,6 +548,15 @@ impl Proxy {
     /// Stop the proxy as Ctrl-C stops it, and wait for it; kill it if it
     /// has not stopped in time.
     fn stop(&mut self) {
+        self.stdin.take();
+        self.end();
+        // Its output closed with it: the copies end.
+        for t in self.copying.drain(..) {
+            let _ = t.join();
+        }
+    }
+
+    fn end(&mut self) {
         if let Ok(Some(_)) = self.child.try_wait() {
             return;
         }
@@ -367,6 +574,15 @@ impl Proxy {
     }
 }
 
+/// The upstream error a line of the proxy's stderr reports, if it is one:
+/// the upstream out of reach, or its answer cut off.
+fn upstream_error(line: &str) -> Option<&str> {
+    let note = line.strip_prefix("note: ")?;
+    (note.starts_with("compactor proxy cannot reach the upstream")
+        || note.starts_with("the upstream's answer broke off"))
+    .then_some(note)
+}
+
 impl Drop for Proxy {
     fn drop(&mut self) {
         self.stop();
@@ -379,12 +595,26 @@ mod tests {
 
     #[test]
     fn the_proxy_flags_are_checked_before_anything_starts() {
-        assert!(check_proxy_flags(&["--window".into(), "40000".into()]).is_ok());
+        let a = check_proxy_flags(&["--window".into(), "40000".into()]).unwrap();
+        assert_eq!(a.upstream, None);
         assert!(check_proxy_flags(&["--upstream".into(), "http://127.0.0.1:9".into()]).is_ok());
         let e = check_proxy_flags(&["--listen".into(), "0.0.0.0:1".into()]).unwrap_err();
         assert!(e.to_string().contains("--listen is run's to choose"), "{e}");
         let e = check_proxy_flags(&["-p".into(), "hi".into()]).unwrap_err();
         assert!(e.to_string().contains("do not parse"), "{e}");
+    }
+
+    #[test]
+    fn upstream_errors_are_picked_from_the_proxys_notes() {
+        assert_eq!(
+            upstream_error(
+                "note: compactor proxy cannot reach the upstream http://127.0.0.1:9: connect refused"
+            ),
+            Some("compactor proxy cannot reach the upstream http://127.0.0.1:9: connect refused")
+        );
+        assert!(upstream_error("note: the upstream's answer broke off: reset").is_some());
+        assert_eq!(upstream_error("listening on http://127.0.0.1:3"), None);
+        assert_eq!(upstream_error("note: accept failed: too many files"), None);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::Ui;
 use super::args::TaskSource;
 use super::errors::hinted;
 use super::target::resolve_task;
-use super::tool_call::ToolCall;
+use super::tool_call::{self, ToolCall};
 use super::words::plural;
 use crate::cmd::exit::Outcome;
 use crate::cmd::style::{self};
@@ -20,19 +20,22 @@ use crate::cmd::visible::{visible, visible_line};
 use crate::engine::entries::Entry;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::parts::{PartBody, reconstruct};
+use crate::model::{Block, Kind};
 use crate::store::{Store, StoredMessage};
 use crate::view::text::block_text;
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  compactor show session.jsonl 40..60    rows 40 to 59 of a transcript's task\n  compactor show --task 7f3c 40..60      rows 40 to 59 of a task named by a prefix\n  compactor show tool:toolu_01A          a tool call of the latest task (an id prefix will do)"
+    after_help = "Examples:\n  compactor show session.jsonl 40..60    rows 40 to 59 of a transcript's task\n  compactor show --task 7f3c 40..60      rows 40 to 59 of a task named by a prefix\n  compactor show tool:toolu_01A          a tool call, in any task (an id prefix will do)"
 )]
 pub struct ShowArgs {
     #[command(flatten)]
     pub source: TaskSource,
 
-    /// What to show: `tool:ID` (a tool call's raw input and output; a unique
-    /// prefix of the id is enough; a shrunk form's `view_tool_call("ID")` too), `N` (one message by seq), `A..B` (seq A up
+    /// What to show: `tool:ID` (a tool call's raw input and output, found in
+    /// any task when none is named; a unique prefix of the id is enough; a
+    /// shrunk form's `view_tool_call("ID")` too; `tool:ID@N`, the N-th call
+    /// recorded with an id a client reused), `N` (one message by seq), `A..B` (seq A up
     /// to, not including, B), `turn:N`, `step:N`, a part address (`text:HASH`,
     /// `reasoning:HASH`), a stored summary (`cov:HASH`, a prefix is enough), or
     /// `compacted` (what the compaction store holds). Default: the whole task.
@@ -160,6 +163,15 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ShowArgs) -> Result<Outcome> {
         project: args.source.project.clone(),
         input_format: args.source.input_format,
     };
+    // A tool call id is unique to its call: without a task named, it is
+    // looked for in every task.
+    if let Address::Tool(id) = &address
+        && source.file.is_none()
+        && source.task.is_none()
+        && source.project.is_none()
+    {
+        return show_tool_anywhere(store, ui, id, args.json);
+    }
     let task = resolve_task(store, ui, &source)?;
     let reader = store.reader();
     match &address {
@@ -462,15 +474,138 @@ fn row_json(r: &StoredMessage) -> Value {
     })
 }
 
-fn show_tool(store: &Store, ui: &mut Ui, task: &str, id: &str, json_out: bool) -> Result<Outcome> {
+/// A task's rows less those a live client's retry superseded.
+fn history_of(store: &Store, task: &str) -> Result<Vec<StoredMessage>> {
     let superseded = superseded_rows(store, task)?;
-    let rows: Vec<StoredMessage> = store
+    Ok(store
         .reader()
         .all_messages(task)?
         .into_iter()
         .filter(|r| !superseded.contains_key(&r.seq))
-        .collect();
-    let call = ToolCall::in_rows(store, task, &rows, id)?;
+        .collect())
+}
+
+fn show_tool(
+    store: &Store,
+    ui: &mut Ui,
+    task: &str,
+    spec: &str,
+    json_out: bool,
+) -> Result<Outcome> {
+    let rows = history_of(store, task)?;
+    let (prefix, pick) = tool_call::split_pick(spec);
+    // An id that itself ends in `@N` is that id.
+    let (prefix, pick) = if pick.is_some() && tool_call::ids_starting(&rows, spec) == [spec] {
+        (spec, None)
+    } else {
+        (prefix, pick)
+    };
+    let call = ToolCall::in_rows(store, task, &rows, prefix, pick)?;
+    print_tool(ui, &call, json_out)
+}
+
+/// `show tool:ID` with no task named: the call wherever it is recorded,
+/// newest task first. The same call recorded in several tasks (a session
+/// imported and recorded live, a conversation that went on in a linked
+/// task) is one call; different calls under one id are listed to pick from.
+fn show_tool_anywhere(store: &Store, ui: &mut Ui, spec: &str, json_out: bool) -> Result<Outcome> {
+    let reader = store.reader();
+    let mut tasks = reader.task_activity()?;
+    tasks.sort_by_key(|(id, _, row)| std::cmp::Reverse((*row, id.clone())));
+    let (prefix, pick) = tool_call::split_pick(spec);
+    // Every tool call id starting with `prefix`, in any task.
+    // The tasks holding one, with their rows, newest first.
+    let mut ids: Vec<String> = Vec::new();
+    let mut holders: Vec<(String, Vec<StoredMessage>)> = Vec::new();
+    for (task, _, _) in &tasks {
+        let rows = history_of(store, task)?;
+        let mut holds = false;
+        for r in rows.iter().filter(|r| r.message.kind == Kind::Generation) {
+            for b in &r.message.content {
+                if let Block::ToolUse { id, .. } = b
+                    && id.starts_with(prefix)
+                {
+                    holds = true;
+                    if !ids.contains(id) {
+                        ids.push(id.clone());
+                    }
+                }
+            }
+        }
+        if holds {
+            holders.push((task.clone(), rows));
+        }
+    }
+    // The id (the spec itself, else `ID` of `ID@N`, else the one id the
+    // prefix starts) and N.
+    let has = |id: &str| ids.iter().any(|i| i == id);
+    let (id, pick) = if has(spec) {
+        (spec.to_string(), None)
+    } else if pick.is_some() && has(prefix) {
+        (prefix.to_string(), pick)
+    } else {
+        match ids.as_slice() {
+            [one] => (one.clone(), pick),
+            [] => {
+                return Err(hinted(
+                    format!(
+                        "no tool call {} is recorded in any task",
+                        visible_line(spec)
+                    ),
+                    "check the id against the pointer (view_tool_call(\"ID\")); `compactor tasks` lists the tasks",
+                ));
+            }
+            many => {
+                let all: Vec<&str> = many.iter().map(String::as_str).collect();
+                return Err(tool_call::ambiguous(prefix, &all));
+            }
+        }
+    };
+    // Every task's calls with the id, the same call in several tasks once.
+    let mut found: Vec<(String, Vec<ToolCall>)> = Vec::new();
+    let mut seen: Vec<CallKey> = Vec::new();
+    for (task, rows) in &holders {
+        let calls = tool_call::calls_with_id(store, task, rows, &id)?;
+        if calls.is_empty() {
+            continue;
+        }
+        let key = |c: &ToolCall| {
+            (
+                c.name.clone(),
+                c.input.clone(),
+                c.result.as_ref().map(|(r, e, _)| (r.clone(), *e)),
+            )
+        };
+        if calls.iter().all(|c| seen.contains(&key(c))) {
+            continue;
+        }
+        seen.extend(calls.iter().map(key));
+        found.push((task.clone(), calls));
+    }
+    let call = match found.as_mut_slice() {
+        [(task, calls)] => match pick {
+            None if calls.len() == 1 => calls.pop().expect("one"),
+            _ => {
+                let rows = &holders.iter().find(|(t, _)| t == task).expect("a holder").1;
+                ToolCall::in_rows(store, task, rows, &id, pick)?
+            }
+        },
+        [] => bail!("no tool call {} is recorded in any task", visible_line(&id)),
+        many => {
+            let listed: Vec<(&str, &[ToolCall])> = many
+                .iter()
+                .map(|(t, c)| (t.as_str(), c.as_slice()))
+                .collect();
+            return Err(tool_call::duplicated(&id, &listed, true));
+        }
+    };
+    print_tool(ui, &call, json_out)
+}
+
+/// What makes two recorded calls one call: tool, input and result.
+type CallKey = (String, Value, Option<(crate::model::ToolContent, bool)>);
+
+fn print_tool(ui: &mut Ui, call: &ToolCall, json_out: bool) -> Result<Outcome> {
     if json_out {
         ui.json_kind("tool", &call.json())?;
         return Ok(Outcome::Ok);

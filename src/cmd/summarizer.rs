@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 
 use super::Ui;
 use super::args::BudgetArgs;
-use crate::engine::summarizer::{SummarizeError, Summarizer, Summary, SummaryRequest};
+use crate::engine::summarizer::{SummarizeError, Summarizer, Summary, SummaryRequest, ToolCall};
 use crate::model::decimal::Micros;
 use crate::store::{DbLocation, Store};
 use crate::summarize::llm::config::{
@@ -222,6 +222,10 @@ impl Summarizer for Configured {
 
     fn summarize(&self, req: &SummaryRequest<'_>) -> Result<Summary, SummarizeError> {
         self.get().summarize(req)
+    }
+
+    fn refresh(&self, prior: &str, later: &[ToolCall]) -> Option<String> {
+        self.get().refresh(prior, later)
     }
 
     fn call_done(&self, call: u32) {

@@ -85,9 +85,30 @@ fn resolve_source(
             report.path, w.line, w.message, w.task
         ));
     }
+    if report.incomplete_lines > 0 {
+        ui.note(held_back_note(&report));
+    }
     match report.main_task() {
         Some(t) => Ok((t.to_string(), Some(file.clone()))),
         None => bail!("{} holds no conversation to project", file.display()),
+    }
+}
+
+/// What an import left for later, in words: a last line with no newline
+/// that is not whole JSON yet (a session still being written), or
+/// OpenCode's messages not final yet. Imported once finished.
+pub fn held_back_note(report: &FileReport) -> String {
+    if report.format == crate::model::Format::Opencode.as_str() {
+        format!(
+            "note: {}: {} not final yet (OpenCode is still writing), left for a later import",
+            report.path,
+            super::words::plural(report.incomplete_lines, "message")
+        )
+    } else {
+        format!(
+            "note: {}: its last line has no newline and is not whole JSON yet (a session still being written): left out until it is, and imported then",
+            report.path
+        )
     }
 }
 

@@ -24,10 +24,18 @@ pub fn verify(store: &Store, ui: &mut Ui, task: &str, json: bool) -> Result<Outc
         });
         ui.json_kind("verify_forwarded", &v)?;
     } else {
+        // `attempt` numbers the task's forwarded requests; a call sent again
+        // (a client's retry) is the one request that repeats a call.
+        let mut seen = std::collections::BTreeSet::new();
         for c in &checked {
+            let retry = if seen.insert(c.call) {
+                ""
+            } else {
+                " · a retry"
+            };
             writeln!(
                 ui.out,
-                "call {:>4} · attempt {:>4} · {:>6} rows · forwarded {} · derived {} · {}",
+                "call {:>4} · request {:>4} · {:>6} rows · forwarded {} · derived {} · {}{retry}",
                 c.call,
                 c.attempt,
                 c.rows,
@@ -44,7 +52,7 @@ pub fn verify(store: &Store, ui: &mut Ui, task: &str, json: bool) -> Result<Outc
             )?,
             Some(c) => writeln!(
                 ui.out,
-                "call {} (attempt {}) of {shown}: the view derived again differs from the one forwarded",
+                "call {} (forwarded request {}) of {shown}: the view derived again differs from the one forwarded",
                 c.call, c.attempt
             )?,
         }

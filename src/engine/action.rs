@@ -121,6 +121,16 @@ pub(crate) fn actions_of(name: &str, target: &str) -> Vec<String> {
     out
 }
 
+/// The words of each command a shell command runs for sure (up to the first
+/// `||`), setup (`cd`, `export`) and the filters it pipes into left out;
+/// quotes taken off, wrappers and redirections dropped.
+pub(crate) fn chained_commands(command: &str) -> Vec<Vec<String>> {
+    ShellCommand::chain(command)
+        .into_iter()
+        .map(|c| c.tokens)
+        .collect()
+}
+
 /// The words an action is named by in a key: the shell action's words, or
 /// the tool and the target's last path component.
 pub(crate) fn action_words(name: &str, target: &str) -> String {

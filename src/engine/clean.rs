@@ -140,12 +140,16 @@ pub(crate) fn strip_controls(s: &str) -> String {
 
 /// What the user asked, with the client's wrappers taken off: `None` when
 /// nothing the user typed is left (a slash-command wrapper, injected context
-/// alone). A Codex IDE ask keeps only what follows `## My request for Codex:`;
+/// alone, a client's notice). A Codex IDE ask keeps only what follows `## My request for Codex:`;
 /// `<system-reminder>` and IDE blocks are removed; controls are stripped.
 pub(crate) fn request_text(ask: &str) -> Option<String> {
     let text = strip_controls(ask);
     let t = text.trim_start();
-    if COMMAND_TAGS.iter().any(|tag| t.starts_with(tag)) {
+    // A slash-command wrapper, or a notice the client wrote (a background
+    // task's notification, a local command's echo): nobody asked it.
+    if COMMAND_TAGS.iter().any(|tag| t.starts_with(tag))
+        || CLIENT_NOTICES.iter().any(|tag| t.starts_with(tag))
+    {
         return None;
     }
     let mut text = match text.find(CODEX_REQUEST_MARKER) {

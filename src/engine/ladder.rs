@@ -347,11 +347,65 @@ fn later_call(p: &Part) -> Option<ToolCall> {
         step: p.step,
         id: id.clone(),
         name: name.clone(),
-        input: input.clone(),
+        input: recorded_input(p, input),
         output: String::new(),
         is_error: output.as_ref().is_some_and(|o| o.is_error),
         interrupted: output.is_none(),
     })
+}
+
+/// The head a stored summary restored, brought up to date when the calls
+/// the view keeps after it contradict it (`Summarizer::refresh`): the head
+/// part is replaced and the refreshed entry returned, under the same
+/// coverage key, for the call to store.
+pub(crate) fn refresh_head(
+    parts: &mut [Part],
+    ctx: &CallContext<'_>,
+    store: StoreView<'_>,
+) -> Result<Option<(String, Value)>, ReadError> {
+    let Some(head) = parts.first().and_then(Part::summary) else {
+        return Ok(None);
+    };
+    let later: Vec<ToolCall> = parts[1..].iter().filter_map(later_call).collect();
+    if later.is_empty() {
+        return Ok(None);
+    }
+    let Some(text) = ctx.summarizer.refresh(&head.text, &later) else {
+        return Ok(None);
+    };
+    if text == head.text {
+        return Ok(None);
+    }
+    let key = coverage_key(&head.coverage);
+    let Some(Entry::Summary {
+        covers,
+        summarizer,
+        extends,
+        minted_turn,
+        minted_call,
+        ..
+    }) = store.snapshot.entry(&key)?
+    else {
+        // A head not from the store (a carried summary): nothing to update.
+        return Ok(None);
+    };
+    let entry = Entry::Summary {
+        text: text.clone(),
+        covers,
+        summarizer,
+        extends,
+        minted_turn,
+        minted_call,
+    };
+    let mut fresh = head.clone();
+    fresh.text = text;
+    parts[0] = summary_part(&parts[0], fresh, ctx.estimator);
+    Ok(Some((key, entry.to_value())))
+}
+
+/// A tool call's input as recorded, whatever form the view shows.
+fn recorded_input(p: &Part, shown: &Value) -> Value {
+    p.raw_input.as_deref().unwrap_or(shown).clone()
 }
 
 /// What the summarizer is shown of a part: terminal control sequences
@@ -368,8 +422,8 @@ pub(crate) fn span_entry(p: &Part) -> Option<SpanEntry> {
             step: p.step,
             id: id.clone(),
             name: name.clone(),
-            input: input.clone(),
-            output: output.as_ref().map_or_else(
+            input: recorded_input(p, input),
+            output: p.raw_output.as_deref().or(output.as_ref()).map_or_else(
                 || NO_RESULT_TEXT.to_string(),
                 |o| strip_controls(&unwrap_envelope(tool_content_text(&o.content))),
             ),

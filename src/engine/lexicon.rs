@@ -75,6 +75,25 @@ pub(crate) const DECISION_MARKERS: &[&[&str]] = &[
     &["we", "will"],
 ];
 
+/// Markers of a reason given (`because`, `so that`, `instead of`): a
+/// decision that carries one keeps its why. Read the same way by the
+/// extractive summarizer and by `probe`'s `reason` probes.
+pub(crate) const REASON_MARKERS: &[&[&str]] = &[
+    &["because"],
+    &["so", "that"],
+    &["in", "order", "to"],
+    &["to", "avoid"],
+    &["to", "prevent"],
+    &["instead", "of"],
+    &["rather", "than"],
+    &["due", "to"],
+    &["since"],
+    &["which", "means"],
+    &["otherwise"],
+    &["root", "cause"],
+    &["caused", "by"],
+];
+
 /// Words that open a sentence without saying anything (`Now`, `OK, so`).
 const DISCOURSE_WORDS: [&str; 14] = [
     "now", "ok", "okay", "so", "good", "great", "perfect", "alright", "first", "then", "also",

@@ -12,11 +12,13 @@ pub mod budget;
 pub(crate) mod carried;
 pub(crate) mod checkpoint;
 pub(crate) mod clean;
+pub(crate) mod defs;
 pub(crate) mod entries;
 pub mod estimate;
 pub(crate) mod ladder;
 pub(crate) mod lexicon;
 pub(crate) mod measure;
+pub(crate) mod milestones;
 pub(crate) mod parts;
 pub(crate) mod projection;
 pub(crate) mod restore;
@@ -331,6 +333,7 @@ pub fn run_call(
     let budget = ctx.budget;
     let (trigger, w_eff) = (budget.trigger(), budget.w_eff());
     let (mut parts, _) = restore(parts, store, ctx.estimator, &mut resume.chain)?;
+    let refreshed = ladder::refresh_head(&mut parts, ctx, store)?;
     let mut tally = PartTally::default();
     for p in &parts {
         tally.add(p);
@@ -350,7 +353,7 @@ pub fn run_call(
         model: before.model,
         view_estimate: tally.estimate,
         predicted: before.predicted,
-        new_entries: Vec::new(),
+        new_entries: refreshed.into_iter().collect(),
         misses: 0,
         placeholders: 0,
     };

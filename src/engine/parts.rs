@@ -83,6 +83,13 @@ pub struct Part {
     pub state: PartState,
     /// Estimated tokens as the part stands now.
     pub tokens: u64,
+    /// A tool call's input as recorded, when a stored form replaced it: what
+    /// the floor's summarizer reads (a file written is summarized whole).
+    /// Never projected into a view.
+    pub raw_input: Option<std::sync::Arc<serde_json::Value>>,
+    /// A file read's output as recorded, when a stored form replaced it: the
+    /// summarizer compares an edit with the whole file. Never projected.
+    pub raw_output: Option<std::sync::Arc<ToolOutput>>,
 }
 
 impl Part {
@@ -562,6 +569,8 @@ impl PartsBuilder {
             body,
             state: PartState::Raw,
             tokens,
+            raw_input: None,
+            raw_output: None,
         };
         self.parts.push(part);
     }

@@ -323,22 +323,59 @@ pub(crate) fn summary_part(last: &Part, head: SummaryHead, est: &dyn Estimator) 
         body: PartBody::Summary(head),
         state: PartState::Raw,
         tokens: 0,
+        raw_input: None,
+        raw_output: None,
     };
     p.measure(est);
     p
 }
 
+/// Tools that read a file whole or in part.
+const FILE_READS: [&str; 5] = ["Read", "read", "view", "read_file", "NotebookRead"];
+
+/// Programs whose `show`/`view` prints a task's spec (`bd show x`, `gh issue view 4`).
+const TRACKERS: [&str; 5] = ["bd", "gh", "glab", "jira", "linear"];
+
+/// Outputs the summarizer reads whole even when the view shows a form: a
+/// file read (what an edit of it changed), a tracker's view of a task (its
+/// spec's limits).
+fn keeps_raw_output(name: &str, input: &Value) -> bool {
+    if FILE_READS.contains(&name) {
+        return true;
+    }
+    let Some(command) = super::toolrules::shell_command(input) else {
+        return false;
+    };
+    let words: Vec<&str> = command.split_whitespace().take(6).collect();
+    words.windows(2).any(|w| TRACKERS.contains(&w[0]))
+        && words.iter().any(|w| matches!(*w, "show" | "view"))
+}
+
 /// Swap a stored compacted form into a tool part.
 pub(crate) fn apply_form(p: &mut Part, rule: &str, form: &Value, est: &dyn Estimator) {
-    if let PartBody::Tool { input, output, .. } = &mut p.body {
+    if let PartBody::Tool {
+        name,
+        input,
+        output,
+        ..
+    } = &mut p.body
+    {
         if let Some(i) = form.get("input") {
-            *input = i.clone();
+            let raw = std::mem::replace(input, i.clone());
+            if p.raw_input.is_none() && raw != *i {
+                p.raw_input = Some(std::sync::Arc::new(raw));
+            }
         }
         if let Some(c) = form.get("content")
             && let Ok(content) = serde_json::from_value::<ToolContent>(c.clone())
         {
             let is_error = output.as_ref().is_some_and(|o| o.is_error);
-            *output = Some(ToolOutput { content, is_error });
+            let raw = output.replace(ToolOutput { content, is_error });
+            // A file read is kept as recorded for the summarizer (what an
+            // edit of it changed); other outputs are summarized as shown.
+            if p.raw_output.is_none() && keeps_raw_output(name, input) {
+                p.raw_output = raw.map(std::sync::Arc::new);
+            }
         }
         p.state = PartState::Shrunk {
             rule: rule.to_string(),

@@ -88,4 +88,14 @@ pub trait Summarizer {
     /// that a summarizer that reports its own work (the llm summarizer's
     /// requests and costs) attributes it; the engine itself never does.
     fn call_done(&self, _call: u32) {}
+
+    /// A stored summary `prior` read again at a later call, with the tool
+    /// calls the view now keeps raw after it (`later`, as in
+    /// [`SummaryRequest::later`]): its text brought up to date when they
+    /// contradict it (a failure it rules out has since succeeded), else
+    /// `None`. Deterministic; the engine stores what it returns under the
+    /// same coverage, so the next call reads it back.
+    fn refresh(&self, _prior: &str, _later: &[ToolCall]) -> Option<String> {
+        None
+    }
 }

@@ -19,9 +19,9 @@
       "cache read " + fmt(D.cr[i]) + " · write " + fmt(D.cw[i]) + " · view " + D.hash[i];
   }
   function callAt(svg, ev) {
-    var pt = svg.createSVGPoint();
-    pt.x = ev.clientX; pt.y = ev.clientY;
-    var p = pt.matrixTransform(svg.getScreenCTM().inverse());
+    var ctm = svg.getScreenCTM();
+    if (!ctm) { return N; }
+    var p = new DOMPoint(ev.clientX, ev.clientY).matrixTransform(ctm.inverse());
     var k = N <= 1 ? 1 : Math.round((p.x - LEFT) * (N - 1) / (RIGHT - LEFT)) + 1;
     return Math.max(1, Math.min(N, k));
   }
@@ -31,7 +31,7 @@
     var guide = document.getElementById(guideId);
     var tip = tipId && document.getElementById(tipId);
     var out = lineId && document.getElementById(lineId);
-    if (!svg || !hit) { return; }
+    if (!(svg instanceof SVGSVGElement) || !hit || !guide) { return; }
     hit.addEventListener("mousemove", function (ev) {
       var k = callAt(svg, ev);
       var x = xOf(k);
@@ -84,5 +84,5 @@
   range.addEventListener("input", function () { pick(range.value); });
   num.addEventListener("change", function () { pick(num.value); });
   hover("ctx", "ctx-guide", "ctx-tip", "ctx-line");
-  hover("cache", "cache-guide", null, null);
+  hover("cache-chart", "cache-chart-guide", null, null);
 })();

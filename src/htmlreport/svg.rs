@@ -312,7 +312,7 @@ pub(crate) fn cache_chart(c: &Collected) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
-        "<svg id=\"cache\" class=\"chart\" viewBox=\"0 0 {WIDTH} {CACHE_HEIGHT}\" role=\"img\" aria-label=\"cache reads and writes per model call\" data-calls=\"{n}\">\
+        "<svg id=\"cache-chart\" class=\"chart\" viewBox=\"0 0 {WIDTH} {CACHE_HEIGHT}\" role=\"img\" aria-label=\"cache reads and writes per model call\" data-calls=\"{n}\">\
          <defs><clipPath id=\"cache-clip\"><rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\"/></clipPath></defs>",
         RIGHT - LEFT + 1,
         CACHE_BOTTOM - TOP
@@ -331,7 +331,8 @@ pub(crate) fn cache_chart(c: &Collected) -> String {
          <polyline class=\"line raw-est\" data-series=\"raw-prompt\" points=\"{}\"/>",
         c.series.raw.polyline(s, false)
     );
-    guide_and_hit(&mut out, "cache", CACHE_BOTTOM);
+    // Its ids are its own: the section around it is `cache`.
+    guide_and_hit(&mut out, "cache-chart", CACHE_BOTTOM);
     out.push_str("</svg>");
     out
 }

@@ -205,6 +205,8 @@ const END: u64 = u64::MAX - 1;
 /// added between calls (a replay reads them as it reaches their rows).
 pub(crate) struct Scorer {
     probes: Vec<Probe>,
+    /// The latest probe of each slot (`super::link_slots`).
+    latest_of: super::Slots,
     needles: Vec<Needle>,
     /// Each needle's index, by (pointer, text).
     needle_at: BTreeMap<(bool, String), usize>,
@@ -235,6 +237,7 @@ impl Scorer {
     pub(crate) fn new(probes: Vec<Probe>) -> Scorer {
         let mut scorer = Scorer {
             probes: Vec::new(),
+            latest_of: super::Slots::new(),
             needles: Vec::new(),
             needle_at: BTreeMap::new(),
             of_probe: Vec::new(),
@@ -257,6 +260,7 @@ impl Scorer {
 
     /// Score these probes too, from the next view on.
     pub(crate) fn add_probes(&mut self, probes: impl IntoIterator<Item = Probe>) {
+        let from = self.probes.len();
         for p in probes {
             let needles = ProbeNeedles {
                 expected: self.intern(&p.expected, false),
@@ -266,6 +270,7 @@ impl Scorer {
             self.of_probe.push(needles);
             self.probes.push(p);
         }
+        super::link_slots(&mut self.probes, from, &mut self.latest_of);
         // Room for a text and the character after it, or for two
         // overlapping pointers.
         let width = self.longest.max(2 * self.longest_pointer) + 8;

@@ -16,6 +16,11 @@
 //! - `decision`: assistant sentences stating a choice.
 //! - `state`: the agent's latest closing sentence; only the latest one
 //!   before a view is judged on it.
+//! - `definition`, `outcome`, `reason`, `next`: what a model needs to
+//!   continue (`work.rs`): per file written its latest changed definition,
+//!   the latest check's counts, a decision's reason, the next step. Of
+//!   `definition` (per file), `outcome` and `next` only the latest before a
+//!   view is judged.
 //!
 //! A probe is judged only on views after its source. It passes when its
 //! expected text (whitespace-normalised, controls stripped) is in the view;
@@ -28,6 +33,7 @@ mod pass;
 pub(crate) mod precision;
 #[cfg(test)]
 mod tests;
+mod work;
 
 pub(crate) use cache::Scorer;
 pub(crate) use pass::{ProbePass, ProbeWorker};
@@ -38,6 +44,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use memchr::memmem;
 use serde::Serialize;
 
+use crate::engine::action::is_shell_tool;
 use crate::engine::carried::{carried_facts, task_context_sections};
 use crate::engine::clean::{normalise_whitespace, request_text, strip_controls};
 use crate::engine::ladder::unwrap_envelope;
@@ -67,16 +74,24 @@ pub(crate) enum Category {
     Error,
     Decision,
     State,
+    Definition,
+    Outcome,
+    Reason,
+    Next,
 }
 
 impl Category {
-    pub(crate) const ALL: [Category; 6] = [
+    pub(crate) const ALL: [Category; 10] = [
         Category::Ask,
         Category::Constraint,
         Category::Deliverable,
         Category::Error,
         Category::Decision,
         Category::State,
+        Category::Definition,
+        Category::Outcome,
+        Category::Reason,
+        Category::Next,
     ];
 
     pub(crate) fn name(self) -> &'static str {
@@ -87,6 +102,10 @@ impl Category {
             Category::Error => "error",
             Category::Decision => "decision",
             Category::State => "state",
+            Category::Definition => "definition",
+            Category::Outcome => "outcome",
+            Category::Reason => "reason",
+            Category::Next => "next",
         }
     }
 
@@ -121,6 +140,40 @@ pub(crate) struct Probe {
     /// summary names `lib/a/b.ex` for `/home/u/repo/lib/a/b.ex`).
     #[serde(skip)]
     pub also: Vec<String>,
+    /// Of the probes of one category and slot, only the latest before a
+    /// view is judged (`outcome`, `next`: one slot; `definition`: a file's
+    /// path). `None`: judged on every view after it.
+    #[serde(skip)]
+    pub slot: Option<String>,
+    /// The row of the next probe in its slot: views whose history reaches
+    /// it judge that one instead.
+    #[serde(skip)]
+    pub superseded_at: Option<usize>,
+}
+
+impl Probe {
+    /// Whether a view of the record's first `history_rows` rows judges it
+    /// (the `state` probes aside, which `tally_with` picks).
+    pub(crate) fn judged_before(&self, history_rows: usize) -> bool {
+        self.row < history_rows && self.superseded_at.is_none_or(|r| r >= history_rows)
+    }
+}
+
+/// The latest probe of each slot among those linked so far, by index.
+pub(crate) type Slots = BTreeMap<(Category, String), usize>;
+
+/// Links the probes from `from` on to the earlier ones of their slots: an
+/// earlier probe is superseded at the row of the next in its slot.
+pub(crate) fn link_slots(probes: &mut [Probe], from: usize, slots: &mut Slots) {
+    for i in from..probes.len() {
+        let Some(slot) = probes[i].slot.clone() else {
+            continue;
+        };
+        let row = probes[i].row;
+        if let Some(prev) = slots.insert((probes[i].category, slot), i) {
+            probes[prev].superseded_at = Some(row);
+        }
+    }
 }
 
 /// Every probe of a record, in record order.
@@ -129,7 +182,9 @@ pub(crate) fn extract(rows: &[Message]) -> Vec<Probe> {
     for (i, m) in rows.iter().enumerate() {
         x.row(i, m);
     }
-    x.finish()
+    let mut probes = x.finish();
+    link_slots(&mut probes, 0, &mut Slots::new());
+    probes
 }
 
 #[derive(Default)]
@@ -138,14 +193,28 @@ struct Extractor {
     seen: BTreeSet<(Category, String)>,
     /// The latest assistant closing sentence, flushed at the next ask.
     state: Option<Probe>,
+    /// Paths read or written so far: a whole write of one is compared with
+    /// the file, not probed by its text.
+    known_paths: BTreeSet<String>,
+    /// Shell calls waiting for their result (a check's counts are in it).
+    shell_calls: BTreeMap<String, (String, serde_json::Value)>,
 }
 
 impl Extractor {
     fn push(&mut self, p: Probe) {
-        if p.expected.is_empty() || !self.seen.insert((p.category, p.expected.clone())) {
+        // A slotted probe may say again what an earlier one said: it is the
+        // latest, so it is kept.
+        let again = !self.seen.insert((p.category, p.expected.clone()));
+        if p.expected.is_empty() || (again && p.slot.is_none()) {
             return;
         }
         self.probes.push(p);
+    }
+
+    /// A probe judged only while it is the latest of its slot.
+    fn push_latest(&mut self, mut p: Probe, slot: &str) {
+        p.slot = Some(slot.to_string());
+        self.push(p);
     }
 
     fn row(&mut self, i: usize, m: &Message) {
@@ -161,9 +230,30 @@ impl Extractor {
                 (Kind::Generation, Block::Text { text }) => self.prose(i, m.line, block, text),
                 (_, Block::ToolUse { id, name, input }) => {
                     for (path, _) in written_paths(name, input) {
+                        let new_file = !self.known_paths.contains(&path);
+                        if let Some(def) = work::changed_definition(name, input, &path, new_file) {
+                            let p = tool_probe(Category::Definition, def, id, i, m.line);
+                            self.push_latest(p, &path);
+                        }
+                        self.known_paths.insert(path.clone());
                         let mut p = tool_probe(Category::Deliverable, path, id, i, m.line);
                         p.also = path_suffixes(&p.expected);
                         self.push(p);
+                    }
+                    for k in ["file_path", "filePath", "path"] {
+                        if let Some(path) = input.get(k).and_then(serde_json::Value::as_str) {
+                            self.known_paths.insert(path.to_string());
+                        }
+                    }
+                    if let Some(next) = work::plan_next(input) {
+                        self.push_latest(
+                            text_probe(Category::Next, next, format!("tool:{id}"), i, m.line),
+                            "",
+                        );
+                    }
+                    if is_shell_tool(name) {
+                        self.shell_calls
+                            .insert(id.clone(), (name.clone(), input.clone()));
                     }
                 }
                 (
@@ -171,9 +261,19 @@ impl Extractor {
                     Block::ToolResult {
                         tool_use_id,
                         content,
-                        is_error: true,
+                        is_error,
                     },
                 ) => {
+                    if let Some((name, input)) = self.shell_calls.remove(tool_use_id) {
+                        let text = strip_controls(&unwrap_envelope(tool_content_text(content)));
+                        if let Some(outcome) = work::outcome_of(&name, &input, &text, *is_error) {
+                            let p = tool_probe(Category::Outcome, outcome, tool_use_id, i, m.line);
+                            self.push_latest(p, "");
+                        }
+                    }
+                    if !is_error {
+                        continue;
+                    }
                     let Some(key) = error_key(content) else {
                         continue;
                     };
@@ -270,6 +370,21 @@ impl Extractor {
                     line,
                 ));
             }
+            if let Some(reason) = work::reason(sentence) {
+                self.push(text_probe(
+                    Category::Reason,
+                    reason,
+                    source.clone(),
+                    i,
+                    line,
+                ));
+            }
+        }
+        if let Some(next) = all.iter().rev().find_map(|s| work::intent(s)) {
+            self.push_latest(
+                text_probe(Category::Next, next, source.clone(), i, line),
+                "",
+            );
         }
         if let Some(last) = all.last() {
             self.state = Some(text_probe(
@@ -336,6 +451,8 @@ fn text_probe(
         row,
         pointer: None,
         also: Vec::new(),
+        slot: None,
+        superseded_at: None,
     }
 }
 
@@ -348,6 +465,8 @@ fn tool_probe(category: Category, expected: String, id: &str, row: usize, line: 
         row,
         pointer: Some(recovery_call(id)),
         also: Vec::new(),
+        slot: None,
+        superseded_at: None,
     }
 }
 
@@ -647,7 +766,7 @@ fn evaluate_with(
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Tally {
     /// In `Category::ALL` order.
-    categories: [Counts; 6],
+    categories: [Counts; Category::ALL.len()],
     judged: u64,
     passed: u64,
     recoverable: u64,
@@ -737,7 +856,9 @@ fn tally_with(
         n.critical = c.critical();
     }
     for (i, p) in probes.iter().enumerate() {
-        if p.row >= history_rows || (p.category == Category::State && Some(i) != latest_state) {
+        if !p.judged_before(history_rows)
+            || (p.category == Category::State && Some(i) != latest_state)
+        {
             continue;
         }
         let outcome = judge(i, p);

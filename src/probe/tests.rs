@@ -144,13 +144,19 @@ fn a_probe_passes_when_its_text_is_in_the_view_and_is_lost_when_not() {
         "\u{1b}[31m⎯⎯⎯ FAIL\u{1b}[39m src/a.test.ts > adds",
         "I'll use a migration script instead of raw DDL.",
         "The test fails on the adder.",
+        "- step 3: `npm test` failed",
     ]);
     let e = evaluate(&probes, &full, rows.len());
-    assert_eq!((e.judged, e.passed, e.critical_lost), (6, 6, 0), "{e:?}");
+    // The six of before, and the decision's reason, the next step it
+    // states and the test run's outcome.
+    assert_eq!((e.judged, e.passed, e.critical_lost), (9, 9, 0), "{e:?}");
+    assert_eq!(e.categories["reason"].passed, 1);
+    assert_eq!(e.categories["next"].passed, 1);
+    assert_eq!(e.categories["outcome"].passed, 1);
     let empty = view_of(&["## Task Context\n\n## Requests\n(none yet)"]);
     let e = evaluate(&probes, &empty, rows.len());
     assert_eq!(e.critical_lost, 3, "{e:?}");
-    assert_eq!(e.lost.len(), 6);
+    assert_eq!(e.lost.len(), 9);
     assert_eq!(e.categories["ask"].lost, 1);
     assert!(e.categories["ask"].critical && !e.categories["error"].critical);
 }
@@ -160,9 +166,10 @@ fn a_probe_is_judged_only_on_views_after_its_source() {
     let rows = record();
     let probes = extract(&rows);
     let e = evaluate(&probes, &view_of(&[]), 3);
-    // Rows 0..3: the ask, its rule and the decision in row 2; the slash
-    // command yields nothing, and the turn's state (row 7) comes later.
-    assert_eq!(e.judged, 3, "{e:?}");
+    // Rows 0..3: the ask, its rule and the decision in row 2 (with its
+    // reason and, an intent, the next step); the slash command yields
+    // nothing, and the turn's state (row 7) comes later.
+    assert_eq!(e.judged, 5, "{e:?}");
     assert_eq!(e.categories["state"].judged(), 0);
     assert_eq!(e.categories["deliverable"].judged(), 0);
 }
@@ -332,6 +339,8 @@ fn the_scorer_takes_a_pointer_that_overlaps_itself_left_to_right() {
         row: 0,
         pointer: Some("tool:t".into()),
         also: Vec::new(),
+        slot: None,
+        superseded_at: None,
     };
     let long = "x".repeat(40);
     let cases: [(&[&str], Verdict); 5] = [
@@ -419,6 +428,8 @@ fn probes_cut_from(texts: &[String], cuts: &[(usize, usize, u8)], extra: &[Strin
                 3 => Some("tool:t".to_string()),
                 _ => None,
             },
+            slot: None,
+            superseded_at: None,
         })
         .collect()
 }

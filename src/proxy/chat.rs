@@ -103,10 +103,11 @@ impl ItemWriter for ChatWriter {
     }
 }
 
-/// A tool call being streamed: its id, name and arguments so far.
+/// A tool call being streamed: its index (when the server numbers its
+/// calls), id, name and arguments so far.
 #[derive(Default)]
 struct CallSoFar {
-    index: u64,
+    index: Option<u64>,
     id: String,
     name: String,
     arguments: String,
@@ -121,6 +122,9 @@ pub(crate) struct ChatAssembler {
     reasoning: String,
     calls: Vec<CallSoFar>,
     usage: Option<Value>,
+    /// The other choices (`n` > 1) the answer held: passed on to the
+    /// client, never recorded (the record holds choice 0 alone).
+    other_choices: std::collections::BTreeSet<u64>,
     /// A choice's `finish_reason` came.
     finished: bool,
     /// `data: [DONE]` came (or the whole answer was read).
@@ -146,6 +150,7 @@ impl Assemble for ChatAssembler {
             return Ok(());
         }
         self.take_id_and_usage(&v);
+        self.note_other_choices(&v);
         let choice = first_choice(&v);
         let m = &choice["message"];
         match &m["content"] {
@@ -164,7 +169,7 @@ impl Assemble for ChatAssembler {
         }
         for (i, c) in m["tool_calls"].as_array().into_iter().flatten().enumerate() {
             self.calls.push(CallSoFar {
-                index: i as u64,
+                index: Some(i as u64),
                 id: c["id"].as_str().unwrap_or("").to_string(),
                 name: c["function"]["name"].as_str().unwrap_or("").to_string(),
                 arguments: c["function"]["arguments"]
@@ -192,20 +197,39 @@ impl Assemble for ChatAssembler {
         self.error.is_some()
     }
 
+    fn note(&self) -> Option<String> {
+        (!self.other_choices.is_empty()).then(|| {
+            format!(
+                "the upstream answered {} choices (the request's `n`); the client got them all, and choice 0 alone is recorded, as the one the conversation goes on with",
+                self.other_choices.len() + 1
+            )
+        })
+    }
+
     fn finish(self: Box<Self>) -> Result<Message, String> {
         (*self).into_row()
     }
 }
 
-/// The first choice of an answer or chunk (`index` 0, or the first listed).
+/// Whether a streamed tool call's piece names its function.
+fn has_name(c: &Value) -> bool {
+    c["function"]["name"]
+        .as_str()
+        .is_some_and(|n| !n.is_empty())
+}
+
+/// A choice's `index` (a choice without one is the only one: 0).
+fn choice_index(c: &Value) -> u64 {
+    c["index"].as_u64().unwrap_or(0)
+}
+
+/// Choice 0 of an answer or chunk, or `Null` when it holds none (a chunk of
+/// another choice, when the request asked for several: never merged into
+/// choice 0's).
 fn first_choice(v: &Value) -> &Value {
-    let choices = v["choices"].as_array();
-    choices
-        .and_then(|c| {
-            c.iter()
-                .find(|c| c["index"].as_u64().unwrap_or(0) == 0)
-                .or(c.first())
-        })
+    v["choices"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| choice_index(c) == 0))
         .unwrap_or(&Value::Null)
 }
 
@@ -241,6 +265,15 @@ impl ChatAssembler {
         }
     }
 
+    /// The choices other than 0 that `v` holds.
+    fn note_other_choices(&mut self, v: &Value) {
+        for c in v["choices"].as_array().into_iter().flatten() {
+            if choice_index(c) != 0 {
+                self.other_choices.insert(choice_index(c));
+            }
+        }
+    }
+
     /// One streamed chunk.
     fn chunk(&mut self, v: &Value) {
         if let Some(e) = error_of(v) {
@@ -248,6 +281,7 @@ impl ChatAssembler {
             return;
         }
         self.take_id_and_usage(v);
+        self.note_other_choices(v);
         let choice = first_choice(v);
         let delta = &choice["delta"];
         if let Some(t) = delta["content"].as_str() {
@@ -256,27 +290,9 @@ impl ChatAssembler {
         if let Some(r) = reasoning_of(delta) {
             self.reasoning.push_str(r);
         }
-        for (k, c) in delta["tool_calls"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let index = c["index"].as_u64().unwrap_or(k as u64);
-            let at = match self.calls.iter().position(|s| s.index == index) {
-                Some(at) => at,
-                None => {
-                    self.calls.push(CallSoFar {
-                        index,
-                        ..CallSoFar::default()
-                    });
-                    self.calls.len() - 1
-                }
-            };
+        for c in delta["tool_calls"].as_array().into_iter().flatten() {
+            let at = self.call_for(c);
             let call = &mut self.calls[at];
-            if let Some(id) = c["id"].as_str().filter(|id| !id.is_empty()) {
-                call.id = id.to_string();
-            }
             // The name comes whole, once (a server repeating it in every
             // chunk must not double it).
             if let Some(n) = c["function"]["name"].as_str()
@@ -293,6 +309,46 @@ impl ChatAssembler {
         }
     }
 
+    /// Where a streamed tool call's piece goes: by its id (a new id is a new
+    /// call), else by its `index`, else to the call before (a server that
+    /// numbers nothing, as Gemini's OpenAI-compatible endpoint streams
+    /// parallel calls: each whole, with its id and no `index`).
+    fn call_for(&mut self, c: &Value) -> usize {
+        let index = c["index"].as_u64();
+        let id = c["id"].as_str().filter(|id| !id.is_empty());
+        let found = match (id, index) {
+            (Some(id), _) => self.calls.iter().rposition(|s| s.id == id).or_else(|| {
+                // The first piece to name the id of a call whose earlier
+                // pieces came by index alone.
+                index.and_then(|i| {
+                    self.calls
+                        .iter()
+                        .rposition(|s| s.index == Some(i) && s.id.is_empty())
+                })
+            }),
+            (None, Some(i)) => self.calls.iter().rposition(|s| s.index == Some(i)),
+            // A piece naming its function starts a call when the one
+            // before has its name (a name comes once per call).
+            (None, None)
+                if has_name(c) && self.calls.last().is_some_and(|l| !l.name.is_empty()) =>
+            {
+                None
+            }
+            (None, None) => self.calls.len().checked_sub(1),
+        };
+        let at = found.unwrap_or_else(|| {
+            self.calls.push(CallSoFar {
+                index,
+                ..CallSoFar::default()
+            });
+            self.calls.len() - 1
+        });
+        if let Some(id) = id {
+            self.calls[at].id = id.to_string();
+        }
+        at
+    }
+
     /// The assistant message as the client sends it back, read as the
     /// request's messages are.
     fn into_row(mut self) -> Result<Message, String> {
@@ -302,7 +358,10 @@ impl ChatAssembler {
         if !self.done && !self.finished {
             return Err("the stream ended before a choice finished".into());
         }
-        self.calls.sort_by_key(|c| c.index);
+        // Numbered calls in their numbers' order; otherwise as they came.
+        if self.calls.iter().all(|c| c.index.is_some()) {
+            self.calls.sort_by_key(|c| c.index);
+        }
         let mut message = serde_json::json!({
             "role": "assistant",
             "content": if self.content.is_empty() { Value::Null } else { Value::String(self.content) },
@@ -429,11 +488,12 @@ mod tests {
             "choices": [{"index": 0, "finish_reason": "stop",
                 "message": {"role": "assistant", "content": "Done.", "reasoning": "short"}}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 2}});
-        let row = Answer::whole(
+        let (row, note) = Answer::whole(
             Box::new(ChatAssembler::default()),
             whole.to_string().as_bytes(),
         )
         .unwrap();
+        assert_eq!(note, None);
         assert_eq!(row.content.len(), 2);
         assert_eq!(row.usage.unwrap().input_tokens, 10);
         // No `[DONE]`: complete at the stream's end once a choice finished.
@@ -452,6 +512,194 @@ mod tests {
         a.feed(b"data: {\"error\":{\"message\":\"overloaded\"}}\n\n");
         assert!(a.complete() && a.errored());
         assert_eq!(a.finish().unwrap_err(), "overloaded");
+    }
+
+    /// The streamed chunks of `deltas`, each `(choice index, delta,
+    /// finish_reason)`, then `[DONE]`.
+    fn chunks(deltas: &[(u64, Value, Value)]) -> String {
+        let mut s: String = deltas
+            .iter()
+            .map(|(i, d, f)| {
+                let c = json!({"id": "chatcmpl-n", "choices": [{"index": i, "delta": d, "finish_reason": f}]});
+                format!("data: {c}\n\n")
+            })
+            .collect();
+        s.push_str("data: [DONE]\n\n");
+        s
+    }
+
+    fn streamed(s: &str) -> (Message, Option<String>) {
+        let mut a = Answer::streamed(Box::new(ChatAssembler::default()));
+        a.feed(s.as_bytes());
+        assert!(a.complete());
+        let note = a.note();
+        (a.finish().unwrap(), note)
+    }
+
+    #[test]
+    fn of_several_choices_choice_0_alone_is_recorded_and_the_rest_noted() {
+        // n = 2, streamed: the choices' chunks interleave, and choice 1
+        // finishes first.
+        let s = chunks(&[
+            (
+                0,
+                json!({"role": "assistant", "content": "stub "}),
+                Value::Null,
+            ),
+            (
+                1,
+                json!({"role": "assistant", "content": "second "}),
+                Value::Null,
+            ),
+            (1, json!({"content": "choice"}), json!("stop")),
+            (0, json!({"content": "answer 1"}), json!("stop")),
+        ]);
+        let (row, note) = streamed(&s);
+        assert_eq!(
+            row.content,
+            vec![Block::Text {
+                text: "stub answer 1".into()
+            }]
+        );
+        let note = note.expect("the other choice is noted");
+        assert!(
+            note.contains("2 choices") && note.contains("choice 0 alone is recorded"),
+            "{note}"
+        );
+        // Only choice 1 finished: choice 0 is not whole yet.
+        let mut a = ChatAssembler::default();
+        a.event(
+            "",
+            br#"{"id":"c","choices":[{"index":1,"delta":{"content":"x"},"finish_reason":"stop"}]}"#,
+        );
+        assert!(!a.complete_at_end());
+        // One answer, choice 0 alone: no note.
+        let (_, note) = streamed(&chunks(&[(0, json!({"content": "hi"}), json!("stop"))]));
+        assert_eq!(note, None);
+        // Whole, with two choices listed (choice 1 first).
+        let whole = json!({"id": "chatcmpl-w", "choices": [
+            {"index": 1, "finish_reason": "stop", "message": {"role": "assistant", "content": "second choice"}},
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "stub answer 1"}}]});
+        let (row, note) = Answer::whole(
+            Box::new(ChatAssembler::default()),
+            whole.to_string().as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(
+            row.content,
+            vec![Block::Text {
+                text: "stub answer 1".into()
+            }]
+        );
+        assert!(note.is_some());
+    }
+
+    /// The tool calls of an assembled row: (id, name, input).
+    fn calls_of(row: &Message) -> Vec<(String, String, Value)> {
+        row.content
+            .iter()
+            .filter_map(|b| match b {
+                Block::ToolUse { id, name, input } => {
+                    Some((id.clone(), name.clone(), input.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn parallel_tool_calls_without_index_are_assembled_by_id_then_by_order() {
+        let call = |id: Option<&str>, name: Option<&str>, args: &str| {
+            let mut c = json!({"type": "function", "function": {"arguments": args}});
+            if let Some(id) = id {
+                c["id"] = json!(id);
+            }
+            if let Some(n) = name {
+                c["function"]["name"] = json!(n);
+            }
+            c
+        };
+        let want = vec![
+            (
+                "call_a".to_string(),
+                "read".to_string(),
+                json!({"filePath": "a.txt"}),
+            ),
+            (
+                "call_b".to_string(),
+                "grep".to_string(),
+                json!({"pattern": "x"}),
+            ),
+        ];
+        // Gemini's OpenAI-compatible endpoint: each call whole, in a chunk of
+        // its own, with its id and no index.
+        let apart = chunks(&[
+            (
+                0,
+                json!({"tool_calls": [call(Some("call_a"), Some("read"), r#"{"filePath":"a.txt"}"#)]}),
+                Value::Null,
+            ),
+            (
+                0,
+                json!({"tool_calls": [call(Some("call_b"), Some("grep"), r#"{"pattern":"x"}"#)]}),
+                Value::Null,
+            ),
+            (0, json!({}), json!("tool_calls")),
+        ]);
+        assert_eq!(calls_of(&streamed(&apart).0), want);
+        // Both in one chunk, no index.
+        let together = chunks(&[
+            (
+                0,
+                json!({"tool_calls": [
+                call(Some("call_a"), Some("read"), r#"{"filePath":"a.txt"}"#),
+                call(Some("call_b"), Some("grep"), r#"{"pattern":"x"}"#)]}),
+                Value::Null,
+            ),
+            (0, json!({}), json!("tool_calls")),
+        ]);
+        assert_eq!(calls_of(&streamed(&together).0), want);
+        // No id, no index: by order, each piece naming a function starts a
+        // call, the pieces after it are its arguments.
+        let bare = chunks(&[
+            (
+                0,
+                json!({"tool_calls": [call(None, Some("read"), r#"{"filePath":"#)]}),
+                Value::Null,
+            ),
+            (
+                0,
+                json!({"tool_calls": [call(None, None, r#""a.txt"}"#)]}),
+                Value::Null,
+            ),
+            (
+                0,
+                json!({"tool_calls": [call(None, Some("grep"), r#"{"pattern":"x"}"#)]}),
+                Value::Null,
+            ),
+            (0, json!({}), json!("tool_calls")),
+        ]);
+        let got = calls_of(&streamed(&bare).0);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(
+            (got[0].2.clone(), got[1].2.clone()),
+            (want[0].2.clone(), want[1].2.clone())
+        );
+        // OpenAI's own: numbered, the id in the first piece only, and the
+        // same index reused by distinct ids is two calls.
+        let mut a = call(Some("call_a"), Some("read"), "");
+        a["index"] = json!(0);
+        let mut a2 = call(None, None, r#"{"filePath":"a.txt"}"#);
+        a2["index"] = json!(0);
+        let mut b = call(Some("call_b"), Some("grep"), r#"{"pattern":"x"}"#);
+        b["index"] = json!(0);
+        let numbered = chunks(&[
+            (0, json!({"tool_calls": [a]}), Value::Null),
+            (0, json!({"tool_calls": [a2]}), Value::Null),
+            (0, json!({"tool_calls": [b]}), Value::Null),
+            (0, json!({}), json!("tool_calls")),
+        ]);
+        assert_eq!(calls_of(&streamed(&numbered).0), want);
     }
 
     #[test]

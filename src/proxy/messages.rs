@@ -551,7 +551,7 @@ mod tests {
         assert!(a.errored());
         assert_eq!(a.finish().unwrap_err(), "Overloaded");
         let whole = br#"{"id":"msg_w","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":3,"output_tokens":1}}"#;
-        let row = Answer::whole(Box::new(MessagesAssembler::default()), whole).unwrap();
+        let (row, _) = Answer::whole(Box::new(MessagesAssembler::default()), whole).unwrap();
         assert_eq!(row.gen_id.as_deref(), Some("msg_w"));
     }
 

@@ -538,6 +538,14 @@ impl Pending {
         (self.state.events)(ProxyEvent::Call(Box::new(report)));
     }
 
+    /// A note on the call's answer, naming the task and call.
+    fn note(&self, note: Option<String>) {
+        if let (Some(note), Some((p, _))) = (note, &self.prepared) {
+            self.state
+                .note(format!("{} call {}: {note}", p.report.task, p.report.call));
+        }
+    }
+
     fn api(&self) -> Api {
         self.prepared.as_ref().map_or(Api::Messages, |(_, a)| *a)
     }
@@ -689,7 +697,10 @@ async fn engine_call(
         let (answer, outcome) = match read {
             Err(_) => (None, "upstream_failed"),
             Ok(()) => match Answer::whole(api.assembler(), &whole) {
-                Ok(row) => (Some(row), "recorded"),
+                Ok((row, note)) => {
+                    pending.note(note);
+                    (Some(row), "recorded")
+                }
                 Err(_) => (None, "unparsed"),
             },
         };
@@ -763,6 +774,7 @@ async fn stream_answer(
             a.feed(&data);
             if a.complete() {
                 let a = answer.take().expect("checked");
+                pending.note(a.note());
                 let failed = a.errored();
                 match a.finish() {
                     Ok(row) => pending.end(Some(status), Some(row), "recorded").await,
@@ -786,6 +798,7 @@ async fn stream_answer(
             PumpEnd::Done if answer.as_mut().is_some_and(|a| a.complete_at_end()) => {
                 // Whole all the same (a server that sends no closing event).
                 let a = answer.take().expect("checked");
+                pending.note(a.note());
                 match a.finish() {
                     Ok(row) => pending.end(Some(status), Some(row), "recorded").await,
                     Err(_) => pending.end(Some(status), None, "unparsed").await,

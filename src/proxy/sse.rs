@@ -97,6 +97,11 @@ pub(crate) trait Assemble: Send {
     fn complete_at_end(&self) -> bool {
         false
     }
+    /// What the record leaves out of the answer the client got, in words
+    /// (a note the proxy prints), if anything.
+    fn note(&self) -> Option<String> {
+        None
+    }
     /// The assistant row, if the answer completed; else why not.
     fn finish(self: Box<Self>) -> Result<Message, String>;
 }
@@ -141,6 +146,12 @@ impl Answer {
         self.assembler.complete() || self.assembler.complete_at_end()
     }
 
+    /// What the record leaves out of the answer, if anything (see
+    /// [`Assemble::note`]).
+    pub(crate) fn note(&self) -> Option<String> {
+        self.assembler.note()
+    }
+
     /// The stream ended: the row, or why there is none.
     pub(crate) fn finish(mut self) -> Result<Message, String> {
         let a = &mut self.assembler;
@@ -148,10 +159,14 @@ impl Answer {
         self.assembler.finish()
     }
 
-    /// A whole answer's row.
-    pub(crate) fn whole(mut assembler: Box<dyn Assemble>, body: &[u8]) -> Result<Message, String> {
+    /// A whole answer's row, and what the record leaves out of it.
+    pub(crate) fn whole(
+        mut assembler: Box<dyn Assemble>,
+        body: &[u8],
+    ) -> Result<(Message, Option<String>), String> {
         assembler.whole(body)?;
-        assembler.finish()
+        let note = assembler.note();
+        Ok((assembler.finish()?, note))
     }
 }
 

@@ -58,9 +58,7 @@ const MIGRATIONS: &[&str] = &[
     "",
     include_str!("migrations/0014_proxy_times.sql"),
     include_str!("migrations/0015_proxy_superseded.sql"),
-    // Version 16 is kept for the saved runs per task (0016_runs_per_task.sql),
-    // made on another branch; the search index, made beside it, is 17.
-    "",
+    include_str!("migrations/0016_runs_per_task.sql"),
     include_str!("migrations/0017_search.sql"),
 ];
 
@@ -107,6 +105,18 @@ pub enum StoreError {
         "the store's directory {path} does not exist; create it or use another --db (only the default store's directory is created on first use)"
     )]
     NoDir { path: String },
+    #[error(
+        "the store {path} is read-only and at format version {found}; this compactor reads version {supported}, and upgrading it writes it"
+    )]
+    ReadOnlyOld {
+        path: String,
+        found: u32,
+        supported: u32,
+    },
+    #[error(
+        "the store {path} is read-only, and its -wal file holds changes the database file lacks: SQLite reads them only through an -shm index it cannot create there"
+    )]
+    UnreadableWal { path: String },
     #[error(transparent)]
     Sql(#[from] rusqlite::Error),
     #[error("corrupt entry in the store: {0}")]
@@ -122,6 +132,9 @@ impl crate::model::Hint for StoreError {
         match self {
             StoreError::TooNew { .. } => Some("upgrade compactor or use another --db"),
             StoreError::Diverged { .. } => Some("import the changed file under another --task"),
+            StoreError::ReadOnlyOld { .. } | StoreError::UnreadableWal { .. } => Some(
+                "open it once where it can be written (any command), or copy the file and its -wal somewhere writable and pass --db",
+            ),
             _ => None,
         }
     }
@@ -131,6 +144,19 @@ impl StoreError {
     /// Not the user's input but the store itself (or SQLite) failing.
     pub fn is_internal(&self) -> bool {
         matches!(self, StoreError::Sql(_) | StoreError::Corrupt(_))
+    }
+
+    /// The store could not be opened for writing because it is read-only:
+    /// the file, its directory, or its `-wal`/`-shm` files.
+    pub fn is_read_only(&self) -> bool {
+        use rusqlite::ErrorCode;
+        match self {
+            StoreError::Sql(e) | StoreError::Open { source: e, .. } => matches!(
+                e.sqlite_error_code(),
+                Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied)
+            ),
+            _ => false,
+        }
     }
 
     /// The store stayed busy: another process held the lock it needed for
@@ -169,6 +195,22 @@ impl DbLocation {
             DbLocation::File(p) => p.display().to_string(),
         }
     }
+}
+
+/// `path` as an SQLite URI that opens it immutable (no locks, no WAL
+/// index): its `%`, `?` and `#` escaped, as a URI's path needs.
+fn immutable_uri(path: &std::path::Path) -> String {
+    let mut uri = String::from("file:");
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' => uri.push_str("%25"),
+            '?' => uri.push_str("%3f"),
+            '#' => uri.push_str("%23"),
+            c => uri.push(c),
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
 }
 
 /// Create the directory of the default store (first use). A --db path's
@@ -234,6 +276,82 @@ impl Store {
             source,
         })?;
         Store::with_connection(conn, location, busy_wait)
+    }
+
+    /// The store file at `location` opened read-only, for a command that
+    /// only reads it where it cannot be written (a read-only file or
+    /// directory). Nothing is written: no WAL switch, no migration (a store
+    /// older than this build is refused, as upgrading it writes it). A store
+    /// in WAL mode needs its `-shm` index beside it; where that cannot be
+    /// made (a read-only directory) and no `-wal` file holds changes the
+    /// database file lacks, the file is read as immutable.
+    pub fn open_read_only(location: &DbLocation) -> Result<Store> {
+        use rusqlite::OpenFlags;
+        let DbLocation::File(path) = location else {
+            return Store::open(location);
+        };
+        let path_str = location.display();
+        let open_err = |source| StoreError::Open {
+            path: path_str.clone(),
+            source,
+        };
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let readable = |conn: &Connection| {
+            conn.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(()))
+        };
+        let conn = Connection::open_with_flags(path, flags).map_err(open_err)?;
+        let conn = match readable(&conn) {
+            Ok(()) => conn,
+            // No -shm index, and none can be made here (SQLite says
+            // READONLY_DIRECTORY, CANTINIT or CANTOPEN).
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly)
+                ) =>
+            {
+                drop(conn);
+                let mut wal = path.as_os_str().to_os_string();
+                wal.push("-wal");
+                if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+                    return Err(StoreError::UnreadableWal {
+                        path: path_str.clone(),
+                    });
+                }
+                let conn = Connection::open_with_flags(
+                    immutable_uri(path),
+                    flags | OpenFlags::SQLITE_OPEN_URI,
+                )
+                .map_err(open_err)?;
+                readable(&conn).map_err(open_err)?;
+                conn
+            }
+            Err(e) => return Err(open_err(e)),
+        };
+        let store = Store {
+            conn,
+            location: location.clone(),
+            instance: NEXT_INSTANCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            lent_forms: None,
+            // Nothing is written through it.
+            search: false,
+        };
+        let found = store.version()?;
+        if found > STORE_VERSION {
+            return Err(StoreError::TooNew {
+                path: path_str,
+                found,
+                supported: STORE_VERSION,
+            });
+        }
+        if found < STORE_VERSION {
+            return Err(StoreError::ReadOnlyOld {
+                path: path_str,
+                found,
+                supported: STORE_VERSION,
+            });
+        }
+        Ok(store)
     }
 
     /// A private store in SQLite's temporary database (an empty file name):

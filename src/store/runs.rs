@@ -1,5 +1,7 @@
 //! Saved replay runs (`replay --save NAME`): reports, view hashes and views
-//! stored as deltas. Bookkeeping for people and `diff`; the engine never reads it.
+//! stored as deltas, under their task and name (a name is its task's: two
+//! tasks may each have a run of the same name). Bookkeeping for people and
+//! `diff`; the engine never reads it.
 
 use rusqlite::{OptionalExtension, params};
 use serde_json::Value;
@@ -27,10 +29,12 @@ pub struct RunStep {
 }
 
 impl Tx<'_> {
-    /// Replace a run (its steps included).
+    /// Replace its task's run of its name (its steps included).
     pub fn save_run(&self, info: &RunInfo, steps: &[RunStep]) -> Result<()> {
-        self.tx
-            .execute("DELETE FROM run_step WHERE run = ?1", [&info.name])?;
+        self.tx.execute(
+            "DELETE FROM run_step WHERE task_id = ?1 AND run = ?2",
+            [&info.task_id, &info.name],
+        )?;
         self.tx.execute(
             "INSERT OR REPLACE INTO run (name, task_id, settings, steps, final_view_hash, totals)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -44,8 +48,8 @@ impl Tx<'_> {
             ],
         )?;
         let mut stmt = self.tx.prepare_cached(
-            "INSERT INTO run_step (run, step, turn, report, view_hash, prefix_messages, suffix)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO run_step (task_id, run, step, turn, report, view_hash, prefix_messages, suffix)
+             VALUES (?8, ?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
         let mut prev: &[ViewMessage] = &[];
         for s in steps {
@@ -59,7 +63,8 @@ impl Tx<'_> {
                 s.report.to_string(),
                 s.view.hash(),
                 shared as i64,
-                suffix
+                suffix,
+                info.task_id
             ])?;
             prev = &s.view.messages;
         }
@@ -115,32 +120,43 @@ impl Reader<'_> {
         decode_progress(task, row)
     }
 
+    /// Every saved run, by name, then task.
     pub fn runs(&self) -> Result<Vec<RunInfo>> {
-        let mut stmt = self
-            .conn
-            .prepare(&format!("SELECT {RUN_COLUMNS} FROM run ORDER BY name"))?;
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {RUN_COLUMNS} FROM run ORDER BY name, task_id"
+        ))?;
         let rows = stmt.query_map([], run_from_row)?;
         rows.map(|r| r?.map_err(StoreError::Corrupt)).collect()
     }
 
-    pub fn run(&self, name: &str) -> Result<Option<RunInfo>> {
+    /// The runs named `name`, one per task that saved one, by task.
+    pub fn runs_named(&self, name: &str) -> Result<Vec<RunInfo>> {
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT {RUN_COLUMNS} FROM run WHERE name = ?1 ORDER BY task_id"
+        ))?;
+        let rows = stmt.query_map([name], run_from_row)?;
+        rows.map(|r| r?.map_err(StoreError::Corrupt)).collect()
+    }
+
+    /// `task`'s run named `name`.
+    pub fn run(&self, task: &str, name: &str) -> Result<Option<RunInfo>> {
         let row = self
             .conn
             .query_row(
-                &format!("SELECT {RUN_COLUMNS} FROM run WHERE name = ?1"),
-                [name],
+                &format!("SELECT {RUN_COLUMNS} FROM run WHERE task_id = ?1 AND name = ?2"),
+                [task, name],
                 run_from_row,
             )
             .optional()?;
         row.transpose().map_err(StoreError::Corrupt)
     }
 
-    /// Every step of a run with its view rebuilt from the deltas.
-    pub fn run_steps(&self, name: &str) -> Result<Vec<RunStep>> {
+    /// Every step of `task`'s run `name` with its view rebuilt from the deltas.
+    pub fn run_steps(&self, task: &str, name: &str) -> Result<Vec<RunStep>> {
         let mut stmt = self.conn.prepare(&format!(
-            "SELECT {STEP_COLUMNS} FROM run_step WHERE run = ?1 ORDER BY step"
+            "SELECT {STEP_COLUMNS} FROM run_step WHERE task_id = ?1 AND run = ?2 ORDER BY step"
         ))?;
-        let rows = stmt.query_map([name], |r| {
+        let rows = stmt.query_map([task, name], |r| {
             Ok((
                 r.get::<_, u32>("step")?,
                 r.get::<_, u32>("turn")?,
@@ -256,9 +272,62 @@ mod tests {
             totals: json!({}),
         };
         store.transaction(|tx| tx.save_run(&info, &steps)).unwrap();
-        let back = store.reader().run_steps("r").unwrap();
+        let back = store.reader().run_steps("t", "r").unwrap();
         assert_eq!(back, steps);
-        assert_eq!(store.reader().runs().unwrap(), vec![info]);
-        assert!(store.reader().run("nope").unwrap().is_none());
+        assert_eq!(store.reader().runs().unwrap(), vec![info.clone()]);
+        assert!(store.reader().run("t", "nope").unwrap().is_none());
+        // The same name under another task is another run; each replaces
+        // only its own.
+        let other = RunInfo {
+            task_id: "u".into(),
+            steps: 1,
+            final_view_hash: Some(steps[0].view.hash()),
+            ..info.clone()
+        };
+        store
+            .transaction(|tx| tx.save_run(&other, &steps[..1]))
+            .unwrap();
+        assert_eq!(store.reader().run_steps("t", "r").unwrap(), steps);
+        assert_eq!(store.reader().run_steps("u", "r").unwrap(), steps[..1]);
+        assert_eq!(
+            store.reader().runs_named("r").unwrap(),
+            vec![info, other.clone()]
+        );
+        assert_eq!(store.reader().run("u", "r").unwrap(), Some(other));
+    }
+
+    #[test]
+    fn runs_saved_before_names_were_per_task_keep_their_task() {
+        // A store at version 15, with a run and its steps.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        {
+            let conn = rusqlite::Connection::open(&path).unwrap();
+            for sql in &super::super::MIGRATIONS[..15] {
+                conn.execute_batch(sql).unwrap();
+            }
+            conn.execute_batch(
+                "PRAGMA user_version = 15;
+                 INSERT INTO run VALUES ('base', 'task-a', '{}', 1, 'h', '{}');
+                 INSERT INTO run_step VALUES ('base', 1, 1, '{}', 'h', 0, '[]');",
+            )
+            .unwrap();
+        }
+        let store = Store::open(&crate::store::DbLocation::File(path)).unwrap();
+        let runs = store.reader().runs().unwrap();
+        assert_eq!(runs.len(), 1);
+        assert_eq!(
+            (runs[0].name.as_str(), runs[0].task_id.as_str()),
+            ("base", "task-a")
+        );
+        let conn = &store.conn;
+        let steps: Vec<(String, String, u32)> = conn
+            .prepare("SELECT task_id, run, step FROM run_step")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(steps, vec![("task-a".into(), "base".into(), 1)]);
     }
 }

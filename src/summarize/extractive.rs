@@ -72,27 +72,35 @@ use std::ops::Bound;
 
 use serde_json::Value;
 
+mod artifacts;
 mod budget;
 mod digest;
+mod knowledge;
+mod plan;
 mod prose;
 mod tools;
+mod worklog;
 
 use crate::engine::action::{added_modifiers, parse_subject};
 use crate::engine::clean::strip_controls;
 use crate::engine::estimate::Estimator;
 use crate::engine::lexicon::narrates_intent;
+use crate::engine::milestones::{CheckKind, Work, read_work};
 use crate::engine::summarizer::{
     SpanEntry, SummarizeError, Summarizer, Summary, SummaryRequest, ToolCall,
 };
-use crate::engine::toolfacts::{error_excerpt, naming_line, same_path, written_paths};
+use crate::engine::toolfacts::{error_excerpt, naming_line, same_path, strings_of, written_paths};
+use artifacts::{FileNote, FileTexts};
 use budget::{fit_to_budget, gist};
 use digest::{COLLAPSED_KEY, CurrentState, Fact, Gist, Section, ordinal_of};
+use knowledge::Candidate;
+use plan::{Plan, Status as PlanStatus};
 use prose::{
-    DECISION_MARKERS, FINDING_MARKERS, anchor_date, ask_rule_marker, clip, clip_around,
-    find_iso_date, flatten, has_marker, offset_in, owed_paths, sentences, slug,
+    DECISION_MARKERS, FINDING_MARKERS, REASON_MARKERS, anchor_date, ask_rule_marker, clip,
+    clip_around, find_iso_date, flatten, has_marker, offset_in, owed_paths, sentences, slug,
     strong_negative_marker, subject_key, subject_of,
 };
-use tools::{CallName, PlanNext, plan_next};
+use tools::CallName;
 
 /// The default floor summarizer. Stateless: everything it carries across
 /// folds lives in its own previous output.
@@ -113,6 +121,53 @@ impl Summarizer for Extractive {
             summarizer: self.name(),
         })
     }
+
+    /// A failure ruled out, or the open error, that a call kept after the
+    /// summary has since retried with success: the line goes (or becomes
+    /// what the retry shows made it work), and Status says the error was
+    /// resolved. Everything else comes back verbatim.
+    fn refresh(&self, prior: &str, later: &[ToolCall]) -> Option<String> {
+        let d = Gist::parse(&strip_controls(prior));
+        if !d.foreign.trim().is_empty()
+            || (d.ruled_out.is_empty() && open_error_of_gist(&d).is_none())
+        {
+            return None;
+        }
+        let est = crate::engine::estimate::CharsPerToken::default();
+        let ask_cap = AskCap::new(u64::MAX, &est);
+        let mut folder = Folder::new(d, &ask_cap);
+        let open_before = folder.open_error.as_ref().map(|e| e.action.clone());
+        folder.settle_calls(later);
+        let resolved = open_before.is_some() && folder.open_error.is_none();
+        let mut d = folder.d;
+        if resolved && let Some(status) = d.state.status.as_mut() {
+            let step = status_step(status);
+            *status = match step {
+                Some(s) => {
+                    format!("no open error: the error of step {s} was resolved by a later call")
+                }
+                None => "no open error: it was resolved by a later call".to_string(),
+            };
+        }
+        let text = d.render();
+        (text != prior).then_some(text)
+    }
+}
+
+/// The open error an earlier fold's `Status` names.
+fn open_error_of_gist(d: &Gist) -> Option<OpenError> {
+    d.state.status.as_deref().and_then(open_error_of)
+}
+
+/// `open error (step 7): …`: the step.
+fn status_step(status: &str) -> Option<u32> {
+    let (_, after) = status.split_once("(step ")?;
+    after
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect::<String>()
+        .parse()
+        .ok()
 }
 
 /// Parse the prior, absorb the span, read what follows it, recompute the
@@ -149,6 +204,21 @@ const ASK_PART_MIN_CHARS: usize = 300;
 const CONSTRAINT_MAX_CHARS: usize = 500;
 /// Decisions, findings and the `Next` sentence are cut here.
 const STATEMENT_MAX_CHARS: usize = 200;
+/// A finding pairing an error with the edits that made it go away:
+/// `Tool `target` was fixed (step 9) after it failed (step 7): … — by editing …`.
+const FIXED: &str = "was fixed ";
+const FIXED_TRIMMED: &str = " was fixed";
+/// Files a fix names before `and N more`.
+const FIX_FILES_SHOWN: usize = 3;
+/// The last report quoted, in whole sentences (a first sentence longer than
+/// this is quoted whole up to [`REPORT_HARD_MAX_CHARS`]).
+const REPORT_MAX_CHARS: usize = 600;
+const REPORT_HARD_MAX_CHARS: usize = 1200;
+/// An answer to the user's question, as Decisions keeps it.
+const ANSWER_MAX_CHARS: usize = 400;
+/// Texts a last report may join.
+const REPORTS_JOINED: usize = 3;
+const NOT_STATED: &str = "(not stated)";
 /// `Next` once every step of the agent's plan is done.
 const PLAN_DONE: &str = "every step of the plan is done";
 /// The goal line's share of the latest ask.
@@ -209,28 +279,54 @@ struct Folder<'c> {
     open_error: Option<OpenError>,
     /// The last intent the agent stated, while no call has followed it.
     pending_intent: Option<String>,
-    /// The agent's latest closing sentence, when it states something (not
-    /// an intent, not a question): what it last reported, kept (marked as
-    /// reported) until it reports again.
+    /// The latest intent the agent stated in the span, and its step.
+    latest_intent: Option<(u32, String)>,
+    /// The first item of the latest "next steps" list the agent wrote.
+    next_listed: Option<String>,
+    /// The agent's latest report, carried until it reports again.
     last_report: Option<String>,
-    /// The latest plan's next step.
-    plan: Option<PlanNext>,
+    /// The statements of each text since the latest ask, in order.
+    reports: Vec<String>,
+    /// The latest ask is a question not answered yet: its ordinal.
+    question: Option<u32>,
+    /// The latest plan (a planning tool's), carried from fold to fold.
+    plan: Option<Plan>,
+    /// The tracker task started and not closed since, carried.
+    sub_task: Option<String>,
     /// Calls follow the span (the view keeps them raw).
     work_follows: bool,
     /// Paths the calls after the span wrote.
     written_later: Vec<String>,
+    /// The files' texts as this span shows them (reads, writes, edits).
+    texts: FileTexts,
+    /// This span's writes in order: step, file name, definitions touched.
+    edits: Vec<(u32, String, Vec<String>)>,
+    /// The latest step seen (the prior's work log's included).
+    last_step: u32,
+    /// Knowledge candidates, and the texts that refer to them.
+    candidates: Vec<Candidate>,
+    mentions: Vec<String>,
 }
 
 impl<'c> Folder<'c> {
     fn new(d: Gist, ask_cap: &'c AskCap<'c>) -> Folder<'c> {
         let next_ordinal = d.max_ordinal() + 1;
         let open_error = d.state.status.as_deref().and_then(open_error_of);
-        let last_report = d
-            .state
-            .status
-            .as_deref()
-            .and_then(report_of)
-            .map(str::to_string);
+        // A prior written before `Last report:` had its own line kept it in Status.
+        let last_report = d.state.last_report.clone().or_else(|| {
+            d.state
+                .status
+                .as_deref()
+                .and_then(report_of)
+                .map(str::to_string)
+        });
+        let plan = d.state.plan.as_deref().map(Plan::parse);
+        let sub_task = d.state.sub_task.clone().filter(|_| plan.is_none());
+        let last_step = d
+            .work_log
+            .last()
+            .and_then(|f| f.key.rsplit([' ', '–']).next()?.parse().ok())
+            .unwrap_or(0);
         Folder {
             ask_cap,
             slug_index: d.slug_index(),
@@ -241,18 +337,34 @@ impl<'c> Folder<'c> {
             failures: BTreeMap::new(),
             open_error,
             pending_intent: None,
+            latest_intent: None,
+            next_listed: None,
             last_report,
-            plan: None,
+            reports: Vec::new(),
+            question: None,
+            plan,
+            sub_task,
             work_follows: false,
             written_later: Vec::new(),
+            texts: FileTexts::default(),
+            edits: Vec::new(),
+            last_step,
+            candidates: Vec::new(),
+            mentions: Vec::new(),
         }
     }
 
     fn absorb(&mut self, entry: &SpanEntry) {
         match entry {
             SpanEntry::Ask { text, .. } => self.absorb_ask(text),
-            SpanEntry::AssistantText { text, .. } => self.absorb_assistant_text(text),
-            SpanEntry::ToolCall(call) => self.absorb_call(call),
+            SpanEntry::AssistantText { step, text } => {
+                self.last_step = self.last_step.max(*step);
+                self.absorb_assistant_text(*step, text)
+            }
+            SpanEntry::ToolCall(call) => {
+                self.last_step = self.last_step.max(call.step);
+                self.absorb_call(call)
+            }
             SpanEntry::Interrupt { .. } => self.last_event = Some(LastEvent::Interrupted),
             SpanEntry::AgentSummary { text } => self.absorb_summary_text(text),
             // Injected context is re-readable and reasoning is process: neither is kept.
@@ -261,16 +373,24 @@ impl<'c> Folder<'c> {
     }
 
     /// A failed or interrupted call is ruled out (and a failure is the open
-    /// error); a successful one may deliver files, state a plan, and settles
-    /// an earlier failure of its action.
+    /// error); a successful one may deliver files, state a plan, run a
+    /// check or reach a milestone, and settles an earlier failure of its action.
     fn absorb_call(&mut self, call: &ToolCall) {
         let name = CallName::of(call);
         self.pending_intent = None;
+        self.mentions
+            .push(strings_of(&call.input).collect::<Vec<_>>().join(" "));
+        if call.is_error && only_a_sibling_failed(&call.output) {
+            // Never run: a parallel call failed. Nothing was tried.
+            return;
+        }
+        let no_match = call.is_error && found_no_match(call);
         if call.interrupted {
             let text = format!("{}interrupted (step {})", name.subject, call.step);
             self.rule_out(call, &name, text, None);
             self.last_event = Some(LastEvent::Interrupted);
-        } else if call.is_error {
+        } else if call.is_error && !no_match {
+            self.record_work(call);
             let excerpt = error_excerpt(&call.output);
             let error = naming_line(&excerpt).to_string();
             let text = format!("{}failed (step {}): {excerpt}", name.subject, call.step);
@@ -281,12 +401,120 @@ impl<'c> Folder<'c> {
             self.rule_out(call, &name, text, Some(error));
             self.last_event = Some(LastEvent::Working);
         } else {
+            self.texts.observe(call);
             self.record_deliverables(call);
+            self.record_work(call);
             self.settle(call, &name);
-            if let Some(next) = plan_next(call) {
-                self.plan = Some(next);
+            self.record_plan(call);
+            if let Some(task) = viewed_task(call)
+                && let Some(limits) = knowledge::spec_limits(&call.output)
+            {
+                // A task's spec, as the tracker shows it: its limits.
+                knowledge::put(&mut self.d.knowledge, format!("spec {task}"), limits);
+            }
+            if matches!(call.name.as_str(), "Task" | "Agent" | "task") {
+                // A helper's report: what it learned by reading.
+                for sentence in sentences(&call.output) {
+                    self.candidates.extend(knowledge::candidate(sentence));
+                }
             }
             self.last_event = Some(LastEvent::Working);
+        }
+    }
+
+    /// A planning call's plan: the work log says which steps started or
+    /// finished, and it is the plan the current state shows.
+    fn record_plan(&mut self, call: &ToolCall) {
+        let Some(plan) = Plan::of_call(call) else {
+            return;
+        };
+        for change in plan.changes_from(self.plan.as_ref()) {
+            worklog::log(&mut self.d.work_log, call.step, change, None);
+        }
+        self.plan = Some(plan);
+        self.sub_task = None;
+    }
+
+    /// A check run, a commit, a push or a tracked task: the work log's
+    /// line; a commit marks the files it took, a tracked task is the
+    /// sub-task, and a check run before any file was written is a baseline.
+    fn record_work(&mut self, call: &ToolCall) {
+        let Some(work) = read_work(&call.name, &call.input, &call.output, call.is_error) else {
+            return;
+        };
+        let step = call.step;
+        match work {
+            Work::Check {
+                kind,
+                command,
+                passed,
+                counts,
+                failure,
+            } => {
+                let shown = format!("`{command}`");
+                let outcome = if passed { "passed" } else { "failed" };
+                let mut text = match &counts {
+                    Some(c) => format!("{shown} {outcome}: {c}"),
+                    None => format!("{shown} {outcome}"),
+                };
+                // What failed, in the output's words: what the fix is for.
+                if let Some(f) = &failure {
+                    text.push_str(" — ");
+                    text.push_str(f);
+                }
+                if self.d.deliverables.is_empty() {
+                    let line = format!(
+                        "{outcome} (step {step}, before any file was written){}",
+                        counts
+                            .as_ref()
+                            .map(|c| format!(": {c}"))
+                            .unwrap_or_default()
+                    );
+                    knowledge::put_once(&mut self.d.knowledge, format!("baseline {shown}"), line);
+                }
+                if passed && kind == CheckKind::Build {
+                    knowledge::put(
+                        &mut self.d.knowledge,
+                        format!("{} {shown}", kind.noun()),
+                        format!("works (step {step})"),
+                    );
+                }
+                worklog::log(&mut self.d.work_log, step, text, Some(&shown));
+            }
+            Work::Commit { hash, message } => {
+                for f in &mut self.d.deliverables {
+                    let mut note = FileNote::parse(&f.text);
+                    note.commit(step, hash.as_deref());
+                    f.text = note.render();
+                }
+                let text = match (&hash, &message) {
+                    (Some(h), Some(m)) => format!("committed {h} \"{m}\""),
+                    (None, Some(m)) => format!("committed \"{m}\""),
+                    (Some(h), None) => format!("committed {h}"),
+                    (None, None) => "committed".to_string(),
+                };
+                worklog::log(&mut self.d.work_log, step, text, None);
+            }
+            Work::Shipped { command } => {
+                worklog::log(&mut self.d.work_log, step, format!("`{command}`"), None);
+            }
+            Work::Tracked {
+                command,
+                closed,
+                task,
+            } => {
+                let what = task.clone().unwrap_or_else(|| format!("`{command}`"));
+                let verb = if closed { "closed" } else { "started" };
+                worklog::log(&mut self.d.work_log, step, format!("{verb} {what}"), None);
+                if closed {
+                    let same = |held: &str| task.as_deref().is_none_or(|t| held.starts_with(t));
+                    if self.sub_task.as_deref().is_some_and(same) {
+                        self.sub_task = None;
+                    }
+                } else {
+                    self.sub_task = Some(format!("{what} (started at step {step})"));
+                }
+            }
         }
     }
 
@@ -300,9 +528,9 @@ impl<'c> Folder<'c> {
         }
         for call in later.iter().filter(|c| !c.is_error && !c.interrupted) {
             let name = CallName::of(call);
-            self.settle(call, &name);
-            if let Some(next) = plan_next(call) {
-                self.plan = Some(next);
+            self.settle_later(call, &name);
+            if let Some(plan) = Plan::of_call(call) {
+                self.plan = Some(plan);
             }
             self.written_later.extend(
                 written_paths(&call.name, &call.input)
@@ -312,12 +540,34 @@ impl<'c> Folder<'c> {
         }
     }
 
+    /// Settle what the calls kept after a summary retried with success
+    /// (its refresh): nothing else of them is read.
+    fn settle_calls(&mut self, later: &[ToolCall]) {
+        for call in later.iter().filter(|c| !c.is_error && !c.interrupted) {
+            let name = CallName::of(call);
+            self.settle_later(call, &name);
+        }
+    }
+
     fn absorb_ask(&mut self, ask: &str) {
         let ask = ask.trim();
         if ask.is_empty() {
             return;
         }
         let ordinal = self.log_request(ask);
+        worklog::log(
+            &mut self.d.work_log,
+            self.last_step + 1,
+            format!("#{ordinal} asked"),
+            None,
+        );
+        self.mentions.push(ask.to_string());
+        // What was reported before the ask stays the last report until a new one.
+        if let Some(r) = join_reports(&self.reports) {
+            self.last_report = Some(r);
+        }
+        self.reports.clear();
+        self.question = ask.trim_end().ends_with('?').then_some(ordinal);
         self.latest_ask = Some(ordinal);
         self.last_event = Some(LastEvent::Asked(ordinal));
         // A new ask moves on: what failed before it is no longer the open error.
@@ -348,20 +598,43 @@ impl<'c> Folder<'c> {
         n
     }
 
-    fn absorb_assistant_text(&mut self, text: &str) {
+    fn absorb_assistant_text(&mut self, step: u32, text: &str) {
         let date = find_iso_date(text);
         let all = sentences(text);
         for sentence in &all {
-            self.classify_prose(sentence, date);
+            // A sentence kept as a decision or a finding is not knowledge again.
+            if !self.classify_prose(sentence, date) {
+                self.candidates.extend(knowledge::candidate(sentence));
+            }
         }
-        self.pending_intent = all
+        self.mentions.push(text.to_string());
+        // What it will do: a narration of intent, or the lead-in that ends
+        // the text before a call (`Close this task:`).
+        let lead_in = all.last().filter(|s| s.ends_with(':'));
+        let intent = all
             .iter()
             .rev()
             .find(|s| !s.ends_with('?') && narrates_intent(s))
-            .map(|s| clip(&flatten(s), STATEMENT_MAX_CHARS));
-        if let Some(last) = all.last() {
-            let states = !last.ends_with('?') && !narrates_intent(last);
-            self.last_report = states.then(|| clip(&flatten(last), STATEMENT_MAX_CHARS));
+            .or(lead_in)
+            .map(|s| clip(&flatten(s.trim_end_matches(':')), STATEMENT_MAX_CHARS));
+        if let Some(intent) = &intent {
+            self.latest_intent = Some((step, intent.clone()));
+        }
+        self.pending_intent = intent;
+        if let Some(first) = listed_next_step(text) {
+            self.next_listed = Some(first);
+        }
+        if let Some(report) = report_of_text(&all) {
+            if let Some(n) = self.question.take() {
+                // The user asked why or what: the answer is the agent's reasoning.
+                let answer = clip(&report, ANSWER_MAX_CHARS);
+                self.add_fact(
+                    Section::Decisions,
+                    format!("answer-{n}"),
+                    format!("#{n} answered: {answer}"),
+                );
+            }
+            self.reports.push(report);
         }
         if matches!(self.last_event, None | Some(LastEvent::Asked(_))) {
             self.last_event = Some(LastEvent::Working);
@@ -369,13 +642,16 @@ impl<'c> Folder<'c> {
     }
 
     /// A decision or a finding, by the marker words a sentence carries. A
-    /// finding must state a fact about a path or identifier it names.
-    fn classify_prose(&mut self, sentence: &str, date: Option<&str>) {
+    /// finding must state a fact about a path or identifier it names; an
+    /// intent with its reason is a decision.
+    fn classify_prose(&mut self, sentence: &str, date: Option<&str>) -> bool {
         if sentence.ends_with('?') {
-            return; // a question decides and finds nothing
+            return false; // a question decides and finds nothing
         }
         let statement = clip(&flatten(sentence), STATEMENT_MAX_CHARS);
-        if has_marker(sentence, DECISION_MARKERS) {
+        let intent = narrates_intent(sentence);
+        let reasoned_intent = intent && has_marker(sentence, REASON_MARKERS);
+        if has_marker(sentence, DECISION_MARKERS) || reasoned_intent {
             match subject_of(&statement) {
                 Some(subject) => {
                     let key = subject_key(&subject);
@@ -383,13 +659,17 @@ impl<'c> Folder<'c> {
                 }
                 None => self.add_fact(Section::Decisions, slug(&statement, KEY_WORDS), statement),
             }
-        } else if has_marker(sentence, FINDING_MARKERS) && !narrates_intent(sentence) {
+            true
+        } else if has_marker(sentence, FINDING_MARKERS) && !intent {
             let Some(subject) = subject_of(&statement) else {
-                return;
+                return false;
             };
             let statement = anchor_date(statement, sentence, date);
             let key = subject_key(&subject);
             self.add_named(Section::Findings, subject, key, statement);
+            true
+        } else {
+            false
         }
     }
 
@@ -400,8 +680,8 @@ impl<'c> Folder<'c> {
         for sentence in sentences(text) {
             if let Some(at) = strong_negative_marker(sentence) {
                 self.add_constraint(sentence, at);
-            } else {
-                self.classify_prose(sentence, date);
+            } else if !self.classify_prose(sentence, date) {
+                self.candidates.extend(knowledge::candidate(sentence));
             }
         }
     }
@@ -541,8 +821,19 @@ impl<'c> Folder<'c> {
     /// `call` succeeded: an earlier failure of an action it performed was
     /// not abandoned, so its ruled-out line goes and it is no longer the
     /// open error. When the retry of the call's own action shows what made
-    /// it work, one finding keeps that.
+    /// it work, one finding keeps that; when files were edited in between,
+    /// one finding pairs the error with those edits.
     fn settle(&mut self, call: &ToolCall, name: &CallName) {
+        self.settle_with(call, name, true);
+    }
+
+    /// `settle` for a call the view keeps raw after the span: what it
+    /// settles goes, but the edits between are not all in this span.
+    fn settle_later(&mut self, call: &ToolCall, name: &CallName) {
+        self.settle_with(call, name, false);
+    }
+
+    fn settle_with(&mut self, call: &ToolCall, name: &CallName, in_span: bool) {
         for (n, action) in name.performs.iter().enumerate() {
             if self
                 .open_error
@@ -578,8 +869,13 @@ impl<'c> Folder<'c> {
             } else {
                 Vec::new()
             };
-            match failure.error {
-                Some(error) if !added.is_empty() => {
+            let fix = if in_span && n == 0 {
+                self.edits_between(failure.step, call.step)
+            } else {
+                None
+            };
+            match (failure.error, fix) {
+                (Some(error), _) if !added.is_empty() => {
                     let added: Vec<String> = added.iter().map(|a| format!("`{a}`")).collect();
                     let text = format!(
                         "{}works with {}; without, it failed (step {}): {error}",
@@ -589,24 +885,93 @@ impl<'c> Folder<'c> {
                     );
                     self.put_fact(Section::Findings, &subject, &name.key, text);
                 }
+                (Some(error), Some(fix)) => {
+                    let text = format!(
+                        "{}{FIXED}(step {}) after it failed (step {}): {error} — by editing {fix}",
+                        name.subject, call.step, failure.step
+                    );
+                    self.put_fact(Section::Findings, &subject, &name.key, text);
+                }
                 _ => self.remove(&held),
             }
         }
     }
 
-    /// A path is its own key, so the same key is always the same subject:
-    /// a second write supersedes the note in place.
-    fn record_deliverables(&mut self, call: &ToolCall) {
-        for (path, verb) in written_paths(&call.name, &call.input) {
-            let key = path_key(&path);
-            let change = format!("{verb} (step {})", call.step);
-            match self.d.deliverables.iter_mut().find(|f| f.key == key) {
-                Some(fact) => {
-                    let head = fact.text.split("; last ").next().unwrap_or_default();
-                    fact.text = format!("{head}; last {change}");
-                }
-                None => self.d.deliverables.push(Fact::new(key, change)),
+    /// The files (and definitions) this span edited after step `from` and
+    /// before step `to`, when there are any.
+    fn edits_between(&self, from: u32, to: u32) -> Option<String> {
+        let mut files: Vec<(String, Vec<String>)> = Vec::new();
+        for (step, file, defs) in &self.edits {
+            if *step <= from || *step >= to {
+                continue;
             }
+            match files.iter_mut().find(|(f, _)| f == file) {
+                Some((_, held)) => {
+                    for d in defs {
+                        if !held.contains(d) {
+                            held.push(d.clone());
+                        }
+                    }
+                }
+                None => files.push((file.clone(), defs.clone())),
+            }
+        }
+        if files.is_empty() {
+            return None;
+        }
+        let shown: Vec<String> = files
+            .iter()
+            .take(FIX_FILES_SHOWN)
+            .map(|(file, defs)| {
+                if defs.is_empty() {
+                    file.clone()
+                } else {
+                    let defs: Vec<String> = defs.iter().take(3).map(|d| format!("`{d}`")).collect();
+                    format!("{file} ({})", defs.join(", "))
+                }
+            })
+            .collect();
+        let more = files.len().saturating_sub(FIX_FILES_SHOWN);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        Some(format!("{}{more}", shown.join(", ")))
+    }
+
+    /// A path is its own key, so the same key is always the same subject:
+    /// a second write supersedes the note in place, merging what it changed.
+    fn record_deliverables(&mut self, call: &ToolCall) {
+        let changes = self.texts.changes(call);
+        for (path, verb) in written_paths(&call.name, &call.input) {
+            let change = changes
+                .iter()
+                .find(|(p, _, _)| *p == path)
+                .map(|(_, _, c)| c.clone())
+                .unwrap_or_default();
+            let key = path_key(&path);
+            let mut note = match self.d.deliverables.iter().position(|f| f.key == key) {
+                Some(i) => FileNote::parse(&self.d.deliverables[i].text),
+                None => FileNote::default(),
+            };
+            note.record(verb, call.step, &change);
+            match self.d.deliverables.iter_mut().find(|f| f.key == key) {
+                Some(fact) => fact.text = note.render(),
+                None => self
+                    .d
+                    .deliverables
+                    .push(Fact::new(key.clone(), note.render())),
+            }
+            let touched: Vec<String> = change
+                .changed
+                .iter()
+                .chain(&change.added)
+                .chain(&change.removed)
+                .cloned()
+                .collect();
+            let file = key.rsplit('/').next().unwrap_or(&key).to_string();
+            self.edits.push((call.step, file, touched));
         }
     }
 
@@ -625,8 +990,17 @@ impl<'c> Folder<'c> {
             .collect()
     }
 
+    /// What this fold learned that the agent said about identifiers.
+    fn keep_knowledge(&mut self) {
+        let candidates = std::mem::take(&mut self.candidates);
+        for c in knowledge::choose(candidates, &self.mentions) {
+            knowledge::put(&mut self.d.knowledge, c.key, c.statement);
+        }
+    }
+
     /// Recomputes `## Current state`; an empty span changes nothing.
     fn finish(mut self, span_is_empty: bool) -> Gist {
+        self.keep_knowledge();
         let goal_ordinal = self
             .latest_ask
             .or_else(|| self.d.state.goal_ordinal())
@@ -653,28 +1027,52 @@ impl<'c> Folder<'c> {
                 None => "no open error at the end of the folded span".to_string(),
             },
         };
-        let status = match &self.last_report {
-            Some(report) => format!("{status}{LAST_REPORT}{report}"),
-            None => status,
+        let plan_next = self.plan.as_ref().and_then(|p| p.next());
+        let sub_task = match plan_next {
+            Some((PlanStatus::Doing, step)) => Some(step.to_string()),
+            _ => self.sub_task.clone(),
         };
-        // A plan done stays done until a new ask or a new plan.
-        let plan_done = prior.next.as_deref() == Some(PLAN_DONE) && self.latest_ask.is_none();
-        let next = match (self.plan, self.pending_intent) {
-            (Some(PlanNext::Step(step)), _) => {
-                format!(
-                    "{} (the plan's next step)",
-                    clip(&flatten(&step), STATEMENT_MAX_CHARS)
-                )
-            }
-            (_, Some(intent)) => intent,
-            (Some(PlanNext::Done), None) => PLAN_DONE.to_string(),
-            (None, None) if plan_done => PLAN_DONE.to_string(),
-            (None, None) => "(not stated)".to_string(),
+        let plan_done = self.plan.as_ref().is_some_and(Plan::all_done);
+        let next = if let Some((status, step)) = plan_next {
+            let which = match status {
+                PlanStatus::Doing => "the plan's step in progress",
+                _ => "the plan's next step",
+            };
+            format!("{step} ({which})")
+        } else if let Some(intent) = self.pending_intent.take() {
+            intent
+        } else if let Some(listed) = self.next_listed.take() {
+            format!("{listed} (the agent's list of what is left)")
+        } else if plan_done && self.latest_ask.is_none() {
+            PLAN_DONE.to_string()
+        } else if let Some((step, intent)) = self.latest_intent.take() {
+            format!("{intent} (stated at step {step})")
+        } else if plan_done {
+            PLAN_DONE.to_string()
+        } else if let Some(task) = &self.sub_task {
+            format!("go on with {task}")
+        } else if let Some(prior) = prior
+            .next
+            .filter(|n| n != NOT_STATED && self.latest_ask.is_none())
+        {
+            // Nothing newer was said: what was said last still stands, with its step.
+            prior
+        } else {
+            NOT_STATED.to_string()
         };
+        let root = self.d.root();
         self.d.state = CurrentState {
             goal: goal.or(prior.goal),
-            deliverable: Some(deliverable_line(&self.d.deliverables, &owed, goal_ordinal)),
+            sub_task,
+            plan: self.plan.as_ref().map(Plan::render),
+            deliverable: Some(deliverable_line(
+                &self.d.deliverables,
+                root.as_deref(),
+                &owed,
+                goal_ordinal,
+            )),
             status: Some(status),
+            last_report: join_reports(&self.reports).or(self.last_report.take()),
             next: Some(next),
         };
         self.d
@@ -687,7 +1085,11 @@ impl<'c> Folder<'c> {
 /// have none here (their keys are their own).
 fn fact_subject(section: Section, text: &str) -> Option<Subject> {
     match section {
-        Section::Requests | Section::Deliverables | Section::Constraints => None,
+        Section::Requests
+        | Section::Deliverables
+        | Section::Constraints
+        | Section::WorkLog
+        | Section::Knowledge => None,
         Section::RuledOut => call_action_of_line(text).map(Subject::Call),
         Section::Findings | Section::Archived => call_action_of_line(text)
             .map(Subject::Call)
@@ -700,7 +1102,7 @@ fn fact_subject(section: Section, text: &str) -> Option<Subject> {
 /// `interrupted` or `works with`.
 fn call_action_of_line(text: &str) -> Option<String> {
     let (tool, target, rest) = parse_subject(text)?;
-    let made_by_call = [" failed", " interrupted", " works with"]
+    let made_by_call = [" failed", " interrupted", " works with", FIXED_TRIMMED]
         .iter()
         .any(|v| rest.starts_with(v));
     made_by_call.then(|| CallName::named(tool, target).action)
@@ -760,9 +1162,15 @@ fn open_error_of(status: &str) -> Option<OpenError> {
     })
 }
 
-/// `delivered: …; still owed: …`: the paths written (the latest three),
-/// and the files the goal names that no call has written.
-fn deliverable_line(deliverables: &[Fact], owed: &[String], goal: Option<u32>) -> String {
+/// `delivered: …; still owed: …`: the paths written (the latest three,
+/// relative to the directory `## Deliverables` shows them under), and the
+/// files the goal names that no call has written.
+fn deliverable_line(
+    deliverables: &[Fact],
+    root: Option<&str>,
+    owed: &[String],
+    goal: Option<u32>,
+) -> String {
     let delivered = if deliverables.is_empty() {
         "nothing yet".to_string()
     } else {
@@ -770,7 +1178,11 @@ fn deliverable_line(deliverables: &[Fact], owed: &[String], goal: Option<u32>) -
             .iter()
             .rev()
             .take(3)
-            .map(|f| f.key.as_str())
+            .map(|f| {
+                root.and_then(|r| f.key.strip_prefix(r))
+                    .filter(|rest| rest.contains('/'))
+                    .unwrap_or(f.key.as_str())
+            })
             .collect();
         let more = deliverables.len() - shown.len();
         let more = if more > 0 {
@@ -786,6 +1198,140 @@ fn deliverable_line(deliverables: &[Fact], owed: &[String], goal: Option<u32>) -
         Some(n) => format!("{} (named in #{n})", clip(&owed.join(", "), 300)),
     };
     format!("delivered: {delivered}; still owed: {owed}")
+}
+
+/// The task a tracker's view command shows (`bd show spotter-dov.3`, `gh
+/// issue view 42`, `gh pr view 7`).
+fn viewed_task(call: &ToolCall) -> Option<String> {
+    let command = crate::engine::toolrules::shell_command(&call.input)?;
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let at = words
+        .iter()
+        .position(|w| matches!(*w, "bd" | "gh" | "glab" | "jira" | "linear"))?;
+    let rest = &words[at + 1..];
+    let verb_at = rest.iter().position(|w| matches!(*w, "show" | "view"))?;
+    rest[verb_at + 1..]
+        .iter()
+        .find(|w| !w.starts_with('-'))
+        .map(|w| clip(w, 60))
+}
+
+/// A call that never ran: Claude Code cancels the calls made beside one
+/// that failed (`Sibling tool call errored`).
+fn only_a_sibling_failed(output: &str) -> bool {
+    output.contains("Sibling tool call errored") && output.trim().len() < 200
+}
+
+/// A search that found nothing: `grep` and `rg` exit 1 with no output,
+/// which a client reports as an error. That is a finding, not a failure.
+fn found_no_match(call: &ToolCall) -> bool {
+    let Some(command) = crate::engine::toolrules::shell_command(&call.input) else {
+        return false;
+    };
+    let searches = command
+        .split(['|', '&', ';', '\n'])
+        .filter_map(|seg| seg.split_whitespace().next())
+        .any(|w| {
+            let w = w.rsplit('/').next().unwrap_or(w);
+            matches!(
+                w,
+                "grep" | "rg" | "egrep" | "fgrep" | "ag" | "ack" | "git-grep"
+            )
+        })
+        || command.contains("git grep");
+    let out = call.output.trim();
+    let silent = matches!(
+        out,
+        "" | "Error" | "Exit code 1" | "exit code 1" | "(no output)"
+    ) || out.starts_with("Exit code 1\n") && out.lines().count() <= 1;
+    searches && silent
+}
+
+/// Headings of a list of what is left (`Next steps:`, `Still need to:`).
+const NEXT_LIST_HEADINGS: [&str; 8] = [
+    "next steps",
+    "next step",
+    "still need to",
+    "remaining",
+    "left to do",
+    "todo",
+    "to do",
+    "what's left",
+];
+
+/// The first item of a list of what is left in the agent's text.
+fn listed_next_step(text: &str) -> Option<String> {
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let head = line
+            .trim()
+            .trim_start_matches(['#', '*', ' '])
+            .trim_end_matches(['*', ':', ' '])
+            .to_lowercase();
+        if !NEXT_LIST_HEADINGS.contains(&head.as_str()) {
+            continue;
+        }
+        for item in lines.by_ref() {
+            let item = item.trim();
+            if item.is_empty() {
+                continue;
+            }
+            let body = item
+                .trim_start_matches(['-', '*', '•', ' '])
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .trim_start_matches(['.', ')', ' ']);
+            if body.len() == item.len() || body.is_empty() {
+                break;
+            }
+            return Some(clip(&flatten(body), STATEMENT_MAX_CHARS));
+        }
+    }
+    None
+}
+
+/// The latest reports, the newest last, as many whole as fit the report's
+/// cap (the newest always, up to [`REPORT_HARD_MAX_CHARS`]).
+fn join_reports(reports: &[String]) -> Option<String> {
+    let mut kept: Vec<&str> = Vec::new();
+    let mut len = 0;
+    for r in reports.iter().rev().take(REPORTS_JOINED) {
+        let n = r.chars().count() + 1;
+        if !kept.is_empty() && len + n > REPORT_MAX_CHARS {
+            break;
+        }
+        len += n;
+        kept.push(r);
+    }
+    kept.reverse();
+    (!kept.is_empty()).then(|| kept.join(" "))
+}
+
+/// The statements of an assistant text, whole sentences, in order: what
+/// it reports. Lead-ins (`Close this task:`), questions and narrations of
+/// intent are not reports. A first sentence too long for the cap is kept
+/// whole up to a hard cap, never cut mid-sentence below it.
+fn report_of_text(sentences: &[&str]) -> Option<String> {
+    let mut out = String::new();
+    for s in sentences {
+        let s = flatten(s);
+        let lead_in = s.ends_with(':');
+        if s.is_empty() || lead_in || s.ends_with('?') || narrates_intent(&s) {
+            continue;
+        }
+        let len = out.chars().count() + 1 + s.chars().count();
+        if !out.is_empty() && len > REPORT_MAX_CHARS {
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&s);
+        if out.chars().count() > REPORT_MAX_CHARS {
+            out = clip(&out, REPORT_HARD_MAX_CHARS);
+            break;
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// `base`, `base-2`, `base-3`, …

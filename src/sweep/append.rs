@@ -381,7 +381,9 @@ impl AppendScorer {
         let scan = &self.scan;
         let mut c = ProbeCounts::default();
         for (i, (p, w)) in self.probes.iter().zip(&self.watched).enumerate() {
-            if p.row >= history_rows || (p.category == Category::State && Some(i) != latest_state) {
+            if !p.judged_before(history_rows)
+                || (p.category == Category::State && Some(i) != latest_state)
+            {
                 continue;
             }
             c.judged += 1;
@@ -416,6 +418,8 @@ mod tests {
             row: 0,
             pointer: Some(pointer.to_string()),
             also: vec![format!("{expected}a")],
+            slot: None,
+            superseded_at: None,
         }
     }
 

@@ -2,7 +2,7 @@
 //! order (window, reserve, trigger, stop, protected steps, summarizer, each
 //! list as given), and the checks a combination must pass.
 
-use crate::engine::budget::{Budget, BudgetError, default_output_reserved};
+use crate::engine::budget::{Budget, BudgetError, default_output_reserved, default_summary_budget};
 use crate::model::decimal::Ratio;
 
 use super::{Origin, PolicyFields};
@@ -16,7 +16,8 @@ pub(crate) struct Lists {
     pub triggers: Vec<Ratio>,
     pub stops: Vec<Ratio>,
     pub protects: Vec<u32>,
-    pub summary_budget: u64,
+    /// `None`: each window's default (`engine::budget::default_summary_budget`).
+    pub summary_budget: Option<u64>,
     /// The summarizers' names, as the caller resolved them.
     pub summarizers: Vec<String>,
 }
@@ -30,7 +31,7 @@ pub(crate) struct Spec {
     pub trigger_ratio: Ratio,
     pub stop_ratio: Ratio,
     pub protect_recent_steps: u32,
-    pub summary_budget: u64,
+    pub summary_budget: Option<u64>,
     /// Index into [`Lists::summarizers`].
     pub summarizer: usize,
 }
@@ -126,15 +127,18 @@ impl Spec {
     /// The budget in a session whose own window is `own`.
     pub(crate) fn budget(&self, own: u64) -> Budget {
         let window = self.window.unwrap_or(own);
+        let output_reserved = self
+            .output_reserved
+            .unwrap_or_else(|| default_output_reserved(window));
         Budget {
             window,
-            output_reserved: self
-                .output_reserved
-                .unwrap_or_else(|| default_output_reserved(window)),
+            output_reserved,
             trigger_ratio: self.trigger_ratio,
             stop_ratio: self.stop_ratio,
             protect_recent_steps: self.protect_recent_steps,
-            summary_budget_tokens: self.summary_budget,
+            summary_budget_tokens: self
+                .summary_budget
+                .unwrap_or_else(|| default_summary_budget(window.saturating_sub(output_reserved))),
         }
     }
 
@@ -145,7 +149,11 @@ impl Spec {
             trigger_ratio: Some(self.trigger_ratio.to_string()),
             stop_ratio: Some(self.stop_ratio.to_string()),
             protect_recent_steps: Some(self.protect_recent_steps),
-            summary_budget: Some(self.summary_budget),
+            summary_budget: Some(budget.summary_budget_tokens),
+            summary_budget_from: Some(match self.summary_budget {
+                Some(_) => Origin::Flag,
+                None => Origin::Default,
+            }),
             ..self.trim_fields(budget)
         }
     }
@@ -167,6 +175,7 @@ impl Spec {
             stop_ratio: None,
             protect_recent_steps: None,
             summary_budget: None,
+            summary_budget_from: None,
             summarizer: None,
         }
     }

@@ -295,6 +295,7 @@ pub(crate) fn trim_policy(window: u64) -> PolicyFields {
         stop_ratio: None,
         protect_recent_steps: None,
         summary_budget: None,
+        summary_budget_from: None,
         summarizer: None,
     }
 }

@@ -63,7 +63,7 @@ impl RowKind {
     }
 }
 
-/// Where a policy's window or output reserve came from.
+/// Where a policy's window, output reserve or summary budget came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Origin {
@@ -71,7 +71,8 @@ pub(crate) enum Origin {
     Flag,
     /// The session's own window (recorded, else its model's).
     Session,
-    /// The default reserve of the window, `min(20000, window / 8)`.
+    /// The window's default (the reserve `min(20000, window / 8)`; the
+    /// summary budget 6% of the prompt room, within 2000..=8000).
     Default,
 }
 
@@ -88,6 +89,9 @@ pub(crate) struct PolicyFields {
     pub stop_ratio: Option<String>,
     pub protect_recent_steps: Option<u32>,
     pub summary_budget: Option<u64>,
+    /// Where the summary budget came from; `None` in a trim row.
+    #[serde(default)]
+    pub summary_budget_from: Option<Origin>,
     pub summarizer: Option<String>,
 }
 
@@ -102,7 +106,11 @@ impl PolicyFields {
             trigger_ratio: self.trigger_ratio.clone(),
             stop_ratio: self.stop_ratio.clone(),
             protect_recent_steps: self.protect_recent_steps,
-            summary_budget: self.summary_budget,
+            // A default budget follows the window: the same policy in
+            // sessions of different windows.
+            summary_budget: self
+                .summary_budget
+                .filter(|_| self.summary_budget_from == Some(Origin::Flag)),
             summarizer: self.summarizer.clone(),
         }
     }
@@ -1059,8 +1067,11 @@ fn words_of(parts: &mut Vec<String>, v: &Varying, (t, s, p, b, z): Rest<'_>) {
     if let (true, Some(p)) = (v.protect_recent_steps, p) {
         parts.push(format!("protect {p}"));
     }
-    if let (true, Some(b)) = (v.summary_budget, b) {
-        parts.push(format!("summary {b}"));
+    match (v.summary_budget, b, z) {
+        (true, Some(b), _) => parts.push(format!("summary {b}")),
+        // A policy row (it has a summarizer) whose budget follows its window.
+        (true, None, Some(_)) => parts.push("summary default".to_string()),
+        _ => {}
     }
     if let (true, Some(z)) = (v.summarizer, z) {
         parts.push(format!("{z} summarizer"));

@@ -23,6 +23,7 @@ fn row(kind: RowKind, s: &str, cost: u64, (crit, kept): (u64, u64), over: u32) -
         stop_ratio: Some("0.5".into()),
         protect_recent_steps: Some(5),
         summary_budget: Some(2_500),
+        summary_budget_from: Some(Origin::Flag),
         summarizer: Some("extractive".into()),
     });
     Row {
@@ -332,7 +333,7 @@ fn lists(windows: &[u64], triggers: &[&str], stops: &[&str]) -> Lists {
         triggers: triggers.iter().map(|t| t.parse().unwrap()).collect(),
         stops: stops.iter().map(|t| t.parse().unwrap()).collect(),
         protects: vec![5],
-        summary_budget: 2_500,
+        summary_budget: Some(2_500),
         summarizers: vec!["extractive".into()],
     }
 }

@@ -26,6 +26,29 @@ const CODEX_TYPES: [&str; 5] = [
     "compacted",
 ];
 
+/// Whether the file at `path` is a view compactor wrote (`compact -o`,
+/// `replay --views`): a view's canonical bytes exactly, `{"messages":[…]}`
+/// and a newline. Such a file reads as an Anthropic request, but it is no
+/// transcript: a checkpoint, importing which would make a task of it. Only
+/// a file that starts as a view does is read whole.
+pub(crate) fn is_compactor_view(path: &std::path::Path) -> std::io::Result<bool> {
+    use std::io::Read;
+    const HEAD: &[u8] = b"{\"messages\":[";
+    // Only a regular file is opened (a FIFO would wait for a writer).
+    if !std::fs::metadata(path)?.is_file() {
+        return Ok(false);
+    }
+    let mut f = std::fs::File::open(path)?;
+    let mut head = Vec::with_capacity(HEAD.len());
+    (&mut f).take(HEAD.len() as u64).read_to_end(&mut head)?;
+    if head != HEAD {
+        return Ok(false);
+    }
+    let mut bytes = head;
+    f.read_to_end(&mut bytes)?;
+    Ok(crate::view::View::from_json(&bytes).is_ok_and(|v| v.canonical_bytes() == bytes))
+}
+
 /// Guess the format from sample JSON values (the first lines, or the items of
 /// a whole document). `None` when nothing in the sample decides it.
 pub(crate) fn detect(samples: &[Value]) -> Option<Format> {
@@ -136,5 +159,33 @@ mod tests {
         );
         assert_eq!(detect(&[json!({"hello":"world"})]), None);
         assert_eq!(detect(&[json!([1, 2])]), None);
+    }
+
+    #[test]
+    fn a_view_compactor_wrote_is_told_from_a_request() {
+        let dir = tempfile::tempdir().unwrap();
+        let view = crate::view::View::from_json(
+            br#"{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}"#,
+        )
+        .unwrap();
+        let write = |name: &str, bytes: &[u8]| {
+            let p = dir.path().join(name);
+            std::fs::write(&p, bytes).unwrap();
+            p
+        };
+        let canonical = write("view.json", &view.canonical_bytes());
+        assert!(is_compactor_view(&canonical).unwrap());
+        // The same messages in a request a client sent, or pretty-printed:
+        // not compactor's bytes.
+        let request = write(
+            "request.json",
+            br#"{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]}"#,
+        );
+        assert!(!is_compactor_view(&request).unwrap());
+        let pretty = serde_json::to_vec_pretty(&view).unwrap();
+        assert!(!is_compactor_view(&write("pretty.json", &pretty)).unwrap());
+        let mut no_newline = view.canonical_bytes();
+        no_newline.pop();
+        assert!(!is_compactor_view(&write("cut.json", &no_newline)).unwrap());
     }
 }

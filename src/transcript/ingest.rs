@@ -532,7 +532,12 @@ fn known_file(
         source,
     };
     if stat.is_some() && store.reader().source_stat(canonical).map_err(store_err)? == stat {
-        let report = unchanged_report(store, canonical, size, shown)?;
+        let mut report = unchanged_report(store, canonical, size, shown)?;
+        // Fewer bytes consumed than the file holds: the rest is the
+        // half-written last line left for later at the last import.
+        if let Some((consumed, _)) = store.reader().source(canonical).map_err(store_err)? {
+            report.incomplete_lines = u64::from(consumed < size);
+        }
         // A copy of a file imported from another path holds its rows under
         // that path: read it again to name its tasks (nothing is added).
         return Ok((!report.tasks.is_empty()).then_some(report));

@@ -113,13 +113,31 @@ pub(crate) struct SessionRow {
     pub agent: Option<String>,
 }
 
+/// A row's `data` column: its JSON text, or why it holds none (SQLite
+/// types a value by what was stored, whatever the column says: a BLOB, a
+/// number or NULL is no JSON text).
+pub(crate) type Data = Result<String, String>;
+
 /// One message's row and its parts' rows, in OpenCode's order.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct MessageRow {
     pub id: String,
-    pub data: String,
+    pub data: Data,
     /// `(id, data)` of each part.
-    pub parts: Vec<(String, String)>,
+    pub parts: Vec<(String, Data)>,
+}
+
+/// Column `i` of `r` as [`Data`].
+fn data_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Data> {
+    use rusqlite::types::ValueRef;
+    Ok(match r.get_ref(i)? {
+        ValueRef::Text(t) => {
+            String::from_utf8(t.to_vec()).map_err(|_| "text that is not UTF-8".to_string())
+        }
+        ValueRef::Blob(b) => Err(format!("a BLOB of {} bytes, not text", b.len())),
+        ValueRef::Null => Err("NULL".to_string()),
+        ValueRef::Integer(_) | ValueRef::Real(_) => Err("a number".to_string()),
+    })
 }
 
 impl Database {
@@ -202,7 +220,7 @@ impl Snapshot<'_> {
             .query_map([session], |r| {
                 Ok(MessageRow {
                     id: r.get(0)?,
-                    data: r.get(1)?,
+                    data: data_at(r, 1)?,
                     parts: Vec::new(),
                 })
             })
@@ -225,7 +243,7 @@ impl Snapshot<'_> {
                 Ok((
                     r.get::<_, String>(0)?,
                     r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
+                    data_at(r, 2)?,
                 ))
             })
             .map_err(RowError::database)?;
@@ -352,25 +370,57 @@ pub(crate) fn read_session(
     let mut read = Vec::with_capacity(rows.len());
     let mut line = 1u64;
     for row in rows {
-        let info: Info = serde_json::from_str(&row.data).map_err(|e| RowError {
-            row: format!("session {}, message {}", session.id, row.id),
-            message: format!(
-                "{}; expected OpenCode's message JSON ({{\"role\",\"time\",…}})",
-                e
-            ),
-        })?;
+        let info = row
+            .data
+            .as_deref()
+            .map_err(|why| format!("`data` is {why}"))
+            .and_then(|d| serde_json::from_str::<Info>(d).map_err(|e| e.to_string()));
+        let info = match info {
+            Ok(info) => info,
+            Err(e) => {
+                let message =
+                    format!("{e}; expected OpenCode's message JSON ({{\"role\",\"time\",…}})");
+                if !skip_invalid {
+                    return Err(RowError {
+                        row: format!("session {}, message {}", session.id, row.id),
+                        message,
+                    });
+                }
+                // The message goes, and its parts with it.
+                out.parts += row.parts.len() as u64;
+                out.skipped.push((
+                    line,
+                    format!(
+                        "message {} ({}): {message}",
+                        row.id,
+                        match row.parts.len() {
+                            1 => "its 1 part skipped too".to_string(),
+                            n => format!("its {n} parts skipped too"),
+                        }
+                    ),
+                ));
+                line += row.parts.len().max(1) as u64;
+                continue;
+            }
+        };
         let mut parts = Vec::with_capacity(row.parts.len());
         for (i, (id, data)) in row.parts.iter().enumerate() {
             out.parts += 1;
-            out.bytes += data.len() as u64;
-            match serde_json::from_str::<Value>(data) {
+            let parsed = match data {
+                Ok(text) => {
+                    out.bytes += text.len() as u64;
+                    serde_json::from_str::<Value>(text).map_err(|e| format!("invalid JSON: {e}"))
+                }
+                Err(why) => Err(format!("`data` is {why}")),
+            };
+            match parsed {
                 Ok(Value::Object(obj)) if obj.get("type").is_some_and(Value::is_string) => {
                     parts.push((id.as_str(), obj));
                 }
                 other => {
                     let what = match other {
                         Ok(_) => "not an object with a \"type\"".to_string(),
-                        Err(e) => format!("invalid JSON: {e}"),
+                        Err(e) => e,
                     };
                     let message = format!("{what}; expected OpenCode's part JSON ({{\"type\",…}})");
                     if !skip_invalid {

@@ -12,7 +12,13 @@
 //!   [`AGENT_PROMPT`], then text;
 //! - `[[missing]]`: one `read` of a file that is not there (a tool error);
 //! - `[[overflow]]`: the answer's usage says the prompt filled the window,
-//!   so the client compacts after it.
+//!   so the client compacts after it;
+//! - `[[parallel]]`: two tool calls at once (`read` of `a.txt`, `grep` of
+//!   `x`) streamed as Gemini's OpenAI-compatible endpoint streams them, each
+//!   whole in a chunk of its own with its id and no `index`, then text;
+//! - a request with `n` of 2 or more, answered with text: that many
+//!   choices, their chunks interleaved (choice 0 says "stub answer 1",
+//!   the others "second choice"), or listed whole.
 //!
 //! A request without tools is a client's side request: a title, or a
 //! compaction's summary, answered with a short text.
@@ -262,6 +268,54 @@ fn answer(body: &Value, n: usize) -> Vec<Value> {
         .nth(1)
         .and_then(|r| r.split("]]").next())
         .and_then(|r| r.trim().parse::<usize>().ok());
+    let id = format!("chatcmpl-stub-{n}");
+    let delta = |d: Value, finish: Value| {
+        json!({"id": id, "object": "chat.completion.chunk", "created": 1_700_000_000, "model": "stub-model",
+               "choices": [{"index": 0, "delta": d, "finish_reason": finish}]})
+    };
+    let usage = json!({"id": id, "object": "chat.completion.chunk", "created": 1_700_000_000, "model": "stub-model", "choices": [],
+        "usage": {"prompt_tokens": 1_000, "completion_tokens": 20, "total_tokens": 1_020}});
+    if tools && asked.contains("[[parallel]]") && results == 0 {
+        let call = |id: &str, name: &str, args: Value| json!({"tool_calls": [{"id": id, "type": "function", "function": {"name": name, "arguments": args.to_string()}}]});
+        return vec![
+            delta(json!({"role": "assistant", "content": null}), Value::Null),
+            delta(
+                call("call_par_a", "read", json!({"filePath": "a.txt"})),
+                Value::Null,
+            ),
+            delta(
+                call("call_par_b", "grep", json!({"pattern": "x"})),
+                Value::Null,
+            ),
+            delta(json!({}), json!("tool_calls")),
+            usage,
+        ];
+    }
+    let choices = body["n"].as_u64().unwrap_or(1);
+    if choices > 1 && results == 0 {
+        let of = |i: u64, d: Value, finish: Value| {
+            let mut c = delta(d, finish);
+            c["choices"][0]["index"] = json!(i);
+            c
+        };
+        let mut chunks = Vec::new();
+        for i in 0..choices {
+            chunks.push(of(
+                i,
+                json!({"role": "assistant", "content": if i == 0 { "stub " } else { "second " }}),
+                Value::Null,
+            ));
+        }
+        for i in (0..choices).rev() {
+            chunks.push(of(
+                i,
+                json!({"content": if i == 0 { "answer 1" } else { "choice" }}),
+                json!("stop"),
+            ));
+        }
+        chunks.push(usage);
+        return chunks;
+    }
     let call = match () {
         _ if !tools => None,
         _ if reads.is_some_and(|want| results < want) => Some((
@@ -276,11 +330,6 @@ fn answer(body: &Value, n: usize) -> Vec<Value> {
             Some(("read", json!({"filePath": "notes/missing.txt"})))
         }
         _ => None,
-    };
-    let id = format!("chatcmpl-stub-{n}");
-    let delta = |d: Value, finish: Value| {
-        json!({"id": id, "object": "chat.completion.chunk", "created": 1_700_000_000, "model": "stub-model",
-               "choices": [{"index": 0, "delta": d, "finish_reason": finish}]})
     };
     let mut chunks = Vec::new();
     let finish = match &call {
@@ -332,41 +381,52 @@ fn answer(body: &Value, n: usize) -> Vec<Value> {
     chunks
 }
 
-/// The streamed chunks as one `chat.completion` object.
+/// The streamed chunks as one `chat.completion` object (a choice for each
+/// `index` the chunks name, in order).
 fn whole_answer(chunks: &[Value]) -> String {
-    let mut text = String::new();
-    let mut finish = Value::Null;
     let mut usage = Value::Null;
-    let mut calls: Vec<Value> = Vec::new();
+    // index → (text, tool calls, finish reason)
+    let mut choices: std::collections::BTreeMap<u64, (String, Vec<Value>, Value)> =
+        Default::default();
     for c in chunks {
-        let delta = &c["choices"][0]["delta"];
-        if let Some(t) = delta["content"].as_str() {
-            text.push_str(t);
-        }
-        for call in delta["tool_calls"].as_array().into_iter().flatten() {
-            if call["id"].is_string() {
-                calls.push(json!({"id": call["id"], "type": "function",
-                                  "function": {"name": call["function"]["name"], "arguments": ""}}));
+        for choice in c["choices"].as_array().into_iter().flatten() {
+            let (text, calls, finish) = choices
+                .entry(choice["index"].as_u64().unwrap_or(0))
+                .or_insert_with(|| (String::new(), Vec::new(), Value::Null));
+            let delta = &choice["delta"];
+            if let Some(t) = delta["content"].as_str() {
+                text.push_str(t);
             }
-            if let (Some(last), Some(a)) =
-                (calls.last_mut(), call["function"]["arguments"].as_str())
-            {
-                let so_far = last["function"]["arguments"]
-                    .as_str()
-                    .unwrap_or("")
-                    .to_string();
-                last["function"]["arguments"] = Value::String(so_far + a);
+            for call in delta["tool_calls"].as_array().into_iter().flatten() {
+                if call["id"].is_string() {
+                    calls.push(json!({"id": call["id"], "type": "function",
+                                      "function": {"name": call["function"]["name"], "arguments": ""}}));
+                }
+                if let (Some(last), Some(a)) =
+                    (calls.last_mut(), call["function"]["arguments"].as_str())
+                {
+                    let so_far = last["function"]["arguments"]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_string();
+                    last["function"]["arguments"] = Value::String(so_far + a);
+                }
             }
-        }
-        if !c["choices"][0]["finish_reason"].is_null() {
-            finish = c["choices"][0]["finish_reason"].clone();
+            if !choice["finish_reason"].is_null() {
+                *finish = choice["finish_reason"].clone();
+            }
         }
         if !c["usage"].is_null() {
             usage = c["usage"].clone();
         }
     }
+    let choices: Vec<Value> = choices
+        .into_iter()
+        .map(|(i, (text, calls, finish))| {
+            json!({"index": i, "message": {"role": "assistant", "content": text, "tool_calls": calls}, "finish_reason": finish})
+        })
+        .collect();
     json!({"id": chunks[0]["id"], "object": "chat.completion", "created": 1_700_000_000, "model": "stub-model",
-           "choices": [{"index": 0, "message": {"role": "assistant", "content": text, "tool_calls": calls}, "finish_reason": finish}],
-           "usage": usage})
+           "choices": choices, "usage": usage})
     .to_string()
 }

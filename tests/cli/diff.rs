@@ -131,24 +131,20 @@ fn a_missing_file_is_an_error() {
     run.failure(2);
 }
 
-/// Saved runs of the shrink fixture, each on its own copy of the task so that
-/// no run replays over what another stored: `fold` and `fold2` under the fold
-/// budget, `tight` under the tight one. Returns the store and each run's
-/// `replay --json` output.
+/// Saved runs of the shrink fixture's task (each replays a scratch copy,
+/// so no run replays over what another stored): `fold` and `fold2` under the
+/// fold budget, `tight` under the tight one. Returns the store and each
+/// run's `replay --json` output.
 fn with_runs() -> (TestEnv, Vec<serde_json::Value>) {
     let env = TestEnv::new();
     let file = env.fixture(SHRINK_FLOOR);
+    env.run(&["import", &file]).success();
     let mut outs = Vec::new();
     for (name, task, budget) in [
         ("fold", SHRINK_FLOOR_TASK, FOLD),
-        ("fold2", "copy-fold", FOLD),
-        ("tight", "copy-tight", TIGHT),
+        ("fold2", SHRINK_FLOOR_TASK, FOLD),
+        ("tight", SHRINK_FLOOR_TASK, TIGHT),
     ] {
-        if task != SHRINK_FLOOR_TASK {
-            env.run(&["import", &file, "--task", task]).success();
-        } else {
-            env.run(&["import", &file]).success();
-        }
         let run = env.run(&args(
             &[
                 "replay", "--task", task, "--json", "--save", name, "--views", name,
@@ -304,4 +300,69 @@ fn json_gives_the_first_divergence_and_the_changed_parts() {
     let v = run.json();
     assert_eq!(v["a"], a.as_str());
     assert!(!v["changed"].as_array().unwrap().is_empty(), "{v}");
+}
+
+/// A run's name is its task's: two tasks each save `fold` and `tight`,
+/// neither replacing the other's. `diff run:fold run:tight` then needs
+/// `--task` (both tasks saved both); two runs found in different tasks are
+/// refused (they replay different conversations) unless `--across-tasks`.
+#[test]
+fn run_names_are_their_tasks_and_a_diff_across_tasks_is_asked_for() {
+    let (env, outs) = with_runs();
+    let file = env.fixture(SHRINK_FLOOR);
+    env.run(&["import", &file, "--task", "other"]).success();
+    for (name, budget) in [("fold", FOLD), ("tight", TIGHT), ("only-other", TIGHT)] {
+        env.run(&args(
+            &["replay", "--task", "other", "--save", name, "--to", "12"],
+            &budget,
+        ))
+        .success();
+    }
+    // The first task's run is as it was saved.
+    let runs = env.run(&["runs", "--json"]).json_list();
+    let fold: Vec<&serde_json::Value> = runs.iter().filter(|r| r["name"] == "fold").collect();
+    assert_eq!(fold.len(), 2, "{runs:?}");
+    let mine = fold
+        .iter()
+        .find(|r| r["task"] == SHRINK_FLOOR_TASK)
+        .unwrap();
+    assert_eq!(mine["calls"], outs[0]["calls"].as_array().unwrap().len());
+    // Both tasks saved both names: whose?
+    env.run(&["diff", "run:fold", "run:tight"])
+        .failure(2)
+        .stderr_has("runs named \"fold\" and \"tight\" are saved for 2 tasks: ")
+        .stderr_has("hint: pass --task TASK");
+    env.run(&["diff", "--task", SHRINK_FLOOR_TASK, "run:fold", "run:fold2"])
+        .success();
+    env.run(&["diff", "--task", "other", "run:fold@12", "run:tight@12"])
+        .failure(1);
+    env.run(&["diff", "--task", "other", "run:fold2", "run:fold"])
+        .failure(2)
+        .stderr_has("task other has no saved run named \"fold2\"");
+    // One name in each task: refused, unless asked for.
+    env.run(&["diff", "run:fold2", "run:only-other"])
+        .failure(2)
+        .stderr_has(format!(
+            "run \"fold2\" is task {SHRINK_FLOOR_TASK}'s and run \"only-other\" is task other's"
+        ))
+        .stderr_has("hint: pass --across-tasks");
+    env.run(&[
+        "diff",
+        "--across-tasks",
+        "--stat",
+        "run:fold2@12",
+        "run:only-other@12",
+    ])
+    .failure(1);
+    // A name saved for two tasks, beside a file: whose?
+    env.run(&["diff", "run:fold@7", "fold/call-0007.json"])
+        .failure(2)
+        .stderr_has("a run named \"fold\" is saved for 2 tasks");
+    // --force replaces only the task's own run.
+    env.run(&args(
+        &["replay", "--task", "other", "--save", "fold"],
+        &FOLD,
+    ))
+    .failure(2)
+    .stderr_has("task other already has a run named \"fold\"");
 }

@@ -162,10 +162,26 @@ fn words(command: &str) -> (Vec<String>, i32) {
     (out, status)
 }
 
+/// The subcommand of `args` (after the global flags `--db PATH`, `--color
+/// WHEN`, `-q`).
+fn subcommand(args: &[String]) -> Option<&str> {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--db" | "--color" => {
+                it.next();
+            }
+            a if a.starts_with('-') => {}
+            a => return Some(a),
+        }
+    }
+    None
+}
+
 /// Why an example can only be parsed here, or None when it runs.
 fn parse_only(args: &[String]) -> Option<&'static str> {
     let has = |flag: &str| args.iter().any(|a| a == flag);
-    match args.first().map(String::as_str) {
+    match subcommand(args) {
         Some("proxy" | "run" | "mcp" | "hook") => return Some("a live command"),
         Some("watch") => return Some("runs until stopped"),
         _ => {}
@@ -200,8 +216,9 @@ fn parses(args: &[String]) -> Result<(), String> {
             .collect::<Vec<_>>()
     };
     compactor::parse_command_line(argv(args))?;
-    if args.first().is_some_and(|a| a == "run") {
-        let flags: Vec<String> = args[2..]
+    if subcommand(args) == Some("run") {
+        let at = args.iter().position(|a| a == "run").expect("run");
+        let flags: Vec<String> = args[at + 2..]
             .iter()
             .take_while(|a| *a != "--")
             .cloned()
@@ -285,7 +302,15 @@ fn check(example: &Example, env: &DocEnv, ran: &mut usize) -> Option<String> {
     *ran += 1;
     let args = env.expand(args);
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
-    let run = env.env.run(&argv);
+    // An example that names its store (a scratch one, for a sample) runs
+    // in it, in the document's directory.
+    let run = if args.iter().any(|a| a == "--db" || a.starts_with("--db=")) {
+        let mut cmd = env.env.bare_command();
+        cmd.args(&argv);
+        env.env.finish(cmd)
+    } else {
+        env.env.run(&argv)
+    };
     if run.status != status {
         return Some(format!(
             "exit status {} where the doc says {status}:\n{}",
@@ -334,6 +359,108 @@ fn every_example_in_readme_and_the_guide_parses_and_runs() {
         "{} of {checked} examples in the docs are wrong:\n\n{}",
         failures.len(),
         failures.join("\n\n")
+    );
+}
+
+/// A newcomer trying the guide's examples filled their own store with demo
+/// tasks (a store keeps what it imports for good): every example that hands
+/// a command a sample of `testdata/` to import names a store of its own
+/// (`--db`). `check` imports into temporary stores of its own.
+#[test]
+fn every_example_that_imports_a_sample_names_a_scratch_store() {
+    let mut bare = Vec::new();
+    let mut samples = 0;
+    for doc in documents() {
+        for example in examples(&doc) {
+            let (args, _) = words(&example.text);
+            let args = &args[1..];
+            let sample = args.iter().any(|a| a.starts_with("testdata/"));
+            if !sample || matches!(subcommand(args), Some("check" | "export")) {
+                continue;
+            }
+            samples += 1;
+            if !args.iter().any(|a| a == "--db" || a.starts_with("--db=")) {
+                bare.push(format!("{}: {}", example.place, example.text));
+            }
+        }
+    }
+    assert!(samples >= 5, "only {samples} examples import a sample");
+    assert!(
+        bare.is_empty(),
+        "these import a sample into the user's own store; give them --db demo.db:\n{}",
+        bare.join("\n")
+    );
+}
+
+/// A newcomer found no Node.js version for the client tests in README.
+/// README, the development page and `.ci/run` name one minimum ("Node.js N
+/// or later"), and any pinned package of `clients/` that declares a newer
+/// one (`engines.node` in the lock file; Claude Code declares 22) is named
+/// in README and the development page too.
+#[test]
+fn readme_names_the_node_js_the_client_tests_need() {
+    let flat = |path: &str| {
+        fs::read_to_string(crate_dir().join(path))
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    // The first "Node.js N or later" of a text.
+    let minimum = |text: &str, path: &str| -> u32 {
+        text.match_indices("Node.js ")
+            .find_map(|(i, m)| {
+                let rest = &text[i + m.len()..];
+                let digits = rest.find(|c: char| !c.is_ascii_digit())?;
+                rest[digits..]
+                    .starts_with(" or later")
+                    .then(|| rest[..digits].parse().ok())?
+            })
+            .unwrap_or_else(|| panic!("{path} names no Node.js version (\"Node.js N or later\")"))
+    };
+    let docs = ["README.md", "docs/src/development.md"];
+    let texts: Vec<String> = docs.iter().map(|d| flat(d)).collect();
+    let m = minimum(&texts[0], docs[0]);
+    assert_eq!(minimum(&texts[1], docs[1]), m, "{}", docs[1]);
+    assert!(
+        flat(".ci/run").contains(&format!("Node.js ({m} or later)")),
+        ".ci/run names another Node.js than README's {m}"
+    );
+
+    let manifest: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(crate_dir().join("clients/package.json")).unwrap(),
+    )
+    .unwrap();
+    let lock: serde_json::Value = serde_json::from_str(
+        &fs::read_to_string(crate_dir().join("clients/package-lock.json")).unwrap(),
+    )
+    .unwrap();
+    let mut declared = 0;
+    for name in manifest["dependencies"].as_object().unwrap().keys() {
+        let entry = &lock["packages"][format!("node_modules/{name}")];
+        assert!(entry.is_object(), "{name} is not in the lock file");
+        let Some(range) = entry["engines"]["node"].as_str() else {
+            continue;
+        };
+        declared += 1;
+        let major: u32 = range
+            .trim()
+            .strip_prefix(">=")
+            .and_then(|v| v.trim().split('.').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{name} declares node {range:?}, not >=N"));
+        if major > m {
+            for (doc, text) in docs.iter().zip(&texts) {
+                assert!(
+                    text.contains(&format!("Node.js {major}")),
+                    "{name} declares Node.js {major} or later, above the {m} {doc} names, and {doc} does not say so"
+                );
+            }
+        }
+    }
+    assert!(
+        declared >= 2,
+        "only {declared} pinned packages declare a Node.js"
     );
 }
 

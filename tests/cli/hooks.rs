@@ -321,7 +321,7 @@ fn uninstall_after_the_user_edited_the_file_keeps_their_edit() {
     compactor(&env, &["hooks", "uninstall", "claude-code"])
         .success()
         .stdout_has("the rest of the file is kept as it is now")
-        .stdout_has("the backup is kept");
+        .stdout_has("so its backup from before install is left: [TMP]/home/.claude/settings.json.compactor-backup");
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(v["model"], "sonnet");
     assert_eq!(v["hooks"]["PreCompact"].as_array().unwrap().len(), 1);
@@ -807,6 +807,21 @@ fn a_hook_answers_from_the_transcript_while_another_writer_holds_the_store() {
         assert!(line.contains(busy) && line.ends_with(skipped), "{line}");
     }
     assert!(log[1].contains("printed the Task Context"), "{}", log[1]);
+    // Each line says what was done, never "recorded" or "imported" beside
+    // "skipped" for the same thing.
+    assert!(
+        log[2].contains(": did not record Claude Code's summary (")
+            && !log[2].contains(" recorded "),
+        "{}",
+        log[2]
+    );
+    assert!(
+        log[3].contains(": read ")
+            && log[3].contains(" rows from the transcript; ")
+            && !log[3].contains("imported"),
+        "{}",
+        log[3]
+    );
     // Nothing was written while the store was held; the next hook catches up.
     assert_eq!(recorded(&env), (1, 0));
     hook(&env, "post-compact", "claude-code", &post, &[]).success();
@@ -1276,6 +1291,11 @@ const CLAUDE_STATE: &str = "{\n  \"numStartups\": 4,\n  \"mcpServers\": {\n    \
 const CODEX_CONFIG: &str =
     "# my settings\nmodel = \"o3\"  # the default\n\n[tui]\nnotifications = true\n";
 
+fn mode_of(p: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
 #[test]
 fn install_registers_the_mcp_server_and_uninstall_gives_the_files_back_byte_for_byte() {
     let env = TestEnv::new();
@@ -1284,6 +1304,11 @@ fn install_registers_the_mcp_server_and_uninstall_gives_the_files_back_byte_for_
     let codex = env.home().join(".codex").join("config.toml");
     std::fs::write(&claude, CLAUDE_STATE).unwrap();
     std::fs::write(&codex, CODEX_CONFIG).unwrap();
+    // Claude Code keeps its state (account data included) private.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
     compactor(&env, &["hooks", "install", "claude-code"])
         .success()
         .stdout_has(format!(
@@ -1291,6 +1316,13 @@ fn install_registers_the_mcp_server_and_uninstall_gives_the_files_back_byte_for_
             bin()
         ))
         .stdout_has("backup of the file as it was: [TMP]/home/.claude.json.compactor-backup");
+    let backup = claude.with_file_name(".claude.json.compactor-backup");
+    assert_eq!(
+        mode_of(&backup),
+        0o600,
+        "the backup is as private as the file"
+    );
+    assert_eq!(mode_of(&claude), 0o600);
     compactor(&env, &["hooks", "install", "codex"])
         .success()
         .stdout_has("registered compactor's MCP server for Codex in [TMP]/home/.codex/config.toml");
@@ -1337,9 +1369,17 @@ fn install_registers_the_mcp_server_and_uninstall_gives_the_files_back_byte_for_
     v["numStartups"] = json!(5);
     let rewritten = serde_json::to_string_pretty(&v).unwrap() + "\n";
     std::fs::write(&claude, &rewritten).unwrap();
+    // The backup as an earlier compactor wrote it, readable by everyone:
+    // the one uninstall leaves is no more readable than the file.
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&backup, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
     compactor(&env, &["hooks", "uninstall", "claude-code"])
         .success()
-        .stdout_has("removed compactor's MCP server from [TMP]/home/.claude.json; the rest of the file is kept as it is now");
+        .stdout_has("removed compactor's MCP server from [TMP]/home/.claude.json; the rest of the file is kept as it is now")
+        .stdout_has("the file changed since install, so its backup from before install is left: [TMP]/home/.claude.json.compactor-backup (compactor no longer needs it; delete it when you wish)");
+    assert_eq!(mode_of(&backup), 0o600);
     let after: Value = serde_json::from_str(&std::fs::read_to_string(&claude).unwrap()).unwrap();
     assert_eq!(after["numStartups"], 5);
     assert!(after["mcpServers"].get("compactor").is_none());

@@ -289,6 +289,100 @@ fn appended_lines_add_exactly_those_rows() {
     }
 }
 
+/// A session still being written: a last line with no newline that is not
+/// whole JSON yet is left out, and every import that leaves it says so:
+/// `import` (again, unchanged, too, and in `--json`), and a command that
+/// imports its FILE first; once the line is finished it is imported.
+#[test]
+fn a_half_written_last_line_is_left_for_later_and_said_so() {
+    let env = TestEnv::new();
+    let text = std::fs::read_to_string(testdata("claude-code/small-session.jsonl")).unwrap();
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let n = lines.len();
+    let last = lines[n - 1];
+    let half = format!("{}{}", lines[..n - 1].concat(), &last[..last.len() / 2]);
+    let path = env.write("growing.jsonl", &half);
+    env.run(&["import", &path])
+        .success()
+        .stdout_has("1 incomplete line at the end, left for later");
+    // Again, the file unchanged: still said.
+    env.run(&["import", &path])
+        .success()
+        .stdout_has("unchanged since the last import, nothing added; its last line, with no newline and not whole JSON yet, is left for later");
+    let run = env.run(&["import", "--json", &path]);
+    assert_eq!(
+        run.success().json()["incomplete_lines"],
+        1,
+        "{}",
+        run.stdout
+    );
+    // A command that imports its FILE first says it on stderr.
+    env.run(&["show", &path, "0"]).success().stderr_has(
+        "note: growing.jsonl: its last line has no newline and is not whole JSON yet (a session still being written): left out until it is, and imported then",
+    );
+    // Finished: imported, and nothing is said.
+    let path = env.write("growing.jsonl", &text);
+    let run = env.run(&["import", "--json", &path]);
+    assert_eq!(
+        run.success().json()["incomplete_lines"],
+        0,
+        "{}",
+        run.stdout
+    );
+    let whole = TestEnv::new();
+    whole.import_fixture("claude-code/small-session.jsonl");
+    assert_eq!(env.counts(), whole.counts());
+}
+
+/// A checkpoint `compact -o` wrote beside the transcripts (a view: it reads
+/// as an Anthropic request) is no transcript: `import DIR` skips it with a
+/// note, as does naming it; `--format anthropic` imports it all the same.
+#[test]
+fn a_view_compactor_wrote_is_skipped_with_a_note() {
+    let env = TestEnv::new();
+    let f = env.fixture(crate::util::SHRINK_FLOOR);
+    env.run(&["import", &f]).success();
+    std::fs::create_dir_all(env.work().join("sessions")).unwrap();
+    env.run(&[
+        "compact",
+        "--task",
+        crate::util::SHRINK_FLOOR_TASK,
+        "-o",
+        "sessions/checkpoint.json",
+    ])
+    .success();
+    std::fs::copy(
+        env.work().join(&f),
+        env.work().join("sessions/session.jsonl"),
+    )
+    .unwrap();
+    let tasks = env.tasks().len();
+    let run = env.run(&["import", "sessions"]);
+    run.success()
+        .stderr_has("note: skipped 1 file compactor wrote (a view, as `compact -o` and `replay --views` write them: a checkpoint, not a transcript;")
+        .stderr_has("sessions/checkpoint.json")
+        .stdout_has(", 1 compactor's own view\n");
+    assert_eq!(env.tasks().len(), tasks, "no task made of the view");
+    let run = env.run(&["import", "--json", "sessions"]);
+    assert_eq!(
+        run.success().json_lines().last().unwrap()["compactor_views"],
+        1
+    );
+    env.run(&["import", "sessions/checkpoint.json"])
+        .success()
+        .stderr_has("note: skipped 1 file compactor wrote");
+    assert_eq!(env.tasks().len(), tasks);
+    env.run(&[
+        "import",
+        "--format",
+        "anthropic",
+        "sessions/checkpoint.json",
+    ])
+    .success()
+    .stdout_has("1 task");
+    assert_eq!(env.tasks().len(), tasks + 1);
+}
+
 #[test]
 fn a_rewritten_file_is_refused() {
     let env = TestEnv::new();

@@ -84,6 +84,35 @@ fn text_of(result: &Value) -> &str {
     result["content"][0]["text"].as_str().unwrap_or("")
 }
 
+/// An id the session's task records for two calls: `view_tool_call` says
+/// it is ambiguous and lists them; `ID@N` returns the N-th, as `show
+/// tool:ID@N` prints it.
+#[test]
+fn view_tool_call_lists_the_calls_an_id_names_and_takes_id_at_n() {
+    let env = TestEnv::new();
+    let f = env.write("reused.jsonl", crate::show::reused_ids("one"));
+    env.run(&["import", "--task", "reused", &f]).success();
+    let mut requests = handshake();
+    requests.extend([
+        call(1, "view_tool_call", json!({"id": "call_0"})),
+        call(2, "view_tool_call", json!({"id": "call_0@2"})),
+    ]);
+    let a = converse(&env, &["--task", "reused"], env.root(), &requests);
+    assert_eq!(a[1]["result"]["isError"], true, "{}", a[1]);
+    let listing = text_of(&a[1]["result"]);
+    for line in [
+        "tool call id call_0 is ambiguous: task reused records 2 calls with it",
+        "tool:call_0@1  read_file · model call 1",
+        "tool:call_0@2  grep · model call 3",
+        "view_tool_call takes \"ID@N\" too",
+    ] {
+        assert!(listing.contains(line), "{line:?} in {listing}");
+    }
+    assert_eq!(a[2]["result"]["isError"], false, "{}", a[2]);
+    let shown = env.run(&["show", "--task", "reused", "tool:call_0@2"]);
+    assert_eq!(text_of(&a[2]["result"]), shown.success().stdout);
+}
+
 #[test]
 fn the_server_answers_each_tool_over_stdio() {
     let env = TestEnv::new();
@@ -197,7 +226,9 @@ fn without_a_task_the_server_answers_for_the_latest_session_of_its_directory() {
     std::fs::create_dir_all(&elsewhere).unwrap();
     let a = converse(&env, &[], &elsewhere, &requests);
     assert!(
-        text_of(&a[1]["result"]).contains("no session recorded in"),
+        text_of(&a[1]["result"]).contains("no session recorded in")
+            && text_of(&a[1]["result"]).contains("`compactor import FILE`")
+            && text_of(&a[1]["result"]).contains("`compactor mcp --task TASK`"),
         "{}",
         a[1]
     );
@@ -576,4 +607,69 @@ fn after_claude_codes_own_compaction_search_history_finds_the_rule_its_summary_d
         kept_summary.contains("All files read."),
         "the lossy summary replaced the history"
     );
+}
+
+/// Bytes no JSON-RPC message is made of, sent over the server's real stdin:
+/// each line is answered (a JSON-RPC parse error, `-32700`, `id` null,
+/// saying what was wrong), the line over 16 MiB without being held, and
+/// the server goes on answering.
+#[test]
+fn every_line_the_server_drops_is_answered_with_a_parse_error() {
+    let env = TestEnv::new();
+    env.import_fixture(FIXTURE).success();
+    let mut child = env
+        .std_command()
+        .arg("--db")
+        .arg(env.db())
+        .args(["mcp", "--task", TASK])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let hs = handshake();
+    writeln!(stdin, "{}", hs[0]).unwrap();
+    stdin.flush().unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains("\"compactor\""), "{line}");
+    writeln!(stdin, "{}", hs[1]).unwrap();
+    let mut answer = |bytes: &[u8]| -> Value {
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    };
+    let parse_error = |v: &Value, says: &str| {
+        assert_eq!(v["jsonrpc"], "2.0", "{v}");
+        assert!(v["id"].is_null(), "{v}");
+        assert_eq!(v["error"]["code"], -32700, "{v}");
+        let m = v["error"]["message"].as_str().unwrap();
+        assert!(m.contains(says), "{says:?} in {m}");
+    };
+    parse_error(&answer(b"{not json\n"), "the line is not JSON");
+    parse_error(
+        &answer(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"p\xffng\"}\n"),
+        "not UTF-8",
+    );
+    // Over 16 MiB (a real request, padded).
+    let mut big = br#"{"jsonrpc":"2.0","id":4,"method":"ping","params":{"pad":""#.to_vec();
+    big.extend(std::iter::repeat_n(b'a', 16 << 20));
+    big.extend_from_slice(b"\"}}\n");
+    parse_error(
+        &answer(&big),
+        "the line is over 16 MiB (16777277 bytes) and was dropped",
+    );
+    // JSON that is no message: rmcp's own Invalid Request.
+    let v = answer(b"[1,2]\n");
+    assert_eq!(v["error"]["code"], -32600, "{v}");
+    // And the server still answers.
+    let v = answer(b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}\n");
+    assert_eq!(v["id"], 5, "{v}");
+    assert!(v["result"].is_object(), "{v}");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
 }

@@ -588,6 +588,71 @@ fn a_broken_part_is_named_and_nothing_is_stored() {
     );
 }
 
+/// A row whose `data` is a BLOB (SQLite keeps what was stored, whatever
+/// the column's type), a part's and a message's: the import fails naming
+/// the row and what was expected; `--skip-invalid` skips each (a message
+/// with its parts) and imports the rest.
+#[test]
+fn a_row_whose_data_is_a_blob_is_named_or_skipped() {
+    let env = TestEnv::new();
+    let db = env.fixture(FIXTURE_DB);
+    let conn = Connection::open(env.work().join(&db)).unwrap();
+    let part: String = conn
+        .query_row(
+            "SELECT id FROM part WHERE data LIKE '%\"type\":\"tool\"%' ORDER BY id LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    conn.execute(
+        "UPDATE part SET data = CAST(data AS BLOB) WHERE id = ?1",
+        [&part],
+    )
+    .unwrap();
+    let run = env.run(&["import", &db]);
+    run.failure(2)
+        .stderr_has(format!("part {part}"))
+        .stderr_has("`data` is a BLOB of ")
+        .stderr_has("expected OpenCode's part JSON");
+    assert_eq!(env.counts(), [0, 0, 0], "nothing stored");
+    // A message's too: the last user message of the first session.
+    let message: String = conn
+        .query_row(
+            "SELECT id FROM message WHERE data LIKE '%\"role\":\"user\"%' ORDER BY time_created DESC, id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    conn.execute(
+        "UPDATE message SET data = zeroblob(16) WHERE id = ?1",
+        [&message],
+    )
+    .unwrap();
+    drop(conn);
+    let run = env.run(&["import", &db, "--skip-invalid", "--json"]);
+    run.success();
+    let r = run.json();
+    let skipped: Vec<String> = r["skipped_lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["message"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(skipped.len(), 2, "{r}");
+    assert!(
+        skipped.iter().any(|m| m.contains(&format!("part {part}"))),
+        "{skipped:?}"
+    );
+    assert!(
+        skipped
+            .iter()
+            .any(|m| m.contains(&format!("message {message}"))
+                && m.contains("`data` is a BLOB of 16 bytes")),
+        "{skipped:?}"
+    );
+    assert!(env.counts()[0] > 0, "the rest is imported");
+}
+
 /// An SQLite file that is not OpenCode's, and a file that is no SQLite
 /// database given as `--format opencode`, are refused saying what was
 /// expected.

@@ -314,6 +314,11 @@ fn bad_parameters_are_refused_with_status_2() {
             vec!["--window", "3000", "--output-reserved", "4000"],
             "the window (3000) must be larger than the output reservation (4000)",
         ),
+        // No reserve to lower (it is 0 too): the window is the mistake.
+        (
+            vec!["--window", "0"],
+            "error: the window must be at least 1 token, and it is 0: give --window the model's context window in tokens\n",
+        ),
         (
             vec!["--at", "0"],
             "--at 0 is out of range: task 5b1e2d3c-7f4a-4e2b-9c1d-2a3b4c5d6e7f has 20 model calls, so CALL must be 1..=21",

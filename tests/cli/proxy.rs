@@ -1035,7 +1035,23 @@ fn upstream_429_and_500_pass_through() {
             .collect::<Vec<_>>(),
         [1, 2, 3]
     );
-    assert_verified(&env, reports[0]["task"].as_str().unwrap(), 3);
+    let task = reports[0]["task"].as_str().unwrap();
+    assert_verified(&env, task, 3);
+    // In words: each request, the second and third a retry of call 1.
+    let run = env.run(&["replay", "--task", task, "--verify-forwarded"]);
+    let lines: Vec<&str> = run.success().stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("call    1 · request    1 · ") && lines[0].ends_with(" · ok"),
+        "{}",
+        run.stdout
+    );
+    for l in &lines[1..3] {
+        assert!(
+            l.starts_with("call    1 · request    ") && l.ends_with(" · ok · a retry"),
+            "{}",
+            run.stdout
+        );
+    }
 }
 
 /// The upstream breaks off mid-stream: the client's read fails (no clean
@@ -2778,6 +2794,15 @@ fn a_chat_completions_conversation_is_recorded_compacted_and_verified() {
         "the key is never stored"
     );
     assert_verified(&env, &task, 31);
+    // In words: call k is request k, none of them a retry.
+    let run = env.run(&["replay", "--task", &task, "--verify-forwarded"]);
+    let lines: Vec<&str> = run.success().stdout.lines().collect();
+    assert!(
+        lines[1].starts_with("call    2 · request    2 · "),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("retry"), "{}", run.stdout);
     assert_replay_equals_forwarded(&env, &task, &CHAT_BUDGET, &reports);
 
     // A side request of the same session: its own task, linked.
@@ -2907,4 +2932,214 @@ fn the_openai_python_sdk_streams_tools_through_the_proxy() {
     );
     assert_verified(&env, &task, 31);
     assert_replay_equals_forwarded(&env, &task, &CHAT_BUDGET, &reports);
+}
+
+/// Choice 0 of a Chat Completions answer, as a client that reads one
+/// choice takes it: streamed, the chunks of choice 0; whole, its message.
+fn choice_0(text: &str, streamed: bool) -> Value {
+    if !streamed {
+        let v: Value = serde_json::from_str(text).unwrap();
+        let m = v["choices"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["index"] == 0)
+            .unwrap()["message"]
+            .clone();
+        return json!({"role": "assistant", "content": m["content"]});
+    }
+    let mut content = String::new();
+    for data in text.lines().filter_map(|l| l.strip_prefix("data: ")) {
+        let Ok(c) = serde_json::from_str::<Value>(data) else {
+            continue;
+        };
+        for choice in c["choices"].as_array().into_iter().flatten() {
+            if choice["index"] == 0 {
+                content.push_str(choice["delta"]["content"].as_str().unwrap_or(""));
+            }
+        }
+    }
+    json!({"role": "assistant", "content": content})
+}
+
+/// A Chat Completions request asking for two choices (`n`: 2), streamed
+/// and whole: the client gets both choices untouched, the record holds
+/// choice 0 alone, the proxy says so, and the conversation's next request
+/// (choice 0 sent back) goes on in the same task instead of opening one.
+#[test]
+fn of_an_answer_with_several_choices_choice_0_alone_is_recorded() {
+    for streamed in [true, false] {
+        let env = TestEnv::new();
+        let model = crate::chat::ChatModel::start();
+        let proxy = chat_proxy(&env, &model.base_url());
+        let session = [("x-session-id", "ses_n2")];
+        let mut messages = vec![
+            json!({"role": "system", "content": CHAT_SYSTEM}),
+            json!({"role": "user", "content": "Say it twice."}),
+        ];
+        let mut body = chat_body(&messages, streamed);
+        body["n"] = json!(2);
+        let (status, text) = post(&proxy, "/v1/chat/completions", &body, &session);
+        assert_eq!(status, 200, "{text:?}");
+        let text = text.unwrap();
+        assert!(
+            text.contains("second ") && text.contains("choice"),
+            "the client gets every choice: {text}"
+        );
+        let answer = choice_0(&text, streamed);
+        assert_eq!(answer["content"], "stub answer 1");
+        let first = &proxy.wait_calls(1)[0];
+        assert_eq!(first["outcome"], "recorded", "{first}");
+        let task = first["task"].as_str().unwrap().to_string();
+        eventually("the proxy's note", || {
+            proxy.stderr.lock().unwrap().contains("answered 2 choices")
+        });
+        assert!(
+            proxy
+                .stderr
+                .lock()
+                .unwrap()
+                .contains(&format!("{task} call 1: the upstream answered 2 choices")),
+            "{}",
+            proxy.stderr.lock().unwrap()
+        );
+        let rows = env.run(&["show", "--task", &task, "--json"]);
+        rows.success().stdout_has("stub answer 1");
+        assert!(
+            !rows.stdout.contains("second"),
+            "never merged: {}",
+            rows.stdout
+        );
+        // The next turn, choice 0 sent back: the same task, no new one.
+        messages.push(answer);
+        messages.push(json!({"role": "user", "content": "Thanks."}));
+        let (status, _) = post(
+            &proxy,
+            "/v1/chat/completions",
+            &chat_body(&messages, streamed),
+            &session,
+        );
+        assert_eq!(status, 200);
+        let second = &proxy.wait_calls(2)[1];
+        assert_eq!(second["task"], task.as_str(), "{second}");
+        assert!(second.get("started_from").is_none(), "{second}");
+        assert_eq!(env.tasks().len(), 1, "{:#?}", env.tasks());
+    }
+}
+
+/// Two tool calls streamed at once without `index` (as Gemini's
+/// OpenAI-compatible endpoint sends them): recorded as two calls, each with
+/// its own arguments, so that the client's next request (both calls and
+/// both results) goes on in the same task.
+#[test]
+fn parallel_tool_calls_streamed_without_index_are_two_calls() {
+    let env = TestEnv::new();
+    let model = crate::chat::ChatModel::start();
+    let proxy = chat_proxy(&env, &model.base_url());
+    let session = [("x-session-id", "ses_par")];
+    let mut messages = vec![
+        json!({"role": "system", "content": CHAT_SYSTEM}),
+        json!({"role": "user", "content": "Look around. [[parallel]]"}),
+    ];
+    let (status, text) = post(
+        &proxy,
+        "/v1/chat/completions",
+        &chat_body(&messages, true),
+        &session,
+    );
+    assert_eq!(status, 200, "{text:?}");
+    let m = chat_message(&text.unwrap(), true);
+    let calls = m["tool_calls"].as_array().cloned().unwrap();
+    assert_eq!(calls.len(), 2, "{m}");
+    messages.push(m);
+    for c in &calls {
+        messages.push(json!({"role": "tool", "tool_call_id": c["id"], "content": "found"}));
+    }
+    let (status, _) = post(
+        &proxy,
+        "/v1/chat/completions",
+        &chat_body(&messages, true),
+        &session,
+    );
+    assert_eq!(status, 200);
+    let reports = proxy.wait_calls(2);
+    let task = reports[0]["task"].as_str().unwrap();
+    assert_eq!(reports[1]["task"], task, "{:#?}", reports);
+    assert!(reports[1].get("started_from").is_none(), "{:#?}", reports);
+    for (id, input) in [
+        ("call_par_a", json!({"filePath": "a.txt"})),
+        ("call_par_b", json!({"pattern": "x"})),
+    ] {
+        let shown = env.run(&["show", "--task", task, "--json", &format!("tool:{id}")]);
+        assert_eq!(shown.success().json()["input"], input, "{id}");
+    }
+}
+
+/// The proxy's first lines name every client and how to point it here:
+/// Claude Code, Codex, OpenCode and any OpenAI-compatible client.
+#[test]
+fn the_banner_names_every_client() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    let url = proxy.url("");
+    eventually("the banner", || {
+        proxy.stderr.lock().unwrap().contains("Ctrl-C stops")
+    });
+    let banner = proxy.stderr.lock().unwrap().clone();
+    for line in [
+        format!("  Claude Code: ANTHROPIC_BASE_URL={url} claude\n"),
+        format!(
+            "  Codex: a model provider with base_url = \"{url}/v1\" and wire_api = \"responses\"\n"
+        ),
+        format!(
+            "  OpenCode: a provider of npm type @ai-sdk/openai-compatible with baseURL \"{url}/v1\"\n"
+        ),
+        format!("  Any OpenAI-compatible client: base URL {url}/v1 (Chat Completions)\n"),
+    ] {
+        assert!(banner.contains(&line), "{line:?} in {banner}");
+    }
+}
+
+/// The guide's stand-in model through the proxy: each API the clients
+/// speak (Messages, Responses, Chat Completions), streamed and whole, is
+/// answered with its text and recorded.
+#[test]
+#[cfg_attr(not(compactor_python), ignore = "needs python3")]
+fn the_stand_in_model_answers_every_api_through_the_proxy() {
+    let Some(model) =
+        crate::run::stand_in("the_stand_in_model_answers_every_api_through_the_proxy")
+    else {
+        return;
+    };
+    let env = TestEnv::new();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    let ask = |text: &str| json!({"role": "user", "content": text});
+    let mut n = 0;
+    for stream in [true, false] {
+        let mut messages = messages_body(&[ask(&format!("Messages, stream {stream}"))]);
+        messages["stream"] = json!(stream);
+        let responses = json!({"model": "stand-in", "stream": stream,
+            "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": format!("Responses, stream {stream}")}]}]});
+        let chat = chat_body(&[ask(&format!("Chat, stream {stream}"))], stream);
+        for (path, body) in [
+            ("/v1/messages", messages),
+            ("/v1/responses", responses),
+            ("/v1/chat/completions", chat),
+        ] {
+            let (status, text) = post(&proxy, path, &body, &[]);
+            let text = text.unwrap();
+            assert_eq!(status, 200, "{path}: {text}");
+            assert!(
+                text.contains("stand-in model: no model ran"),
+                "{path}: {text}"
+            );
+            n += 1;
+            let report = &proxy.wait_calls(n)[n - 1];
+            assert_eq!(
+                report["outcome"], "recorded",
+                "{path} stream {stream}: {report}"
+            );
+        }
+    }
 }

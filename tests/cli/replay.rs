@@ -256,8 +256,9 @@ fn saved_runs_are_listed_and_not_overwritten_without_force() {
 
     // The name is taken: refused, and the saved run is unchanged.
     let run = env.run(&["replay", "--task", SHRINK_FLOOR_TASK, "--save", "fold"]);
-    run.failure(2)
-        .stderr_has("a run named \"fold\" is already saved\nhint: pass --force");
+    run.failure(2).stderr_has(format!(
+        "task {SHRINK_FLOOR_TASK} already has a run named \"fold\"\nhint: pass --force"
+    ));
     assert_eq!(
         env.run(&["runs", "--json"]).json_list()[0]["settings"]["budget"]["window"],
         32000

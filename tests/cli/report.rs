@@ -250,7 +250,10 @@ fn a_codex_session_renders_too() {
     let html = report(&env, TENANT, "codex.html", &FOLD);
     let steps = replay_steps(&env, TENANT_TASK, &FOLD);
     assert_eq!(series(&html, "ctx", "compacted").len(), steps.len());
-    assert_eq!(series(&html, "cache", "raw-prompt").len(), steps.len());
+    assert_eq!(
+        series(&html, "cache-chart", "raw-prompt").len(),
+        steps.len()
+    );
     assert!(html.contains("codex"));
     assert_self_contained(&html);
 }
@@ -747,4 +750,100 @@ fn what_fills_the_window_shows_both_totals_and_says_why_they_differ() {
     // Why they differ, said where both are shown.
     assert!(section.contains("Two figures, two measures."), "{section}");
     assert!(section.contains("They differ by the estimator's error."));
+}
+
+/// Every `id` in the page is unique (the "Cache and cost" section and its
+/// chart once shared `cache`, so the chart's script found the section).
+#[test]
+fn every_id_in_the_page_is_unique() {
+    let env = TestEnv::new();
+    let html = report(&env, SHRINK_FLOOR, "report.html", &FOLD);
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for part in html.split(" id=\"").skip(1) {
+        let id = part.split('"').next().unwrap();
+        *seen.entry(id).or_default() += 1;
+    }
+    let twice: Vec<_> = seen.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(twice.is_empty(), "ids used twice: {twice:?}");
+    for id in ["cache", "cache-chart", "cache-chart-hit", "ctx", "ctx-hit"] {
+        assert!(seen.contains_key(id), "#{id}");
+    }
+}
+
+/// Debian's chromium (or `$CHROMIUM`) and playwright-core from `clients/`,
+/// or `None` (said plainly) when either is absent; under CI that fails.
+fn browser(test: &str) -> Option<std::path::PathBuf> {
+    let chromium = std::env::var_os("CHROMIUM")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| "/usr/bin/chromium".into());
+    let driver = crate::util::crate_dir().join("clients/node_modules/playwright-core");
+    if chromium.exists() && driver.exists() {
+        return Some(chromium);
+    }
+    if crate::util::under_ci() {
+        panic!(
+            "{test}: chromium ({}) or playwright-core is missing and CI is set: apt-get install chromium; cd clients && npm ci",
+            chromium.display()
+        );
+    }
+    eprintln!(
+        "SKIPPED {test}: needs chromium ({}) and playwright-core: apt-get install chromium; cd clients && npm ci",
+        chromium.display()
+    );
+    None
+}
+
+/// The page in a real browser: the pointer over each chart moves its guide
+/// to the call under it (a quarter of the way along), the context chart's
+/// report line follows, and nothing throws (hovering the cache chart threw
+/// `svg.createSVGPoint is not a function`).
+#[test]
+#[cfg_attr(
+    not(compactor_browser),
+    ignore = "needs chromium and playwright-core: apt-get install chromium; cd clients && npm ci"
+)]
+fn hovering_the_charts_in_a_browser_moves_their_guides_and_throws_nothing() {
+    let Some(chromium) = browser("hovering_the_charts_in_a_browser") else {
+        return;
+    };
+    let env = TestEnv::new();
+    report(&env, SHRINK_FLOOR, "report.html", &FOLD);
+    let script = crate::util::crate_dir().join("clients/report-hover.mjs");
+    let out = std::process::Command::new("node")
+        .arg(&script)
+        .arg(env.work().join("report.html"))
+        .arg("0.25")
+        .env("CHROMIUM", &chromium)
+        .env("HOME", env.home())
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["errors"], serde_json::json!([]), "the page threw: {v}");
+    assert_eq!(v["ids"], serde_json::json!([]), "ids used twice: {v}");
+    // x of call k, as the page places it (72 to 1110 over N calls).
+    let n = SHRINK_FLOOR_CALLS;
+    let x_of = |k: u64| 72 + ((k - 1) * (1110 - 72) + (n - 1) / 2) / (n - 1);
+    let near = (n - 1) as f64 * 0.25 + 1.0;
+    for chart in ["ctx", "cache-chart"] {
+        assert_eq!(v["before"][chart], "-10", "{chart} parked: {v}");
+        let x: u64 = v["guides"][chart].as_str().unwrap().parse().unwrap();
+        let k = (1..=n)
+            .find(|&k| x_of(k).abs_diff(x) <= 1)
+            .unwrap_or_else(|| panic!("{chart}: the guide at {x} is on no call: {v}"));
+        assert!(
+            (k as f64 - near).abs() <= 1.0,
+            "{chart}: call {k}, not near {near}: {v}"
+        );
+    }
+    let line = v["line"].as_str().unwrap();
+    assert!(
+        line.starts_with("call ") && line.contains(" · turn "),
+        "{v}"
+    );
 }

@@ -374,7 +374,7 @@ fn codex_through_compactor_run_takes_back_the_lines_compaction_elided() {
 /// SIGTERM by exiting 143 after noting it, and otherwise exits 7.
 fn fake_client(dir: &Path, name: &str) {
     std::fs::create_dir_all(dir).unwrap();
-    let script = "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$PWD/args.txt\"\nenv > \"$PWD/env.txt\"\ntrap 'echo term > \"$PWD/signal.txt\"; exit 143' TERM\ncase \" $* \" in *\" wait \"*) touch \"$PWD/ready\"; while :; do sleep 0.05; done;; esac\nexit 7\n";
+    let script = "#!/bin/sh\necho $$ > \"$PWD/client.pid\"\nprintf '%s\\n' \"$@\" > \"$PWD/args.txt\"\nenv > \"$PWD/env.txt\"\ntrap 'echo term > \"$PWD/signal.txt\"; exit 143' TERM\ncase \" $* \" in *\" wait \"*) touch \"$PWD/ready\"; while :; do sleep 0.05; done;; esac\nexit 7\n";
     let path = dir.join(name);
     std::fs::write(&path, script).unwrap();
     use std::os::unix::fs::PermissionsExt;
@@ -533,4 +533,369 @@ fn run_refuses_what_is_its_own_to_choose_and_a_missing_client() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("`codex` is not on PATH"), "{err}");
+}
+
+/// The processes whose parent is `pid`: (pid, command line).
+fn children_of(pid: u32) -> Vec<(u32, String)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(p) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else {
+            continue;
+        };
+        // The fields after the command name (which may hold spaces) in parens.
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 2..]) else {
+            continue;
+        };
+        let ppid: Option<u32> = rest.split_whitespace().nth(1).and_then(|f| f.parse().ok());
+        if ppid == Some(pid) {
+            let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+            out.push((p, String::from_utf8_lossy(&cmd).replace('\0', " ")));
+        }
+    }
+    out
+}
+
+/// The proxy `compactor run` (process `run`) started.
+fn proxy_of(run: u32) -> u32 {
+    let start = Instant::now();
+    loop {
+        if let Some((p, _)) = children_of(run)
+            .into_iter()
+            .find(|(_, c)| c.contains(" proxy --listen 127.0.0.1:0"))
+        {
+            return p;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "run started no proxy"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether process `pid` has ended (gone, or a zombie nobody reaped yet).
+fn ended(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rfind(')')
+            .is_some_and(|i| stat[i + 2..].starts_with('Z')),
+    }
+}
+
+/// Wait (bounded) until process `pid` has ended.
+#[track_caller]
+fn wait_ended(pid: u32, what: &str) {
+    let start = Instant::now();
+    while !ended(pid) {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{what} (pid {pid}) did not end"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Wait (bounded) until the client a run started says it is up.
+fn wait_ready(cwd: &Path) {
+    let start = Instant::now();
+    while !cwd.join("ready").exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the client never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `compactor run` killed outright (SIGKILL: no handler runs) while its
+/// client works: the proxy it started stops all the same (the pipe it
+/// reads from run closes; on Linux the parent-death signal too), instead of
+/// serving on, orphaned.
+#[test]
+fn a_killed_run_takes_its_proxy_with_it() {
+    let env = TestEnv::new();
+    let bin = env.root().join("bin");
+    fake_client(&bin, "claude");
+    let cwd = env.root().join("work");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let mut child = run_command(&env, &bin, &cwd, &["claude", "--", "wait"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // The chosen point: the proxy announced itself, the client is up.
+    wait_ready(&cwd);
+    let proxy = proxy_of(child.id());
+    let port = proxy_port_seen(&cwd, "claude");
+    assert!(listening(port), "the proxy serves while run lives");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    wait_ended(proxy, "the proxy of a killed run");
+    assert!(!listening(port), "no proxy serves on, orphaned");
+    // The stand-in client is run's to stop; killed, run could not.
+    let client: i32 = std::fs::read_to_string(cwd.join("client.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // SAFETY: kill(2) on the stand-in client this test started.
+    unsafe { libc::kill(client, libc::SIGKILL) };
+}
+
+/// A SIGTERM that reaches `run` before its client started (held there by
+/// `COMPACTOR_FAULT=stall-in-run`, once the proxy is up): run stops its
+/// proxy and ends with 128 + 15; the client is never started.
+#[test]
+fn a_signal_before_the_client_starts_stops_the_proxy_and_ends_run() {
+    let env = TestEnv::new();
+    let bin = env.root().join("bin");
+    fake_client(&bin, "claude");
+    let cwd = env.root().join("work");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let mut child = run_command(&env, &bin, &cwd, &["claude", "--", "wait"])
+        .env("COMPACTOR_FAULT", "stall-in-run")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        let n = std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+        assert!(n > 0, "run ended before its proxy was up: {seen}");
+        seen.push_str(&line);
+        if line.contains("through the proxy at") {
+            break;
+        }
+    }
+    let proxy = proxy_of(child.id());
+    // SAFETY: kill(2) on the run process this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "run did not end after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(143), "{seen}");
+    wait_ended(proxy, "the proxy");
+    assert!(
+        !cwd.join("args.txt").exists(),
+        "the client was never started"
+    );
+}
+
+/// An `--upstream` nothing listens at: run says so before it starts the
+/// client (a connect, no model call) and exits 2; no proxy is left.
+#[test]
+fn an_unreachable_upstream_is_said_before_the_client_starts() {
+    let env = TestEnv::new();
+    let bin = env.root().join("bin");
+    fake_client(&bin, "claude");
+    let cwd = env.root().join("work");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let upstream = format!("http://127.0.0.1:{closed}");
+    let child = run_command(
+        &env,
+        &bin,
+        &cwd,
+        &["claude", "--upstream", &upstream, "--", "wait"],
+    )
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "compactor run cannot reach the upstream {upstream}: "
+        )) && err.contains("Claude Code was not started"),
+        "{err}"
+    );
+    assert!(err.contains("hint: check --upstream"), "{err}");
+    assert!(!cwd.join("args.txt").exists(), "the client never started");
+    assert!(children_of(pid).is_empty(), "no proxy left");
+}
+
+/// An upstream that takes connections and drops them: every request
+/// through the proxy fails the same way, and run prints that error on the
+/// terminal once (not only in run.log), however many requests meet it.
+#[test]
+fn the_proxys_upstream_errors_reach_the_terminal_once_each() {
+    let env = TestEnv::new();
+    let bin = env.root().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    // A client that makes two requests through the proxy (bash's /dev/tcp).
+    let script = "#!/bin/bash\nport=${ANTHROPIC_BASE_URL##*:}\nfor i in 1 2 3; do\n  exec 3<>/dev/tcp/127.0.0.1/$port\n  printf 'GET /v1/models HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nConnection: close\\r\\n\\r\\n' >&3\n  cat <&3 > \"$PWD/answer$i.txt\"\n  exec 3<&-\ndone\nexit 0\n";
+    let path = bin.join("claude");
+    std::fs::write(&path, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let cwd = env.root().join("work");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // It reads each request's head, then closes without an answer.
+    std::thread::spawn(move || {
+        for conn in listener.incoming().flatten() {
+            let mut r = std::io::BufReader::new(conn);
+            let mut line = String::new();
+            while std::io::BufRead::read_line(&mut r, &mut line).unwrap_or(0) > 0 && line != "\r\n"
+            {
+                line.clear();
+            }
+        }
+    });
+    let upstream = format!("http://127.0.0.1:{port}");
+    let out = run_command(&env, &bin, &cwd, &["claude", "--upstream", &upstream])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    for i in 1..=3 {
+        let answer = std::fs::read_to_string(cwd.join(format!("answer{i}.txt"))).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 502"), "{answer}");
+    }
+    // Each distinct error once (how hyper words a dropped connection may
+    // vary from one request to the next).
+    let shown = format!("compactor: compactor proxy cannot reach the upstream {upstream}: ");
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with(&shown)).collect();
+    assert!(!lines.is_empty(), "shown on the terminal: {err}");
+    let distinct: std::collections::BTreeSet<&str> = lines.iter().copied().collect();
+    assert_eq!(distinct.len(), lines.len(), "each once: {err}");
+    assert!(lines.len() < 3, "not once per request: {err}");
+    let log = std::fs::read_to_string(env.db().with_file_name("run.log")).unwrap();
+    assert_eq!(
+        log.matches("cannot reach the upstream").count(),
+        3,
+        "every one logged: {log}"
+    );
+}
+
+/// `scripts/stand-in-model.py`, running on a free loopback port.
+pub struct StandIn {
+    child: std::process::Child,
+    pub port: u16,
+}
+
+impl Drop for StandIn {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The stand-in model the guide offers for a first live run, started; or
+/// `None` (said plainly) when python3 is absent; under CI that fails.
+pub fn stand_in(test: &str) -> Option<StandIn> {
+    let script = crate::util::crate_dir().join("scripts/stand-in-model.py");
+    let spawned = std::process::Command::new("python3")
+        .arg(&script)
+        .args(["--port", "0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) if crate::util::under_ci() => {
+            panic!("{test}: python3 is missing and CI is set: {e}")
+        }
+        Err(_) => {
+            eprintln!("SKIPPED {test}: python3 is not installed");
+            return None;
+        }
+    };
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut first,
+    )
+    .unwrap();
+    let port = first
+        .trim()
+        .strip_prefix("stand-in model listening on http://127.0.0.1:")
+        .unwrap_or_else(|| panic!("the stand-in says where it listens: {first:?}"))
+        .parse()
+        .unwrap();
+    Some(StandIn { child, port })
+}
+
+/// What the guide offers to try a live run without a model: the real
+/// Claude Code and Codex through `compactor run` against the stand-in
+/// model, each answered, recorded as a live task, and every forwarded view
+/// derived again offline.
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
+#[cfg_attr(not(compactor_python), ignore = "needs python3")]
+fn claude_code_and_codex_run_live_against_the_stand_in_model() {
+    let Some(model) = stand_in("claude_code_and_codex_run_live_against_the_stand_in_model") else {
+        return;
+    };
+    let upstream = format!("http://127.0.0.1:{}", model.port);
+    for (name, key, args) in [
+        ("claude", "ANTHROPIC_API_KEY", vec!["-p", "Say hello."]),
+        (
+            "codex",
+            "OPENAI_API_KEY",
+            vec!["exec", "--skip-git-repo-check", "Say hello."],
+        ),
+    ] {
+        let Some(bin) = client(
+            name,
+            "claude_code_and_codex_run_live_against_the_stand_in_model",
+        ) else {
+            return;
+        };
+        let env = TestEnv::new();
+        let project = env.root().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        let mut run_args = vec![name, "--upstream", upstream.as_str(), "--"];
+        run_args.extend(&args);
+        let mut cmd = run_command(&env, bin.parent().unwrap(), &project, &run_args);
+        cmd.env(key, "stand-in");
+        let (status, out, err) = run_bounded_for(cmd, Duration::from_secs(300));
+        assert_eq!(status, 0, "{name}:\n{out}\n{err}");
+        assert!(
+            out.contains("compactor's stand-in model: no model ran"),
+            "{name}:\n{out}\n{err}"
+        );
+        let live: Vec<String> = env
+            .tasks()
+            .iter()
+            .filter_map(|t| t["id"].as_str().map(str::to_string))
+            .filter(|t| t.starts_with("live-"))
+            .collect();
+        assert!(!live.is_empty(), "{name}: a live task: {:#?}", env.tasks());
+        for task in live {
+            let v = env
+                .run(&["replay", "--task", &task, "--verify-forwarded", "--json"])
+                .json();
+            assert_eq!(v["ok"], true, "{name} {task}: {v}");
+        }
+    }
 }

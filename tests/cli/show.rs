@@ -359,3 +359,104 @@ fn a_tool_id_prefix_names_its_call() {
     [exit status: 2]
     "#);
 }
+
+/// An OpenAI chat log whose two tool calls share the id `call_0` (as some
+/// local servers number their calls), each with its result; `tag` makes
+/// the first ask its own.
+pub fn reused_ids(tag: &str) -> String {
+    let lines = [
+        serde_json::json!({"role": "user", "content": format!("Look at a.txt. {tag}")}),
+        serde_json::json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_0", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"a.txt\"}"}}]}),
+        serde_json::json!({"role": "tool", "tool_call_id": "call_0", "content": "alpha\nbeta\n"}),
+        serde_json::json!({"role": "assistant", "content": "Read it."}),
+        serde_json::json!({"role": "user", "content": "Now find x."}),
+        serde_json::json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_0", "type": "function", "function": {"name": "grep", "arguments": "{\"pattern\": \"x\"}"}}]}),
+        serde_json::json!({"role": "tool", "tool_call_id": "call_0", "content": "a.txt:3: x marks it"}),
+        serde_json::json!({"role": "assistant", "content": "Found it."}),
+    ];
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// One task records two calls under one id: `show tool:ID` says the id is
+/// ambiguous and lists both (`tool:ID@N`, tool, model call, turn, line);
+/// `tool:ID@N` shows the N-th, with its own result; an N past the calls
+/// is refused saying how many there are.
+#[test]
+fn an_id_a_task_records_twice_is_ambiguous_and_each_call_can_be_named() {
+    let env = TestEnv::new();
+    let f = env.write("reused.jsonl", reused_ids("one"));
+    env.run(&["import", "--task", "reused", &f]).success();
+    let run = env.run(&["show", "--task", "reused", "tool:call_0"]);
+    run.failure(2)
+        .stderr_has("tool call id call_0 is ambiguous: task reused records 2 calls with it")
+        .stderr_has("  tool:call_0@1  read_file · model call 1 · turn 1 · line 2")
+        .stderr_has("  tool:call_0@2  grep · model call 3 · turn 2 · line 6")
+        .stderr_has("hint: name one as tool:ID@N");
+    let v = env.json_of(&["show", "--task", "reused", "tool:call_0@2", "--json"], 0);
+    assert_eq!(v["name"], "grep");
+    assert_eq!(v["input"]["pattern"], "x");
+    assert_eq!(v["result"]["content"], "a.txt:3: x marks it");
+    let v = env.json_of(&["show", "--task", "reused", "tool:call_0@1", "--json"], 0);
+    assert_eq!(v["result"]["content"], "alpha\nbeta\n", "its own result");
+    env.run(&["show", "--task", "reused", "tool:call_0@2"])
+        .success()
+        .stdout_has("── tool call grep call_0@2 · turn 2 · step 3 · line 6");
+    env.run(&["show", "--task", "reused", "tool:call_0@3"])
+        .failure(2)
+        .stderr_has("tool:call_0@3: task reused records 2 calls with the id call_0");
+}
+
+/// Without `--task`, `show tool:ID` finds the call in whichever task holds
+/// it (not only the latest), as the MCP server's `view_tool_call` does; the
+/// same call recorded in two tasks is one; different calls under one id in
+/// two tasks are listed with the `--task` that names each.
+#[test]
+fn without_a_task_a_tool_id_is_found_in_any_task() {
+    let env = claude_env();
+    env.import_fixture("codex/small-rollout.jsonl").success();
+    assert_eq!(env.tasks().len(), 2);
+    // The Claude Code task is not the latest: found all the same.
+    let anywhere = env.run(&["show", &format!("tool:{BASH_ID}")]);
+    anywhere.success();
+    let in_task = env.run(&["show", "--task", CLAUDE_TASK, &format!("tool:{BASH_ID}")]);
+    assert_eq!(anywhere.stdout, in_task.stdout);
+    // As a pasted pointer too, and by a prefix.
+    env.run(&["show", &format!("view_tool_call(\"{SED_ID}\")")])
+        .success()
+        .stdout_has(SED_ID);
+    env.run(&["show", &format!("tool:{}", &READ_ID[..14])])
+        .success()
+        .stdout_has(READ_ID);
+    env.run(&["show", "tool:toolu_nothing"])
+        .failure(2)
+        .stderr_has("no tool call toolu_nothing is recorded in any task");
+
+    // The same conversation in two tasks: one call, shown.
+    let env = TestEnv::new();
+    let f = env.write("one.jsonl", reused_ids("one"));
+    env.run(&["import", "--task", "first", &f]).success();
+    let g = env.write(
+        "copy.jsonl",
+        reused_ids("one") + "{\"role\":\"user\",\"content\":\"Thanks.\"}\n",
+    );
+    env.run(&["import", "--task", "second", &g]).success();
+    let run = env.run(&["show", "tool:call_0@2", "--json"]);
+    assert_eq!(
+        run.success().json()["input"]["pattern"],
+        "x",
+        "{}",
+        run.stdout
+    );
+    // Another conversation reusing the id: its calls differ, so each is listed.
+    let h = env.write("other.jsonl", reused_ids("two").replace("a.txt", "b.txt"));
+    env.run(&["import", "--task", "third", &h]).success();
+    let run = env.run(&["show", "tool:call_0"]);
+    run.failure(2)
+        .stderr_has("tool call id call_0 is ambiguous: 4 calls in 2 tasks are recorded with it")
+        .stderr_has("  --task third tool:call_0@1  read_file · model call 1")
+        .stderr_has("  --task second tool:call_0@2  grep · model call 3")
+        .stderr_has("hint: name one with --task and tool:ID@N");
+    env.run(&["show", "tool:call_0@1"])
+        .failure(2)
+        .stderr_has("is ambiguous");
+}

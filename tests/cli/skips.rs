@@ -16,7 +16,7 @@ struct Needs {
     cfg: &'static str,
 }
 
-const NEEDS: [Needs; 3] = [
+const NEEDS: [Needs; 5] = [
     Needs {
         helper: "corpus",
         cfg: "compactor_corpus",
@@ -28,6 +28,14 @@ const NEEDS: [Needs; 3] = [
     Needs {
         helper: "python_sdk",
         cfg: "compactor_python_sdk",
+    },
+    Needs {
+        helper: "browser",
+        cfg: "compactor_browser",
+    },
+    Needs {
+        helper: "stand_in",
+        cfg: "compactor_python",
     },
 ];
 

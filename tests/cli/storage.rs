@@ -149,10 +149,15 @@ fn euid() -> u32 {
 /// The binary as an unprivileged user (itself when not root; `nobody`
 /// through setpriv when root), or `None` when that is not possible here.
 fn unprivileged(env: &TestEnv, db: &Path, args: &[&str]) -> Option<Run> {
+    unprivileged_command(env, db, args).map(|cmd| env.finish(cmd.into()))
+}
+
+/// [`unprivileged`]'s command, not yet run.
+fn unprivileged_command(env: &TestEnv, db: &Path, args: &[&str]) -> Option<std::process::Command> {
     let mut inner = env.std_command();
     inner.arg("--db").arg(db).args(args);
     if euid() != 0 {
-        return Some(env.finish(inner.into()));
+        return Some(inner);
     }
     let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
         .into_iter()
@@ -177,7 +182,7 @@ fn unprivileged(env: &TestEnv, db: &Path, args: &[&str]) -> Option<Run> {
     // permission changes each test makes on its own files).
     set_mode(env.root(), 0o755);
     set_mode(&env.work(), 0o755);
-    Some(env.finish(cmd.into()))
+    Some(cmd)
 }
 
 fn set_mode(p: &Path, mode: u32) {
@@ -253,6 +258,143 @@ fn an_unwritable_directory_is_refused_and_nothing_appears_in_it() {
     assert_eq!(file_hash(&db2), hash);
     assert_eq!(std::fs::read_dir(&dir2).unwrap().count(), 1);
     set_mode(&dir, 0o755);
+}
+
+/// `path` with `suffix` added to its name (`-wal`, `-shm`).
+fn side(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
+    p.into()
+}
+
+/// A store in a directory that cannot be written: the commands that only
+/// read it (`tasks`, `show`, `runs`, the MCP server) read it, writing
+/// nothing there; one that writes is refused as before. With a `-wal` and
+/// its `-shm` left beside it (a writer that died), what only the WAL holds
+/// is read too; a `-wal` whose `-shm` is gone cannot be read without
+/// writing, and is refused saying so.
+#[test]
+fn a_store_in_a_read_only_directory_is_read_by_the_commands_that_only_read() {
+    let env = TestEnv::new();
+    env.import_fixture(DISPOSABLE);
+    let id: String = env
+        .conn()
+        .query_row(
+            "SELECT tool_call_id FROM task_tool_compaction ORDER BY tool_call_id LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let dir = env.root().join("ro");
+    std::fs::create_dir(&dir).unwrap();
+    let db = dir.join("store.db");
+    std::fs::rename(env.db(), &db).unwrap();
+    set_mode(&db, 0o644);
+    set_mode(&dir, 0o555);
+    let hash = file_hash(&db);
+    let tool = format!("tool:{id}");
+    let Some(run) = unprivileged(&env, &db, &["tasks", "--json"]) else {
+        set_mode(&dir, 0o755);
+        return skipped("a_store_in_a_read_only_directory_is_read_by_the_commands_that_only_read");
+    };
+    run.success().stdout_has(DISPOSABLE_TASK);
+    for args in [
+        &["show", "0..2"][..],
+        &["show", &tool],
+        &["show", "--task", "latest", "compacted"],
+        &["runs"],
+    ] {
+        let run = unprivileged(&env, &db, args).unwrap();
+        assert_eq!(run.status, 0, "{args:?}: {}", run.snapshot());
+    }
+    unprivileged(&env, &db, &["show", &tool])
+        .unwrap()
+        .success()
+        .stdout_has(&id);
+    // The MCP server, over stdio.
+    let mut cmd = unprivileged_command(&env, &db, &["mcp", "--task", "latest"]).unwrap();
+    let out = mcp_exchange(
+        &mut cmd,
+        &[
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string(),
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
+            serde_json::json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"view_tool_call","arguments":{"id":id}}}).to_string(),
+            serde_json::json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"task_context","arguments":{}}}).to_string(),
+        ],
+    );
+    assert_eq!(out.len(), 3, "{out:?}");
+    for a in &out[1..] {
+        assert_eq!(a["result"]["isError"], false, "{a}");
+    }
+    assert!(out[1].to_string().contains(&id), "{}", out[1]);
+    // A writing command is refused, as before.
+    unprivileged(&env, &db, &["import", &env.fixture(SHRINK_FLOOR)])
+        .unwrap()
+        .failure(2)
+        .stderr_has("is read-only");
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        1,
+        "nothing written beside it"
+    );
+    assert_eq!(file_hash(&db), hash);
+
+    // A writer that died, leaving its -wal (holding a task the database
+    // file lacks) and -shm.
+    set_mode(&dir, 0o755);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("PRAGMA wal_autocheckpoint = 0;")
+        .unwrap();
+    conn.execute(
+        "INSERT INTO task (id, format) VALUES ('wal-only', 'claude-code')",
+        [],
+    )
+    .unwrap();
+    std::mem::forget(conn);
+    assert!(side(&db, "-wal").exists() && side(&db, "-shm").exists());
+    for f in [side(&db, "-wal"), side(&db, "-shm")] {
+        set_mode(&f, 0o644);
+    }
+    set_mode(&dir, 0o555);
+    let run = unprivileged(&env, &db, &["tasks", "--json"]).unwrap();
+    run.success().stdout_has("wal-only");
+    // Its -shm gone: the WAL cannot be read without writing one.
+    set_mode(&dir, 0o755);
+    std::fs::remove_file(side(&db, "-shm")).unwrap();
+    set_mode(&dir, 0o555);
+    unprivileged(&env, &db, &["tasks"])
+        .unwrap()
+        .failure(2)
+        .stderr_has("its -wal file holds changes the database file lacks");
+    set_mode(&dir, 0o755);
+}
+
+/// Each of `lines` written to `cmd` (an MCP server) in turn, the answer to
+/// each request read before the next: the answers.
+fn mcp_exchange(cmd: &mut std::process::Command, lines: &[String]) -> Vec<serde_json::Value> {
+    use std::io::{BufRead, Write};
+    let mut child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut out = Vec::new();
+    for l in lines {
+        writeln!(stdin, "{l}").unwrap();
+        stdin.flush().unwrap();
+        if !l.contains("\"id\"") {
+            continue;
+        }
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        out.push(serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}")));
+    }
+    drop(stdin);
+    child.wait().unwrap();
+    out
 }
 
 /// Every command that only reads what was imported, each naming a task or a

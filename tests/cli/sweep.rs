@@ -481,7 +481,7 @@ fn a_directory_sweeps_each_transcript_and_a_task_name_works_as_a_source() {
 #[test]
 fn the_guide_example_is_what_sweep_prints() {
     let readme = std::fs::read_to_string(crate_dir().join("docs/src/sweep.md")).unwrap();
-    let command = "$ compactor sweep testdata/fixtures/claude-shrink-floor.jsonl ";
+    let command = "$ compactor --db demo.db sweep testdata/fixtures/claude-shrink-floor.jsonl ";
     let at = readme.find(command).expect("the guide's worked example");
     let block = &readme[at..];
     let (line, rest) = block.split_once('\n').unwrap();

@@ -14,6 +14,7 @@
 
 pub mod inview;
 pub mod recall;
+mod stdio;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,7 +32,7 @@ use rmcp::{Peer, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool
 use serde::Deserialize;
 
 use super::Ui;
-use super::db::open_existing_store;
+use super::db::open_store_to_read;
 use super::exit::Outcome;
 use crate::store::{DbLocation, Store};
 
@@ -63,15 +64,23 @@ pub fn run(location: DbLocation, _ui: &mut Ui, args: &McpArgs) -> Result<Outcome
         .build()
         .context("cannot start the MCP server's runtime")?;
     runtime.block_on(async move {
-        let service = server
-            .serve((stdin, tokio::io::stdout()))
-            .await
-            .context("the MCP client did not complete the handshake")?;
-        service
-            .waiting()
-            .await
-            .context("the MCP connection failed")?;
-        anyhow::Ok(())
+        // Every line answered: one that is not JSON too (see `stdio`).
+        let (transport, pumps) = stdio::transport(stdin, tokio::io::stdout());
+        let served = async {
+            let service = server
+                .serve(transport)
+                .await
+                .context("the MCP client did not complete the handshake")?;
+            service
+                .waiting()
+                .await
+                .context("the MCP connection failed")?;
+            anyhow::Ok(())
+        }
+        .await;
+        // rmcp is done: what it and the errors wrote goes out whole.
+        pumps.finish().await;
+        served
     })?;
     // A tool's work still running for a client that left is not waited for.
     runtime.shutdown_background();
@@ -336,7 +345,7 @@ impl Recall {
     fn with_store<T>(&self, f: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
         let mut guard = self.store.lock().unwrap_or_else(|p| p.into_inner());
         if guard.is_none() {
-            *guard = Some(open_existing_store(&self.location)?);
+            *guard = Some(open_store_to_read(&self.location)?);
         }
         f(guard.as_ref().expect("just opened"))
     }
@@ -427,7 +436,7 @@ impl Recall {
         // answers other requests meanwhile, and a search the client gave
         // up (its request cancelled, its stdin closed) is stopped.
         let job = tokio::task::spawn_blocking(move || -> Result<String> {
-            let store = open_existing_store(&server.location)?;
+            let store = open_store_to_read(&server.location)?;
             *job_stop.handle.lock().unwrap_or_else(|p| p.into_inner()) =
                 Some(store.interrupt_handle());
             crate::fault::in_search(&job_stop.flag);

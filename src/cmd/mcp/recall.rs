@@ -14,7 +14,7 @@ use crate::cmd::search_hits::{self, Hit};
 use crate::store::search::{Column, SearchError};
 
 use crate::cmd::target::find_task;
-use crate::cmd::tool_call::{ToolCall, ambiguous, ids_starting};
+use crate::cmd::tool_call::{ToolCall, ambiguous, ids_starting, split_pick};
 use crate::cmd::visible::visible_line;
 use crate::cmd::words::plural;
 use crate::engine::toolrules::recovery_call;
@@ -87,16 +87,15 @@ fn latest_in(
             return Ok(t.id.clone());
         }
     }
+    // How a session gets there, or how to name one recorded elsewhere.
+    const HOW: &str = "compactor records a session live (`compactor run`, the proxy or the hooks), or `compactor import FILE` records a saved transcript; a server started with `compactor mcp --task TASK` answers for that task wherever it was recorded";
     match dirs {
         [] => bail!(
-            "no session to search: the server was given no --task and has no working directory"
+            "no session to search: the server was given no --task and has no working directory; {HOW}"
         ),
-        [one] => bail!(
-            "no session recorded in {} yet: compactor records a session through `compactor run`, the proxy or the hooks",
-            one.display()
-        ),
+        [one] => bail!("no session recorded in {} yet: {HOW}", one.display()),
         many => bail!(
-            "no session recorded in any of {} yet",
+            "no session recorded in any of {} yet: {HOW}",
             many.iter()
                 .map(|d| d.display().to_string())
                 .collect::<Vec<_>>()
@@ -116,13 +115,16 @@ pub fn view_tool_call(
     offset: usize,
     limit: Option<usize>,
 ) -> Result<String> {
-    let id = id.trim();
-    if id.is_empty() {
+    let spec = id.trim();
+    if spec.is_empty() {
         bail!("give the id of a tool call, as a pointer names it: view_tool_call(\"toolu_01A…\")");
     }
-    if let Some(address) = id.strip_prefix("msg:") {
+    if let Some(address) = spec.strip_prefix("msg:") {
         return view_message(store, address, offset, limit);
     }
+    // `ID@N`: the N-th call a task records with the id (an id a client or
+    // server reused).
+    let (id, pick) = split_pick(spec);
     let reader = store.reader();
     let session_tasks: Vec<String> = session.map(|s| s.tasks.clone()).unwrap_or_default();
     let rest: Vec<String> = {
@@ -153,7 +155,7 @@ pub fn view_tool_call(
             let rows = reader.all_messages(task)?;
             for m in ids_starting(&rows, id) {
                 if m == id {
-                    let call = ToolCall::in_rows(store, task, &rows, m)?;
+                    let call = ToolCall::in_rows(store, task, &rows, m, pick)?;
                     return page(&call.text()?.plain(), offset, limit);
                 }
                 if !found.iter().any(|(_, f)| f == m) {
@@ -165,7 +167,7 @@ pub fn view_tool_call(
             [] => continue,
             [(task, one)] => {
                 let rows = reader.all_messages(task)?;
-                let call = ToolCall::in_rows(store, task, &rows, one)?;
+                let call = ToolCall::in_rows(store, task, &rows, one, pick)?;
                 return page(&call.text()?.plain(), offset, limit);
             }
             many => {

@@ -17,8 +17,8 @@ pub struct PolicyLists {
     pub trigger_ratio: Vec<Ratio>,
     pub stop_ratio: Vec<Ratio>,
     pub protect_recent_steps: Vec<u32>,
-    /// The one value every policy shares.
-    pub summary_budget: u64,
+    /// The one value every policy shares; `None`: each window's default.
+    pub summary_budget: Option<u64>,
     pub summarizer: Vec<SummarizerKind>,
 }
 
@@ -93,9 +93,9 @@ const FLAGS: [ListFlag; 7] = [
         long: "summary-budget",
         env: "ROLLING_SUMMARY_BUDGET_TOKENS",
         list: false,
-        default: Some("2500"),
+        default: None,
         value_name: "TOKENS",
-        help: "Token cap of the floor summary (one value)",
+        help: "Token cap of the floor summary (one value). Default: each window's (6% of window − reserve, 2000 to 8000)",
         parser: || value_parser!(u64).into(),
     },
     ListFlag {
@@ -149,13 +149,7 @@ impl FromArgMatches for PolicyLists {
             trigger_ratio: values(m, "trigger_ratio"),
             stop_ratio: values(m, "stop_ratio"),
             protect_recent_steps: values(m, "protect_recent_steps"),
-            // Never missing: the flag has a default.
-            summary_budget: m.remove_one("summary_budget").ok_or_else(|| {
-                clap::Error::raw(
-                    clap::error::ErrorKind::MissingRequiredArgument,
-                    "the --summary-budget flag has no value",
-                )
-            })?,
+            summary_budget: m.remove_one("summary_budget"),
             summarizer: values(m, "summarizer"),
         })
     }

@@ -1,8 +1,10 @@
 //! The token cap: demote, never delete P0. Each relief moves or shrinks the
 //! oldest eligible lines; bisection finds the least relief that fits.
 
+use super::artifacts::FileNote;
 use super::digest::{COLLAPSED_KEY, Fact, Gist, Section};
-use super::prose::{clip, flatten};
+use super::prose::{clip, flatten, sentences};
+use super::worklog;
 use crate::engine::estimate::Estimator;
 
 /// An archived gist.
@@ -32,12 +34,23 @@ const COLLAPSE_ARCHIVED: Relief = Relief {
     apply: collapse_archived,
 };
 
+/// Names a file's lists keep once they give way.
+const NAMES_KEPT: usize = 2;
+
 /// Live facts, lowest priority first. Requests and constraints (P0) appear
 /// in no relief at all.
-const LADDER: [Relief; 6] = [
+const LADDER: [Relief; 10] = [
+    Relief {
+        eligible: |d| d.knowledge.len(),
+        apply: |d, k| archive_oldest(d, Section::Knowledge, k),
+    },
     Relief {
         eligible: |d| d.findings.len(),
         apply: |d, k| archive_oldest(d, Section::Findings, k),
+    },
+    Relief {
+        eligible: |d| worklog::mergeable(&d.work_log),
+        apply: |d, k| worklog::merge_oldest(&mut d.work_log, k),
     },
     // A ruled-out call can be re-run to see its error again; a decision's
     // rationale has no other source, so decisions go last.
@@ -46,8 +59,16 @@ const LADDER: [Relief; 6] = [
         apply: |d, k| archive_oldest(d, Section::RuledOut, k),
     },
     Relief {
+        eligible: |d| usize::from(long_report(d)),
+        apply: |d, _| shorten_report(d),
+    },
+    Relief {
         eligible: |d| d.decisions.len(),
         apply: |d, k| archive_oldest(d, Section::Decisions, k),
+    },
+    Relief {
+        eligible: |d| d.deliverables.iter().filter(|f| long_lists(f)).count(),
+        apply: shrink_definition_lists,
     },
     SHRINK_GISTS,
     Relief {
@@ -124,6 +145,41 @@ fn is_gist(f: &Fact) -> bool {
 fn shrink_gists_to_keys(d: &mut Gist, k: usize) {
     for f in d.archived.iter_mut().filter(|f| is_gist(f)).take(k) {
         f.text.clear();
+    }
+}
+
+/// A report longer than its first sentence.
+fn long_report(d: &Gist) -> bool {
+    d.state
+        .last_report
+        .as_deref()
+        .is_some_and(|r| sentences(r).len() > 1)
+}
+
+/// The last report down to its first sentence, whole.
+fn shorten_report(d: &mut Gist) {
+    if let Some(r) = d.state.last_report.as_mut()
+        && let Some(first) = sentences(r).first()
+    {
+        *r = flatten(first);
+    }
+}
+
+fn long_lists(f: &Fact) -> bool {
+    let note = FileNote::parse(&f.text);
+    [&note.added, &note.changed, &note.removed]
+        .iter()
+        .any(|l| l.len() > NAMES_KEPT)
+}
+
+/// The oldest files' definition lists down to their newest names, the rest counted.
+fn shrink_definition_lists(d: &mut Gist, k: usize) {
+    for f in d.deliverables.iter_mut().filter(|f| long_lists(f)).take(k) {
+        let mut note = FileNote::parse(&f.text);
+        for list in [&mut note.added, &mut note.changed, &mut note.removed] {
+            list.shrink_to(NAMES_KEPT);
+        }
+        f.text = note.render();
     }
 }
 

@@ -3,7 +3,9 @@
 
 use std::ops::Range;
 
-pub(super) use crate::engine::lexicon::{DECISION_MARKERS, rule_marker as ask_rule_marker};
+pub(super) use crate::engine::lexicon::{
+    DECISION_MARKERS, REASON_MARKERS, rule_marker as ask_rule_marker,
+};
 use crate::engine::lexicon::{find_marker, words};
 
 /// The rules worth keeping from text we did not get from the user directly.
@@ -216,7 +218,13 @@ fn is_identifier(t: &str) -> bool {
 /// A subject's key: a path's file name without its extension, an
 /// identifier's words (`agent_id` → `agent-id`, `LiveView` → `live-view`).
 pub(super) fn subject_key(subject: &str) -> String {
-    let name = if subject.contains('/') && !subject.contains(' ') {
+    // `render/2`: a function by its arity, not a path.
+    let arity = subject
+        .rsplit_once('/')
+        .is_some_and(|(_, n)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    let name = if arity {
+        subject
+    } else if subject.contains('/') && !subject.contains(' ') {
         let last = subject
             .trim_end_matches('/')
             .rsplit('/')

@@ -61,8 +61,9 @@ fn fold_once(prior: Option<&str>, span: &[SpanEntry]) -> String {
 /// The lines under `## name`, up to the next section.
 fn section(text: &str, name: &str) -> Vec<String> {
     let heading = format!("## {name}");
+    let under = format!("## {name} (");
     text.split('\n')
-        .skip_while(|l| *l != heading)
+        .skip_while(|l| *l != heading && !l.starts_with(&under))
         .skip(1)
         .take_while(|l| !l.starts_with("## "))
         .filter(|l| !l.is_empty())
@@ -76,9 +77,15 @@ fn tokens(s: &str) -> u64 {
 
 fn example_span() -> Vec<SpanEntry> {
     let patch = "*** Begin Patch\n*** Add File: docs/schema.md\n+# Schema\n\
-                 *** Update File: src/main.rs\n@@\n-old\n+new\n*** End Patch";
+                 *** Update File: src/main.rs\n@@ fn main() {\n-    old();\n+    new();\n*** End Patch";
     vec![
         ask("Add a created_at column to the users table. Do not touch the tenant_registry table."),
+        bash(
+            1,
+            "cargo clippy",
+            "warning: unused import\nwarning: 3 warnings emitted",
+            false,
+        ),
         tool(
             1,
             "Write",
@@ -86,7 +93,17 @@ fn example_span() -> Vec<SpanEntry> {
             "File created",
             false,
         ),
-        edit(2, "src/db.rs"),
+        tool(
+            2,
+            "Edit",
+            json!({
+                "file_path": "src/db.rs",
+                "old_string": "pub fn connect() -> Pool {\n    Pool::eager()\n}",
+                "new_string": "pub fn connect() -> Pool {\n    Pool::lazy()\n}\n\npub fn created_at(row: &Row) -> i64 {\n    row.get(\"created_at\")\n}"
+            }),
+            "ok",
+            false,
+        ),
         tool(3, "apply_patch", json!({"input": patch}), "Done", false),
         tool(
             4,
@@ -98,7 +115,9 @@ fn example_span() -> Vec<SpanEntry> {
         say(
             4,
             "The issue is that the pool is created after `run_migrations` runs. \
-             I'll use a lazy pool instead of an eager one. Next I will rerun the tests.",
+             I'll use a lazy pool instead of an eager one. \
+             `run_migrations` takes the pool and applies every file under migrations/. \
+             Next I will rerun the tests.",
         ),
     ]
 }
@@ -112,9 +131,14 @@ fn example_summary_fills_every_section() {
 
 ## Deliverables
 - migrations/002_created_at.sql: written (step 1)
-- src/db.rs: edited (step 2)
-- docs/schema.md: created (step 3)
-- src/main.rs: edited (step 3)
+- src/db.rs: edited (step 2); adds `fn created_at`; changes `fn connect`
+- docs/schema.md: created (step 3); adds `# Schema`
+- src/main.rs: edited (step 3); changes `fn main`
+
+## Work log
+- step 1: #1 asked
+- step 1: `cargo clippy` passed: warning: 3 warnings emitted
+- step 4: `cargo test --lib db` failed — error[E0425]: cannot find value `pool` in this scope
 
 ## Decisions
 - use-lazy-pool-instead: I'll use a lazy pool instead of an eager one.
@@ -129,10 +153,15 @@ fn example_summary_fills_every_section() {
 ## Findings
 - run-migrations: The issue is that the pool is created after `run_migrations` runs.
 
+## Knowledge
+- baseline `cargo clippy`: passed (step 1, before any file was written): warning: 3 warnings emitted
+- run_migrations: `run_migrations` takes the pool and applies every file under migrations/.
+
 ## Current state
 Goal: #1 — Add a created_at column to the users table. Do not touch the tenant_registry table.
 Deliverable: delivered: src/main.rs, docs/schema.md, src/db.rs, +1 more; still owed: no file named in #1
 Status: open error (step 4): Bash `cargo test --lib db` — error[E0425]: cannot find value `pool` in this scope
+Last report: The issue is that the pool is created after `run_migrations` runs. `run_migrations` takes the pool and applies every file under migrations/.
 Next: Next I will rerun the tests.
 ";
     assert_eq!(out, expected);
@@ -640,7 +669,7 @@ fn later(step: u32, name: &str, input: Value, is_error: bool) -> ToolCall {
 }
 
 #[test]
-fn a_failure_whose_action_later_succeeded_is_not_ruled_out() {
+fn a_failure_fixed_by_an_edit_is_a_finding_that_names_the_fix() {
     let out = fold_once(
         None,
         &[
@@ -660,9 +689,15 @@ fn a_failure_whose_action_later_succeeded_is_not_ruled_out() {
             ),
         ],
     );
-    // The fix was in a file: nothing of the failure stays.
+    // It was not abandoned: not ruled out. The error goes with what made it go away.
     assert!(section(&out, "Ruled out").is_empty(), "{out}");
-    assert!(section(&out, "Findings").is_empty(), "{out}");
+    assert_eq!(
+        section(&out, "Findings"),
+        [
+            "- mix-test: Bash `cd /repo && mix test test/a_test.exs` was fixed (step 3) after it failed (step 1): ** (RuntimeError) no :secret_key_base — by editing test.exs"
+        ],
+        "{out}"
+    );
     assert!(
         out.contains("Status: no open error at the end of the folded span"),
         "{out}"
@@ -761,11 +796,15 @@ fn a_retry_after_the_span_settles_a_failure_in_it_or_in_the_prior() {
     let span = [bash(
         1,
         "npx vitest run 2>&1",
-        "<tool_use_error>Sibling tool call errored</tool_use_error>",
+        "Exit code 1\n FAIL  src/a.test.ts > renders",
         true,
     )];
     let held = fold_once(None, &span);
-    assert_eq!(section(&held, "Ruled out").len(), 1, "{held}");
+    assert!(
+        section(&held, "Ruled out")[0]
+            .starts_with("- npx-vitest-run: Bash `npx vitest run 2>&1` failed (step 1)"),
+        "{held}"
+    );
     assert!(
         held.contains("Status: open error (step 1): Bash `npx vitest run 2>&1`"),
         "{held}"
@@ -867,29 +906,49 @@ fn status_quotes_what_the_agent_last_reported_until_it_reports_again() {
         say(2, "Invoices now use the v2 schema."),
     ];
     let out = fold_once(None, &span);
-    let reported = "Status: no open error at the end of the folded span; \
-                    the agent last reported: Invoices now use the v2 schema.";
+    let reported = "Status: no open error at the end of the folded span\n\
+                    Last report: Invoices now use the v2 schema.\n";
     assert!(out.contains(reported), "{out}");
-    // It carries over a fold that says nothing new, and an intent or a
-    // question is no report.
+    // It carries over a fold that says nothing new, and an intent, a
+    // question or a lead-in to a call is no report.
     let carried = fold_once(Some(&out), &[bash(3, "ls", "a", false)]);
     assert!(carried.contains(reported), "{carried}");
-    let asked = fold_once(Some(&out), &[say(3, "Shall I also migrate the orders?")]);
+    let asked = fold_once(
+        Some(&out),
+        &[say(
+            3,
+            "Shall I also migrate the orders? Let me check the schema:",
+        )],
+    );
     assert!(
-        asked.contains("Status: no open error at the end of the folded span\n"),
+        asked.contains("Last report: Invoices now use the v2 schema.\n"),
         "{asked}"
     );
+    // A new ask keeps what was last reported until the agent reports again.
     let moved = fold_once(Some(&out), &[ask("now the orders")]);
     assert!(
-        moved.contains(
-            "Status: ask #2 not yet worked on; the agent last reported: Invoices now use"
-        ),
+        moved.contains("Status: ask #2 not yet worked on\nLast report: Invoices now use"),
         "{moved}"
     );
     let again = fold_once(Some(&moved), &[say(4, "Orders use the v2 schema too.")]);
     assert!(
-        again.contains("the agent last reported: Orders use the v2 schema too."),
+        again.contains("Last report: Orders use the v2 schema too.\n"),
         "{again}"
+    );
+    // Whole sentences, never cut mid-sentence; the latest texts joined.
+    let long = fold_once(
+        None,
+        &[
+            say(1, "All 72 tests pass."),
+            say(
+                2,
+                "All 410 tests pass. No new credo issues. Close this task:",
+            ),
+        ],
+    );
+    assert!(
+        long.contains("Last report: All 72 tests pass. All 410 tests pass. No new credo issues.\n"),
+        "{long}"
     );
 }
 
@@ -951,7 +1010,7 @@ fn next_is_the_latest_step_not_yet_done() {
         &[todo(1, "completed", "in_progress"), say(2, "Let me check.")],
     );
     assert!(
-        out.contains("Next: Test the layout (the plan's next step)"),
+        out.contains("Next: Test the layout (the plan's step in progress)"),
         "{out}"
     );
     let out = fold_once(None, &[todo(1, "completed", "completed")]);
@@ -959,7 +1018,8 @@ fn next_is_the_latest_step_not_yet_done() {
         out.contains("Next: every step of the plan is done"),
         "{out}"
     );
-    // An intent no call followed is the next step; one a call followed is done.
+    // An intent no call followed is the next step; one a call followed is
+    // the latest stated, with its step.
     let out = fold_once(
         None,
         &[say(1, "All green. Next, I'll wire the `--json` flag.")],
@@ -969,10 +1029,191 @@ fn next_is_the_latest_step_not_yet_done() {
         "{out}"
     );
     let out = fold_once(None, &[say(1, "Let me check."), bash(2, "ls", "a", false)]);
-    assert!(out.contains("Next: (not stated)"), "{out}");
+    assert!(
+        out.contains("Next: Let me check. (stated at step 1)"),
+        "{out}"
+    );
     let followed = [later(2, "Bash", json!({"command": "ls"}), false)];
     let out = fold_later(None, &[say(1, "Let me check.")], &followed, BUDGET);
+    assert!(
+        out.contains("Next: Let me check. (stated at step 1)"),
+        "{out}"
+    );
+    // A list of what is left names its first item; nothing said is not stated.
+    let out = fold_once(
+        None,
+        &[say(
+            1,
+            "Done with the parser.\n\nStill need to:\n- Wire the CLI flag\n- Update docs",
+        )],
+    );
+    assert!(
+        out.contains("Next: Wire the CLI flag (the agent's list of what is left)"),
+        "{out}"
+    );
+    let out = fold_once(None, &[bash(1, "ls", "a", false)]);
     assert!(out.contains("Next: (not stated)"), "{out}");
+    // Carried: a fold that says nothing new keeps what was said, with its step.
+    let carried = fold_once(
+        Some(&fold_once(None, &[say(1, "Next, I'll wire the flag.")])),
+        &[bash(2, "ls", "a", false)],
+    );
+    assert!(
+        carried.contains("Next: Next, I'll wire the flag."),
+        "{carried}"
+    );
+}
+
+#[test]
+fn a_call_that_never_ran_or_found_nothing_is_no_failure() {
+    let out = fold_once(
+        None,
+        &[
+            bash(
+                1,
+                "npm test",
+                "<tool_use_error>Sibling tool call errored</tool_use_error>",
+                true,
+            ),
+            bash(2, "rg tenant_registry src", "Exit code 1", true),
+            bash(3, "cd /r && grep -rn TODO lib | head", "", true),
+        ],
+    );
+    assert!(section(&out, "Ruled out").is_empty(), "{out}");
+    assert!(
+        out.contains("Status: no open error at the end of the folded span"),
+        "{out}"
+    );
+    assert!(section(&out, "Work log").is_empty(), "{out}");
+}
+
+#[test]
+fn a_commit_marks_the_files_it_took_and_the_log_keeps_its_message() {
+    let out = fold_once(
+        None,
+        &[
+            ask("fix the parser"),
+            tool(
+                1,
+                "Write",
+                json!({"file_path": "/r/src/parse.rs", "content": "pub fn parse() {}\n"}),
+                "ok",
+                false,
+            ),
+            bash(
+                2,
+                "cargo test",
+                "test result: ok. 4 passed; 0 failed",
+                false,
+            ),
+            bash(
+                3,
+                "git commit -am 'fix: parse empty input'",
+                "[main 1a2b3c4] fix: parse empty input\n 1 file changed",
+                false,
+            ),
+            edit(4, "/r/src/lib.rs"),
+            bash(5, "bd close parser-1", "✓ Closed", false),
+        ],
+    );
+    assert_eq!(
+        section(&out, "Deliverables"),
+        [
+            "- /r/src/parse.rs: written (step 1); adds `fn parse`; committed 1a2b3c4",
+            "- /r/src/lib.rs: edited (step 4)",
+        ],
+        "{out}"
+    );
+    assert_eq!(
+        section(&out, "Work log"),
+        [
+            "- step 1: #1 asked",
+            "- step 2: `cargo test` passed: test result: ok. 4 passed; 0 failed",
+            "- step 3: committed 1a2b3c4 \"fix: parse empty input\"",
+            "- step 5: closed parser-1",
+        ],
+        "{out}"
+    );
+    // It parses back: a later fold keeps the lines verbatim.
+    let again = fold_once(Some(&out), &[bash(6, "ls", "a", false)]);
+    assert_eq!(
+        section(&again, "Deliverables"),
+        section(&out, "Deliverables")
+    );
+    assert_eq!(section(&again, "Work log"), section(&out, "Work log"));
+}
+
+#[test]
+fn deliverables_under_one_directory_are_shown_relative_to_it() {
+    let write = |step, path: &str| {
+        tool(
+            step,
+            "Write",
+            json!({"file_path": path, "content": "x"}),
+            "ok",
+            false,
+        )
+    };
+    let out = fold_once(
+        None,
+        &[
+            write(1, "/home/user/projects/repo/lib/a.ex"),
+            write(2, "/home/user/projects/repo/test/a_test.exs"),
+            write(3, "/home/user/.claude/plans/p.md"),
+        ],
+    );
+    assert_eq!(
+        section(&out, "Deliverables"),
+        [
+            "- lib/a.ex: written (step 1)",
+            "- test/a_test.exs: written (step 2)",
+            "- /home/user/.claude/plans/p.md: written (step 3)",
+        ],
+        "{out}"
+    );
+    assert!(
+        out.contains("## Deliverables (paths under /home/user/projects/repo/)"),
+        "{out}"
+    );
+    // Parsed back, the paths are whole again: a later edit updates its line.
+    let again = fold_once(Some(&out), &[edit(4, "/home/user/projects/repo/lib/a.ex")]);
+    assert!(
+        again.contains("- lib/a.ex: written (step 1); last edited (step 4)"),
+        "{again}"
+    );
+}
+
+#[test]
+fn the_answer_to_a_users_question_is_kept_as_a_decision() {
+    let out = fold_once(
+        None,
+        &[
+            ask("Why do we need stats for the team?"),
+            say(
+                1,
+                "TeamSheet renders a summary that reads `stats.totalMembers`. Returning them from the API avoids recomputing counts on the client.",
+            ),
+        ],
+    );
+    assert_eq!(
+        section(&out, "Decisions"),
+        [
+            "- answer-1: #1 answered: TeamSheet renders a summary that reads `stats.totalMembers`. Returning them from the API avoids recomputing counts on the client."
+        ],
+        "{out}"
+    );
+}
+
+#[test]
+fn a_harness_notice_is_no_request() {
+    // The span shows what `engine::clean::request_text` left of a user line:
+    // a notice leaves nothing, so it reaches the summarizer as context.
+    assert_eq!(
+        crate::engine::clean::request_text(
+            "<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>"
+        ),
+        None
+    );
 }
 
 #[test]

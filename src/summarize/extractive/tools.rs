@@ -1,8 +1,6 @@
 //! Reading tool calls: what a call acted on (its target and action are read
 //! in `engine::action`, the paths it wrote and the lines of its error in
-//! `engine::toolfacts`), and the plan a planning tool states.
-
-use serde_json::Value;
+//! `engine::toolfacts`).
 
 use super::prose::{EMPTY_SLUG, slug};
 use crate::engine::action::{action_of, action_words, actions_of, call_target};
@@ -45,46 +43,10 @@ impl CallName {
     }
 }
 
-/// A step of a plan (`TodoWrite`'s todos, Codex `update_plan`'s plan).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum PlanNext {
-    /// The step in progress, else the first pending one.
-    Step(String),
-    /// Every step is done.
-    Done,
-}
-
-/// The next step of the plan a call states, if it states one.
-pub(super) fn plan_next(call: &ToolCall) -> Option<PlanNext> {
-    let steps = ["todos", "plan"]
-        .iter()
-        .find_map(|k| call.input.get(*k).and_then(Value::as_array))?;
-    fn status(s: &Value) -> &str {
-        s.get("status").and_then(Value::as_str).unwrap_or_default()
-    }
-    let text = |s: &Value| {
-        ["content", "step", "title", "description"]
-            .iter()
-            .find_map(|k| s.get(*k).and_then(Value::as_str))
-            .map(str::to_string)
-    };
-    if !steps.iter().any(|s| s.get("status").is_some()) {
-        return None;
-    }
-    let next = steps
-        .iter()
-        .find(|s| status(s) == "in_progress")
-        .or_else(|| steps.iter().find(|s| status(s) == "pending"));
-    Some(match next.and_then(text) {
-        Some(step) => PlanNext::Step(step),
-        None => PlanNext::Done,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn call(name: &str, input: Value) -> ToolCall {
         ToolCall {
@@ -106,39 +68,5 @@ mod tests {
         let r = CallName::of(&call("Read", json!({"file_path": "/r/fixtures/big.jsonl"})));
         assert_eq!(r.key, "read-big-jsonl");
         assert_eq!(r.action, "Read /r/fixtures/big.jsonl");
-    }
-
-    #[test]
-    fn a_plan_names_its_step_in_progress_else_its_first_pending() {
-        let todo = |statuses: [&str; 2]| {
-            call(
-                "TodoWrite",
-                json!({"todos": [
-                    {"content": "Move the button", "status": statuses[0]},
-                    {"content": "Test the layout", "status": statuses[1]},
-                ]}),
-            )
-        };
-        assert_eq!(
-            plan_next(&todo(["completed", "in_progress"])),
-            Some(PlanNext::Step("Test the layout".into()))
-        );
-        assert_eq!(
-            plan_next(&todo(["pending", "pending"])),
-            Some(PlanNext::Step("Move the button".into()))
-        );
-        assert_eq!(
-            plan_next(&todo(["completed", "completed"])),
-            Some(PlanNext::Done)
-        );
-        let codex = call(
-            "update_plan",
-            json!({"plan": [{"step": "Write the parser", "status": "in_progress"}]}),
-        );
-        assert_eq!(
-            plan_next(&codex),
-            Some(PlanNext::Step("Write the parser".into()))
-        );
-        assert_eq!(plan_next(&call("Read", json!({"file_path": "a"}))), None);
     }
 }

@@ -17,11 +17,11 @@ fn session(id: &str, parent: Option<&str>) -> SessionRow {
 fn message(id: &str, info: Value, parts: &[Value]) -> MessageRow {
     MessageRow {
         id: id.to_string(),
-        data: info.to_string(),
+        data: Ok(info.to_string()),
         parts: parts
             .iter()
             .enumerate()
-            .map(|(i, p)| (format!("{id}_p{i}"), p.to_string()))
+            .map(|(i, p)| (format!("{id}_p{i}"), Ok(p.to_string())))
             .collect(),
     }
 }
@@ -310,10 +310,12 @@ fn a_broken_part_is_named_or_skipped() {
         user("m1", &[text("go")]),
         MessageRow {
             id: "m2".into(),
-            data: json!({"role": "assistant", "time": {"created": 2, "completed": 3}}).to_string(),
+            data: Ok(
+                json!({"role": "assistant", "time": {"created": 2, "completed": 3}}).to_string(),
+            ),
             parts: vec![
-                ("p1".into(), "{\"type\":".into()),
-                ("p2".into(), text("ok").to_string()),
+                ("p1".into(), Ok("{\"type\":".into())),
+                ("p2".into(), Ok(text("ok").to_string())),
             ],
         },
     ];
