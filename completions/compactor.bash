@@ -76,6 +76,9 @@ _compactor() {
             compactor,runs)
                 cmd="compactor__subcmd__runs"
                 ;;
+            compactor,search)
+                cmd="compactor__subcmd__search"
+                ;;
             compactor,show)
                 cmd="compactor__subcmd__show"
                 ;;
@@ -151,6 +154,9 @@ _compactor() {
             compactor__subcmd__help,runs)
                 cmd="compactor__subcmd__help__subcmd__runs"
                 ;;
+            compactor__subcmd__help,search)
+                cmd="compactor__subcmd__help__subcmd__search"
+                ;;
             compactor__subcmd__help,show)
                 cmd="compactor__subcmd__help__subcmd__show"
                 ;;
@@ -206,7 +212,7 @@ _compactor() {
 
     case "${cmd}" in
         compactor)
-            opts="-q -h -V --db --quiet --color --help --version import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help"
+            opts="-q -h -V --db --quiet --color --help --version import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -522,7 +528,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__help)
-            opts="import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help"
+            opts="import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -844,6 +850,20 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__help__subcmd__runs)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__help__subcmd__search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1902,6 +1922,47 @@ _compactor() {
                 return 0
             fi
             case "${prev}" in
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        compactor__subcmd__search)
+            opts="-q -h -V --task --project --all --kind --limit --json --db --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --task)
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -W "ask answer tool error summary" -- "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --db)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
