@@ -1,5 +1,5 @@
 //! Tells the tests which of their prerequisites this machine has: the pinned
-//! agent clients (`clients/node_modules/.bin/{claude,codex,opencode}`, installed by
+//! agent clients (`clients/node_modules/.bin/{claude,codex,opencode,gemini}`, installed by
 //! `cd clients && npm ci`) and the shared corpus (`$COMPACTOR_CORPUS`, else
 //! `../shared/corpus`), and the `openai` Python SDK a proxy test drives
 //! (`pip install -r clients/requirements.txt`) and python3 itself (the
@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-const CLIENTS: [&str; 3] = ["claude", "codex", "opencode"];
+const CLIENTS: [&str; 4] = ["claude", "codex", "opencode", "gemini"];
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(compactor_clients)");

@@ -39,6 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Run the engine live: a loopback proxy between an agent client (Claude Code, Codex, OpenCode, any OpenAI-compatible one) and its API')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Go live in one command: the proxy, then a client (Claude Code, Codex, OpenCode) pointed at it, with compactor''s MCP server registered for this run only')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find what was said or done in the record: ranked hits (BM25) in a session, a project or every task')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Walk a task call by call as a live engine would have, and print a timeline')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact a saved session offline: replay it, then write the final view')
@@ -65,6 +66,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--claude', '--claude', [CompletionResultType]::ParameterName, 'Import every Claude Code session: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects')
             [CompletionResult]::new('--codex', '--codex', [CompletionResultType]::ParameterName, 'Import every Codex session: $CODEX_HOME/sessions, else ~/.codex/sessions')
             [CompletionResult]::new('--opencode', '--opencode', [CompletionResultType]::ParameterName, 'Import every OpenCode session: $OPENCODE_DB, else the opencode*.db stores in $XDG_DATA_HOME/opencode, else ~/.local/share/opencode')
+            [CompletionResult]::new('--gemini', '--gemini', [CompletionResultType]::ParameterName, 'Import every Gemini CLI session: $GEMINI_CLI_HOME/.gemini/tmp/*/chats/session-*.jsonl, else ~/.gemini/tmp/*/chats/session-*.jsonl')
             [CompletionResult]::new('--skip-invalid', '--skip-invalid', [CompletionResultType]::ParameterName, 'Import the valid lines of a file that has invalid ones, listing each skipped line')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object per file instead of the human report')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
@@ -274,6 +276,23 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'The task `search_history` and `task_context` answer for (an id, a unique prefix or `latest`). Default: the most recently recorded task in the client''s working directory, at each call')
             [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'compactor;search' {
+            [CompletionResult]::new('--task', '--task', [CompletionResultType]::ParameterName, 'Search this task''s session: the task, its subagents and the tasks linked to it (an id, a unique prefix or `latest`)')
+            [CompletionResult]::new('--project', '--project', [CompletionResultType]::ParameterName, 'Search every session recorded in this project directory (the PROJECT column of `compactor tasks`). Default: the current directory''s, when it has any; else every task')
+            [CompletionResult]::new('--kind', '--kind', [CompletionResultType]::ParameterName, 'Only hits of this kind: a user''s ask, the assistant''s answer, a tool call''s input or output, a tool''s error, or a summary (the client''s, or a line of compactor''s)')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'The most hits to print')
+            [CompletionResult]::new('--db', '--db', [CompletionResultType]::ParameterName, 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output. `auto` colours a terminal unless NO_COLOR is set')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Search every task in the store')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON object (`"schema": "compactor.search/1"`)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors and the requested output: no progress, notes or warnings')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -621,7 +640,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;hook' {
-            [CompletionResult]::new('--client', '--client', [CompletionResultType]::ParameterName, 'The client running the hook: claude-code or codex')
+            [CompletionResult]::new('--client', '--client', [CompletionResultType]::ParameterName, 'The client running the hook: claude-code, codex or gemini-cli')
             [CompletionResult]::new('--summarizer', '--summarizer', [CompletionResultType]::ParameterName, 'How floor summaries are written (default extractive, or the config file''s `summarizer`)')
             [CompletionResult]::new('--llm-provider', '--llm-provider', [CompletionResultType]::ParameterName, 'The model server''s wire format (with --summarizer llm). Config key: llm_provider')
             [CompletionResult]::new('--llm-base-url', '--llm-base-url', [CompletionResultType]::ParameterName, 'The server''s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider''s public API')
@@ -686,6 +705,7 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             [CompletionResult]::new('proxy', 'proxy', [CompletionResultType]::ParameterValue, 'Run the engine live: a loopback proxy between an agent client (Claude Code, Codex, OpenCode, any OpenAI-compatible one) and its API')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Go live in one command: the proxy, then a client (Claude Code, Codex, OpenCode) pointed at it, with compactor''s MCP server registered for this run only')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Find what was said or done in the record: ranked hits (BM25) in a session, a project or every task')
             [CompletionResult]::new('replay', 'replay', [CompletionResultType]::ParameterValue, 'Walk a task call by call as a live engine would have, and print a timeline')
             [CompletionResult]::new('probe', 'probe', [CompletionResultType]::ParameterValue, 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Compact a saved session offline: replay it, then write the final view')
@@ -731,6 +751,9 @@ Register-ArgumentCompleter -Native -CommandName 'compactor' -ScriptBlock {
             break
         }
         'compactor;help;mcp' {
+            break
+        }
+        'compactor;help;search' {
             break
         }
         'compactor;help;replay' {

@@ -76,6 +76,9 @@ _compactor() {
             compactor,runs)
                 cmd="compactor__subcmd__runs"
                 ;;
+            compactor,search)
+                cmd="compactor__subcmd__search"
+                ;;
             compactor,show)
                 cmd="compactor__subcmd__show"
                 ;;
@@ -151,6 +154,9 @@ _compactor() {
             compactor__subcmd__help,runs)
                 cmd="compactor__subcmd__help__subcmd__runs"
                 ;;
+            compactor__subcmd__help,search)
+                cmd="compactor__subcmd__help__subcmd__search"
+                ;;
             compactor__subcmd__help,show)
                 cmd="compactor__subcmd__help__subcmd__show"
                 ;;
@@ -206,7 +212,7 @@ _compactor() {
 
     case "${cmd}" in
         compactor)
-            opts="-q -h -V --db --quiet --color --help --version import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help"
+            opts="-q -h -V --db --quiet --color --help --version import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -338,7 +344,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -522,7 +528,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__help)
-            opts="import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help"
+            opts="import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -857,6 +863,20 @@ _compactor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        compactor__subcmd__help__subcmd__search)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         compactor__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1082,7 +1102,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__hooks__subcmd__install)
-            opts="-q -h -V --scope --dry-run --db --quiet --color --help --version claude-code codex"
+            opts="-q -h -V --scope --dry-run --db --quiet --color --help --version claude-code codex gemini-cli"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1108,7 +1128,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__hooks__subcmd__status)
-            opts="-q -h -V --scope --db --quiet --color --help --version claude-code codex"
+            opts="-q -h -V --scope --db --quiet --color --help --version claude-code codex gemini-cli"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1134,7 +1154,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__hooks__subcmd__uninstall)
-            opts="-q -h -V --scope --dry-run --db --quiet --color --help --version claude-code codex"
+            opts="-q -h -V --scope --dry-run --db --quiet --color --help --version claude-code codex gemini-cli"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1160,14 +1180,14 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__import)
-            opts="-q -h -V --claude --codex --opencode --format --import-as --skip-invalid --tool-rules --json --db --quiet --color --help --version"
+            opts="-q -h -V --claude --codex --opencode --gemini --format --import-as --skip-invalid --tool-rules --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --import-as)
@@ -1264,7 +1284,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1373,7 +1393,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1592,7 +1612,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1733,7 +1753,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -1874,7 +1894,7 @@ _compactor() {
             return 0
             ;;
         compactor__subcmd__run)
-            opts="-q -h -V --db --quiet --color --help --version claude codex opencode"
+            opts="-q -h -V --db --quiet --color --help --version claude codex opencode gemini"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1917,6 +1937,47 @@ _compactor() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        compactor__subcmd__search)
+            opts="-q -h -V --task --project --all --kind --limit --json --db --quiet --color --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --task)
+                    COMPREPLY=($(compgen -W "$(compactor __complete-tasks 2>/dev/null)" -- "${cur}"))
+                    return 0
+                    ;;
+                --project)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --kind)
+                    COMPREPLY=($(compgen -W "ask answer tool error summary" -- "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --db)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         compactor__subcmd__show)
             opts="-q -h -V --task --import-as --project --input-format --json --db --quiet --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1940,7 +2001,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --db)
@@ -1981,7 +2042,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)
@@ -2238,7 +2299,7 @@ _compactor() {
                     return 0
                     ;;
                 --input-format)
-                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex openai-chat anthropic opencode gemini-cli" -- "${cur}"))
                     return 0
                     ;;
                 --window)

@@ -36,6 +36,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand proxy 'Run the engine live: a loopback proxy between an agent client (Claude Code, Codex, OpenCode, any OpenAI-compatible one) and its API'
             cand run 'Go live in one command: the proxy, then a client (Claude Code, Codex, OpenCode) pointed at it, with compactor''s MCP server registered for this run only'
             cand mcp 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context'
+            cand search 'Find what was said or done in the record: ranked hits (BM25) in a session, a project or every task'
             cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
             cand probe 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
             cand compact 'Compact a saved session offline: replay it, then write the final view'
@@ -61,6 +62,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --claude 'Import every Claude Code session: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects'
             cand --codex 'Import every Codex session: $CODEX_HOME/sessions, else ~/.codex/sessions'
             cand --opencode 'Import every OpenCode session: $OPENCODE_DB, else the opencode*.db stores in $XDG_DATA_HOME/opencode, else ~/.local/share/opencode'
+            cand --gemini 'Import every Gemini CLI session: $GEMINI_CLI_HOME/.gemini/tmp/*/chats/session-*.jsonl, else ~/.gemini/tmp/*/chats/session-*.jsonl'
             cand --skip-invalid 'Import the valid lines of a file that has invalid ones, listing each skipped line'
             cand --json 'Print one JSON object per file instead of the human report'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
@@ -261,6 +263,22 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand --task 'The task `search_history` and `task_context` answer for (an id, a unique prefix or `latest`). Default: the most recently recorded task in the client''s working directory, at each call'
             cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
             cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand -q 'Print only errors and the requested output: no progress, notes or warnings'
+            cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'compactor;search'= {
+            cand --task 'Search this task''s session: the task, its subagents and the tasks linked to it (an id, a unique prefix or `latest`)'
+            cand --project 'Search every session recorded in this project directory (the PROJECT column of `compactor tasks`). Default: the current directory''s, when it has any; else every task'
+            cand --kind 'Only hits of this kind: a user''s ask, the assistant''s answer, a tool call''s input or output, a tool''s error, or a summary (the client''s, or a line of compactor''s)'
+            cand --limit 'The most hits to print'
+            cand --db 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user''s data directory, created on first use'
+            cand --color 'When to colour output. `auto` colours a terminal unless NO_COLOR is set'
+            cand --all 'Search every task in the store'
+            cand --json 'Print one JSON object (`"schema": "compactor.search/1"`)'
             cand -q 'Print only errors and the requested output: no progress, notes or warnings'
             cand --quiet 'Print only errors and the requested output: no progress, notes or warnings'
             cand -h 'Print help'
@@ -589,7 +607,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;hooks;help;help'= {
         }
         &'compactor;hook'= {
-            cand --client 'The client running the hook: claude-code or codex'
+            cand --client 'The client running the hook: claude-code, codex or gemini-cli'
             cand --summarizer 'How floor summaries are written (default extractive, or the config file''s `summarizer`)'
             cand --llm-provider 'The model server''s wire format (with --summarizer llm). Config key: llm_provider'
             cand --llm-base-url 'The server''s base URL, e.g. http://127.0.0.1:11434/v1. Plain http only to loopback. Default: the provider''s public API'
@@ -650,6 +668,7 @@ set edit:completion:arg-completer[compactor] = {|@words|
             cand proxy 'Run the engine live: a loopback proxy between an agent client (Claude Code, Codex, OpenCode, any OpenAI-compatible one) and its API'
             cand run 'Go live in one command: the proxy, then a client (Claude Code, Codex, OpenCode) pointed at it, with compactor''s MCP server registered for this run only'
             cand mcp 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context'
+            cand search 'Find what was said or done in the record: ranked hits (BM25) in a session, a project or every task'
             cand replay 'Walk a task call by call as a live engine would have, and print a timeline'
             cand probe 'Score a call''s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
             cand compact 'Compact a saved session offline: replay it, then write the final view'
@@ -685,6 +704,8 @@ set edit:completion:arg-completer[compactor] = {|@words|
         &'compactor;help;run'= {
         }
         &'compactor;help;mcp'= {
+        }
+        &'compactor;help;search'= {
         }
         &'compactor;help;replay'= {
         }

@@ -41,6 +41,7 @@ complete -c compactor -n "__fish_compactor_needs_command" -f -a "watch" -d 'Foll
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "proxy" -d 'Run the engine live: a loopback proxy between an agent client (Claude Code, Codex, OpenCode, any OpenAI-compatible one) and its API'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "run" -d 'Go live in one command: the proxy, then a client (Claude Code, Codex, OpenCode) pointed at it, with compactor\'s MCP server registered for this run only'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "mcp" -d 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context'
+complete -c compactor -n "__fish_compactor_needs_command" -f -a "search" -d 'Find what was said or done in the record: ranked hits (BM25) in a session, a project or every task'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "probe" -d 'Score a call\'s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
 complete -c compactor -n "__fish_compactor_needs_command" -f -a "compact" -d 'Compact a saved session offline: replay it, then write the final view'
@@ -61,7 +62,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l import-as -d 'Import as a task of this name (default: the session id in the file, else one derived from its first line): a new name, no existing task\'s id or the start of one. Subagents become NAME/agent-ID. `--task` is an older name for it' -r
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l tool-rules -d 'JSON file of per-tool compaction rules, consulted before the built-in ones' -r -F
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
@@ -71,6 +73,7 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l claude -d 'Import every Claude Code session: $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l codex -d 'Import every Codex session: $CODEX_HOME/sessions, else ~/.codex/sessions'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l opencode -d 'Import every OpenCode session: $OPENCODE_DB, else the opencode*.db stores in $XDG_DATA_HOME/opencode, else ~/.local/share/opencode'
+complete -c compactor -n "__fish_compactor_using_subcommand import" -l gemini -d 'Import every Gemini CLI session: $GEMINI_CLI_HOME/.gemini/tmp/*/chats/session-*.jsonl, else ~/.gemini/tmp/*/chats/session-*.jsonl'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l skip-invalid -d 'Import the valid lines of a file that has invalid ones, listing each skipped line'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -l json -d 'Print one JSON object per file instead of the human report'
 complete -c compactor -n "__fish_compactor_using_subcommand import" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
@@ -93,7 +96,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand show" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand show" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -110,7 +114,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand preflight" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -150,7 +155,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand step" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -200,7 +206,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand watch" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -284,6 +291,23 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand mcp" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand mcp" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand mcp" -s V -l version -d 'Print version'
+complete -c compactor -n "__fish_compactor_using_subcommand search" -l task -d 'Search this task\'s session: the task, its subagents and the tasks linked to it (an id, a unique prefix or `latest`)' -r
+complete -c compactor -n "__fish_compactor_using_subcommand search" -l project -d 'Search every session recorded in this project directory (the PROJECT column of `compactor tasks`). Default: the current directory\'s, when it has any; else every task' -r -f -a "(__fish_complete_directories)"
+complete -c compactor -n "__fish_compactor_using_subcommand search" -l kind -d 'Only hits of this kind: a user\'s ask, the assistant\'s answer, a tool call\'s input or output, a tool\'s error, or a summary (the client\'s, or a line of compactor\'s)' -r -f -a "ask\t''
+answer\t''
+tool\t''
+error\t''
+summary\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand search" -l limit -d 'The most hits to print' -r
+complete -c compactor -n "__fish_compactor_using_subcommand search" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
+complete -c compactor -n "__fish_compactor_using_subcommand search" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c compactor -n "__fish_compactor_using_subcommand search" -l all -d 'Search every task in the store'
+complete -c compactor -n "__fish_compactor_using_subcommand search" -l json -d 'Print one JSON object (`"schema": "compactor.search/1"`)'
+complete -c compactor -n "__fish_compactor_using_subcommand search" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
+complete -c compactor -n "__fish_compactor_using_subcommand search" -s h -l help -d 'Print help'
+complete -c compactor -n "__fish_compactor_using_subcommand search" -s V -l version -d 'Print version'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l task -d 'The task: its id, a unique prefix of it, or `latest` (the default: the most recently active; `compactor tasks` lists them). Not with FILE: FILE names the task' -r -f -a '(compactor __complete-tasks 2>/dev/null)'
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l import-as -d 'Import FILE as a task of this name instead of its session id: a new name, no existing task\'s id or the start of one (so no prefix in use changes meaning)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l project -d 'Pick among the sessions recorded in this project directory (the PROJECT column of `compactor tasks`): `latest` and id prefixes look only there; alone, its latest session. `--cwd` is an older name for it' -r -f -a "(__fish_complete_directories)"
@@ -292,7 +316,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand replay" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -345,7 +370,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand probe" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -385,7 +411,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand compact" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -430,7 +457,8 @@ claude-code\t''
 codex\t''
 openai-chat\t''
 anthropic\t''
-opencode\t''"
+opencode\t''
+gemini-cli\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l window -d 'The model\'s context window, in tokens. Default: the window the session recorded, else the recorded model\'s (docs/src/reference/models.md), else 200000' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l output-reserved -d 'Tokens reserved for the model\'s output: w_eff = window − output_reserved. Default: min(20000, window / 8)' -r
 complete -c compactor -n "__fish_compactor_using_subcommand report" -l trigger-ratio -d 'Compaction starts above w_eff × this ratio' -r
@@ -568,8 +596,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fis
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -f -a "uninstall" -d 'Remove exactly compactor\'s hooks: the file is as it was before install'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -f -a "status" -d 'Show where compactor\'s hooks are installed, what they run and their last runs'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and not __fish_seen_subcommand_from install uninstall status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`'
-project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`'"
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`; `$GEMINI_CLI_HOME/.gemini` or `~/.gemini/settings.json`'
+project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`; `.gemini/settings.json`'"
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -578,8 +606,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_se
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from install" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`'
-project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`'"
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`; `$GEMINI_CLI_HOME/.gemini` or `~/.gemini/settings.json`'
+project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`; `.gemini/settings.json`'"
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -588,8 +616,8 @@ complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_se
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from uninstall" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`'
-project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`'"
+complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -l scope -d 'Whose settings: the user\'s or the current directory\'s project' -r -f -a "user\t'The user\'s: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`; `$GEMINI_CLI_HOME/.gemini` or `~/.gemini/settings.json`'
+project\t'The project\'s in the current directory: `.claude/settings.json`; `.codex/hooks.json`; `.gemini/settings.json`'"
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -l db -d 'The SQLite store (`:memory:` for a throwaway one). Default: compactor/compactor.db under the user\'s data directory, created on first use' -r
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from status" -l color -d 'When to colour output. `auto` colours a terminal unless NO_COLOR is set' -r -f -a "auto\t''
 always\t''
@@ -601,7 +629,7 @@ complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_se
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "uninstall" -d 'Remove exactly compactor\'s hooks: the file is as it was before install'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show where compactor\'s hooks are installed, what they run and their last runs'
 complete -c compactor -n "__fish_compactor_using_subcommand hooks; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c compactor -n "__fish_compactor_using_subcommand hook" -l client -d 'The client running the hook: claude-code or codex' -r
+complete -c compactor -n "__fish_compactor_using_subcommand hook" -l client -d 'The client running the hook: claude-code, codex or gemini-cli' -r
 complete -c compactor -n "__fish_compactor_using_subcommand hook" -l summarizer -d 'How floor summaries are written (default extractive, or the config file\'s `summarizer`)' -r -f -a "extractive\t'Deterministic, offline: the constitution\'s sections filled by rules'
 llm\t'A model over HTTP, validated against the extractive summary and stored before use'
 static\t'The last ask and an action count'"
@@ -644,31 +672,32 @@ never\t''"
 complete -c compactor -n "__fish_compactor_using_subcommand __complete-tasks" -s q -l quiet -d 'Print only errors and the requested output: no progress, notes or warnings'
 complete -c compactor -n "__fish_compactor_using_subcommand __complete-tasks" -s h -l help -d 'Print help'
 complete -c compactor -n "__fish_compactor_using_subcommand __complete-tasks" -s V -l version -d 'Print version'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "import" -d 'Import transcript files into the store (idempotent, incremental, atomic per file)'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "tasks" -d 'List imported tasks with their sizes and recorded usage'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "show" -d 'Print a task\'s messages, one message, or a tool call\'s raw input and output'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "preflight" -d 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "step" -d 'Run the full operation at one model call and report which tiers fired'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "export" -d 'Render a view file for other tools or people'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "watch" -d 'Follow a session file as it is written: one line per new model call'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "proxy" -d 'Run the engine live: a loopback proxy between an agent client (Claude Code, Codex, OpenCode, any OpenAI-compatible one) and its API'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "run" -d 'Go live in one command: the proxy, then a client (Claude Code, Codex, OpenCode) pointed at it, with compactor\'s MCP server registered for this run only'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "mcp" -d 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "probe" -d 'Score a call\'s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "compact" -d 'Compact a saved session offline: replay it, then write the final view'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "report" -d 'Replay a task and write one self-contained HTML page picturing it'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "sweep" -d 'Replay sessions under a grid of policies, priced and probed, beside what the client did and plain trimming: which window and trigger to use'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "runs" -d 'List saved replay runs'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "reset" -d 'Forget a task\'s compaction state (all profiles, or one); never the raw record'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "diff" -d 'Compare two views (files or saved runs): exit 0 identical, 1 different'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "check" -d 'Prove on fixture transcripts that projection is deterministic (for CI)'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "hooks" -d 'Keep your rules through Claude Code\'s and Codex\'s own compaction: install, remove or check compactor\'s hooks in the client\'s settings'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "hook" -d 'Run one of compactor\'s hooks (what the client runs; see `compactor hooks`)'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "completions" -d 'Print shell completions for SHELL'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "man" -d 'Print the man page (roff): the main one, or one subcommand\'s'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "__complete-tasks" -d 'Print `latest` and every task id, one a line, for shell completion of `--task`'
-complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "import" -d 'Import transcript files into the store (idempotent, incremental, atomic per file)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "tasks" -d 'List imported tasks with their sizes and recorded usage'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "show" -d 'Print a task\'s messages, one message, or a tool call\'s raw input and output'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "preflight" -d 'Restore the bounded checkpoint at a turn start (no reduction) and report it'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "step" -d 'Run the full operation at one model call and report which tiers fired'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "export" -d 'Render a view file for other tools or people'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "watch" -d 'Follow a session file as it is written: one line per new model call'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "proxy" -d 'Run the engine live: a loopback proxy between an agent client (Claude Code, Codex, OpenCode, any OpenAI-compatible one) and its API'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "run" -d 'Go live in one command: the proxy, then a client (Claude Code, Codex, OpenCode) pointed at it, with compactor\'s MCP server registered for this run only'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "mcp" -d 'Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "search" -d 'Find what was said or done in the record: ranked hits (BM25) in a session, a project or every task'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "replay" -d 'Walk a task call by call as a live engine would have, and print a timeline'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "probe" -d 'Score a call\'s view with probes from the raw record: asks, rules, files written, errors, decisions and state kept, recoverable or lost'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "compact" -d 'Compact a saved session offline: replay it, then write the final view'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "report" -d 'Replay a task and write one self-contained HTML page picturing it'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "sweep" -d 'Replay sessions under a grid of policies, priced and probed, beside what the client did and plain trimming: which window and trigger to use'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "runs" -d 'List saved replay runs'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "reset" -d 'Forget a task\'s compaction state (all profiles, or one); never the raw record'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "diff" -d 'Compare two views (files or saved runs): exit 0 identical, 1 different'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "check" -d 'Prove on fixture transcripts that projection is deterministic (for CI)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "hooks" -d 'Keep your rules through Claude Code\'s and Codex\'s own compaction: install, remove or check compactor\'s hooks in the client\'s settings'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "hook" -d 'Run one of compactor\'s hooks (what the client runs; see `compactor hooks`)'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "completions" -d 'Print shell completions for SHELL'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "man" -d 'Print the man page (roff): the main one, or one subcommand\'s'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "__complete-tasks" -d 'Print `latest` and every task id, one a line, for shell completion of `--task`'
+complete -c compactor -n "__fish_compactor_using_subcommand help; and not __fish_seen_subcommand_from import tasks show preflight step export watch proxy run mcp search replay probe compact report sweep runs reset diff check hooks hook completions man __complete-tasks help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c compactor -n "__fish_compactor_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "install" -d 'Add compactor\'s hooks to a client\'s settings (merged with yours; a backup is kept)'
 complete -c compactor -n "__fish_compactor_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "uninstall" -d 'Remove exactly compactor\'s hooks: the file is as it was before install'
 complete -c compactor -n "__fish_compactor_using_subcommand help; and __fish_seen_subcommand_from hooks" -f -a "status" -d 'Show where compactor\'s hooks are installed, what they run and their last runs'

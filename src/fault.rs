@@ -13,7 +13,10 @@
 //! client, before the answer is recorded; `abort-after-response:N` right
 //! after its answer is recorded. `COMPACTOR_FAULT=stall-in-hook` makes a
 //! `compactor hook` run block for good once it has started, so a test can
-//! see the hook's own deadline end it; `COMPACTOR_FAULT=stall-in-run` makes
+//! see the hook's own deadline end it. `COMPACTOR_FAULT=stall-in-search`
+//! makes each `search_history` of `compactor mcp` wait, once it has started,
+//! until it is stopped (its request cancelled, or the client gone), so a
+//! test can see the server answer meanwhile and stop it; `COMPACTOR_FAULT=stall-in-run` makes
 //! `compactor run` stop once its proxy is up, before it starts the client,
 //! until a signal comes (as a run stuck at its start would), so a test can
 //! signal it there. Abort is a crash: no destructor, no flush, no
@@ -32,6 +35,7 @@ pub(crate) enum Fault {
     AfterCall(u32),
     AfterLine(u64),
     StallInHook,
+    StallInSearch,
     StallInRun,
     /// The proxy's points, at its N-th forwarded request.
     Proxy(ProxyPoint, u64),
@@ -63,6 +67,9 @@ impl Fault {
         if s.trim() == "stall-in-hook" {
             return Some(Fault::StallInHook);
         }
+        if s.trim() == "stall-in-search" {
+            return Some(Fault::StallInSearch);
+        }
         if s.trim() == "stall-in-run" {
             return Some(Fault::StallInRun);
         }
@@ -90,6 +97,7 @@ impl Fault {
             Fault::AfterCall(n) => format!("abort-after-call:{n}"),
             Fault::AfterLine(n) => format!("abort-after-line:{n}"),
             Fault::StallInHook => "stall-in-hook".to_string(),
+            Fault::StallInSearch => "stall-in-search".to_string(),
             Fault::StallInRun => "stall-in-run".to_string(),
             Fault::Proxy(p, n) => format!("{}:{n}", p.name()),
         }
@@ -103,7 +111,7 @@ fn armed() -> Option<Fault> {
         let f = Fault::parse(&v);
         if f.is_none() {
             eprintln!(
-                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N, abort-after-line:N, abort-after-request:N, abort-mid-stream:N, abort-after-response:N, stall-in-hook or stall-in-run"
+                "warning: ignoring {ENV}={v:?}; expected abort-after-call:N, abort-after-line:N, abort-after-request:N, abort-mid-stream:N, abort-after-response:N, stall-in-hook, stall-in-search or stall-in-run"
             );
         }
         f
@@ -144,6 +152,16 @@ pub(crate) fn in_hook() {
     if armed() == Some(Fault::StallInHook) {
         loop {
             std::thread::park();
+        }
+    }
+}
+
+/// Call where a search of the MCP server starts its work: armed, it waits
+/// until `stopped` is set.
+pub(crate) fn in_search(stopped: &std::sync::atomic::AtomicBool) {
+    if armed() == Some(Fault::StallInSearch) {
+        while !stopped.load(Ordering::Relaxed) {
+            std::thread::park_timeout(std::time::Duration::from_millis(20));
         }
     }
 }
@@ -201,6 +219,10 @@ mod tests {
         assert_eq!(
             Fault::parse(&Fault::StallInHook.env_value()),
             Some(Fault::StallInHook)
+        );
+        assert_eq!(
+            Fault::parse(&Fault::StallInSearch.env_value()),
+            Some(Fault::StallInSearch)
         );
     }
 }

@@ -21,6 +21,12 @@ pub enum Endpoint {
     /// its key from the variable named; its model is the one the user's
     /// `-m compactor/MODEL` names.
     OpencodeProvider { env_key: &'static str },
+    /// Gemini CLI's `GOOGLE_GEMINI_BASE_URL`, with the auth type that
+    /// sends its `GEMINI_API_KEY` there (`security.auth.selectedType`
+    /// `gemini-api-key`, in the settings [`gemini_settings`] writes: set
+    /// alone, the base URL selects a `gateway` auth its non-interactive
+    /// mode refuses).
+    GeminiBaseUrl,
 }
 
 /// How a client is given an MCP server for one run.
@@ -35,6 +41,10 @@ pub enum McpFlag {
     CodexConfigOverride,
     /// A local server in OpenCode's `OPENCODE_CONFIG_CONTENT` (`mcp.NAME`).
     OpencodeConfig,
+    /// `mcpServers.NAME` in the settings [`gemini_settings`] writes, trusted
+    /// (its tools only read the record, and a headless run refuses a tool
+    /// that asks for confirmation).
+    GeminiSettings,
 }
 
 /// A client `compactor run` can start.
@@ -82,6 +92,14 @@ pub const CLIENTS: &[LiveClient] = &[
         },
         mcp: McpFlag::OpencodeConfig,
     },
+    LiveClient {
+        name: "gemini",
+        title: "Gemini CLI",
+        program: "gemini",
+        install: "npm install -g @google/gemini-cli",
+        endpoint: Endpoint::GeminiBaseUrl,
+        mcp: McpFlag::GeminiSettings,
+    },
 ];
 
 impl Endpoint {
@@ -95,6 +113,9 @@ impl Endpoint {
             ),
             Endpoint::OpencodeProvider { .. } => format!(
                 "a provider of npm type @ai-sdk/openai-compatible with baseURL \"{proxy_url}/v1\""
+            ),
+            Endpoint::GeminiBaseUrl => format!(
+                "GOOGLE_GEMINI_BASE_URL={proxy_url} {program}, with security.auth.selectedType \"gemini-api-key\" in its settings"
             ),
         }
     }
@@ -150,6 +171,9 @@ impl LiveClient {
         let mut opencode = serde_json::Map::new();
         match self.endpoint {
             Endpoint::BaseUrlVar(var) => env.push((var.to_string(), proxy_url.to_string())),
+            Endpoint::GeminiBaseUrl => {
+                env.push((GEMINI_BASE_URL_VAR.to_string(), proxy_url.to_string()));
+            }
             Endpoint::CodexProvider { env_key } => {
                 let provider = format!(
                     "{{name = {}, base_url = {}, wire_api = \"responses\", env_key = {}}}",
@@ -214,6 +238,8 @@ impl LiveClient {
                     format!("mcp_servers.{SERVER_NAME}.default_tools_approval_mode=\"approve\""),
                 ]);
             }
+            // In the settings `run` writes (see `gemini_settings`).
+            McpFlag::GeminiSettings => {}
             McpFlag::OpencodeConfig => {
                 let command: Vec<&str> = std::iter::once(server.program.as_str())
                     .chain(server.args.iter().map(String::as_str))
@@ -253,6 +279,87 @@ impl LiveClient {
             env,
         }
     }
+}
+
+/// The variable Gemini CLI reads its API's base URL from.
+pub const GEMINI_BASE_URL_VAR: &str = "GOOGLE_GEMINI_BASE_URL";
+
+/// The variable Gemini CLI takes as the home its `.gemini/` is in.
+pub const GEMINI_HOME_VAR: &str = "GEMINI_CLI_HOME";
+
+/// The settings Gemini CLI runs with under `compactor run`: the user's own
+/// (`user`, the text of `~/.gemini/settings.json`, if any; JSON with
+/// comments, as the CLI reads it), every key kept, with the auth type that
+/// sends the API key to the proxy and compactor's MCP server. Why it is not
+/// in a file named by `GEMINI_CLI_SYSTEM_SETTINGS_PATH`: Gemini CLI 0.61
+/// reads that file only when root owns it and every directory above it.
+pub fn gemini_settings(user: Option<&str>, server: &ServerCommand) -> Result<String, String> {
+    let mut settings = match user.map(strip_json_comments) {
+        None => serde_json::Map::new(),
+        Some(text) if text.trim().is_empty() => serde_json::Map::new(),
+        Some(text) => match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(serde_json::Value::Object(o)) => o,
+            Ok(_) => return Err("it is not a JSON object".into()),
+            Err(e) => return Err(format!("it is not JSON: {e}")),
+        },
+    };
+    let object = |m: &mut serde_json::Map<String, serde_json::Value>, key: &str| {
+        if !m.get(key).is_some_and(serde_json::Value::is_object) {
+            m.insert(key.to_string(), serde_json::json!({}));
+        }
+    };
+    object(&mut settings, "security");
+    let security = settings["security"].as_object_mut().expect("an object");
+    object(security, "auth");
+    security["auth"]["selectedType"] = serde_json::json!("gemini-api-key");
+    object(&mut settings, "mcpServers");
+    settings["mcpServers"][SERVER_NAME] = serde_json::json!({
+        "command": server.program,
+        "args": server.args,
+        "trust": true,
+    });
+    let mut text = serde_json::to_string_pretty(&serde_json::Value::Object(settings))
+        .expect("values serialise");
+    text.push('\n');
+    Ok(text)
+}
+
+/// JSON with `//` and `/* */` comments, as Gemini CLI writes its settings,
+/// without them (strings kept whole).
+fn strip_json_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            out.push(c);
+            match c {
+                '\\' => out.extend(chars.next()),
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match (c, chars.peek()) {
+            ('"', _) => {
+                in_string = true;
+                out.push(c);
+            }
+            ('/', Some('/')) => while chars.next_if(|n| *n != '\n').is_some() {},
+            ('/', Some('*')) => {
+                chars.next();
+                let mut last = ' ';
+                for n in chars.by_ref() {
+                    if last == '*' && n == '/' {
+                        break;
+                    }
+                    last = n;
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// The variable OpenCode reads a whole configuration from.
@@ -325,6 +432,42 @@ mod tests {
             program: "/opt/bin/compactor".into(),
             args: vec!["--db".into(), "/data/my \"c\".db".into(), "mcp".into()],
         }
+    }
+
+    #[test]
+    fn gemini_cli_is_pointed_by_its_variable_and_its_settings_keep_the_users() {
+        let c = LiveClient::find("gemini").unwrap();
+        let l = c.launch(
+            "http://127.0.0.1:4100",
+            &server(),
+            &["-p".into(), "hi".into()],
+        );
+        assert_eq!(l.program, "gemini");
+        assert_eq!(
+            l.env,
+            vec![(
+                "GOOGLE_GEMINI_BASE_URL".into(),
+                "http://127.0.0.1:4100".into()
+            )]
+        );
+        assert_eq!(l.args, ["-p", "hi"]);
+        let user = "{\n  // the user's\n  \"model\": {\"name\": \"gemini-3-pro\"}, /* a note */\n  \"security\": {\"auth\": {\"selectedType\": \"oauth-personal\"}, \"folderTrust\": {\"enabled\": true}},\n  \"ui\": {\"theme\": \"a // b\"}\n}\n";
+        let s: serde_json::Value =
+            serde_json::from_str(&gemini_settings(Some(user), &server()).unwrap()).unwrap();
+        assert_eq!(s["model"]["name"], "gemini-3-pro");
+        assert_eq!(
+            s["ui"]["theme"], "a // b",
+            "a comment marker in a string is text"
+        );
+        assert_eq!(s["security"]["folderTrust"]["enabled"], true);
+        assert_eq!(s["security"]["auth"]["selectedType"], "gemini-api-key");
+        assert_eq!(
+            s["mcpServers"]["compactor"]["command"],
+            "/opt/bin/compactor"
+        );
+        assert_eq!(s["mcpServers"]["compactor"]["trust"], true);
+        assert!(gemini_settings(None, &server()).is_ok());
+        assert!(gemini_settings(Some("[1]"), &server()).is_err());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! | status | meaning |
 //! |---|---|
 //! | 0 | success; also a closed output pipe (`compactor tasks \| head`), and a long-running command (`watch`, `proxy`) stopped by Ctrl-C, its usual end: it finishes the write under way, prints `stopped` on stderr and exits 0 (a second Ctrl-C ends it at once, status 130) |
-//! | 1 | ran fine but the answer is "no": views differ (`diff`), a fixture drifted (`check`), the view cannot fit the window (`over_window`: `preflight`, `step`, `compact`, and `replay` when any call it reports is), a critical probe was lost (`probe --fail-on-loss`) |
+//! | 1 | ran fine but the answer is "no": views differ (`diff`), a fixture drifted (`check`), the view cannot fit the window (`over_window`: `preflight`, `step`, `compact`, and `replay` when any call it reports is), a critical probe was lost (`probe --fail-on-loss`), nothing matched (`search`) |
 //! | 2 | usage or input error: bad flags or parameters, unreadable or malformed input, unknown task, a store that cannot be opened or is too new |
 //! | 3 | internal error: the store is corrupt or SQLite failed; not the user's input |
 //!

@@ -11,6 +11,14 @@
 //!   `## Task Context` from the history before the compaction, records it and
 //!   prints it as `hookSpecificOutput.additionalContext`.
 //!
+//! - for Gemini CLI, pre-compact (its `PreCompress`, which fires before
+//!   every turn) imports the transcript; before-model (`BeforeModel`) reads
+//!   the request's text and, when it starts from the CLI's summary of a
+//!   compression, appends compactor's Task Context to that summary
+//!   (`hookSpecificOutput.llm_request.messages`). The Task Context is
+//!   derived once per summary, recorded with it, and reused on every later
+//!   request; a request with no summary is answered at once, unlogged.
+//!
 //! A hook never breaks the session: on any failure (no store, an unwritable
 //! store, a malformed or foreign transcript, a timeout, a panic) it exits 0
 //! with nothing on stdout or stderr, and writes one line to `hooks.log` beside
@@ -34,22 +42,24 @@ use super::Cli;
 use super::Ui;
 use super::exit::Outcome;
 use super::hook_log::log_path;
-use super::session_dirs::{claude_projects, codex_sessions};
+use super::session_dirs::{claude_projects, codex_sessions, gemini_tmp};
 use super::summarizer::{Configured, SummarizerArgs};
 use super::words::plural;
 use super::write_session::Stamp;
 use crate::hooks::adapter::{Session, import_session, latest_client_summary, read_session, record};
-use crate::hooks::context::{before_compaction, summarizer_instructions, task_context};
+use crate::hooks::context::{
+    TaskContext, before_compaction, summarizer_instructions, task_context,
+};
 use crate::hooks::{Client, DEADLINE_SECS, HookEvent, STORE_WAIT_SECS};
 use crate::store::{CompactionHalf, DbLocation, Store};
 
 #[derive(Debug, Args)]
 pub struct HookArgs {
-    /// pre-compact, post-compact or session-start.
+    /// pre-compact, post-compact, session-start or before-model.
     #[arg(value_name = "EVENT")]
     pub event: String,
 
-    /// The client running the hook: claude-code or codex.
+    /// The client running the hook: claude-code, codex or gemini-cli.
     #[arg(long, default_value = "claude-code", value_name = "CLIENT")]
     pub client: String,
 
@@ -107,6 +117,9 @@ pub fn run(cli: &Cli, ui: &mut Ui, args: &HookArgs) -> Outcome {
     };
     std::thread::spawn(job);
     let (line, stdout) = match rx.recv_timeout(deadline) {
+        // A run that had nothing to do and says nothing (Gemini CLI's
+        // BeforeModel on a request with no summary) is not logged.
+        Ok(Ok(done)) if done.note.is_empty() && done.stdout.is_none() => return Outcome::Ok,
         Ok(Ok(done)) => (format!("ok: {}", done.note), done.stdout),
         Ok(Err(f)) => (f.line(), None),
         Err(_) => (
@@ -203,6 +216,44 @@ struct HookInput {
     trigger: Option<String>,
     compact_summary: Option<String>,
     source: Option<String>,
+    /// Gemini CLI's BeforeModel: the request, its text only.
+    llm_request: Option<LlmRequest>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct LlmRequest {
+    #[serde(default)]
+    messages: Vec<serde_json::Value>,
+}
+
+/// What Gemini CLI (0.61.0) puts after its summary of the compressed
+/// history, as the model's turn: how its summary is found in a request.
+pub const GEMINI_SUMMARY_ACK: &str = "Got it. Thanks for the additional context!";
+
+/// The request's messages up to and including the CLI's summary, and the
+/// summary's text: `None` when the request does not start from one, or when
+/// compactor's Task Context is already in it.
+struct Compressed {
+    messages: Vec<serde_json::Value>,
+    summary: String,
+}
+
+fn compressed_summary(input: &HookInput) -> Option<Compressed> {
+    let messages = &input.llm_request.as_ref()?.messages;
+    let i = messages.windows(2).position(|w| {
+        w[0]["role"] == "user"
+            && w[0]["content"].is_string()
+            && w[1]["role"] == "model"
+            && w[1]["content"].as_str().map(str::trim) == Some(GEMINI_SUMMARY_ACK)
+    })?;
+    let summary = messages[i]["content"].as_str()?.to_string();
+    if summary.contains(crate::hooks::context::PREAMBLE) {
+        return None;
+    }
+    Some(Compressed {
+        messages: messages[..=i].to_vec(),
+        summary,
+    })
 }
 
 fn work(
@@ -215,15 +266,31 @@ fn work(
     let event = HookEvent::parse(event)
         .ok_or_else(|| {
             anyhow!(
-                "unknown hook event {event:?}; expected pre-compact, post-compact or session-start"
+                "unknown hook event {event:?}; expected pre-compact, post-compact, session-start or before-model"
             )
         })
         .map_err(Failure::new)?;
     let client = Client::parse(client)
-        .ok_or_else(|| anyhow!("unknown client {client:?}; expected claude-code or codex"))
+        .ok_or_else(|| {
+            anyhow!("unknown client {client:?}; expected claude-code, codex or gemini-cli")
+        })
         .map_err(Failure::new)?;
     crate::fault::in_hook();
-    let input = read_input(event).map_err(Failure::new)?;
+    let input = read_input(event, client).map_err(Failure::new)?;
+    // Gemini CLI runs BeforeModel before every request: one that does not
+    // start from its summary is answered before the store is touched.
+    let compressed = match event {
+        HookEvent::BeforeModel => match compressed_summary(&input) {
+            Some(c) => Some(c),
+            None => {
+                return Ok(Done {
+                    stdout: None,
+                    note: String::new(),
+                });
+            }
+        },
+        _ => None,
+    };
     let session = input.session_id.clone();
     let fail = |e: anyhow::Error| Failure {
         error: e,
@@ -253,6 +320,15 @@ fn work(
         HookEvent::PreCompact => pre_compact(client, &s, store.imported(), history, head),
         HookEvent::PostCompact => post_compact(&mut store, client, &input, &s, history.len(), head),
         HookEvent::SessionStart => session_start(&mut store, client, summary, &s, history, head),
+        HookEvent::BeforeModel => before_model(
+            &mut store,
+            client,
+            summary,
+            &s,
+            history,
+            compressed.expect("found above"),
+            head,
+        ),
     };
     let mut done = done.map_err(fail)?;
     done.note.push_str(&store.skipped_note());
@@ -400,7 +476,7 @@ impl HookStore {
     }
 }
 
-fn read_input(event: HookEvent) -> Result<HookInput> {
+fn read_input(event: HookEvent, client: Client) -> Result<HookInput> {
     let mut bytes = Vec::new();
     std::io::stdin()
         .take(STDIN_MAX_BYTES)
@@ -410,12 +486,12 @@ fn read_input(event: HookEvent) -> Result<HookInput> {
         anyhow!("the hook's input on stdin is not the JSON object a client sends ({e})")
     })?;
     if let Some(name) = &input.hook_event_name
-        && name != event.client_name()
+        && name != event.name_for(client)
     {
         bail!(
             "the client ran `compactor hook {}` for its {name} event; expected {}",
             event.arg(),
-            event.client_name()
+            event.name_for(client)
         );
     }
     Ok(input)
@@ -432,6 +508,7 @@ fn allowed_transcript(input: &HookInput, client: Client) -> Result<PathBuf> {
     let root = match client {
         Client::ClaudeCode => claude_projects(),
         Client::Codex => codex_sessions(),
+        Client::GeminiCli => gemini_tmp(),
     }
     .ok_or_else(|| {
         anyhow!(
@@ -494,8 +571,9 @@ fn post_compact(
 ) -> Result<Done> {
     let summary = match client {
         Client::ClaudeCode => input.compact_summary.clone(),
-        // Codex sends no summary: its rollout holds it by now.
-        Client::Codex => latest_client_summary(&s.rows),
+        // Codex sends no summary: its rollout holds it by now. (Gemini CLI
+        // has no PostCompact: its summary comes with BeforeModel.)
+        Client::Codex | Client::GeminiCli => latest_client_summary(&s.rows),
     }
     .filter(|t| !t.trim().is_empty())
     .ok_or_else(|| anyhow!("{head}: no summary of the client's to record"))?;
@@ -533,25 +611,8 @@ fn session_start(
     history: &[crate::model::Message],
     head: String,
 ) -> Result<Done> {
-    // A model summarizer keeps its answers in the store: with the store
-    // busy, the extractive one answers at once.
-    let (configured, config_note) = match store.writable() {
-        Some(store) => match Configured::for_store(summary.summarizer, &summary.llm, store) {
-            Ok(c) => (Some(c), String::new()),
-            Err(e) => (
-                None,
-                format!(" (the configured summarizer is unusable, {e:#}; extractive used)"),
-            ),
-        },
-        None => (None, String::new()),
-    };
-    let extractive = crate::summarize::Extractive;
-    let summarizer: &dyn crate::engine::summarizer::Summarizer = match &configured {
-        Some(c) => c.get(),
-        None => &extractive,
-    };
     let limit = client.context_limit();
-    let Some(tc) = task_context(history, summarizer, limit) else {
+    let Some((tc, config_note)) = configured_task_context(store, summary, history, limit) else {
         return Ok(Done {
             stdout: None,
             note: format!("{head}: no request in the history yet, nothing to put back"),
@@ -573,16 +634,7 @@ fn session_start(
             "additionalContext": tc.text,
         }
     });
-    let over = if tc.over_limit {
-        format!(
-            "; its requests and constraints alone are over {}'s {} {}, printed whole (never cut)",
-            client.title(),
-            limit.max(),
-            limit.unit()
-        )
-    } else {
-        String::new()
-    };
+    let over = over_note(&tc, client);
     Ok(Done {
         stdout: Some(out.to_string()),
         note: format!(
@@ -592,6 +644,141 @@ fn session_start(
             limit.max(),
             tc.summarizer
         ),
+    })
+}
+
+/// The note on a Task Context whose requests and constraints alone are over
+/// the client's limit, or nothing.
+fn over_note(tc: &TaskContext, client: Client) -> String {
+    let limit = client.context_limit();
+    if tc.over_limit {
+        format!(
+            "; its requests and constraints alone are over {}'s {} {}, printed whole (never cut)",
+            client.title(),
+            limit.max(),
+            limit.unit()
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// compactor's Task Context of `history` under `limit`, by the configured
+/// summarizer (the extractive one when the store is busy or the configured
+/// one is unusable, which the note says); `None` when the history holds no
+/// request.
+fn configured_task_context(
+    store: &mut HookStore,
+    summary: &SummarizerArgs,
+    history: &[crate::model::Message],
+    limit: crate::hooks::context::OutputLimit,
+) -> Option<(TaskContext, String)> {
+    // A model summarizer keeps its answers in the store: with the store
+    // busy, the extractive one answers at once.
+    let (configured, config_note) = match store.writable() {
+        Some(store) => match Configured::for_store(summary.summarizer, &summary.llm, store) {
+            Ok(c) => (Some(c), String::new()),
+            Err(e) => (
+                None,
+                format!(" (the configured summarizer is unusable, {e:#}; extractive used)"),
+            ),
+        },
+        None => (None, String::new()),
+    };
+    let extractive = crate::summarize::Extractive;
+    let summarizer: &dyn crate::engine::summarizer::Summarizer = match &configured {
+        Some(c) => c.get(),
+        None => &extractive,
+    };
+    let tc = task_context(history, summarizer, limit)?;
+    Some((tc, config_note))
+}
+
+/// Gemini CLI's BeforeModel on a request that starts from its summary:
+/// compactor's Task Context appended to the summary. The first request after
+/// a compression derives it from the history before (the whole session the
+/// transcript holds) and records it with the summary; every later request
+/// finds it recorded and sends the same text.
+fn before_model(
+    store: &mut HookStore,
+    client: Client,
+    summary: &SummarizerArgs,
+    s: &Session,
+    history: &[crate::model::Message],
+    compressed: Compressed,
+    head: String,
+) -> Result<Done> {
+    let limit = client.context_limit();
+    let recorded = store.store.as_ref().and_then(|st| {
+        st.reader()
+            .client_compactions(&s.task)
+            .ok()?
+            .into_iter()
+            .rev()
+            .find(|c| c.client_summary.as_deref() == Some(compressed.summary.as_str()))
+            .and_then(|c| c.task_context)
+    });
+    let (text, note) = match recorded {
+        Some(text) => {
+            let note = format!(
+                "{head}: put the recorded Task Context after Gemini CLI's summary again ({} {})",
+                limit.measure(&text),
+                limit.unit()
+            );
+            (text, note)
+        }
+        None => {
+            let Some((tc, config_note)) = configured_task_context(store, summary, history, limit)
+            else {
+                return Ok(Done {
+                    stdout: None,
+                    note: format!("{head}: no request in the history yet, nothing to put back"),
+                });
+            };
+            store.record(
+                s,
+                history.len(),
+                client,
+                &CompactionHalf::ClientSummary {
+                    trigger: None,
+                    summary: &compressed.summary,
+                },
+                &format!("recording {}'s summary", client.title()),
+            )?;
+            store.record(
+                s,
+                history.len(),
+                client,
+                &CompactionHalf::TaskContext {
+                    text: &tc.text,
+                    summarizer: &tc.summarizer,
+                },
+                "recording the Task Context",
+            )?;
+            let note = format!(
+                "{head}: put the Task Context after Gemini CLI's summary, {} {} of {} ({}){}{config_note}",
+                tc.size,
+                limit.unit(),
+                limit.max(),
+                tc.summarizer,
+                over_note(&tc, client)
+            );
+            (tc.text, note)
+        }
+    };
+    let mut messages = compressed.messages;
+    let last = messages.len() - 1;
+    messages[last]["content"] =
+        serde_json::Value::String(format!("{}\n\n{text}", compressed.summary));
+    let out = serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": "BeforeModel",
+            "llm_request": { "messages": messages },
+        }
+    });
+    Ok(Done {
+        stdout: Some(out.to_string()),
+        note,
     })
 }
 

@@ -1,4 +1,4 @@
-//! `compactor hooks install|uninstall|status claude-code|codex`: compactor's
+//! `compactor hooks install|uninstall|status claude-code|codex|gemini-cli`: compactor's
 //! entries in a client's hook settings (`crate::hooks::settings` edits the
 //! text; this module finds the file, shows the change and writes it).
 //!
@@ -37,7 +37,7 @@ pub struct HooksArgs {
 pub enum HooksAction {
     /// Add compactor's hooks to a client's settings (merged with yours; a backup is kept).
     #[command(
-        after_help = "Examples:\n  compactor hooks install claude-code\n  compactor hooks install claude-code --scope project --dry-run\n  compactor hooks install codex"
+        after_help = "Examples:\n  compactor hooks install claude-code\n  compactor hooks install claude-code --scope project --dry-run\n  compactor hooks install codex\n  compactor hooks install gemini-cli"
     )]
     Install(ChangeArgs),
     /// Remove exactly compactor's hooks: the file is as it was before install.
@@ -57,6 +57,7 @@ pub enum HooksAction {
 pub enum ClientArg {
     ClaudeCode,
     Codex,
+    GeminiCli,
 }
 
 impl ClientArg {
@@ -64,6 +65,7 @@ impl ClientArg {
         match self {
             ClientArg::ClaudeCode => Client::ClaudeCode,
             ClientArg::Codex => Client::Codex,
+            ClientArg::GeminiCli => Client::GeminiCli,
         }
     }
 }
@@ -71,15 +73,15 @@ impl ClientArg {
 /// Which settings file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Scope {
-    /// The user's: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`.
+    /// The user's: `$CLAUDE_CONFIG_DIR` or `~/.claude/settings.json`; `$CODEX_HOME` or `~/.codex/hooks.json`; `$GEMINI_CLI_HOME/.gemini` or `~/.gemini/settings.json`.
     User,
-    /// The project's in the current directory: `.claude/settings.json`; `.codex/hooks.json`.
+    /// The project's in the current directory: `.claude/settings.json`; `.codex/hooks.json`; `.gemini/settings.json`.
     Project,
 }
 
 #[derive(Debug, Args)]
 pub struct ChangeArgs {
-    /// claude-code or codex.
+    /// claude-code, codex or gemini-cli.
     #[arg(value_enum, value_name = "CLIENT")]
     pub client: ClientArg,
 
@@ -94,7 +96,7 @@ pub struct ChangeArgs {
 
 #[derive(Debug, Args)]
 pub struct StatusArgs {
-    /// claude-code or codex (default: both).
+    /// claude-code, codex or gemini-cli (default: all three).
     #[arg(value_enum, value_name = "CLIENT")]
     pub client: Option<ClientArg>,
 
@@ -105,6 +107,11 @@ pub struct StatusArgs {
 
 pub fn run(cli: &Cli, ui: &mut Ui, args: &HooksArgs) -> Result<Outcome> {
     match &args.action {
+        // Gemini CLI keeps its MCP servers in the settings file the hooks go
+        // in; `compactor run gemini` registers the server for its run, and
+        // install leaves the file's servers alone (one edit to undo).
+        HooksAction::Install(a) if a.client == ClientArg::GeminiCli => install(cli, ui, a),
+        HooksAction::Uninstall(a) if a.client == ClientArg::GeminiCli => uninstall(ui, a),
         HooksAction::Install(a) => {
             // A configuration the server cannot go into stops install before
             // any file is written.
@@ -138,8 +145,14 @@ fn settings_path(client: Client, scope: Scope) -> Result<PathBuf> {
             let (var, dot) = match client {
                 Client::ClaudeCode => ("CLAUDE_CONFIG_DIR", ".claude"),
                 Client::Codex => ("CODEX_HOME", ".codex"),
+                // The CLI takes GEMINI_CLI_HOME for its home: `.gemini` is under it.
+                Client::GeminiCli => ("GEMINI_CLI_HOME", ".gemini"),
             };
-            match env_dir(var).or_else(|| env_dir("HOME").map(|h| h.join(dot))) {
+            let from_var = env_dir(var).map(|d| match client {
+                Client::GeminiCli => d.join(".gemini"),
+                _ => d,
+            });
+            match from_var.or_else(|| env_dir("HOME").map(|h| h.join(dot))) {
                 Some(d) => d,
                 None => {
                     return Err(hinted(
@@ -239,12 +252,11 @@ fn install(cli: &Cli, ui: &mut Ui, a: &ChangeArgs) -> Result<Outcome> {
         path.display(),
         scope_name(a.scope)
     )?;
-    for e in HookEvent::ALL {
-        let matcher = e.matcher().map(|m| format!(" ({m})")).unwrap_or_default();
+    for &e in client.events() {
         writeln!(
             ui.out,
             "  {:<22} {}",
-            format!("{}{matcher}", e.client_name()),
+            event_shown(e, client),
             entries.command(e)
         )?;
     }
@@ -256,6 +268,9 @@ fn install(cli: &Cli, ui: &mut Ui, a: &ChangeArgs) -> Result<Outcome> {
     if client == Client::Codex {
         writeln!(ui.out, "{}", CODEX_TRUST)?;
     }
+    if client == Client::GeminiCli {
+        writeln!(ui.out, "{}", GEMINI_NOTE)?;
+    }
     writeln!(
         ui.out,
         "check: compactor hooks status {} · remove: compactor hooks uninstall {}",
@@ -263,6 +278,17 @@ fn install(cli: &Cli, ui: &mut Ui, a: &ChangeArgs) -> Result<Outcome> {
         client.name()
     )?;
     Ok(Outcome::Ok)
+}
+
+const GEMINI_NOTE: &str = "Gemini CLI has no hook after its compression: BeforeModel puts the Task Context after the CLI's summary in every request that starts with one (PreCompress only imports). compactor's MCP server is not added to this file: `compactor run gemini` registers it for its run.";
+
+/// An event as `install` and `status` show it: its name in the client's
+/// settings, and the matcher compactor's group carries.
+fn event_shown(e: HookEvent, client: Client) -> String {
+    match e.matcher().filter(|_| client != Client::GeminiCli) {
+        Some(m) => format!("{} ({m})", e.name_for(client)),
+        None => e.name_for(client).to_string(),
+    }
 }
 
 const CODEX_TRUST: &str = "Codex runs a new or changed hook only once you trust it: start `codex`, type /hooks and trust compactor's three entries.";
@@ -377,7 +403,7 @@ fn status(cli: &Cli, ui: &mut Ui, a: &StatusArgs) -> Result<Outcome> {
             writeln!(ui.out)?;
         }
         let hooks = client_status(ui, *client, a.scope, log.as_deref())?;
-        let server = server_status(ui, *client, a.scope)?;
+        let server = *client == Client::GeminiCli || server_status(ui, *client, a.scope)?;
         any_installed |= hooks && server;
     }
     if let Some(l) = &location {
@@ -417,6 +443,8 @@ fn server_config_path(client: Client, scope: Scope) -> Result<PathBuf> {
                 .join(".claude.json"),
         },
         (Client::Codex, _) => settings_path(client, scope)?.with_file_name("config.toml"),
+        // Its `mcpServers` are in its settings (not edited by install).
+        (Client::GeminiCli, _) => settings_path(client, scope)?,
     };
     Ok(match std::fs::symlink_metadata(&path) {
         Ok(m) if m.file_type().is_symlink() => std::fs::canonicalize(&path).unwrap_or(path),
@@ -441,7 +469,7 @@ fn server_edit(
     server: Option<&mcp::Server>,
 ) -> Result<(String, bool), String> {
     match client {
-        Client::ClaudeCode => {
+        Client::ClaudeCode | Client::GeminiCli => {
             let s = Settings::parse(old).map_err(|e| e.to_string())?;
             let had = mcp::claude_entry(&s).is_some();
             let new = match server {
@@ -586,7 +614,7 @@ fn unregister_server(ui: &mut Ui, a: &ChangeArgs) -> Result<()> {
     let backup = backup_path(&path);
     let backup_text = read_text(&backup)?;
     let same = |a: &str, b: &str| match client {
-        Client::ClaudeCode => {
+        Client::ClaudeCode | Client::GeminiCli => {
             Settings::parse(Some(a)).ok().map(|s| s.tree)
                 == Settings::parse(Some(b)).ok().map(|s| s.tree)
         }
@@ -597,7 +625,7 @@ fn unregister_server(ui: &mut Ui, a: &ChangeArgs) -> Result<()> {
         && same(
             &removed,
             match client {
-                Client::ClaudeCode => "{}",
+                Client::ClaudeCode | Client::GeminiCli => "{}",
                 Client::Codex => "",
             },
         );
@@ -682,7 +710,7 @@ fn server_status(ui: &mut Ui, client: Client, scope: Scope) -> Result<bool> {
     };
     let shown = match (client, text.as_deref()) {
         (_, None) => None,
-        (Client::ClaudeCode, Some(t)) => Settings::parse(Some(t))
+        (Client::ClaudeCode | Client::GeminiCli, Some(t)) => Settings::parse(Some(t))
             .ok()
             .and_then(|s| mcp::claude_entry(&s).map(mcp::claude_entry_shown)),
         (Client::Codex, Some(t)) => mcp::codex_entry(t).map(mcp::codex_entry_shown),
@@ -757,10 +785,7 @@ fn client_status(ui: &mut Ui, client: Client, scope: Scope, log: Option<&Path>) 
     let mut all = true;
     let mut missing_bins = Vec::new();
     for (event, commands) in settings.installed(client) {
-        let name = match event.matcher() {
-            Some(m) => format!("{} ({m})", event.client_name()),
-            None => event.client_name().to_string(),
-        };
+        let name = event_shown(event, client);
         if commands.is_empty() {
             all = false;
             writeln!(ui.out, "  {name:<22} not installed")?;

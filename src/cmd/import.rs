@@ -11,7 +11,8 @@ use super::Ui;
 use super::args::format_or_auto;
 use super::progress::progress;
 use super::session_dirs::{
-    OpencodeStores, claude_projects, codex_sessions, opencode_stores, opencode_stores_in,
+    OpencodeStores, claude_projects, codex_sessions, gemini_tmp, opencode_stores,
+    opencode_stores_in,
 };
 use super::target::{PROGRESS_MIN_BYTES, check_import_name, import_one};
 use super::words::plural;
@@ -19,7 +20,7 @@ use crate::cmd::exit::Outcome;
 use crate::engine::toolrules::ToolRules;
 use crate::model::Format;
 use crate::store::Store;
-use crate::transcript::discover::{Pick, walk};
+use crate::transcript::discover::{Pick, gemini_chats, walk};
 use crate::transcript::ingest::{
     FileReport, ImportStatus, IngestError, IngestOptions, ingest_bytes, ingest_file, source_path,
 };
@@ -45,6 +46,11 @@ pub struct ImportArgs {
     /// $XDG_DATA_HOME/opencode, else ~/.local/share/opencode.
     #[arg(long)]
     pub opencode: bool,
+
+    /// Import every Gemini CLI session: $GEMINI_CLI_HOME/.gemini/tmp/*/chats/session-*.jsonl,
+    /// else ~/.gemini/tmp/*/chats/session-*.jsonl.
+    #[arg(long)]
+    pub gemini: bool,
 
     /// The files' format; `auto` detects it from the first lines.
     #[arg(long, default_value = "auto", value_parser = format_or_auto())]
@@ -75,11 +81,13 @@ Default locations (no PATH):
   Codex        $CODEX_HOME/sessions, else ~/.codex/sessions
   OpenCode     $OPENCODE_DB, else $XDG_DATA_HOME/opencode/opencode*.db,
                else ~/.local/share/opencode/opencode*.db (read-only, while OpenCode runs too)
+  Gemini CLI   $GEMINI_CLI_HOME/.gemini/tmp/*/chats/session-*.jsonl,
+               else ~/.gemini/tmp/*/chats/session-*.jsonl
 A file whose size and modification time are as at its last import is skipped unread.
 A last line still being written (no newline, not yet JSON) is left for the next import.
 
 Examples:
-  compactor import                        every Claude Code, Codex and OpenCode session
+  compactor import                        every Claude Code, Codex, OpenCode and Gemini CLI session
   compactor import --claude ~/agent-logs   Claude Code sessions, and a folder of logs
   cat chat.json | compactor import - --format openai-chat";
 
@@ -144,12 +152,14 @@ enum LocationKind {
     Store,
     /// OpenCode's data directory: its `opencode*.db` stores.
     Stores,
+    /// Gemini CLI's `tmp` directory: each project's `chats/session-*.jsonl`.
+    GeminiChats,
 }
 
 impl Location {
     fn exists(&self) -> bool {
         match self.kind {
-            LocationKind::Walked => self.path.is_dir(),
+            LocationKind::Walked | LocationKind::GeminiChats => self.path.is_dir(),
             LocationKind::Store => self.path.is_file(),
             LocationKind::Stores => {
                 opencode_stores_in(&self.path).is_ok_and(|found| !found.is_empty())
@@ -170,9 +180,10 @@ impl Location {
 fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<Queued>, bool)> {
     let mut out = Vec::new();
     let mut discovered = false;
-    let defaults = args.files.is_empty() || args.claude || args.codex || args.opencode;
+    let defaults =
+        args.files.is_empty() || args.claude || args.codex || args.opencode || args.gemini;
     if defaults {
-        let all = !args.claude && !args.codex && !args.opencode;
+        let all = !args.claude && !args.codex && !args.opencode && !args.gemini;
         let mut locations = Vec::new();
         if all || args.claude {
             locations.extend(claude_projects().map(|path| Location {
@@ -202,6 +213,13 @@ fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<Queued>, bool)> {
                 },
             }));
         }
+        if all || args.gemini {
+            locations.extend(gemini_tmp().map(|path| Location {
+                what: "Gemini CLI",
+                path,
+                kind: LocationKind::GeminiChats,
+            }));
+        }
         let mut any = false;
         for l in &locations {
             if !l.exists() {
@@ -224,6 +242,11 @@ fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<Queued>, bool)> {
                         out.push(Queued::walked(f));
                     }
                 }
+                LocationKind::GeminiChats => {
+                    for f in gemini_chats(&l.path).with_context(cannot)? {
+                        out.push(Queued::walked(f));
+                    }
+                }
                 LocationKind::Store => out.push(Queued::store(l.path.clone())),
                 LocationKind::Stores => {
                     for path in opencode_stores_in(&l.path).with_context(cannot)? {
@@ -242,7 +265,7 @@ fn inputs(ui: &mut Ui, args: &ImportArgs) -> Result<(Vec<Queued>, bool)> {
                         .collect::<Vec<_>>()
                         .join(" nor ")
                 ),
-                "name a file or directory to import, or set CLAUDE_CONFIG_DIR, CODEX_HOME or XDG_DATA_HOME",
+                "name a file or directory to import, or set CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME or GEMINI_CLI_HOME",
             ));
         }
     }
@@ -273,6 +296,7 @@ fn hinted_missing(l: &Location) -> anyhow::Error {
         format!("no {} sessions: {} does not exist", l.what, l.missing()),
         match l.what {
             "Codex" => "set CODEX_HOME to the Codex home directory",
+            "Gemini CLI" => "set GEMINI_CLI_HOME to the directory holding Gemini CLI's .gemini/",
             "OpenCode" => {
                 "set XDG_DATA_HOME to the directory holding opencode/, or OPENCODE_DB to OpenCode's store"
             }

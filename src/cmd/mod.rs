@@ -26,6 +26,8 @@ pub mod report;
 pub mod reset;
 pub mod run;
 pub mod runs;
+pub mod search;
+pub mod search_hits;
 pub mod self_command;
 pub mod session_dirs;
 pub mod show;
@@ -135,6 +137,9 @@ pub enum Command {
     Run(run::RunArgs),
     /// Serve the record to a model over MCP (stdio): view_tool_call, search_history, task_context.
     Mcp(mcp::McpArgs),
+    /// Find what was said or done in the record: ranked hits (BM25) in a session, a project
+    /// or every task.
+    Search(search::SearchArgs),
     /// Walk a task call by call as a live engine would have, and print a timeline.
     Replay(ReplayArgs),
     /// Score a call's view with probes from the raw record: asks, rules, files
@@ -244,6 +249,7 @@ fn dispatch(cli: &Cli, ui: &mut Ui) -> Result<Outcome> {
         Command::Sweep(args) => sweep::run(&mut open_store(cli)?, ui, args),
         Command::Proxy(args) => proxy::run(&mut open_store(cli)?, ui, args),
         Command::Mcp(args) => mcp::run(db_location(cli)?, ui, args),
+        Command::Search(args) => search::run(&mut open_store(cli)?, ui, args),
         Command::Run(args) => run::run(cli, ui, args),
         Command::Diff(args) => diff::run(db_location(cli).ok().as_ref(), ui, args),
         Command::Check(args) => check::run(ui, args, db_location(cli).ok()),

@@ -1,4 +1,4 @@
-//! `compactor run claude|codex|opencode [PROXY_FLAGS] [-- CLIENT_ARGS]`: go live in
+//! `compactor run claude|codex|opencode|gemini [PROXY_FLAGS] [-- CLIENT_ARGS]`: go live in
 //! one command. It starts `compactor proxy` on a free loopback port (this
 //! same binary, its own process group, its output into `run.log` beside the
 //! store), then the client pointed at it with compactor's MCP server
@@ -44,20 +44,26 @@ use super::errors::hinted;
 use super::exit::Outcome;
 use super::hook_log::beside_store;
 use super::self_command::SelfCommand;
-use crate::launch::{CLIENTS, Endpoint, LiveClient, SERVER_NAME, ServerCommand, opencode_model};
+use crate::launch::{
+    CLIENTS, Endpoint, GEMINI_HOME_VAR, LiveClient, McpFlag, SERVER_NAME, ServerCommand,
+    gemini_settings, opencode_model,
+};
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
 The proxy's output is in run.log beside the store. Codex's and OpenCode's key comes from
 OPENAI_API_KEY. OpenCode is given a provider named compactor (OpenAI-compatible, pointed at the
-proxy): name its model with -m compactor/MODEL, the model your --upstream serves.
+proxy): name its model with -m compactor/MODEL, the model your --upstream serves. Gemini CLI's
+key comes from GEMINI_API_KEY; it runs with GEMINI_CLI_HOME set to a temporary home whose
+settings are yours plus compactor's (the API-key auth type and the MCP server), everything else
+linked to your ~/.gemini.
 
 Examples:
   compactor run claude                                Claude Code, live, with compactor's MCP server
   compactor run codex --window 200000 -- exec \"fix the tests\"
-  compactor run opencode --upstream https://openrouter.ai/api/v1 -- -m compactor/openai/gpt-4.1")]
+  compactor run gemini -- -p \"summarise the open issues\"")]
 pub struct RunArgs {
-    /// The client to start, by its name below (claude is Claude Code).
+    /// The client to start: claude (Claude Code), codex, opencode or gemini (Gemini CLI).
     #[arg(value_name = "CLIENT", value_parser = client_names())]
     pub client: String,
 
@@ -139,6 +145,16 @@ pub fn run(cli: &Cli, ui: &mut Ui, args: &RunArgs) -> Result<Outcome> {
         args: me.args(&["mcp"]),
     };
     let launch = client.launch(&proxy.url, &server, &client_args);
+    let gemini_home = match client.mcp {
+        McpFlag::GeminiSettings => match GeminiHome::prepare(&server) {
+            Ok(h) => Some(h),
+            Err(e) => {
+                proxy.stop();
+                return Err(e);
+            }
+        },
+        _ => None,
+    };
     let logged = proxy.log_to(&log_path, !ui.quiet);
     if !ui.quiet {
         ui.note(format!(
@@ -159,6 +175,9 @@ pub fn run(cli: &Cli, ui: &mut Ui, args: &RunArgs) -> Result<Outcome> {
     for (k, v) in &launch.env {
         cmd.env(k, v);
     }
+    if let Some(h) = &gemini_home {
+        cmd.env(GEMINI_HOME_VAR, h.dir.path());
+    }
     let child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -178,6 +197,7 @@ pub fn run(cli: &Cli, ui: &mut Ui, args: &RunArgs) -> Result<Outcome> {
     };
     let status = signals.wait_passing(child);
     proxy.stop();
+    drop(gemini_home);
     if let Err(e) = logged {
         ui.warn(format!("the proxy's output was not logged: {e:#}"));
     }
@@ -199,6 +219,74 @@ pub fn run(cli: &Cli, ui: &mut Ui, args: &RunArgs) -> Result<Outcome> {
 struct ProxyFlags {
     upstream: Option<String>,
     connect_timeout: u64,
+}
+
+/// The home Gemini CLI runs in under `compactor run` (`GEMINI_CLI_HOME`): a
+/// temporary directory whose `.gemini/settings.json` is the user's own with
+/// compactor's auth type and MCP server added (`launch::gemini_settings`),
+/// and whose every other entry links to the user's `.gemini/` (sessions,
+/// history, credentials, trusted folders, extensions), so the CLI's own
+/// files are written where they always are and the user's settings file is
+/// never edited. Removed when the run ends.
+struct GeminiHome {
+    dir: tempfile::TempDir,
+}
+
+impl GeminiHome {
+    fn prepare(server: &ServerCommand) -> Result<GeminiHome> {
+        let home = std::env::var_os(GEMINI_HOME_VAR)
+            .filter(|v| !v.is_empty())
+            .or_else(|| std::env::var_os("HOME"))
+            .map(PathBuf::from)
+            .ok_or_else(|| {
+                anyhow!(
+                    "neither {GEMINI_HOME_VAR} nor HOME is set: where is Gemini CLI's .gemini/?"
+                )
+            })?;
+        let real = home.join(".gemini");
+        let settings_path = real.join("settings.json");
+        let user = match std::fs::read_to_string(&settings_path) {
+            Ok(t) => Some(t),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                return Err(anyhow::Error::new(e)
+                    .context(format!("cannot read {}", settings_path.display())));
+            }
+        };
+        let settings = gemini_settings(user.as_deref(), server).map_err(|why| {
+            hinted(
+                format!(
+                    "cannot read Gemini CLI's settings {}: {why}",
+                    settings_path.display()
+                ),
+                "fix the file (Gemini CLI reads JSON with comments), or move it away for this run",
+            )
+        })?;
+        // The CLI's own folders, shared with its runs outside compactor.
+        for d in ["tmp", "history"] {
+            std::fs::create_dir_all(real.join(d))
+                .with_context(|| format!("cannot create {}", real.join(d).display()))?;
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("compactor-gemini-")
+            .tempdir()
+            .context("cannot create a temporary home for Gemini CLI")?;
+        let ours = dir.path().join(".gemini");
+        std::fs::create_dir(&ours).with_context(|| format!("cannot create {}", ours.display()))?;
+        let entries =
+            std::fs::read_dir(&real).with_context(|| format!("cannot read {}", real.display()))?;
+        for e in entries {
+            let e = e.with_context(|| format!("cannot read {}", real.display()))?;
+            if e.file_name() == "settings.json" {
+                continue;
+            }
+            std::os::unix::fs::symlink(e.path(), ours.join(e.file_name()))
+                .with_context(|| format!("cannot link {}", e.path().display()))?;
+        }
+        std::fs::write(ours.join("settings.json"), settings)
+            .with_context(|| format!("cannot write {}", ours.join("settings.json").display()))?;
+        Ok(GeminiHome { dir })
+    }
 }
 
 /// The proxy's flags, checked as `compactor proxy` would parse them (so a

@@ -1,5 +1,5 @@
 //! Where the clients keep their sessions: `$CLAUDE_CONFIG_DIR`, `$CODEX_HOME`,
-//! `$OPENCODE_DB` and `$XDG_DATA_HOME`, else under `$HOME`.
+//! `$OPENCODE_DB`, `$XDG_DATA_HOME` and `$GEMINI_CLI_HOME`, else under `$HOME`.
 
 use std::path::PathBuf;
 
@@ -25,6 +25,15 @@ pub fn codex_sessions() -> Option<PathBuf> {
     env_dir("CODEX_HOME")
         .or_else(|| home_dir().map(|h| h.join(".codex")))
         .map(|d| d.join("sessions"))
+}
+
+/// Gemini CLI's temporary directory, which holds each project's chats:
+/// `$GEMINI_CLI_HOME/.gemini/tmp` (the CLI takes that variable for its home),
+/// else `~/.gemini/tmp`.
+pub fn gemini_tmp() -> Option<PathBuf> {
+    env_dir("GEMINI_CLI_HOME")
+        .or_else(home_dir)
+        .map(|h| h.join(".gemini").join("tmp"))
 }
 
 /// OpenCode's data directory: `$XDG_DATA_HOME/opencode`, else

@@ -49,6 +49,7 @@ fn format_of(client: Client) -> Format {
     match client {
         Client::ClaudeCode => Format::ClaudeCode,
         Client::Codex => Format::Codex,
+        Client::GeminiCli => Format::GeminiCli,
     }
 }
 

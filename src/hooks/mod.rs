@@ -19,6 +19,20 @@
 //! | the transcript during the hooks | holds the history before the compaction only | holds the `compacted` item from PostCompact on |
 //! | hook timeout | `timeout` seconds (default 600), then killed; compaction goes on | the same |
 //!
+//! Gemini CLI (0.61.0) has no hook after its compression, and its
+//! `PreCompress` is advisory: it fires before every turn's check of the
+//! threshold (its output is ignored), so compactor imports the session there.
+//! What puts the Task Context back is `BeforeModel`, which runs before every
+//! model request with the request's text (`llm_request.messages`) on stdin
+//! and may replace any message's text: once the history starts with the
+//! CLI's summary (a user message answered by the model's fixed "Got it.
+//! Thanks for the additional context!"), the hook appends compactor's Task
+//! Context to that summary, in every request after the compression (the
+//! change is the request's, not the CLI's history). A request with no summary
+//! costs the hook a read of stdin and nothing else. `BeforeAgent`'s
+//! `additionalContext` would reach only the next prompt (it fires before the
+//! same prompt's compression), so it is not used.
+//!
 //! Layout: [`settings`] edits the clients' files (pure), [`json`] keeps their
 //! key order, [`context`] fits the Task Context under a client's limit,
 //! `compare` scores the client's summary and compactor's side by side, and
@@ -36,16 +50,18 @@ pub mod settings;
 pub enum Client {
     ClaudeCode,
     Codex,
+    GeminiCli,
 }
 
 impl Client {
-    pub const ALL: [Client; 2] = [Client::ClaudeCode, Client::Codex];
+    pub const ALL: [Client; 3] = [Client::ClaudeCode, Client::Codex, Client::GeminiCli];
 
     /// The name on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Client::ClaudeCode => "claude-code",
             Client::Codex => "codex",
+            Client::GeminiCli => "gemini-cli",
         }
     }
 
@@ -54,6 +70,7 @@ impl Client {
         match self {
             Client::ClaudeCode => "Claude Code",
             Client::Codex => "Codex",
+            Client::GeminiCli => "Gemini CLI",
         }
     }
 
@@ -64,7 +81,7 @@ impl Client {
     /// The hook settings file, relative to the client's configuration directory.
     pub fn settings_file(self) -> &'static str {
         match self {
-            Client::ClaudeCode => "settings.json",
+            Client::ClaudeCode | Client::GeminiCli => "settings.json",
             Client::Codex => "hooks.json",
         }
     }
@@ -74,14 +91,38 @@ impl Client {
         match self {
             Client::ClaudeCode => ".claude",
             Client::Codex => ".codex",
+            Client::GeminiCli => ".gemini",
         }
     }
 
     /// How the client measures a hook's context output, and its limit.
     pub fn context_limit(self) -> context::OutputLimit {
         match self {
-            Client::ClaudeCode => context::OutputLimit::Utf16Units(10_000),
+            // Gemini CLI takes a request's text whole; the same size as
+            // Claude Code's keeps the Task Context a small part of it.
+            Client::ClaudeCode | Client::GeminiCli => context::OutputLimit::Utf16Units(10_000),
             Client::Codex => context::OutputLimit::Utf8Bytes(10_000),
+        }
+    }
+
+    /// The events compactor's hooks run on for this client, in order.
+    pub fn events(self) -> &'static [HookEvent] {
+        match self {
+            Client::ClaudeCode | Client::Codex => &[
+                HookEvent::PreCompact,
+                HookEvent::PostCompact,
+                HookEvent::SessionStart,
+            ],
+            Client::GeminiCli => &[HookEvent::PreCompact, HookEvent::BeforeModel],
+        }
+    }
+
+    /// An entry's `timeout`, in the client's unit: seconds for Claude Code
+    /// and Codex, milliseconds for Gemini CLI.
+    pub fn entry_timeout(self, secs: u64) -> u64 {
+        match self {
+            Client::ClaudeCode | Client::Codex => secs,
+            Client::GeminiCli => secs * 1000,
         }
     }
 
@@ -98,23 +139,38 @@ pub enum HookEvent {
     PreCompact,
     PostCompact,
     SessionStart,
+    /// Gemini CLI's, before every model request.
+    BeforeModel,
 }
 
 impl HookEvent {
-    pub const ALL: [HookEvent; 3] = [
+    pub const ALL: [HookEvent; 4] = [
         HookEvent::PreCompact,
         HookEvent::PostCompact,
         HookEvent::SessionStart,
+        HookEvent::BeforeModel,
     ];
 
-    /// The event's name in the clients' settings.
-    pub fn client_name(self) -> &'static str {
-        match self {
-            HookEvent::PreCompact => "PreCompact",
-            HookEvent::PostCompact => "PostCompact",
-            HookEvent::SessionStart => "SessionStart",
+    /// The event's name in `client`'s settings (Gemini CLI calls its
+    /// PreCompact `PreCompress`).
+    pub fn name_for(self, client: Client) -> &'static str {
+        match (self, client) {
+            (HookEvent::PreCompact, Client::GeminiCli) => "PreCompress",
+            (HookEvent::PreCompact, _) => "PreCompact",
+            (HookEvent::PostCompact, _) => "PostCompact",
+            (HookEvent::SessionStart, _) => "SessionStart",
+            (HookEvent::BeforeModel, _) => "BeforeModel",
         }
     }
+
+    /// Every name an event of compactor's has in some client's settings.
+    pub const SETTINGS_NAMES: [&'static str; 5] = [
+        "PreCompact",
+        "PostCompact",
+        "SessionStart",
+        "PreCompress",
+        "BeforeModel",
+    ];
 
     /// The argument of `compactor hook`.
     pub fn arg(self) -> &'static str {
@@ -122,6 +178,7 @@ impl HookEvent {
             HookEvent::PreCompact => "pre-compact",
             HookEvent::PostCompact => "post-compact",
             HookEvent::SessionStart => "session-start",
+            HookEvent::BeforeModel => "before-model",
         }
     }
 

@@ -1,5 +1,6 @@
 //! compactor's entries in a client's hook settings: Claude Code's
-//! `settings.json` and Codex's `hooks.json` share one shape,
+//! `settings.json`, Codex's `hooks.json` and Gemini CLI's `settings.json`
+//! share one shape (Gemini CLI's `timeout` is in milliseconds),
 //!
 //! ```json
 //! {"hooks": {"PreCompact": [{"matcher": "...", "hooks": [{"type": "command", "command": "...", "timeout": 60}]}]}}
@@ -69,10 +70,15 @@ impl Entries {
         let hook = Json::Object(vec![
             ("type".into(), Json::String("command".into())),
             ("command".into(), Json::String(self.command(event))),
-            ("timeout".into(), Json::Number(ENTRY_TIMEOUT_SECS.into())),
+            (
+                "timeout".into(),
+                Json::Number(self.client.entry_timeout(ENTRY_TIMEOUT_SECS).into()),
+            ),
         ]);
         let mut group = Vec::new();
-        if let Some(m) = event.matcher() {
+        if let Some(m) = event.matcher()
+            && self.client != Client::GeminiCli
+        {
             group.push(("matcher".into(), Json::String(m.into())));
         }
         group.push(("hooks".into(), Json::Array(vec![hook])));
@@ -202,12 +208,12 @@ impl Settings {
                 found: hooks.type_name(),
             });
         };
-        for e in HookEvent::ALL {
-            if let Some((_, v)) = events.iter().find(|(k, _)| k == e.client_name())
+        for name in HookEvent::SETTINGS_NAMES {
+            if let Some((_, v)) = events.iter().find(|(k, _)| k == name)
                 && !matches!(v, Json::Array(_))
             {
                 return Err(SettingsError::EventNotArray {
-                    event: e.client_name(),
+                    event: name,
                     found: v.type_name(),
                 });
             }
@@ -217,11 +223,12 @@ impl Settings {
 
     /// compactor's commands found for each event (in event order), for `client`.
     pub fn installed(&self, client: Client) -> Vec<(HookEvent, Vec<String>)> {
-        HookEvent::ALL
+        client
+            .events()
             .iter()
             .map(|&e| {
                 let commands = self
-                    .groups(e)
+                    .groups(e, client)
                     .iter()
                     .filter(|g| is_compactor_group(g, e, client))
                     .flat_map(|g| match g.get("hooks") {
@@ -243,8 +250,12 @@ impl Settings {
         self.installed(client).iter().any(|(_, c)| !c.is_empty())
     }
 
-    fn groups(&self, e: HookEvent) -> &[Json] {
-        match self.tree.get("hooks").and_then(|h| h.get(e.client_name())) {
+    fn groups(&self, e: HookEvent, client: Client) -> &[Json] {
+        match self
+            .tree
+            .get("hooks")
+            .and_then(|h| h.get(e.name_for(client)))
+        {
             Some(Json::Array(groups)) => groups,
             _ => &[],
         }
@@ -261,13 +272,15 @@ impl Settings {
             pairs.push(("hooks".into(), Json::Object(Vec::new())));
         }
         let hooks = object_mut(out.tree.get_mut("hooks").expect("just ensured"));
-        for e in HookEvent::ALL {
-            if !hooks.iter().any(|(k, _)| k == e.client_name()) {
-                hooks.push((e.client_name().into(), Json::Array(Vec::new())));
+        let client = entries.client;
+        for &e in client.events() {
+            let name = e.name_for(client);
+            if !hooks.iter().any(|(k, _)| k == name) {
+                hooks.push((name.into(), Json::Array(Vec::new())));
             }
             let (_, groups) = hooks
                 .iter_mut()
-                .find(|(k, _)| k == e.client_name())
+                .find(|(k, _)| k == name)
                 .expect("just ensured");
             let Json::Array(groups) = groups else {
                 unreachable!("the shape was checked on parse")
@@ -300,8 +313,8 @@ impl Settings {
             return out;
         };
         let mut emptied_any = false;
-        for e in HookEvent::ALL {
-            let Some(idx) = hooks.iter().position(|(k, _)| k == e.client_name()) else {
+        for &e in client.events() {
+            let Some(idx) = hooks.iter().position(|(k, _)| k == e.name_for(client)) else {
                 continue;
             };
             let Json::Array(groups) = &mut hooks[idx].1 else {

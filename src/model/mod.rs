@@ -397,6 +397,8 @@ pub enum Format {
     Anthropic,
     /// OpenCode's SQLite store (`opencode.db`), not a line format.
     Opencode,
+    /// Gemini CLI's session files (`~/.gemini/tmp/*/chats/session-*.jsonl`).
+    GeminiCli,
 }
 
 impl Format {
@@ -407,6 +409,7 @@ impl Format {
             Format::OpenaiChat => "openai-chat",
             Format::Anthropic => "anthropic",
             Format::Opencode => "opencode",
+            Format::GeminiCli => "gemini-cli",
         }
     }
 
@@ -417,6 +420,7 @@ impl Format {
             "openai-chat" => Format::OpenaiChat,
             "anthropic" => Format::Anthropic,
             "opencode" => Format::Opencode,
+            "gemini-cli" => Format::GeminiCli,
             _ => return None,
         })
     }

@@ -834,6 +834,15 @@ impl Api {
             Api::Responses | Api::Chat => serde_json::json!({
                 "error": {"type": kind, "message": message, "param": null, "code": null},
             }),
+            // Google's error shape: a status name, and its message.
+            Api::Gemini => serde_json::json!({
+                "error": {"status": match kind {
+                    "invalid_request_error" => "INVALID_ARGUMENT",
+                    "permission_error" => "PERMISSION_DENIED",
+                    "request_too_large" => "INVALID_ARGUMENT",
+                    _ => "INTERNAL",
+                }, "message": message},
+            }),
         }
         .to_string()
     }

@@ -30,6 +30,7 @@ mod body;
 mod chat;
 mod convo;
 mod engine;
+mod gemini;
 mod messages;
 mod pieces;
 mod record;
@@ -193,6 +194,11 @@ impl Upstream {
 
     pub fn openai() -> Upstream {
         Upstream::parse("https://api.openai.com").expect("a valid URL")
+    }
+
+    /// Google's Gemini API (`generativelanguage`).
+    pub fn gemini() -> Upstream {
+        Upstream::parse("https://generativelanguage.googleapis.com").expect("a valid URL")
     }
 
     /// `https://[USER:PASSWORD@]HOST[:PORT][/PREFIX]`, or plain `http` to a

@@ -79,6 +79,8 @@ pub(crate) struct Conversation {
     last_answer: Option<LastAnswer>,
     /// A Chat Completions conversation: see [`compared_entry`].
     chat: bool,
+    /// A Gemini conversation: see [`Conversation::compares`].
+    gemini: bool,
 }
 
 /// Whether a block is an entry the record and a request are compared on.
@@ -177,6 +179,7 @@ impl Conversation {
             attempts: 0,
             last_answer: None,
             chat: meta.api == super::request::Api::Chat.name(),
+            gemini: meta.api == super::request::Api::Gemini.name(),
             meta,
         }
     }
@@ -242,7 +245,7 @@ impl Conversation {
         }
         let side = EntrySide::of(m);
         for b in &m.content {
-            if !compared_entry(self.chat, side, b) {
+            if !self.compares(side, b) {
                 continue;
             }
             let shown = matches!(b, Block::Other(_)).then(|| {
@@ -283,6 +286,17 @@ impl Conversation {
                 }
             }
         }
+    }
+
+    /// Whether an entry is compared: as [`compared_entry`] says, and for
+    /// Gemini not a model turn's thoughts and thought signatures (a client
+    /// drops the thoughts, and sets a signature of its own on a call that
+    /// had none: Gemini CLI does both).
+    fn compares(&self, side: EntrySide, b: &Block) -> bool {
+        compared_entry(self.chat, side, b)
+            && !(self.gemini
+                && side == EntrySide::Assistant
+                && matches!(b, Block::Thinking { .. } | Block::RedactedThinking { .. }))
     }
 
     /// Compare `req` with the record: what it adds, or where it diverges.
@@ -351,7 +365,7 @@ impl Conversation {
                 let side_of: Vec<(EntrySide, &Block)> = rows
                     .iter()
                     .flat_map(|r| r.content.iter().map(move |b| (EntrySide::of(r), b)))
-                    .filter(|(side, b)| compared_entry(self.chat, *side, b))
+                    .filter(|(side, b)| self.compares(*side, b))
                     .collect();
                 let n = side_of.len() as u32;
                 let system = !rows.is_empty()
@@ -611,6 +625,10 @@ impl Conversation {
             store.transaction(|tx| tx.put_proxy_response(&r))?;
             return Ok(false);
         }
+        if self.gemini {
+            // The answer is the content after the request's last.
+            super::gemini::place_answer(&mut answer, self.items.len());
+        }
         let step = self.step + 1;
         answer.turn = self.turn;
         answer.step = step;
@@ -647,6 +665,11 @@ impl Conversation {
     pub(crate) fn origin(&self, digest: &Digest) -> Option<EntryPlace> {
         let e = *self.origin.get(digest)?;
         self.places.get(e as usize).copied().flatten()
+    }
+
+    /// The digest of the record's entry `e`.
+    pub(crate) fn entry(&self, e: u32) -> Option<Digest> {
+        self.entries.get(e as usize).copied()
     }
 
     /// The latest request's items.

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use super::chat::ChatWriter;
 use super::convo::{EntrySide, entry_digest};
+use super::gemini::GeminiWriter;
 use super::messages::{MAX_BREAKPOINTS, MessagesWriter, OutBlock, sent_blocks};
 use super::pieces::{Pieces, Text, json_array};
 use super::record::Conversation;
@@ -123,6 +124,10 @@ pub(crate) fn conversation_field(
             out,
         ),
         Api::Chat => input_field(ChatWriter::default(), req, conv, pieces, written, keep, out),
+        Api::Gemini => {
+            let w = GeminiWriter::new(req, &view);
+            input_field(w, req, conv, pieces, written, keep, out)
+        }
     };
     if keep {
         written.messages = view.messages;
@@ -203,6 +208,17 @@ pub(super) trait ItemWriter {
     /// it, carried in it or not (Chat Completions' `reasoning_content`,
     /// which the record is not compared on).
     const ITEM_HOLDS_ITS_REASONING: bool = false;
+    /// Which blocks recorded before a sent item the item stands for
+    /// (unsigned reasoning; Gemini's thoughts and signatures too).
+    fn held_by_item(b: &Block) -> bool {
+        matches!(
+            b,
+            Block::Thinking {
+                signature: None,
+                ..
+            }
+        )
+    }
     /// The items written so far, each its JSON text.
     fn items(&self) -> &[Text];
     /// An item the client sent: `raw`, written as `text` (a run of the
@@ -275,6 +291,43 @@ fn input_field<W: ItemWriter>(
     items
 }
 
+/// The item of the latest request whose entries are the blocks of
+/// `content` from `j` on, in order, if any. A block's place names the first
+/// entry of its digest, which may be another item's (two turns that say the
+/// same text): each block that names its place in an item is a candidate,
+/// and a candidate counts when every block matches its entry.
+fn sent_item_at(
+    conv: &Conversation,
+    side: EntrySide,
+    content: &[Block],
+    places: &[Option<super::record::EntryPlace>],
+    j: usize,
+) -> Option<usize> {
+    let items = conv.items();
+    let mut tried: Vec<u32> = Vec::new();
+    for x in 0..content.len() - j {
+        // An item's blocks are compared entries, each with a place.
+        let Some(q) = places[j + x] else { break };
+        if q.block != x as u32 || tried.contains(&q.item) {
+            continue;
+        }
+        tried.push(q.item);
+        let Some(it) = items.get(q.item as usize) else {
+            continue;
+        };
+        let n = it.entries as usize;
+        if n == 0 || j + n > content.len() {
+            continue;
+        }
+        let whole = (0..n)
+            .all(|k| conv.entry(it.first + k as u32) == Some(entry_digest(side, &content[j + k])));
+        if whole {
+            return Some(q.item as usize);
+        }
+    }
+    None
+}
+
 /// View message `m` as items: each item the client sent whole and in order
 /// as it sent it, the blocks between as items made from the view.
 fn write_view_message<W: ItemWriter>(
@@ -297,30 +350,16 @@ fn write_view_message<W: ItemWriter>(
     let mut j = 0;
     while j < m.content.len() {
         // An item the client sent, whole and in order: its own text.
-        if let Some(p) = places[j]
-            && p.block == 0
-            && let Some(it) = items.get(p.item as usize)
-            && it.entries > 0
-            && j + it.entries as usize <= m.content.len()
-            && (1..it.entries as usize)
-                .all(|k| places[j + k].is_some_and(|q| q.item == p.item && q.block == k as u32))
+        if let Some(item) = sent_item_at(conv, side, &m.content, &places, j)
+            && let Some(it) = items.get(item)
         {
             if W::ITEM_HOLDS_ITS_REASONING {
-                while matches!(
-                    pending.last(),
-                    Some(Block::Thinking {
-                        signature: None,
-                        ..
-                    })
-                ) {
+                while pending.last().is_some_and(W::held_by_item) {
                     pending.pop();
                 }
             }
             w.view(m.role, std::mem::take(&mut pending));
-            w.sent(
-                req.item_text(p.item as usize),
-                req.item_piece(p.item as usize),
-            );
+            w.sent(req.item_text(item), req.item_piece(item));
             j += it.entries as usize;
             continue;
         }

@@ -12,7 +12,7 @@ use super::body::{BodyFields, ConversationField};
 use super::convo::{BadRequest, EntrySide, ItemSpan, entry_digest};
 use super::pieces::{Pieces, Text};
 use super::sse::Assemble;
-use super::{chat, messages, responses};
+use super::{chat, gemini, messages, responses};
 use crate::model::{Block, Message};
 
 /// The API a model call speaks.
@@ -25,6 +25,9 @@ pub enum Api {
     /// OpenAI Chat Completions, `POST /v1/chat/completions` (OpenCode, and
     /// every OpenAI-compatible client).
     Chat,
+    /// Gemini, `POST /v1beta/models/M:streamGenerateContent` and
+    /// `…:generateContent` (Gemini CLI).
+    Gemini,
 }
 
 impl Api {
@@ -34,6 +37,7 @@ impl Api {
             Api::Messages => "messages",
             Api::Responses => "responses",
             Api::Chat => "chat",
+            Api::Gemini => "gemini",
         }
     }
 
@@ -44,6 +48,7 @@ impl Api {
             Api::Messages => crate::model::Format::Anthropic,
             Api::Responses => crate::model::Format::Codex,
             Api::Chat => crate::model::Format::OpenaiChat,
+            Api::Gemini => crate::model::Format::GeminiCli,
         }
     }
 
@@ -52,6 +57,7 @@ impl Api {
         match self {
             Api::Messages | Api::Chat => "messages",
             Api::Responses => "input",
+            Api::Gemini => "contents",
         }
     }
 
@@ -61,6 +67,7 @@ impl Api {
             Api::Messages => Box::<messages::MessagesAssembler>::default(),
             Api::Responses => Box::<responses::ResponsesAssembler>::default(),
             Api::Chat => Box::<chat::ChatAssembler>::default(),
+            Api::Gemini => Box::<gemini::GeminiAssembler>::default(),
         }
     }
 
@@ -76,6 +83,7 @@ impl Api {
             Api::Responses if bare_string => responses::string_input_rows(raw),
             Api::Responses => responses::item_rows(raw, i),
             Api::Chat => chat::message_rows(raw, i),
+            Api::Gemini => gemini::content_rows(raw, i),
         }
     }
 }
@@ -233,6 +241,7 @@ pub(crate) fn parse(
     let what = match api {
         Api::Messages | Api::Chat => "a list of messages",
         Api::Responses => "a list of input items",
+        Api::Gemini => "a list of contents",
     };
     let (items, bare) = match &fields.conversation {
         None => {
@@ -267,6 +276,7 @@ pub(crate) fn parse(
         },
         // Its system prompt is its leading `system` messages (items).
         Api::Chat => Vec::new(),
+        Api::Gemini => gemini::system_blocks(fields.value::<Value>("systemInstruction")),
     };
     let tools = fields.value::<Value>("tools").filter(|t| !t.is_null());
     let metadata = fields.value::<Value>("metadata");
@@ -281,6 +291,7 @@ pub(crate) fn parse(
             fields.value::<String>("prompt_cache_key"),
             fields.value::<String>("user"),
         ),
+        Api::Gemini => session_header.filter(|h| !h.is_empty()).map(str::to_string),
     };
     let (head_breakpoints, message_breakpoint) = match api {
         Api::Messages => (
@@ -294,7 +305,7 @@ pub(crate) fn parse(
                 .take(4)
                 .find_map(|it| messages::message_breakpoint(&text[it.span.clone()])),
         ),
-        Api::Responses | Api::Chat => (0, None),
+        Api::Responses | Api::Chat | Api::Gemini => (0, None),
     };
     let mut req = Request {
         api,

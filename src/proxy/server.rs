@@ -277,6 +277,7 @@ fn engine_route(method: &Method, path: &str) -> Option<Api> {
         (&Method::POST, "/v1/messages") => Some(Api::Messages),
         (&Method::POST, "/v1/responses") => Some(Api::Responses),
         (&Method::POST, "/v1/chat/completions" | "/chat/completions") => Some(Api::Chat),
+        (&Method::POST, p) if super::gemini::route(p).is_some() => Some(Api::Gemini),
         _ => None,
     }
 }
@@ -287,6 +288,13 @@ fn engine_route(method: &Method, path: &str) -> Option<Api> {
 fn upstream_for(opts: &ServeOptions, path: &str, headers: &HeaderMap) -> Upstream {
     if let Some(u) = &opts.upstream {
         return u.clone();
+    }
+    let gemini = ["/v1beta/", "/v1alpha/", "/v1/models/", "/upload/v1beta/"]
+        .iter()
+        .any(|p| path.starts_with(p))
+        || headers.contains_key("x-goog-api-key");
+    if gemini {
+        return Upstream::gemini();
     }
     let anthropic = path.starts_with("/v1/messages")
         || path.starts_with("/v1/complete")
@@ -651,7 +659,23 @@ async fn engine_call(
         Api::Chat => header(&parts.headers, "x-session-id")
             .or_else(|| header(&parts.headers, "x-session-affinity"))
             .or_else(|| header(&parts.headers, "session-id")),
+        Api::Gemini => None,
     };
+    // Gemini names its model in the path; a helper's side call is passed on
+    // as it came (see `gemini`).
+    let gemini_model = match api {
+        Api::Gemini => super::gemini::route(parts.uri.path()).map(|(m, _)| m.to_string()),
+        _ => None,
+    };
+    if api == Api::Gemini
+        && parts.uri.path().ends_with(":generateContent")
+        && super::gemini::side_call(&body)
+    {
+        let body = http_body_util::Full::new(Bytes::from(body))
+            .map_err(|never| match never {})
+            .boxed();
+        return pass_through(state, parts, upstream, path_and_query, body).await;
+    }
     // A body up to LARGE_TRANSFER parses in well under a millisecond, on
     // the runtime's thread: handing it to a blocking thread and back would
     // cost two wake-ups, which a loaded machine makes the slowest part of
@@ -663,10 +687,13 @@ async fn engine_call(
             .await
             .expect("parsing does not panic")
     };
-    let req = match parsed {
+    let mut req = match parsed {
         Ok(r) => r,
         Err(bad) => return malformed(api, &bad.to_string()),
     };
+    if gemini_model.is_some() {
+        req.model = gemini_model;
+    }
     let identity = req.identity.clone();
     let mut prepared = match state.engine.call(req).await {
         Ok(p) => p,

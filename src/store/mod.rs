@@ -11,6 +11,7 @@ mod concurrency;
 mod proxy;
 mod raw;
 mod runs;
+pub mod search;
 mod snapshot;
 mod summary_cache;
 mod tools;
@@ -58,6 +59,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0014_proxy_times.sql"),
     include_str!("migrations/0015_proxy_superseded.sql"),
     include_str!("migrations/0016_runs_per_task.sql"),
+    include_str!("migrations/0017_search.sql"),
 ];
 
 /// The page size of a store this build creates (bytes). An import writes
@@ -234,6 +236,9 @@ pub struct Store {
     /// A scratch store's task and the tool forms it was handed (see
     /// [`Store::scratch_copy`]).
     lent_forms: Option<(String, Arc<ToolFormMap>)>,
+    /// Whether its transactions keep the search index (a scratch store's
+    /// do not: a what-if run is searched by nobody).
+    search: bool,
 }
 
 /// The next [`Store::instance`] to hand out.
@@ -328,6 +333,8 @@ impl Store {
             location: location.clone(),
             instance: NEXT_INSTANCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             lent_forms: None,
+            // Nothing is written through it.
+            search: false,
         };
         let found = store.version()?;
         if found > STORE_VERSION {
@@ -360,7 +367,9 @@ impl Store {
             source,
         })?;
         conn.pragma_update(None, "temp_store", "FILE")?;
-        Store::with_connection(conn, &location, concurrency::BUSY_WAIT)
+        let mut store = Store::with_connection(conn, &location, concurrency::BUSY_WAIT)?;
+        store.search = false;
+        Ok(store)
     }
 
     /// The store over an open connection to `location`, migrated.
@@ -390,6 +399,7 @@ impl Store {
             location: location.clone(),
             instance: NEXT_INSTANCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             lent_forms: None,
+            search: true,
         };
         store.migrate()?;
         Ok(store)
@@ -451,7 +461,10 @@ impl Store {
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(StoreError::from)?;
-        let out = f(&Tx { tx: &tx })?;
+        let out = f(&Tx {
+            tx: &tx,
+            search: self.search,
+        })?;
         tx.commit().map_err(StoreError::from)?;
         Ok(out)
     }
@@ -596,6 +609,8 @@ pub struct Reader<'a> {
 /// Write access inside one transaction.
 pub struct Tx<'a> {
     tx: &'a rusqlite::Transaction<'a>,
+    /// Whether this transaction keeps the search index (see [`Store`]).
+    search: bool,
 }
 
 impl Tx<'_> {

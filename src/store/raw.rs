@@ -186,6 +186,8 @@ pub struct EncodedRow {
     content: SqlValue,
     usage: Option<String>,
     hash: [u8; 32],
+    /// What the search index holds of it (none when it is not indexed).
+    entries: Vec<super::search::extract::Entry>,
 }
 
 /// Encodes one task's rows in file order, each hash chained to the row
@@ -198,6 +200,9 @@ pub struct RowEncoder {
     /// The content JSON of the row being encoded: one buffer for all rows.
     json: Vec<u8>,
     lz4: Lz4,
+    /// Whether the rows inserted are given their search index entries, and
+    /// what makes them.
+    index: Option<super::search::extract::Normaliser>,
 }
 
 impl RowEncoder {
@@ -208,7 +213,16 @@ impl RowEncoder {
             seen: 0,
             json: Vec::new(),
             lz4: Lz4::new(),
+            index: None,
         }
+    }
+
+    /// Give each row inserted its search index entries (on this thread:
+    /// the encoding one, not the one that holds the transaction), as the
+    /// writer that inserts them wants ([`RowWriter::indexes`]).
+    pub fn indexing(mut self, on: bool) -> RowEncoder {
+        self.index = on.then(super::search::extract::Normaliser::new);
+        self
     }
 
     /// Serialise, hash and (for a row to insert) compress the next row.
@@ -273,7 +287,12 @@ impl RowEncoder {
         let usage = usage_json(&m.usage);
         self.prev = chain_hash(&self.prev, m, &self.json, usage.as_deref());
         self.seen += 1;
-        let (encoding, content) = if self.seen <= self.skip {
+        let inserted = self.seen > self.skip;
+        let entries = match &mut self.index {
+            Some(norm) if inserted => super::search::extract::entries(m, norm),
+            _ => Vec::new(),
+        };
+        let (encoding, content) = if !inserted {
             (CONTENT_JSON, SqlValue::Null)
         } else if let Some(compressed) = self.lz4.compress(&self.json) {
             compressed
@@ -303,6 +322,7 @@ impl RowEncoder {
             content,
             usage,
             hash: self.prev,
+            entries,
         }
     }
 }
@@ -444,12 +464,20 @@ pub struct RowWriter<'a> {
     seen: u64,
     last: [u8; 32],
     diverged: bool,
+    /// The search index's writer, when the store keeps a current index.
+    index: Option<super::search::IndexWriter<'a>>,
 }
 
 impl RowWriter<'_> {
     /// Rows the store held for the task when the writer was made.
     pub fn stored(&self) -> u64 {
         self.stored
+    }
+
+    /// Whether the rows it inserts are indexed for search: their encoder
+    /// should then give them their entries ([`RowEncoder::indexing`]).
+    pub fn indexes(&self) -> bool {
+        self.index.is_some()
     }
 
     /// Take the task's next row: compared when the store holds it, else
@@ -533,6 +561,11 @@ impl RowWriter<'_> {
             for (seq, row) in &self.pending {
                 Self::bind(&mut self.one, 0, *seq, row)?;
                 self.one.raw_execute()?;
+            }
+        }
+        if let Some(index) = &mut self.index {
+            for (seq, row) in &self.pending {
+                index.add(*seq, &row.entries)?;
             }
         }
         self.pending.clear();
@@ -689,7 +722,7 @@ impl Tx<'_> {
         msgs: &[Message],
     ) -> Result<AppendOutcome> {
         let mut writer = self.row_writer(task_id, source_id)?;
-        let enc = RowEncoder::new(writer.stored());
+        let enc = RowEncoder::new(writer.stored()).indexing(writer.indexes());
         std::thread::scope(|scope| -> Result<AppendOutcome> {
             let (send, batches) = std::sync::mpsc::sync_channel::<Vec<EncodedRow>>(PIPELINE_DEPTH);
             scope.spawn(move || encode_rows(msgs, enc, send));
@@ -734,7 +767,7 @@ impl Tx<'_> {
         push: impl FnOnce(&mut RowEncoder, &mut RowWriter<'_>) -> Result<()>,
     ) -> Result<u64> {
         let mut writer = self.row_writer(task_id, None)?;
-        let mut enc = RowEncoder::new(0);
+        let mut enc = RowEncoder::new(0).indexing(writer.indexes());
         if let Ok(prev) = <[u8; 32]>::try_from(&writer.last_stored[..]) {
             enc.prev = prev;
         }
@@ -754,7 +787,10 @@ impl Tx<'_> {
             |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)),
         )?;
         Ok(RowWriter {
-            tx: Tx { tx: self.tx },
+            tx: Tx {
+                tx: self.tx,
+                search: self.search,
+            },
             one: self.tx.prepare_cached(&insert_sql(1))?,
             many: None,
             pending: Vec::with_capacity(INSERT_BATCH),
@@ -767,6 +803,7 @@ impl Tx<'_> {
             seen: 0,
             last: [0u8; 32],
             diverged: false,
+            index: self.index_writer(task_id)?,
         })
     }
 

@@ -27,7 +27,7 @@ impl Tx<'_> {
                  ON CONFLICT(task_id, profile, key) DO UPDATE SET entry = excluded.entry",
             )?
             .execute(params![task_id, profile, key, text])?;
-        Ok(())
+        self.index_summary(task_id, key, entry)
     }
 
     /// Remember which settings `profile` stands for (first write wins: the id
@@ -64,6 +64,8 @@ impl Tx<'_> {
                 )?,
             ),
         };
+        // The index holds the summary lines still stored, and only those.
+        self.reindex_summaries(task_id)?;
         Ok(Forgotten {
             entries: entries as u64,
             progress: progress as u64,
@@ -111,6 +113,15 @@ impl SnapshotRow {
 }
 
 impl Reader<'_> {
+    /// How many entries the task's compaction state holds, every profile's.
+    pub fn snapshot_entry_count(&self, task_id: &str) -> Result<u64> {
+        Ok(self.conn.query_row(
+            "SELECT count(*) FROM task_compaction_snapshot WHERE task_id = ?1",
+            [task_id],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
     pub fn entry(&self, task_id: &str, profile: &str, key: &str) -> Result<Option<Value>> {
         self.conn
             .prepare_cached(&format!(

@@ -58,6 +58,14 @@ pub(crate) fn detect(samples: &[Value]) -> Option<Format> {
     for v in samples {
         let Some(o) = v.as_object() else { continue };
         let ty = o.get("type").and_then(Value::as_str);
+        // Gemini CLI: its metadata line, its update lines, its own message type.
+        if (o.contains_key("sessionId") && o.contains_key("projectHash"))
+            || o.get("$set").is_some_and(Value::is_object)
+            || o.get("$rewindTo").is_some_and(Value::is_string)
+            || (ty == Some("gemini") && o.get("id").is_some_and(Value::is_string))
+        {
+            return Some(Format::GeminiCli);
+        }
         if let Some(t) = ty {
             if CODEX_TYPES.contains(&t) && o.contains_key("payload") {
                 return Some(Format::Codex);
@@ -156,6 +164,14 @@ mod tests {
                 json!({"model":"m","max_tokens":5,"messages":[{"role":"user","content":"hi"}]})
             ]),
             Some(Format::Anthropic)
+        );
+        assert_eq!(
+            detect(&[json!({"sessionId":"s","projectHash":"h","startTime":"t","kind":"main"})]),
+            Some(Format::GeminiCli)
+        );
+        assert_eq!(
+            detect(&[json!({"id":"m1","type":"gemini","content":"hi"})]),
+            Some(Format::GeminiCli)
         );
         assert_eq!(detect(&[json!({"hello":"world"})]), None);
         assert_eq!(detect(&[json!([1, 2])]), None);

@@ -88,6 +88,49 @@ fn walk_into(dir: &Path, pick: Pick, out: &mut Vec<Found>) -> io::Result<()> {
     Ok(())
 }
 
+/// Gemini CLI's sessions under its `tmp` directory: each project's
+/// `chats/session-*.jsonl`, projects and files in name order. Its other
+/// files there (activity logs, tool outputs, subagents' chats in a folder
+/// of their parent's) are no sessions.
+pub(crate) fn gemini_chats(tmp: &Path) -> io::Result<Vec<Found>> {
+    let mut projects: Vec<PathBuf> = std::fs::read_dir(tmp)
+        .map_err(|e| located(tmp, e))?
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_name().as_encoded_bytes().starts_with(b"."))
+        .map(|e| e.path().join("chats"))
+        .filter(|p| p.is_dir())
+        .collect();
+    projects.sort();
+    let mut out = Vec::new();
+    for chats in projects {
+        let mut found: Vec<Found> = walk_flat(&chats)?
+            .into_iter()
+            .filter(|f| {
+                f.path
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("session-"))
+            })
+            .collect();
+        out.append(&mut found);
+    }
+    Ok(out)
+}
+
+/// The `*.jsonl` files of `dir` itself, in name order.
+fn walk_flat(dir: &Path) -> io::Result<Vec<Found>> {
+    let mut out = Vec::new();
+    walk_into_flat(dir, &mut out)?;
+    Ok(out)
+}
+
+fn walk_into_flat(dir: &Path, out: &mut Vec<Found>) -> io::Result<()> {
+    let mut all = Vec::new();
+    walk_into(dir, Pick::Jsonl, &mut all)?;
+    out.extend(all.into_iter().filter(|f| f.path.parent() == Some(dir)));
+    Ok(())
+}
+
 fn located(path: &Path, e: io::Error) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
@@ -166,6 +209,44 @@ mod tests {
                 ("a.jsonl".to_string(), false),
                 ("b.jsonl".to_string(), true),
                 ("c.jsonl".to_string(), false)
+            ]
+        );
+    }
+
+    #[test]
+    fn gemini_sessions_are_each_projects_chats_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for rel in [
+            "proj-b/chats/session-2026-12-06T09-00-bbbbbbbb.jsonl",
+            "proj-a/chats/session-2026-12-06T10-00-aaaaaaaa.jsonl",
+            "proj-a/chats/session-2026-12-06T09-00-cccccccc.jsonl",
+            "proj-a/chats/5b0e2c7a/subagent-1.jsonl",
+            "proj-a/logs/session-5b0e2c7a.jsonl",
+            "proj-a/tool-outputs/session-5b0e2c7a/out.txt",
+            "proj-c/.project_root",
+        ] {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, b"{}\n").unwrap();
+        }
+        let found: Vec<String> = gemini_chats(root)
+            .unwrap()
+            .into_iter()
+            .map(|f| {
+                f.path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/")
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "proj-a/chats/session-2026-12-06T09-00-cccccccc.jsonl",
+                "proj-a/chats/session-2026-12-06T10-00-aaaaaaaa.jsonl",
+                "proj-b/chats/session-2026-12-06T09-00-bbbbbbbb.jsonl",
             ]
         );
     }

@@ -311,7 +311,7 @@ fn ingest_stream(
             };
             let mut writer = tx.row_writer(&id, Some(source_id))?;
             let encoder = Encoder {
-                rows: RowEncoder::new(writer.stored()),
+                rows: RowEncoder::new(writer.stored()).indexing(writer.indexes()),
                 forms: FormMinter::new(&opts.rules),
                 skip: writer.stored(),
                 seen: 0,

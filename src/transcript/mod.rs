@@ -13,6 +13,8 @@ pub(crate) mod codex_names;
 mod common;
 pub(crate) mod detect;
 pub(crate) mod discover;
+pub(crate) mod gemini;
+pub(crate) mod gemini_cli;
 mod idtable;
 pub(crate) mod ingest;
 pub(crate) mod openai_chat;
@@ -222,6 +224,9 @@ pub(crate) const fn expected_line(format: Format) -> &'static str {
             "one Anthropic message object per line ({\"role\":\"user\"|\"assistant\",\"content\"})"
         }
         Format::Opencode => "OpenCode's SQLite database (opencode.db), not lines",
+        Format::GeminiCli => {
+            "one Gemini CLI session JSON object per line (metadata, messages, {\"$set\"} updates)"
+        }
     }
 }
 
@@ -245,6 +250,7 @@ pub fn importer_for(format: Format) -> Box<dyn Importer> {
         Format::OpenaiChat => Box::new(openai_chat::OpenAiChatImporter::default()),
         Format::Anthropic => Box::new(anthropic::AnthropicImporter::default()),
         Format::Opencode => Box::new(NotLines(format)),
+        Format::GeminiCli => Box::new(gemini_cli::GeminiCliImporter::default()),
     }
 }
 

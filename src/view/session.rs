@@ -45,6 +45,8 @@ impl SessionKind {
 pub enum Vendor {
     Anthropic,
     OpenAi,
+    /// Gemini's thought signatures, which no other provider takes.
+    Google,
 }
 
 impl Vendor {
@@ -54,6 +56,7 @@ impl Vendor {
             Format::ClaudeCode | Format::Anthropic => Vendor::Anthropic,
             // OpenCode's reasoning carries no signature an Anthropic API would take.
             Format::Codex | Format::OpenaiChat | Format::Opencode => Vendor::OpenAi,
+            Format::GeminiCli => Vendor::Google,
         }
     }
 }
@@ -138,6 +141,8 @@ pub fn adapt(view: &View, source: Vendor, target: Vendor) -> Adapted {
                     "Codex/OpenAI encrypted reasoning is not an Anthropic thinking signature",
                 (Vendor::Anthropic, Vendor::OpenAi) =>
                     "Anthropic thinking signatures mean nothing to an OpenAI model",
+                (Vendor::Google, _) =>
+                    "Gemini thoughts and thought signatures mean nothing to another provider",
                 _ => "unsigned thinking cannot be sent back to Anthropic",
             }
         ));

@@ -107,6 +107,54 @@ fn claude_and_codex_pick_one_location_and_the_env_vars_move_them() {
         .stderr_has("hint: set CODEX_HOME");
 }
 
+/// The Gemini CLI session of `testdata/gemini-cli/`.
+pub const GEMINI_TASK: &str = "5b0e2c7a-91d4-4f0e-8a36-2f7d1c9e4b10";
+
+#[test]
+fn gemini_cli_sessions_are_found_in_each_projects_chats_and_under_gemini_cli_home() {
+    let env = TestEnv::new();
+    let tmp = env.home().join(".gemini/tmp");
+    copy_tree(
+        &testdata("gemini-cli/session-2026-12-06T09-00-5b0e2c7a.jsonl"),
+        &tmp.join("ledger/chats/session-2026-12-06T09-00-5b0e2c7a.jsonl"),
+    );
+    // What the CLI keeps beside its chats is no session.
+    fs::create_dir_all(tmp.join("ledger/logs")).unwrap();
+    fs::write(
+        tmp.join("ledger/logs/session-5b0e2c7a.jsonl"),
+        "{\"sessionId\":\"5b0e2c7a\",\"type\":\"user\",\"message\":\"hi\"}\n",
+    )
+    .unwrap();
+    let run = env.run(&["import", "--gemini", "--json"]);
+    run.success();
+    let reports = run.import_reports();
+    assert_eq!(reports.len(), 1, "{}", run.stdout);
+    assert_eq!(reports[0]["format"], "gemini-cli");
+    assert_eq!(reports[0]["unknown_line_types"], serde_json::json!({}));
+    assert_eq!(env.task(GEMINI_TASK)["format"], "gemini-cli");
+    // Every session, the Gemini CLI ones among them.
+    let all = env.run(&["import"]);
+    all.success().stdout_has("0 imported, 1 unchanged");
+
+    // GEMINI_CLI_HOME replaces the home the CLI keeps .gemini/ in.
+    let elsewhere = env.root().join("gemini-home");
+    copy_tree(
+        &testdata("gemini-cli/session-2026-12-06T09-00-5b0e2c7a.jsonl"),
+        &elsewhere.join(".gemini/tmp/p/chats/session-2026-12-06T09-00-5b0e2c7a.jsonl"),
+    );
+    let mut cmd = env.command(&["import", "--gemini"]);
+    cmd.env("GEMINI_CLI_HOME", &elsewhere);
+    env.finish(cmd)
+        .success()
+        .stdout_has("gemini-home/.gemini/tmp/p/chats/session-2026-12-06T09-00-5b0e2c7a.jsonl");
+    let mut cmd = env.command(&["import", "--gemini"]);
+    cmd.env("GEMINI_CLI_HOME", env.root().join("no-gemini"));
+    env.finish(cmd)
+        .failure(2)
+        .stderr_has("no Gemini CLI sessions: [TMP]/no-gemini/.gemini/tmp does not exist")
+        .stderr_has("hint: set GEMINI_CLI_HOME");
+}
+
 #[test]
 fn no_path_and_no_sessions_is_an_input_error() {
     let env = TestEnv::new();

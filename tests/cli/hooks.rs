@@ -1438,3 +1438,335 @@ fn a_server_named_compactor_of_the_users_stops_install_before_anything_is_writte
         "no hook was installed either"
     );
 }
+
+// ------------------------------------------------------------ Gemini CLI
+
+/// A Gemini CLI user's own settings: the auth type the loopback run needs,
+/// and a compression threshold low enough (1% of the window) that the CLI
+/// compresses by itself a few reads into the turn.
+const GEMINI_USER_SETTINGS: &str = r#"{
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "model": {"compressionThreshold": 0.01},
+  "hooks": {
+    "AfterAgent": [{"hooks": [{"type": "command", "command": "true"}]}]
+  }
+}
+"#;
+
+const GEMINI_RULE: &str = "Never edit files outside notes/.";
+
+/// The text of a Gemini content's parts.
+fn gemini_text(content: &Value) -> String {
+    content["parts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+#[test]
+fn install_for_gemini_cli_adds_pre_compress_and_before_model_and_uninstall_gives_the_file_back() {
+    let env = TestEnv::new();
+    let settings = env.home().join(".gemini").join("settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, GEMINI_USER_SETTINGS).unwrap();
+    let run = env.run(&["hooks", "install", "gemini-cli"]);
+    run.success();
+    assert!(run.stdout.contains("PreCompress"), "{}", run.stdout);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    let hooks = &v["hooks"];
+    assert_eq!(hooks["AfterAgent"][0]["hooks"][0]["command"], "true");
+    for (event, arg) in [
+        ("PreCompress", "pre-compact"),
+        ("BeforeModel", "before-model"),
+    ] {
+        let h = &hooks[event][0]["hooks"][0];
+        let c = h["command"].as_str().unwrap();
+        assert!(
+            c.ends_with(&format!(" hook {arg} --client gemini-cli")),
+            "{c}"
+        );
+        assert_eq!(
+            h["timeout"], 60_000,
+            "Gemini CLI's timeout is in milliseconds"
+        );
+        assert!(hooks[event][0].get("matcher").is_none());
+    }
+    for e in ["PreCompact", "PostCompact", "SessionStart"] {
+        assert!(hooks.get(e).is_none(), "{e} is not Gemini CLI's");
+    }
+    assert_eq!(v["security"]["auth"]["selectedType"], "gemini-api-key");
+    // Installing again changes nothing; status sees both.
+    let before = std::fs::read(&settings).unwrap();
+    env.run(&["hooks", "install", "gemini-cli"]).success();
+    assert_eq!(std::fs::read(&settings).unwrap(), before);
+    let status = env.run(&["hooks", "status", "gemini-cli"]);
+    status.success();
+    assert!(status.stdout.contains("BeforeModel"), "{}", status.stdout);
+    env.run(&["hooks", "uninstall", "gemini-cli"]).success();
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        GEMINI_USER_SETTINGS,
+        "byte for byte"
+    );
+}
+
+/// A Gemini CLI session with one ask holding the rule, under the test's home.
+fn gemini_transcript(env: &TestEnv) -> PathBuf {
+    let dir = env
+        .home()
+        .join(".gemini")
+        .join("tmp")
+        .join("p")
+        .join("chats");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("session-2026-12-06T09-00-5b0e2c7a.jsonl");
+    let text = std::fs::read_to_string(testdata(
+        "gemini-cli/session-2026-12-06T09-00-5b0e2c7a.jsonl",
+    ))
+    .unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn before_model_input(transcript: &Path, messages: Value) -> String {
+    input(
+        "BeforeModel",
+        "5b0e2c7a",
+        transcript,
+        json!({"llm_request": {"model": "gemini-2.5-pro", "messages": messages}}),
+    )
+}
+
+#[test]
+fn before_model_says_nothing_and_logs_nothing_without_the_clis_summary() {
+    let env = TestEnv::new();
+    let t = gemini_transcript(&env);
+    let stdin = before_model_input(
+        &t,
+        json!([{"role": "user", "content": "hello"}, {"role": "model", "content": "hi"}]),
+    );
+    let run = env.finish({
+        let mut cmd = env.command(&["hook", "before-model", "--client", "gemini-cli"]);
+        cmd.write_stdin(stdin);
+        cmd
+    });
+    run.success();
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr, "");
+    assert!(!env.root().join("hooks.log").exists(), "nothing logged");
+    assert!(!env.db().exists(), "the store is not touched");
+}
+
+#[test]
+fn before_model_appends_the_task_context_to_the_clis_summary_and_reuses_it() {
+    let env = TestEnv::new();
+    let t = gemini_transcript(&env);
+    let messages = json!([
+        {"role": "user", "content": "<session_context>env</session_context>"},
+        {"role": "user", "content": "<state_snapshot>the CLI's summary</state_snapshot>"},
+        {"role": "model", "content": "Got it. Thanks for the additional context!"},
+        {"role": "user", "content": "later"},
+    ]);
+    let once = |stdin: String| {
+        let mut cmd = env.command(&["hook", "before-model", "--client", "gemini-cli"]);
+        cmd.write_stdin(stdin);
+        let run = env.finish(cmd);
+        run.success();
+        run.stdout
+    };
+    let first = once(before_model_input(&t, messages.clone()));
+    let out: Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(out["hookSpecificOutput"]["hookEventName"], "BeforeModel");
+    let sent = out["hookSpecificOutput"]["llm_request"]["messages"]
+        .as_array()
+        .unwrap();
+    assert_eq!(
+        sent.len(),
+        2,
+        "only the messages up to the summary: {sent:?}"
+    );
+    assert_eq!(
+        sent[0], messages[0],
+        "the one before is sent back as it was"
+    );
+    let summary = sent[1]["content"].as_str().unwrap();
+    assert!(summary.starts_with("<state_snapshot>the CLI's summary</state_snapshot>\n\n"));
+    assert!(summary.contains("## Task Context"), "{summary}");
+    // The session's first ask's rule is in it, in its words.
+    assert!(
+        summary.contains("Never edit files outside src/."),
+        "{summary}"
+    );
+    // The next request after the same compression gets the same text.
+    let again = once(before_model_input(&t, messages.clone()));
+    assert_eq!(again, first);
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    let rows: Vec<(String, String, String)> = conn
+        .prepare("SELECT client, client_summary, task_context FROM client_compaction")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0].0, "gemini-cli");
+    assert!(rows[0].1.contains("the CLI's summary"));
+    assert!(summary.ends_with(&rows[0].2));
+    let log = std::fs::read_to_string(env.root().join("hooks.log")).unwrap();
+    assert!(
+        log.contains("put the Task Context after Gemini CLI's summary"),
+        "{log}"
+    );
+    assert!(log.contains("put the recorded Task Context"), "{log}");
+}
+
+#[test]
+fn a_failing_gemini_hook_exits_0_prints_nothing_and_logs_one_line() {
+    let env = TestEnv::new();
+    // A transcript outside Gemini CLI's own session directory.
+    let outside = env.root().join("elsewhere.jsonl");
+    std::fs::write(&outside, "{}\n").unwrap();
+    let messages = json!([
+        {"role": "user", "content": "summary"},
+        {"role": "model", "content": "Got it. Thanks for the additional context!"},
+    ]);
+    let mut cmd = env.command(&["hook", "before-model", "--client", "gemini-cli"]);
+    cmd.write_stdin(before_model_input(&outside, messages));
+    let run = env.finish(cmd);
+    run.success();
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr, "");
+    let log = std::fs::read_to_string(env.root().join("hooks.log")).unwrap();
+    assert_eq!(log.lines().count(), 1, "{log}");
+    assert!(
+        log.contains("before-model gemini-cli") && log.contains("failed"),
+        "{log}"
+    );
+}
+
+/// The real Gemini CLI (pinned), its hooks installed by `compactor hooks
+/// install gemini-cli`, against the loopback Gemini stand-in on a
+/// tool-heavy turn with a compression threshold that makes the CLI compress
+/// by itself: every request after its compression holds compactor's Task
+/// Context after the CLI's summary (with the first ask's rule), the same
+/// text each time; the store records the summary and the Task Context; the
+/// turn goes on to the end; uninstall gives the settings back byte for byte.
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
+fn gemini_cli_gets_the_task_context_back_after_its_own_compression() {
+    let Some(bin) = client("gemini", "gemini_cli_gets_the_task_context_back") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let home = env.home();
+    let project = env.root().join("project");
+    crate::proxy::write_notes(&project, 12, 160);
+    let settings = home.join(".gemini").join("settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, GEMINI_USER_SETTINGS).unwrap();
+    env.run(&["hooks", "install", "gemini-cli"]).success();
+    let model = crate::proxy::Model::start();
+    let gemini = |args: &[&str]| {
+        let mut cmd = client_command(&bin, &home, &project);
+        cmd.env("GEMINI_API_KEY", "loopback-key")
+            .env(
+                "GOOGLE_GEMINI_BASE_URL",
+                format!("http://127.0.0.1:{}", model.port),
+            )
+            .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+            .arg("--skip-trust")
+            .args(args);
+        let (status, out, err) = run_bounded(cmd);
+        assert_eq!(status, 0, "gemini failed:\n{out}\n{err}");
+        assert!(out.contains("All files read."), "{out}\n{err}");
+    };
+    // The CLI compresses at a user prompt's boundary: the first prompt's
+    // reads go over the threshold, and the next prompt (the session
+    // resumed) starts with the compression.
+    gemini(&[
+        "-p",
+        &format!(
+            "Read every file in notes/ one by one and summarise them. [[reads 12]] {GEMINI_RULE}"
+        ),
+    ]);
+    gemini(&["--resume", "latest", "-p", "Now list the files you read."]);
+
+    let main: Vec<Value> = model
+        .model_calls()
+        .iter()
+        .filter(|c| c.path.contains(":streamGenerateContent"))
+        .map(|c| c.json())
+        .collect();
+    let ack = "Got it. Thanks for the additional context!";
+    let mut after = Vec::new();
+    for (n, body) in main.iter().enumerate() {
+        let contents = body["contents"].as_array().unwrap();
+        let Some(i) = contents
+            .iter()
+            .position(|c| c["role"] == "model" && gemini_text(c) == ack)
+        else {
+            continue;
+        };
+        let summary = gemini_text(&contents[i - 1]);
+        let tc = summary
+            .split_once("## Task Context")
+            .unwrap_or_else(|| {
+                panic!("request {n} after the compression: no Task Context in {summary}")
+            })
+            .1;
+        assert!(tc.contains(GEMINI_RULE), "request {n}: {tc}");
+        assert!(
+            tc.contains("[[reads 12]]"),
+            "request {n}: the first ask: {tc}"
+        );
+        after.push((n, summary));
+    }
+    assert!(
+        !after.is_empty(),
+        "Gemini CLI compressed: {} main requests, none after a compression",
+        main.len()
+    );
+    // Every request after a compression up to the end holds it.
+    let first = after[0].0;
+    assert_eq!(
+        after.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        (first..main.len()).collect::<Vec<_>>(),
+        "every request from the first compression on"
+    );
+    let log = std::fs::read_to_string(env.root().join("hooks.log")).unwrap();
+    assert!(log.contains(" pre-compact gemini-cli ok: "), "{log}");
+    assert!(
+        log.contains(" before-model gemini-cli ok: ") && log.contains("put the Task Context"),
+        "{log}"
+    );
+    assert!(!log.contains("failed"), "{log}");
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    let recorded: Vec<(String, String)> = conn
+        .prepare("SELECT client_summary, task_context FROM client_compaction WHERE client = 'gemini-cli'")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(!recorded.is_empty());
+    // Each request sends the Task Context recorded with its summary.
+    for (n, summary) in &after {
+        assert!(
+            recorded
+                .iter()
+                .any(|(s, tc)| *summary == format!("{s}\n\n{tc}")),
+            "request {n}: the recorded text"
+        );
+    }
+    env.run(&["hooks", "uninstall", "gemini-cli"]).success();
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        GEMINI_USER_SETTINGS
+    );
+}

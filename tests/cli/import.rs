@@ -1183,3 +1183,82 @@ fn a_truncated_line_hints_at_skip_invalid() {
     run.success().stderr_has("trunc.jsonl:5:");
     assert_eq!(env.tasks().len(), 1);
 }
+
+/// An imported Gemini CLI session goes through every command that reads a
+/// task: `sweep` prices its policies, `probe` scores its views, `report`
+/// draws it, and `compact --write-session` writes its view as a Claude Code
+/// or Codex session (there is no Gemini CLI writer: asking for one is a
+/// usage error that names the agents there are).
+#[test]
+fn an_imported_gemini_cli_session_sweeps_probes_reports_and_is_written_for_another_agent() {
+    let env = TestEnv::new();
+    let file = testdata("gemini-cli/session-2026-12-06T09-00-5b0e2c7a.jsonl");
+    env.run(&["import", file.to_str().unwrap()]).success();
+    let task = "5b0e2c7a-91d4-4f0e-8a36-2f7d1c9e4b10";
+
+    let sweep = env.run(&["sweep", "--task", task, "--json"]);
+    sweep.success();
+    let rows: Vec<Value> = sweep
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let recorded = rows
+        .iter()
+        .find(|r| r["kind"] == "policy" && r["calls"] == 5)
+        .unwrap_or_else(|| panic!("a policy over the 5 calls: {rows:?}"));
+    assert_eq!(recorded["model"], "gemini-3.1-pro-preview");
+    assert_eq!(recorded["critical_lost"], 0);
+
+    let probe = env.run(&["probe", task, "--json"]);
+    probe.success();
+    let p: Value = serde_json::from_str(probe.stdout.trim()).unwrap();
+    // The two asks and the constraint ("Never edit files outside src/.") kept.
+    assert_eq!(p["categories"]["ask"]["passed"], 2, "{p}");
+    assert_eq!(p["categories"]["constraint"]["passed"], 1, "{p}");
+    assert_eq!(p["critical_lost"], 0, "{p}");
+
+    let html = env.root().join("report.html");
+    env.run(&["report", "--task", task, "-o", html.to_str().unwrap()])
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("gemini-3.1-pro-preview"),
+        "the report names the model"
+    );
+
+    let dir = env.root().join("app");
+    std::fs::create_dir_all(&dir).unwrap();
+    let claude = env.run(&[
+        "compact",
+        "--task",
+        task,
+        "--write-session",
+        "claude-code",
+        "--resume-dir",
+        dir.to_str().unwrap(),
+    ]);
+    claude.success();
+    assert!(
+        claude.stdout.contains("claude --resume "),
+        "{}",
+        claude.stdout
+    );
+    let written = crate::resume::only_jsonl(&env.home().join(".claude").join("projects"));
+    let text = std::fs::read_to_string(&written).unwrap();
+    assert!(
+        text.contains("Never edit files outside src/."),
+        "the ask is in it"
+    );
+    // It imports back as a Claude Code session.
+    let back = env.run(&["import", "--json", written.to_str().unwrap()]);
+    back.success();
+    assert!(back.stdout.contains("\"claude-code\""), "{}", back.stdout);
+    env.run(&["compact", "--task", task, "--write-session", "codex"])
+        .success()
+        .stdout_has("codex resume ");
+
+    env.run(&["compact", "--task", task, "--write-session", "gemini-cli"])
+        .failure(2)
+        .stderr_has("[possible values: claude-code, codex]");
+}

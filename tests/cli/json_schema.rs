@@ -79,6 +79,10 @@ fn every_json_output_parses_and_carries_its_schema() {
         ),
         ("runs --json", vec!["runs", "--json"]),
         (
+            "search --json",
+            vec!["search", "--task", t, "--json", "orders"],
+        ),
+        (
             "show compacted --json",
             vec!["show", "--task", t, "compacted", "--json"],
         ),

@@ -42,6 +42,7 @@ mod report;
 mod resume;
 mod roundtrip;
 mod run;
+mod search;
 mod show;
 mod skips;
 mod state;

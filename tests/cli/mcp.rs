@@ -8,7 +8,6 @@
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -132,6 +131,7 @@ fn the_server_answers_each_tool_over_stdio() {
         call(5, "task_context", json!({})),
         call(6, "view_tool_call", json!({"id": "toolu_nothing_like_it"})),
         call(7, "search_history", json!({"query": "   "})),
+        call(8, "view_tool_call", json!({"id": format!("msg:{TASK}:1")})),
     ]);
     let a = converse(&env, &["--task", TASK], env.root(), &requests);
     assert_eq!(a[0]["result"]["serverInfo"]["name"], "compactor");
@@ -143,6 +143,17 @@ fn the_server_answers_each_tool_over_stdio() {
         .collect();
     names.sort();
     assert_eq!(names, ["search_history", "task_context", "view_tool_call"]);
+    // search_history's description and arguments state its order once (it
+    // said "newest first" twice).
+    let search = a[1]["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "search_history")
+        .unwrap()
+        .to_string();
+    assert_eq!(search.matches("best hits first").count(), 1, "{search}");
+    assert_eq!(search.matches("newest first").count(), 0, "{search}");
     // view_tool_call: the same bytes as `show tool:ID`.
     let shown = env.run(&["show", &format!("tool:{id}")]);
     shown.success();
@@ -156,14 +167,28 @@ fn the_server_answers_each_tool_over_stdio() {
         "{page}"
     );
     assert!(page.ends_with("next_offset: 5\n"), "{page}");
-    // search_history: the rule, with its call, newest first.
+    // search_history: the rule first, with its call and the id that
+    // returns the ask whole.
     let found = text_of(&a[4]["result"]);
     assert!(
-        found.contains(&format!(
-            "call 1 · user: Audit the order handlers under app/orders for N+1 queries. {RULE}"
+        found.starts_with(&format!(
+            "1 hit for \"PUBLIC api\" in this session (task {TASK}), best first; what is already in your context is marked and comes last:\n1. call 1 · user ask · view_tool_call(\"msg:{TASK}:1\") · in your context already\n"
         )),
         "{found}"
     );
+    assert!(
+        found.contains("the «public» «API» of app/orders/views.py"),
+        "{found}"
+    );
+    // That id returns the ask whole.
+    let ask = text_of(&a[8]["result"]);
+    assert!(
+        ask.starts_with(&format!(
+            "task {TASK} · row 1 · call 1 · turn 1 · user ask\n"
+        )),
+        "{ask}"
+    );
+    assert!(ask.contains(RULE), "{ask}");
     // task_context: the rule verbatim under its heading.
     let tc = text_of(&a[5]["result"]);
     assert!(
@@ -324,6 +349,152 @@ fn the_pages_of_a_long_call_put_together_are_the_call() {
     );
 }
 
+/// The server while a search runs: `COMPACTOR_FAULT=stall-in-search` holds
+/// each search until it is stopped, so what the server does meanwhile is
+/// seen without a clock.
+#[test]
+fn a_search_under_way_leaves_the_server_answering_and_stops_when_the_client_leaves() {
+    let env = TestEnv::new();
+    env.import_fixture(FIXTURE).success();
+    let id = compacted_id(&env);
+    let mut child = env
+        .std_command()
+        .arg("--db")
+        .arg(env.db())
+        .args(["mcp", "--task", TASK])
+        .env("COMPACTOR_FAULT", "stall-in-search")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: Value| {
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    };
+    let mut read = || -> Value {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+    };
+    for r in handshake() {
+        let answered = r.get("id").is_some();
+        send(r);
+        if answered {
+            read();
+        }
+    }
+    // A search that holds; a ping and a tool call are answered meanwhile.
+    send(call(1, "search_history", json!({"query": "public api"})));
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}));
+    let pong = read();
+    assert_eq!(pong["id"], 2, "the ping is answered first: {pong}");
+    send(call(3, "view_tool_call", json!({"id": id})));
+    let viewed = read();
+    assert_eq!(viewed["id"], 3, "{viewed}");
+    assert_eq!(viewed["result"]["isError"], false);
+    // The client gives the search up: it stops.
+    send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}),
+    );
+    // Another search holds; the client leaves (stdin closed): it stops, and
+    // the server ends.
+    send(call(4, "search_history", json!({"query": "orders"})));
+    drop(stdin);
+    let mut rest = Vec::new();
+    let mut line = String::new();
+    while stdout.read_line(&mut line).unwrap() > 0 {
+        rest.push(serde_json::from_str::<Value>(&line).unwrap());
+        line.clear();
+    }
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    let last = rest
+        .iter()
+        .find(|v| v["id"] == 4)
+        .unwrap_or_else(|| panic!("the held search is answered: {rest:?}"));
+    assert_eq!(last["result"]["isError"], true, "{last}");
+    assert_eq!(
+        text_of(&last["result"]),
+        "the search was stopped: the client left"
+    );
+}
+
+/// A query past the bounds is answered at once with what the bound is, or
+/// cut to its first words and said so; a page goes on at `next_offset`.
+#[test]
+fn search_history_is_bounded_ranked_and_paged() {
+    let env = TestEnv::new();
+    env.import_fixture(FIXTURE).success();
+    let mut requests = handshake();
+    let huge = "word ".repeat(10_000);
+    let many: String = (0..40).map(|i| format!("orders{i} ")).collect();
+    requests.extend([
+        call(1, "search_history", json!({"query": huge})),
+        call(2, "search_history", json!({"query": many})),
+        call(
+            3,
+            "search_history",
+            json!({"query": "orders views", "limit": 2}),
+        ),
+        call(
+            4,
+            "search_history",
+            json!({"query": "orders views", "limit": 2, "offset": 2}),
+        ),
+        call(5, "search_history", json!({"query": "\"unclosed"})),
+        call(
+            6,
+            "search_history",
+            json!({"query": "orders", "scope": "project", "kind": "ask"}),
+        ),
+        call(7, "search_history", json!({"query": "zebra"})),
+    ]);
+    let a = converse(&env, &["--task", TASK], env.root(), &requests);
+    assert_eq!(a[1]["result"]["isError"], true);
+    assert!(
+        text_of(&a[1]["result"]).contains("50000 characters long; at most 1000 are searched"),
+        "{}",
+        a[1]
+    );
+    let cut = text_of(&a[2]["result"]);
+    assert!(
+        cut.starts_with("(the query's first 24 distinct words were searched; 16 left out)\n"),
+        "{cut}"
+    );
+    let first = text_of(&a[3]["result"]);
+    assert!(
+        first.starts_with("hits 1 to 2 for \"orders views\""),
+        "{first}"
+    );
+    assert!(first.ends_with("next_offset: 2\n"), "{first}");
+    let second = text_of(&a[4]["result"]);
+    assert!(second.starts_with("hits 3 to 4 for"), "{second}");
+    assert!(second.contains("\n3. call "), "{second}");
+    assert_eq!(a[5]["result"]["isError"], true);
+    assert!(
+        text_of(&a[5]["result"]).contains("is never closed"),
+        "{}",
+        a[5]
+    );
+    let asks = text_of(&a[6]["result"]);
+    assert!(asks.contains("in project /home/dev/shop"), "{asks}");
+    assert!(
+        asks.lines()
+            .filter(|l| l.contains(" · "))
+            .all(|l| l.contains("user ask")),
+        "{asks}"
+    );
+    let none = text_of(&a[7]["result"]);
+    assert!(
+        none.starts_with("no hit for \"zebra\" in this session"),
+        "{none}"
+    );
+    assert!(none.contains("scope \"project\""), "{none}");
+}
+
 /// `node clients/mcp-check.mjs PLAN compactor --db DB mcp ARGS`: the official
 /// SDK's client; its JSON report.
 fn official_client(env: &TestEnv, plan: Value, args: &[&str], cwd: &Path) -> Option<Value> {
@@ -417,8 +588,11 @@ fn the_official_mcp_sdk_client_lists_the_tools_and_calls_each() {
     );
     assert!(page.ends_with("next_offset: 3\n"), "{page}");
     let found = text_of(&results[2]["result"]);
-    assert!(found.starts_with("1 matching line in task "), "{found}");
-    assert!(found.contains(RULE), "{found}");
+    assert!(
+        found.starts_with("1 hit for \"public api\" in this session"),
+        "{found}"
+    );
+    assert!(found.contains("«public» «API»"), "{found}");
     let tc = text_of(&results[3]["result"]);
     assert!(tc.contains("## Constraints") && tc.contains(RULE), "{tc}");
     for res in results {
@@ -445,8 +619,9 @@ pub fn search_in_messages(body: &Value, text: &str, n: usize) -> Option<Vec<Valu
     crate::run::claude_mcp_call(body, text, "search_history", ID, json!({"query": words}), n)
 }
 
-const FIRST_PROMPT: &str = "Fix the parser in src/parse.rs. Never touch the migrations directory.";
-const HOOK_RULE: &str = "Never touch the migrations directory.";
+const FIRST_PROMPT: &str =
+    "Fix the parser in src/parse.rs. Never migrate the tenant_registry table: billing shares it.";
+const HOOK_RULE: &str = "Never migrate the tenant_registry table: billing shares it.";
 
 #[test]
 #[cfg_attr(
@@ -485,7 +660,7 @@ fn after_claude_codes_own_compaction_search_history_finds_the_rule_its_summary_d
     let id = file.file_stem().unwrap().to_string_lossy().to_string();
     // The scripted model's summary ("All files read.") drops the rule.
     run(&["--resume", &id, "-p", "/compact"]);
-    let next = "What did I say about migrations? [[search migrations directory]]";
+    let next = "What did I say about the tenant registry? [[search tenant registry]]";
     run(&[
         "--resume",
         &id,
@@ -517,10 +692,29 @@ fn after_claude_codes_own_compaction_search_history_finds_the_rule_its_summary_d
         .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
         .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == "toolu_search_1")
         .unwrap();
-    let text = result["content"].to_string();
+    let text = match &result["content"] {
+        Value::String(s) => s.clone(),
+        blocks => blocks
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    // The rule, stated as `tenant_registry`, is the first hit for the words
+    // `tenant registry`, and is not in the context Claude Code kept.
+    let first = text
+        .lines()
+        .skip_while(|l| !l.starts_with("1. "))
+        .take(2)
+        .collect::<Vec<_>>();
     assert!(
-        text.contains(&format!("call 1 · user: {FIRST_PROMPT}")),
-        "search_history found the rule the summary dropped: {text}"
+        first.len() == 2
+            && first[0].starts_with("1. call 1 · user ask · view_tool_call(\"msg:")
+            && !first[0].contains("in your context")
+            && first[1].contains("Never migrate the «tenant»_«registry» table"),
+        "search_history found the rule the summary dropped, first: {text}"
     );
     // The summary Claude Code kept did not hold it.
     let kept_summary = answered.to_string();
@@ -528,7 +722,6 @@ fn after_claude_codes_own_compaction_search_history_finds_the_rule_its_summary_d
         kept_summary.contains("All files read."),
         "the lossy summary replaced the history"
     );
-    let _ = Duration::from_secs(0);
 }
 
 /// Bytes no JSON-RPC message is made of, sent over the server's real stdin:

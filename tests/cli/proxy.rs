@@ -50,6 +50,14 @@ impl Received {
         self.method == "POST"
             && (self.path.starts_with("/v1/messages?") || self.path == "/v1/messages")
             || self.path == "/v1/responses"
+            || self.is_gemini_call()
+    }
+
+    /// A Gemini model call, streamed or not.
+    pub fn is_gemini_call(&self) -> bool {
+        self.method == "POST"
+            && self.path.starts_with("/v1beta/models/")
+            && self.path.contains("enerateContent")
     }
 }
 
@@ -182,6 +190,12 @@ fn serve(
                 (200, "text/event-stream", messages_answer(&req))
             }
             (_, "POST", "/v1/responses") => (200, "text/event-stream", responses_answer(&req)),
+            (_, "POST", p) if p.contains(":streamGenerateContent") => {
+                (200, "text/event-stream", gemini_answer(&req))
+            }
+            (_, "POST", p) if p.contains(":generateContent") => {
+                (200, "application/json", gemini_helper_answer(&req))
+            }
             (_, "GET", "/v1/models") => (
                 200,
                 "application/json",
@@ -335,6 +349,63 @@ fn messages_answer(req: &Received) -> String {
         json!({"type": "message_stop"}),
     ]);
     sse(&events)
+}
+
+/// The Gemini stand-in's answer to a main turn: `[[reads N]]` in the first
+/// ask is answered with a `read_file` call (after a thought, its text
+/// streamed in two pieces, the call signed) until the request carries the
+/// N-th file's call, then text. The files read so far are counted by the
+/// highest `notes/file_NN.txt` a call of the request names (a compacted
+/// request may have folded the earlier ones away).
+pub fn gemini_answer(req: &Received) -> String {
+    let body = req.json();
+    let text = String::from_utf8_lossy(&req.body).to_string();
+    let first_user = body["contents"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|c| c["role"] == "user" && c.to_string().contains("[[reads"))
+        .map(|c| c.to_string())
+        .unwrap_or_else(|| text.clone());
+    let done = text
+        .split("\"notes/file_")
+        .skip(1)
+        .filter_map(|rest| rest.get(..2)?.parse::<usize>().ok())
+        .max()
+        .unwrap_or(0);
+    let usage = json!({"promptTokenCount": req.body.len() / 4, "candidatesTokenCount": 20, "totalTokenCount": req.body.len() / 4 + 20});
+    let chunk = |parts: Value, last: bool| {
+        let mut c = json!({"candidates": [{"content": {"role": "model", "parts": parts}, "index": 0}], "modelVersion": "gemini-stub", "responseId": format!("resp_gemini_{done}")});
+        if last {
+            c["candidates"][0]["finishReason"] = json!("STOP");
+            c["usageMetadata"] = usage.clone();
+        }
+        format!("data: {c}\r\n\r\n")
+    };
+    match reads_asked(&first_user).filter(|&want| done < want) {
+        Some(_) => [
+            chunk(json!([{"text": "The next file.", "thought": true}]), false),
+            chunk(json!([{"text": "Reading"}]), false),
+            chunk(json!([{"text": " the next file."}]), false),
+            chunk(
+                json!([{"functionCall": {"name": "read_file", "args": {"file_path": format!("notes/file_{:02}.txt", done + 1)}}, "thoughtSignature": format!("c2lnLXN0dWI{done}")}]),
+                true,
+            ),
+        ]
+        .concat(),
+        None => [
+            chunk(json!([{"text": "All files"}]), false),
+            chunk(json!([{"text": " read."}]), true),
+        ]
+        .concat(),
+    }
+}
+
+/// The Gemini stand-in's answer to a helper (`:generateContent`): one JSON
+/// text that the CLI's routing, loop and next-speaker checks each take.
+pub fn gemini_helper_answer(req: &Received) -> String {
+    let answer = json!({"complexity_reasoning": "a plain read", "complexity_score": 10, "unproductive_state_confidence": 0.0, "unproductive_state_analysis": "each call reads another file", "reasoning": "the model has more to do", "next_speaker": "model"});
+    json!({"candidates": [{"content": {"role": "model", "parts": [{"text": answer.to_string()}]}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": req.body.len() / 4, "candidatesTokenCount": 20, "totalTokenCount": req.body.len() / 4 + 20}, "modelVersion": "gemini-stub"}).to_string()
 }
 
 fn responses_answer(req: &Received) -> String {
@@ -636,7 +707,7 @@ fn drive(proxy: &Proxy, ask: &str, calls: usize, session: &str) -> Vec<Value> {
     messages
 }
 
-fn store_bytes(env: &TestEnv) -> Vec<u8> {
+pub fn store_bytes(env: &TestEnv) -> Vec<u8> {
     let mut all = Vec::new();
     for suffix in ["", "-wal", "-shm"] {
         let p = format!("{}{suffix}", env.db().display());
@@ -647,7 +718,7 @@ fn store_bytes(env: &TestEnv) -> Vec<u8> {
     all
 }
 
-fn contains(hay: &[u8], needle: &str) -> bool {
+pub fn contains(hay: &[u8], needle: &str) -> bool {
     hay.windows(needle.len()).any(|w| w == needle.as_bytes())
 }
 
@@ -729,7 +800,7 @@ fn assert_prefix_stable(reports: &[Value], bodies: &[Value], field: &str) -> (us
 }
 
 /// `replay --verify-forwarded` over the proxy's store: every forwarded view derived again.
-fn assert_verified(env: &TestEnv, task: &str, forwarded: usize) {
+pub fn assert_verified(env: &TestEnv, task: &str, forwarded: usize) {
     let run = env.run(&["replay", "--task", task, "--verify-forwarded", "--json"]);
     run.success();
     let v = run.json();
@@ -747,7 +818,7 @@ fn assert_verified(env: &TestEnv, task: &str, forwarded: usize) {
 /// retry re-derives the view over what the first attempt stored, so it
 /// reports the restored forms, not the tiers that made them). Returns the
 /// replay's calls.
-fn assert_replay_equals_forwarded(
+pub fn assert_replay_equals_forwarded(
     env: &TestEnv,
     task: &str,
     budget: &[&str],
@@ -1734,7 +1805,7 @@ fn first_difference(body: &[u8], among: &[Vec<u8>]) -> String {
 
 /// The forwarded calls of `task` as the store keeps them, shaped as the
 /// proxy's `--json` lines (call, view hash, tokens, tiers, status).
-fn proxy_call_reports(env: &TestEnv, task: &str) -> Vec<Value> {
+pub fn proxy_call_reports(env: &TestEnv, task: &str) -> Vec<Value> {
     env.conn()
         .prepare(
             "SELECT call, view_hash, report FROM proxy_call WHERE task_id = ?1 ORDER BY attempt",
@@ -3142,4 +3213,101 @@ fn the_stand_in_model_answers_every_api_through_the_proxy() {
             );
         }
     }
+}
+
+// ---------------------------------------------------------------- Gemini
+
+/// The Gemini API through the proxy, as Gemini CLI speaks it: the key in
+/// `?key=` on one call and in `x-goog-api-key` on the next reaches the model
+/// each time and is stored nowhere; the model's thought and signatures, sent
+/// back by the client, reach the model byte for byte; the call and its
+/// response stay paired.
+#[test]
+fn gemini_keeps_thoughts_and_signatures_and_forwards_the_key_it_never_stores() {
+    let env = TestEnv::new();
+    let model = Model::start();
+    let proxy = Proxy::start(&env, model.port, &[], None);
+    let query_key = "AIza-query-key-0042";
+    let header_key = "AIza-header-key-0042";
+    let ask = json!({"role": "user", "parts": [{"text": "Read every file in notes/ one by one. [[reads 2]] Never edit files outside notes/."}]});
+    let body = |contents: Vec<Value>| {
+        json!({
+            "contents": contents,
+            "systemInstruction": {"role": "user", "parts": [{"text": "You are a test agent."}]},
+            "tools": [{"functionDeclarations": [{"name": "read_file", "description": "read a file", "parameters": {"type": "object"}}]}],
+            "generationConfig": {"temperature": 0},
+        })
+    };
+    let path = "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse";
+    let (status, answer) = post(
+        &proxy,
+        &format!("{path}&key={query_key}"),
+        &body(vec![ask.clone()]),
+        &[],
+    );
+    assert_eq!(status, 200);
+    let answer = answer.unwrap();
+    assert!(
+        answer.contains("c2lnLXN0dWI0"),
+        "the stand-in's signed call: {answer}"
+    );
+    // The client's turn back: its thought and the signed call, then the result.
+    let turn = json!({"role": "model", "parts": [
+        {"text": "The next file.", "thought": true, "thoughtSignature": "dGhvdWdodC0xLw+=="},
+        {"text": "Reading the next file."},
+        {"functionCall": {"id": "read_file_1_0", "name": "read_file", "args": {"file_path": "notes/file_01.txt"}}, "thoughtSignature": "c2lnLXN0dWI0"},
+    ]});
+    let result = json!({"role": "user", "parts": [
+        {"functionResponse": {"id": "read_file_1_0", "name": "read_file", "response": {"output": "note 1 line 1"}}},
+    ]});
+    let (status, _) = post(
+        &proxy,
+        path,
+        &body(vec![ask.clone(), turn.clone(), result.clone()]),
+        &[("x-goog-api-key", header_key)],
+    );
+    assert_eq!(status, 200);
+    let calls = model.model_calls();
+    assert_eq!(calls.len(), 2);
+    assert!(
+        calls[0].path.contains(&format!("key={query_key}")),
+        "?key= is forwarded: {}",
+        calls[0].path
+    );
+    assert_eq!(
+        calls[1]
+            .headers
+            .iter()
+            .find(|(k, _)| k == "x-goog-api-key")
+            .map(|(_, v)| v.as_str()),
+        Some(header_key)
+    );
+    let sent = calls[1].json();
+    assert_eq!(
+        sent["contents"],
+        json!([ask, turn, result]),
+        "the contents reach the model as the client sent them"
+    );
+    let stored = store_bytes(&env);
+    assert!(!contains(&stored, query_key), "the ?key= is never stored");
+    assert!(
+        !contains(&stored, header_key),
+        "the header key is never stored"
+    );
+    let tasks = env.tasks();
+    assert_eq!(tasks.len(), 1, "one conversation, one task: {tasks:?}");
+    let task = tasks[0]["id"].as_str().unwrap();
+    env.run(&["replay", "--task", task, "--verify-forwarded"])
+        .success();
+    let proxy_stderr = proxy.stderr.lock().unwrap().clone();
+    drop(proxy);
+    let logged = format!(
+        "{}{}",
+        proxy_stderr,
+        std::fs::read_to_string(env.root().join("proxy.log")).unwrap_or_default()
+    );
+    assert!(
+        !logged.contains(query_key) && !logged.contains(header_key),
+        "never logged"
+    );
 }

@@ -13,7 +13,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::proxy::{KEY, Model, write_notes};
+use crate::proxy::{
+    KEY, Model, assert_replay_equals_forwarded, assert_verified, contains, proxy_call_reports,
+    store_bytes, write_notes,
+};
 use crate::resume::{client, client_command, client_path, run_bounded_for};
 use crate::util::TestEnv;
 
@@ -897,5 +900,238 @@ fn claude_code_and_codex_run_live_against_the_stand_in_model() {
                 .json();
             assert_eq!(v["ok"], true, "{name} {task}: {v}");
         }
+    }
+}
+
+/// Every `session-*.jsonl` Gemini CLI wrote under `home`.
+fn gemini_sessions(home: &Path) -> Vec<PathBuf> {
+    snapshot_tree(&home.join(".gemini").join("tmp"))
+        .into_iter()
+        .map(|(p, _)| p)
+        .filter(|p| {
+            p.parent().and_then(Path::file_name) == Some(std::ffi::OsStr::new("chats"))
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("session-"))
+        })
+        .collect()
+}
+
+/// The functionCalls of a Gemini request body, in order: (name, args).
+fn gemini_calls(body: &Value) -> Vec<(String, Value)> {
+    body["contents"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|c| c["parts"].as_array().cloned().unwrap_or_default())
+        .filter_map(|p| {
+            let fc = p.get("functionCall")?;
+            Some((fc["name"].as_str()?.to_string(), fc["args"].clone()))
+        })
+        .collect()
+}
+
+/// Gemini `contents`: every content of functionResponses follows a model
+/// content with as many functionCalls of the same names, in order.
+fn assert_gemini_pairs(body: &Value, call: &Value) {
+    let contents = body["contents"].as_array().unwrap();
+    let names = |c: &Value, key: &str| -> Vec<String> {
+        c["parts"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p[key]["name"].as_str().map(str::to_string))
+            .collect()
+    };
+    for (i, c) in contents.iter().enumerate() {
+        let responses = names(c, "functionResponse");
+        if responses.is_empty() {
+            continue;
+        }
+        let before = i.checked_sub(1).map(|j| &contents[j]);
+        assert_eq!(
+            before.map(|b| names(b, "functionCall")),
+            Some(responses),
+            "call {call}: contents[{i}] answers calls the content before does not make"
+        );
+    }
+    // The last model content's calls are answered by the content after it.
+    if let Some((i, last)) = contents
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, c)| c["role"] == "model")
+    {
+        let calls = names(last, "functionCall");
+        if !calls.is_empty() {
+            assert_eq!(
+                contents.get(i + 1).map(|c| names(c, "functionResponse")),
+                Some(calls),
+                "call {call}: contents[{i}]'s calls are answered"
+            );
+        }
+    }
+}
+
+const GEMINI_ASK: &str = "Read every file in notes/ one by one and summarise them. [[reads 40]] Never edit files outside notes/.";
+
+/// The real Gemini CLI (pinned) through `compactor run gemini` against the
+/// loopback Gemini stand-in, on a long tool-heavy turn: every request
+/// within the window and holding the first ask's constraint, its calls
+/// paired, every forwarded view derived again, a plain replay equal to
+/// what was forwarded, the key never stored; the session file the CLI
+/// wrote imports with no unknown line type and holds the calls the model
+/// made; the user's own settings are left as they were.
+#[test]
+#[cfg_attr(
+    not(compactor_clients),
+    ignore = "needs the pinned agent clients: cd clients && npm ci"
+)]
+fn gemini_cli_through_compactor_run_keeps_a_long_turn_within_the_window() {
+    let Some(bin) = client("gemini", "gemini_cli_through_compactor_run") else {
+        return;
+    };
+    let env = TestEnv::new();
+    let project = env.root().join("project");
+    write_notes(&project, 40, 160);
+    let model = Model::start();
+    // The user's own settings: kept, and never edited.
+    let gemini_dir = env.home().join(".gemini");
+    std::fs::create_dir_all(&gemini_dir).unwrap();
+    let user_settings = "{\n  // mine\n  \"ui\": {\"hideBanner\": true}\n}\n";
+    std::fs::write(gemini_dir.join("settings.json"), user_settings).unwrap();
+    let upstream = format!("http://127.0.0.1:{}", model.port);
+    let mut args = vec!["gemini", "--upstream", upstream.as_str()];
+    args.extend(BUDGET);
+    args.extend(["--", "--skip-trust", "-p", GEMINI_ASK]);
+    let mut cmd = run_command(&env, bin.parent().unwrap(), &project, &args);
+    cmd.env("GEMINI_API_KEY", KEY);
+    let (status, out, err) = run_bounded_for(cmd, Duration::from_secs(600));
+    assert_eq!(status, 0, "compactor run gemini failed:\n{out}\n{err}");
+    assert!(out.contains("All files read."), "{out}\n{err}");
+    assert_eq!(
+        std::fs::read_to_string(gemini_dir.join("settings.json")).unwrap(),
+        user_settings,
+        "the user's settings are never edited"
+    );
+
+    let calls: Vec<crate::proxy::Received> = model
+        .model_calls()
+        .into_iter()
+        .filter(|c| c.path.contains(":streamGenerateContent"))
+        .collect();
+    assert!(
+        calls.len() >= 41,
+        "a long turn: {} model calls",
+        calls.len()
+    );
+    // One conversation; a history the client edits (Gemini CLI masks old
+    // tool outputs once they grow) goes on in a task linked to it.
+    let tasks = env.tasks();
+    let live: Vec<String> = tasks
+        .iter()
+        .filter_map(|t| t["id"].as_str())
+        .filter(|id| id.starts_with("live-"))
+        .map(str::to_string)
+        .collect();
+    assert!(!live.is_empty(), "{tasks:?}");
+    let mut reports = Vec::new();
+    for task in &live {
+        let r = proxy_call_reports(&env, task);
+        assert_verified(&env, task, r.len());
+        // The conversation's first task was forwarded every call it holds;
+        // a linked one holds the client's earlier turns too, as calls it
+        // never forwarded (`replay --verify-forwarded` checks what it did).
+        if r.first().is_some_and(|f| f["call"] == 1) {
+            let replayed = assert_replay_equals_forwarded(&env, task, BUDGET, &r);
+            assert_eq!(replayed.len(), r.len());
+        }
+        reports.extend(r);
+    }
+    eprintln!("{} calls in {} tasks: {live:?}", reports.len(), live.len());
+    assert_eq!(reports.len(), calls.len(), "every main call is recorded");
+    assert!(
+        reports
+            .iter()
+            .any(|r| !r["tiers_fired"].as_array().unwrap().is_empty()),
+        "tiers fired"
+    );
+    // The stored report names the budget it ran on: w_eff = window - output_reserved.
+    let budget = &reports[0]["settings"]["budget"];
+    let w_eff = budget["window"].as_u64().unwrap() - budget["output_reserved"].as_u64().unwrap();
+    assert!(
+        reports.iter().all(|r| r["status"] != "over_window"),
+        "no call reported over the window: {reports:?}"
+    );
+    for (n, c) in calls.iter().enumerate() {
+        let body = c.json();
+        let sent = c.body.len() as u64 / 4;
+        assert!(
+            sent <= w_eff,
+            "request {n}: {sent} tokens sent, over the window of {w_eff}"
+        );
+        assert!(
+            body.to_string()
+                .contains("Never edit files outside notes/."),
+            "request {n}: the first ask's constraint is forwarded"
+        );
+        assert_eq!(
+            c.headers
+                .iter()
+                .find(|(k, _)| k == "x-goog-api-key")
+                .map(|(_, v)| v.as_str()),
+            Some(KEY),
+            "the key reaches the model"
+        );
+        assert_gemini_pairs(&body, &json!(n));
+    }
+    assert!(
+        !contains(&store_bytes(&env), KEY),
+        "the key is never stored"
+    );
+
+    // The session the CLI wrote: it imports whole, and its calls are the
+    // calls the model made, in order.
+    let sessions = gemini_sessions(&env.home());
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let import = env.run(&["import", "--json", sessions[0].to_str().unwrap()]);
+    import.success();
+    let report = &import.import_reports()[0];
+    assert_eq!(report["format"], "gemini-cli");
+    assert_eq!(report["unknown_line_types"], json!({}), "{report}");
+    assert_eq!(report["skipped_lines"], json!([]), "{report}");
+    let imported = report["tasks"][0]["id"].as_str().unwrap().to_string();
+    let view = env.root().join("session-view.json");
+    env.run(&[
+        "compact",
+        "--task",
+        &imported,
+        "--window",
+        "2000000",
+        "--output",
+        view.to_str().unwrap(),
+    ])
+    .success();
+    let view: Value = serde_json::from_slice(&std::fs::read(&view).unwrap()).unwrap();
+    let recorded: Vec<(String, Value)> = view["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .filter(|b| b["type"] == "tool_use")
+        .map(|b| (b["name"].as_str().unwrap().to_string(), b["input"].clone()))
+        .collect();
+    let seen = gemini_calls(&calls.last().unwrap().json());
+    let made: Vec<(String, Value)> = (1..=40)
+        .map(|k| {
+            (
+                "read_file".to_string(),
+                json!({"file_path": format!("notes/file_{k:02}.txt")}),
+            )
+        })
+        .collect();
+    assert_eq!(recorded, made, "the session's calls are the model's");
+    for call in seen {
+        assert!(made.contains(&call), "a request carried {call:?}");
     }
 }

@@ -38,7 +38,13 @@ fn is_leaky_var(name: &str) -> bool {
         || name.starts_with("COMPACTION_")
         || matches!(
             name,
-            "NO_COLOR" | "CLICOLOR" | "CLICOLOR_FORCE" | "COLUMNS" | "LINES" | "RUST_LOG"
+            "NO_COLOR"
+                | "CLICOLOR"
+                | "CLICOLOR_FORCE"
+                | "COLUMNS"
+                | "LINES"
+                | "RUST_LOG"
+                | "GEMINI_CLI_HOME"
         )
 }
 

@@ -12,10 +12,12 @@
 //! call that needs it, so a server started before anything was recorded
 //! answers once something is.
 
+pub mod inview;
 pub mod recall;
 mod stdio;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -25,6 +27,7 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
 use rmcp::schemars::JsonSchema;
+use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
@@ -52,13 +55,17 @@ pub struct McpArgs {
 
 pub fn run(location: DbLocation, _ui: &mut Ui, args: &McpArgs) -> Result<Outcome> {
     let server = Recall::new(location, args.task.clone());
+    let stdin = WatchedStdin {
+        inner: tokio::io::stdin(),
+        running: Arc::clone(&server.running),
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the MCP server's runtime")?;
     runtime.block_on(async move {
         // Every line answered: one that is not JSON too (see `stdio`).
-        let (transport, pumps) = stdio::transport(tokio::io::stdin(), tokio::io::stdout());
+        let (transport, pumps) = stdio::transport(stdin, tokio::io::stdout());
         let served = async {
             let service = server
                 .serve(transport)
@@ -75,6 +82,8 @@ pub fn run(location: DbLocation, _ui: &mut Ui, args: &McpArgs) -> Result<Outcome
         pumps.finish().await;
         served
     })?;
+    // A tool's work still running for a client that left is not waited for.
+    runtime.shutdown_background();
     Ok(Outcome::Ok)
 }
 
@@ -99,16 +108,23 @@ call comes in pages of `limit` lines (default 500) from line `offset` (0-based);
 lines remain, the answer ends with `next_offset: N`: call again with offset N for the \
 rest.";
 
-const SEARCH_HISTORY: &str = "Search this session's whole recorded history, including \
-everything the client's own compaction (/compact, auto-compact) dropped from your \
-context: the user's requests and rules, your earlier messages, and tool inputs and \
-outputs. Call it when you need something you no longer see (an instruction or \
-constraint the user gave earlier, a file path, an error message, a decision) before \
-guessing or asking the user again. `query`: words that must all appear in one line \
-(case-insensitive). Returns the matching lines, newest first, each with the model call \
-it belongs to and where it came from (user, assistant, a tool's input or output); a \
-tool's line names the view_tool_call id that returns the whole call. `limit`: how many \
-lines (default 20, at most 200).";
+const SEARCH_HISTORY: &str = "Find what was said or done before your context was \
+compacted: a ranked search (BM25) over this session's whole recorded history, including \
+everything the client's own compaction (/compact, auto-compact) or compactor dropped \
+from your context: the user's requests and rules, your earlier answers, tool inputs \
+(commands, paths, patterns), tool outputs and errors, and summaries. Call it when you \
+need something you no longer see (an instruction or constraint the user gave earlier, \
+an error message and how it was fixed, a command that worked, a file's change, a \
+decision) before guessing, running a tool again or asking the user again. `query`: \
+plain words, as you would type them; a hit need not hold every word, word forms match \
+(`migration` finds `migrations`) and identifiers split (`tenant registry` finds \
+`tenant_registry`); \"a phrase\", NEAR(a b, 5) and prefix* work too. `scope`: \
+\"session\" (default) or \"project\" (every recorded session of this project). `kind`: \
+only ask, answer, tool, error or summary hits. Returns the best hits first, each with \
+its call, a snippet (matched words in «»), and the id view_tool_call takes to return it \
+whole; hits already in your context are marked and come last. Pages as view_tool_call \
+does: `limit` hits (default 10, at most 50) from `offset`; while hits remain, the answer \
+ends with `next_offset: N`.";
 
 const TASK_CONTEXT: &str = "Get this session's `## Task Context` as compactor derives \
 it from the whole recorded history (not from your possibly compacted context): every \
@@ -134,12 +150,63 @@ pub struct ViewToolCallArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
 pub struct SearchHistoryArgs {
-    /// Words that must all appear in a line, in any case: `migrations never`.
+    /// What to find, in plain words (`tenant registry rule`), or FTS5 syntax (`"a phrase"`, `NEAR(a b, 5)`, `prefix*`). At most 1000 characters; the first 24 distinct words count.
     pub query: String,
-    /// The most matching lines to return, newest first. Default 20, at most 200.
+    /// `session` (default): this session's tasks; `project`: every recorded session of this project.
+    #[serde(default)]
+    pub scope: Option<SearchScope>,
+    /// Only hits of this kind.
+    #[serde(default)]
+    pub kind: Option<SearchKind>,
+    /// The first hit to return, 0-based (the `next_offset` of the page before). Default 0.
+    #[serde(default)]
+    pub offset: Option<u64>,
+    /// The most hits to return. Default 10, at most 50.
     #[serde(default)]
     pub limit: Option<u64>,
 }
+
+/// Where `search_history` looks.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(rename_all = "lowercase")]
+pub enum SearchScope {
+    Session,
+    Project,
+}
+
+/// What kind of hit `search_history` keeps.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(rename_all = "lowercase")]
+pub enum SearchKind {
+    /// What the user asked.
+    Ask,
+    /// What the assistant wrote.
+    Answer,
+    /// A tool call's input or output.
+    Tool,
+    /// A tool's error.
+    Error,
+    /// A summary of compacted history.
+    Summary,
+}
+
+impl SearchKind {
+    fn column(self) -> crate::store::search::Column {
+        use crate::store::search::Column;
+        match self {
+            SearchKind::Ask => Column::Ask,
+            SearchKind::Answer => Column::Answer,
+            SearchKind::Tool => Column::Tool,
+            SearchKind::Error => Column::Error,
+            SearchKind::Summary => Column::Summary,
+        }
+    }
+}
+
+/// The last `InView` the server read, and the state it was read from.
+type InViewRead = (inview::Key, Arc<inview::InView>);
 
 /// The server: where the store is, the task it was started for, and the
 /// store once opened.
@@ -150,7 +217,103 @@ pub struct Recall {
     store: Arc<Mutex<Option<Store>>>,
     /// The tool call whose pages a client is reading.
     pages: Arc<Mutex<recall::CallPages>>,
+    /// What the model holds of the session's current task, as last read.
+    in_view: Arc<Mutex<Option<InViewRead>>>,
+    /// The searches running, stopped when the client leaves.
+    running: Arc<Running>,
     tool_router: ToolRouter<Self>,
+}
+
+/// A search running on a thread of its own, and how to stop it.
+#[derive(Default)]
+pub struct Stop {
+    flag: AtomicBool,
+    handle: Mutex<Option<rusqlite::InterruptHandle>>,
+}
+
+impl Stop {
+    fn stop(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+        if let Some(h) = self
+            .handle
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+        {
+            h.interrupt();
+        }
+    }
+}
+
+/// The searches running, and whether the client has left (its stdin closed).
+#[derive(Default)]
+pub struct Running {
+    gone: AtomicBool,
+    searches: Mutex<Vec<std::sync::Weak<Stop>>>,
+}
+
+impl Running {
+    /// Track a search; `None` when the client has left already.
+    fn start(&self) -> Option<Arc<Stop>> {
+        if self.gone.load(Ordering::Relaxed) {
+            return None;
+        }
+        let stop = Arc::new(Stop::default());
+        let mut all = self.searches.lock().unwrap_or_else(|p| p.into_inner());
+        all.retain(|w| w.strong_count() > 0);
+        all.push(Arc::downgrade(&stop));
+        Some(stop)
+    }
+
+    /// Why a search was stopped.
+    fn why_stopped(&self) -> &'static str {
+        if self.gone.load(Ordering::Relaxed) {
+            "the search was stopped: the client left"
+        } else {
+            "the search was stopped: its request was cancelled"
+        }
+    }
+
+    /// The client left: stop every search.
+    fn client_gone(&self) {
+        self.gone.store(true, Ordering::Relaxed);
+        for w in self
+            .searches
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+        {
+            if let Some(s) = w.upgrade() {
+                s.stop();
+            }
+        }
+    }
+}
+
+/// The server's stdin, telling `running` when it ends (the client left):
+/// a search under way stops then, rather than run on for nobody.
+struct WatchedStdin {
+    inner: tokio::io::Stdin,
+    running: Arc<Running>,
+}
+
+impl tokio::io::AsyncRead for WatchedStdin {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        match &polled {
+            std::task::Poll::Ready(Ok(())) if buf.filled().len() == before => {
+                self.running.client_gone()
+            }
+            std::task::Poll::Ready(Err(_)) => self.running.client_gone(),
+            _ => {}
+        }
+        polled
+    }
 }
 
 /// A u64 argument as a usize (saturating: a huge offset is past any end).
@@ -175,6 +338,8 @@ impl Recall {
             task,
             store: Arc::new(Mutex::new(None)),
             pages: Arc::default(),
+            in_view: Arc::new(Mutex::new(None)),
+            running: Arc::new(Running::default()),
             tool_router: Self::tool_router(),
         }
     }
@@ -214,6 +379,21 @@ impl Recall {
         dirs
     }
 
+    /// What the model holds of `task`, read again when the task's rows or
+    /// compaction state changed since the last search.
+    fn in_view_of(&self, store: &Store, task: &str) -> Result<Arc<inview::InView>> {
+        let key = inview::key(store, task)?;
+        let mut cached = self.in_view.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((k, v)) = cached.as_ref()
+            && *k == key
+        {
+            return Ok(Arc::clone(v));
+        }
+        let v = Arc::new(inview::read(store, task)?);
+        *cached = Some((key, Arc::clone(&v)));
+        Ok(v)
+    }
+
     async fn session(&self, peer: &Peer<RoleServer>) -> Result<recall::Session> {
         let dirs = self.client_dirs(peer).await;
         let dirs: Vec<&std::path::Path> = dirs.iter().map(PathBuf::as_path).collect();
@@ -228,18 +408,20 @@ impl Recall {
     ) -> Result<String, String> {
         // The session only orders the search: ids are unique across sessions.
         let session = self.session(&peer).await.ok();
-        self.with_store(|store| {
-            let mut pages = self.pages.lock().unwrap_or_else(|p| p.into_inner());
-            recall::view_tool_call(
-                store,
-                &mut pages,
-                session.as_ref(),
-                &a.id,
-                a.offset.map_or(0, as_usize),
-                a.limit.map(as_usize),
-            )
+        self.blocking(move |server| {
+            server.with_store(|store| {
+                let mut pages = server.pages.lock().unwrap_or_else(|p| p.into_inner());
+                recall::view_tool_call(
+                    store,
+                    &mut pages,
+                    session.as_ref(),
+                    &a.id,
+                    a.offset.map_or(0, as_usize),
+                    a.limit.map(as_usize),
+                )
+            })
         })
-        .map_err(for_model)
+        .await
     }
 
     #[tool(description = SEARCH_HISTORY)]
@@ -247,19 +429,76 @@ impl Recall {
         &self,
         Parameters(a): Parameters<SearchHistoryArgs>,
         peer: Peer<RoleServer>,
+        ctx: RequestContext<RoleServer>,
     ) -> Result<String, String> {
         let session = self.session(&peer).await.map_err(for_model)?;
-        self.with_store(|store| {
-            recall::search_history(store, &session, &a.query, a.limit.map(as_usize))
-        })
-        .map_err(for_model)
+        let Some(stop) = self.running.start() else {
+            return Err("the search was stopped: the client left".to_string());
+        };
+        let server = self.clone();
+        let job_stop = Arc::clone(&stop);
+        // On a thread of its own, with a connection of its own: the server
+        // answers other requests meanwhile, and a search the client gave
+        // up (its request cancelled, its stdin closed) is stopped.
+        let job = tokio::task::spawn_blocking(move || -> Result<String> {
+            let store = open_store_to_read(&server.location)?;
+            *job_stop.handle.lock().unwrap_or_else(|p| p.into_inner()) =
+                Some(store.interrupt_handle());
+            crate::fault::in_search(&job_stop.flag);
+            if job_stop.flag.load(Ordering::Relaxed) {
+                anyhow::bail!("{}", server.running.why_stopped());
+            }
+            let in_view = server.in_view_of(&store, &session.current)?;
+            let found = recall::search_history(
+                &store,
+                &session,
+                &recall::SearchOptions {
+                    query: &a.query,
+                    scope: match a.scope {
+                        Some(SearchScope::Project) => recall::Scope::Project,
+                        _ => recall::Scope::Session,
+                    },
+                    kind: a.kind.map(SearchKind::column),
+                    offset: a.offset.map_or(0, as_usize),
+                    limit: a.limit.map(as_usize),
+                    cancel: Some(&job_stop.flag),
+                    in_view: Some(&in_view),
+                },
+            );
+            if job_stop.flag.load(Ordering::Relaxed) {
+                anyhow::bail!("{}", server.running.why_stopped());
+            }
+            found
+        });
+        tokio::select! {
+            done = job => done.map_err(|e| format!("the search failed: {e}"))?.map_err(for_model),
+            _ = ctx.ct.cancelled() => {
+                stop.stop();
+                Err(self.running.why_stopped().to_string())
+            }
+        }
     }
 
     #[tool(description = TASK_CONTEXT)]
     async fn task_context(&self, peer: Peer<RoleServer>) -> Result<String, String> {
         let session = self.session(&peer).await.map_err(for_model)?;
-        self.with_store(|store| recall::task_context(store, &session))
-            .map_err(for_model)
+        self.blocking(move |server| {
+            server.with_store(|store| recall::task_context(store, &session))
+        })
+        .await
+    }
+
+    /// Run `f` on a thread of the blocking pool, so that the server answers
+    /// other requests (a ping, another tool call) while it runs.
+    async fn blocking(
+        &self,
+        f: impl FnOnce(&Recall) -> Result<String> + Send + 'static,
+    ) -> Result<String, String> {
+        let server = self.clone();
+        match tokio::task::spawn_blocking(move || f(&server)).await {
+            Ok(answer) => answer.map_err(for_model),
+            Err(e) => Err(format!("the tool failed: {e}")),
+        }
     }
 }
 

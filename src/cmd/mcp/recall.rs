@@ -5,8 +5,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::{Result, bail};
+
+use super::inview::InView;
+use crate::cmd::search_hits::{self, Hit};
+use crate::store::search::{Column, SearchError};
 
 use crate::cmd::target::find_task;
 use crate::cmd::tool_call::{ToolCall, ambiguous, ids_starting, split_pick};
@@ -14,10 +19,9 @@ use crate::cmd::visible::visible_line;
 use crate::cmd::words::plural;
 use crate::engine::toolrules::recovery_call;
 use crate::hooks::context::{OutputLimit, task_context as derive_task_context};
-use crate::model::{Block, Kind, Message};
+use crate::model::{Block, Kind, Message, Role};
 use crate::store::{Store, StoredMessage, TaskInfo};
 use crate::summarize::Extractive;
-use crate::view::text::tool_content_text;
 
 /// Lines of a tool call's text in one page, unless `limit` says otherwise.
 pub const PAGE_LINES: usize = 500;
@@ -25,12 +29,10 @@ pub const PAGE_LINES: usize = 500;
 /// clients take whole from an MCP tool); a page stops before the line that
 /// would pass it, holding at least one line.
 pub const PAGE_CHARS: usize = 40_000;
-/// Matching lines `search_history` returns unless `limit` says otherwise.
-pub const SEARCH_LINES: usize = 20;
-/// The most lines `search_history` returns, whatever `limit` says.
-pub const SEARCH_MAX: usize = 200;
-/// A matching line longer than this is cut (its start kept).
-const LINE_CHARS: usize = 400;
+/// Hits `search_history` returns unless `limit` says otherwise.
+pub const SEARCH_HITS: usize = 10;
+/// The most hits one page of `search_history` holds, whatever `limit` says.
+pub const SEARCH_MAX: usize = 50;
 /// Claude Code's hook output limit: the Task Context the hooks put back fits it.
 const CONTEXT_LIMIT: OutputLimit = OutputLimit::Utf16Units(10_000);
 
@@ -50,17 +52,13 @@ pub fn session(store: &Store, task: Option<&str>, dirs: &[&Path]) -> Result<Sess
     let reader = store.reader();
     let infos = reader.tasks()?;
     // How recently each task was recorded: its last row's rowid.
-    let recency: BTreeMap<String, i64> = reader
-        .task_activity()?
-        .into_iter()
-        .map(|(id, _, row)| (id, row))
-        .collect();
+    let recency = search_hits::recency(store)?;
     let current = match task {
         Some(t) => find_task(store, t, None)?,
         None => latest_in(&infos, &recency, dirs)?,
     };
     Ok(Session {
-        tasks: session_tasks(&infos, &recency, &current),
+        tasks: search_hits::linked_tasks(&infos, &recency, &current),
         current,
     })
 }
@@ -104,51 +102,6 @@ fn latest_in(
                 .join(", ")
         ),
     }
-}
-
-/// Every task of `current`'s session, newest first: its parent chain's
-/// root and everything linked under it, and every task recorded with one of
-/// their client session ids.
-fn session_tasks(
-    infos: &[TaskInfo],
-    recency: &BTreeMap<String, i64>,
-    current: &str,
-) -> Vec<String> {
-    let by_id: BTreeMap<&str, &TaskInfo> = infos.iter().map(|t| (t.id.as_str(), t)).collect();
-    let mut root = current;
-    let mut seen = BTreeSet::new();
-    while let Some(p) = by_id.get(root).and_then(|t| t.parent_id.as_deref())
-        && by_id.contains_key(p)
-        && seen.insert(p)
-    {
-        root = p;
-    }
-    let mut members: BTreeSet<&str> = BTreeSet::from([root, current]);
-    // Grown to a fixed point: children of members, and tasks sharing a session id.
-    loop {
-        let sessions: BTreeSet<&str> = members
-            .iter()
-            .filter_map(|m| by_id.get(m).and_then(|t| t.meta.session_id.as_deref()))
-            .collect();
-        let before = members.len();
-        for t in infos {
-            let linked = t.parent_id.as_deref().is_some_and(|p| members.contains(p));
-            let same = t
-                .meta
-                .session_id
-                .as_deref()
-                .is_some_and(|s| sessions.contains(s));
-            if linked || same {
-                members.insert(&t.id);
-            }
-        }
-        if members.len() == before {
-            break;
-        }
-    }
-    let mut out: Vec<String> = members.into_iter().map(str::to_string).collect();
-    out.sort_by_key(|t| std::cmp::Reverse((recency.get(t).copied(), t.clone())));
-    out
 }
 
 /// A tool call's text kept between the pages of it a client reads, so that
@@ -319,6 +272,9 @@ pub fn view_tool_call(
     if spec.is_empty() {
         bail!("give the id of a tool call, as a pointer names it: view_tool_call(\"toolu_01A…\")");
     }
+    if let Some(address) = spec.strip_prefix("msg:") {
+        return view_message(store, address, offset, limit);
+    }
     // `ID@N`: the N-th call a task records with the id (an id a client or
     // server reused).
     let (id, pick) = split_pick(spec);
@@ -454,210 +410,247 @@ fn next_page(offset: usize, end: usize, total: usize) -> String {
     )
 }
 
-/// Where a matching line came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Source {
-    User,
-    Assistant,
-    /// The client's own summary of the history it compacted.
-    ClientSummary,
-    ToolInput {
-        id: String,
-        name: String,
-    },
-    ToolOutput {
-        id: String,
-        name: Option<String>,
-    },
+/// What `search_history` searches: the session's tasks, or every task of
+/// its project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scope {
+    #[default]
+    Session,
+    Project,
 }
 
-impl Source {
-    fn label(&self) -> String {
-        match self {
-            Source::User => "user".into(),
-            Source::Assistant => "assistant".into(),
-            Source::ClientSummary => "the client's compaction summary".into(),
-            Source::ToolInput { id, name } => format!(
-                "{} input · {}",
-                visible_line(name),
-                visible_line(&recovery_call(id))
-            ),
-            Source::ToolOutput { id, name } => format!(
-                "{} output · {}",
-                visible_line(name.as_deref().unwrap_or("tool")),
-                visible_line(&recovery_call(id))
-            ),
+/// `search_history`'s request.
+pub struct SearchOptions<'a> {
+    pub query: &'a str,
+    pub scope: Scope,
+    pub kind: Option<Column>,
+    pub offset: usize,
+    pub limit: Option<usize>,
+    /// Set from another thread to stop the search (the client left).
+    pub cancel: Option<&'a AtomicBool>,
+    /// What the model holds now (its hits are marked and ranked last).
+    pub in_view: Option<&'a InView>,
+}
+
+/// The id `view_tool_call` takes for a hit: the tool call's, or the row's
+/// (`msg:TASK:SEQ`); none for a floor summary line.
+pub fn view_id(h: &Hit) -> Option<String> {
+    match (&h.tool, h.place.seq) {
+        (Some(t), _) => Some(t.id.clone()),
+        (None, Some(seq)) => Some(format!("msg:{}:{seq}", h.place.task)),
+        (None, None) => None,
+    }
+}
+
+/// A hit's kind in words: `user ask`, `Bash output`, `compactor's summary`.
+fn hit_label(h: &Hit) -> String {
+    match (&h.tool, h.kind) {
+        (Some(t), Column::Error) => format!("{} error", t.name.as_deref().unwrap_or("tool")),
+        (Some(t), _) => format!("{} {}", t.name.as_deref().unwrap_or("tool"), t.part),
+        (None, Column::Ask) => "user ask".into(),
+        (None, Column::Answer) => "assistant".into(),
+        (None, Column::Summary) if h.summary_key.is_some() => {
+            "a line of compactor's summary".into()
         }
+        (None, Column::Summary) => "the client's compaction summary".into(),
+        (None, c) => c.as_str().into(),
     }
 }
 
-/// The searchable texts of a row: (where from, text).
-fn row_texts(m: &Message, names: &BTreeMap<String, String>) -> Vec<(Source, String)> {
-    let mut out = Vec::new();
-    for b in &m.content {
-        match (m.kind, b) {
-            (Kind::Ask, Block::Text { text }) => out.push((Source::User, text.clone())),
-            (Kind::CompactSummary | Kind::CarriedSummary, Block::Text { text }) => {
-                out.push((Source::ClientSummary, text.clone()))
-            }
-            (Kind::Generation, Block::Text { text }) => out.push((Source::Assistant, text.clone())),
-            (Kind::Generation, Block::ToolUse { id, name, input }) => {
-                let source = Source::ToolInput {
-                    id: id.clone(),
-                    name: name.clone(),
-                };
-                for s in crate::engine::toolfacts::strings_of(input) {
-                    out.push((source.clone(), s.to_string()));
-                }
-            }
-            (
-                _,
-                Block::ToolResult {
-                    tool_use_id,
-                    content,
-                    ..
-                },
-            ) => out.push((
-                Source::ToolOutput {
-                    id: tool_use_id.clone(),
-                    name: names.get(tool_use_id).cloned(),
-                },
-                tool_content_text(content),
-            )),
-            _ => {}
-        }
-    }
-    out
-}
-
-/// The model call a row belongs to: the one that wrote it (a generation),
-/// else the first that read it (an ask, a tool result: the next call).
-fn call_of(m: &Message) -> u32 {
-    if m.kind == Kind::Generation {
-        m.step
-    } else {
-        m.step + 1
-    }
-}
-
-/// The words of a query, lower-cased: a line matches when it holds them all.
-fn terms(query: &str) -> Vec<String> {
-    query
-        .split_whitespace()
-        .map(|w| w.trim_matches('"').to_lowercase())
-        .filter(|w| !w.is_empty())
-        .collect()
-}
-
-/// `line` cut to [`LINE_CHARS`] characters, around the first term when it
-/// lies past the cut.
-fn shown_line(line: &str, first_term: &str) -> String {
-    let line = line.trim();
-    let n = line.chars().count();
-    if n <= LINE_CHARS {
-        return line.to_string();
-    }
-    let at = line
-        .to_lowercase()
-        .find(first_term)
-        .map_or(0, |b| line.to_lowercase()[..b].chars().count());
-    let start = at.saturating_sub(LINE_CHARS / 4);
-    let start = start.min(n - LINE_CHARS);
-    let body: String = line.chars().skip(start).take(LINE_CHARS).collect();
-    format!(
-        "{}{body}{}",
-        if start > 0 { "…" } else { "" },
-        if start + LINE_CHARS < n { "…" } else { "" }
-    )
-}
-
-/// `search_history`: the lines of the session's record that hold every
-/// word of `query` (case-insensitive), newest first, at most `limit`.
+/// `search_history`: the session's (or its project's) record ranked for
+/// `query` (see `crate::cmd::search_hits`), a page of hits from `offset`,
+/// each with its snippet and the id `view_tool_call` takes.
 pub fn search_history(
     store: &Store,
     session: &Session,
-    query: &str,
-    limit: Option<usize>,
+    opts: &SearchOptions<'_>,
 ) -> Result<String> {
-    let words = terms(query);
-    if words.is_empty() {
-        bail!("give a query: one or more words that must all appear in a line");
-    }
-    let limit = limit.unwrap_or(SEARCH_LINES).clamp(1, SEARCH_MAX);
-    let reader = store.reader();
-    let several = session.tasks.len() > 1;
-    let mut shown: Vec<String> = Vec::new();
-    let mut matches = 0usize;
-    let mut rows_read = 0usize;
-    for task in &session.tasks {
-        let rows: Vec<StoredMessage> = reader.all_messages(task)?;
-        rows_read += rows.len();
-        let names: BTreeMap<String, String> = rows
-            .iter()
-            .flat_map(|r| r.message.content.iter())
-            .filter_map(|b| match b {
-                Block::ToolUse { id, name, .. } => Some((id.clone(), name.clone())),
-                _ => None,
-            })
-            .collect();
-        for r in rows.iter().rev() {
-            for (source, text) in row_texts(&r.message, &names).into_iter().rev() {
-                let hits: Vec<&str> = text
-                    .lines()
-                    .filter(|l| {
-                        let lower = l.to_lowercase();
-                        words.iter().all(|w| lower.contains(w.as_str()))
-                    })
-                    .collect();
-                for line in hits.into_iter().rev() {
-                    matches += 1;
-                    if shown.len() < limit {
-                        let place = if several {
-                            format!("task {} · call {}", visible_line(task), call_of(&r.message))
-                        } else {
-                            format!("call {}", call_of(&r.message))
-                        };
-                        shown.push(format!(
-                            "{place} · {}: {}",
-                            source.label(),
-                            visible_line(&shown_line(line, &words[0]))
-                        ));
-                    }
+    let query = crate::store::search::query::parse(opts.query).map_err(anyhow::Error::new)?;
+    let limit = opts.limit.unwrap_or(SEARCH_HITS).clamp(1, SEARCH_MAX);
+    let (tasks, scope) = match opts.scope {
+        Scope::Session => {
+            let scope = match session.tasks.len() {
+                1 => format!("this session (task {})", session.current),
+                n => format!("this session's {n} tasks (current: {})", session.current),
+            };
+            (session.tasks.clone(), scope)
+        }
+        Scope::Project => {
+            let cwd = store
+                .reader()
+                .task(&session.current)?
+                .and_then(|t| t.meta.cwd);
+            let Some(cwd) = cwd else {
+                bail!(
+                    "task {} records no project directory, so its project cannot be searched: scope \"session\" searches its session",
+                    session.current
+                );
+            };
+            let mut tasks = search_hits::project_tasks(store, Path::new(&cwd))?;
+            for t in &session.tasks {
+                if !tasks.contains(t) {
+                    tasks.push(t.clone());
                 }
             }
+            let scope = format!("project {cwd} ({})", plural(tasks.len(), "task"));
+            (tasks, scope)
         }
-    }
-    let scope = if several {
-        format!(
-            "the session's {} ({}, newest first)",
-            plural(session.tasks.len(), "task"),
-            session.tasks.join(", ")
-        )
-    } else {
-        format!("task {}", session.current)
     };
-    if matches == 0 {
-        return Ok(format!(
-            "no line of {scope} holds every word of {:?} ({} searched); try fewer or other words\n",
-            query,
-            plural(rows_read, "row")
+    let in_view = opts
+        .in_view
+        .map(|v| move |p: &search_hits::Place, b: Option<(Role, &Block)>| v.holds(p, b));
+    let in_view_fn: Option<&search_hits::InViewFn<'_>> =
+        in_view.as_ref().map(|f| f as &search_hits::InViewFn<'_>);
+    let req = search_hits::Request {
+        query: &query,
+        kind: opts.kind,
+        tasks: Some(&tasks),
+        offset: opts.offset,
+        limit,
+        snippet_words: 32,
+        in_view: in_view_fn,
+        cancel: opts.cancel,
+    };
+    let found = search_hits::search(store, &req).map_err(|e| match e {
+        SearchError::Query(q) => anyhow::Error::new(q),
+        other => anyhow::Error::new(other),
+    })?;
+    let mut out = String::new();
+    if query.dropped > 0 {
+        out.push_str(&format!(
+            "(the query's first {} distinct words were searched; {} left out)\n",
+            crate::store::search::query::QUERY_TERMS,
+            query.dropped
         ));
     }
-    let mut out = format!(
-        "{} in {scope}, newest first:\n",
-        plural(matches, "matching line")
-    );
-    for l in &shown {
-        out.push_str(l);
-        out.push('\n');
-    }
-    if matches > shown.len() {
+    if found.hits.is_empty() {
+        if opts.offset > 0 && found.hits_seen > 0 {
+            bail!(
+                "offset {} is past the last hit ({} found): call again with a smaller offset",
+                opts.offset,
+                found.hits_seen
+            );
+        }
         out.push_str(&format!(
-            "… {} more: narrow the query, or raise limit (at most {SEARCH_MAX})\n",
-            matches - shown.len()
+            "no hit for {:?} in {scope}; try other words (or fewer){}\n",
+            opts.query,
+            if opts.scope == Scope::Session {
+                ", or scope \"project\" for the project's other sessions"
+            } else {
+                ""
+            }
+        ));
+        return Ok(out);
+    }
+    let last = opts.offset + found.hits.len();
+    out.push_str(&format!(
+        "{} for {:?} in {scope}, best first{}{}:\n",
+        if found.more || opts.offset > 0 {
+            format!("hits {} to {last}", opts.offset + 1)
+        } else {
+            plural(found.hits.len(), "hit")
+        },
+        opts.query,
+        if opts.in_view.is_some() && found.hits.iter().any(|h| h.in_view) {
+            "; what is already in your context is marked and comes last"
+        } else {
+            ""
+        },
+        if found.indexed_now {
+            " (indexed for this search)"
+        } else {
+            ""
+        },
+    ));
+    let several = tasks.len() > 1;
+    for h in &found.hits {
+        let mut head = format!(
+            "{}. call {} · {}",
+            h.rank,
+            h.place.call,
+            visible_line(&hit_label(h))
+        );
+        if several {
+            head.push_str(&format!(" · task {}", visible_line(&h.place.task)));
+        }
+        if let Some(id) = view_id(h) {
+            head.push_str(&format!(" · {}", visible_line(&recovery_call(&id))));
+        }
+        if h.in_view {
+            head.push_str(" · in your context already");
+        }
+        out.push_str(&head);
+        out.push('\n');
+        let snippet = search_hits::render_snippet(&h.snippet, "«", "»");
+        out.push_str(&format!("   {snippet}\n"));
+        if !h.also.is_empty() {
+            let places: Vec<String> = h
+                .also
+                .iter()
+                .take(5)
+                .map(|p| {
+                    if p.task == h.place.task {
+                        format!("call {}", p.call)
+                    } else {
+                        format!("task {} call {}", visible_line(&p.task), p.call)
+                    }
+                })
+                .collect();
+            let more = h.also.len().saturating_sub(5);
+            out.push_str(&format!(
+                "   the same also at {}{}\n",
+                places.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
+    if found.more {
+        out.push_str(&format!(
+            "[more hits: call search_history again with offset {last}]\nnext_offset: {last}\n"
         ));
     }
     Ok(out)
+}
+
+/// `view_tool_call("msg:TASK:SEQ")`: a recorded message whole (a search
+/// hit's ask, answer or summary), as text, paged.
+fn view_message(
+    store: &Store,
+    address: &str,
+    offset: usize,
+    limit: Option<usize>,
+) -> Result<String> {
+    let Some((task, seq)) = address.rsplit_once(':') else {
+        bail!("a message id reads msg:TASK:SEQ, as search_history names it");
+    };
+    let Ok(seq) = seq.parse::<u64>() else {
+        bail!(
+            "a message id reads msg:TASK:SEQ, as search_history names it: {seq:?} is no row number"
+        );
+    };
+    let task = find_task(store, task, None)?;
+    let Some(row) = store.reader().messages(&task, seq, seq + 1)?.pop() else {
+        bail!("task {task} has no row {seq}");
+    };
+    let m = &row.message;
+    let mut text = format!(
+        "task {task} · row {seq} · call {} · turn {} · {} {}\n",
+        search_hits::call_of(m),
+        m.turn,
+        m.role.as_str(),
+        m.kind.as_str()
+    );
+    for b in &m.content {
+        text.push_str(&crate::view::text::block_text(b));
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    page(&text, offset, limit)
 }
 
 /// `task_context`: compactor's `## Task Context` of the session's current
@@ -784,26 +777,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn a_line_matches_when_it_holds_every_word() {
-        let w = terms("Migrations  NEVER");
-        assert_eq!(w, vec!["migrations", "never"]);
-        let holds = |l: &str| {
-            let lower = l.to_lowercase();
-            w.iter().all(|t| lower.contains(t.as_str()))
-        };
-        assert!(holds("Never touch the migrations directory."));
-        assert!(!holds("the migrations directory"));
-    }
-
-    #[test]
-    fn a_long_line_is_cut_around_its_match() {
-        let line = format!("{} needle {}", "a".repeat(1000), "b".repeat(1000));
-        let s = shown_line(&line, "needle");
-        assert!(s.contains("needle"));
-        assert!(s.starts_with('…') && s.ends_with('…'));
-        assert_eq!(s.chars().count(), LINE_CHARS + 2);
     }
 }

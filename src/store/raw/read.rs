@@ -60,6 +60,34 @@ impl Reader<'_> {
         Ok(out)
     }
 
+    /// The rowid of a task's last row (how recently it was recorded), read
+    /// through the record's primary key: no scan of the table.
+    pub fn last_rowid(&self, task_id: &str) -> Result<Option<i64>> {
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT rowid FROM task_message WHERE task_id = ?1 ORDER BY seq DESC LIMIT 1",
+            )?
+            .query_row([task_id], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// The generation rows among the `n` rows before `seq`, latest first
+    /// (their seqs: no content is read).
+    pub fn generation_rows_before(&self, task_id: &str, seq: u64, n: u64) -> Result<Vec<u64>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq FROM task_message WHERE task_id = ?1 AND seq < ?2 AND seq >= ?3
+             AND kind = 'generation' ORDER BY seq DESC",
+        )?;
+        let rows = stmt.query_map(
+            params![task_id, seq as i64, seq.saturating_sub(n) as i64],
+            |r| r.get::<_, i64>(0),
+        )?;
+        Ok(rows
+            .map(|r| r.map(|s| s as u64))
+            .collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Whether `msgs` would extend (or be a prefix of) what is stored for the
     /// task: true when the task is absent or agrees with them row for row.
     pub fn consistent_with(&self, task_id: &str, msgs: &[Message]) -> Result<bool> {

@@ -1,0 +1,802 @@
+//! What the search index holds of a row: one entry per block a model would
+//! want to find again (a user's ask, the assistant's text, a tool call's
+//! input, a tool's output or error, a client's compaction summary), each
+//! in the column of its kind, its text bounded and normalised.
+//!
+//! Pure: the same row gives the same entries, so an index rebuilt from the
+//! record equals the one kept as the record grew, and a hit's snippet is
+//! made from the very text that was indexed.
+//!
+//! - **Bounded.** A long text is indexed by its head and its tail (an
+//!   error is most often in the first or the last lines of an output), so
+//!   the cost of the index grows with the number of entries, not with the
+//!   size of the largest output: see [`Limits`].
+//! - **Normalised here, not by FTS5.** An entry is handed to the index as
+//!   its terms, separated by spaces, which FTS5's `ascii` tokenizer takes
+//!   as they are: a word is a run of letters and digits (so
+//!   `tenant_registry` and `src/store/raw.rs` are several words),
+//!   lower-cased, and stemmed by Porter's algorithm (`porter.rs`:
+//!   `migrations` and `migration` are one term); after them come the words
+//!   of each mixed-case identifier (`TranscriptRenderer` adds `transcript
+//!   render`), once per entry. This runs on the importer's encoding thread,
+//!   beside the one that holds the transaction, and costs a fraction of
+//!   FTS5's own `porter unicode61` tokenizer (BENCHMARKS.md, "Search"). A
+//!   query's words go through the same [`Normaliser`] (`query.rs`).
+
+use std::borrow::Cow;
+
+use crate::model::{Block, Kind, Message, ToolContent};
+
+/// The index's columns, one per kind of entry, in the table's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Column {
+    /// What the user asked (a real ask: it starts a turn).
+    Ask,
+    /// What the assistant wrote (its text, not its reasoning).
+    Answer,
+    /// A tool call's input (its command, path or pattern) or a tool's output.
+    Tool,
+    /// A tool's output that the tool marked as an error.
+    Error,
+    /// A summary: the client's own compaction summary, or a line of a floor
+    /// summary compactor made.
+    Summary,
+}
+
+impl Column {
+    pub const ALL: [Column; 5] = [
+        Column::Ask,
+        Column::Answer,
+        Column::Tool,
+        Column::Error,
+        Column::Summary,
+    ];
+
+    /// Its name: the table's column, `--kind`'s value and JSON's `kind`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Column::Ask => "ask",
+            Column::Answer => "answer",
+            Column::Tool => "tool",
+            Column::Error => "error",
+            Column::Summary => "summary",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Column> {
+        Column::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+
+    /// Its position among the table's columns.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// How much of a long text is indexed: its first `head` and last `tail`
+/// bytes (each cut at a character boundary).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub head: usize,
+    pub tail: usize,
+}
+
+/// What a person or a model wrote: asks, answers and summaries. A pasted
+/// document past 40 KB is indexed by its ends.
+pub const PROSE: Limits = Limits {
+    head: 32 * 1024,
+    tail: 8 * 1024,
+};
+/// A tool call's input: the command, the path and the pattern come first;
+/// a file written whole (`Write`'s content) is indexed by its ends.
+pub const TOOL_INPUT: Limits = Limits {
+    head: 512,
+    tail: 256,
+};
+/// A tool's output: its first and last lines, where a command's first
+/// error, a test's summary and a file's head are (see BENCHMARKS.md,
+/// "Search", for what this bound costs and keeps).
+pub const TOOL_OUTPUT: Limits = Limits {
+    head: 256,
+    tail: 128,
+};
+/// A tool's output the tool marked as an error: more of it, as errors are
+/// what is searched for most, and are few.
+pub const ERROR_OUTPUT: Limits = Limits {
+    head: 2048,
+    tail: 512,
+};
+
+/// The most entries a row's blocks give: blocks past it are not indexed
+/// (an entry's number is 12 bits of its rowid).
+pub const MAX_ENTRIES: usize = 4096;
+
+/// One entry of a row: its block's position in the row, its column and the
+/// terms indexed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub entry: u16,
+    pub column: Column,
+    /// The entry's terms, separated by spaces (see the module's doc).
+    pub terms: String,
+}
+
+/// What a row's block is to the index, before its text is taken.
+enum Source<'a> {
+    Prose(Column, &'a str),
+    Input(&'a str, &'a serde_json::Value),
+    Output(bool, &'a ToolContent),
+}
+
+fn source<'a>(kind: Kind, b: &'a Block) -> Option<Source<'a>> {
+    match (kind, b) {
+        (Kind::Ask, Block::Text { text }) => Some(Source::Prose(Column::Ask, text)),
+        (Kind::Generation, Block::Text { text }) => Some(Source::Prose(Column::Answer, text)),
+        (Kind::CompactSummary | Kind::CarriedSummary, Block::Text { text }) => {
+            Some(Source::Prose(Column::Summary, text))
+        }
+        (Kind::Generation, Block::ToolUse { name, input, .. }) => Some(Source::Input(name, input)),
+        (
+            _,
+            Block::ToolResult {
+                content, is_error, ..
+            },
+        ) => Some(Source::Output(*is_error, content)),
+        _ => None,
+    }
+}
+
+/// The entries of a row, in block order.
+pub fn entries(m: &Message, norm: &mut Normaliser) -> Vec<Entry> {
+    let mut out = Vec::new();
+    for (i, b) in m.content.iter().enumerate().take(MAX_ENTRIES) {
+        let Some((column, text)) = text_of(m.kind, b) else {
+            continue;
+        };
+        let mut terms = String::with_capacity(text.len());
+        norm.terms(&text, &mut terms);
+        if !terms.is_empty() {
+            out.push(Entry {
+                entry: i as u16,
+                column,
+                terms,
+            });
+        }
+    }
+    out
+}
+
+/// The text block `entry` of a row was indexed from (bounded as it was),
+/// and its column: what a hit on it shows.
+pub fn entry_text(m: &Message, entry: u16) -> Option<(Column, Cow<'_, str>)> {
+    text_of(m.kind, m.content.get(usize::from(entry))?)
+}
+
+fn text_of(kind: Kind, b: &Block) -> Option<(Column, Cow<'_, str>)> {
+    Some(match source(kind, b)? {
+        Source::Prose(column, text) => (column, bounded(text, PROSE)),
+        Source::Input(name, input) => (Column::Tool, Cow::Owned(input_text(name, input))),
+        Source::Output(is_error, content) => (
+            if is_error {
+                Column::Error
+            } else {
+                Column::Tool
+            },
+            output_text(content, is_error),
+        ),
+    })
+}
+
+/// A tool call's input as indexed: the tool's name, then each string of
+/// its input (the command, the path, the pattern, the text written) on a
+/// line, the whole bounded by [`TOOL_INPUT`].
+fn input_text(name: &str, input: &serde_json::Value) -> String {
+    let mut pieces = vec![name];
+    pieces.extend(crate::engine::toolfacts::strings_of(input));
+    joined_bounded(&pieces, TOOL_INPUT)
+}
+
+/// A tool's output as indexed: its text (images left out), bounded by
+/// [`TOOL_OUTPUT`] ([`ERROR_OUTPUT`] for an error), without copying more
+/// than that of a long output.
+fn output_text(content: &ToolContent, is_error: bool) -> Cow<'_, str> {
+    let limits = if is_error { ERROR_OUTPUT } else { TOOL_OUTPUT };
+    match content {
+        ToolContent::Text(s) => match codex_output(s) {
+            Some(inner) => Cow::Owned(unescaped(&bounded(inner, limits))),
+            None => bounded(s, limits),
+        },
+        ToolContent::Blocks(blocks) => {
+            let pieces: Vec<&str> = blocks
+                .iter()
+                .filter_map(|b| match b {
+                    Block::Text { text } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            Cow::Owned(joined_bounded(&pieces, limits))
+        }
+    }
+}
+
+/// The output a Codex CLI tool result wraps in JSON
+/// (`{"output":"…","metadata":{…}}`), still escaped: its text is what a
+/// search is for, not the escapes (`\n` would glue a line's last word to
+/// the next line's first).
+fn codex_output(s: &str) -> Option<&str> {
+    let inner = s.strip_prefix("{\"output\":\"")?;
+    let end = inner.rfind("\",\"metadata\":").unwrap_or(inner.len());
+    Some(&inner[..end])
+}
+
+/// A JSON string's escapes undone (`\n`, `\t`, `\"`, `\\`, `\/`, `\uXXXX`);
+/// an escape cut short at either end of a bounded text is dropped.
+fn unescaped(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('u') => {
+                let hex: String = chars.by_ref().take(4).collect();
+                if let Some(c) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                    out.push(c);
+                }
+            }
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    out
+}
+
+/// `pieces` joined by newlines and [`bounded`], copying only the head and
+/// the tail of a long whole.
+fn joined_bounded(pieces: &[&str], limits: Limits) -> String {
+    let total = pieces
+        .iter()
+        .map(|p| p.len() + 1)
+        .sum::<usize>()
+        .saturating_sub(1);
+    if total <= limits.head + limits.tail + 8 {
+        return pieces.join("\n");
+    }
+    let mut head = String::with_capacity(limits.head + limits.tail + 8);
+    for (i, p) in pieces.iter().enumerate() {
+        if i > 0 {
+            head.push('\n');
+        }
+        let room = limits.head.saturating_sub(head.len());
+        if p.len() >= room {
+            head.push_str(&p[..floor_boundary(p, room)]);
+            break;
+        }
+        head.push_str(p);
+    }
+    let mut tail: Vec<&str> = Vec::new();
+    let mut len = 0;
+    for p in pieces.iter().rev() {
+        let room = limits.tail.saturating_sub(len);
+        if p.len() >= room {
+            tail.push(&p[ceil_boundary(p, p.len() - room)..]);
+            break;
+        }
+        tail.push(p);
+        len += p.len() + 1;
+    }
+    tail.reverse();
+    head.push_str("\n…\n");
+    head.push_str(&tail.join("\n"));
+    head
+}
+
+/// `text` whole when it fits `limits`, else its head and its tail joined
+/// by a line `…`.
+pub fn bounded(text: &str, limits: Limits) -> Cow<'_, str> {
+    if text.len() <= limits.head + limits.tail + 8 {
+        return Cow::Borrowed(text);
+    }
+    let head = &text[..floor_boundary(text, limits.head)];
+    let tail = &text[ceil_boundary(text, text.len() - limits.tail)..];
+    Cow::Owned(format!("{head}\n…\n{tail}"))
+}
+
+/// The largest character boundary of `s` at or before `at`.
+fn floor_boundary(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// The smallest character boundary of `s` at or after `at`.
+fn ceil_boundary(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
+
+/// The longest identifier whose words are added: past it, a run of letters
+/// is a hash or an encoded blob, not a name.
+const IDENTIFIER_MAX: usize = 64;
+/// The longest word indexed, in bytes: a longer run of letters and digits
+/// (base64, a minified line) is no word anyone searches for.
+pub const TERM_MAX: usize = 64;
+/// The stems a [`Normaliser`] remembers: a direct-mapped table of this many
+/// slots (a word's hash picks its slot; a new word takes it over).
+const STEM_SLOTS: usize = 1 << 12;
+/// The longest word whose stem is remembered, in bytes (longer ones are
+/// stemmed each time: they are rare).
+const STEM_KEY: usize = 22;
+
+/// One remembered word and its stem (a stem is never longer than its word).
+#[derive(Clone, Copy)]
+struct StemSlot {
+    len: u8,
+    stem_len: u8,
+    word: [u8; STEM_KEY],
+    stem: [u8; STEM_KEY],
+}
+
+const EMPTY_SLOT: StemSlot = StemSlot {
+    len: 0,
+    stem_len: 0,
+    word: [0; STEM_KEY],
+    stem: [0; STEM_KEY],
+};
+
+/// Turns text into the index's terms (see the module's doc). It remembers
+/// the stems of the words it met, which changes only its speed: the terms
+/// are a function of the text.
+pub struct Normaliser {
+    stems: Box<[StemSlot]>,
+    word: Vec<u8>,
+    stem: Vec<u8>,
+    /// The mixed-case identifiers of the text being read: byte ranges.
+    identifiers: Vec<(usize, usize)>,
+    split: String,
+}
+
+impl Default for Normaliser {
+    fn default() -> Normaliser {
+        Normaliser {
+            stems: vec![EMPTY_SLOT; STEM_SLOTS].into_boxed_slice(),
+            word: Vec::new(),
+            stem: Vec::new(),
+            identifiers: Vec::new(),
+            split: String::new(),
+        }
+    }
+}
+
+impl Normaliser {
+    pub fn new() -> Normaliser {
+        Normaliser::default()
+    }
+
+    /// Append `text`'s terms to `out`, separated by spaces, then the words
+    /// of its mixed-case identifiers.
+    pub fn terms(&mut self, text: &str, out: &mut String) {
+        self.identifiers.clear();
+        out.reserve(text.len());
+        let b = text.as_bytes();
+        let n = b.len();
+        let mut i = 0;
+        while i < n {
+            // Separators, a table lookup a byte.
+            while i < n && CLASS[usize::from(b[i])] == SEP {
+                i += 1;
+            }
+            if i == n {
+                break;
+            }
+            // A run of letters and digits: which classes it holds, and
+            // whether a lower-case letter or a digit is followed by an
+            // upper-case one (a camel-case identifier).
+            let start = i;
+            let mut seen = 0u8;
+            let mut camel = false;
+            let mut prev = SEP;
+            while i < n {
+                let c = CLASS[usize::from(b[i])];
+                if c == SEP {
+                    break;
+                }
+                if c == HIGH {
+                    let ch = text[i..].chars().next().expect("a char starts here");
+                    if !ch.is_alphanumeric() {
+                        break;
+                    }
+                    i += ch.len_utf8();
+                    seen |= 1 << HIGH;
+                    prev = SEP;
+                    continue;
+                }
+                camel |= c == UPPER && (prev == LOWER || prev == DIGIT);
+                seen |= 1 << c;
+                prev = c;
+                i += 1;
+            }
+            if i == start {
+                // A character that is neither ASCII nor a letter or digit.
+                i += text[i..].chars().next().map_or(1, char::len_utf8);
+                continue;
+            }
+            let run = &text[start..i];
+            self.push_run(run, seen, out);
+            let identifier = seen & (1 << HIGH) == 0
+                && run.len() <= IDENTIFIER_MAX
+                && (camel
+                    || (seen & (1 << UPPER) != 0
+                        && seen & (1 << LOWER) != 0
+                        && is_mixed_case(run)));
+            if identifier
+                && !self
+                    .identifiers
+                    .iter()
+                    .any(|&(s, e)| &b[s..e] == run.as_bytes())
+            {
+                self.identifiers.push((start, i));
+            }
+        }
+        for k in 0..self.identifiers.len() {
+            let (s, e) = self.identifiers[k];
+            let mut split = std::mem::take(&mut self.split);
+            split.clear();
+            split_identifier(&text[s..e], &mut split);
+            for w in split.split(' ') {
+                self.push_run(w, classes(w), out);
+            }
+            self.split = split;
+        }
+    }
+
+    /// Append the term of one run of letters and digits, whose classes
+    /// are `seen` (bits of [`CLASS`]'s values).
+    fn push_run(&mut self, run: &str, seen: u8, out: &mut String) {
+        if run.len() > TERM_MAX {
+            return;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        if seen & (1 << HIGH) != 0 {
+            out.extend(run.chars().flat_map(char::to_lowercase));
+            return;
+        }
+        if run.len() <= 2 || seen & (1 << DIGIT) != 0 {
+            // Not stemmed: a short word, or one with digits.
+            out.extend(run.bytes().map(|c| char::from(c.to_ascii_lowercase())));
+            return;
+        }
+        let word: &[u8] = if seen == 1 << LOWER {
+            run.as_bytes()
+        } else {
+            self.word.clear();
+            self.word
+                .extend(run.bytes().map(|c| c.to_ascii_lowercase()));
+            &self.word
+        };
+        let remembered = word.len() <= STEM_KEY;
+        let slot = if remembered {
+            let mut h = Fx(0);
+            std::hash::Hasher::write(&mut h, word);
+            (std::hash::Hasher::finish(&h) >> 40) as usize & (STEM_SLOTS - 1)
+        } else {
+            0
+        };
+        if remembered {
+            let s = &self.stems[slot];
+            if usize::from(s.len) == word.len() && &s.word[..word.len()] == word {
+                out.push_str(
+                    std::str::from_utf8(&s.stem[..usize::from(s.stem_len)]).expect("ASCII"),
+                );
+                return;
+            }
+        }
+        super::porter::stem(word, &mut self.stem);
+        out.push_str(std::str::from_utf8(&self.stem).expect("ASCII"));
+        if remembered && self.stem.len() <= STEM_KEY {
+            let s = &mut self.stems[slot];
+            s.len = word.len() as u8;
+            s.word[..word.len()].copy_from_slice(word);
+            s.stem_len = self.stem.len() as u8;
+            s.stem[..self.stem.len()].copy_from_slice(&self.stem);
+        }
+    }
+
+    /// The term of one word (a run of letters and digits) as a query
+    /// holds it.
+    pub fn term(&mut self, run: &str) -> String {
+        let mut out = String::new();
+        self.push_run(run, classes(run), &mut out);
+        out
+    }
+}
+
+/// What a byte is to the tokenizer: a separator (ASCII that is no letter
+/// or digit), a lower-case or upper-case ASCII letter, an ASCII digit, or
+/// part of a character past ASCII (a letter or not: decoded to know).
+const SEP: u8 = 0;
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const DIGIT: u8 = 3;
+const HIGH: u8 = 4;
+
+static CLASS: [u8; 256] = {
+    let mut t = [SEP; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = match c as u8 {
+            b'a'..=b'z' => LOWER,
+            b'A'..=b'Z' => UPPER,
+            b'0'..=b'9' => DIGIT,
+            0x80..=0xff => HIGH,
+            _ => SEP,
+        };
+        c += 1;
+    }
+    t
+};
+
+/// The classes of a run's bytes, as bits.
+fn classes(run: &str) -> u8 {
+    run.bytes()
+        .fold(0, |seen, c| seen | 1 << CLASS[usize::from(c)])
+}
+
+/// A fast hasher for the stem cache (FxHash's mixing): the keys are short
+/// words, and a word that collides costs only speed.
+pub struct Fx(u64);
+
+impl Fx {
+    fn add(&mut self, w: u64) {
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(w));
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Whether a run of ASCII letters and digits changes from a lower-case to
+/// an upper-case letter somewhere (`parseArgs`, `TranscriptRenderer`,
+/// `HTTPServer`).
+pub fn is_mixed_case(run: &str) -> bool {
+    let b = run.as_bytes();
+    b.windows(2)
+        .any(|w| (w[0].is_ascii_lowercase() || w[0].is_ascii_digit()) && w[1].is_ascii_uppercase())
+        || b.windows(3).any(|w| {
+            w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase() && w[2].is_ascii_lowercase()
+        })
+}
+
+/// The words of a mixed-case identifier, lower-cased, separated by spaces,
+/// appended to `out`: a word starts at an upper-case letter after a
+/// lower-case letter or a digit, and at the last upper-case letter of a
+/// run of them before a lower-case one (`HTTPServer` → `http server`).
+pub fn split_identifier(run: &str, out: &mut String) {
+    let b = run.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        if i > 0 && c.is_ascii_uppercase() {
+            let prev = b[i - 1];
+            let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+            if prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && next_lower)
+            {
+                out.push(' ');
+            }
+        }
+        out.push(c.to_ascii_lowercase() as char);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Role;
+    use serde_json::json;
+
+    fn split(s: &str) -> String {
+        let mut out = String::new();
+        split_identifier(s, &mut out);
+        out
+    }
+
+    #[test]
+    fn identifiers_split_into_their_words() {
+        assert_eq!(split("TranscriptRenderer"), "transcript renderer");
+        assert_eq!(split("parseArgs"), "parse args");
+        assert_eq!(split("HTTPServer"), "http server");
+        assert_eq!(split("utf8Decode"), "utf8 decode");
+        assert!(is_mixed_case("TranscriptRenderer"));
+        assert!(is_mixed_case("HTTPServer"));
+        assert!(!is_mixed_case("tenant_registry"));
+        assert!(!is_mixed_case("Renderer"));
+        assert!(!is_mixed_case("HTTP"));
+    }
+
+    fn terms(text: &str) -> String {
+        let mut out = String::new();
+        Normaliser::new().terms(text, &mut out);
+        out
+    }
+
+    #[test]
+    fn text_becomes_lower_case_stems_then_identifier_words() {
+        assert_eq!(
+            terms("Never touch the migrations: tenant_registry, TranscriptRenderer!"),
+            "never touch the migrat tenant registri transcriptrender transcript render"
+        );
+        // Paths and flags split; digits and non-ASCII words are kept whole.
+        assert_eq!(
+            terms("src/store/raw.rs --set-upstream"),
+            "src store raw rs set upstream"
+        );
+        assert_eq!(terms("UTF8 café Ünïcode E0308"), "utf8 café ünïcode e0308");
+        // An identifier's words once, however often it appears.
+        assert_eq!(terms("parseArgs(parseArgs)"), "parsearg parsearg pars arg");
+        // A run past the longest term is no term.
+        assert_eq!(
+            terms(&format!("ok {} ok", "x".repeat(TERM_MAX + 1))),
+            "ok ok"
+        );
+        // Punctuation outside ASCII separates words.
+        assert_eq!(terms("a—b «c»"), "a b c");
+        // The same text gives the same terms whatever the cache holds.
+        let mut n = Normaliser::new();
+        let mut a = String::new();
+        n.terms("failing tests failed", &mut a);
+        let mut b = String::new();
+        n.terms("failing tests failed", &mut b);
+        assert_eq!(a, b);
+        assert_eq!(a, "fail test fail");
+        assert_eq!(n.term("Migrations"), "migrat");
+    }
+
+    #[test]
+    fn a_rows_blocks_become_entries_in_their_columns() {
+        let mut norm = Normaliser::new();
+        let mut ask = Message::new(
+            Role::User,
+            Kind::Ask,
+            vec![Block::Text {
+                text: "Keep the TranscriptRenderer and the tenant_registry".into(),
+            }],
+            1,
+        );
+        ask.turn = 1;
+        let e = entries(&ask, &mut norm);
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].column, Column::Ask);
+        assert_eq!(
+            e[0].terms,
+            "keep the transcriptrender and the tenant registri transcript render"
+        );
+        let (column, text) = entry_text(&ask, 0).unwrap();
+        assert_eq!(
+            (column, &*text),
+            (
+                Column::Ask,
+                "Keep the TranscriptRenderer and the tenant_registry"
+            )
+        );
+        let call = Message::tool_call(
+            "toolu_1",
+            "Bash",
+            json!({"command": "git push", "description": "push"}),
+            2,
+        );
+        let e = entries(&call, &mut norm);
+        assert_eq!(
+            (e[0].column, e[0].terms.as_str()),
+            (Column::Tool, "bash git push push")
+        );
+        let out = Message::tool_result(
+            "toolu_1".into(),
+            ToolContent::Text("fatal: no upstream branch".into()),
+            true,
+            3,
+        );
+        let e = entries(&out, &mut norm);
+        assert_eq!(e[0].column, Column::Error);
+        assert_eq!(entry_text(&out, 0).map(|(c, _)| c), Some(Column::Error));
+        assert_eq!(entry_text(&out, 1), None);
+        // Thinking, context and text without words are not indexed.
+        let mut answer = Message::new(
+            Role::Assistant,
+            Kind::Generation,
+            vec![
+                Block::Thinking {
+                    thinking: "hmm".into(),
+                    signature: None,
+                },
+                Block::Text {
+                    text: " ?! ".into(),
+                },
+                Block::Text {
+                    text: "Done.".into(),
+                },
+            ],
+            4,
+        );
+        answer.step = 1;
+        let e = entries(&answer, &mut norm);
+        assert_eq!(e.len(), 1);
+        assert_eq!((e[0].entry, e[0].column), (2, Column::Answer));
+        let ctx = Message::new(
+            Role::User,
+            Kind::Context,
+            vec![Block::Text {
+                text: "<system-reminder>".into(),
+            }],
+            5,
+        );
+        assert!(entries(&ctx, &mut norm).is_empty());
+    }
+
+    #[test]
+    fn a_codex_output_is_indexed_unescaped() {
+        let raw = r#"{"output":"Traceback:\n  File \"run.py\"\nTimeoutError: tenant \u00e9","metadata":{"exit_code":1}}"#;
+        let out = Message::tool_result("call_1".into(), ToolContent::Text(raw.into()), true, 1);
+        let (_, text) = entry_text(&out, 0).unwrap();
+        assert_eq!(
+            text,
+            "Traceback:\n  File \"run.py\"\nTimeoutError: tenant é"
+        );
+        // Anything else is indexed as it is.
+        assert_eq!(unescaped("a\\nb"), "a\nb");
+        assert_eq!(codex_output("{\"other\":1}"), None);
+    }
+
+    #[test]
+    fn a_long_output_is_indexed_by_its_head_and_its_tail() {
+        let body: String = (0..2000).map(|i| format!("line {i} é\n")).collect();
+        let text = format!("HEADWORD\n{body}TAILWORD");
+        let b = bounded(&text, TOOL_OUTPUT);
+        assert!(b.len() <= TOOL_OUTPUT.head + TOOL_OUTPUT.tail + 8);
+        assert!(b.starts_with("HEADWORD\n") && b.ends_with("TAILWORD"));
+        assert!(b.contains("\n…\n"));
+        // Short texts are kept whole, borrowed.
+        assert!(matches!(
+            bounded("short", TOOL_OUTPUT),
+            Cow::Borrowed("short")
+        ));
+        // A huge input is cut without copying it whole.
+        let big = "x".repeat(1 << 20);
+        let t = input_text("Write", &json!({"file_path": "a.rs", "content": big}));
+        assert!(
+            t.starts_with("Write\nxxx") && t.ends_with("xxx\na.rs"),
+            "{}",
+            &t[..20]
+        );
+        assert!(t.len() <= TOOL_INPUT.head + TOOL_INPUT.tail + 8);
+    }
+}
