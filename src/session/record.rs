@@ -515,25 +515,8 @@ impl TaskRecordIndex {
                         // start) mostly follow.
                         let end = self.len().min(i + READ_BLOCK);
                         rows.clear();
-                        let (first, last) = (self.seq_of(i), self.seq_of(end - 1) + 1);
-                        let mut skip = self.holes.iter().skip_while(|h| **h < first).peekable();
-                        store
-                            .get()
-                            .reader()
-                            .each_stored(&self.task, first, last, |s| {
-                                if skip.next_if_eq(&&s.seq).is_none() {
-                                    rows.push(Some(s.message));
-                                }
-                                Ok::<(), StoreError>(())
-                            })?;
+                        self.read_stored(store, i, end, |m| rows.push(Some(m)))?;
                         *start = i;
-                        if rows.len() != end - i {
-                            return Err(StoreError::Corrupt(format!(
-                                "task {}: rows {i}..{end} were indexed, {} read",
-                                self.task,
-                                rows.len()
-                            )));
-                        }
                     }
                     let stop = to.min(*start + rows.len());
                     while i < stop {
@@ -565,25 +548,40 @@ impl TaskRecordIndex {
         if from >= to {
             return Ok(out);
         }
+        self.read_stored(store, from, to, |m| out.push(m))?;
+        Ok(out)
+    }
+
+    /// Rows `from..to` (`from < to`) read from the store in order, the
+    /// holes left out, each handed to `push`; an error unless exactly those
+    /// rows were read.
+    fn read_stored(
+        &self,
+        store: &Reader,
+        from: usize,
+        to: usize,
+        mut push: impl FnMut(Message),
+    ) -> Result<(), StoreError> {
         let (first, last) = (self.seq_of(from), self.seq_of(to - 1) + 1);
         let mut skip = self.holes.iter().skip_while(|h| **h < first).peekable();
+        let mut read = 0;
         store
             .get()
             .reader()
             .each_stored(&self.task, first, last, |s| {
                 if skip.next_if_eq(&&s.seq).is_none() {
-                    out.push(s.message);
+                    push(s.message);
+                    read += 1;
                 }
                 Ok::<(), StoreError>(())
             })?;
-        if out.len() != to - from {
+        if read != to - from {
             return Err(StoreError::Corrupt(format!(
-                "task {}: rows {from}..{to} were indexed, {} read",
-                self.task,
-                out.len()
+                "task {}: rows {from}..{to} were indexed, {read} read",
+                self.task
             )));
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Every row, read into memory (for what needs the whole record at once:
