@@ -1,12 +1,15 @@
 //! `task_message` (the raw record), `task` and `import_source`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use rusqlite::params;
 use rusqlite::types::{Value as SqlValue, ValueRef};
 
 use super::{Reader, Result, StoreError, Tx};
-use crate::model::{Block, Format, Kind, Message, Role, Usage, blocks_from_json};
+use crate::model::{
+    Block, Format, Kind, Message, Role, Usage, blocks_from_json, blocks_from_owned_json,
+};
 
 mod content;
 mod read;
@@ -925,8 +928,12 @@ impl StoredMessage {
             ValueRef::Text(b) | ValueRef::Blob(b) => b,
             other => return Err(corrupt(&format!("content is {}", other.data_type()))),
         };
-        let json = decode_content(&encoding, bytes).map_err(|e| corrupt(&e))?;
-        let content = blocks_from_json(&json).map_err(|e| corrupt(&format!("content: {e}")))?;
+        let content = match decode_content(&encoding, bytes).map_err(|e| corrupt(&e))? {
+            // Decompressed: its buffer may become the row's largest text.
+            Cow::Owned(json) => blocks_from_owned_json(json),
+            Cow::Borrowed(json) => blocks_from_json(json),
+        }
+        .map_err(|e| corrupt(&format!("content: {e}")))?;
         let usage: Option<Usage> = match r.get::<_, Option<String>>(8)? {
             Some(u) => Some(serde_json::from_str(&u).map_err(|e| corrupt(&format!("usage: {e}")))?),
             None => None,
