@@ -380,7 +380,12 @@ fn past_the_ranking_cap_the_newest_matches_are_ranked_and_every_match_counted() 
     // rowid ranges; of five, every rowid, keeping theirs; of all, every one.
     let rows = || -> Vec<Message> {
         (0..3)
-            .map(|i| answer(&format!("{} and a burrow", "wombat ".repeat(i + 1)), i as u32))
+            .map(|i| {
+                answer(
+                    &format!("{} and a burrow", "wombat ".repeat(i + 1)),
+                    i as u32,
+                )
+            })
             .collect()
     };
     let names = ["a", "b", "c", "d", "e", "f"];
