@@ -74,6 +74,8 @@ fn create_table(name: &str, index: bool, extra: &str) -> String {
 const AUTOMERGE: u32 = 16;
 
 const TASK_SHIFT: u32 = 41;
+/// The most matches a search ranks (see [`Searcher::matches`]).
+pub const RANKED_MAX: usize = 4000;
 const LINE_FLAG: i64 = 1 << 40;
 const SEQ_SHIFT: u32 = 12;
 /// The largest `seq` a row's entries can name; rows past it are not indexed.
@@ -531,20 +533,84 @@ impl<'s> Searcher<'s> {
     /// [`query::Query::in_column`]) among `tasks`' (`None`: every task's),
     /// best first, at most `max`, ties to the later entry; and how many
     /// matched.
+    ///
+    /// BM25 costs a read of each entry's sizes: a query of words that fill
+    /// most of a long session would rank tens of thousands of entries. Past
+    /// [`RANKED_MAX`] matches, the newest [`RANKED_MAX`] (the highest
+    /// rowids: the latest rows of the latest task) are ranked; the count
+    /// is of every match all the same.
     pub fn matches(
         &self,
         expr: &str,
         tasks: Option<&[String]>,
         max: usize,
     ) -> std::result::Result<(Vec<RawHit>, usize), SearchError> {
-        let select =
-            "SELECT rowid, bm25(search_index) FROM search_index WHERE search_index MATCH ?1";
+        self.matches_ranking(expr, tasks, max, RANKED_MAX)
+    }
+
+    /// [`Searcher::matches`], ranking at most the newest `ranked` matches.
+    pub(crate) fn matches_ranking(
+        &self,
+        expr: &str,
+        tasks: Option<&[String]>,
+        max: usize,
+        ranked: usize,
+    ) -> std::result::Result<(Vec<RawHit>, usize), SearchError> {
+        let ranked = ranked.max(1);
+        // The rowid ranges to read, and whether a rowid is kept.
+        let nos: Option<Vec<i64>> = tasks.map(|ts| {
+            let mut nos: Vec<i64> = ts
+                .iter()
+                .filter_map(|t| self.numbers.get(t).copied())
+                .collect();
+            nos.sort_unstable();
+            nos.dedup();
+            nos
+        });
+        // A range of rowids each for a few tasks: FTS5 reads only theirs.
+        let ranges: Vec<(i64, i64)> = match &nos {
+            Some(nos) if nos.len() <= 4 => nos.iter().map(|&no| task_bounds(no)).collect(),
+            _ => vec![(i64::MIN, i64::MAX)],
+        };
+        let keep = |rowid: i64| match &nos {
+            Some(nos) if nos.len() > 4 => nos.binary_search(&(rowid >> TASK_SHIFT)).is_ok(),
+            _ => true,
+        };
+        // First every match's rowid (no ranking: cheap), to count them and
+        // to find where the newest `ranked` begin.
+        let mut rowids: Vec<i64> = Vec::new();
+        {
+            let mut stmt = self.conn().prepare_cached(
+                "SELECT rowid FROM search_index WHERE search_index MATCH ?1 AND rowid BETWEEN ?2 AND ?3",
+            )?;
+            for &(a, b) in &ranges {
+                let mut rows = stmt.query(rusqlite::params![expr, a, b])?;
+                while let Some(r) = rows.next()? {
+                    let rowid: i64 = r.get(0)?;
+                    if keep(rowid) {
+                        rowids.push(rowid);
+                    }
+                }
+            }
+        }
+        let matched = rowids.len();
+        let from = if matched > ranked {
+            rowids.select_nth_unstable_by(ranked - 1, |a, b| b.cmp(a));
+            rowids[ranked - 1]
+        } else {
+            i64::MIN
+        };
+        drop(rowids);
         let mut hits: Vec<RawHit> = Vec::new();
-        let mut take = |stmt: &mut rusqlite::CachedStatement<'_>,
-                        params: &[&dyn rusqlite::ToSql],
-                        keep: &dyn Fn(i64) -> bool|
-         -> std::result::Result<(), SearchError> {
-            let mut rows = stmt.query(params)?;
+        let mut stmt = self.conn().prepare_cached(
+            "SELECT rowid, bm25(search_index) FROM search_index
+             WHERE search_index MATCH ?1 AND rowid BETWEEN ?2 AND ?3",
+        )?;
+        for &(a, b) in &ranges {
+            if b < from {
+                continue;
+            }
+            let mut rows = stmt.query(rusqlite::params![expr, a.max(from), b])?;
             while let Some(r) = rows.next()? {
                 let rowid: i64 = r.get(0)?;
                 if keep(rowid) {
@@ -554,38 +620,7 @@ impl<'s> Searcher<'s> {
                     });
                 }
             }
-            Ok(())
-        };
-        match tasks {
-            None => {
-                let mut stmt = self.conn().prepare_cached(select)?;
-                take(&mut stmt, &[&expr], &|_| true)?;
-            }
-            Some(ts) => {
-                let mut nos: Vec<i64> = ts
-                    .iter()
-                    .filter_map(|t| self.numbers.get(t).copied())
-                    .collect();
-                nos.sort_unstable();
-                nos.dedup();
-                if nos.len() <= 4 {
-                    // A range of rowids each: FTS5 reads only theirs.
-                    let mut stmt = self
-                        .conn()
-                        .prepare_cached(&format!("{select} AND rowid BETWEEN ?2 AND ?3"))?;
-                    for no in nos {
-                        let (a, b) = task_bounds(no);
-                        take(&mut stmt, &[&expr, &a, &b], &|_| true)?;
-                    }
-                } else {
-                    let mut stmt = self.conn().prepare_cached(select)?;
-                    take(&mut stmt, &[&expr], &|rowid| {
-                        nos.binary_search(&(rowid >> TASK_SHIFT)).is_ok()
-                    })?;
-                }
-            }
         }
-        let matched = hits.len();
         hits.sort_by(|a, b| a.score.total_cmp(&b.score).then(b.rowid.cmp(&a.rowid)));
         hits.truncate(max);
         Ok((hits, matched))

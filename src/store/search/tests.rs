@@ -388,3 +388,50 @@ fn snippets_mark_the_matched_words_from_the_texts_own_column() {
     );
     assert!(!made.contains_key(&2));
 }
+
+#[test]
+fn past_the_ranking_cap_the_newest_matches_are_ranked_and_every_match_counted() {
+    // Six tasks of three answers holding "wombat", the later ones more
+    // often (BM25 puts them first). A search of two tasks reads their
+    // rowid ranges; of five, every rowid, keeping theirs; of all, every one.
+    let rows = || -> Vec<Message> {
+        (0..3)
+            .map(|i| {
+                answer(
+                    &format!("{} and a burrow", "wombat ".repeat(i + 1)),
+                    i as u32,
+                )
+            })
+            .collect()
+    };
+    let names = ["a", "b", "c", "d", "e", "f"];
+    let tasks: Vec<(&str, Vec<Message>)> = names.iter().map(|n| (*n, rows())).collect();
+    let store = store_with(&tasks);
+    let all: Vec<String> = store.reader().recorded_tasks().unwrap();
+    let searcher = Searcher::open(&store, &all).unwrap();
+    let expr = parse("wombat").unwrap().expr;
+    let two: Vec<String> = ["b", "e"].iter().map(|s| s.to_string()).collect();
+    let five: Vec<String> = names[..5].iter().map(|s| s.to_string()).collect();
+    for (scope, expected) in [(None, 18), (Some(&two[..]), 6), (Some(&five[..]), 15)] {
+        let (uncapped, matched) = searcher.matches_ranking(&expr, scope, 100, 1000).unwrap();
+        assert_eq!((uncapped.len(), matched), (expected, expected));
+        // A cap at the count ranks the same hits.
+        let (same, _) = searcher
+            .matches_ranking(&expr, scope, 100, expected)
+            .unwrap();
+        assert_eq!(same, uncapped);
+        // A cap of 4: the four highest rowids, in the order the uncapped
+        // ranking gives them, and every match counted.
+        let (capped, matched) = searcher.matches_ranking(&expr, scope, 100, 4).unwrap();
+        assert_eq!(matched, expected);
+        let mut newest: Vec<i64> = uncapped.iter().map(|h| h.rowid).collect();
+        newest.sort_unstable_by(|a, b| b.cmp(a));
+        newest.truncate(4);
+        let order: Vec<i64> = uncapped
+            .iter()
+            .map(|h| h.rowid)
+            .filter(|r| newest.contains(r))
+            .collect();
+        assert_eq!(capped.iter().map(|h| h.rowid).collect::<Vec<_>>(), order);
+    }
+}
