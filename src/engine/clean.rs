@@ -160,6 +160,12 @@ pub(crate) fn stripped(s: &str) -> Cow<'_, str> {
 /// alone, a client's notice). A Codex IDE ask keeps only what follows `## My request for Codex:`;
 /// `<system-reminder>` and IDE blocks are removed; controls are stripped.
 pub(crate) fn request_text(ask: &str) -> Option<String> {
+    request(ask).map(Cow::into_owned)
+}
+
+/// [`request_text`], borrowed from `ask` when nothing but its ends is
+/// taken off it.
+pub(crate) fn request(ask: &str) -> Option<Cow<'_, str>> {
     let text = stripped(ask);
     let t = text.trim_start();
     // A slash-command wrapper, or a notice the client wrote (a background
@@ -180,8 +186,13 @@ pub(crate) fn request_text(ask: &str) -> Option<String> {
             text = Cow::Owned(removed);
         }
     }
-    let text = text.trim();
-    (!text.is_empty()).then(|| text.to_string())
+    if text.trim().is_empty() {
+        return None;
+    }
+    Some(match text {
+        Cow::Borrowed(t) => Cow::Borrowed(t.trim()),
+        Cow::Owned(t) => Cow::Owned(t.trim().to_string()),
+    })
 }
 
 /// `<tag ...>…</tag>` removed wherever it occurs (an unclosed one runs to

@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::carried::task_context_sections;
-use super::clean::{request_text, strip_controls, strip_controls_owned, stripped};
+use super::clean::{request, strip_controls_owned, stripped};
 use super::entries::{Entry, placeholder_key};
 use super::parts::{
     NO_RESULT_TEXT, Part, PartBody, PartState, SummaryHead, coverage_key, coverage_next,
@@ -21,7 +21,7 @@ use super::restore::{
 };
 use super::summarizer::{SpanEntry, SummaryRequest, ToolCall};
 use super::{CallContext, Tier};
-use crate::model::{Block, Kind};
+use crate::model::{Block, Kind, ToolContent};
 use crate::view::text::tool_content_text;
 
 /// What one tier did.
@@ -209,8 +209,8 @@ pub(crate) fn floor(
         }
     }
     let b = boundary?;
-    let span: Vec<SpanEntry> = parts[start..b].iter().filter_map(span_entry).collect();
-    let later: Vec<ToolCall> = parts[b..].iter().filter_map(later_call).collect();
+    let span: Vec<SpanEntry<'_>> = parts[start..b].iter().filter_map(span_entry).collect();
+    let later: Vec<ToolCall<'_>> = parts[b..].iter().filter_map(later_call).collect();
     let request = SummaryRequest {
         prior: prior.as_ref().map(|p| p.text.as_str()),
         span: &span,
@@ -335,7 +335,7 @@ pub(crate) fn unwrap_envelope(text: String) -> String {
 
 /// A tool call the view keeps raw after the folded span, as the summarizer
 /// is shown it: its input and outcome, not its output.
-fn later_call(p: &Part) -> Option<ToolCall> {
+fn later_call(p: &Part) -> Option<ToolCall<'_>> {
     let PartBody::Tool {
         id,
         name,
@@ -349,8 +349,8 @@ fn later_call(p: &Part) -> Option<ToolCall> {
         step: p.step,
         id: id.clone(),
         name: name.clone(),
-        input: recorded_input(p, input),
-        output: String::new(),
+        input: Cow::Borrowed(recorded_input(p, input)),
+        output: Cow::Borrowed(""),
         is_error: output.as_ref().is_some_and(|o| o.is_error),
         interrupted: output.is_none(),
     })
@@ -406,13 +406,13 @@ pub(crate) fn refresh_head(
 }
 
 /// A tool call's input as recorded, whatever form the view shows.
-fn recorded_input(p: &Part, shown: &Value) -> Value {
-    p.raw_input.as_deref().unwrap_or(shown).clone()
+fn recorded_input<'p>(p: &'p Part, shown: &'p Value) -> &'p Value {
+    p.raw_input.as_deref().unwrap_or(shown)
 }
 
 /// What the summarizer is shown of a part: terminal control sequences
 /// stripped, an ask cut down to its request (`clean`).
-pub(crate) fn span_entry(p: &Part) -> Option<SpanEntry> {
+pub(crate) fn span_entry(p: &Part) -> Option<SpanEntry<'_>> {
     Some(match &p.body {
         PartBody::Summary(_) => return None,
         PartBody::Tool {
@@ -424,52 +424,77 @@ pub(crate) fn span_entry(p: &Part) -> Option<SpanEntry> {
             step: p.step,
             id: id.clone(),
             name: name.clone(),
-            input: recorded_input(p, input),
-            output: p.raw_output.as_deref().or(output.as_ref()).map_or_else(
-                || NO_RESULT_TEXT.to_string(),
-                |o| strip_controls_owned(unwrap_envelope(tool_content_text(&o.content))),
+            input: Cow::Borrowed(recorded_input(p, input)),
+            output: p.raw_output.as_deref().or(output.as_ref()).map_or(
+                Cow::Borrowed(NO_RESULT_TEXT),
+                |o| {
+                    let text = match &o.content {
+                        ToolContent::Text(t) => Cow::Borrowed(t.as_str()),
+                        blocks => Cow::Owned(tool_content_text(blocks)),
+                    };
+                    stripped_cow(unwrapped(text))
+                },
             ),
             is_error: output.as_ref().is_some_and(|o| o.is_error),
             interrupted: output.is_none(),
         }),
         PartBody::Block { block, .. } => {
-            // Read in place: a large text is copied once, into its entry.
+            // Read in place: a large text is not copied to be summarized.
             let text: Cow<'_, str> = match block {
                 Block::Text { text } => Cow::Borrowed(text),
                 Block::Thinking { thinking, .. } => {
                     return Some(SpanEntry::Reasoning {
                         step: p.step,
-                        text: strip_controls(thinking),
+                        text: stripped(thinking),
                     });
                 }
                 Block::RedactedThinking { .. } | Block::Image { .. } => return None,
                 other => Cow::Owned(crate::view::text::block_text(other)),
             };
-            let stripped = stripped(&text);
+            let text = stripped_cow(text);
             match p.kind {
                 // A slash-command wrapper or injected context alone is no ask.
-                Kind::Ask => match request_text(&stripped) {
-                    Some(text) => SpanEntry::Ask { turn: p.turn, text },
-                    None => SpanEntry::Context {
-                        text: stripped.into_owned(),
+                Kind::Ask => match request_cow(&text) {
+                    Some(ask) => SpanEntry::Ask {
+                        turn: p.turn,
+                        text: ask,
                     },
+                    None => SpanEntry::Context { text },
                 },
-                _ => {
-                    let text = stripped.into_owned();
-                    match p.kind {
-                        Kind::Interrupt => SpanEntry::Interrupt { text },
-                        Kind::Generation => SpanEntry::AssistantText { step: p.step, text },
-                        // A summary in another format (the client's own) is
-                        // mined as the agent's own summaries are.
-                        Kind::CompactSummary | Kind::CarriedSummary => {
-                            SpanEntry::AgentSummary { text }
-                        }
-                        _ => SpanEntry::Context { text },
-                    }
-                }
+                Kind::Interrupt => SpanEntry::Interrupt { text },
+                Kind::Generation => SpanEntry::AssistantText { step: p.step, text },
+                // A summary in another format (the client's own) is mined as
+                // the agent's own summaries are.
+                Kind::CompactSummary | Kind::CarriedSummary => SpanEntry::AgentSummary { text },
+                _ => SpanEntry::Context { text },
             }
         }
     })
+}
+
+/// [`stripped`] of a text borrowed or owned, for as long as it lives.
+fn stripped_cow(text: Cow<'_, str>) -> Cow<'_, str> {
+    match text {
+        Cow::Borrowed(t) => stripped(t),
+        Cow::Owned(t) => Cow::Owned(strip_controls_owned(t)),
+    }
+}
+
+/// [`request`] of a text borrowed or owned, for as long as it lives.
+fn request_cow<'a>(text: &Cow<'a, str>) -> Option<Cow<'a, str>> {
+    match text {
+        Cow::Borrowed(t) => request(t),
+        Cow::Owned(t) => request(t).map(|r| Cow::Owned(r.into_owned())),
+    }
+}
+
+/// [`unwrap_envelope`] of a text borrowed or owned.
+fn unwrapped(text: Cow<'_, str>) -> Cow<'_, str> {
+    if text.starts_with("{\"output\"") {
+        Cow::Owned(unwrap_envelope(text.into_owned()))
+    } else {
+        text
+    }
 }
 
 #[cfg(test)]
@@ -479,11 +504,12 @@ mod tests {
     use crate::engine::parts::reconstruct;
     use crate::model::{Message, Role, ToolContent};
 
-    fn entries(msgs: &[Message]) -> Vec<SpanEntry> {
+    fn entries(msgs: &[Message]) -> Vec<SpanEntry<'static>> {
         let est = CharsPerToken::default();
         reconstruct(msgs, &est)
             .iter()
             .filter_map(span_entry)
+            .map(SpanEntry::into_owned)
             .collect()
     }
 

@@ -5,41 +5,78 @@
 //! content-addressed by the fold's coverage, so a second run re-reads it
 //! instead of summarizing again. Implementations live in `crate::summarize`.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::estimate::Estimator;
 
-/// What the summarizer is shown of one part of the folded span, oldest first.
+/// What the summarizer is shown of one part of the folded span, oldest first:
+/// its text read in place where the part holds it as it is shown (a large
+/// ask or output is not copied to be summarized).
 #[derive(Debug, Clone, PartialEq)]
-pub enum SpanEntry {
+pub enum SpanEntry<'a> {
     /// A real user ask, verbatim.
-    Ask { turn: u32, text: String },
+    Ask { turn: u32, text: Cow<'a, str> },
     /// Text the model saw that nobody typed (injected context, command output).
-    Context { text: String },
+    Context { text: Cow<'a, str> },
     /// The user interrupted the agent.
-    Interrupt { text: String },
+    Interrupt { text: Cow<'a, str> },
     /// Assistant prose.
-    AssistantText { step: u32, text: String },
+    AssistantText { step: u32, text: Cow<'a, str> },
     /// Visible reasoning.
-    Reasoning { step: u32, text: String },
+    Reasoning { step: u32, text: Cow<'a, str> },
     /// One tool call with its result (or none, if interrupted).
-    ToolCall(ToolCall),
+    ToolCall(ToolCall<'a>),
     /// The agent's own compaction summary found in the record.
-    AgentSummary { text: String },
+    AgentSummary { text: Cow<'a, str> },
 }
 
 /// A tool call in the folded span, with its result.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolCall {
+pub struct ToolCall<'a> {
     pub step: u32,
     pub id: String,
     pub name: String,
-    pub input: Value,
+    pub input: Cow<'a, Value>,
     /// The result's text (a placeholder when there is none).
-    pub output: String,
+    pub output: Cow<'a, str>,
     pub is_error: bool,
     /// No result was recorded: the call was interrupted.
     pub interrupted: bool,
+}
+
+impl SpanEntry<'_> {
+    /// The entry holding its own copy of what it borrowed.
+    pub fn into_owned(self) -> SpanEntry<'static> {
+        let own = |t: Cow<'_, str>| Cow::Owned(t.into_owned());
+        match self {
+            SpanEntry::Ask { turn, text } => SpanEntry::Ask {
+                turn,
+                text: own(text),
+            },
+            SpanEntry::Context { text } => SpanEntry::Context { text: own(text) },
+            SpanEntry::Interrupt { text } => SpanEntry::Interrupt { text: own(text) },
+            SpanEntry::AssistantText { step, text } => SpanEntry::AssistantText {
+                step,
+                text: own(text),
+            },
+            SpanEntry::Reasoning { step, text } => SpanEntry::Reasoning {
+                step,
+                text: own(text),
+            },
+            SpanEntry::ToolCall(c) => SpanEntry::ToolCall(ToolCall {
+                step: c.step,
+                id: c.id,
+                name: c.name,
+                input: Cow::Owned(c.input.into_owned()),
+                output: own(c.output),
+                is_error: c.is_error,
+                interrupted: c.interrupted,
+            }),
+            SpanEntry::AgentSummary { text } => SpanEntry::AgentSummary { text: own(text) },
+        }
+    }
 }
 
 /// One fold request.
@@ -48,12 +85,12 @@ pub struct SummaryRequest<'a> {
     /// heading the engine adds), when this fold extends an earlier one.
     pub prior: Option<&'a str>,
     /// The newly covered span, oldest first.
-    pub span: &'a [SpanEntry],
+    pub span: &'a [SpanEntry<'a>],
     /// The tool calls after the span that the view keeps raw, oldest first,
     /// their outputs left out: never summarized, only read to tell a failure
     /// the agent has since retried with success (not ruled out: it was not
     /// abandoned) from one it gave up on, and what it has written since.
-    pub later: &'a [ToolCall],
+    pub later: &'a [ToolCall<'a>],
     /// ROLLING_SUMMARY_BUDGET_TOKENS: the summary's token cap.
     pub budget_tokens: u64,
     pub estimator: &'a dyn Estimator,

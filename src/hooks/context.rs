@@ -87,11 +87,11 @@ pub fn before_compaction(rows: &[Message]) -> &[Message] {
 }
 
 /// What the summarizer is shown of `rows`: every part, oldest first.
-fn span_of(rows: &[Message]) -> Vec<SpanEntry> {
+fn span_of(rows: &[Message]) -> Vec<SpanEntry<'static>> {
     let est = CharsPerToken::default();
     reconstruct(rows, &est)
         .iter()
-        .filter_map(span_entry)
+        .filter_map(|p| span_entry(p).map(SpanEntry::into_owned))
         .collect()
 }
 

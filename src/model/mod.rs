@@ -13,7 +13,7 @@ mod read;
 pub(crate) mod time;
 
 pub use hint::Hint;
-pub use read::blocks_from_json;
+pub use read::{blocks_from_json, blocks_from_owned_json, value_from_json};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
+use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::{Block, ImageSource, ToolContent};
@@ -16,6 +17,176 @@ use super::{Block, ImageSource, ToolContent};
 pub fn blocks_from_json(json: &[u8]) -> serde_json::Result<Vec<Block>> {
     let raw: Vec<&RawValue> = serde_json::from_slice(json)?;
     raw.into_iter().map(block_from_raw).collect()
+}
+
+/// A JSON text read as `serde_json::from_str::<Value>` reads it (the same
+/// value, or the same error), but each large string unescaped into one
+/// buffer of its size: serde_json unescapes a string with escapes into a
+/// scratch buffer that grows as it reads, then copies it (a request's 60 MB
+/// pasted text cost three times its size).
+pub fn value_from_json(raw: &str) -> serde_json::Result<Value> {
+    let fast = serde_json::from_str::<&RawValue>(raw).and_then(|top| value_of(top.get()));
+    fast.or_else(|_| serde_json::from_str(raw))
+}
+
+/// A value this large is read by [`value_of`] part by part; a smaller one
+/// as serde_json reads it.
+const VALUE_PARTS_MIN: usize = 64 << 10;
+
+/// The value of a JSON token (`raw`, as serde_json checked it).
+fn value_of(raw: &str) -> serde_json::Result<Value> {
+    if raw.len() < VALUE_PARTS_MIN {
+        return serde_json::from_str(raw);
+    }
+    match raw.as_bytes().first() {
+        Some(b'"') => match json_string(raw) {
+            Some(s) => Ok(Value::String(s)),
+            None => serde_json::from_str(raw),
+        },
+        Some(b'[') => {
+            let items: Vec<&RawValue> = serde_json::from_str(raw)?;
+            let items: serde_json::Result<Vec<Value>> =
+                items.into_iter().map(|r| value_of(r.get())).collect();
+            Ok(Value::Array(items?))
+        }
+        Some(b'{') => {
+            // A key given twice keeps its last value, as serde_json's map does.
+            let fields: std::collections::BTreeMap<String, &RawValue> = serde_json::from_str(raw)?;
+            let mut map = serde_json::Map::new();
+            for (k, v) in fields {
+                map.insert(k, value_of(v.get())?);
+            }
+            Ok(Value::Object(map))
+        }
+        _ => serde_json::from_str(raw),
+    }
+}
+
+/// A content JSON this large is read by [`blocks_from_owned_json`] in place.
+const IN_PLACE_MIN: usize = 1 << 20;
+
+/// [`blocks_from_json`] of a content JSON its caller gives up (a row read
+/// back and decompressed): the same blocks, but the text that makes up most
+/// of a large row (a pasted file, a tool's long output) is unescaped within
+/// the JSON's own buffer, which becomes that text, rather than into a
+/// buffer of its size beside it.
+pub fn blocks_from_owned_json(json: Vec<u8>) -> serde_json::Result<Vec<Block>> {
+    blocks_in_place(json, IN_PLACE_MIN)
+}
+
+fn blocks_in_place(json: Vec<u8>, min: usize) -> serde_json::Result<Vec<Block>> {
+    if json.len() < min {
+        return blocks_from_json(&json);
+    }
+    // The JSON string token (its offset and length, quotes left out) taken
+    // out of the largest block, read as an empty text for now.
+    let mut taken: Option<(usize, usize)> = None;
+    let largest;
+    let mut blocks = {
+        let raw: Vec<&RawValue> = serde_json::from_slice(&json)?;
+        largest = (0..raw.len()).max_by_key(|&i| (raw[i].get().len(), std::cmp::Reverse(i)));
+        let base = json.as_ptr() as usize;
+        let mut blocks = Vec::with_capacity(raw.len());
+        for (i, r) in raw.into_iter().enumerate() {
+            if Some(i) != largest {
+                blocks.push(block_from_raw(r)?);
+                continue;
+            }
+            let whole = r.get().len();
+            let mut take = |token: &str| -> Option<String> {
+                let inner = token.strip_prefix('"')?.strip_suffix('"')?;
+                if taken.is_none() && 2 * inner.len() >= whole && unescape(inner, |_| {}).is_some()
+                {
+                    taken = Some((inner.as_ptr() as usize - base, inner.len()));
+                    return Some(String::new());
+                }
+                json_string(token)
+            };
+            let typed = typed_with(r.get(), &mut take);
+            match typed {
+                Some(b) => blocks.push(b),
+                None => {
+                    taken = None;
+                    blocks.push(serde_json::from_str(r.get())?);
+                }
+            }
+        }
+        blocks
+    };
+    let Some((start, len)) = taken else {
+        return Ok(blocks);
+    };
+    let text = unescape_in_place(json, start, len).ok_or_else(|| {
+        <serde_json::Error as serde::de::Error>::custom("a text does not unescape")
+    })?;
+    // The text left empty above: the largest block's only one.
+    match largest.and_then(|i| blocks.get_mut(i)) {
+        Some(Block::Text { text: slot })
+        | Some(Block::Thinking { thinking: slot, .. })
+        | Some(Block::RedactedThinking { data: slot })
+        | Some(Block::ToolResult {
+            content: ToolContent::Text(slot),
+            ..
+        }) => *slot = text,
+        _ => {}
+    }
+    Ok(blocks)
+}
+
+/// The text of the JSON string token at `buf[start..start + len]` (quotes
+/// left out, its escapes checked by [`unescape`]), written from the
+/// buffer's start: no escape is shorter than what it stands for, so the
+/// text never overtakes what is still to be read.
+fn unescape_in_place(mut buf: Vec<u8>, start: usize, len: usize) -> Option<String> {
+    let end = start + len;
+    let (mut r, mut w) = (start, 0);
+    while r < end {
+        let n = memchr::memchr(b'\\', &buf[r..end]).unwrap_or(end - r);
+        buf.copy_within(r..r + n, w);
+        (r, w) = (r + n, w + n);
+        if r == end {
+            break;
+        }
+        let hex = |buf: &[u8], at: usize| hex4(std::str::from_utf8(buf.get(at..at + 4)?).ok()?);
+        r += 1;
+        let c = match *buf.get(r)? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let hi = hex(&buf, r + 1)?;
+                r += 4;
+                match hi {
+                    0xD800..=0xDBFF => {
+                        if buf.get(r + 1..r + 3)? != b"\\u" {
+                            return None;
+                        }
+                        let lo = hex(&buf, r + 3)?;
+                        if !(0xDC00..=0xDFFF).contains(&lo) {
+                            return None;
+                        }
+                        r += 6;
+                        char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))?
+                    }
+                    0xDC00..=0xDFFF => return None,
+                    c => char::from_u32(c)?,
+                }
+            }
+            _ => return None,
+        };
+        let mut utf8 = [0u8; 4];
+        let c = c.encode_utf8(&mut utf8).as_bytes();
+        buf[w..w + c.len()].copy_from_slice(c);
+        w += c.len();
+        r += 1;
+    }
+    buf.truncate(w);
+    String::from_utf8(buf).ok()
 }
 
 /// One block: read into its variant where the fast reading applies, else
@@ -77,6 +248,12 @@ struct ImageFields {
 /// An object block of a known type whose fields read as its variant's;
 /// `None` for everything else (the derived reading decides).
 fn typed(text: &str) -> Option<Block> {
+    typed_with(text, &mut json_string)
+}
+
+/// [`typed`], its texts read by `string` (a JSON string token in, its text
+/// out).
+fn typed_with(text: &str, string: &mut dyn FnMut(&str) -> Option<String>) -> Option<Block> {
     if !text.starts_with('{') {
         return None;
     }
@@ -85,20 +262,20 @@ fn typed(text: &str) -> Option<Block> {
         "text" => {
             let f: TextFields<'_> = serde_json::from_str(text).ok()?;
             Block::Text {
-                text: json_string(f.text.get())?,
+                text: string(f.text.get())?,
             }
         }
         "thinking" => {
             let f: ThinkingFields<'_> = serde_json::from_str(text).ok()?;
             Block::Thinking {
-                thinking: json_string(f.thinking.get())?,
+                thinking: string(f.thinking.get())?,
                 signature: f.signature,
             }
         }
         "redacted_thinking" => {
             let f: RedactedFields<'_> = serde_json::from_str(text).ok()?;
             Block::RedactedThinking {
-                data: json_string(f.data.get())?,
+                data: string(f.data.get())?,
             }
         }
         "tool_use" => {
@@ -113,7 +290,7 @@ fn typed(text: &str) -> Option<Block> {
             let f: ToolResultFields<'_> = serde_json::from_str(text).ok()?;
             let raw = f.content.get();
             let content = if raw.starts_with('"') {
-                ToolContent::Text(json_string(raw)?)
+                ToolContent::Text(string(raw)?)
             } else if raw.starts_with('[') {
                 ToolContent::Blocks(blocks_from_json(raw.as_bytes()).ok()?)
             } else {
@@ -138,11 +315,18 @@ fn typed(text: &str) -> Option<Block> {
 /// serde_json should decide (not a string, a lone surrogate).
 fn json_string(raw: &str) -> Option<String> {
     let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
-    let bytes = inner.as_bytes();
     let mut out = String::with_capacity(inner.len());
+    unescape(inner, |piece| out.push_str(piece))?;
+    Some(out)
+}
+
+/// The text of a JSON string token's inside, handed to `push` piece by
+/// piece; `None` where serde_json should decide (a lone surrogate).
+fn unescape(inner: &str, mut push: impl FnMut(&str)) -> Option<()> {
+    let bytes = inner.as_bytes();
     let mut at = 0;
     while let Some(n) = memchr::memchr(b'\\', &bytes[at..]) {
-        out.push_str(&inner[at..at + n]);
+        push(&inner[at..at + n]);
         at += n + 1;
         let c = match *bytes.get(at)? {
             b'"' => '"',
@@ -174,11 +358,11 @@ fn json_string(raw: &str) -> Option<String> {
             }
             _ => return None,
         };
-        out.push(c);
+        push(c.encode_utf8(&mut [0u8; 4]));
         at += 1;
     }
-    out.push_str(&inner[at..]);
-    Some(out)
+    push(&inner[at..]);
+    Some(())
 }
 
 fn hex4(s: &str) -> Option<u32> {
@@ -198,6 +382,8 @@ mod tests {
         let derived = serde_json::from_str::<Vec<Block>>(json).map_err(|e| e.to_string());
         let fast = blocks_from_json(json.as_bytes()).map_err(|e| e.to_string());
         assert_eq!(fast, derived, "{json}");
+        let in_place = blocks_in_place(json.as_bytes().to_vec(), 0).map_err(|e| e.to_string());
+        assert_eq!(in_place, derived, "{json}");
     }
 
     #[test]
@@ -227,6 +413,28 @@ mod tests {
         }
     }
 
+    /// A value read part by part equals serde_json's, and so does an error.
+    #[test]
+    fn values_read_as_serde_json_reads_them() {
+        let long = "a\\nb \\\"q\\\" \\u00e9 \\ud83d\\ude00 é ".repeat(VALUE_PARTS_MIN / 8);
+        for json in [
+            format!(
+                r#"{{"role":"user","content":[{{"type":"text","text":"{long}"}},{{"type":"text","text":"x"}}]}}"#
+            ),
+            format!(r#" {{"b":1.5e3,"a":[null,true,"{long}",{{"k":"v","k":"w"}}],"a":"{long}"}} "#),
+            format!(r#"["{long}", -0, 12345678901234567890, {{}}]"#),
+            format!(r#""{long}""#),
+            format!(r#"{{"lone":"{long}\ud800"}}"#),
+            format!(r#"{{"cut":"{long}"#),
+            format!(r#"{{"k":"{long}"}} trailing"#),
+            "[1, 2".to_string(),
+        ] {
+            let derived = serde_json::from_str::<Value>(&json).map_err(|e| e.to_string());
+            let read = value_from_json(&json).map_err(|e| e.to_string());
+            assert_eq!(read, derived, "{}", &json[..80.min(json.len())]);
+        }
+    }
+
     proptest! {
         #[test]
         fn any_text_reads_as_the_derived_reading_reads_it(text in "\\PC*|[\\x00-\\x1f\"\\\\/é😀]*") {
@@ -235,7 +443,15 @@ mod tests {
                 Block::ToolResult { tool_use_id: "t".into(), content: ToolContent::Text(text), is_error: false },
             ];
             let json = serde_json::to_string(&blocks).unwrap();
-            prop_assert_eq!(blocks_from_json(json.as_bytes()).unwrap(), blocks);
+            prop_assert_eq!(blocks_from_json(json.as_bytes()).unwrap(), blocks.clone());
+            // Read in place, each of them the largest in turn.
+            for k in 0..blocks.len() {
+                let mut some = blocks.clone();
+                some.rotate_left(k);
+                some.push(Block::Text { text: "short".into() });
+                let json = serde_json::to_vec(&some).unwrap();
+                prop_assert_eq!(blocks_in_place(json, 0).unwrap(), some);
+            }
         }
     }
 }

@@ -71,7 +71,8 @@ pub(crate) fn item_object(
     what: &str,
     expected: &str,
 ) -> Result<Map<String, Value>, BadRequest> {
-    match serde_json::from_str(raw) {
+    // A large text is read into one buffer of its size.
+    match crate::model::value_from_json(raw) {
         Ok(Value::Object(o)) => Ok(o),
         Ok(other) => Err(BadRequest(format!(
             "{what} is {}; expected {expected}",

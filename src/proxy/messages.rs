@@ -12,6 +12,9 @@
 //! One `cache_control` breakpoint sits on the last block of the last message
 //! and moves with it; thinking blocks come back with their signatures.
 
+use std::collections::BTreeMap;
+
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::convo::{BadRequest, item_object, kind_of, system_rows};
@@ -133,12 +136,15 @@ pub(crate) fn breakpoints_in(v: Option<&Value>) -> usize {
 
 /// The breakpoint the client put on its messages (the last one), if any.
 pub(crate) fn message_breakpoint(raw: &str) -> Option<Value> {
-    let m: Value = serde_json::from_str(raw).ok()?;
-    m.get("content")?
-        .as_array()?
-        .iter()
-        .rev()
-        .find_map(|b| b.get("cache_control").cloned())
+    // Its fields and its blocks' read as spans: no text is copied (a large
+    // one was read twice into a `Value` only to be dropped).
+    type Fields<'a> = BTreeMap<String, &'a RawValue>;
+    let m: Fields<'_> = serde_json::from_str(raw).ok()?;
+    let blocks: Vec<&RawValue> = serde_json::from_str(m.get("content")?.get()).ok()?;
+    blocks.iter().rev().find_map(|b| {
+        let fields: Fields<'_> = serde_json::from_str(b.get()).ok()?;
+        serde_json::from_str(fields.get("cache_control")?.get()).ok()
+    })
 }
 
 /// Writes the forwarded `messages` array: the view's messages, each block
@@ -510,6 +516,32 @@ mod tests {
     use super::*;
     use crate::model::{Kind, ToolContent};
     use crate::proxy::sse::Answer;
+
+    /// The last block's breakpoint, read as a `Value` reading of the
+    /// message finds it (a null one included), whatever else it holds.
+    #[test]
+    fn the_message_breakpoint_is_the_last_blocks() {
+        let old = |raw: &str| -> Option<Value> {
+            let m: Value = serde_json::from_str(raw).ok()?;
+            m.get("content")?
+                .as_array()?
+                .iter()
+                .rev()
+                .find_map(|b| b.get("cache_control").cloned())
+        };
+        let long = "x\\n".repeat(100_000);
+        for raw in [
+            r#"{"role":"user","content":"go"}"#.to_string(),
+            r#"{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":"b"}]}"#.to_string(),
+            r#"{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"text","text":"b","cache_control":null}]}"#.to_string(),
+            r#"{"role":"user","content":[7,"s",{"cache_control":1,"cache_control":2}],"content":[{"cache_control":3}]}"#.to_string(),
+            format!(r#"{{"role":"user","content":[{{"type":"text","text":"{long}","cache_control":{{"type":"ephemeral","ttl":"1h"}}}}]}}"#),
+            r#"{"role":"user","content":[{"cache_control":1}]"#.to_string(),
+            "[]".to_string(),
+        ] {
+            assert_eq!(message_breakpoint(&raw), old(&raw), "{}", &raw[..60.min(raw.len())]);
+        }
+    }
 
     fn sse(events: &[Value]) -> String {
         events

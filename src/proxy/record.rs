@@ -485,7 +485,6 @@ impl Conversation {
                 last_gen = None;
             }
         }
-        let forms = self.forms_of(&rows);
         // What the conversation takes of the new rows, noted now: the rows
         // go to the store one at a time, each let go once it is written.
         let head = self.meta.head_rows;
@@ -515,11 +514,10 @@ impl Conversation {
             if let Some((_, mark)) = &superseded {
                 tx.put_proxy_superseded(&task, mark)?;
             }
-            let total = tx.append_owned_rows(&task, rows)?;
-            for f in &forms {
-                tx.put_tool_form(&task, f)?;
-            }
-            Ok(total)
+            // Each form written as it is made, before the rows are let go
+            // (20,000 results' forms were all held at once).
+            self.each_form(&rows, |f| tx.put_tool_form(&task, &f).map(drop))?;
+            tx.append_owned_rows(&task, rows)
         })?;
         if let Some((a, _)) = superseded {
             self.forget_answer(&a);
@@ -571,6 +569,21 @@ impl Conversation {
     /// The forms the tool results among `rows` mint (their calls recorded
     /// before, or among `rows`).
     fn forms_of(&self, rows: &[Message]) -> Vec<ToolForm> {
+        let mut out = Vec::new();
+        self.each_form(rows, |f| {
+            out.push(f);
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .unwrap_or_else(|e| match e {});
+        out
+    }
+
+    /// [`Conversation::forms_of`], each form handed to `put` as it is made.
+    fn each_form<E>(
+        &self,
+        rows: &[Message],
+        mut put: impl FnMut(ToolForm) -> Result<(), E>,
+    ) -> Result<(), E> {
         let rules = ToolRules::default();
         let est = CharsPerToken::default();
         let mut calls: HashMap<&str, (&str, &Value)> = self
@@ -578,7 +591,6 @@ impl Conversation {
             .iter()
             .map(|(id, (n, i))| (id.as_str(), (n.as_str(), i)))
             .collect();
-        let mut out = Vec::new();
         for m in rows {
             for b in &m.content {
                 match b {
@@ -593,14 +605,14 @@ impl Conversation {
                         if let Some((name, input)) = calls.remove(tool_use_id.as_str())
                             && let Some(f) = rules.compact(&est, tool_use_id, name, input, content)
                         {
-                            out.push(f);
+                            put(f)?;
                         }
                     }
                     _ => {}
                 }
             }
         }
-        out
+        Ok(())
     }
 
     /// Record the answer to a forwarded request, unless the record grew

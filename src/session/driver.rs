@@ -440,28 +440,32 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         self.refresh(store)?;
         let ctx = self.context(k, Mode::Step);
         let out = self.run(store, parts, &ctx)?;
-        let mut writes = out.new_entries.clone();
+        let mut anchor = None;
         if self.index.ends_turn(k) && k <= self.index.calls() {
             // Turn end: persist the calibration anchor for the next turn's preflight.
             let real = self.index.usage(k).map_or(out.report.tokens_after, |u| {
                 u.prompt_tokens() + u.output_tokens
             });
-            let anchor = Entry::Anchor {
+            let entry = Entry::Anchor {
                 turn: ctx.turn,
                 real_tokens: real,
                 overhead: self.overhead,
             };
-            writes.push((ANCHOR_KEY.to_string(), anchor.to_value()));
+            anchor = Some((ANCHOR_KEY.to_string(), entry.to_value()));
         }
+        // The call's entries are written from its output, not copied (a
+        // request of 20,000 tool results mints as many).
+        let writes = || out.new_entries.iter().chain(&anchor);
+        let any = writes().next().is_some();
         let task = self.index.task.clone();
         let progress = self.progress.as_ref();
         let profile = &self.profile;
         let identity = self.settings.identity();
         store.transaction(|tx| -> Result<(), StoreError> {
-            if !writes.is_empty() {
+            if any {
                 tx.put_profile(profile, &identity)?;
             }
-            for (key, v) in &writes {
+            for (key, v) in writes() {
                 tx.put_entry(&task, profile, key, v)?;
             }
             if let Some(settings) = progress {
@@ -471,7 +475,7 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
             Ok(())
         })?;
         if let Some(cache) = self.snapshot.as_mut().filter(|_| self.cached) {
-            for (key, v) in &writes {
+            for (key, v) in writes() {
                 cache.put(key, v);
             }
         }

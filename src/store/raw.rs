@@ -1,12 +1,15 @@
 //! `task_message` (the raw record), `task` and `import_source`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use rusqlite::params;
 use rusqlite::types::{Value as SqlValue, ValueRef};
 
 use super::{Reader, Result, StoreError, Tx};
-use crate::model::{Block, Format, Kind, Message, Role, Usage, blocks_from_json};
+use crate::model::{
+    Block, Format, Kind, Message, Role, Usage, blocks_from_json, blocks_from_owned_json,
+};
 
 mod content;
 mod read;
@@ -249,8 +252,10 @@ impl RowEncoder {
     /// and its compressed form are never all held at once).
     pub fn encode_owned(&mut self, mut m: Message) -> EncodedRow {
         self.serialize(&m.content);
+        // What the search index holds of it is taken before it is let go.
+        let entries = self.entries_of(&m);
         m.content = Vec::new();
-        let mut row = self.encoded(&m);
+        let mut row = self.encoded_with(&m, entries);
         row.gen_id = m.gen_id.take();
         row.source_uuid = m.source_uuid.take();
         row.timestamp = m.timestamp.take();
@@ -282,16 +287,31 @@ impl RowEncoder {
         serde_json::to_writer(&mut self.json, content).expect("blocks always serialise");
     }
 
+    /// The search index's entries of the next row, `m` (none for a row
+    /// not inserted, or when the rows are not indexed).
+    fn entries_of(&mut self, m: &Message) -> Vec<super::search::extract::Entry> {
+        match &mut self.index {
+            Some(norm) if self.seen + 1 > self.skip => super::search::extract::entries(m, norm),
+            _ => Vec::new(),
+        }
+    }
+
     /// The row of `m` whose content JSON was just serialised.
     fn encoded(&mut self, m: &Message) -> EncodedRow {
+        let entries = self.entries_of(m);
+        self.encoded_with(m, entries)
+    }
+
+    /// [`RowEncoder::encoded`], its search entries taken already.
+    fn encoded_with(
+        &mut self,
+        m: &Message,
+        entries: Vec<super::search::extract::Entry>,
+    ) -> EncodedRow {
         let usage = usage_json(&m.usage);
         self.prev = chain_hash(&self.prev, m, &self.json, usage.as_deref());
         self.seen += 1;
         let inserted = self.seen > self.skip;
-        let entries = match &mut self.index {
-            Some(norm) if inserted => super::search::extract::entries(m, norm),
-            _ => Vec::new(),
-        };
         let (encoding, content) = if !inserted {
             (CONTENT_JSON, SqlValue::Null)
         } else if let Some(compressed) = self.lz4.compress(&self.json) {
@@ -925,8 +945,12 @@ impl StoredMessage {
             ValueRef::Text(b) | ValueRef::Blob(b) => b,
             other => return Err(corrupt(&format!("content is {}", other.data_type()))),
         };
-        let json = decode_content(&encoding, bytes).map_err(|e| corrupt(&e))?;
-        let content = blocks_from_json(&json).map_err(|e| corrupt(&format!("content: {e}")))?;
+        let content = match decode_content(&encoding, bytes).map_err(|e| corrupt(&e))? {
+            // Decompressed: its buffer may become the row's largest text.
+            Cow::Owned(json) => blocks_from_owned_json(json),
+            Cow::Borrowed(json) => blocks_from_json(json),
+        }
+        .map_err(|e| corrupt(&format!("content: {e}")))?;
         let usage: Option<Usage> = match r.get::<_, Option<String>>(8)? {
             Some(u) => Some(serde_json::from_str(&u).map_err(|e| corrupt(&format!("usage: {e}")))?),
             None => None,

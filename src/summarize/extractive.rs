@@ -67,6 +67,7 @@
 //! decisions and findings are read as in prose, and a foreign prior's head
 //! is kept as one finding.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
@@ -172,7 +173,12 @@ fn status_step(status: &str) -> Option<u32> {
 
 /// Parse the prior, absorb the span, read what follows it, recompute the
 /// current state.
-fn fold(prior: Option<&str>, span: &[SpanEntry], later: &[ToolCall], ask_cap: &AskCap<'_>) -> Gist {
+fn fold<'c>(
+    prior: Option<&str>,
+    span: &'c [SpanEntry<'_>],
+    later: &[ToolCall],
+    ask_cap: &'c AskCap<'c>,
+) -> Gist {
     // A prior minted before controls were stripped loses them here.
     let mut digest = prior
         .map(|p| Gist::parse(&strip_controls(p)))
@@ -305,7 +311,8 @@ struct Folder<'c> {
     last_step: u32,
     /// Knowledge candidates, and the texts that refer to them.
     candidates: Vec<Candidate>,
-    mentions: Vec<String>,
+    /// Read in place from the span (a long ask or text is not copied).
+    mentions: Vec<Cow<'c, str>>,
 }
 
 impl<'c> Folder<'c> {
@@ -354,7 +361,7 @@ impl<'c> Folder<'c> {
         }
     }
 
-    fn absorb(&mut self, entry: &SpanEntry) {
+    fn absorb(&mut self, entry: &'c SpanEntry<'_>) {
         match entry {
             SpanEntry::Ask { text, .. } => self.absorb_ask(text),
             SpanEntry::AssistantText { step, text } => {
@@ -378,8 +385,9 @@ impl<'c> Folder<'c> {
     fn absorb_call(&mut self, call: &ToolCall) {
         let name = CallName::of(call);
         self.pending_intent = None;
-        self.mentions
-            .push(strings_of(&call.input).collect::<Vec<_>>().join(" "));
+        self.mentions.push(Cow::Owned(
+            strings_of(&call.input).collect::<Vec<_>>().join(" "),
+        ));
         if call.is_error && only_a_sibling_failed(&call.output) {
             // Never run: a parallel call failed. Nothing was tried.
             return;
@@ -549,7 +557,7 @@ impl<'c> Folder<'c> {
         }
     }
 
-    fn absorb_ask(&mut self, ask: &str) {
+    fn absorb_ask(&mut self, ask: &'c str) {
         let ask = ask.trim();
         if ask.is_empty() {
             return;
@@ -561,7 +569,7 @@ impl<'c> Folder<'c> {
             format!("#{ordinal} asked"),
             None,
         );
-        self.mentions.push(ask.to_string());
+        self.mentions.push(Cow::Borrowed(ask));
         // What was reported before the ask stays the last report until a new one.
         if let Some(r) = join_reports(&self.reports) {
             self.last_report = Some(r);
@@ -598,7 +606,7 @@ impl<'c> Folder<'c> {
         n
     }
 
-    fn absorb_assistant_text(&mut self, step: u32, text: &str) {
+    fn absorb_assistant_text(&mut self, step: u32, text: &'c str) {
         let date = find_iso_date(text);
         let all = sentences(text);
         for sentence in &all {
@@ -607,7 +615,7 @@ impl<'c> Folder<'c> {
                 self.candidates.extend(knowledge::candidate(sentence));
             }
         }
-        self.mentions.push(text.to_string());
+        self.mentions.push(Cow::Borrowed(text));
         // What it will do: a narration of intent, or the lead-in that ends
         // the text before a call (`Close this task:`).
         let lead_in = all.last().filter(|s| s.ends_with(':'));
@@ -810,7 +818,7 @@ impl<'c> Folder<'c> {
         self.failures.insert(
             name.action.clone(),
             Failure {
-                input: call.input.clone(),
+                input: call.input.clone().into_owned(),
                 target: call_target_of(&name.subject),
                 step: call.step,
                 error,

@@ -20,7 +20,7 @@ impl Summarizer for StaticCheckpoint {
         let mut errors = 0u64;
         for e in req.span {
             match e {
-                SpanEntry::Ask { text, .. } => last_ask = Some(text.as_str()),
+                SpanEntry::Ask { text, .. } => last_ask = Some(text.as_ref()),
                 SpanEntry::ToolCall(call) => {
                     actions += 1;
                     errors += u64::from(call.is_error);
@@ -70,12 +70,12 @@ mod tests {
     use crate::engine::summarizer::ToolCall;
     use serde_json::json;
 
-    fn call(step: u32, is_error: bool) -> SpanEntry {
+    fn call(step: u32, is_error: bool) -> SpanEntry<'static> {
         SpanEntry::ToolCall(ToolCall {
             step,
             id: format!("t{step}"),
             name: "Bash".into(),
-            input: json!({"command":"ls"}),
+            input: std::borrow::Cow::Owned(json!({"command":"ls"})),
             output: "x".into(),
             is_error,
             interrupted: false,

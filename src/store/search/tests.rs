@@ -194,6 +194,22 @@ fn a_malformed_query_is_a_query_error_never_an_sql_one() {
     }
 }
 
+/// Rows handed over (as the proxy records a request's) are indexed as rows
+/// lent are: their content is let go only once its entries are taken.
+#[test]
+fn rows_handed_over_are_indexed_as_rows_lent() {
+    let mut lent = store_with(&[]);
+    let mut owned = store_with(&[]);
+    lent.transaction(|tx| tx.append_rows("t", &conversation()))
+        .unwrap();
+    owned
+        .transaction(|tx| tx.append_owned_rows("t", conversation()))
+        .unwrap();
+    let kept = contents(&lent);
+    assert!(!kept.is_empty());
+    assert_eq!(contents(&owned), kept);
+}
+
 #[test]
 fn a_scratch_store_keeps_no_index() {
     let s = store_with(&[("t", vec![ask("hello", 1)])]);

@@ -573,13 +573,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn call(name: &str, input: Value, output: &str) -> ToolCall {
+    fn call(name: &str, input: Value, output: &str) -> ToolCall<'static> {
         ToolCall {
             step: 3,
             id: "c".into(),
             name: name.into(),
-            input,
-            output: output.into(),
+            input: std::borrow::Cow::Owned(input),
+            output: output.to_string().into(),
             is_error: false,
             interrupted: false,
         }

@@ -13,6 +13,7 @@
 //! span's other texts and tool inputs) and then the most recent are kept;
 //! the section holds at most [`KNOWLEDGE_MAX`] lines, the oldest giving way.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use memchr::memmem;
@@ -265,7 +266,7 @@ fn is_identifier(span: &str) -> bool {
 
 /// Picks this fold's lines from its candidates: the most referred-to in
 /// `mentions` (the span's other texts and tool inputs), then the latest.
-pub(super) fn choose(candidates: Vec<Candidate>, mentions: &[String]) -> Vec<Candidate> {
+pub(super) fn choose(candidates: Vec<Candidate>, mentions: &[Cow<'_, str>]) -> Vec<Candidate> {
     // The latest statement of each key.
     let mut latest: BTreeMap<String, (usize, Candidate)> = BTreeMap::new();
     for (order, c) in candidates.into_iter().enumerate() {
@@ -349,7 +350,7 @@ mod tests {
                 statement: format!("`fn_{i}` is a function."),
             })
             .collect();
-        let mentions = vec!["fn_0 fn_1".to_string(), "fn_1".to_string()];
+        let mentions = vec![Cow::from("fn_0 fn_1"), Cow::from("fn_1")];
         let chosen = choose(cands, &mentions);
         assert_eq!(chosen.len(), PER_FOLD);
         assert_eq!(chosen[0].key, "fn_0");

@@ -180,7 +180,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn todo(statuses: &[&str]) -> ToolCall {
+    fn todo(statuses: &[&str]) -> ToolCall<'static> {
         let todos: Vec<Value> = statuses
             .iter()
             .enumerate()
@@ -190,8 +190,8 @@ mod tests {
             step: 1,
             id: "t".into(),
             name: "TodoWrite".into(),
-            input: json!({ "todos": todos }),
-            output: String::new(),
+            input: std::borrow::Cow::Owned(json!({ "todos": todos })),
+            output: std::borrow::Cow::Borrowed(""),
             is_error: false,
             interrupted: false,
         }

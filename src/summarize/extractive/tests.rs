@@ -2,36 +2,37 @@ use super::*;
 use crate::engine::estimate::{CharsPerToken, Estimator};
 use proptest::prelude::*;
 use serde_json::{Value, json};
+use std::borrow::Cow;
 
 const BUDGET: u64 = 2500;
 
-fn ask(text: &str) -> SpanEntry {
+fn ask(text: &str) -> SpanEntry<'static> {
     SpanEntry::Ask {
         turn: 1,
-        text: text.to_string(),
+        text: text.to_string().into(),
     }
 }
 
-fn say(step: u32, text: &str) -> SpanEntry {
+fn say(step: u32, text: &str) -> SpanEntry<'static> {
     SpanEntry::AssistantText {
         step,
-        text: text.to_string(),
+        text: text.to_string().into(),
     }
 }
 
-fn tool(step: u32, name: &str, input: Value, output: &str, is_error: bool) -> SpanEntry {
+fn tool(step: u32, name: &str, input: Value, output: &str, is_error: bool) -> SpanEntry<'static> {
     SpanEntry::ToolCall(ToolCall {
         step,
         id: format!("call-{step}"),
         name: name.to_string(),
-        input,
-        output: output.to_string(),
+        input: Cow::Owned(input),
+        output: output.to_string().into(),
         is_error,
         interrupted: false,
     })
 }
 
-fn edit(step: u32, path: &str) -> SpanEntry {
+fn edit(step: u32, path: &str) -> SpanEntry<'static> {
     tool(step, "Edit", json!({"file_path": path}), "ok", false)
 }
 
@@ -75,7 +76,7 @@ fn tokens(s: &str) -> u64 {
     CharsPerToken::default().text(s)
 }
 
-fn example_span() -> Vec<SpanEntry> {
+fn example_span() -> Vec<SpanEntry<'static>> {
     let patch = "*** Begin Patch\n*** Add File: docs/schema.md\n+# Schema\n\
                  *** Update File: src/main.rs\n@@ fn main() {\n-    old();\n+    new();\n*** End Patch";
     vec![
@@ -223,7 +224,7 @@ fn ordinals_are_stable_across_three_folds() {
 }
 
 /// One large span: an ask, many tool calls and long assistant texts.
-fn large_span(fold: u32) -> Vec<SpanEntry> {
+fn large_span(fold: u32) -> Vec<SpanEntry<'static>> {
     let mut span = vec![ask(&format!(
         "Round {fold}: continue the migration of schema part {fold} and keep the changelog current."
     ))];
@@ -307,7 +308,7 @@ fn tenant_registry_rule_survives_twenty_large_folds_within_budget() {
     );
 }
 
-fn demotion_span() -> Vec<SpanEntry> {
+fn demotion_span() -> Vec<SpanEntry<'static>> {
     vec![
         ask("Fix the importer. Never log the api key."),
         edit(1, "src/importer.rs"),
@@ -458,8 +459,8 @@ fn codex_argv_patches_editor_creates_and_interrupted_calls_are_read() {
         step: 3,
         id: "c3".into(),
         name: "shell".into(),
-        input: json!({"command": ["bash", "-lc", "cargo bench"]}),
-        output: String::new(),
+        input: Cow::Owned(json!({"command": ["bash", "-lc", "cargo bench"]})),
+        output: Cow::Borrowed(""),
         is_error: false,
         interrupted: true,
     });
@@ -651,18 +652,18 @@ fn an_agent_summary_keeps_its_negative_rules() {
 
 // ---- precision: what the summary says must be true -------------------
 
-fn bash(step: u32, cmd: &str, output: &str, is_error: bool) -> SpanEntry {
+fn bash(step: u32, cmd: &str, output: &str, is_error: bool) -> SpanEntry<'static> {
     tool(step, "Bash", json!({"command": cmd}), output, is_error)
 }
 
 /// A call after the span (its output is never shown).
-fn later(step: u32, name: &str, input: Value, is_error: bool) -> ToolCall {
+fn later(step: u32, name: &str, input: Value, is_error: bool) -> ToolCall<'static> {
     ToolCall {
         step,
         id: format!("later-{step}"),
         name: name.to_string(),
-        input,
-        output: String::new(),
+        input: Cow::Owned(input),
+        output: Cow::Borrowed(""),
         is_error,
         interrupted: false,
     }
@@ -1265,7 +1266,7 @@ fn text_strategy() -> impl Strategy<Value = String> {
     ]
 }
 
-fn call_strategy() -> impl Strategy<Value = SpanEntry> {
+fn call_strategy() -> impl Strategy<Value = SpanEntry<'static>> {
     let name = prop::sample::select(vec![
         "Write",
         "Edit",
@@ -1287,8 +1288,8 @@ fn call_strategy() -> impl Strategy<Value = SpanEntry> {
                 step,
                 id: format!("c{step}"),
                 name: name.to_string(),
-                input,
-                output,
+                input: Cow::Owned(input),
+                output: output.into(),
                 is_error,
                 interrupted,
             })
@@ -1296,19 +1297,19 @@ fn call_strategy() -> impl Strategy<Value = SpanEntry> {
     )
 }
 
-fn entry_strategy() -> impl Strategy<Value = SpanEntry> {
+fn entry_strategy() -> impl Strategy<Value = SpanEntry<'static>> {
     prop_oneof![
-        3 => text_strategy().prop_map(|text| SpanEntry::Ask { turn: 1, text }),
-        3 => text_strategy().prop_map(|text| SpanEntry::AssistantText { step: 1, text }),
+        3 => text_strategy().prop_map(|text| SpanEntry::Ask { turn: 1, text: text.into() }),
+        3 => text_strategy().prop_map(|text| SpanEntry::AssistantText { step: 1, text: text.into() }),
         3 => call_strategy(),
-        1 => text_strategy().prop_map(|text| SpanEntry::Reasoning { step: 1, text }),
-        1 => text_strategy().prop_map(|text| SpanEntry::Context { text }),
-        1 => text_strategy().prop_map(|text| SpanEntry::Interrupt { text }),
-        1 => text_strategy().prop_map(|text| SpanEntry::AgentSummary { text }),
+        1 => text_strategy().prop_map(|text| SpanEntry::Reasoning { step: 1, text: text.into() }),
+        1 => text_strategy().prop_map(|text| SpanEntry::Context { text: text.into() }),
+        1 => text_strategy().prop_map(|text| SpanEntry::Interrupt { text: text.into() }),
+        1 => text_strategy().prop_map(|text| SpanEntry::AgentSummary { text: text.into() }),
     ]
 }
 
-fn fold_all(spans: &[Vec<SpanEntry>], budget: u64) -> Vec<String> {
+fn fold_all(spans: &[Vec<SpanEntry<'static>>], budget: u64) -> Vec<String> {
     let mut outs: Vec<String> = Vec::new();
     for span in spans {
         let out = fold_with(outs.last().map(String::as_str), span, budget);

@@ -48,13 +48,13 @@ mod tests {
     use super::*;
     use serde_json::{Value, json};
 
-    fn call(name: &str, input: Value) -> ToolCall {
+    fn call(name: &str, input: Value) -> ToolCall<'static> {
         ToolCall {
             step: 1,
             id: "c".into(),
             name: name.into(),
-            input,
-            output: String::new(),
+            input: std::borrow::Cow::Owned(input),
+            output: std::borrow::Cow::Borrowed(""),
             is_error: false,
             interrupted: false,
         }

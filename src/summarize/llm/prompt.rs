@@ -294,14 +294,14 @@ mod tests {
         let span = vec![
             SpanEntry::Ask {
                 turn: 1,
-                text: long.clone(),
+                text: long.clone().into(),
             },
             SpanEntry::ToolCall(ToolCall {
                 step: 1,
                 id: "t".into(),
                 name: "Bash".into(),
-                input: serde_json::json!({"command": "ls"}),
-                output: long.clone(),
+                input: std::borrow::Cow::Owned(serde_json::json!({"command": "ls"})),
+                output: long.clone().into(),
                 is_error: false,
                 interrupted: false,
             }),
