@@ -147,43 +147,12 @@ fn unescape_in_place(mut buf: Vec<u8>, start: usize, len: usize) -> Option<Strin
         if r == end {
             break;
         }
-        let hex = |buf: &[u8], at: usize| hex4(std::str::from_utf8(buf.get(at..at + 4)?).ok()?);
-        r += 1;
-        let c = match *buf.get(r)? {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let hi = hex(&buf, r + 1)?;
-                r += 4;
-                match hi {
-                    0xD800..=0xDBFF => {
-                        if buf.get(r + 1..r + 3)? != b"\\u" {
-                            return None;
-                        }
-                        let lo = hex(&buf, r + 3)?;
-                        if !(0xDC00..=0xDFFF).contains(&lo) {
-                            return None;
-                        }
-                        r += 6;
-                        char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))?
-                    }
-                    0xDC00..=0xDFFF => return None,
-                    c => char::from_u32(c)?,
-                }
-            }
-            _ => return None,
-        };
+        let (c, next) = escape_at(&buf[..end], r + 1)?;
         let mut utf8 = [0u8; 4];
         let c = c.encode_utf8(&mut utf8).as_bytes();
         buf[w..w + c.len()].copy_from_slice(c);
         w += c.len();
-        r += 1;
+        r = next;
     }
     buf.truncate(w);
     String::from_utf8(buf).ok()
@@ -327,42 +296,49 @@ fn unescape(inner: &str, mut push: impl FnMut(&str)) -> Option<()> {
     let mut at = 0;
     while let Some(n) = memchr::memchr(b'\\', &bytes[at..]) {
         push(&inner[at..at + n]);
-        at += n + 1;
-        let c = match *bytes.get(at)? {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let hi = hex4(inner.get(at + 1..at + 5)?)?;
-                at += 4;
-                match hi {
-                    0xD800..=0xDBFF => {
-                        if inner.get(at + 1..at + 3)? != "\\u" {
-                            return None;
-                        }
-                        let lo = hex4(inner.get(at + 3..at + 7)?)?;
-                        if !(0xDC00..=0xDFFF).contains(&lo) {
-                            return None;
-                        }
-                        at += 6;
-                        char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))?
-                    }
-                    0xDC00..=0xDFFF => return None,
-                    c => char::from_u32(c)?,
-                }
-            }
-            _ => return None,
-        };
+        let (c, next) = escape_at(bytes, at + n + 1)?;
         push(c.encode_utf8(&mut [0u8; 4]));
-        at += 1;
+        at = next;
     }
     push(&inner[at..]);
     Some(())
+}
+
+/// The character of the escape whose letter is `bytes[at]` (just past
+/// its backslash), and where the bytes after it start; `None` where
+/// serde_json should decide (an unknown escape, a lone surrogate).
+fn escape_at(bytes: &[u8], at: usize) -> Option<(char, usize)> {
+    let hex = |at: usize| hex4(std::str::from_utf8(bytes.get(at..at + 4)?).ok()?);
+    let c = match *bytes.get(at)? {
+        b'"' => '"',
+        b'\\' => '\\',
+        b'/' => '/',
+        b'b' => '\u{8}',
+        b'f' => '\u{c}',
+        b'n' => '\n',
+        b'r' => '\r',
+        b't' => '\t',
+        b'u' => {
+            let hi = hex(at + 1)?;
+            return match hi {
+                0xD800..=0xDBFF => {
+                    if bytes.get(at + 5..at + 7)? != b"\\u" {
+                        return None;
+                    }
+                    let lo = hex(at + 7)?;
+                    if !(0xDC00..=0xDFFF).contains(&lo) {
+                        return None;
+                    }
+                    let c = char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))?;
+                    Some((c, at + 11))
+                }
+                0xDC00..=0xDFFF => None,
+                c => Some((char::from_u32(c)?, at + 5)),
+            };
+        }
+        _ => return None,
+    };
+    Some((c, at + 1))
 }
 
 fn hex4(s: &str) -> Option<u32> {
@@ -410,6 +386,30 @@ mod tests {
             r#"[{"type":"document","source":{"type":"text","data":"d"}},{"type":null},{},"a string",7,["text","seq"],null]"#,
         ] {
             same(json);
+        }
+    }
+
+    /// Lone and broken surrogates, a short and a bad `\u`: every reading
+    /// refuses them as serde_json does (its error's column may differ: the
+    /// fast reading hands serde_json the block, not the whole row).
+    #[test]
+    fn a_broken_escape_is_refused_by_every_reading() {
+        for json in [
+            r#"[{"type":"text","text":"lone \ud83d end"}]"#,
+            r#"[{"type":"text","text":"low \ude00 first"}]"#,
+            r#"[{"type":"text","text":"pair cut \ud83d\u0041"}]"#,
+            r#"[{"type":"text","text":"short \u00e"}]"#,
+            r#"[{"type":"text","text":"bad \uzzzz"}]"#,
+            r#"[{"type":"text","text":"at the end \ud83d"}]"#,
+        ] {
+            assert!(serde_json::from_str::<Vec<Block>>(json).is_err(), "{json}");
+            assert!(blocks_from_json(json.as_bytes()).is_err(), "{json}");
+            assert!(
+                blocks_in_place(json.as_bytes().to_vec(), 0).is_err(),
+                "{json}"
+            );
+            let inner = &json[json.find("\"text\":\"").unwrap() + 8..json.len() - 3];
+            assert_eq!(json_string(&format!("\"{inner}\"")), None, "{json}");
         }
     }
 
