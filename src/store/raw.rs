@@ -1178,4 +1178,34 @@ mod tests {
         .unwrap();
         assert_eq!(s.reader().task_rows("u").unwrap(), more);
     }
+
+    #[test]
+    fn the_last_row_of_some_kinds_is_found_by_its_seq() {
+        let mut s = super::super::Store::open_memory().unwrap();
+        let rows = varied_rows(12);
+        s.transaction(|tx| -> Result<()> {
+            let mut writer = tx.row_writer("u", None)?;
+            let mut enc = RowEncoder::new(0);
+            for m in &rows {
+                writer.push(enc.encode(m))?;
+            }
+            writer.finish()?;
+            Ok(())
+        })
+        .unwrap();
+        let r = s.reader();
+        // Asks at 0, 4, 8; tool results at 3, 7, 11.
+        assert_eq!(r.last_seq_of_kinds("u", &[Kind::Ask]).unwrap(), Some(8));
+        assert_eq!(
+            r.last_seq_of_kinds("u", &[Kind::Ask, Kind::ToolResult])
+                .unwrap(),
+            Some(11)
+        );
+        assert_eq!(
+            r.last_seq_of_kinds("u", &[Kind::CompactBoundary]).unwrap(),
+            None
+        );
+        assert_eq!(r.last_seq_of_kinds("u", &[]).unwrap(), None);
+        assert_eq!(r.last_seq_of_kinds("other", &[Kind::Ask]).unwrap(), None);
+    }
 }

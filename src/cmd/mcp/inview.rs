@@ -53,14 +53,9 @@ pub fn key(store: &Store, task: &str) -> Result<Key, StoreError> {
 /// What the model holds of `task`.
 pub fn read(store: &Store, task: &str) -> Result<InView, StoreError> {
     let reader = store.reader();
-    let mut from_seq = 0u64;
-    let mut seq = 0u64;
-    reader.each_row_head(task, |h| {
-        if matches!(h.kind, Kind::CompactSummary | Kind::CompactBoundary) {
-            from_seq = seq;
-        }
-        seq += 1;
-    })?;
+    let mut from_seq = reader
+        .last_seq_of_kinds(task, &[Kind::CompactSummary, Kind::CompactBoundary])?
+        .unwrap_or(0);
     // A compaction the hooks recorded: the rows before it are out.
     for c in reader.client_compactions(task)? {
         from_seq = from_seq.max(c.history_rows);

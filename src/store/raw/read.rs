@@ -106,6 +106,22 @@ impl Reader<'_> {
             .is_some_and(|c| c[..] == h[..]))
     }
 
+    /// The `seq` of the task's last row of one of `kinds` (`None`: it has
+    /// none). One query that reads each row's kind only, rather than every
+    /// row's head.
+    pub fn last_seq_of_kinds(&self, task_id: &str, kinds: &[Kind]) -> Result<Option<u64>> {
+        if kinds.is_empty() {
+            return Ok(None);
+        }
+        let marks = vec!["?"; kinds.len()].join(", ");
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT max(seq) FROM task_message WHERE task_id = ? AND kind IN ({marks})"
+        ))?;
+        let args = std::iter::once(task_id).chain(kinds.iter().map(|k| k.as_str()));
+        let seq: Option<i64> = stmt.query_row(rusqlite::params_from_iter(args), |r| r.get(0))?;
+        Ok(seq.map(|s| s as u64))
+    }
+
     /// Number of rows stored for a task.
     pub fn message_count(&self, task_id: &str) -> Result<u64> {
         Ok(self.conn.query_row(
