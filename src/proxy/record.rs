@@ -567,18 +567,7 @@ impl Conversation {
     }
 
     /// The forms the tool results among `rows` mint (their calls recorded
-    /// before, or among `rows`).
-    fn forms_of(&self, rows: &[Message]) -> Vec<ToolForm> {
-        let mut out = Vec::new();
-        self.each_form(rows, |f| {
-            out.push(f);
-            Ok::<(), std::convert::Infallible>(())
-        })
-        .unwrap_or_else(|e| match e {});
-        out
-    }
-
-    /// [`Conversation::forms_of`], each form handed to `put` as it is made.
+    /// before, or among `rows`), each handed to `put` as it is made.
     fn each_form<E>(
         &self,
         rows: &[Message],
@@ -647,13 +636,12 @@ impl Conversation {
         if answer.gen_id.as_deref().is_none_or(str::is_empty) {
             answer.gen_id = Some(format!("proxy-{}", response.attempt));
         }
-        let forms = self.forms_of(std::slice::from_ref(&answer));
         let task = self.meta.task_id.clone();
         let total = store.transaction(|tx| -> Result<u64, StoreError> {
             let total = tx.append_rows(&task, std::slice::from_ref(&answer))?;
-            for f in &forms {
-                tx.put_tool_form(&task, f)?;
-            }
+            self.each_form(std::slice::from_ref(&answer), |f| {
+                tx.put_tool_form(&task, &f).map(drop)
+            })?;
             tx.put_proxy_response(response)?;
             Ok(total)
         })?;
