@@ -576,48 +576,48 @@ impl<'s> Searcher<'s> {
             Some(nos) if nos.len() > 4 => nos.binary_search(&(rowid >> TASK_SHIFT)).is_ok(),
             _ => true,
         };
-        // First every match's rowid (no ranking: cheap), to count them and
-        // to find where the newest `ranked` begin.
-        let mut rowids: Vec<i64> = Vec::new();
-        {
-            let mut stmt = self.conn().prepare_cached(
-                "SELECT rowid FROM search_index WHERE search_index MATCH ?1 AND rowid BETWEEN ?2 AND ?3",
-            )?;
-            for &(a, b) in &ranges {
-                let mut rows = stmt.query(rusqlite::params![expr, a, b])?;
+        // Newest first: the first `ranked` matches are ranked, the rest of
+        // each range only counted (no BM25: it reads each entry's sizes).
+        let mut ranking = self.conn().prepare_cached(
+            "SELECT rowid, bm25(search_index) FROM search_index
+             WHERE search_index MATCH ?1 AND rowid BETWEEN ?2 AND ?3 ORDER BY rowid DESC",
+        )?;
+        let mut counting = self.conn().prepare_cached(
+            "SELECT rowid FROM search_index WHERE search_index MATCH ?1 AND rowid BETWEEN ?2 AND ?3",
+        )?;
+        let mut hits: Vec<RawHit> = Vec::new();
+        let mut matched = 0usize;
+        for &(a, b) in ranges.iter().rev() {
+            // The range's rowids not ranked yet: `a..=to`.
+            let mut to = b;
+            if hits.len() < ranked {
+                let mut rows = ranking.query(rusqlite::params![expr, a, b])?;
                 while let Some(r) = rows.next()? {
                     let rowid: i64 = r.get(0)?;
-                    if keep(rowid) {
-                        rowids.push(rowid);
+                    to = rowid - 1;
+                    if !keep(rowid) {
+                        continue;
                     }
-                }
-            }
-        }
-        let matched = rowids.len();
-        let from = if matched > ranked {
-            rowids.select_nth_unstable_by(ranked - 1, |a, b| b.cmp(a));
-            rowids[ranked - 1]
-        } else {
-            i64::MIN
-        };
-        drop(rowids);
-        let mut hits: Vec<RawHit> = Vec::new();
-        let mut stmt = self.conn().prepare_cached(
-            "SELECT rowid, bm25(search_index) FROM search_index
-             WHERE search_index MATCH ?1 AND rowid BETWEEN ?2 AND ?3",
-        )?;
-        for &(a, b) in &ranges {
-            if b < from {
-                continue;
-            }
-            let mut rows = stmt.query(rusqlite::params![expr, a.max(from), b])?;
-            while let Some(r) = rows.next()? {
-                let rowid: i64 = r.get(0)?;
-                if keep(rowid) {
+                    matched += 1;
                     hits.push(RawHit {
                         rowid,
                         score: r.get(1)?,
                     });
+                    if hits.len() == ranked {
+                        break;
+                    }
+                }
+                if hits.len() < ranked {
+                    continue;
+                }
+            }
+            if to < a {
+                continue;
+            }
+            let mut rows = counting.query(rusqlite::params![expr, a, to])?;
+            while let Some(r) = rows.next()? {
+                if keep(r.get(0)?) {
+                    matched += 1;
                 }
             }
         }
