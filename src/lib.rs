@@ -23,6 +23,8 @@
 //!
 //! [`Summarizer`]: engine::summarizer::Summarizer
 
+/// The binary's global allocator (mimalloc, large blocks mapped on their own).
+pub mod allocator;
 pub(crate) mod cmd;
 pub use cmd::main;
 

@@ -6,8 +6,11 @@ use std::process::ExitCode;
 /// of the system allocator: a replay allocates and frees a view's worth of
 /// blocks at every call, and glibc's malloc spent a third of the time on
 /// it (measured in the history of BENCHMARKS.md, "Import, preflight and replay").
+/// Blocks of 1 MiB and more are mapped on their own (`allocator::Hybrid`):
+/// the proxy's peak on a large body is what it writes, and it is returned
+/// when freed (BENCHMARKS.md, "Live proxy").
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: compactor::allocator::Hybrid = compactor::allocator::Hybrid;
 
 unsafe extern "C" {
     /// mimalloc's own: free what it holds and no longer uses.
