@@ -179,6 +179,10 @@ impl Growth {
 pub struct Resume {
     pub(crate) hash: HashResume,
     pub(crate) chain: ChainResume,
+    /// The next call's parts are all its caller reads (a step's preflight):
+    /// its view is neither projected nor hashed, and its report's view hash
+    /// is left empty.
+    pub(crate) parts_only: bool,
 }
 
 impl Resume {

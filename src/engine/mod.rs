@@ -393,7 +393,15 @@ pub fn run_call(
     let new_entries = pass.new_entries;
 
     // A run that keeps no view hashes it as it is projected (the same bytes).
-    let (view, stats, messages, view_hash) = if resume.hash.keeps_no_view() {
+    let (view, stats, messages, view_hash) = if resume.parts_only {
+        // Not even projected: a copy of every block kept, only to be let go.
+        (
+            View::default(),
+            projection::ProjectionStats::default(),
+            0,
+            String::new(),
+        )
+    } else if resume.hash.keeps_no_view() {
         let (hash, messages, stats) = projection::project_hashed(&parts);
         (View::default(), stats, messages, hash)
     } else {

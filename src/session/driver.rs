@@ -316,6 +316,16 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         self.run(store, parts, &ctx)
     }
 
+    /// [`Driver::preflight`]'s parts alone, for a step to go on from: its
+    /// view is not projected (the step projects its own), so a history of
+    /// 60 MB is not copied into a view only to be let go.
+    fn preflight_parts(&mut self, store: &Store, k: u32) -> Result<Vec<Part>, StoreError> {
+        self.resume.parts_only = true;
+        let out = self.preflight(store, k);
+        self.resume.parts_only = false;
+        Ok(out?.parts.into_vec())
+    }
+
     /// A one-shot preflight that keeps no view, over a store with no stored
     /// summary: the raw parts are made a slice of rows at a time and each
     /// complete one is restored, projected and hashed as it comes, so that
@@ -412,8 +422,10 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
             }
             _ => {
                 let first = self.index.turn_first_call(k);
-                let pre = self.preflight(store, k)?;
-                (pre.parts.into_vec(), self.index.history_end(first))
+                (
+                    self.preflight_parts(store, k)?,
+                    self.index.history_end(first),
+                )
             }
         };
         let tool_index = match self.cached {
