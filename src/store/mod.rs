@@ -60,6 +60,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0015_proxy_superseded.sql"),
     include_str!("migrations/0016_runs_per_task.sql"),
     include_str!("migrations/0017_search.sql"),
+    include_str!("migrations/0018_search_stop_words.sql"),
 ];
 
 /// The page size of a store this build creates (bytes). An import writes

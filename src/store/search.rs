@@ -42,7 +42,8 @@ use query::QueryError;
 
 /// The version of the index this build writes: what an entry holds and
 /// how it is tokenized. An index of another version is built again.
-pub const INDEX_VERSION: i64 = 1;
+/// Version 2 leaves stop words out.
+pub const INDEX_VERSION: i64 = 2;
 
 /// FTS5's tokenizer for the index: `ascii`, which takes the terms an entry
 /// is handed as they are (they are lower-case words and stems separated by
@@ -70,8 +71,10 @@ fn create_table(name: &str, index: bool, extra: &str) -> String {
 }
 
 /// How many of the index's segments FTS5 merges at once (its default is
-/// 4): as migration 17 sets it.
-const AUTOMERGE: u32 = 16;
+/// 4), and how many on one level make a writer merge them at once (its
+/// default is 16): as migration 18 sets them.
+const AUTOMERGE: u32 = 64;
+const CRISISMERGE: u32 = 128;
 
 const TASK_SHIFT: u32 = 41;
 /// The most matches a search ranks (see [`Searcher::matches`]).
@@ -358,7 +361,8 @@ fn create_tables(conn: &Connection) -> Result<()> {
     )?;
     conn.execute_batch(&create_table("search_index", true, ""))?;
     conn.execute_batch(&format!(
-        "INSERT INTO search_index (search_index, rank) VALUES ('automerge', {AUTOMERGE})"
+        "INSERT INTO search_index (search_index, rank) VALUES ('automerge', {AUTOMERGE});
+         INSERT INTO search_index (search_index, rank) VALUES ('crisismerge', {CRISISMERGE});"
     ))?;
     Ok(())
 }

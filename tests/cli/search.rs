@@ -219,6 +219,14 @@ fn a_malformed_query_is_refused_naming_its_fault() {
         ("git push AND", "malformed as FTS5 syntax"),
         ("a* AND b", "needs at least two characters before `*`"),
         ("{ask bogus}: git AND push", "unknown column \"bogus\""),
+        (
+            "what was it",
+            "only stop words (what was it), which are not indexed",
+        ),
+        (
+            "\"of the\" AND push",
+            "only stop words (of the), which are not indexed",
+        ),
     ] {
         let run = env.run(&["search", "--all", query]);
         run.failure(2).stderr_has(fault);

@@ -386,8 +386,11 @@ impl Normaliser {
     /// Append `text`'s terms to `out`, separated by spaces, then the words
     /// of its mixed-case identifiers.
     pub fn terms(&mut self, text: &str, out: &mut String) {
+        // Built as bytes, checked as UTF-8 once at the end: the terms are
+        // ASCII stems and lower-cased runs of whole characters.
+        let mut bytes = std::mem::take(out).into_bytes();
         self.identifiers.clear();
-        out.reserve(text.len());
+        bytes.reserve(text.len());
         let b = text.as_bytes();
         let n = b.len();
         let mut i = 0;
@@ -432,7 +435,7 @@ impl Normaliser {
                 continue;
             }
             let run = &text[start..i];
-            self.push_run(run, seen, out);
+            self.push_run(run, seen, &mut bytes);
             let identifier = seen & (1 << HIGH) == 0
                 && run.len() <= IDENTIFIER_MAX
                 && (camel
@@ -454,28 +457,42 @@ impl Normaliser {
             split.clear();
             split_identifier(&text[s..e], &mut split);
             for w in split.split(' ') {
-                self.push_run(w, classes(w), out);
+                self.push_run(w, classes(w), &mut bytes);
             }
             self.split = split;
         }
+        *out = String::from_utf8(bytes).expect("terms are whole characters");
     }
 
     /// Append the term of one run of letters and digits, whose classes
-    /// are `seen` (bits of [`CLASS`]'s values).
-    fn push_run(&mut self, run: &str, seen: u8, out: &mut String) {
+    /// are `seen` (bits of [`CLASS`]'s values): nothing for a stop word.
+    fn push_run(&mut self, run: &str, seen: u8, out: &mut Vec<u8>) {
         if run.len() > TERM_MAX {
             return;
         }
-        if !out.is_empty() {
-            out.push(' ');
+        let sep = !out.is_empty();
+        let mark = out.len();
+        if sep {
+            out.push(b' ');
         }
         if seen & (1 << HIGH) != 0 {
-            out.extend(run.chars().flat_map(char::to_lowercase));
+            let mut buf = [0u8; 4];
+            for c in run.chars().flat_map(char::to_lowercase) {
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
             return;
         }
-        if run.len() <= 2 || seen & (1 << DIGIT) != 0 {
-            // Not stemmed: a short word, or one with digits.
-            out.extend(run.bytes().map(|c| char::from(c.to_ascii_lowercase())));
+        if seen & (1 << DIGIT) != 0 {
+            // Not stemmed: a word with digits.
+            out.extend(run.bytes().map(|c| c.to_ascii_lowercase()));
+            return;
+        }
+        if run.len() <= 2 {
+            // Not stemmed: a short word.
+            out.extend(run.bytes().map(|c| c.to_ascii_lowercase()));
+            if is_stop_word(&out[mark + usize::from(sep)..]) {
+                out.truncate(mark);
+            }
             return;
         }
         let word: &[u8] = if seen == 1 << LOWER {
@@ -497,14 +514,23 @@ impl Normaliser {
         if remembered {
             let s = &self.stems[slot];
             if usize::from(s.len) == word.len() && &s.word[..word.len()] == word {
-                out.push_str(
-                    std::str::from_utf8(&s.stem[..usize::from(s.stem_len)]).expect("ASCII"),
-                );
+                // A stop word is remembered with no stem.
+                if s.stem_len == 0 {
+                    out.truncate(mark);
+                } else {
+                    out.extend_from_slice(&s.stem[..usize::from(s.stem_len)]);
+                }
                 return;
             }
         }
-        super::porter::stem(word, &mut self.stem);
-        out.push_str(std::str::from_utf8(&self.stem).expect("ASCII"));
+        let stop = is_stop_word(word);
+        if stop {
+            self.stem.clear();
+            out.truncate(mark);
+        } else {
+            super::porter::stem(word, &mut self.stem);
+            out.extend_from_slice(&self.stem);
+        }
         if remembered && self.stem.len() <= STEM_KEY {
             let s = &mut self.stems[slot];
             s.len = word.len() as u8;
@@ -517,10 +543,52 @@ impl Normaliser {
     /// The term of one word (a run of letters and digits) as a query
     /// holds it.
     pub fn term(&mut self, run: &str) -> String {
-        let mut out = String::new();
+        let mut out = Vec::new();
         self.push_run(run, classes(run), &mut out);
-        out
+        String::from_utf8(out).expect("a term is whole characters")
     }
+}
+
+/// Words that carry no meaning of their own in a search: they are not
+/// indexed, and a query's words do not count them (a phrase is matched
+/// without them: `"out of memory"` is `"memory"`'s phrase, and a phrase's
+/// words meet across one the text held). Negations are not among them:
+/// "never touch the migrations" is a rule because of `never`.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "above", "after", "again", "all", "am", "an", "and", "any", "are", "as", "at",
+    "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can",
+    "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from",
+    "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how",
+    "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "of",
+    "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "same", "she",
+    "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "then",
+    "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up",
+    "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why",
+    "will", "with", "would", "you", "your", "yours",
+];
+
+/// The longest stop word, in bytes.
+const STOP_WORD_MAX: usize = 7;
+
+/// Whether `w` (lower case) is a stop word. Asked of nearly every word
+/// indexed, so it compares numbers: each stop word's bytes and length
+/// packed into one (a word of at most [`STOP_WORD_MAX`] bytes is one).
+pub fn is_stop_word(w: &[u8]) -> bool {
+    static KEYS: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
+    if w.len() > STOP_WORD_MAX {
+        return false;
+    }
+    let keys = KEYS.get_or_init(|| {
+        let mut keys: Vec<u64> = STOP_WORDS.iter().map(|s| packed(s.as_bytes())).collect();
+        keys.sort_unstable();
+        keys
+    });
+    keys.binary_search(&packed(w)).is_ok()
+}
+
+/// A word of at most 7 bytes as one number: its bytes, then its length.
+fn packed(w: &[u8]) -> u64 {
+    w.iter().fold(w.len() as u64, |k, &b| k << 8 | u64::from(b))
 }
 
 /// What a byte is to the tokenizer: a separator (ASCII that is no letter
@@ -631,6 +699,36 @@ mod tests {
     }
 
     #[test]
+    fn the_stop_word_list_is_sorted_for_its_search() {
+        let mut sorted = STOP_WORDS.to_vec();
+        sorted.sort_unstable();
+        assert_eq!(sorted, STOP_WORDS);
+        assert_eq!(
+            STOP_WORDS.iter().map(|w| w.len()).max(),
+            Some(STOP_WORD_MAX)
+        );
+        assert!(is_stop_word(b"the") && is_stop_word(b"because"));
+        assert!(!is_stop_word(b"never") && !is_stop_word(b"not") && !is_stop_word(b"no"));
+    }
+
+    #[test]
+    fn stop_words_are_not_indexed_and_a_remembered_one_stays_out() {
+        let mut n = Normaliser::new();
+        let mut a = String::new();
+        n.terms("The cache of THE Loader and the CacheOfTheLoader", &mut a);
+        assert_eq!(a, "cach loader cacheoftheload cach loader");
+        // The second time the words come from the remembered stems.
+        let mut b = String::new();
+        n.terms("The cache of THE Loader and the CacheOfTheLoader", &mut b);
+        assert_eq!(a, b);
+        assert_eq!(n.term("Because"), "");
+        assert_eq!(n.term("of"), "");
+        let mut c = String::new();
+        n.terms("the of and", &mut c);
+        assert_eq!(c, "");
+    }
+
+    #[test]
     fn identifiers_split_into_their_words() {
         assert_eq!(split("TranscriptRenderer"), "transcript renderer");
         assert_eq!(split("parseArgs"), "parse args");
@@ -653,7 +751,7 @@ mod tests {
     fn text_becomes_lower_case_stems_then_identifier_words() {
         assert_eq!(
             terms("Never touch the migrations: tenant_registry, TranscriptRenderer!"),
-            "never touch the migrat tenant registri transcriptrender transcript render"
+            "never touch migrat tenant registri transcriptrender transcript render"
         );
         // Paths and flags split; digits and non-ASCII words are kept whole.
         assert_eq!(
@@ -669,7 +767,7 @@ mod tests {
             "ok ok"
         );
         // Punctuation outside ASCII separates words.
-        assert_eq!(terms("a—b «c»"), "a b c");
+        assert_eq!(terms("x—b «c»"), "x b c");
         // The same text gives the same terms whatever the cache holds.
         let mut n = Normaliser::new();
         let mut a = String::new();
@@ -698,7 +796,7 @@ mod tests {
         assert_eq!(e[0].column, Column::Ask);
         assert_eq!(
             e[0].terms,
-            "keep the transcriptrender and the tenant registri transcript render"
+            "keep transcriptrender tenant registri transcript render"
         );
         let (column, text) = entry_text(&ask, 0).unwrap();
         assert_eq!(

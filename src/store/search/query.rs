@@ -23,7 +23,7 @@
 //! said); FTS5 syntax with more than [`SYNTAX_PHRASES`] phrases, or a prefix
 //! shorter than two characters, is refused.
 
-use super::extract::{Column, Normaliser, split_identifier};
+use super::extract::{Column, Normaliser, is_stop_word, split_identifier};
 
 /// The longest query, in characters.
 pub const QUERY_CHARS: usize = 1000;
@@ -49,6 +49,10 @@ pub enum QueryError {
         "the query's quote at character {at} is never closed: a phrase is \"words\" between two quotes"
     )]
     UnclosedQuote { at: usize },
+    #[error(
+        "the query holds only stop words ({words}), which are not indexed: add a word that names what you look for"
+    )]
+    OnlyStopWords { words: String },
     #[error("the query's parenthesis at character {at} is never closed")]
     UnclosedParen { at: usize },
     #[error("the query closes a parenthesis at character {at} that was never opened")]
@@ -103,27 +107,6 @@ impl Query {
             Some(c) => format!("{{{}}} : ({})", c.as_str(), self.expr),
         }
     }
-}
-
-/// Words that carry no meaning of their own in a search: a plain query's
-/// words do not count them (they are indexed all the same: a phrase holds
-/// them). Negations are not among them: "never touch the migrations" is a
-/// rule because of `never`.
-const STOP_WORDS: &[&str] = &[
-    "a", "about", "above", "after", "again", "all", "am", "an", "and", "any", "are", "as", "at",
-    "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can",
-    "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from",
-    "further", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how",
-    "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "of",
-    "off", "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "same", "she",
-    "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "then",
-    "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up",
-    "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why",
-    "will", "with", "would", "you", "your", "yours",
-];
-
-pub fn is_stop_word(w: &str) -> bool {
-    STOP_WORDS.binary_search(&w).is_ok()
 }
 
 /// Read a query (see the module's doc).
@@ -218,6 +201,19 @@ fn terms_of(norm: &mut Normaliser, s: &str) -> String {
     out
 }
 
+/// A phrase of FTS5 syntax as the index holds it: its words' terms,
+/// quoted; an error when it holds only stop words (they are not indexed:
+/// an empty phrase would match nothing, silently).
+fn phrase_of(norm: &mut Normaliser, s: &str) -> Result<String, QueryError> {
+    let terms = terms_of(norm, s);
+    if terms.is_empty() {
+        return Err(QueryError::OnlyStopWords {
+            words: runs(s).join(" "),
+        });
+    }
+    Ok(quoted(&terms))
+}
+
 fn plain(text: &str) -> Result<Query, QueryError> {
     let mut norm = Normaliser::new();
     let mut units: Vec<Unit> = Vec::new();
@@ -230,6 +226,14 @@ fn plain(text: &str) -> Result<Query, QueryError> {
             .filter(|r| !r.is_empty())
             .collect();
         let lower: Vec<String> = originals.iter().map(|r| r.to_lowercase()).collect();
+        if let [word] = lower.as_slice()
+            && is_stop_word(word.as_bytes())
+        {
+            if !stopped.contains(word) {
+                stopped.push(word.clone());
+            }
+            continue;
+        }
         let terms: Vec<String> = originals
             .iter()
             .map(|r| norm.term(r))
@@ -238,12 +242,6 @@ fn plain(text: &str) -> Result<Query, QueryError> {
         let unit = match (originals.as_slice(), terms.as_slice()) {
             (_, []) => continue,
             ([original], [term]) => {
-                if is_stop_word(&lower[0]) {
-                    if !stopped.contains(&lower[0]) {
-                        stopped.push(lower[0].clone());
-                    }
-                    continue;
-                }
                 if original.is_ascii() && super::extract::is_mixed_case(original) {
                     let mut split = String::new();
                     split_identifier(original, &mut split);
@@ -268,14 +266,13 @@ fn plain(text: &str) -> Result<Query, QueryError> {
         }
     }
     if units.is_empty() {
-        // Only stop words: search them after all.
-        for w in stopped.drain(..).take(QUERY_TERMS) {
-            units.push(Unit::Word(norm.term(&w)));
-            words.push(w);
-        }
-    }
-    if units.is_empty() {
-        return Err(QueryError::Empty);
+        return Err(if stopped.is_empty() {
+            QueryError::Empty
+        } else {
+            QueryError::OnlyStopWords {
+                words: stopped.join(" "),
+            }
+        });
     }
     let mut expr = units
         .iter()
@@ -370,7 +367,7 @@ fn syntax(text: &str) -> Result<Query, QueryError> {
                     i += 1;
                     quoted(&runs(&s).join(" "))
                 } else {
-                    quoted(&terms_of(&mut norm, &s))
+                    phrase_of(&mut norm, &s)?
                 };
                 if prefix {
                     token.push('*');
@@ -463,7 +460,7 @@ fn syntax(text: &str) -> Result<Query, QueryError> {
                         let mut token = if prefix {
                             quoted(&rs.join(" "))
                         } else {
-                            quoted(&terms_of(&mut norm, body))
+                            phrase_of(&mut norm, body)?
                         };
                         if prefix {
                             token.push('*');
@@ -527,15 +524,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_stop_word_list_is_sorted_for_its_search() {
-        let mut sorted = STOP_WORDS.to_vec();
-        sorted.sort_unstable();
-        assert_eq!(sorted, STOP_WORDS);
-        assert!(is_stop_word("the"));
-        assert!(!is_stop_word("never") && !is_stop_word("not") && !is_stop_word("no"));
-    }
-
-    #[test]
     fn plain_words_are_matched_by_any_of_them_and_near_each_other() {
         let q = parse("git push failed: no upstream branch").unwrap();
         assert!(!q.syntax);
@@ -562,8 +550,13 @@ mod tests {
             "{}",
             q.expr
         );
-        // Only stop words: they are searched after all.
-        assert_eq!(parse("the").unwrap().expr, r#""the""#);
+        // Only stop words: they are not indexed, and the query says so.
+        assert_eq!(
+            parse("the Of"),
+            Err(QueryError::OnlyStopWords {
+                words: "the of".into()
+            })
+        );
         assert_eq!(parse(" ?! "), Err(QueryError::Empty));
         assert_eq!(parse(""), Err(QueryError::Empty));
     }
@@ -595,8 +588,14 @@ mod tests {
         let q = parse("raw.rs AND (tool : cargo OR error:panic)").unwrap();
         assert_eq!(q.expr, r#""raw rs" AND (tool:"cargo" OR error:"panic")"#);
         assert_eq!(q.words, ["raw", "rs", "cargo", "panic"]);
-        let q = parse("{ask answer} : tenant NOT ^\"the\" http://x.org/a").unwrap();
-        assert_eq!(q.expr, r#"{ask answer}:"tenant" NOT ^"the" "http x org a""#);
+        let q = parse("{ask answer} : tenant NOT ^\"loader\" http://x.org/b").unwrap();
+        assert_eq!(
+            q.expr,
+            r#"{ask answer}:"tenant" NOT ^"loader" "http x org b""#
+        );
+        // A phrase is matched without its stop words, as they were indexed.
+        let q = parse(r#""out of the memory" AND x"#).unwrap();
+        assert_eq!(q.expr, r#""memori" AND "x""#);
         // Parentheses alone are punctuation of plain words.
         assert!(!parse("error: no such file (os error 2)").unwrap().syntax);
     }
@@ -607,8 +606,15 @@ mod tests {
             parse(r#""no upstream"#),
             Err(QueryError::UnclosedQuote { at: 1 })
         );
-        assert_eq!(parse("(a OR b"), Err(QueryError::UnclosedParen { at: 1 }));
-        assert_eq!(parse("a OR b)"), Err(QueryError::StrayParen { at: 7 }));
+        assert_eq!(parse("(x OR y"), Err(QueryError::UnclosedParen { at: 1 }));
+        assert_eq!(parse("x OR y)"), Err(QueryError::StrayParen { at: 7 }));
+        // A phrase of stop words only would match nothing: it is refused.
+        assert_eq!(
+            parse(r#""of the" OR x"#),
+            Err(QueryError::OnlyStopWords {
+                words: "of the".into()
+            })
+        );
         assert!(matches!(parse("a*"), Err(QueryError::ShortPrefix { .. })));
         assert!(matches!(
             parse("x* OR y"),

@@ -435,3 +435,55 @@ fn past_the_ranking_cap_the_newest_matches_are_ranked_and_every_match_counted() 
         assert_eq!(capped.iter().map(|h| h.rowid).collect::<Vec<_>>(), order);
     }
 }
+
+/// Version 2 of the index leaves stop words out: a store of version 17,
+/// whose index is of version 1, is migrated to an empty, outdated index
+/// (the writers leave it alone), which a rebuild makes current with the
+/// hits of an index kept from the start; a new store's is current.
+#[test]
+fn a_version_1_index_is_dropped_by_the_migration_and_built_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let location = crate::store::DbLocation::File(dir.path().join("s.db"));
+    let kept_from_the_start = {
+        let mut s = Store::open(&location).unwrap();
+        assert_eq!(s.search_state().unwrap(), IndexState::Current);
+        assert_eq!(merging(&s), (AUTOMERGE, CRISISMERGE));
+        s.transaction(|tx| tx.append_rows("a", &conversation()))
+            .unwrap();
+        let hits = hits(&s, "tenant registry upstream", None);
+        assert!(!hits.is_empty());
+        // As version 17 left it: an index of version 1.
+        s.conn
+            .execute_batch("UPDATE search_state SET version = 1; PRAGMA user_version = 17;")
+            .unwrap();
+        hits
+    };
+    let mut s = Store::open(&location).unwrap();
+    assert_eq!(s.search_state().unwrap(), IndexState::Outdated);
+    let entries: i64 = s
+        .conn
+        .query_row("SELECT count(*) FROM search_index_docsize", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(entries, 0, "the version-1 entries are gone");
+    s.rebuild_search_index(&mut |_, _| {}).unwrap();
+    assert_eq!(s.search_state().unwrap(), IndexState::Current);
+    assert_eq!(
+        hits(&s, "tenant registry upstream", None),
+        kept_from_the_start
+    );
+    assert_eq!(merging(&s), (AUTOMERGE, CRISISMERGE));
+}
+
+/// The index's `automerge` and `crisismerge`, as its table holds them.
+fn merging(s: &Store) -> (u32, u32) {
+    let get = |k: &str| {
+        s.conn
+            .query_row("SELECT v FROM search_index_config WHERE k = ?1", [k], |r| {
+                r.get(0)
+            })
+            .unwrap()
+    };
+    (get("automerge"), get("crisismerge"))
+}
