@@ -90,15 +90,18 @@ pub const PROSE: Limits = Limits {
 /// A tool call's input: the command, the path and the pattern come first;
 /// a file written whole (`Write`'s content) is indexed by its ends.
 pub const TOOL_INPUT: Limits = Limits {
-    head: 512,
-    tail: 256,
-};
-/// A tool's output: its first and last lines, where a command's first
-/// error, a test's summary and a file's head are (see BENCHMARKS.md,
-/// "Search", for what this bound costs and keeps).
-pub const TOOL_OUTPUT: Limits = Limits {
     head: 256,
     tail: 128,
+};
+/// A tool's output: its first and last lines, where a command's first
+/// error, a test's summary and a file's head are. Tool inputs and outputs
+/// are most of an index's terms (nine in ten on the 11,200-call session),
+/// each about 1,500 instructions of an import; index version 3 halved both
+/// bounds with the same recall (BENCHMARKS.md, "Search"), and the whole
+/// output is a `view_tool_call` away.
+pub const TOOL_OUTPUT: Limits = Limits {
+    head: 128,
+    tail: 64,
 };
 /// A tool's output the tool marked as an error: more of it, as errors are
 /// what is searched for most, and are few.

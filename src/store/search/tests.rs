@@ -436,12 +436,13 @@ fn past_the_ranking_cap_the_newest_matches_are_ranked_and_every_match_counted() 
     }
 }
 
-/// Version 2 of the index leaves stop words out: a store of version 17,
-/// whose index is of version 1, is migrated to an empty, outdated index
-/// (the writers leave it alone), which a rebuild makes current with the
-/// hits of an index kept from the start; a new store's is current.
+/// Each new version of the index comes with a migration that drops the
+/// old one: a store of the version before, whose index is of the version
+/// before, is migrated to an empty, outdated index (the writers leave it
+/// alone), which a rebuild makes current with the hits of an index kept
+/// from the start; a new store's is current.
 #[test]
-fn a_version_1_index_is_dropped_by_the_migration_and_built_again() {
+fn an_index_of_the_version_before_is_dropped_by_the_migration_and_built_again() {
     let dir = tempfile::tempdir().unwrap();
     let location = crate::store::DbLocation::File(dir.path().join("s.db"));
     let kept_from_the_start = {
@@ -452,9 +453,13 @@ fn a_version_1_index_is_dropped_by_the_migration_and_built_again() {
             .unwrap();
         let hits = hits(&s, "tenant registry upstream", None);
         assert!(!hits.is_empty());
-        // As version 17 left it: an index of version 1.
+        // As the store version before left it: an index of the version before.
         s.conn
-            .execute_batch("UPDATE search_state SET version = 1; PRAGMA user_version = 17;")
+            .execute_batch(&format!(
+                "UPDATE search_state SET version = {}; PRAGMA user_version = {};",
+                INDEX_VERSION - 1,
+                crate::store::STORE_VERSION - 1
+            ))
             .unwrap();
         hits
     };
@@ -466,7 +471,7 @@ fn a_version_1_index_is_dropped_by_the_migration_and_built_again() {
             r.get(0)
         })
         .unwrap();
-    assert_eq!(entries, 0, "the version-1 entries are gone");
+    assert_eq!(entries, 0, "the older entries are gone");
     s.rebuild_search_index(&mut |_, _| {}).unwrap();
     assert_eq!(s.search_state().unwrap(), IndexState::Current);
     assert_eq!(
