@@ -183,6 +183,10 @@ pub struct Resume {
     /// its view is neither projected nor hashed, and its report's view hash
     /// is left empty.
     pub(crate) parts_only: bool,
+    /// The call's parts are let go by its caller as soon as it returns (a
+    /// proxy's last call over a large body): the view takes their blocks
+    /// rather than copies of them, and the call's parts are left empty.
+    pub(crate) view_takes_parts: bool,
 }
 
 impl Resume {
@@ -202,6 +206,15 @@ impl Resume {
         Resume {
             hash: HashResume::unkept(),
             ..Resume::default()
+        }
+    }
+
+    /// [`Resume::one_call`] whose parts no one reads after it: the view
+    /// takes their blocks (the same view; the call's parts are left empty).
+    pub fn one_call_view_only() -> Resume {
+        Resume {
+            view_takes_parts: true,
+            ..Resume::one_call()
         }
     }
 

@@ -404,6 +404,13 @@ pub fn run_call(
     } else if resume.hash.keeps_no_view() {
         let (hash, messages, stats) = projection::project_hashed(&parts);
         (View::default(), stats, messages, hash)
+    } else if resume.view_takes_parts {
+        // Moved, not copied: a 60 MB image was held by the parts, the view
+        // and the request's body at once.
+        let (view, stats) = projection::project_owned(std::mem::take(&mut parts));
+        let hash = view.hash_resuming(&mut resume.hash);
+        let messages = view.messages.len();
+        (view, stats, messages, hash)
     } else {
         let (view, stats) = projection::project(&parts);
         let hash = view.hash_resuming(&mut resume.hash);

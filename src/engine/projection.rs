@@ -24,6 +24,17 @@ pub(crate) fn project(parts: &[Part]) -> (View, ProjectionStats) {
     (View { messages: p.msgs }, p.stats)
 }
 
+/// [`project`] of parts given up: each block is moved into the view rather
+/// than copied (the same view).
+pub(crate) fn project_owned(parts: Vec<Part>) -> (View, ProjectionStats) {
+    let mut p = Projector::default();
+    for part in parts {
+        p.part_owned(part);
+    }
+    p.end();
+    (View { messages: p.msgs }, p.stats)
+}
+
 /// The blocks `parts` add to a view that already holds the projection of
 /// the parts before them, when those end at a generation's end (no
 /// generation on both sides): the whole history's blocks are the earlier
@@ -133,6 +144,50 @@ impl Projector {
                         }
                     }
                 };
+                p.pending.push(result);
+            }
+        }
+    }
+
+    /// [`Projector::part`] of a part given up: its blocks moved, not copied.
+    fn part_owned(&mut self, part: Part) {
+        let p = self;
+        let generation = part.generation;
+        match part.body {
+            PartBody::Summary(head) => p.user(Block::Text {
+                text: summary_block_text(&head.text),
+            }),
+            PartBody::Block {
+                side: Side::User,
+                block,
+            } => p.user(view_block_owned(block)),
+            PartBody::Block {
+                side: Side::Assistant,
+                block,
+            } => p.assistant(generation, view_block_owned(block)),
+            PartBody::Tool {
+                id,
+                name,
+                input,
+                output,
+            } => {
+                let result = match output {
+                    Some(o) => Block::ToolResult {
+                        tool_use_id: id.clone(),
+                        content: non_empty_owned(o.content),
+                        is_error: o.is_error,
+                    },
+                    None => {
+                        p.stats.synthetic_results += 1;
+                        Block::ToolResult {
+                            tool_use_id: id.clone(),
+                            content: ToolContent::Text(NO_RESULT_TEXT.to_string()),
+                            is_error: true,
+                        }
+                    }
+                };
+                // The call first: its message may flush the results owed.
+                p.assistant(generation, Block::ToolUse { id, name, input });
                 p.pending.push(result);
             }
         }
@@ -251,6 +306,37 @@ fn view_block(b: &Block) -> Block {
     }
 }
 
+/// [`view_block`] of a block given up.
+fn view_block_owned(b: Block) -> Block {
+    match b {
+        Block::Other(_) => Block::Text {
+            text: block_text(&b),
+        },
+        other => other,
+    }
+}
+
+/// [`non_empty`] of a content given up.
+fn non_empty_owned(c: ToolContent) -> ToolContent {
+    match c {
+        ToolContent::Text(s) if s.trim().is_empty() => ToolContent::Text("(no output)".to_string()),
+        ToolContent::Blocks(bs) if bs.is_empty() => ToolContent::Text("(no output)".to_string()),
+        ToolContent::Blocks(bs) => {
+            let kept: Vec<Block> = bs
+                .into_iter()
+                .filter(|b| !matches!(b, Block::Text { text } if text.trim().is_empty()))
+                .map(view_block_owned)
+                .collect();
+            if kept.is_empty() {
+                ToolContent::Text("(no output)".to_string())
+            } else {
+                ToolContent::Blocks(kept)
+            }
+        }
+        other => other,
+    }
+}
+
 fn non_empty(c: &ToolContent) -> ToolContent {
     match c {
         ToolContent::Text(s) if s.trim().is_empty() => ToolContent::Text("(no output)".to_string()),
@@ -285,5 +371,97 @@ mod tests {
         assert_eq!(view.messages.len(), 1);
         assert_eq!(hash, view.hash());
         assert_eq!(hashed_stats, stats);
+    }
+
+    /// Parts given up project to the view their copies project to, in
+    /// every order: summaries, blocks of both sides and of other types,
+    /// tool calls with and without results (empty, whitespace, blocks),
+    /// generations that follow one another.
+    #[test]
+    fn parts_given_up_project_to_the_same_view() {
+        use super::super::parts::{PartState, SummaryHead, ToolOutput};
+        use serde_json::json;
+        let part = |generation: Option<u32>, body: PartBody| Part {
+            address: String::new(),
+            turn: 1,
+            step: 1,
+            generation,
+            kind: crate::model::Kind::Ask,
+            body,
+            state: PartState::Raw,
+            tokens: 1,
+            raw_input: None,
+            raw_output: None,
+        };
+        let block = |side, block| PartBody::Block { side, block };
+        let text = |t: &str| Block::Text { text: t.into() };
+        let tool = |id: &str, output: Option<ToolContent>| PartBody::Tool {
+            id: id.into(),
+            name: "Bash".into(),
+            input: json!({"command": id}),
+            output: output.map(|content| ToolOutput {
+                content,
+                is_error: id.ends_with('e'),
+            }),
+        };
+        let parts = vec![
+            part(
+                None,
+                PartBody::Summary(SummaryHead {
+                    text: "## Task Context".into(),
+                    coverage: [1; 32],
+                    covers: 2,
+                    summarizer: "s".into(),
+                    minted_at: (1, 1),
+                }),
+            ),
+            part(None, block(Side::User, text("ask"))),
+            part(
+                None,
+                block(Side::User, Block::Other(json!({"type": "doc", "x": 1}))),
+            ),
+            part(
+                Some(1),
+                block(
+                    Side::Assistant,
+                    Block::Thinking {
+                        thinking: "hm".into(),
+                        signature: Some("s".into()),
+                    },
+                ),
+            ),
+            part(Some(1), tool("t1", Some(ToolContent::Text("out".into())))),
+            part(Some(1), tool("t2e", Some(ToolContent::Text(" \n".into())))),
+            part(Some(2), tool("t3", None)),
+            part(Some(2), tool("t4", Some(ToolContent::Blocks(vec![])))),
+            part(
+                Some(3),
+                tool(
+                    "t5",
+                    Some(ToolContent::Blocks(vec![
+                        text(" "),
+                        text("kept"),
+                        Block::Other(json!({"type": "doc"})),
+                    ])),
+                ),
+            ),
+            part(
+                Some(3),
+                tool("t6", Some(ToolContent::Blocks(vec![text("")]))),
+            ),
+            part(Some(4), block(Side::Assistant, text("answer"))),
+            part(Some(5), block(Side::Assistant, text("again"))),
+            part(None, block(Side::User, text("next"))),
+        ];
+        for k in 0..parts.len() {
+            let mut some = parts.clone();
+            some.rotate_left(k);
+            for n in 0..=some.len() {
+                let copied = project(&some[..n]);
+                let taken = project_owned(some[..n].to_vec());
+                assert_eq!(taken.0, copied.0, "rotated {k}, {n} parts");
+                assert_eq!(taken.1, copied.1, "rotated {k}, {n} parts");
+            }
+        }
     }
 }

@@ -127,6 +127,11 @@ fn blocks_in_place(json: Vec<u8>, min: usize) -> serde_json::Result<Vec<Block>> 
         | Some(Block::ToolResult {
             content: ToolContent::Text(slot),
             ..
+        })
+        | Some(Block::Image {
+            source: ImageSource {
+                data: Some(slot), ..
+            },
         }) => *slot = text,
         _ => {}
     }
@@ -210,8 +215,23 @@ struct ToolResultFields<'a> {
 }
 
 #[derive(Deserialize)]
-struct ImageFields {
-    source: ImageSource,
+struct ImageFields<'a> {
+    #[serde(borrow)]
+    source: ImageSourceFields<'a>,
+}
+
+/// [`ImageSource`]'s fields, its data (a base64 image, most of a large
+/// row) left as its token.
+#[derive(Deserialize)]
+struct ImageSourceFields<'a> {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    media_type: Option<String>,
+    #[serde(default, borrow)]
+    data: Option<&'a RawValue>,
+    #[serde(default)]
+    url: Option<String>,
 }
 
 /// An object block of a known type whose fields read as its variant's;
@@ -272,8 +292,20 @@ fn typed_with(text: &str, string: &mut dyn FnMut(&str) -> Option<String>) -> Opt
             }
         }
         "image" => {
-            let f: ImageFields = serde_json::from_str(text).ok()?;
-            Block::Image { source: f.source }
+            let f: ImageFields<'_> = serde_json::from_str(text).ok()?;
+            let s = f.source;
+            let data = match s.data {
+                Some(raw) => Some(string(raw.get())?),
+                None => None,
+            };
+            Block::Image {
+                source: ImageSource {
+                    kind: s.kind,
+                    media_type: s.media_type,
+                    data,
+                    url: s.url,
+                },
+            }
         }
         _ => return None,
     })
@@ -383,6 +415,10 @@ mod tests {
             r#"[{"type":"tool_result","tool_use_id":"t1","content":null},{"type":"tool_result","tool_use_id":"t1"}]"#,
             r#"[{"type":"tool_result","tool_use_id":"t1","content":"x","is_error":null}]"#,
             r#"[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}},{"type":"image","source":{}}]"#,
+            r#"[{"type":"image","source":{"type":"base64","data":"A\/A\u0041","extra":[1]}},{"type":"text","text":"x"}]"#,
+            r#"[{"type":"image","source":{"type":"url","url":"https://x/y.png","media_type":null,"data":null}}]"#,
+            r#"[{"type":"image","source":{"type":"base64","data":7}},{"type":"image","source":{"type":"b","data":"A","data":"B"}}]"#,
+            r#"[{"type":"image","source":{"data":"AAAA"}},{"type":"image","source":"AAAA"},{"type":"image"}]"#,
             r#"[{"type":"document","source":{"type":"text","data":"d"}},{"type":null},{},"a string",7,["text","seq"],null]"#,
         ] {
             same(json);
@@ -440,7 +476,8 @@ mod tests {
         fn any_text_reads_as_the_derived_reading_reads_it(text in "\\PC*|[\\x00-\\x1f\"\\\\/é😀]*") {
             let blocks = vec![
                 Block::Text { text: text.clone() },
-                Block::ToolResult { tool_use_id: "t".into(), content: ToolContent::Text(text), is_error: false },
+                Block::ToolResult { tool_use_id: "t".into(), content: ToolContent::Text(text.clone()), is_error: false },
+                Block::Image { source: ImageSource { kind: "base64".into(), media_type: None, data: Some(text), url: None } },
             ];
             let json = serde_json::to_string(&blocks).unwrap();
             prop_assert_eq!(blocks_from_json(json.as_bytes()).unwrap(), blocks.clone());

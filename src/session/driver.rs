@@ -235,6 +235,14 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         self.one_shot = true;
     }
 
+    /// This driver makes one call whose parts no one reads after it: its
+    /// view takes their blocks rather than copies (its output's parts are
+    /// left empty, and no checkpoint is kept for a next call).
+    pub(super) fn one_shot_view_only(&mut self) {
+        self.one_shot();
+        self.resume = Resume::one_call_view_only();
+    }
+
     /// This driver makes one call whose view only its report needs: the
     /// view is hashed as it is projected and never held (the call's
     /// [`CallOutput::view`] is left empty, and so are its parts when no
@@ -494,8 +502,8 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
         if self.progress.is_some() {
             crate::fault::after_call(k);
         }
-        // Shared with the output, not copied.
-        self.last = Some((k, out.parts.clone(), end));
+        // Shared with the output, not copied; none when the view took them.
+        self.last = (!self.resume.view_takes_parts).then(|| (k, out.parts.clone(), end));
         Ok(out)
     }
 

@@ -187,10 +187,12 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Run<'a, I> {
 
     /// The next call is this run's last: what it reads is handed over to it
     /// rather than kept for a later one (the raw history and the rows read
-    /// are moved into its parts, its view hashed without a copy kept). The
-    /// same view and report; a later call would derive what it needs again.
+    /// are moved into its parts, and its parts into its view, its view
+    /// hashed without a copy kept). The same view and report, the call's
+    /// output holding no parts; a later call would derive what it needs
+    /// again.
     pub fn last_call(&mut self) {
-        self.replayer.driver.one_shot();
+        self.replayer.driver.one_shot_view_only();
     }
 
     /// Step at call `k`: the full operation over the checkpoint and the

@@ -251,9 +251,11 @@ impl RowEncoder {
     /// serialised, before it is compressed (a large row's blocks, its JSON
     /// and its compressed form are never all held at once).
     pub fn encode_owned(&mut self, mut m: Message) -> EncodedRow {
-        self.serialize(&m.content);
         // What the search index holds of it is taken before it is let go.
         let entries = self.entries_of(&m);
+        if !self.serialize_in_place(&mut m.content) {
+            self.serialize(&m.content);
+        }
         m.content = Vec::new();
         let mut row = self.encoded_with(&m, entries);
         row.gen_id = m.gen_id.take();
@@ -285,6 +287,79 @@ impl RowEncoder {
         };
         self.json.reserve_exact(size);
         serde_json::to_writer(&mut self.json, content).expect("blocks always serialise");
+    }
+
+    /// [`RowEncoder::serialize`] of a given-up row whose largest text is
+    /// large (a pasted file, an image): that text's buffer becomes the JSON,
+    /// escaped in place from its end and grown by what the escapes and the
+    /// rest of the content add, so the text and its JSON are never held as
+    /// two buffers. The same bytes as `serialize` (serde_json escapes each
+    /// piece of the text as it would the whole). The text is taken out of
+    /// `content`; false (nothing taken) when no text is large.
+    fn serialize_in_place(&mut self, content: &mut [Block]) -> bool {
+        let mut largest: Option<(usize, usize)> = None;
+        let mut n = 0;
+        each_text(content, &mut |s| {
+            if largest.is_none_or(|(_, len)| s.len() > len) {
+                largest = Some((n, s.len()));
+            }
+            n += 1;
+        });
+        let Some((at, len)) = largest.filter(|&(_, len)| len >= LARGE_ROW) else {
+            return false;
+        };
+        let nth = |content: &mut [Block], with: String| {
+            let (mut i, mut old) = (0, None);
+            let mut with = Some(with);
+            each_text(content, &mut |s| {
+                if i == at {
+                    old = with.take().map(|w| std::mem::replace(s, w));
+                }
+                i += 1;
+            });
+            old.expect("the text found above")
+        };
+        // The rest of the content's JSON, and where the text goes in it: the
+        // first byte at which it differs with the text "x".
+        let text = nth(content, String::new());
+        let rest = serde_json::to_vec(&*content).expect("blocks always serialise");
+        nth(content, "x".to_string());
+        let with_x = serde_json::to_vec(&*content).expect("blocks always serialise");
+        nth(content, String::new());
+        let at = rest
+            .iter()
+            .zip(&with_x)
+            .position(|(a, b)| a != b)
+            .expect("the text is in the JSON");
+        drop(with_x);
+        let mut count = Counter(0);
+        serde_json::to_writer(&mut count, text.as_str()).expect("a str always serialises");
+        let escaped = count.0 - 2;
+        let mut json = text.into_bytes();
+        json.reserve_exact(rest.len() + escaped - len);
+        json.resize(rest.len() + escaped, 0);
+        // From the end: each piece's escaped bytes land at or after where
+        // the piece was, over bytes already read.
+        let (mut hi, mut end) = (len, at + escaped);
+        let mut piece = Vec::with_capacity(2 + 6 * ESCAPE_PIECE);
+        while hi > 0 {
+            let mut lo = hi.saturating_sub(ESCAPE_PIECE);
+            while lo > 0 && json[lo] & 0xC0 == 0x80 {
+                lo -= 1;
+            }
+            let s = std::str::from_utf8(&json[lo..hi]).expect("a text's whole characters");
+            piece.clear();
+            serde_json::to_writer(&mut piece, s).expect("a str always serialises");
+            let inner = &piece[1..piece.len() - 1];
+            json[end - inner.len()..end].copy_from_slice(inner);
+            end -= inner.len();
+            hi = lo;
+        }
+        debug_assert_eq!(end, at);
+        json[..at].copy_from_slice(&rest[..at]);
+        json[at + escaped..].copy_from_slice(&rest[at..]);
+        self.json = json;
+        true
     }
 
     /// The search index's entries of the next row, `m` (none for a row
@@ -366,6 +441,33 @@ fn json_size_hint(content: &[Block]) -> usize {
             _ => 0,
         })
         .sum()
+}
+
+/// The bytes of a large text [`RowEncoder::serialize_in_place`] escapes at a time.
+const ESCAPE_PIECE: usize = 1 << 16;
+
+/// Each text of `content` a large row may hold (its texts, thinking,
+/// tool outputs, images' data), in order.
+fn each_text(content: &mut [Block], f: &mut impl FnMut(&mut String)) {
+    for b in content {
+        match b {
+            Block::Text { text: s }
+            | Block::Thinking { thinking: s, .. }
+            | Block::RedactedThinking { data: s }
+            | Block::ToolResult {
+                content: crate::model::ToolContent::Text(s),
+                ..
+            }
+            | Block::Image {
+                source: crate::model::ImageSource { data: Some(s), .. },
+            } => f(s),
+            Block::ToolResult {
+                content: crate::model::ToolContent::Blocks(blocks),
+                ..
+            } => each_text(blocks, f),
+            _ => {}
+        }
+    }
 }
 
 /// Counts the bytes written to it.
@@ -1074,6 +1176,87 @@ mod tests {
             .unwrap();
         let chain: Vec<Vec<u8>> = chain_of(&rows).iter().map(|h| h.to_vec()).collect();
         assert_eq!(hashes, chain);
+    }
+
+    /// A given-up row's largest text, escaped in place into its JSON, gives
+    /// the bytes `content_json` gives, wherever that text sits (a text, a
+    /// thinking with its signature after it, a tool output among blocks, an
+    /// image's data) and whatever it holds: escapes, control characters and
+    /// characters of several bytes across the pieces it is escaped in.
+    #[test]
+    fn a_large_text_escaped_in_place_is_the_rows_json() {
+        use crate::model::{ImageSource, ToolContent};
+        let mut text = String::new();
+        let mut i = 0u32;
+        while text.len() < LARGE_ROW + 3 * ESCAPE_PIECE {
+            text.push_str(match i % 7 {
+                0 => "a \"quoted\" \\path\\ ",
+                1 => "\n\t\r\u{1}\u{1f}\u{7f}",
+                2 => "é",
+                3 => "日本語",
+                4 => "🦀",
+                5 => "</script>",
+                _ => "plain words ",
+            });
+            i += 1;
+        }
+        // The first character boundary at or after `n`.
+        let cut = |n: usize| (n..).find(|&i| text.is_char_boundary(i)).unwrap();
+        let small = |t: &str| Block::Text {
+            text: t.to_string(),
+        };
+        let shapes: Vec<Box<dyn Fn(String) -> Vec<Block>>> = vec![
+            Box::new(|t| vec![Block::Text { text: t }]),
+            Box::new(move |t| {
+                vec![
+                    small("before"),
+                    Block::Thinking {
+                        thinking: t,
+                        signature: Some("sig\"".into()),
+                    },
+                    small("after"),
+                ]
+            }),
+            Box::new(move |t| {
+                vec![Block::ToolResult {
+                    tool_use_id: "toolu_1".into(),
+                    content: ToolContent::Blocks(vec![small("x"), small(&t), small("y")]),
+                    is_error: true,
+                }]
+            }),
+            Box::new(|t| {
+                vec![Block::Image {
+                    source: ImageSource {
+                        kind: "base64".into(),
+                        media_type: Some("image/png".into()),
+                        data: Some(t),
+                        url: None,
+                    },
+                }]
+            }),
+        ];
+        for (n, shape) in shapes.iter().enumerate() {
+            for t in [text.clone(), text[..cut(LARGE_ROW)].to_string()] {
+                let m = Message::new(Role::User, Kind::Ask, shape(t), 1);
+                let expected = m.content_json();
+                let mut enc = RowEncoder::new(0);
+                let mut content = m.content.clone();
+                assert!(enc.serialize_in_place(&mut content), "{n}");
+                assert!(
+                    enc.json == expected.as_bytes(),
+                    "shape {n}: the JSON escaped in place differs"
+                );
+            }
+        }
+        // A row with no large text is left to `serialize`.
+        let mut enc = RowEncoder::new(0);
+        let under = (0..LARGE_ROW)
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap();
+        let mut content = vec![small(&text[..under])];
+        assert!(!enc.serialize_in_place(&mut content));
+        assert_eq!(content, vec![small(&text[..under])]);
     }
 
     /// `n` rows of every shape a row takes: metadata present and absent,

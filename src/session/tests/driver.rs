@@ -190,6 +190,33 @@ proptest! {
         }
     }
 
+    /// A proxy's last call over a large body: a one-shot driver whose view
+    /// takes its parts' blocks rather than copies gives the view, report
+    /// and entries a one-shot driver that copies them gives, at every call,
+    /// and its output holds no parts; the same driver's later calls (no
+    /// checkpoint kept, so derived again) give them too.
+    #[test]
+    fn a_view_that_takes_its_parts_is_the_view_that_copies_them(events in transcript(), b in budget()) {
+        let est = CharsPerToken::default();
+        let settings = || RunSettings { budget: b, estimator: &est, summarizer: &StaticCheckpoint, fallback: &StaticCheckpoint };
+        let dir = tempfile::tempdir().unwrap();
+        let open = |name: &str| Store::open(&DbLocation::File(dir.path().join(name))).unwrap();
+        let (mut copied_store, mut taken_store) = (open("c.db"), open("t.db"));
+        let copied_index = stored(&events, &mut copied_store);
+        let taken_index = stored(&events, &mut taken_store);
+        let mut takes = Driver::new(&taken_store, &taken_index, settings()).unwrap();
+        takes.one_shot_view_only();
+        for k in 1..=copied_index.calls() + 1 {
+            let mut copies = Driver::new(&copied_store, &copied_index, settings()).unwrap();
+            copies.one_shot();
+            let c = copies.step(&mut copied_store, k).unwrap();
+            let t = takes.step(&mut taken_store, k).unwrap();
+            prop_assert!(!c.view.messages.is_empty());
+            prop_assert_eq!(outcome(&t), outcome(&c), "call {}", k);
+            prop_assert!(t.parts.is_empty(), "call {}", k);
+        }
+    }
+
     /// A tool form read by id through the index's own connection (the
     /// ids that have one kept as hashes) is the one the whole map holds,
     /// for every id that has one, and none for an id that has none; an
