@@ -133,17 +133,19 @@ pub enum IndexState {
 }
 
 fn state(conn: &Connection) -> Result<IndexState> {
-    let tables: i64 = conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'table'
-         AND name IN ('search_index', 'search_state', 'search_task', 'search_summary')",
-        [],
-        |r| r.get(0),
-    )?;
+    // Asked for each task a transaction writes: the statements are kept.
+    let tables: i64 = conn
+        .prepare_cached(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table'
+             AND name IN ('search_index', 'search_state', 'search_task', 'search_summary')",
+        )?
+        .query_row([], |r| r.get(0))?;
     if tables < 4 {
         return Ok(IndexState::Missing);
     }
-    let version: Option<i64> =
-        conn.query_row("SELECT max(version) FROM search_state", [], |r| r.get(0))?;
+    let version: Option<i64> = conn
+        .prepare_cached("SELECT max(version) FROM search_state")?
+        .query_row([], |r| r.get(0))?;
     Ok(match version {
         Some(INDEX_VERSION) => IndexState::Current,
         _ => IndexState::Outdated,
