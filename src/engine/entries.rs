@@ -3,8 +3,12 @@
 //! metadata entries (`meta:anchor`, `meta:gate`). Never a decision: every
 //! entry is an input the next call re-derives its view from.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use super::restore::{ReadError, ToolForms};
 
 /// The key of the cross-turn calibration anchor.
 pub(crate) const ANCHOR_KEY: &str = "meta:anchor";
@@ -76,6 +80,59 @@ impl Entry {
     }
 }
 
+/// An entry one call minted, as the call hands it to its caller to write:
+/// its JSON, or a `shrink` entry whose rule and form are those of a tool
+/// call's import-time form ([`ToolForms::form`]), read again when it is
+/// written: the form was restored into the call's parts, and a request of
+/// 20,000 tool results held each form twice, in the parts and in its
+/// entry, while the call ran (the same bytes are written either way).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Minted {
+    Value(Value),
+    StoredForm { tool_id: String },
+}
+
+impl Minted {
+    /// The entry's `kind`.
+    pub fn kind(&self) -> Option<&str> {
+        match self {
+            Minted::Value(v) => v.get("kind").and_then(Value::as_str),
+            Minted::StoredForm { .. } => Some("shrink"),
+        }
+    }
+
+    /// The entry's JSON, when it is held whole.
+    pub fn as_value(&self) -> Option<&Value> {
+        match self {
+            Minted::Value(v) => Some(v),
+            Minted::StoredForm { .. } => None,
+        }
+    }
+
+    /// The entry's JSON: a stored form's read from `forms` (an error when
+    /// the form is no longer there, which the store never lets happen).
+    pub fn value(&self, forms: &dyn ToolForms) -> Result<Cow<'_, Value>, ReadError> {
+        match self {
+            Minted::Value(v) => Ok(Cow::Borrowed(v)),
+            Minted::StoredForm { tool_id } => {
+                let form = forms.form(tool_id)?.ok_or_else(|| {
+                    ReadError(
+                        format!("the tool form of {tool_id} shrunk by this call is gone").into(),
+                    )
+                })?;
+                Ok(Cow::Owned(
+                    Entry::Shrink {
+                        rule: form.rule,
+                        form: form.form,
+                    }
+                    .to_value(),
+                ))
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,5 +157,45 @@ mod tests {
             json!({"kind": "placeholder"})
         );
         assert_eq!(Entry::from_value(&json!({"kind": "nonsense"})), None);
+    }
+
+    #[test]
+    fn a_stored_form_entry_is_written_as_the_shrink_of_the_form() {
+        use crate::engine::toolrules::ToolForm;
+        use std::collections::HashMap;
+        let form = json!({"content": "line 1\n[... 40 lines elided ...]\nline 42"});
+        let stored = ToolForm {
+            tool_call_id: "toolu_1".into(),
+            tool_name: "Read".into(),
+            rule: "head_tail_lines".into(),
+            form: form.clone(),
+            raw_tokens: 900,
+            form_tokens: 20,
+            pointer: "tool:toolu_1".into(),
+        };
+        let forms = HashMap::from([("toolu_1".to_string(), stored)]);
+        let minted = Minted::StoredForm {
+            tool_id: "toolu_1".into(),
+        };
+        assert_eq!(minted.kind(), Some("shrink"));
+        assert_eq!(minted.as_value(), None);
+        let shrink = Entry::Shrink {
+            rule: "head_tail_lines".into(),
+            form,
+        };
+        assert_eq!(
+            minted.value(&forms).unwrap().into_owned(),
+            shrink.to_value()
+        );
+        // A value is handed back as it is.
+        let drop = Minted::Value(Entry::Drop.to_value());
+        assert_eq!(drop.kind(), Some("drop"));
+        assert_eq!(*drop.value(&forms).unwrap(), json!({"kind": "drop"}));
+        // A form that is gone is an error, never an entry without it.
+        let gone = Minted::StoredForm {
+            tool_id: "toolu_2".into(),
+        };
+        let err = gone.value(&forms).unwrap_err().to_string();
+        assert!(err.contains("toolu_2"), "{err}");
     }
 }

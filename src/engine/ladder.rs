@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::carried::task_context_sections;
 use super::clean::{request, strip_controls_owned, stripped};
-use super::entries::{Entry, placeholder_key};
+use super::entries::{Entry, Minted, placeholder_key};
 use super::parts::{
     NO_RESULT_TEXT, Part, PartBody, PartState, SummaryHead, coverage_key, coverage_next,
     coverage_start,
@@ -55,7 +55,7 @@ pub(crate) struct Pass<'a> {
     /// The running prediction: `model.of(view_estimate)`.
     pub predicted: u64,
     /// Entries minted so far, in order.
-    pub new_entries: Vec<(String, Value)>,
+    pub new_entries: Vec<(String, Minted)>,
     /// Tool parts the shrink tiers considered but found no stored form for.
     pub misses: u32,
     /// Placeholders minted by this pass (see [`placehold`]).
@@ -101,7 +101,8 @@ pub(crate) fn placehold(pass: &mut Pass<'_>, parts: &mut [Part]) {
         pass.change(p.tokens - held.tokens, 0);
         *p = held;
         let key = placeholder_key(p.turn, &p.address);
-        pass.new_entries.push((key, Entry::Placeholder.to_value()));
+        pass.new_entries
+            .push((key, Minted::Value(Entry::Placeholder.to_value())));
         pass.placeholders += 1;
     }
 }
@@ -139,22 +140,22 @@ pub(crate) fn shrink(
             continue;
         };
         let before = p.tokens;
+        let tool_id = id.to_string();
         let entry = if form.rule == "drop" {
             apply_shell(p, ctx.estimator);
             r.parts_dropped += 1;
-            Entry::Drop
+            Minted::Value(Entry::Drop.to_value())
         } else {
             apply_form(p, &form.rule, &form.form, ctx.estimator);
             r.parts_shrunk += 1;
-            Entry::Shrink {
-                rule: form.rule,
-                form: form.form,
-            }
+            // Not the form itself: the part holds it now, and the entry is
+            // written from the stored form (the same bytes).
+            Minted::StoredForm { tool_id }
         };
         let saved = before.saturating_sub(p.tokens);
         r.tokens_saved += saved;
         pass.change(saved, 0);
-        pass.new_entries.push((p.address.clone(), entry.to_value()));
+        pass.new_entries.push((p.address.clone(), entry));
     }
     Ok(r)
 }
@@ -260,7 +261,8 @@ pub(crate) fn floor(
         // A fold that saves nothing only loses detail: decline it, store nothing.
         return None;
     }
-    pass.new_entries.push((key.clone(), entry.to_value()));
+    pass.new_entries
+        .push((key.clone(), Minted::Value(entry.to_value())));
     parts.splice(..b, std::iter::once(head));
     let saved = removed.saturating_sub(added);
     pass.change(removed, added);

@@ -27,10 +27,10 @@ pub(crate) mod toolfacts;
 pub(crate) mod toolrules;
 
 use serde::Serialize;
-use serde_json::Value;
 use std::sync::Arc;
 
 use budget::Budget;
+pub use entries::Minted;
 use entries::{Entry, GATE_KEY};
 use estimate::Estimator;
 use ladder::{Pass, TierReport, floor, shrink};
@@ -282,8 +282,10 @@ pub struct CallOutput {
     /// follows the views need not compare again.
     pub shared_blocks: Option<usize>,
     pub report: CallReport,
-    /// `(key, entry)` upserts for `task_compaction_snapshot`, in minting order.
-    pub new_entries: Vec<(String, Value)>,
+    /// `(key, entry)` upserts for `task_compaction_snapshot`, in minting
+    /// order; a shrink entry names its tool's stored form, read again when
+    /// it is written ([`Minted::value`]).
+    pub new_entries: Vec<(String, Minted)>,
 }
 
 /// A call's parts, shared: a driver keeps them as its checkpoint without a
@@ -353,7 +355,10 @@ pub fn run_call(
         model: before.model,
         view_estimate: tally.estimate,
         predicted: before.predicted,
-        new_entries: refreshed.into_iter().collect(),
+        new_entries: refreshed
+            .into_iter()
+            .map(|(k, v)| (k, Minted::Value(v)))
+            .collect(),
         misses: 0,
         placeholders: 0,
     };
@@ -377,7 +382,7 @@ pub fn run_call(
                     streak_after: if effective { 0 } else { streak + 1 },
                 };
                 pass.new_entries
-                    .push((GATE_KEY.to_string(), gate.to_value()));
+                    .push((GATE_KEY.to_string(), Minted::Value(gate.to_value())));
             }
         }
     }

@@ -42,7 +42,7 @@ use crate::engine::estimate::Estimator;
 use crate::engine::parts::{Part, SummaryHead};
 use crate::engine::restore::StoreView;
 use crate::engine::{
-    Calibration, CallContext, CallOutput, Mode, SharedParts, StreamedPreflight, run_call,
+    Calibration, CallContext, CallOutput, Minted, Mode, SharedParts, StreamedPreflight, run_call,
 };
 use crate::store::{Store, StoreError};
 
@@ -471,22 +471,25 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
                 real_tokens: real,
                 overhead: self.overhead,
             };
-            anchor = Some((ANCHOR_KEY.to_string(), entry.to_value()));
+            anchor = Some((ANCHOR_KEY.to_string(), Minted::Value(entry.to_value())));
         }
         // The call's entries are written from its output, not copied (a
-        // request of 20,000 tool results mints as many).
+        // request of 20,000 tool results mints as many), a shrink entry's
+        // form read again from the store one at a time.
         let writes = || out.new_entries.iter().chain(&anchor);
         let any = writes().next().is_some();
         let task = self.index.task.clone();
         let progress = self.progress.as_ref();
         let profile = &self.profile;
         let identity = self.settings.identity();
+        let forms = FormReader::new(&self.tool_forms, &self.index);
         store.transaction(|tx| -> Result<(), StoreError> {
             if any {
                 tx.put_profile(profile, &identity)?;
             }
-            for (key, v) in writes() {
-                tx.put_entry(&task, profile, key, v)?;
+            for (key, m) in writes() {
+                let v = m.value(&forms).map_err(store_error)?;
+                tx.put_entry(&task, profile, key, &v)?;
             }
             if let Some(settings) = progress {
                 tx.put_profile(profile, &identity)?;
@@ -495,8 +498,8 @@ impl<'a, I: Deref<Target = TaskRecordIndex>> Driver<'a, I> {
             Ok(())
         })?;
         if let Some(cache) = self.snapshot.as_mut().filter(|_| self.cached) {
-            for (key, v) in writes() {
-                cache.put(key, v);
+            for (key, m) in writes() {
+                cache.put(key, m);
             }
         }
         if self.progress.is_some() {

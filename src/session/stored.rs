@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 
 use super::record::TaskRecordIndex;
+use crate::engine::Minted;
 use crate::engine::checkpoint::decode_coverage_key;
 use crate::engine::entries::Entry;
 use crate::engine::restore::{ReadError, Snapshot, ToolForms};
@@ -54,13 +55,18 @@ impl SnapshotCache {
         self.entries.get(&Digest::of(key))
     }
 
-    /// The store now holds `value` under `key` (written by this driver).
-    pub(super) fn put(&mut self, key: &str, value: &serde_json::Value) {
+    /// The store now holds `minted` under `key` (written by this driver).
+    pub(super) fn put(&mut self, key: &str, minted: &Minted) {
         // Decoded as `SnapshotCache::read` decodes: an entry that does not
-        // decode is left out (never trusted).
-        match Entry::from_value(value) {
-            Some(e) => {
-                self.entries.insert(Digest::of(key), Held::of(e));
+        // decode is left out (never trusted). A stored form's `shrink`
+        // entry always decodes, and is held by its kind alone.
+        let held = match minted {
+            Minted::Value(value) => Entry::from_value(value).map(Held::of),
+            Minted::StoredForm { .. } => Some(Held::Shrink),
+        };
+        match held {
+            Some(held) => {
+                self.entries.insert(Digest::of(key), held);
                 self.covers.extend(decode_coverage_key(key));
             }
             None => {

@@ -425,7 +425,23 @@ fn shrink_fires_over_trigger_outside_the_protected_window_toward_stop() {
     assert!(
         out.new_entries
             .iter()
-            .any(|(k, v)| k == "tool:toolu_001" && v["kind"] == "shrink")
+            .any(|(k, v)| k == "tool:toolu_001" && v.kind() == Some("shrink"))
+    );
+    // Written whole, read again from the tool's stored form (the entry
+    // the call hands back names it only).
+    let profile = RunSettings::new(b, &CharsPerToken::default(), rec.summarizer.as_ref()).profile();
+    let reader = rec.store.reader();
+    let form = reader
+        .tool_form(TASK, "toolu_001")
+        .unwrap()
+        .expect("stored form");
+    let shrink = Entry::Shrink {
+        rule: form.rule,
+        form: form.form,
+    };
+    assert_eq!(
+        reader.entry(TASK, &profile, "tool:toolu_001").unwrap(),
+        Some(shrink.to_value())
     );
 }
 
@@ -601,7 +617,7 @@ fn disposable_tools_become_the_legal_empty_shell() {
     assert!(
         out.new_entries
             .iter()
-            .any(|(_, v)| v == &Entry::Drop.to_value())
+            .any(|(_, v)| v.as_value() == Some(&Entry::Drop.to_value()))
     );
 }
 
@@ -665,7 +681,9 @@ fn anti_thrash_holds_after_two_ineffective_compactions_in_a_turn() {
         .iter()
         .find(|(k, _)| k == GATE_KEY)
         .expect("gate written");
-    let Some(Entry::Gate { streak_after, .. }) = Entry::from_value(&gate.1) else {
+    let Some(Entry::Gate { streak_after, .. }) =
+        Entry::from_value(gate.1.as_value().expect("whole"))
+    else {
         panic!()
     };
     let saved = out.report.tokens_before - out.report.tokens_after;

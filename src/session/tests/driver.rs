@@ -9,7 +9,7 @@ use crate::engine::entries::Entry;
 use crate::engine::estimate::CharsPerToken;
 use crate::engine::parts::{coverage_key, coverage_next, coverage_start, reconstruct};
 use crate::engine::restore::{Snapshot, ToolForms};
-use crate::engine::{CallOutput, RawMeasure};
+use crate::engine::{CallOutput, Minted, RawMeasure};
 use crate::model::{Kind, Usage};
 use crate::session::driver::Driver;
 use crate::session::props::{budget, build, transcript};
@@ -58,8 +58,14 @@ fn the_snapshot_cache_holds_no_summary_text_nor_tool_form_and_reads_them_by_key(
     store
         .transaction(|tx| tx.put_entry("t", "p", &later, &summary(text).to_value()))
         .unwrap();
-    cache.put(&later, &summary(text).to_value());
+    cache.put(&later, &Minted::Value(summary(text).to_value()));
     assert_eq!(cache.held(&later), Some(&Held::Summary));
+    // A shrink entry written from a stored form is held by its kind.
+    let shrunk = Minted::StoredForm {
+        tool_id: "y".into(),
+    };
+    cache.put("tool:y", &shrunk);
+    assert_eq!(cache.held("tool:y"), Some(&Held::Shrink));
     let stored = cached(&cache, &store, "t", "p");
     assert_eq!(
         stored.entry(&key).unwrap(),
