@@ -1,6 +1,6 @@
 //! Project parts back into messages: always a legal Messages request.
 
-use super::parts::{NO_RESULT_TEXT, Part, PartBody, Side, summary_block_text};
+use super::parts::{NO_RESULT_TEXT, Part, PartBody, Side, SummaryHead, summary_block_text};
 use crate::model::{Block, ToolContent};
 use crate::view::text::block_text;
 use crate::view::{StreamHash, View, ViewMessage, ViewRole};
@@ -100,13 +100,30 @@ impl Projector {
         self.end();
     }
 
-    /// Project the next part.
+    /// Project the next part: its body copied, a summary's read in place.
     fn part(&mut self, part: &Part) {
-        let p = self;
         match &part.body {
-            PartBody::Summary(head) => p.user(Block::Text {
-                text: summary_block_text(&head.text),
-            }),
+            PartBody::Summary(head) => self.summary(head),
+            body => self.body(part.generation, body.clone()),
+        }
+    }
+
+    /// [`Projector::part`] of a part given up: its blocks moved, not copied.
+    fn part_owned(&mut self, part: Part) {
+        self.body(part.generation, part.body);
+    }
+
+    fn summary(&mut self, head: &SummaryHead) {
+        self.user(Block::Text {
+            text: summary_block_text(&head.text),
+        });
+    }
+
+    /// Project a part's body, its blocks moved into the view.
+    fn body(&mut self, generation: Option<u32>, body: PartBody) {
+        let p = self;
+        match body {
+            PartBody::Summary(head) => p.summary(&head),
             PartBody::Block {
                 side: Side::User,
                 block,
@@ -114,57 +131,7 @@ impl Projector {
             PartBody::Block {
                 side: Side::Assistant,
                 block,
-            } => p.assistant(part.generation, view_block(block)),
-            PartBody::Tool {
-                id,
-                name,
-                input,
-                output,
-            } => {
-                p.assistant(
-                    part.generation,
-                    Block::ToolUse {
-                        id: id.clone(),
-                        name: name.clone(),
-                        input: input.clone(),
-                    },
-                );
-                let result = match output {
-                    Some(o) => Block::ToolResult {
-                        tool_use_id: id.clone(),
-                        content: non_empty(&o.content),
-                        is_error: o.is_error,
-                    },
-                    None => {
-                        p.stats.synthetic_results += 1;
-                        Block::ToolResult {
-                            tool_use_id: id.clone(),
-                            content: ToolContent::Text(NO_RESULT_TEXT.to_string()),
-                            is_error: true,
-                        }
-                    }
-                };
-                p.pending.push(result);
-            }
-        }
-    }
-
-    /// [`Projector::part`] of a part given up: its blocks moved, not copied.
-    fn part_owned(&mut self, part: Part) {
-        let p = self;
-        let generation = part.generation;
-        match part.body {
-            PartBody::Summary(head) => p.user(Block::Text {
-                text: summary_block_text(&head.text),
-            }),
-            PartBody::Block {
-                side: Side::User,
-                block,
-            } => p.user(view_block_owned(block)),
-            PartBody::Block {
-                side: Side::Assistant,
-                block,
-            } => p.assistant(generation, view_block_owned(block)),
+            } => p.assistant(generation, view_block(block)),
             PartBody::Tool {
                 id,
                 name,
@@ -174,7 +141,7 @@ impl Projector {
                 let result = match output {
                     Some(o) => Block::ToolResult {
                         tool_use_id: id.clone(),
-                        content: non_empty_owned(o.content),
+                        content: non_empty(o.content),
                         is_error: o.is_error,
                     },
                     None => {
@@ -297,17 +264,7 @@ impl Projector {
 }
 
 /// Blocks a view may carry; anything else is shown as text.
-fn view_block(b: &Block) -> Block {
-    match b {
-        Block::Other(_) => Block::Text {
-            text: block_text(b),
-        },
-        other => other.clone(),
-    }
-}
-
-/// [`view_block`] of a block given up.
-fn view_block_owned(b: Block) -> Block {
+fn view_block(b: Block) -> Block {
     match b {
         Block::Other(_) => Block::Text {
             text: block_text(&b),
@@ -316,34 +273,15 @@ fn view_block_owned(b: Block) -> Block {
     }
 }
 
-/// [`non_empty`] of a content given up.
-fn non_empty_owned(c: ToolContent) -> ToolContent {
+/// A tool's output as a view carries it: blank text blocks left out, and
+/// an output with nothing left says so.
+fn non_empty(c: ToolContent) -> ToolContent {
     match c {
         ToolContent::Text(s) if s.trim().is_empty() => ToolContent::Text("(no output)".to_string()),
         ToolContent::Blocks(bs) if bs.is_empty() => ToolContent::Text("(no output)".to_string()),
         ToolContent::Blocks(bs) => {
             let kept: Vec<Block> = bs
                 .into_iter()
-                .filter(|b| !matches!(b, Block::Text { text } if text.trim().is_empty()))
-                .map(view_block_owned)
-                .collect();
-            if kept.is_empty() {
-                ToolContent::Text("(no output)".to_string())
-            } else {
-                ToolContent::Blocks(kept)
-            }
-        }
-        other => other,
-    }
-}
-
-fn non_empty(c: &ToolContent) -> ToolContent {
-    match c {
-        ToolContent::Text(s) if s.trim().is_empty() => ToolContent::Text("(no output)".to_string()),
-        ToolContent::Blocks(bs) if bs.is_empty() => ToolContent::Text("(no output)".to_string()),
-        ToolContent::Blocks(bs) => {
-            let kept: Vec<Block> = bs
-                .iter()
                 .filter(|b| !matches!(b, Block::Text { text } if text.trim().is_empty()))
                 .map(view_block)
                 .collect();
@@ -353,7 +291,7 @@ fn non_empty(c: &ToolContent) -> ToolContent {
                 ToolContent::Blocks(kept)
             }
         }
-        other => other.clone(),
+        other => other,
     }
 }
 
