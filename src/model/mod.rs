@@ -173,6 +173,25 @@ pub enum Block {
 }
 
 impl Block {
+    /// The one string that can make a block large (a text, a thinking, a
+    /// redacted thinking, a tool's output as text, an image's data): the
+    /// slot a large row's text is read into or escaped from in place.
+    pub fn large_string_mut(&mut self) -> Option<&mut String> {
+        match self {
+            Block::Text { text: s }
+            | Block::Thinking { thinking: s, .. }
+            | Block::RedactedThinking { data: s }
+            | Block::ToolResult {
+                content: ToolContent::Text(s),
+                ..
+            }
+            | Block::Image {
+                source: ImageSource { data: Some(s), .. },
+            } => Some(s),
+            _ => None,
+        }
+    }
+
     /// The block as a JSON value, its strings moved rather than copied: the
     /// same value as `serde_json::to_value(&block)` (a block of a pasted
     /// file or an image costs no second copy of its text).

@@ -120,20 +120,11 @@ fn blocks_in_place(json: Vec<u8>, min: usize) -> serde_json::Result<Vec<Block>> 
         <serde_json::Error as serde::de::Error>::custom("a text does not unescape")
     })?;
     // The text left empty above: the largest block's only one.
-    match largest.and_then(|i| blocks.get_mut(i)) {
-        Some(Block::Text { text: slot })
-        | Some(Block::Thinking { thinking: slot, .. })
-        | Some(Block::RedactedThinking { data: slot })
-        | Some(Block::ToolResult {
-            content: ToolContent::Text(slot),
-            ..
-        })
-        | Some(Block::Image {
-            source: ImageSource {
-                data: Some(slot), ..
-            },
-        }) => *slot = text,
-        _ => {}
+    if let Some(slot) = largest
+        .and_then(|i| blocks.get_mut(i))
+        .and_then(Block::large_string_mut)
+    {
+        *slot = text;
     }
     Ok(blocks)
 }

@@ -450,22 +450,14 @@ const ESCAPE_PIECE: usize = 1 << 16;
 /// tool outputs, images' data), in order.
 fn each_text(content: &mut [Block], f: &mut impl FnMut(&mut String)) {
     for b in content {
-        match b {
-            Block::Text { text: s }
-            | Block::Thinking { thinking: s, .. }
-            | Block::RedactedThinking { data: s }
-            | Block::ToolResult {
-                content: crate::model::ToolContent::Text(s),
-                ..
-            }
-            | Block::Image {
-                source: crate::model::ImageSource { data: Some(s), .. },
-            } => f(s),
-            Block::ToolResult {
-                content: crate::model::ToolContent::Blocks(blocks),
-                ..
-            } => each_text(blocks, f),
-            _ => {}
+        if let Block::ToolResult {
+            content: crate::model::ToolContent::Blocks(blocks),
+            ..
+        } = b
+        {
+            each_text(blocks, f);
+        } else if let Some(s) = b.large_string_mut() {
+            f(s);
         }
     }
 }
