@@ -22,7 +22,8 @@ use crate::model::Format;
 use crate::store::Store;
 use crate::transcript::discover::{Pick, gemini_chats, walk};
 use crate::transcript::ingest::{
-    FileReport, ImportStatus, IngestError, IngestOptions, ingest_bytes, ingest_file, source_path,
+    BATCH_BYTES, FileReport, ImportStatus, IngestError, IngestOptions, ingest_bytes, ingest_file,
+    source_path,
 };
 
 #[derive(Debug, Args)]
@@ -376,12 +377,14 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
         total,
         "{msg} {wide_bar} {binary_bytes}/{binary_total_bytes} ETA {eta}",
     );
-    let mut failed = Vec::new();
-    // Files a walk found that are no transcript: skipped, named in one note.
-    let mut not_transcripts = Vec::new();
+    let mut said = Outcomes {
+        bar: bar.as_ref(),
+        json: args.json,
+        discovered,
+        ..Outcomes::default()
+    };
     // Views compactor wrote: skipped, named in a note of their own.
     let mut views = Vec::new();
-    let (mut imported, mut unchanged, mut rows_added) = (0u64, 0u64, 0u64);
     let mut done = 0u64;
     for (i, q) in inputs.iter().enumerate() {
         let (input, bytes) = (&q.input, &q.bytes);
@@ -390,13 +393,19 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
         }
         if let (true, Input::File(p)) = (q.dangling, input) {
             // A stale link (its session deleted) is no transcript to import.
-            not_transcripts.push(p.display().to_string());
+            said.not_transcripts.push(p.display().to_string());
             continue;
         }
         if is_view(input) {
             views.push(shown_input(input));
             done += bytes;
             continue;
+        }
+        let batched = matches!(input, Input::File(_)) && *bytes < BATCH_BYTES;
+        if batched {
+            store.begin_batch()?;
+        } else {
+            said.commit(store, ui)?;
         }
         let result = match input {
             Input::File(path) => ingest_file(store, path, &opts, &mut |n| {
@@ -411,41 +420,26 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
         if let Some(b) = &bar {
             b.set_position(done);
         }
-        let shown = match input {
-            Input::File(p) => p.display().to_string(),
-            Input::Stdin => "-".to_string(),
+        let outcome = Held {
+            shown: shown_input(input),
+            walked: q.walked,
+            result,
         };
-        match result {
-            Ok(report) => {
-                rows_added += report.added();
-                if report.status == ImportStatus::Unchanged {
-                    unchanged += 1;
-                } else {
-                    imported += 1;
-                }
-                // A walked tree lists what changed; unchanged files are counted.
-                if args.json || !discovered || report.status != ImportStatus::Unchanged {
-                    if let Some(b) = &bar {
-                        b.suspend(|| print_report(ui, &report, args.json))?;
-                    } else {
-                        print_report(ui, &report, args.json)?;
-                    }
-                }
-            }
-            Err(e)
-                if q.walked
-                    && e.downcast_ref::<IngestError>()
-                        .is_some_and(IngestError::is_not_a_transcript) =>
-            {
-                not_transcripts.push(shown);
-            }
-            Err(e) => {
-                // Each file is atomic: report and go on with the next one.
-                ui.error(&e);
-                failed.push(shown);
-            }
+        if batched {
+            said.hold(store, ui, outcome, *bytes)?;
+        } else {
+            said.settle(ui, outcome)?;
         }
     }
+    said.commit(store, ui)?;
+    let Outcomes {
+        failed,
+        not_transcripts,
+        imported,
+        unchanged,
+        rows_added,
+        ..
+    } = said;
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -504,6 +498,109 @@ fn import_all(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outco
             plural(inputs.len(), "file"),
             failed.join(", ")
         )
+    }
+}
+
+/// What became of one input, said once its batch has committed.
+struct Held {
+    shown: String,
+    walked: bool,
+    result: Result<FileReport>,
+}
+
+/// What the inputs became: counted, and said as each is settled (a
+/// batched file's once its batch has committed, in file order).
+#[derive(Default)]
+struct Outcomes<'a> {
+    bar: Option<&'a indicatif::ProgressBar>,
+    json: bool,
+    /// The inputs were found by a walk: only what changed is listed.
+    discovered: bool,
+    failed: Vec<String>,
+    /// Files a walk found that are no transcript: skipped, named in one note.
+    not_transcripts: Vec<String>,
+    imported: u64,
+    unchanged: u64,
+    rows_added: u64,
+    /// The open batch's files, and their bytes.
+    held: Vec<Held>,
+    held_bytes: u64,
+}
+
+impl Outcomes<'_> {
+    /// Count one input's outcome and say it.
+    fn settle(&mut self, ui: &mut Ui, held: Held) -> Result<()> {
+        match held.result {
+            Ok(report) => {
+                self.rows_added += report.added();
+                if report.status == ImportStatus::Unchanged {
+                    self.unchanged += 1;
+                } else {
+                    self.imported += 1;
+                }
+                // A walked tree lists what changed; unchanged files are counted.
+                if self.json || !self.discovered || report.status != ImportStatus::Unchanged {
+                    let json = self.json;
+                    if let Some(b) = self.bar {
+                        b.suspend(|| print_report(ui, &report, json))?;
+                    } else {
+                        print_report(ui, &report, json)?;
+                    }
+                }
+            }
+            Err(e)
+                if held.walked
+                    && e.downcast_ref::<IngestError>()
+                        .is_some_and(IngestError::is_not_a_transcript) =>
+            {
+                self.not_transcripts.push(held.shown);
+            }
+            Err(e) => {
+                // Each file is atomic: report and go on with the next one.
+                ui.error(&e);
+                self.failed.push(held.shown);
+            }
+        }
+        Ok(())
+    }
+
+    /// Hold a batched file's outcome until its batch commits, and commit
+    /// the batch once it holds [`BATCH_BYTES`].
+    fn hold(&mut self, store: &mut Store, ui: &mut Ui, held: Held, bytes: u64) -> Result<()> {
+        self.held.push(held);
+        self.held_bytes += bytes;
+        if self.held_bytes >= BATCH_BYTES {
+            self.commit(store, ui)?;
+        }
+        Ok(())
+    }
+
+    /// Commit the open batch, if any, and say what became of its files;
+    /// when the commit fails, none of them was stored, and each has failed.
+    fn commit(&mut self, store: &mut Store, ui: &mut Ui) -> Result<()> {
+        let committed = store.commit_batch();
+        if let Err(e) = &committed {
+            let lost: Vec<&str> = self
+                .held
+                .iter()
+                .filter(|h| h.result.is_ok())
+                .map(|h| h.shown.as_str())
+                .collect();
+            ui.error(&anyhow::anyhow!(
+                "cannot store the import of {} (nothing of them was stored): {}: {e}",
+                plural(lost.len() as u64, "file"),
+                lost.join(", ")
+            ));
+        }
+        self.held_bytes = 0;
+        for h in std::mem::take(&mut self.held) {
+            if committed.is_err() && h.result.is_ok() {
+                self.failed.push(h.shown);
+            } else {
+                self.settle(ui, h)?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -241,6 +241,17 @@ pub struct Store {
     /// Whether its transactions keep the search index (a scratch store's
     /// do not: a what-if run is searched by nobody).
     search: bool,
+    /// The batch open on the connection, if any (see [`Store::begin_batch`]).
+    batch: Option<Batch>,
+}
+
+/// One transaction over several [`Store::transaction`]s, each a savepoint
+/// of it, committed at once ([`Store::begin_batch`]).
+#[derive(Default)]
+struct Batch {
+    /// The search index's entries of the batch's savepoints released so
+    /// far, added when the batch commits.
+    entries: Vec<search::Deferred>,
 }
 
 /// The next [`Store::instance`] to hand out.
@@ -337,6 +348,7 @@ impl Store {
             lent_forms: None,
             // Nothing is written through it.
             search: false,
+            batch: None,
         };
         let found = store.version()?;
         if found > STORE_VERSION {
@@ -402,6 +414,7 @@ impl Store {
             instance: NEXT_INSTANCE.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             lent_forms: None,
             search: true,
+            batch: None,
         };
         store.migrate()?;
         Ok(store)
@@ -455,10 +468,28 @@ impl Store {
     }
 
     /// Run `f` in one transaction: all of it is stored, or none of it.
+    /// In a batch ([`Store::begin_batch`]) it is a savepoint of the batch's
+    /// transaction: all of it is kept, or none, and it is stored when the
+    /// batch commits.
     pub fn transaction<T, E>(&mut self, f: impl FnOnce(&Tx<'_>) -> Result<T, E>) -> Result<T, E>
     where
         E: From<StoreError>,
     {
+        if let Some(batch) = &mut self.batch {
+            // Its index entries wait for the batch's end: FTS5 writes its
+            // pending terms out at each savepoint of a transaction it is
+            // part of, a segment a file, which the batch is there to save.
+            let deferred = std::cell::RefCell::new(Vec::new());
+            let savepoint = self.conn.savepoint().map_err(StoreError::from)?;
+            let out = f(&Tx {
+                tx: &savepoint,
+                search: self.search,
+                deferred: Some(&deferred),
+            })?;
+            savepoint.commit().map_err(StoreError::from)?;
+            batch.entries.append(&mut deferred.into_inner());
+            return Ok(out);
+        }
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
@@ -466,9 +497,46 @@ impl Store {
         let out = f(&Tx {
             tx: &tx,
             search: self.search,
+            deferred: None,
         })?;
         tx.commit().map_err(StoreError::from)?;
         Ok(out)
+    }
+
+    /// Open a batch: the [`Store::transaction`]s that follow are savepoints
+    /// of one transaction, stored together by [`Store::commit_batch`] (or
+    /// not at all: a batch not committed is rolled back when the store is
+    /// closed, as a crash leaves it). An import of many small files commits
+    /// once a batch of them instead of once a file: each commit writes the
+    /// pages the files share again, and the search index a segment of its
+    /// own (BENCHMARKS.md, "Search").
+    pub fn begin_batch(&mut self) -> Result<()> {
+        if self.batch.is_none() {
+            self.conn.execute_batch("BEGIN IMMEDIATE")?;
+            self.batch = Some(Batch::default());
+        }
+        Ok(())
+    }
+
+    /// Whether a batch is open.
+    pub fn in_batch(&self) -> bool {
+        self.batch.is_some()
+    }
+
+    /// Add the batch's search index entries and commit it; on an error,
+    /// roll it back whole. No-op without a batch.
+    pub fn commit_batch(&mut self) -> Result<()> {
+        let Some(batch) = self.batch.take() else {
+            return Ok(());
+        };
+        let stored = search::add_deferred(&self.conn, batch.entries)
+            .and_then(|()| Ok(self.conn.execute_batch("COMMIT")?));
+        if stored.is_err() && !self.conn.is_autocommit() {
+            // The error is the one to report; a failed rollback leaves the
+            // transaction to SQLite's own rollback when the store closes.
+            let _ = self.conn.execute_batch("ROLLBACK");
+        }
+        stored
     }
 
     /// A temporary store for a what-if run over one task: its task record,
@@ -610,9 +678,12 @@ pub struct Reader<'a> {
 
 /// Write access inside one transaction.
 pub struct Tx<'a> {
-    tx: &'a rusqlite::Transaction<'a>,
+    tx: &'a Connection,
     /// Whether this transaction keeps the search index (see [`Store`]).
     search: bool,
+    /// Where its search index entries wait, in a batch (see
+    /// [`Store::transaction`]); `None`: they are added as they come.
+    deferred: Option<&'a std::cell::RefCell<Vec<search::Deferred>>>,
 }
 
 impl Tx<'_> {

@@ -636,7 +636,10 @@ impl RowWriter<'_> {
     /// pieces after it is inserted as zeros: SQLite copies a value bound to
     /// a statement, then again into the record it inserts, where this
     /// costs the content once.
-    fn insert_large(&mut self, seq: u64, row: EncodedRow) -> Result<()> {
+    fn insert_large(&mut self, seq: u64, mut row: EncodedRow) -> Result<()> {
+        if let Some(index) = &mut self.index {
+            index.add(seq, std::mem::take(&mut row.entries))?;
+        }
         let SqlValue::Blob(content) = &row.content else {
             unreachable!("a large row's content is a BLOB");
         };
@@ -677,12 +680,11 @@ impl RowWriter<'_> {
                 self.one.raw_execute()?;
             }
         }
-        if let Some(index) = &mut self.index {
-            for (seq, row) in &self.pending {
-                index.add(*seq, &row.entries)?;
+        for (seq, row) in self.pending.drain(..) {
+            if let Some(index) = &mut self.index {
+                index.add(seq, row.entries)?;
             }
         }
-        self.pending.clear();
         Ok(())
     }
 
@@ -904,6 +906,7 @@ impl Tx<'_> {
             tx: Tx {
                 tx: self.tx,
                 search: self.search,
+                deferred: self.deferred,
             },
             one: self.tx.prepare_cached(&insert_sql(1))?,
             many: None,

@@ -175,7 +175,44 @@ pub struct IndexWriter<'a> {
     conn: &'a Connection,
     task_no: i64,
     /// Each column's `INSERT`, prepared when first needed.
-    inserts: [Option<rusqlite::CachedStatement<'a>>; 5],
+    inserts: Inserts<'a>,
+    /// Where the entries wait for their batch's end instead (see
+    /// [`Store::transaction`](super::Store::transaction)).
+    deferred: Option<&'a std::cell::RefCell<Vec<Deferred>>>,
+}
+
+/// An entry of the index held back until its batch commits: its rowid,
+/// column and terms, inserted as they would have been.
+pub(crate) struct Deferred {
+    rowid: i64,
+    column: Column,
+    terms: String,
+}
+
+/// Each column's `INSERT` of an entry, prepared when first needed.
+struct Inserts<'a>([Option<rusqlite::CachedStatement<'a>>; 5]);
+
+impl<'a> Inserts<'a> {
+    fn new() -> Inserts<'a> {
+        Inserts([None, None, None, None, None])
+    }
+
+    fn insert(
+        &mut self,
+        conn: &'a Connection,
+        rowid: i64,
+        column: Column,
+        terms: &str,
+    ) -> Result<()> {
+        let stmt = match &mut self.0[column.index()] {
+            Some(stmt) => stmt,
+            none => none.insert(conn.prepare_cached(&insert_sql(column))?),
+        };
+        stmt.raw_bind_parameter(1, rowid)?;
+        stmt.raw_bind_parameter(2, terms)?;
+        stmt.raw_execute()?;
+        Ok(())
+    }
 }
 
 impl<'a> IndexWriter<'a> {
@@ -183,26 +220,37 @@ impl<'a> IndexWriter<'a> {
         IndexWriter {
             conn,
             task_no,
-            inserts: [None, None, None, None, None],
+            inserts: Inserts::new(),
+            deferred: None,
         }
     }
 
     /// Index row `seq`'s entries.
-    pub fn add(&mut self, seq: u64, entries: &[extract::Entry]) -> Result<()> {
+    pub fn add(&mut self, seq: u64, entries: Vec<extract::Entry>) -> Result<()> {
         for e in entries {
             let Some(rowid) = row_rowid(self.task_no, seq, e.entry) else {
                 continue;
             };
-            let stmt = match &mut self.inserts[e.column.index()] {
-                Some(stmt) => stmt,
-                none => none.insert(self.conn.prepare_cached(&insert_sql(e.column))?),
-            };
-            stmt.raw_bind_parameter(1, rowid)?;
-            stmt.raw_bind_parameter(2, e.terms.as_str())?;
-            stmt.raw_execute()?;
+            match self.deferred {
+                Some(deferred) => deferred.borrow_mut().push(Deferred {
+                    rowid,
+                    column: e.column,
+                    terms: e.terms,
+                }),
+                None => self.inserts.insert(self.conn, rowid, e.column, &e.terms)?,
+            }
         }
         Ok(())
     }
+}
+
+/// Add a batch's entries held back ([`Deferred`]), in the order they came.
+pub(crate) fn add_deferred(conn: &Connection, entries: Vec<Deferred>) -> Result<()> {
+    let mut inserts = Inserts::new();
+    for e in entries {
+        inserts.insert(conn, e.rowid, e.column, &e.terms)?;
+    }
+    Ok(())
 }
 
 impl Tx<'_> {
@@ -213,7 +261,9 @@ impl Tx<'_> {
         if !self.search || state(self.tx)? != IndexState::Current {
             return Ok(None);
         }
-        Ok(Some(IndexWriter::new(self.tx, task_no(self.tx, task_id)?)))
+        let mut writer = IndexWriter::new(self.tx, task_no(self.tx, task_id)?);
+        writer.deferred = self.deferred;
+        Ok(Some(writer))
     }
 
     /// Index the lines of a floor summary stored under `key` (a `cov:` key
@@ -377,7 +427,7 @@ fn index_task(source: &Reader<'_>, dest: &Connection, task_id: &str) -> Result<(
     let mut writer = IndexWriter::new(dest, no);
     let mut norm = extract::Normaliser::new();
     source.each_stored(task_id, 0, MAX_SEQ + 1, |m| {
-        writer.add(m.seq, &extract::entries(&m.message, &mut norm))
+        writer.add(m.seq, extract::entries(&m.message, &mut norm))
     })?;
     for (key, text, call) in stored_summaries(source.conn, task_id)? {
         add_summary_lines(dest, no, task_id, &key, call, &text)?;

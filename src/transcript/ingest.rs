@@ -234,6 +234,13 @@ pub fn ingest_file(
     ingest_stream(store, &canonical, &shown, file, opts, stat, progress)
 }
 
+/// The most input `compactor import` commits in one batch of small files
+/// (see [`Store::begin_batch`](crate::store::Store::begin_batch)); a file
+/// this large or larger is a transaction of its own. An import stopped
+/// midway loses at most this much of the whole files before the one being
+/// read: the next import takes them again.
+pub const BATCH_BYTES: u64 = 8 << 20;
+
 /// The read buffer of a transcript file. Under the allocator's
 /// [`LARGE`](crate::allocator::LARGE), so one import of many files reuses
 /// the same memory rather than mapping (and faulting in) a new buffer for

@@ -30,7 +30,7 @@ use serde_json::{Map, Value};
 use crate::model::{Block, Format, Kind, Message, Role};
 use idtable::{IdTable, Packed};
 
-pub use ingest::{FileReport, IngestError, IngestOptions, ingest_file};
+pub use ingest::{BATCH_BYTES, FileReport, IngestError, IngestOptions, ingest_file};
 pub use reader::{ParseOptions, ParsedFile, SkippedLine, parse_bytes};
 pub(crate) use reader::{parse_reader, parse_stream};
 

@@ -617,6 +617,53 @@ fn with_several_files_the_good_ones_are_kept() {
     assert_eq!(env.tasks().len(), 1);
 }
 
+/// Small files are one batch, each a savepoint of its transaction: a file
+/// that fails after many of its rows were inserted leaves nothing of itself,
+/// neither rows nor search entries, and the files around it are stored.
+#[test]
+fn a_file_failing_late_in_a_batch_leaves_nothing_and_the_others_are_stored() {
+    use crate::reliability::{claude_session, session_id};
+    let env = TestEnv::new();
+    let good = |i: usize| {
+        env.write(
+            &format!("good-{i}.jsonl"),
+            claude_session(&session_id(i), 30, 40),
+        )
+    };
+    let (first, last) = (good(1), good(3));
+    // 120 lines; line 101 cut short, after 100 lines of rows were stored.
+    let whole = claude_session(&session_id(2), 30, 40).replace("module", "zanzibar");
+    let mut lines: Vec<String> = whole.lines().map(str::to_string).collect();
+    let half = lines[100].len() / 2;
+    lines[100].truncate(half);
+    let bad = env.write("bad.jsonl", lines.join("\n") + "\n");
+    let run = env.run(&["import", &first, &bad, &last]);
+    run.failure(2)
+        .stderr_has("error: bad.jsonl:101:")
+        .stderr_has("error: 1 of 3 files not imported (nothing of them was stored): bad.jsonl");
+    let tasks: Vec<String> = env
+        .tasks()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        tasks.contains(&session_id(1)) && tasks.contains(&session_id(3)),
+        "{tasks:?}"
+    );
+    assert!(!tasks.contains(&session_id(2)), "{tasks:?}");
+    // The good files hold what they hold imported alone.
+    let alone = TestEnv::new();
+    let copy = alone.write("good-1.jsonl", claude_session(&session_id(1), 30, 40));
+    alone.run(&["import", &copy]).success();
+    assert_eq!(env.counts()[0], 2 * alone.counts()[0]);
+    // The failed file's words are in no search entry; the others' are.
+    let search = |q: &str| env.run(&["search", "--all", "--json", q]);
+    search("zanzibar").failure(1);
+    let found = search("module");
+    found.success();
+    assert!(!found.json()["hits"].as_array().unwrap().is_empty());
+}
+
 #[test]
 fn a_store_from_a_newer_compactor_is_refused() {
     let env = TestEnv::new();

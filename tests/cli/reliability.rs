@@ -350,8 +350,17 @@ pub const IMPORT_CRASH_POINTS: u64 = 20;
 #[test]
 fn an_abort_at_twenty_seeded_lines_of_a_large_import_keeps_whole_files_or_nothing() {
     let env = TestEnv::new();
-    // Three files, 1,200 lines each (about 4 MB in all).
-    let files = sessions(&env, "big-", 100, 3, (300, 800));
+    // Files of 1,200 lines each, past one batch in all: an import commits
+    // its small files a batch at a time, so an abort in the last file
+    // finds the first batch stored.
+    let mut files = Vec::new();
+    let mut bytes = 0;
+    while bytes < compactor::transcript::BATCH_BYTES {
+        let text = claude_session(&session_id(100 + files.len()), 300, 800);
+        bytes += text.len() as u64;
+        files.push(env.write(&format!("big-{}.jsonl", files.len()), text));
+    }
+    files.extend(sessions(&env, "last-", 100 + files.len(), 1, (300, 800)));
     let lines_per_file = 1200u64;
     let total = lines_per_file * files.len() as u64;
     let import = |db: &Path, fault: Option<u64>| {
@@ -366,33 +375,50 @@ fn an_abort_at_twenty_seeded_lines_of_a_large_import_keeps_whole_files_or_nothin
     let clean_db = env.root().join("clean.db");
     ok(&import(&clean_db, None), "clean import");
     let clean = store_dump(&env, &clean_db);
-    let full: Vec<u64> = (0..3)
+    let full: Vec<u64> = (0..files.len())
         .map(|i| rows_of(&clean_db, &session_id(100 + i)))
         .collect();
     assert!(full.iter().all(|n| *n > 0));
 
     let mut survived = 0;
-    for i in 0..IMPORT_CRASH_POINTS {
-        let at = 1 + seeded(7, i, total);
+    let mut most_kept = 0;
+    let points = (0..IMPORT_CRASH_POINTS)
+        .map(|i| 1 + seeded(7, i, total))
+        .chain([total - 5]);
+    for (i, at) in points.enumerate() {
         let db = env.root().join(format!("abort-{i}.db"));
         aborted(
             &import(&db, Some(at)),
             &format!("import aborted at line {at}"),
         );
         assert_integrity(&db);
-        // Files before the one being read are whole; it and later ones are absent.
+        // Each file is whole or absent; the whole ones come first, before
+        // the one being read; it and later ones are absent.
         let reading = ((at - 1) / lines_per_file) as usize;
+        let got: Vec<u64> = (0..files.len())
+            .map(|f| rows_of(&db, &session_id(100 + f)))
+            .collect();
+        let kept = got.iter().take_while(|n| **n > 0).count();
+        assert!(kept <= reading, "line {at}: {got:?}");
         for (f, rows) in full.iter().enumerate() {
-            let got = rows_of(&db, &session_id(100 + f));
-            let want = if f < reading { *rows } else { 0 };
-            assert_eq!(got, want, "line {at}: file {f} holds {got} of {rows} rows");
+            let want = if f < kept { *rows } else { 0 };
+            assert_eq!(
+                got[f], want,
+                "line {at}: file {f} holds {} of {rows} rows",
+                got[f]
+            );
         }
+        most_kept = most_kept.max(kept);
         // Running the import again equals one clean import.
         ok(&import(&db, None), "import after the abort");
         assert_eq!(store_dump(&env, &db), clean, "line {at}");
         survived += 1;
     }
-    assert_eq!(survived, IMPORT_CRASH_POINTS);
+    assert_eq!(survived, IMPORT_CRASH_POINTS + 1);
+    assert!(
+        most_kept > 0,
+        "an abort in the last file finds the first batch's files stored"
+    );
 }
 
 /// One real SIGKILL, sent at a chosen point: once the replay has reported

@@ -492,3 +492,82 @@ fn merging(s: &Store) -> (u32, u32) {
     };
     (get("automerge"), get("crisismerge"))
 }
+
+/// A batch's transactions are savepoints whose index entries wait for the
+/// batch's end: the index then holds what the same transactions make one
+/// by one, and nothing of one rolled back.
+#[test]
+fn a_batch_indexes_what_its_transactions_kept_and_nothing_of_one_rolled_back() {
+    let one_by_one = store_with(&[("a", conversation()), ("b", conversation()[2..].to_vec())]);
+    let mut batched = Store::open_memory().unwrap();
+    batched.begin_batch().unwrap();
+    assert!(batched.in_batch());
+    batched
+        .transaction(|tx| tx.append_rows("a", &conversation()))
+        .unwrap();
+    let failed: std::result::Result<u64, StoreError> = batched.transaction(|tx| {
+        tx.append_rows("x", &[ask("a zanzibar only the failed file holds", 1)])?;
+        Err(StoreError::Corrupt("a bad line after its rows".into()))
+    });
+    assert!(failed.is_err());
+    batched
+        .transaction(|tx| tx.append_rows("b", &conversation()[2..]))
+        .unwrap();
+    // Nothing of the batch is in the index before it commits.
+    assert!(contents(&batched).is_empty());
+    batched.commit_batch().unwrap();
+    assert!(!batched.in_batch());
+    let kept = contents(&one_by_one);
+    assert!(!kept.is_empty());
+    assert_eq!(contents(&batched), kept);
+    assert!(hits(&batched, "zanzibar", None).is_empty());
+    assert_eq!(batched.reader().task_rows("x").unwrap(), vec![]);
+    for q in ["tenant registry", "upstream", "\"git push\""] {
+        assert_eq!(hits(&batched, q, None), hits(&one_by_one, q, None), "{q}");
+    }
+}
+
+/// A row too large to insert in one piece (written into its row in
+/// pieces) is indexed as any other: before, its entries were dropped, and
+/// the index kept differed from the one rebuilt from the record.
+#[test]
+fn a_large_row_is_indexed_as_a_rebuilt_index_holds_it() {
+    let mut rng = 11u64;
+    // Noise does not compress, so the row stays past the large-row size.
+    let noise: String = (0..(3 << 19))
+        .map(|_| {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            char::from(b'a' + (rng >> 59) as u8)
+        })
+        .collect();
+    let pasted = format!("the zanzibar deployment notes follow {noise} and end with quokka");
+    let mut rows = conversation();
+    rows.insert(1, ask(&pasted, 1));
+    let mut s = store_with(&[("t", rows)]);
+    let encoding: String = s
+        .conn
+        .query_row(
+            "SELECT content_encoding FROM task_message WHERE task_id = 't' AND seq = 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        encoding,
+        crate::store::raw::CONTENT_JSON,
+        "the row is stored large"
+    );
+    for word in ["zanzibar", "quokka"] {
+        assert_eq!(
+            hits(&s, word, None),
+            vec![("t".into(), row(1, 1, 0))],
+            "{word}"
+        );
+    }
+    let kept = contents(&s);
+    s.conn.execute_batch("DROP TABLE search_index").unwrap();
+    s.rebuild_search_index(&mut |_, _| {}).unwrap();
+    assert_eq!(contents(&s), kept);
+}
