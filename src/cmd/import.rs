@@ -311,6 +311,9 @@ pub fn run(store: &mut Store, ui: &mut Ui, args: &ImportArgs) -> Result<Outcome>
     store.defer_checkpoints()?;
     store.grow_cache_for_import()?;
     let outcome = import_all(store, ui, args);
+    // A batch left open by an error is not stored (its files were not said
+    // to be imported), and the checkpoint needs no transaction open.
+    store.rollback_batch()?;
     store.checkpoint()?;
     outcome
 }

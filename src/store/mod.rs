@@ -523,6 +523,15 @@ impl Store {
         self.batch.is_some()
     }
 
+    /// Roll the open batch back, if any: what a command that stopped on an
+    /// error leaves (nothing of the batch is stored).
+    pub fn rollback_batch(&mut self) -> Result<()> {
+        if self.batch.take().is_some() && !self.conn.is_autocommit() {
+            self.conn.execute_batch("ROLLBACK")?;
+        }
+        Ok(())
+    }
+
     /// Add the batch's search index entries and commit it; on an error,
     /// roll it back whole. No-op without a batch.
     pub fn commit_batch(&mut self) -> Result<()> {
@@ -890,5 +899,49 @@ mod tests {
         Store::open(&path).unwrap();
         let s = Store::open(&path).unwrap();
         assert_eq!(s.version().unwrap(), STORE_VERSION);
+    }
+
+    /// A batch not committed stores nothing: rolled back by the command
+    /// that stopped, or by SQLite when the store closes (as a crash leaves
+    /// it); a batch committed stores each of its transactions.
+    #[test]
+    fn a_batch_is_stored_when_it_commits_and_never_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = DbLocation::File(dir.path().join("s.db"));
+        let rows = |s: &Store, task: &str| s.reader().task_rows(task).unwrap().len();
+        let ask = |text: &str| {
+            vec![crate::model::Message::new(
+                crate::model::Role::User,
+                crate::model::Kind::Ask,
+                vec![crate::model::Block::Text { text: text.into() }],
+                0,
+            )]
+        };
+        {
+            let mut s = Store::open(&path).unwrap();
+            s.begin_batch().unwrap();
+            s.transaction(|tx| tx.append_rows("closed", &ask("left open")))
+                .unwrap();
+            // Dropped with its batch open.
+        }
+        let mut s = Store::open(&path).unwrap();
+        assert_eq!(rows(&s, "closed"), 0);
+        s.begin_batch().unwrap();
+        s.transaction(|tx| tx.append_rows("stopped", &ask("rolled back")))
+            .unwrap();
+        s.rollback_batch().unwrap();
+        assert!(!s.in_batch());
+        s.checkpoint().unwrap();
+        assert_eq!(rows(&s, "stopped"), 0);
+        s.begin_batch().unwrap();
+        for task in ["one", "two"] {
+            s.transaction(|tx| tx.append_rows(task, &ask(task)))
+                .unwrap();
+        }
+        s.commit_batch().unwrap();
+        // A rollback after the commit is a no-op.
+        s.rollback_batch().unwrap();
+        let reopened = Store::open(&path).unwrap();
+        assert_eq!((rows(&reopened, "one"), rows(&reopened, "two")), (1, 1));
     }
 }
