@@ -530,6 +530,14 @@ impl Normaliser {
     #[inline(always)]
     fn push_ascii(&mut self, b: &[u8], start: usize, end: usize, seen: u8, out: &mut Vec<u8>) {
         let len = end - start;
+        if seen & (1 << DIGIT) != 0 && seen & !(1 << LOWER | 1 << UPPER | 1 << DIGIT) == 0 {
+            // Not stemmed, and no stop word: a word with digits.
+            if len <= TERM_MAX {
+                push_space(out);
+                out.extend(b[start..end].iter().map(u8::to_ascii_lowercase));
+            }
+            return;
+        }
         if seen & !(1 << LOWER | 1 << UPPER) != 0 || len > STEM_KEY {
             // Digits (not stemmed), a long word, or what no run of the
             // text holds (a query's word): not remembered.
@@ -661,7 +669,7 @@ const HIGH_BITS: u64 = 0x80 * ONES;
 
 /// The first `len` (1 to 8) bytes of `b` from `at`, as a little-endian
 /// number whose bytes past them are zeros.
-#[inline]
+#[inline(always)]
 fn load(b: &[u8], at: usize, len: usize) -> u64 {
     match b.get(at..at + 8) {
         Some(eight) => u64::from_le_bytes(eight.try_into().expect("8 bytes")) & mask(len),
@@ -673,7 +681,7 @@ fn load(b: &[u8], at: usize, len: usize) -> u64 {
 }
 
 /// The bits of a number's first `len` (1 to 8) bytes.
-#[inline]
+#[inline(always)]
 fn mask(len: usize) -> u64 {
     u64::MAX >> (64 - 8 * len)
 }
@@ -681,7 +689,7 @@ fn mask(len: usize) -> u64 {
 /// The stem table's key of the run of `len` (3 to [`STEM_KEY`]) ASCII
 /// letters at `b[start..]`: its bytes lower-cased (a letter's case is its
 /// bit `0x20`), eight to a number, zeros past them.
-#[inline]
+#[inline(always)]
 fn key_of(b: &[u8], start: usize, len: usize) -> Key {
     let lower = |at: usize, n: usize| load(b, start + at, n) | (0x20 * ONES & mask(n));
     if len <= 8 {
@@ -695,7 +703,7 @@ fn key_of(b: &[u8], start: usize, len: usize) -> Key {
 
 /// The slot of the stem table a key takes (FxHash's multiplier: a word
 /// that collides costs only speed).
-#[inline]
+#[inline(always)]
 fn slot_of(key: &Key) -> usize {
     const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
     let h = (key[0] ^ key[1].rotate_left(21) ^ key[2].rotate_left(42)).wrapping_mul(K);
@@ -742,13 +750,14 @@ fn lower_end(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// The end of the separators of `b` from `i`: one or two a byte at a time
-/// (most often one, a space), then eight at a time (a line's indentation,
-/// a rule of dashes), a byte being no separator when it has its high bit
-/// set, or is a digit, or a letter once `0x20` is set in it (see
-/// [`lower_end`] for a range of bytes tested at once).
+/// The end of the separators of `b` from `i`: up to four a byte at a time
+/// (most often one or two: a space, a comma and a space), then eight at a
+/// time (a line's indentation, a rule of dashes), a byte being no
+/// separator when it has its high bit set, or is a digit, or a letter once
+/// `0x20` is set in it (see [`lower_end`] for a range of bytes tested at
+/// once).
 fn separators_end(b: &[u8], mut i: usize) -> usize {
-    for _ in 0..2 {
+    for _ in 0..4 {
         if i < b.len() && CLASS[usize::from(b[i])] == SEP {
             i += 1;
         } else {
