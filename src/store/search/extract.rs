@@ -156,7 +156,7 @@ pub fn entries(m: &Message, norm: &mut Normaliser) -> Vec<Entry> {
         let Some((column, text)) = text_of(m.kind, b) else {
             continue;
         };
-        let mut terms = String::with_capacity(text.len());
+        let mut terms = String::new();
         norm.terms(&text, &mut terms);
         if !terms.is_empty() {
             out.push(Entry {
@@ -360,7 +360,7 @@ const IDENTIFIER_MAX: usize = 64;
 pub const TERM_MAX: usize = 64;
 /// The stems a [`Normaliser`] remembers: a direct-mapped table of this many
 /// slots (a word's hash picks its slot; a new word takes it over).
-const STEM_BITS: u32 = 12;
+const STEM_BITS: u32 = 13;
 const STEM_SLOTS: usize = 1 << STEM_BITS;
 /// The longest word whose stem is remembered, in bytes: three 8-byte
 /// numbers (longer ones are stemmed each time: they are rare).
@@ -390,10 +390,10 @@ pub struct Normaliser {
 }
 
 /// The stem tables of the [`Normaliser`]s dropped, taken again by the next
-/// ones: a table is 224 KB to allocate and zero, and one that remembers
+/// ones: a table is 448 KB to allocate and zero, and one that remembers
 /// stems stems fewer words again (an import makes a [`Normaliser`] for each
-/// file, a search for each query). The terms do not depend on what a table
-/// holds. At most [`TABLES_KEPT`] are kept.
+/// task it stores, a search one for each query). The terms do not depend
+/// on what a table holds. At most [`TABLES_KEPT`] are kept (1.8 MB).
 static TABLES: std::sync::Mutex<Vec<Box<[StemSlot]>>> = std::sync::Mutex::new(Vec::new());
 const TABLES_KEPT: usize = 4;
 
@@ -434,7 +434,9 @@ impl Normaliser {
         // ASCII stems and lower-cased runs of whole characters.
         let mut bytes = std::mem::take(out).into_bytes();
         self.identifiers.clear();
-        bytes.reserve(text.len());
+        // The terms are most often shorter than the text; a remembered
+        // stem is copied as its [`STEM_KEY`] bytes, then cut.
+        bytes.reserve(text.len() + STEM_KEY + 1);
         let b = text.as_bytes();
         let n = b.len();
         let mut i = 0;
