@@ -693,7 +693,7 @@ fn mask(len: usize) -> u64 {
 /// bit `0x20`), eight to a number, zeros past them.
 #[inline(always)]
 fn key_of(b: &[u8], start: usize, len: usize) -> Key {
-    let lower = |at: usize, n: usize| load(b, start + at, n) | (0x20 * ONES & mask(n));
+    let lower = |at: usize, n: usize| load(b, start + at, n) | ((0x20 * ONES) & mask(n));
     if len <= 8 {
         [lower(0, len), 0, 0]
     } else if len <= 16 {
@@ -773,7 +773,7 @@ fn separators_end(b: &[u8], mut i: usize) -> usize {
     while let Some(eight) = b.get(i..i + 8) {
         let x = u64::from_le_bytes(eight.try_into().expect("8 bytes"));
         let y = x & !HIGH_BITS;
-        let word = in_range(y, b'0', b'9') | in_range(y | 0x20 * ONES, b'a', b'z') | x;
+        let word = in_range(y, b'0', b'9') | in_range(y | (0x20 * ONES), b'a', b'z') | x;
         let word = word & HIGH_BITS;
         if word != 0 {
             return i + (word.trailing_zeros() / 8) as usize;
