@@ -156,7 +156,7 @@ pub fn entries(m: &Message, norm: &mut Normaliser) -> Vec<Entry> {
         let Some((column, text)) = text_of(m.kind, b) else {
             continue;
         };
-        let mut terms = String::with_capacity(text.len());
+        let mut terms = String::new();
         norm.terms(&text, &mut terms);
         if !terms.is_empty() {
             out.push(Entry {
@@ -195,8 +195,27 @@ fn text_of(kind: Kind, b: &Block) -> Option<(Column, Cow<'_, str>)> {
 /// line, the whole bounded by [`TOOL_INPUT`].
 fn input_text(name: &str, input: &serde_json::Value) -> String {
     let mut pieces = vec![name];
-    pieces.extend(crate::engine::toolfacts::strings_of(input));
+    strings_into(input, &mut pieces);
     joined_bounded(&pieces, TOOL_INPUT)
+}
+
+/// Every string in a JSON value, depth-first in the value's own key order
+/// (`toolfacts::strings_of`'s, without an iterator boxed for each value).
+fn strings_into<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+    match v {
+        serde_json::Value::String(s) => out.push(s),
+        serde_json::Value::Array(items) => {
+            for item in items {
+                strings_into(item, out);
+            }
+        }
+        serde_json::Value::Object(map) => {
+            for value in map.values() {
+                strings_into(value, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// A tool's output as indexed: its text (images left out), bounded by
@@ -236,12 +255,11 @@ fn codex_output(s: &str) -> Option<&str> {
 /// an escape cut short at either end of a bounded text is dropped.
 fn unescaped(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
+    let mut rest = s;
+    // The text between escapes is copied whole.
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let mut chars = rest[at + 1..].chars();
         match chars.next() {
             Some('n') => out.push('\n'),
             Some('t') => out.push('\t'),
@@ -255,7 +273,9 @@ fn unescaped(s: &str) -> String {
             Some(other) => out.push(other),
             None => {}
         }
+        rest = chars.as_str();
     }
+    out.push_str(rest);
     out
 }
 
@@ -307,7 +327,11 @@ pub fn bounded(text: &str, limits: Limits) -> Cow<'_, str> {
     }
     let head = &text[..floor_boundary(text, limits.head)];
     let tail = &text[ceil_boundary(text, text.len() - limits.tail)..];
-    Cow::Owned(format!("{head}\n…\n{tail}"))
+    let mut out = String::with_capacity(head.len() + "\n…\n".len() + tail.len());
+    out.push_str(head);
+    out.push_str("\n…\n");
+    out.push_str(tail);
+    Cow::Owned(out)
 }
 
 /// The largest character boundary of `s` at or before `at`.
@@ -336,26 +360,22 @@ const IDENTIFIER_MAX: usize = 64;
 pub const TERM_MAX: usize = 64;
 /// The stems a [`Normaliser`] remembers: a direct-mapped table of this many
 /// slots (a word's hash picks its slot; a new word takes it over).
-const STEM_SLOTS: usize = 1 << 12;
-/// The longest word whose stem is remembered, in bytes (longer ones are
-/// stemmed each time: they are rare).
-const STEM_KEY: usize = 22;
+const STEM_BITS: u32 = 13;
+const STEM_SLOTS: usize = 1 << STEM_BITS;
+/// The longest word whose stem is remembered, in bytes: three 8-byte
+/// numbers (longer ones are stemmed each time: they are rare).
+const STEM_KEY: usize = 24;
 
-/// One remembered word and its stem (a stem is never longer than its word).
-#[derive(Clone, Copy)]
-struct StemSlot {
-    len: u8,
-    stem_len: u8,
-    word: [u8; STEM_KEY],
-    stem: [u8; STEM_KEY],
-}
+/// One remembered word and its stem, as numbers: the word's bytes,
+/// lower-cased and padded with zeros to [`STEM_KEY`] (`[0..3]`), its
+/// stem's bytes padded the same (`[3..6]`), and the stem's length (`[6]`:
+/// 0 for a stop word, which has none). A slot never used holds no word:
+/// zeros are no word's bytes. Eight-byte numbers, compared and copied as
+/// numbers: all zeros, so a table of them is allocated zeroed.
+type StemSlot = [u64; 7];
 
-const EMPTY_SLOT: StemSlot = StemSlot {
-    len: 0,
-    stem_len: 0,
-    word: [0; STEM_KEY],
-    stem: [0; STEM_KEY],
-};
+/// A word of at most [`STEM_KEY`] ASCII letters as the stem table keys it.
+type Key = [u64; 3];
 
 /// Turns text into the index's terms (see the module's doc). It remembers
 /// the stems of the words it met, which changes only its speed: the terms
@@ -369,10 +389,31 @@ pub struct Normaliser {
     split: String,
 }
 
+/// The stem tables of the [`Normaliser`]s dropped, taken again by the next
+/// ones: a table is 448 KB to allocate and zero, and one that remembers
+/// stems stems fewer words again (an import makes a [`Normaliser`] for each
+/// task it stores, a search one for each query). The terms do not depend
+/// on what a table holds. At most [`TABLES_KEPT`] are kept (1.8 MB).
+static TABLES: std::sync::Mutex<Vec<Box<[StemSlot]>>> = std::sync::Mutex::new(Vec::new());
+const TABLES_KEPT: usize = 4;
+
+impl Drop for Normaliser {
+    fn drop(&mut self) {
+        let stems = std::mem::take(&mut self.stems);
+        if stems.len() == STEM_SLOTS
+            && let Ok(mut kept) = TABLES.lock()
+            && kept.len() < TABLES_KEPT
+        {
+            kept.push(stems);
+        }
+    }
+}
+
 impl Default for Normaliser {
     fn default() -> Normaliser {
+        let kept = TABLES.lock().ok().and_then(|mut kept| kept.pop());
         Normaliser {
-            stems: vec![EMPTY_SLOT; STEM_SLOTS].into_boxed_slice(),
+            stems: kept.unwrap_or_else(|| vec![[0u64; 7]; STEM_SLOTS].into_boxed_slice()),
             word: Vec::new(),
             stem: Vec::new(),
             identifiers: Vec::new(),
@@ -393,15 +434,14 @@ impl Normaliser {
         // ASCII stems and lower-cased runs of whole characters.
         let mut bytes = std::mem::take(out).into_bytes();
         self.identifiers.clear();
-        bytes.reserve(text.len());
+        // The terms are most often shorter than the text; a remembered
+        // stem is copied as its [`STEM_KEY`] bytes, then cut.
+        bytes.reserve(text.len() + STEM_KEY + 1);
         let b = text.as_bytes();
         let n = b.len();
         let mut i = 0;
         while i < n {
-            // Separators, a table lookup a byte.
-            while i < n && CLASS[usize::from(b[i])] == SEP {
-                i += 1;
-            }
+            i = separators_end(b, i);
             if i == n {
                 break;
             }
@@ -412,25 +452,28 @@ impl Normaliser {
             let mut seen = 0u8;
             let mut camel = false;
             let mut prev = SEP;
+            // How many upper-case letters came last (`HTTPServer` is
+            // mixed-case at its `Se`).
+            let mut uppers = 0u32;
             while i < n {
-                if b[i].is_ascii_lowercase() {
-                    // Lower-case letters, most of any text, a comparison a
-                    // byte: they change neither the case nor a camel.
-                    i += 1;
-                    while i < n && b[i].is_ascii_lowercase() {
-                        i += 1;
-                    }
+                let c = CLASS[usize::from(b[i])];
+                if c == LOWER {
+                    // Lower-case letters, most of any text, eight at a
+                    // time: after the first, they change neither the case
+                    // nor a camel.
+                    camel |= uppers >= 2;
+                    uppers = 0;
+                    i = lower_end(b, i + 1);
                     seen |= 1 << LOWER;
                     prev = LOWER;
                     continue;
                 }
-                let c = CLASS[usize::from(b[i])];
                 if c == SEP {
                     break;
                 }
                 if c == HIGH {
                     let ch = text[i..].chars().next().expect("a char starts here");
-                    if !ch.is_alphanumeric() {
+                    if !is_word_char(ch) {
                         break;
                     }
                     i += ch.len_utf8();
@@ -439,6 +482,7 @@ impl Normaliser {
                     continue;
                 }
                 camel |= c == UPPER && (prev == LOWER || prev == DIGIT);
+                uppers = if c == UPPER { uppers + 1 } else { 0 };
                 seen |= 1 << c;
                 prev = c;
                 i += 1;
@@ -448,20 +492,16 @@ impl Normaliser {
                 i += text[i..].chars().next().map_or(1, char::len_utf8);
                 continue;
             }
-            let run = &text[start..i];
-            self.push_run(run, seen, &mut bytes);
-            let identifier = seen & (1 << HIGH) == 0
-                && run.len() <= IDENTIFIER_MAX
-                && (camel
-                    || (seen & (1 << UPPER) != 0
-                        && seen & (1 << LOWER) != 0
-                        && is_mixed_case(run)));
-            if identifier
-                && !self
-                    .identifiers
-                    .iter()
-                    .any(|&(s, e)| &b[s..e] == run.as_bytes())
-            {
+            if seen & (1 << HIGH) != 0 {
+                // Past ASCII: no identifier, and never stemmed.
+                push_lowered(&text[start..i], &mut bytes);
+                continue;
+            }
+            self.push_ascii(b, start, i, seen, &mut bytes);
+            // Mixed-case ([`is_mixed_case`]): the scan saw it.
+            let run = &b[start..i];
+            let identifier = camel && run.len() <= IDENTIFIER_MAX;
+            if identifier && !self.identifiers.iter().any(|&(s, e)| &b[s..e] == run) {
                 self.identifiers.push((start, i));
             }
         }
@@ -470,87 +510,113 @@ impl Normaliser {
             let mut split = std::mem::take(&mut self.split);
             split.clear();
             split_identifier(&text[s..e], &mut split);
-            for w in split.split(' ') {
-                self.push_run(w, classes(w), &mut bytes);
+            let w = split.as_bytes();
+            let mut at = 0;
+            while at < w.len() {
+                let end = w[at..]
+                    .iter()
+                    .position(|&c| c == b' ')
+                    .map_or(w.len(), |p| at + p);
+                self.push_ascii(w, at, end, classes(&w[at..end]), &mut bytes);
+                at = end + 1;
             }
             self.split = split;
         }
         *out = String::from_utf8(bytes).expect("terms are whole characters");
     }
 
-    /// Append the term of one run of letters and digits, whose classes
-    /// are `seen` (bits of [`CLASS`]'s values): nothing for a stop word.
-    fn push_run(&mut self, run: &str, seen: u8, out: &mut Vec<u8>) {
+    /// Append the term of the run of ASCII letters and digits `b[start..end]`,
+    /// whose classes are `seen` (bits of [`CLASS`]'s values): nothing for a
+    /// stop word. Most runs are a word of letters met before: its stem is
+    /// remembered, and found here without a call.
+    #[inline(always)]
+    fn push_ascii(&mut self, b: &[u8], start: usize, end: usize, seen: u8, out: &mut Vec<u8>) {
+        let len = end - start;
+        if seen & (1 << DIGIT) != 0 && seen & !(1 << LOWER | 1 << UPPER | 1 << DIGIT) == 0 {
+            // Not stemmed, and no stop word: a word with digits.
+            if len <= TERM_MAX {
+                push_space(out);
+                out.extend(b[start..end].iter().map(u8::to_ascii_lowercase));
+            }
+            return;
+        }
+        if seen & !(1 << LOWER | 1 << UPPER) != 0 || len > STEM_KEY {
+            // Digits (not stemmed), a long word, or what no run of the
+            // text holds (a query's word): not remembered.
+            self.push_plain(&b[start..end], out);
+            return;
+        }
+        if len <= 2 {
+            // Not stemmed: a short word.
+            let run = &b[start..end];
+            if !is_short_stop_word(run) {
+                push_space(out);
+                out.extend(run.iter().map(u8::to_ascii_lowercase));
+            }
+            return;
+        }
+        let key = key_of(b, start, len);
+        let slot = slot_of(&key);
+        let s = &self.stems[slot];
+        if [s[0], s[1], s[2]] == key {
+            // A stop word is remembered with no stem.
+            let stem_len = s[6] as usize;
+            if stem_len > 0 {
+                push_space(out);
+                let mark = out.len();
+                out.extend_from_slice(&bytes_of([s[3], s[4], s[5]]));
+                out.truncate(mark + stem_len);
+            }
+            return;
+        }
+        self.remember(key, len, slot, out);
+    }
+
+    /// Append the term of a word of `len` letters not remembered (its
+    /// [`key_of`]), and remember it in `slot`.
+    #[inline(never)]
+    fn remember(&mut self, key: Key, len: usize, slot: usize, out: &mut Vec<u8>) {
+        let word = bytes_of(key);
+        let word = &word[..len];
+        if is_stop_word(word) {
+            self.stem.clear();
+        } else {
+            super::porter::stem(word, &mut self.stem);
+            push_space(out);
+            out.extend_from_slice(&self.stem);
+        }
+        let mut stem = [0u8; STEM_KEY];
+        stem[..self.stem.len()].copy_from_slice(&self.stem);
+        let stem = key_from(&stem);
+        self.stems[slot] = [
+            key[0],
+            key[1],
+            key[2],
+            stem[0],
+            stem[1],
+            stem[2],
+            self.stem.len() as u64,
+        ];
+    }
+
+    /// [`Normaliser::push_ascii`] of a run not remembered: lower-cased,
+    /// then stemmed when it is letters only, nothing when a stop word.
+    #[inline(never)]
+    fn push_plain(&mut self, run: &[u8], out: &mut Vec<u8>) {
         if run.len() > TERM_MAX {
             return;
         }
-        let sep = !out.is_empty();
-        let mark = out.len();
-        if sep {
-            out.push(b' ');
-        }
-        if seen & (1 << HIGH) != 0 {
-            let mut buf = [0u8; 4];
-            for c in run.chars().flat_map(char::to_lowercase) {
-                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            }
+        self.word.clear();
+        self.word.extend(run.iter().map(u8::to_ascii_lowercase));
+        if is_stop_word(&self.word) {
             return;
         }
-        if seen & (1 << DIGIT) != 0 {
-            // Not stemmed: a word with digits.
-            out.extend(run.bytes().map(|c| c.to_ascii_lowercase()));
-            return;
-        }
-        if run.len() <= 2 {
-            // Not stemmed: a short word.
-            out.extend(run.bytes().map(|c| c.to_ascii_lowercase()));
-            if is_stop_word(&out[mark + usize::from(sep)..]) {
-                out.truncate(mark);
-            }
-            return;
-        }
-        let word: &[u8] = if seen == 1 << LOWER {
-            run.as_bytes()
+        push_space(out);
+        if run.len() <= 2 || !run.iter().all(u8::is_ascii_alphabetic) {
+            out.extend_from_slice(&self.word);
         } else {
-            self.word.clear();
-            self.word
-                .extend(run.bytes().map(|c| c.to_ascii_lowercase()));
-            &self.word
-        };
-        let remembered = word.len() <= STEM_KEY;
-        let slot = if remembered {
-            let mut h = Fx(0);
-            std::hash::Hasher::write(&mut h, word);
-            (std::hash::Hasher::finish(&h) >> 40) as usize & (STEM_SLOTS - 1)
-        } else {
-            0
-        };
-        if remembered {
-            let s = &self.stems[slot];
-            if usize::from(s.len) == word.len() && &s.word[..word.len()] == word {
-                // A stop word is remembered with no stem.
-                if s.stem_len == 0 {
-                    out.truncate(mark);
-                } else {
-                    out.extend_from_slice(&s.stem[..usize::from(s.stem_len)]);
-                }
-                return;
-            }
-        }
-        let stop = is_stop_word(word);
-        if stop {
-            self.stem.clear();
-            out.truncate(mark);
-        } else {
-            super::porter::stem(word, &mut self.stem);
+            super::porter::stem(&self.word, &mut self.stem);
             out.extend_from_slice(&self.stem);
-        }
-        if remembered && self.stem.len() <= STEM_KEY {
-            let s = &mut self.stems[slot];
-            s.len = word.len() as u8;
-            s.word[..word.len()].copy_from_slice(word);
-            s.stem_len = self.stem.len() as u8;
-            s.stem[..self.stem.len()].copy_from_slice(&self.stem);
         }
     }
 
@@ -558,9 +624,166 @@ impl Normaliser {
     /// holds it.
     pub fn term(&mut self, run: &str) -> String {
         let mut out = Vec::new();
-        self.push_run(run, classes(run), &mut out);
+        if !run.is_ascii() {
+            push_lowered(run, &mut out);
+        } else {
+            let b = run.as_bytes();
+            self.push_ascii(b, 0, b.len(), classes(b), &mut out);
+        }
         String::from_utf8(out).expect("a term is whole characters")
     }
+}
+
+/// Whether `c`, past ASCII, is a letter or a digit
+/// ([`char::is_alphanumeric`]), answered at once for the blocks that hold
+/// neither and that transcripts hold most: dashes, quotes and bullets, the
+/// arrow of a file read's numbered lines (`42→`), box drawing and shapes
+/// (a test checks them against the standard library's tables).
+fn is_word_char(c: char) -> bool {
+    !matches!(u32::from(c), 0x2010..=0x206F | 0x218A..=0x245F | 0x2500..=0x2775)
+        && c.is_alphanumeric()
+}
+
+/// A space before a term that is not the first.
+fn push_space(out: &mut Vec<u8>) {
+    if !out.is_empty() {
+        out.push(b' ');
+    }
+}
+
+/// Append a run holding characters past ASCII, lower-cased (never stemmed,
+/// never a stop word); nothing when it is longer than [`TERM_MAX`].
+fn push_lowered(run: &str, out: &mut Vec<u8>) {
+    if run.len() > TERM_MAX {
+        return;
+    }
+    push_space(out);
+    let mut buf = [0u8; 4];
+    for c in run.chars().flat_map(char::to_lowercase) {
+        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+    }
+}
+
+/// Eight bytes, each `0x01`: a number's bytes all at once (`0x20 * ONES`
+/// is `0x20` in every byte).
+const ONES: u64 = u64::MAX / 255;
+const HIGH_BITS: u64 = 0x80 * ONES;
+
+/// The first `len` (1 to 8) bytes of `b` from `at`, as a little-endian
+/// number whose bytes past them are zeros.
+#[inline(always)]
+fn load(b: &[u8], at: usize, len: usize) -> u64 {
+    match b.get(at..at + 8) {
+        Some(eight) => u64::from_le_bytes(eight.try_into().expect("8 bytes")) & mask(len),
+        None => b[at..at + len]
+            .iter()
+            .rev()
+            .fold(0, |w, &c| w << 8 | u64::from(c)),
+    }
+}
+
+/// The bits of a number's first `len` (1 to 8) bytes.
+#[inline(always)]
+fn mask(len: usize) -> u64 {
+    u64::MAX >> (64 - 8 * len)
+}
+
+/// The stem table's key of the run of `len` (3 to [`STEM_KEY`]) ASCII
+/// letters at `b[start..]`: its bytes lower-cased (a letter's case is its
+/// bit `0x20`), eight to a number, zeros past them.
+#[inline(always)]
+fn key_of(b: &[u8], start: usize, len: usize) -> Key {
+    let lower = |at: usize, n: usize| load(b, start + at, n) | ((0x20 * ONES) & mask(n));
+    if len <= 8 {
+        [lower(0, len), 0, 0]
+    } else if len <= 16 {
+        [lower(0, 8), lower(8, len - 8), 0]
+    } else {
+        [lower(0, 8), lower(8, 8), lower(16, len - 16)]
+    }
+}
+
+/// The slot of the stem table a key takes (FxHash's multiplier: a word
+/// that collides costs only speed).
+#[inline(always)]
+fn slot_of(key: &Key) -> usize {
+    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let h = (key[0] ^ key[1].rotate_left(21) ^ key[2].rotate_left(42)).wrapping_mul(K);
+    (h >> (64 - STEM_BITS)) as usize
+}
+
+fn bytes_of(key: Key) -> [u8; STEM_KEY] {
+    let mut out = [0u8; STEM_KEY];
+    for (chunk, w) in out.chunks_exact_mut(8).zip(key) {
+        chunk.copy_from_slice(&w.to_le_bytes());
+    }
+    out
+}
+
+fn key_from(bytes: &[u8; STEM_KEY]) -> Key {
+    let mut key = [0u64; 3];
+    for (w, chunk) in key.iter_mut().zip(bytes.chunks_exact(8)) {
+        *w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+    }
+    key
+}
+
+/// The end of the lower-case ASCII letters of `b` from `i`: eight bytes
+/// at a time, a byte being a letter when, its high bit clear, adding
+/// `0x80 - b'a'` sets it and adding `0x80 - b'z' - 1` does not (no sum
+/// carries into the next byte: each is below `0x100`).
+fn lower_end(b: &[u8], mut i: usize) -> usize {
+    while let Some(eight) = b.get(i..i + 8) {
+        let x = u64::from_le_bytes(eight.try_into().expect("8 bytes"));
+        let y = x & !HIGH_BITS;
+        let lower = y.wrapping_add((0x80 - u64::from(b'a')) * ONES)
+            & !y.wrapping_add((0x80 - u64::from(b'z') - 1) * ONES)
+            & !x
+            & HIGH_BITS;
+        let other = !lower & HIGH_BITS;
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && b[i].is_ascii_lowercase() {
+        i += 1;
+    }
+    i
+}
+
+/// The end of the separators of `b` from `i`: up to four a byte at a time
+/// (most often one or two: a space, a comma and a space), then eight at a
+/// time (a line's indentation, a rule of dashes), a byte being no
+/// separator when it has its high bit set, or is a digit, or a letter once
+/// `0x20` is set in it (see [`lower_end`] for a range of bytes tested at
+/// once).
+fn separators_end(b: &[u8], mut i: usize) -> usize {
+    for _ in 0..4 {
+        if i < b.len() && CLASS[usize::from(b[i])] == SEP {
+            i += 1;
+        } else {
+            return i;
+        }
+    }
+    let in_range = |y: u64, first: u8, last: u8| {
+        y.wrapping_add((0x80 - u64::from(first)) * ONES)
+            & !y.wrapping_add((0x80 - u64::from(last) - 1) * ONES)
+    };
+    while let Some(eight) = b.get(i..i + 8) {
+        let x = u64::from_le_bytes(eight.try_into().expect("8 bytes"));
+        let y = x & !HIGH_BITS;
+        let word = in_range(y, b'0', b'9') | in_range(y | (0x20 * ONES), b'a', b'z') | x;
+        let word = word & HIGH_BITS;
+        if word != 0 {
+            return i + (word.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && CLASS[usize::from(b[i])] == SEP {
+        i += 1;
+    }
+    i
 }
 
 /// Words that carry no meaning of their own in a search: they are not
@@ -584,25 +807,67 @@ const STOP_WORDS: &[&str] = &[
 /// The longest stop word, in bytes.
 const STOP_WORD_MAX: usize = 7;
 
-/// Whether `w` (lower case) is a stop word. Asked of nearly every word
-/// indexed, so it compares numbers: each stop word's bytes and length
-/// packed into one (a word of at most [`STOP_WORD_MAX`] bytes is one).
+/// Whether `w` (lower case) is a stop word. It compares numbers: each
+/// stop word's bytes and length packed into one (a word of at most
+/// [`STOP_WORD_MAX`] bytes is one), sorted when the program is built.
 pub fn is_stop_word(w: &[u8]) -> bool {
-    static KEYS: std::sync::OnceLock<Vec<u64>> = std::sync::OnceLock::new();
-    if w.len() > STOP_WORD_MAX {
-        return false;
-    }
-    let keys = KEYS.get_or_init(|| {
-        let mut keys: Vec<u64> = STOP_WORDS.iter().map(|s| packed(s.as_bytes())).collect();
-        keys.sort_unstable();
-        keys
-    });
-    keys.binary_search(&packed(w)).is_ok()
+    w.len() <= STOP_WORD_MAX && STOP_KEYS.binary_search(&packed(w)).is_ok()
 }
 
 /// A word of at most 7 bytes as one number: its bytes, then its length.
-fn packed(w: &[u8]) -> u64 {
-    w.iter().fold(w.len() as u64, |k, &b| k << 8 | u64::from(b))
+const fn packed(w: &[u8]) -> u64 {
+    let mut k = w.len() as u64;
+    let mut i = 0;
+    while i < w.len() {
+        k = k << 8 | w[i] as u64;
+        i += 1;
+    }
+    k
+}
+
+/// The stop words [`packed`], in order.
+static STOP_KEYS: [u64; STOP_WORDS.len()] = {
+    let mut keys = [0u64; STOP_WORDS.len()];
+    let mut i = 0;
+    while i < keys.len() {
+        let k = packed(STOP_WORDS[i].as_bytes());
+        // Insertion sort: the list is short, and sorted once.
+        let mut j = i;
+        while j > 0 && keys[j - 1] > k {
+            keys[j] = keys[j - 1];
+            j -= 1;
+        }
+        keys[j] = k;
+        i += 1;
+    }
+    keys
+};
+
+/// The stop words of one or two letters, as bits: bit 26 of `[x]` is the
+/// word `x`, bit `y - b'a'` of `[x]` the word `xy`.
+static SHORT_STOP_WORDS: [u32; 26] = {
+    let mut t = [0u32; 26];
+    let mut i = 0;
+    while i < STOP_WORDS.len() {
+        let w = STOP_WORDS[i].as_bytes();
+        if w.len() == 1 {
+            t[(w[0] - b'a') as usize] |= 1 << 26;
+        } else if w.len() == 2 {
+            t[(w[0] - b'a') as usize] |= 1 << (w[1] - b'a');
+        }
+        i += 1;
+    }
+    t
+};
+
+/// Whether a run of one or two ASCII letters, of either case, is a stop
+/// word: a table lookup, where [`is_stop_word`] searches.
+fn is_short_stop_word(run: &[u8]) -> bool {
+    let letter = |c: u8| usize::from((c | 0x20).wrapping_sub(b'a'));
+    let bit = run.get(1).map_or(26, |&c| letter(c));
+    SHORT_STOP_WORDS
+        .get(letter(run[0]))
+        .is_some_and(|&bits| bit < 32 && bits >> bit & 1 != 0)
 }
 
 /// What a byte is to the tokenizer: a separator (ASCII that is no letter
@@ -631,40 +896,9 @@ static CLASS: [u8; 256] = {
 };
 
 /// The classes of a run's bytes, as bits.
-fn classes(run: &str) -> u8 {
-    run.bytes()
-        .fold(0, |seen, c| seen | 1 << CLASS[usize::from(c)])
-}
-
-/// A fast hasher for the stem cache (FxHash's mixing): the keys are short
-/// words, and a word that collides costs only speed.
-pub struct Fx(u64);
-
-impl Fx {
-    fn add(&mut self, w: u64) {
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-impl std::hash::Hasher for Fx {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w));
-        }
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
+fn classes(run: &[u8]) -> u8 {
+    run.iter()
+        .fold(0, |seen, &c| seen | 1 << CLASS[usize::from(c)])
 }
 
 /// Whether a run of ASCII letters and digits changes from a lower-case to
@@ -792,6 +1026,79 @@ mod tests {
             n.terms(&text, &mut again);
             proptest::prop_assert_eq!(first, again);
         }
+    }
+
+    /// The scanner's fast paths at their edges, against the plain
+    /// reading: runs of every length around the eight bytes read at once
+    /// and the [`STEM_KEY`] bytes remembered, of each case, at the text's
+    /// end or before each kind of byte, after separators as many as make
+    /// the eight-at-a-time skip start and stop anywhere; each text read
+    /// twice (the second time from the remembered stems).
+    #[test]
+    fn the_fast_paths_make_the_terms_of_the_plain_reading_at_their_edges() {
+        let mut n = Normaliser::new();
+        for len in 1..=TERM_MAX + 2 {
+            let lower: String = "relationalizingness".chars().cycle().take(len).collect();
+            let mut capital = lower.clone();
+            capital[..1].make_ascii_uppercase();
+            let mut camel = lower.clone();
+            camel[len / 2..].make_ascii_uppercase();
+            for word in [lower.clone(), lower.to_ascii_uppercase(), capital, camel] {
+                for (before, after) in [
+                    ("", ""),
+                    (" ", " x"),
+                    ("   ", "9"),
+                    ("          ", "Q"),
+                    ("\t-_", "é"),
+                    ("é ", "_b"),
+                    ("- - - - - - - - - - - - - -", "—x"),
+                    ("0", "@[`{~"),
+                ] {
+                    let text = format!("{before}{word}{after}");
+                    for _ in 0..2 {
+                        let mut got = String::new();
+                        n.terms(&text, &mut got);
+                        assert_eq!(got, reference_terms(&text), "{text:?}");
+                    }
+                }
+            }
+        }
+        // Every separator ASCII has, and every byte a run may hold.
+        let all: String = (0u8..128).map(char::from).collect();
+        let mut got = String::new();
+        n.terms(&all, &mut got);
+        assert_eq!(got, reference_terms(&all));
+        assert_eq!(
+            got,
+            "0123456789 abcdefghijklmnopqrstuvwxyz abcdefghijklmnopqrstuvwxyz"
+        );
+        // A query's word is a term as the text's is.
+        for w in [
+            "Migrations",
+            "of",
+            "OF",
+            "X2",
+            "Straße",
+            "ab",
+            "Ab",
+            "RELATIONAL",
+        ] {
+            assert_eq!(n.term(w), reference_terms(w), "{w}");
+        }
+    }
+
+    #[test]
+    fn the_blocks_answered_at_once_hold_no_letter_or_digit() {
+        for range in [0x2010..=0x206F, 0x218A..=0x245F, 0x2500..=0x2775] {
+            for c in range.filter_map(char::from_u32) {
+                assert!(!c.is_alphanumeric(), "{c:?}");
+                assert!(!is_word_char(c));
+            }
+        }
+        for c in ['é', 'ß', '日', 'Ⅻ', '❶', '²', 'ⁱ'] {
+            assert_eq!(is_word_char(c), c.is_alphanumeric(), "{c:?}");
+        }
+        assert_eq!(terms("1→fn main() → 42│x ─── a—b"), "1 fn main 42 x b");
     }
 
     #[test]
@@ -967,6 +1274,11 @@ mod tests {
         );
         // Anything else is indexed as it is.
         assert_eq!(unescaped("a\\nb"), "a\nb");
+        // An escape cut short at the end is dropped; the text between
+        // escapes is kept whole, past ASCII too.
+        assert_eq!(unescaped("é\\t«x»\\"), "é\t«x»");
+        assert_eq!(unescaped("x\\u"), "x");
+        assert_eq!(unescaped("\\\\\\/\\u00e9"), "\\/é");
         assert_eq!(codex_output("{\"other\":1}"), None);
     }
 
