@@ -242,6 +242,16 @@ mod tests {
     mod plain {
         use super::super::{measure, replace};
 
+        /// The first rule whose suffix the word ends with and whose stem
+        /// has a measure above 0 applies.
+        fn first_rule(w: &mut Vec<u8>, rules: &[(&[u8], &[u8])]) {
+            for (suffix, with) in rules {
+                if replace(w, suffix, with, |s| measure(s) > 0) {
+                    return;
+                }
+            }
+        }
+
         fn step2(w: &mut Vec<u8>) {
             const RULES: &[(&[u8], &[u8])] = &[
                 (b"ational", b"ate"),
@@ -265,11 +275,7 @@ mod tests {
                 (b"iviti", b"ive"),
                 (b"biliti", b"ble"),
             ];
-            for (suffix, with) in RULES {
-                if replace(w, suffix, with, |s| measure(s) > 0) {
-                    return;
-                }
-            }
+            first_rule(w, RULES);
         }
 
         fn step3(w: &mut Vec<u8>) {
@@ -282,11 +288,7 @@ mod tests {
                 (b"ful", b""),
                 (b"ness", b""),
             ];
-            for (suffix, with) in RULES {
-                if replace(w, suffix, with, |s| measure(s) > 0) {
-                    return;
-                }
-            }
+            first_rule(w, RULES);
         }
 
         fn step4(w: &mut Vec<u8>) {
