@@ -62,6 +62,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("migrations/0017_search.sql"),
     include_str!("migrations/0018_search_stop_words.sql"),
     include_str!("migrations/0019_search_tool_bounds.sql"),
+    include_str!("migrations/0020_search_large_rows.sql"),
 ];
 
 /// The page size of a store this build creates (bytes). An import writes

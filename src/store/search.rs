@@ -43,8 +43,9 @@ use query::QueryError;
 /// The version of the index this build writes: what an entry holds and
 /// how it is tokenized. An index of another version is built again.
 /// Version 2 leaves stop words out; version 3 indexes half as much of a
-/// tool's input and output ([`extract::TOOL_INPUT`], [`extract::TOOL_OUTPUT`]).
-pub const INDEX_VERSION: i64 = 3;
+/// tool's input and output ([`extract::TOOL_INPUT`], [`extract::TOOL_OUTPUT`]);
+/// version 4 holds a large row's entries, which version 3's writers dropped.
+pub const INDEX_VERSION: i64 = 4;
 
 /// FTS5's tokenizer for the index: `ascii`, which takes the terms an entry
 /// is handed as they are (they are lower-case words and stems separated by
