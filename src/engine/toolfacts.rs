@@ -81,12 +81,28 @@ pub(crate) fn patch_paths(patch: &str) -> Vec<(String, &'static str)> {
 }
 
 /// Every string in a JSON value, depth-first in the value's own key order.
-pub(crate) fn strings_of(v: &Value) -> Box<dyn Iterator<Item = &str> + '_> {
+pub(crate) fn strings_of(v: &Value) -> std::vec::IntoIter<&str> {
+    let mut out = Vec::new();
+    strings_into(v, &mut out);
+    out.into_iter()
+}
+
+/// [`strings_of`] appended to `out` (no iterator boxed for each value: the
+/// search index takes every tool input's strings this way).
+pub(crate) fn strings_into<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
     match v {
-        Value::String(s) => Box::new(std::iter::once(s.as_str())),
-        Value::Array(items) => Box::new(items.iter().flat_map(strings_of)),
-        Value::Object(map) => Box::new(map.values().flat_map(strings_of)),
-        _ => Box::new(std::iter::empty()),
+        Value::String(s) => out.push(s),
+        Value::Array(items) => {
+            for item in items {
+                strings_into(item, out);
+            }
+        }
+        Value::Object(map) => {
+            for value in map.values() {
+                strings_into(value, out);
+            }
+        }
+        _ => {}
     }
 }
 

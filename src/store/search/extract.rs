@@ -195,27 +195,8 @@ fn text_of(kind: Kind, b: &Block) -> Option<(Column, Cow<'_, str>)> {
 /// line, the whole bounded by [`TOOL_INPUT`].
 fn input_text(name: &str, input: &serde_json::Value) -> String {
     let mut pieces = vec![name];
-    strings_into(input, &mut pieces);
+    crate::engine::toolfacts::strings_into(input, &mut pieces);
     joined_bounded(&pieces, TOOL_INPUT)
-}
-
-/// Every string in a JSON value, depth-first in the value's own key order
-/// (`toolfacts::strings_of`'s, without an iterator boxed for each value).
-fn strings_into<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
-    match v {
-        serde_json::Value::String(s) => out.push(s),
-        serde_json::Value::Array(items) => {
-            for item in items {
-                strings_into(item, out);
-            }
-        }
-        serde_json::Value::Object(map) => {
-            for value in map.values() {
-                strings_into(value, out);
-            }
-        }
-        _ => {}
-    }
 }
 
 /// A tool's output as indexed: its text (images left out), bounded by

@@ -5,6 +5,13 @@
 
 /// The stem of `word` (lower-case ASCII letters), written to `out`.
 pub fn stem(word: &[u8], out: &mut Vec<u8>) {
+    stem_with(word, out, [step2, step3, step4]);
+}
+
+/// Porter's steps over `word`, steps 2 to 4 being `middle` (the tests
+/// check the dispatched steps against the rules tried in turn).
+#[inline]
+fn stem_with(word: &[u8], out: &mut Vec<u8>, middle: [fn(&mut Vec<u8>); 3]) {
     out.clear();
     out.extend_from_slice(word);
     if word.len() <= 2 || !word.iter().all(u8::is_ascii_lowercase) {
@@ -13,9 +20,9 @@ pub fn stem(word: &[u8], out: &mut Vec<u8>) {
     step1a(out);
     step1b(out);
     step1c(out);
-    step2(out);
-    step3(out);
-    step4(out);
+    for step in middle {
+        step(out);
+    }
     step5(out);
 }
 
@@ -315,19 +322,7 @@ mod tests {
 
         /// [`super::super::stem`] with these steps.
         pub fn stem(word: &[u8], out: &mut Vec<u8>) {
-            use super::super::{step1a, step1b, step1c, step5};
-            out.clear();
-            out.extend_from_slice(word);
-            if word.len() <= 2 || !word.iter().all(u8::is_ascii_lowercase) {
-                return;
-            }
-            step1a(out);
-            step1b(out);
-            step1c(out);
-            step2(out);
-            step3(out);
-            step4(out);
-            step5(out);
+            super::super::stem_with(word, out, [step2, step3, step4]);
         }
     }
 
