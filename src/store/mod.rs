@@ -519,11 +519,6 @@ impl Store {
         Ok(())
     }
 
-    /// Whether a batch is open.
-    pub fn in_batch(&self) -> bool {
-        self.batch.is_some()
-    }
-
     /// Roll the open batch back, if any: what a command that stopped on an
     /// error leaves (nothing of the batch is stored).
     pub fn rollback_batch(&mut self) -> Result<()> {
@@ -931,7 +926,7 @@ mod tests {
         s.transaction(|tx| tx.append_rows("stopped", &ask("rolled back")))
             .unwrap();
         s.rollback_batch().unwrap();
-        assert!(!s.in_batch());
+        assert!(s.batch.is_none());
         s.checkpoint().unwrap();
         assert_eq!(rows(&s, "stopped"), 0);
         s.begin_batch().unwrap();

@@ -217,12 +217,16 @@ impl<'a> Inserts<'a> {
 }
 
 impl<'a> IndexWriter<'a> {
-    fn new(conn: &'a Connection, task_no: i64) -> IndexWriter<'a> {
+    fn new(
+        conn: &'a Connection,
+        task_no: i64,
+        deferred: Option<&'a std::cell::RefCell<Vec<Deferred>>>,
+    ) -> IndexWriter<'a> {
         IndexWriter {
             conn,
             task_no,
             inserts: Inserts::new(),
-            deferred: None,
+            deferred,
         }
     }
 
@@ -262,9 +266,11 @@ impl Tx<'_> {
         if !self.search || state(self.tx)? != IndexState::Current {
             return Ok(None);
         }
-        let mut writer = IndexWriter::new(self.tx, task_no(self.tx, task_id)?);
-        writer.deferred = self.deferred;
-        Ok(Some(writer))
+        Ok(Some(IndexWriter::new(
+            self.tx,
+            task_no(self.tx, task_id)?,
+            self.deferred,
+        )))
     }
 
     /// Index the lines of a floor summary stored under `key` (a `cov:` key
@@ -425,7 +431,7 @@ fn create_tables(conn: &Connection) -> Result<()> {
 /// summaries into `dest`'s index: what the writers would have added.
 fn index_task(source: &Reader<'_>, dest: &Connection, task_id: &str) -> Result<()> {
     let no = task_no(dest, task_id)?;
-    let mut writer = IndexWriter::new(dest, no);
+    let mut writer = IndexWriter::new(dest, no, None);
     let mut norm = extract::Normaliser::new();
     source.each_stored(task_id, 0, MAX_SEQ + 1, |m| {
         writer.add(m.seq, extract::entries(&m.message, &mut norm))

@@ -501,7 +501,7 @@ fn a_batch_indexes_what_its_transactions_kept_and_nothing_of_one_rolled_back() {
     let one_by_one = store_with(&[("a", conversation()), ("b", conversation()[2..].to_vec())]);
     let mut batched = Store::open_memory().unwrap();
     batched.begin_batch().unwrap();
-    assert!(batched.in_batch());
+    assert!(batched.batch.is_some());
     batched
         .transaction(|tx| tx.append_rows("a", &conversation()))
         .unwrap();
@@ -516,7 +516,7 @@ fn a_batch_indexes_what_its_transactions_kept_and_nothing_of_one_rolled_back() {
     // Nothing of the batch is in the index before it commits.
     assert!(contents(&batched).is_empty());
     batched.commit_batch().unwrap();
-    assert!(!batched.in_batch());
+    assert!(batched.batch.is_none());
     let kept = contents(&one_by_one);
     assert!(!kept.is_empty());
     assert_eq!(contents(&batched), kept);
