@@ -11,8 +11,10 @@ the raw history's) and usage was recorded, the prediction (`tokens_before`) is
 compared with the recorded prompt. Prints one Markdown row per session: the
 calls compared, and the median and worst relative error before and after.
 """
+import atexit
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -20,7 +22,8 @@ import tempfile
 
 before_exe, after_exe = sys.argv[1], sys.argv[2]
 corpus = sys.argv[3] if len(sys.argv) > 3 else "../shared/corpus"
-tmp = tempfile.mkdtemp()
+tmp = tempfile.mkdtemp(prefix="compactor-calibration-")
+atexit.register(shutil.rmtree, tmp, True)
 
 
 def run(exe, db, *args):

@@ -16,7 +16,9 @@ defaults to target/release/compactor. Never a test: nothing asserts a time.
 """
 
 import argparse
+import atexit
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -70,6 +72,8 @@ def main():
     a = ap.parse_args()
     builds = [("this", a.binary)] + ([("base", a.base)] if a.base else [])
     work = tempfile.mkdtemp(prefix="compactor-commands-")
+    # Removed however the run ends: the session and its stores are hundreds of MB.
+    atexit.register(shutil.rmtree, work, True)
     session = os.path.join(work, "session.jsonl")
     with open(session, "wb") as f:
         subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_session.py"), str(a.calls), "1"],

@@ -18,12 +18,14 @@ time. BINARY defaults to target/release/compactor.
 """
 
 import argparse
+import atexit
 import hashlib
 import http.client
 import http.server
 import json
 import multiprocessing
 import os
+import shutil
 import socketserver
 import subprocess
 import tempfile
@@ -217,6 +219,8 @@ def main():
     direct_mb, direct_all, _ = throughput(sport)
 
     work = tempfile.mkdtemp(prefix="compactor-proxy-bench-")
+    # Removed however the run ends: a store of the run is some 250 MB.
+    atexit.register(shutil.rmtree, work, True)
     db = os.path.join(work, "bench.db")
     proxy = subprocess.Popen(
         [a.binary, "--db", db, "proxy", "--listen", "127.0.0.1:0", "--upstream", f"http://127.0.0.1:{sport}", "--json", "--window", str(a.window)],
