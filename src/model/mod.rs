@@ -9,6 +9,7 @@
 pub mod decimal;
 pub(crate) mod digest;
 mod hint;
+pub mod json;
 mod read;
 pub(crate) mod time;
 
@@ -401,7 +402,9 @@ impl Message {
 
     /// The content as compact JSON (the form stored in `task_message.content`).
     pub fn content_json(&self) -> String {
-        serde_json::to_string(&self.content).expect("blocks always serialise")
+        let mut out = Vec::new();
+        json::write_content(&mut out, &self.content);
+        String::from_utf8(out).expect("JSON of strings is UTF-8")
     }
 }
 

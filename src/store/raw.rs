@@ -286,7 +286,7 @@ impl RowEncoder {
             hint
         };
         self.json.reserve_exact(size);
-        serde_json::to_writer(&mut self.json, content).expect("blocks always serialise");
+        crate::model::json::write_content(&mut self.json, content);
     }
 
     /// [`RowEncoder::serialize`] of a given-up row whose largest text is

@@ -10,7 +10,9 @@ use crate::engine::toolrules::ToolForm;
 impl Tx<'_> {
     /// Store a form unless one is already stored (forms are minted once).
     pub fn put_tool_form(&self, task_id: &str, f: &ToolForm) -> Result<bool> {
-        let form = serde_json::to_string(&f.form).expect("JSON values serialise");
+        let mut form = Vec::new();
+        crate::model::json::write_value(&mut form, &f.form);
+        let form = String::from_utf8(form).expect("JSON of strings is UTF-8");
         let n = self
             .tx
             .prepare_cached(
