@@ -3,9 +3,11 @@
 //! chain hashes cover), with strings escaped eight bytes at a time.
 //!
 //! serde_json escapes a string byte by byte; a transcript's rows are mostly
-//! long strings with few escapes, and their escaping was a tenth of an
-//! import's instructions. Numbers are still written by serde_json. The
-//! property tests hold every byte to `serde_json::to_vec`.
+//! long strings with few escapes, and their escaping took 14% of an
+//! import's instructions (the generated 11,200-call session). Numbers are
+//! still written by serde_json. The property tests hold every byte to
+//! `serde_json::to_vec`; the variants and fields are matched whole, so that
+//! one added to the model stops the build here.
 
 use serde_json::Value;
 
@@ -13,12 +15,17 @@ use super::{Block, ImageSource, ToolContent};
 
 /// Append `content`'s JSON to `out`: `serde_json::to_writer(out, content)`.
 pub fn write_content(out: &mut Vec<u8>, content: &[Block]) {
+    write_array(out, content, write_block);
+}
+
+/// `[`, the items written by `write` and separated by commas, `]`.
+fn write_array<T>(out: &mut Vec<u8>, items: &[T], write: fn(&mut Vec<u8>, &T)) {
     out.push(b'[');
-    for (i, b) in content.iter().enumerate() {
+    for (i, item) in items.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        write_block(out, b);
+        write(out, item);
     }
     out.push(b']');
 }
@@ -81,12 +88,19 @@ fn write_block(out: &mut Vec<u8>, b: &Block) {
 }
 
 fn write_image_source(out: &mut Vec<u8>, s: &ImageSource) {
+    // Taken apart whole, so that a field added to the type stops the build here.
+    let ImageSource {
+        kind,
+        media_type,
+        data,
+        url,
+    } = s;
     out.extend_from_slice(br#"{"type":"#);
-    write_str(out, &s.kind);
+    write_str(out, kind);
     for (key, field) in [
-        (&br#","media_type":"#[..], &s.media_type),
-        (br#","data":"#, &s.data),
-        (br#","url":"#, &s.url),
+        (&br#","media_type":"#[..], media_type),
+        (br#","data":"#, data),
+        (br#","url":"#, url),
     ] {
         if let Some(v) = field {
             out.extend_from_slice(key);
@@ -105,16 +119,7 @@ pub fn write_value(out: &mut Vec<u8>, v: &Value) {
         Value::Bool(false) => out.extend_from_slice(b"false"),
         Value::Number(n) => serde_json::to_writer(&mut *out, n).expect("a Vec never fails a write"),
         Value::String(s) => write_str(out, s),
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_value(out, item);
-            }
-            out.push(b']');
-        }
+        Value::Array(items) => write_array(out, items, write_value),
         Value::Object(map) => {
             out.push(b'{');
             for (i, (k, item)) in map.iter().enumerate() {
